@@ -1,0 +1,150 @@
+"""Retry policies: which attempt of a planned unit counts (SPEC §4).
+
+The policy is declared before the audit and never looks at scores:
+
+* ``first`` — the first attempt of each unit counts; later ones are reported
+  but ignored for rates;
+* ``last_allowed`` — a retry is allowed only after an eligible failure
+  (``retry_on``, default timeout and error) and up to ``max_attempts``; the
+  last allowed attempt counts;
+* ``every`` — each attempt is its own observation, clustered by unit.
+
+There is deliberately no policy that picks an attempt by its score.
+Suspicious retry patterns are always flagged (not refusing unless
+``strict=True``): a retry after an attempt that was already scored
+(retry-until-pass), a retry after a failure the policy does not retry,
+attempts beyond ``max_attempts`` and gaps in attempt numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from evalframe.columns import (
+    ATTEMPT,
+    ATTEMPTS,
+    CANDIDATE,
+    CASE_ID,
+    DETAIL,
+    EXEC_FAILURES,
+    EXEC_STATUS,
+    KIND,
+    LINE,
+    REFUSING,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+    UNIT_KEY,
+    RetryPolicyName,
+)
+from evalframe.problems import concat_problems
+
+#: Boolean column of the attempts table: does this attempt count for rates.
+COUNTS = "counts"
+
+
+@dataclass(frozen=True)
+class Selected:
+    """Result of applying a retry policy.
+
+    Attributes
+    ----------
+    attempts
+        Every attempt (the canonical ledger rows of planned units) plus
+        ``attempts`` (UInt32, attempts of its unit) and ``counts`` (Boolean),
+        sorted by key.
+    flags
+        Retry problems (``retry_after_scored``, ``retry_after_ineligible``,
+        ``attempt_beyond_max``, ``attempt_gap``).
+    """
+
+    attempts: pl.DataFrame
+    flags: pl.DataFrame
+
+
+def select_attempts(
+    ledger: pl.DataFrame,
+    *,
+    policy: RetryPolicyName = "first",
+    max_attempts: int | None = None,
+    retry_on: Sequence[str] = EXEC_FAILURES,
+    strict: bool = False,
+) -> Selected:
+    """Apply a declared retry policy to the attempts of each planned unit.
+
+    Parameters
+    ----------
+    ledger
+        Canonical ledger rows of planned units, unique on
+        (candidate, case_id, trial, attempt).
+    policy
+        ``first``, ``last_allowed`` or ``every``.
+    max_attempts
+        Highest attempt number allowed (None: no limit).
+    retry_on
+        Execution statuses after which a retry is allowed.
+    strict
+        Make the retry flags refusing.
+
+    Returns
+    -------
+    Selected
+
+    Examples
+    --------
+    >>> ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q", "q"], "trial": [1, 1],
+    ...     "attempt": [1, 2], "exec_status": ["timeout", "completed"], "score_status": ["not_scored", "scored"],
+    ...     "line": [2, 3], "source": ["r", "r"]})
+    >>> select_attempts(ledger, policy="first").attempts.select("attempt", "counts").to_dicts()
+    [{'attempt': 1, 'counts': True}, {'attempt': 2, 'counts': False}]
+    >>> select_attempts(ledger, policy="last_allowed").attempts.select("attempt", "counts").to_dicts()
+    [{'attempt': 1, 'counts': False}, {'attempt': 2, 'counts': True}]
+    """
+    unit = list(UNIT_KEY)
+    lf = ledger.lazy().sort([*unit, ATTEMPT])
+    prev_status = pl.col(EXEC_STATUS).shift(1).over(unit)
+    prev_scored = (pl.col(SCORE_STATUS).shift(1).over(unit) == "scored").fill_null(False)
+    is_first = pl.col(ATTEMPT) == pl.col(ATTEMPT).min().over(unit)
+    prev_eligible = prev_status.is_in(list(retry_on)).fill_null(False)
+    within = pl.lit(True) if max_attempts is None else pl.col(ATTEMPT) <= max_attempts
+    if policy == "first":
+        counts = is_first
+    elif policy == "last_allowed":
+        step_ok = is_first | (prev_eligible & within)
+        allowed = step_ok.cast(pl.Int8).cum_min().over(unit) == 1
+        counts = allowed & (pl.col(ATTEMPT) == pl.when(allowed).then(pl.col(ATTEMPT)).max().over(unit))
+    elif policy == "every":
+        counts = pl.lit(True)
+    else:
+        msg = f"unknown retry policy {policy!r}; use first, last_allowed or every"
+        raise ValueError(msg)
+    attempts = lf.with_columns(
+        pl.len().over(unit).alias(ATTEMPTS),
+        counts.alias(COUNTS),
+        prev_scored.alias("_prev_scored"),
+        (~is_first & ~prev_eligible).alias("_prev_ineligible"),
+        (pl.col(ATTEMPT) - pl.col(ATTEMPT).shift(1).over(unit).fill_null(0) > 1).alias("_gap"),
+    ).collect()
+    cols = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE]
+    refusing = pl.lit(strict).alias(REFUSING)
+    rules = [
+        (pl.col("_prev_scored"), "retry_after_scored", "retry of a unit whose previous attempt was already scored"),
+        (
+            ~pl.col("_prev_scored") & pl.col("_prev_ineligible"),
+            "retry_after_ineligible",
+            f"retry after a failure the policy does not retry (retry_on: {', '.join(retry_on)})",
+        ),
+        (pl.col("_gap"), "attempt_gap", "attempt numbers skip a value before this attempt"),
+    ]
+    if max_attempts is not None:
+        rules.append(
+            (pl.col(ATTEMPT) > max_attempts, "attempt_beyond_max", f"attempt above max_attempts = {max_attempts}")
+        )
+    flags = concat_problems(
+        attempts.filter(mask).select(pl.lit(kind).alias(KIND), *cols, pl.lit(text).alias(DETAIL), refusing)
+        for mask, kind, text in rules
+    )
+    return Selected(attempts.drop("_prev_scored", "_prev_ineligible", "_gap"), flags)

@@ -1,0 +1,182 @@
+"""The audit: validate the whole batch, reconcile, select attempts, count.
+
+Nothing is computed until the whole batch has been checked: if any refusing
+problem exists, :func:`audit` raises :class:`~evalframe.errors.AuditRefused`
+with all of them and no rate exists anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import polars as pl
+
+from evalframe.attempts import select_attempts
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_ID,
+    EXEC_FAILURES,
+    REFUSING,
+    RUN_ID,
+    UNIT_KEY,
+    GradeKind,
+    MissingPolicy,
+    RetryPolicyName,
+)
+from evalframe.errors import AuditRefused
+from evalframe.funnel import funnel, unit_outcomes
+from evalframe.load import Loaded, PathLike, load
+from evalframe.plan import Plan
+from evalframe.problems import concat_problems
+from evalframe.reconcile import reconcile
+from evalframe.report import AuditReport
+from evalframe.validate import validate_ledger
+
+Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]
+
+
+def evalframe_version() -> str:
+    """The installed evalframe version (``0+unknown`` when not installed)."""
+    try:
+        return version("evalframe")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _as_loaded(results: Results) -> Loaded:
+    if isinstance(results, Loaded):
+        return results
+    if isinstance(results, (pl.DataFrame, pl.LazyFrame)):
+        return Loaded(results.lazy(), source="results")
+    return load(results)
+
+
+def audit(
+    plan: Plan,
+    results: Results,
+    *,
+    retry: RetryPolicyName = "first",
+    max_attempts: int | None = None,
+    retry_on: Sequence[str] = EXEC_FAILURES,
+    strict_retries: bool = False,
+    missing: MissingPolicy = "report",
+    grade: GradeKind = "binary",
+    score_range: tuple[float, float] = (0.0, 1.0),
+    pass_threshold: float | None = None,
+) -> AuditReport:
+    """Audit a ledger against a frozen plan.
+
+    Parameters
+    ----------
+    plan
+        The frozen plan (:class:`~evalframe.plan.Plan`).
+    results
+        The ledger: a polars frame, a :class:`~evalframe.load.Loaded`, or a
+        path (CSV, JSON Lines, Parquet file/directory/glob) or list of paths.
+        One row per attempt; see :mod:`evalframe.validate` for the shapes.
+    retry
+        Declared retry policy: ``first``, ``last_allowed`` or ``every``.
+    max_attempts
+        Highest allowed attempt number (None: unlimited).
+    retry_on
+        Execution statuses after which a retry is allowed.
+    strict_retries
+        Make retry flags refusing.
+    missing
+        ``report`` (missing units are counted as missing) or ``refuse``
+        (any missing unit refuses the batch).
+    grade, score_range, pass_threshold
+        How grades are read; see :func:`~evalframe.validate.validate_ledger`.
+
+    Returns
+    -------
+    AuditReport
+
+    Raises
+    ------
+    AuditRefused
+        When any refusing problem exists; ``.problems`` holds every problem
+        found (kind, source, line, candidate, case_id, trial, attempt,
+        detail, refusing).
+    InputFormatError
+        When a results file cannot be opened at all.
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund", "privacy", "handoff"]}),
+    ...                        candidates=["A", "B"])
+    >>> results = pl.DataFrame({"candidate": ["A", "A", "B", "B", "B", "B"],
+    ...     "case_id": ["quote", "refund", "quote", "refund", "privacy", "handoff"],
+    ...     "passed": [1, 1, 1, 1, 1, 0]})
+    >>> audit(plan, results).summary.select("candidate", "planned", "scored", "passed",
+    ...     "scored_coverage", "pass_rate_scored", "pass_rate_planned")
+    shape: (2, 7)
+    ┌───────────┬─────────┬────────┬────────┬─────────────────┬──────────────────┬───────────────────┐
+    │ candidate ┆ planned ┆ scored ┆ passed ┆ scored_coverage ┆ pass_rate_scored ┆ pass_rate_planned │
+    │ ---       ┆ ---     ┆ ---    ┆ ---    ┆ ---             ┆ ---              ┆ ---               │
+    │ str       ┆ u32     ┆ u32    ┆ u32    ┆ f64             ┆ f64              ┆ f64               │
+    ╞═══════════╪═════════╪════════╪════════╪═════════════════╪══════════════════╪═══════════════════╡
+    │ A         ┆ 4       ┆ 2      ┆ 2      ┆ 0.5             ┆ 1.0              ┆ 0.5               │
+    │ B         ┆ 4       ┆ 4      ┆ 3      ┆ 1.0             ┆ 0.75             ┆ 0.75              │
+    └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
+    """
+    loaded = _as_loaded(results)
+    validated = validate_ledger(loaded.frame, plan, grade=grade, score_range=score_range, pass_threshold=pass_threshold)
+    found = [loaded.problems, validated.problems]
+    if validated.ledger.width:
+        found.append(reconcile(validated.ledger, plan, missing=missing))
+    problems = concat_problems(found)
+    ledger = validated.ledger
+    if not problems.filter(pl.col(REFUSING)).height:
+        selected = select_attempts(
+            ledger, policy=retry, max_attempts=max_attempts, retry_on=retry_on, strict=strict_retries
+        )
+        problems = concat_problems([problems, selected.flags])
+    if problems.filter(pl.col(REFUSING)).height:
+        raise AuditRefused(problems)
+
+    planned = plan.planned_units().join(plan.cases.lazy(), on=CASE_ID, how="left")
+    units = unit_outcomes(planned, selected.attempts.lazy()).collect()
+    summary = funnel(units.lazy()).collect()
+    missing_ids = (
+        units.filter(pl.col("outcome") == "missing")
+        .group_by(CANDIDATE)
+        .agg(pl.col(CASE_ID).unique().sort().alias("missing_case_ids"))
+    )
+    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
+        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String)))
+    )
+    meta: dict[str, Any] = {
+        "evalframe_version": evalframe_version(),
+        "plan_source": plan.source,
+        "plan_hash": plan.plan_hash,
+        "n_cases": plan.cases.height,
+        "candidates": list(plan.candidates),
+        "trials": plan.trials,
+        "planned_units": plan.n_units,
+        "required_run_id": plan.run_id,
+        "dataset_versions": sorted(
+            str(v)
+            for v in plan.cases.get_column("dataset_version", default=pl.Series([], dtype=pl.String))
+            .unique()
+            .drop_nulls()
+        ),
+        "results_source": loaded.source,
+        "ledger_shape": validated.shape,
+        "ledger_rows": ledger.height,
+        "run_ids": sorted(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()),
+        "retry": retry,
+        "max_attempts": max_attempts,
+        "retry_on": list(retry_on),
+        "missing": missing,
+        "grade": grade,
+    }
+    return AuditReport(
+        summary=summary,
+        units=units,
+        attempts=selected.attempts.sort([*UNIT_KEY, "attempt"]),
+        problems=problems,
+        meta=meta,
+    )

@@ -1,0 +1,241 @@
+"""Command-line interface: a thin layer over the library.
+
+Exit codes: 0 audited, 1 batch refused (problems printed as a table on
+stderr), 2 usage or input error, 3 a declared release gate failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+import polars as pl
+from rich.console import Console
+from rich.table import Table
+
+from evalframe.audit import audit
+from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
+from evalframe.errors import AuditRefused, EvalframeError, InputFormatError
+from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.load import Loaded
+from evalframe.plan import Plan
+from evalframe.report import DESCRIPTIONS, AuditReport, write_parquet_atomic
+
+F = TypeVar("F", bound=Callable[..., Any])
+PROBLEM_ROWS_SHOWN = 50
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
+
+
+def _console(*, stderr: bool) -> Console:
+    probe = Console(stderr=stderr)
+    # Not a terminal (CI logs, pipes): use a wide page instead of rich's 80 columns.
+    return Console(stderr=stderr, width=None if probe.is_terminal else 200)
+
+
+def _stdout() -> Console:
+    return _console(stderr=False)
+
+
+def _stderr() -> Console:
+    return _console(stderr=True)
+
+
+def _frame_table(frame: pl.DataFrame, title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name in frame.columns:
+        table.add_column(name, justify="right" if frame.schema[name].is_numeric() else "left")
+    for row in frame.iter_rows():
+        table.add_row(*["null" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
+    return table
+
+
+def funnel_long(summary: pl.DataFrame) -> pl.DataFrame:
+    """One row per funnel count or rate, one column per candidate (fits a terminal)."""
+    rows = [*COUNT_COLUMNS, *RATE_COLUMNS]
+    out: dict[str, list[str]] = {"measure": [f"{r} ({DESCRIPTIONS[r]})" if r in RATE_COLUMNS else r for r in rows]}
+    for record in summary.iter_rows(named=True):
+        out[str(record[CANDIDATE])] = [
+            "null" if record[r] is None else f"{record[r]:.4g}" if isinstance(record[r], float) else str(record[r])
+            for r in rows
+        ]
+    return pl.DataFrame(out)
+
+
+def print_problems(problems: pl.DataFrame, console: Console) -> None:
+    """Print problem counts by kind, then the first rows (never one giant string)."""
+    refusing = problems.filter(pl.col(REFUSING))
+    console.print(f"[bold red]batch refused[/]: {refusing.height} refusing problem(s); no rate was computed.")
+    counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND)
+    console.print(_frame_table(counts, "problems by kind"))
+    shown = refusing.head(PROBLEM_ROWS_SHOWN).drop(REFUSING)
+    shown = shown.select([c for c in shown.columns if shown.get_column(c).null_count() < shown.height])
+    console.print(_frame_table(shown, f"refusing problems (first {shown.height} of {refusing.height})"))
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    _stderr().print(f"[bold red]error[/]: {message}", highlight=False)
+    sys.exit(code)
+
+
+def _split_list(text: str | None) -> list[str] | None:
+    return None if text is None else text.split(",")
+
+
+def audit_options(func: F) -> F:
+    """Options shared by commands that run an audit."""
+    options = [
+        click.option(
+            "--retry",
+            type=click.Choice(["first", "last_allowed", "every"]),
+            default="first",
+            show_default=True,
+            help="Declared retry policy: which attempt of a unit counts.",
+        ),
+        click.option(
+            "--max-attempts", type=click.IntRange(min=1), default=None, help="Highest allowed attempt number."
+        ),
+        click.option(
+            "--retry-on",
+            default=",".join(EXEC_FAILURES),
+            show_default=True,
+            help="Comma-separated exec statuses after which a retry is allowed.",
+        ),
+        click.option("--strict-retries", is_flag=True, help="Make retry flags refuse the batch."),
+        click.option(
+            "--missing",
+            type=click.Choice(["report", "refuse"]),
+            default="report",
+            show_default=True,
+            help="report: missing units are counted as missing; refuse: any missing unit refuses the batch.",
+        ),
+        click.option(
+            "--grade",
+            type=click.Choice(["binary", "numeric"]),
+            default="binary",
+            show_default=True,
+            help="binary: grades are exactly 0 or 1; numeric: scores in --score-range.",
+        ),
+        click.option(
+            "--score-range",
+            nargs=2,
+            type=float,
+            default=(0.0, 1.0),
+            show_default=True,
+            help="Inclusive bounds of a numeric score.",
+        ),
+        click.option(
+            "--pass-threshold", type=float, default=None, help="Numeric score at or above which a unit passes."
+        ),
+        click.option(
+            "--out",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Write summary/units/attempts/problems Parquet plus report.md and report.json here.",
+        ),
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["table", "json", "markdown"]),
+            default="table",
+            show_default=True,
+            help="What to print on stdout.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _print_report(report: AuditReport, fmt: str) -> None:
+    if fmt == "json":
+        click.echo(report.to_json())
+        return
+    if fmt == "markdown":
+        click.echo(report.to_markdown(), nl=False)
+        return
+    console = _stdout()
+    m = report.meta
+    console.print(
+        f"[bold]evalframe audit[/] plan {m['plan_source']} ({m['n_cases']} cases × {len(m['candidates'])} "
+        f"candidates × {m['trials']} trial(s) = {m['planned_units']} planned units); retry policy {m['retry']}",
+        highlight=False,
+    )
+    console.print(_frame_table(funnel_long(report.summary), "funnel: counts, then rates named by their denominator"))
+    missing = report.summary.select(CANDIDATE, "missing", pl.col("missing_case_ids").list.join(", "))
+    console.print(_frame_table(missing, "missing units (not failures)"))
+    if report.problems.height:
+        counts = report.problems.group_by(KIND).len("count").sort(KIND)
+        console.print(_frame_table(counts, "problems (not refusing)"))
+
+
+def run_audit(
+    plan_factory: Callable[[], Plan], results: Loaded | Sequence[str], out: Path | None, fmt: str, **kwargs: Any
+) -> None:
+    """Build the plan, audit, print and write; exit with the documented code."""
+    try:
+        plan = plan_factory()
+        report = audit(plan, results if isinstance(results, Loaded) else list(results), **kwargs)
+    except AuditRefused as exc:
+        print_problems(exc.problems, _stderr())
+        if out is not None:
+            write_parquet_atomic({"problems": exc.problems}, out)
+        sys.exit(EXIT_REFUSED)
+    except InputFormatError as exc:
+        _fail(str(exc))
+    except EvalframeError as exc:
+        _fail(str(exc))
+    if out is not None:
+        report.write(out)
+    _print_report(report, fmt)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="evalframe")
+def main() -> None:
+    """Audit AI evaluation results against a frozen plan before anyone believes a score."""
+
+
+@main.command("audit")
+@click.option(
+    "--plan",
+    "plan_path",
+    type=click.Path(exists=True, dir_okay=True, path_type=Path),
+    required=True,
+    help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate).",
+)
+@click.option(
+    "--results",
+    "results_paths",
+    multiple=True,
+    required=True,
+    help="Ledger: CSV, JSON Lines, Parquet file, directory or glob (repeatable).",
+)
+@click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (compared exactly).")
+@click.option("--trials", type=int, default=1, show_default=True, help="Trials per (candidate, case).")
+@click.option("--run-id", default=None, help="Require every row to come from this run.")
+@audit_options
+def audit_command(
+    plan_path: Path,
+    results_paths: tuple[str, ...],
+    candidates: str | None,
+    trials: int,
+    run_id: str | None,
+    out: Path | None,
+    fmt: str,
+    retry_on: str,
+    **kwargs: Any,
+) -> None:
+    """Audit a results ledger against a frozen plan."""
+
+    def plan_factory() -> Plan:
+        return Plan.from_file(plan_path, candidates=_split_list(candidates), trials=trials, run_id=run_id)
+
+    run_audit(plan_factory, results_paths, out, fmt, retry_on=retry_on.split(","), **kwargs)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,107 @@
+"""Column names, status vocabularies and option aliases, defined once.
+
+Every module refers to columns through these constants so that a column's
+name lives in exactly one place. The vocabulary follows SPEC.md §1: a *trial*
+is one planned repetition of a case (Inspect AI's *epoch*), an *attempt* is one
+execution of a planned unit.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+# --- identity -------------------------------------------------------------
+CANDIDATE: Final = "candidate"
+CASE_ID: Final = "case_id"
+TRIAL: Final = "trial"
+ATTEMPT: Final = "attempt"
+RUN_ID: Final = "run_id"
+
+#: The key of a planned unit.
+UNIT_KEY: Final = (CANDIDATE, CASE_ID, TRIAL)
+#: The key of one ledger row (one attempt of a planned unit).
+ATTEMPT_KEY: Final = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT)
+
+# --- plan columns ---------------------------------------------------------
+EXPECTED: Final = "expected"
+DATASET_VERSION: Final = "dataset_version"
+CASE_HASH: Final = "case_hash"
+
+# --- ledger columns -------------------------------------------------------
+EXEC_STATUS: Final = "exec_status"
+SCORE_STATUS: Final = "score_status"
+SCORE: Final = "score"
+PASSED: Final = "passed"
+HAS_OUTPUT: Final = "has_output"
+ANSWER: Final = "answer"
+LIMIT: Final = "limit"
+#: Where a ledger row came from: 1-based physical line for CSV/JSON Lines
+#: (the header is line 1 of a CSV), 1-based row number for Parquet.
+LINE: Final = "line"
+#: The file (or importer source) a row came from.
+SOURCE: Final = "source"
+
+# --- derived columns ------------------------------------------------------
+OUTCOME: Final = "outcome"
+ATTEMPTS: Final = "attempts"
+COUNTED_ATTEMPT: Final = "counted_attempt"
+
+# --- problems table -------------------------------------------------------
+KIND: Final = "kind"
+DETAIL: Final = "detail"
+REFUSING: Final = "refusing"
+
+# --- status vocabularies ----------------------------------------------------
+ExecStatus = Literal["completed", "timeout", "error", "not_started"]
+ScoreStatus = Literal["scored", "judge_error", "not_scored"]
+EXEC_STATUSES: Final = ("completed", "timeout", "error", "not_started")
+SCORE_STATUSES: Final = ("scored", "judge_error", "not_scored")
+#: Execution statuses that count as an execution failure.
+EXEC_FAILURES: Final = ("timeout", "error")
+
+Outcome = Literal[
+    "missing",
+    "not_started",
+    "exec_failed",
+    "no_output",
+    "judge_failed",
+    "not_scored",
+    "failed",
+    "passed",
+]
+#: Per-unit outcomes, from least to most evidence.
+OUTCOMES: Final = (
+    "missing",
+    "not_started",
+    "exec_failed",
+    "no_output",
+    "judge_failed",
+    "not_scored",
+    "failed",
+    "passed",
+)
+
+# --- options ------------------------------------------------------------------
+RetryPolicyName = Literal["first", "last_allowed", "every"]
+MissingPolicy = Literal["report", "refuse"]
+GradeKind = Literal["binary", "numeric"]
+OutputFormat = Literal["table", "json", "markdown"]
+
+# --- funnel / summary columns (SPEC §2) -----------------------------------------
+PLANNED: Final = "planned"
+ATTEMPTED: Final = "attempted"
+COMPLETED: Final = "completed"
+WITH_OUTPUT: Final = "with_output"
+SCORED: Final = "scored"
+MISSING: Final = "missing"
+EXEC_FAILED: Final = "exec_failed"
+JUDGE_FAILED: Final = "judge_failed"
+NOT_STARTED: Final = "not_started"
+NO_OUTPUT: Final = "no_output"
+NOT_SCORED: Final = "not_scored"
+FAILED: Final = "failed"
+COMPLETION_RATE: Final = "completion_rate"
+SCORED_COVERAGE: Final = "scored_coverage"
+PASS_RATE_SCORED: Final = "pass_rate_scored"
+PASS_RATE_PLANNED: Final = "pass_rate_planned"
+PASS_RATE_UPPER: Final = "pass_rate_upper"

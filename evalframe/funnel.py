@@ -1,0 +1,188 @@
+"""Per-unit outcomes and the funnel of counts and rates (SPEC §2).
+
+``planned ≥ attempted ≥ completed ≥ with_output ≥ scored ≥ passed``; every
+rate is named by its denominator and sits next to its counts. A missing unit
+is ``missing``: never a failure, never a pass, never dropped from ``planned``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from evalframe.attempts import COUNTS
+from evalframe.columns import (
+    ATTEMPT,
+    ATTEMPTED,
+    ATTEMPTS,
+    CANDIDATE,
+    COMPLETED,
+    COMPLETION_RATE,
+    COUNTED_ATTEMPT,
+    EXEC_FAILED,
+    EXEC_FAILURES,
+    EXEC_STATUS,
+    FAILED,
+    HAS_OUTPUT,
+    JUDGE_FAILED,
+    MISSING,
+    NO_OUTPUT,
+    NOT_SCORED,
+    NOT_STARTED,
+    OUTCOMES,
+    PASS_RATE_PLANNED,
+    PASS_RATE_SCORED,
+    PASS_RATE_UPPER,
+    PASSED,
+    PLANNED,
+    SCORE_STATUS,
+    SCORED,
+    SCORED_COVERAGE,
+    UNIT_KEY,
+    WITH_OUTPUT,
+)
+
+#: Summary count columns, in funnel order.
+COUNT_COLUMNS = (
+    PLANNED,
+    ATTEMPTED,
+    COMPLETED,
+    WITH_OUTPUT,
+    SCORED,
+    PASSED,
+    FAILED,
+    MISSING,
+    NOT_STARTED,
+    EXEC_FAILED,
+    NO_OUTPUT,
+    JUDGE_FAILED,
+    NOT_SCORED,
+)
+#: Summary rate columns (fractions in [0, 1]).
+RATE_COLUMNS = (COMPLETION_RATE, SCORED_COVERAGE, PASS_RATE_SCORED, PASS_RATE_PLANNED, PASS_RATE_UPPER)
+
+
+def outcome_expr() -> pl.Expr:
+    """Expression giving one outcome per unit row, from least to most evidence.
+
+    A row with no attempt (null ``exec_status``) is ``missing``; then
+    ``not_started``, ``exec_failed`` (timeout or error), ``no_output``,
+    ``judge_failed``, ``not_scored``, and for scored units ``passed`` or
+    ``failed``.
+    """
+    ex, sc = pl.col(EXEC_STATUS), pl.col(SCORE_STATUS)
+    return (
+        pl.when(ex.is_null())
+        .then(pl.lit("missing"))
+        .when(ex == "not_started")
+        .then(pl.lit("not_started"))
+        .when(ex.is_in(list(EXEC_FAILURES)))
+        .then(pl.lit("exec_failed"))
+        .when(~pl.col(HAS_OUTPUT).fill_null(True))
+        .then(pl.lit("no_output"))
+        .when(sc == "judge_error")
+        .then(pl.lit("judge_failed"))
+        .when(sc != "scored")
+        .then(pl.lit("not_scored"))
+        .when(pl.col(PASSED))
+        .then(pl.lit("passed"))
+        .otherwise(pl.lit("failed"))
+        .cast(pl.Enum(list(OUTCOMES)))
+    )
+
+
+def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame:
+    """Join planned units to their counted attempt(s) and give each an outcome.
+
+    Parameters
+    ----------
+    planned
+        One row per planned unit: ``candidate``, ``case_id``, ``trial``
+        (plus any plan columns to carry along).
+    attempts
+        Attempts table from :func:`evalframe.attempts.select_attempts`
+        (``counts`` marks the counted attempts).
+
+    Returns
+    -------
+    polars.LazyFrame
+        One row per planned unit (per counted attempt under policy
+        ``every``), sorted by key: the plan columns, the counted attempt's
+        ledger columns, ``counted_attempt`` (Int64, null when missing),
+        ``attempts`` (UInt32, 0 when missing) and ``outcome`` (Enum).
+    """
+    counted = attempts.filter(pl.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
+    return (
+        planned.join(counted, on=list(UNIT_KEY), how="left")
+        .with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
+        .sort([*UNIT_KEY, COUNTED_ATTEMPT], nulls_last=False)
+    )
+
+
+def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:
+    """Count outcomes and compute the SPEC §2 rates per group.
+
+    Parameters
+    ----------
+    units
+        Unit outcomes (see :func:`unit_outcomes`), with an ``outcome`` column.
+    by
+        Grouping columns (default: ``candidate``).
+
+    Returns
+    -------
+    polars.LazyFrame
+        One row per group, sorted by ``by``: the counts of
+        :data:`COUNT_COLUMNS` (UInt32) and the rates of :data:`RATE_COLUMNS`
+        (Float64 fractions): ``completion_rate`` = completed / planned,
+        ``scored_coverage`` = scored / planned, ``pass_rate_scored`` =
+        passed / scored (null when scored = 0), ``pass_rate_planned`` =
+        passed / planned (the worst case) and ``pass_rate_upper`` = (passed +
+        planned − scored) / planned (the best case). Rates are null when
+        planned = 0.
+
+    Examples
+    --------
+    >>> units = pl.LazyFrame({"candidate": ["A"] * 4,
+    ...     "outcome": ["passed", "exec_failed", "judge_failed", "failed"]})
+    >>> funnel(units).select("planned", "attempted", "completed", "scored", "passed",
+    ...                      "pass_rate_scored", "pass_rate_planned", "pass_rate_upper").collect()
+    shape: (1, 8)
+    ┌─────────┬───────────┬───────────┬────────┬────────┬──────────────────┬───────────────────┬─────────────────┐
+    │ planned ┆ attempted ┆ completed ┆ scored ┆ passed ┆ pass_rate_scored ┆ pass_rate_planned ┆ pass_rate_upper │
+    │ ---     ┆ ---       ┆ ---       ┆ ---    ┆ ---    ┆ ---              ┆ ---               ┆ ---             │
+    │ u32     ┆ u32       ┆ u32       ┆ u32    ┆ u32    ┆ f64              ┆ f64               ┆ f64             │
+    ╞═════════╪═══════════╪═══════════╪════════╪════════╪══════════════════╪═══════════════════╪═════════════════╡
+    │ 4       ┆ 4         ┆ 3         ┆ 2      ┆ 1      ┆ 0.5              ┆ 0.25              ┆ 0.75            │
+    └─────────┴───────────┴───────────┴────────┴────────┴──────────────────┴───────────────────┴─────────────────┘
+    """
+    o = pl.col("outcome").cast(pl.String)
+
+    def n(*values: str) -> pl.Expr:
+        return o.is_in(list(values)).sum().cast(pl.UInt32)
+
+    counts = units.group_by(list(by)).agg(
+        pl.len().cast(pl.UInt32).alias(PLANNED),
+        (pl.len() - n("missing", "not_started")).cast(pl.UInt32).alias(ATTEMPTED),
+        n("no_output", "judge_failed", "not_scored", "failed", "passed").alias(COMPLETED),
+        n("judge_failed", "not_scored", "failed", "passed").alias(WITH_OUTPUT),
+        n("failed", "passed").alias(SCORED),
+        n("passed").alias(PASSED),
+        n("failed").alias(FAILED),
+        n("missing").alias(MISSING),
+        n("not_started").alias(NOT_STARTED),
+        n("exec_failed").alias(EXEC_FAILED),
+        n("no_output").alias(NO_OUTPUT),
+        n("judge_failed").alias(JUDGE_FAILED),
+        n("not_scored").alias(NOT_SCORED),
+    )
+    planned = pl.col(PLANNED).cast(pl.Float64)
+    per_planned = pl.when(pl.col(PLANNED) > 0)
+    return counts.with_columns(
+        per_planned.then(pl.col(COMPLETED) / planned).alias(COMPLETION_RATE),
+        per_planned.then(pl.col(SCORED) / planned).alias(SCORED_COVERAGE),
+        pl.when(pl.col(SCORED) > 0).then(pl.col(PASSED) / pl.col(SCORED).cast(pl.Float64)).alias(PASS_RATE_SCORED),
+        per_planned.then(pl.col(PASSED) / planned).alias(PASS_RATE_PLANNED),
+        per_planned.then((pl.col(PASSED) + planned - pl.col(SCORED)) / planned).alias(PASS_RATE_UPPER),
+    ).sort(list(by))

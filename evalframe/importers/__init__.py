@@ -1,0 +1,65 @@
+"""Importers: turn other tools' result exports into an evalframe plan and ledger.
+
+Every importer is a function ``read(paths) -> Imported``. The plan comes from
+what the export says was *planned* (dataset sample ids × epochs, the eval
+split size, …) and the ledger from the rows actually present, so coverage is
+always measured from rows, never from header totals. Where an export's header
+and its rows disagree, the importer records that in ``notes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from evalframe.load import PathLike
+from evalframe.plan import Plan
+from evalframe.problems import problems_frame
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A plan and a canonical-shaped raw ledger read from another tool's export.
+
+    Attributes
+    ----------
+    plan
+        The frozen plan the export describes (cases, candidates, trials).
+    ledger
+        One row per attempt in the status-ledger shape (see
+        :mod:`evalframe.validate`): ``candidate``, ``case_id``, ``trial``,
+        ``attempt``, ``run_id``, ``exec_status``, ``score_status``,
+        ``score``, optional ``passed``, ``has_output``, ``limit``, plus
+        ``line`` and ``source`` (the file and place each row came from).
+    notes
+        Non-refusing findings of the import, as a problems table (e.g.
+        ``header_rows_disagree``, ``id_normalised``), with ``refusing`` False
+        unless the file itself is malformed.
+    info
+        Export-level facts for the report: run status, dataset size, task,
+        model, run ids, per source file.
+    """
+
+    plan: Plan
+    ledger: pl.DataFrame
+    notes: pl.DataFrame = field(default_factory=problems_frame)
+    info: list[dict[str, Any]] = field(default_factory=list)
+
+
+Reader = Callable[[Sequence[PathLike]], Imported]
+
+
+def registry() -> dict[str, Reader]:
+    """Importers by format name (imported lazily so a missing one never breaks the others)."""
+    from evalframe.importers import helm, inspect_ai, lm_eval, openai_evals, promptfoo
+
+    return {
+        "inspect": inspect_ai.read,
+        "lm-eval": lm_eval.read,
+        "helm": helm.read,
+        "promptfoo": promptfoo.read,
+        "openai-evals": openai_evals.read,
+    }
