@@ -94,6 +94,12 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "run_mismatch": "a row's run_id differs from the run the plan requires",
     "version_mismatch": "a row's dataset_version differs from the plan's",
     "hash_mismatch": "a row's case_hash differs from the plan's",
+    # importers (notes)
+    "header_rows_disagree": "(flag) an export's header totals disagree with its rows (rows are the evidence)",
+    "id_normalised": "(flag) identifiers of different types (1 and \"1\") were read as the same case",
+    "run_status": "(flag) the export says its run did not finish successfully",
+    "not_a_score": "(flag) a per-row metric value that is not a score (a list, a pair) was ignored",
+    "nonfinite_score": "(flag) a non-finite metric value (NaN, Infinity) was read as a grader failure",
     # retries (flags)
     "retry_after_scored": "(flag) a retry follows an attempt that was already scored",
     "retry_after_ineligible": "(flag) a retry follows a failure the policy does not retry",

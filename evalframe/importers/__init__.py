@@ -9,9 +9,9 @@ and its rows disagree, the importer records that in ``notes``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -49,7 +49,12 @@ class Imported:
     info: list[dict[str, Any]] = field(default_factory=list)
 
 
-Reader = Callable[[Sequence[PathLike]], Imported]
+class Reader(Protocol):
+    """The signature every importer's ``read`` has."""
+
+    def __call__(self, paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
+        """Read the export files; ``score`` names the scorer/metric/stat to use (None: the importer's default)."""
+        ...
 
 
 def registry() -> dict[str, Reader]:
