@@ -32,6 +32,7 @@ from evalframe.columns import (
     DATASET_VERSION,
     DETAIL,
     EXEC_STATUS,
+    EXEC_STATUSES,
     HAS_OUTPUT,
     KIND,
     LIMIT,
@@ -40,6 +41,7 @@ from evalframe.columns import (
     RUN_ID,
     SCORE,
     SCORE_STATUS,
+    SCORE_STATUSES,
     SOURCE,
     TRIAL,
     GradeKind,
@@ -377,6 +379,12 @@ def validate_ledger(
             .drop("_expected")
         )
     schema_problems = failures_as_problems(canonical, LedgerModel)
+    if schema_problems.height and token_problems.height:
+        # A token that did not parse is null in the canonical frame; don't report it twice.
+        schema_problems = schema_problems.filter(
+            (pl.col(KIND) != "empty_value")
+            | ~pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
+        )
     consistency = _status_problems(canonical) if shape == "status" else None
     problems = concat_problems([token_problems, schema_problems] + ([consistency] if consistency is not None else []))
     return Validated(canonical, problems, shape)
@@ -407,10 +415,14 @@ def _status_problems(ledger: pl.DataFrame) -> pl.DataFrame:
         ),
         (scored & ~has_score, "score_status is 'scored' but there is no score"),
         (scored & (pl.col(EXEC_STATUS) != "completed"), "score_status is 'scored' but exec_status is not 'completed'"),
-        (scored & ~pl.col(HAS_OUTPUT).fill_null(True), "score_status is 'scored' but the attempt has no output"),
+        (
+            scored & (pl.col(EXEC_STATUS) == "completed") & ~pl.col(HAS_OUTPUT).fill_null(True),
+            "score_status is 'scored' but the attempt has no output",
+        ),
     ]
+    valid = ledger.filter(pl.col(EXEC_STATUS).is_in(EXEC_STATUSES) & pl.col(SCORE_STATUS).is_in(SCORE_STATUSES))
     parts = [
-        ledger.filter(mask.fill_null(False)).select(
+        valid.filter(mask.fill_null(False)).select(
             pl.lit("status_inconsistent").alias(KIND),
             CANDIDATE,
             CASE_ID,

@@ -1,0 +1,109 @@
+"""Strict loading: CSV structure, bytes, JSON Lines, Parquet files/dirs/globs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from evalframe.errors import InputFormatError
+from evalframe.load import load, read_csv_strict, read_jsonl, scan_parquet
+
+
+def kinds(problems: pl.DataFrame) -> list[tuple[str, int | None]]:
+    return sorted(problems.select("kind", "line").iter_rows())
+
+
+def test_bom_at_start_is_accepted(tmp_path: Path) -> None:
+    p = tmp_path / "r.csv"
+    p.write_bytes(b"\xef\xbb\xbfcandidate,case_id,passed\r\nA,quote,1\r\n")
+    loaded = read_csv_strict(p)
+    assert loaded.problems.height == 0
+    assert loaded.frame.collect().columns == ["candidate", "case_id", "passed", "line", "source"]
+    assert loaded.frame.select("candidate", "line").collect().rows() == [("A", 2)]
+
+
+def test_bom_elsewhere_is_refused(tmp_path: Path) -> None:
+    p = tmp_path / "r.csv"
+    p.write_bytes(b"candidate,case_id,passed\nA,\xef\xbb\xbfquote,1\n")
+    assert kinds(read_csv_strict(p).problems) == [("misplaced_bom", 2)]
+
+
+def test_undecodable_bytes_name_their_line(tmp_path: Path) -> None:
+    p = tmp_path / "r.csv"
+    p.write_bytes(b"candidate,case_id,passed\nA,quote,1\nA,caf\xe9,1\nA,refund,0\n")
+    loaded = read_csv_strict(p)
+    assert kinds(loaded.problems) == [("undecodable_bytes", 3)]
+    # The other records are still read so later checks can report on them.
+    assert loaded.frame.select("line").collect().to_series().to_list() == [2, 3, 4]
+
+
+def test_multiline_quoted_field_keeps_record_start_line(tmp_path: Path) -> None:
+    p = tmp_path / "r.csv"
+    p.write_text('case_id,answer\nq1,"two\nlines"\nq2,x\nq3\n')
+    loaded = read_csv_strict(p)
+    assert loaded.frame.select("case_id", "answer", "line").collect().rows() == [("q1", "two\nlines", 2), ("q2", "x", 4)]
+    assert kinds(loaded.problems) == [("field_count", 5)]
+
+
+def test_trailing_blank_lines_are_not_records(tmp_path: Path) -> None:
+    p = tmp_path / "r.csv"
+    p.write_text("case_id\nq1\n\n\n")
+    loaded = read_csv_strict(p)
+    assert loaded.problems.height == 0
+    assert loaded.frame.collect().height == 1
+
+
+def test_empty_file_and_missing_file_are_input_errors(tmp_path: Path) -> None:
+    p = tmp_path / "empty.csv"
+    p.write_text("")
+    with pytest.raises(InputFormatError, match="no header"):
+        read_csv_strict(p)
+    with pytest.raises(InputFormatError, match="cannot read"):
+        read_csv_strict(tmp_path / "nope.csv")
+
+
+def test_csv_never_modifies_its_input(tmp_path: Path) -> None:
+    p = tmp_path / "r.csv"
+    raw = b"candidate,case_id,passed\nA,quote,true\n\n"
+    p.write_bytes(raw)
+    read_csv_strict(p)
+    assert p.read_bytes() == raw
+
+
+def test_jsonl_types_and_bad_lines(tmp_path: Path) -> None:
+    p = tmp_path / "r.jsonl"
+    p.write_text('{"case_id": 1, "passed": true, "score": NaN}\n\n[1]\n{"case_id": "x", "passed": false, "score": 1}\n')
+    loaded = read_jsonl(p)
+    frame = loaded.frame.collect()
+    assert frame.schema["passed"] == pl.Boolean
+    assert frame.schema["case_id"] == pl.String  # 1 and "x" mix → strings
+    assert frame.get_column("line").to_list() == [1, 4]
+    assert kinds(loaded.problems) == [("unreadable_file", 3)]
+
+
+def test_parquet_file_dir_glob_and_hive(tmp_path: Path) -> None:
+    for cand, cases in (("A", ["q1", "q2"]), ("B", ["q1"])):
+        d = tmp_path / "lake" / f"candidate={cand}"
+        d.mkdir(parents=True)
+        pl.DataFrame({"case_id": cases, "passed": [1] * len(cases)}).write_parquet(d / "part-0.parquet")
+    lake = scan_parquet(tmp_path / "lake").frame.collect().sort("candidate", "case_id")
+    assert lake.select("candidate", "case_id", "line").rows() == [("A", "q1", 1), ("A", "q2", 2), ("B", "q1", 1)]
+    globbed = load(str(tmp_path / "lake" / "*" / "*.parquet")).frame.collect()
+    assert globbed.height == 3
+    with pytest.raises(InputFormatError, match="no such file"):
+        scan_parquet(tmp_path / "missing")
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not parquet")
+    with pytest.raises(InputFormatError, match="not a Parquet file"):
+        scan_parquet(bad)
+
+
+def test_load_dispatches_by_suffix_and_stacks_lists(tmp_path: Path) -> None:
+    a = tmp_path / "a.csv"
+    a.write_text("case_id,passed\nq1,1\n")
+    b = tmp_path / "b.jsonl"
+    b.write_text('{"case_id": "q2", "passed": 0}\n')
+    both = load([a, b]).frame.collect()
+    assert both.select("case_id", "source").rows() == [("q1", str(a)), ("q2", str(b))]
