@@ -43,7 +43,10 @@ def test_multiline_quoted_field_keeps_record_start_line(tmp_path: Path) -> None:
     p = tmp_path / "r.csv"
     p.write_text('case_id,answer\nq1,"two\nlines"\nq2,x\nq3\n')
     loaded = read_csv_strict(p)
-    assert loaded.frame.select("case_id", "answer", "line").collect().rows() == [("q1", "two\nlines", 2), ("q2", "x", 4)]
+    assert loaded.frame.select("case_id", "answer", "line").collect().rows() == [
+        ("q1", "two\nlines", 2),
+        ("q2", "x", 4),
+    ]
     assert kinds(loaded.problems) == [("field_count", 5)]
 
 

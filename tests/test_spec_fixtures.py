@@ -41,8 +41,15 @@ def write(tmp_path: Path, text: str, name: str = "results.csv") -> Path:
 def test_orbit_desk_expected_table() -> None:
     report = ef.audit(orbit_plan(), ORBIT / "results.csv")
     got = report.summary.select(
-        "candidate", "planned", "scored", "passed", "missing", "missing_case_ids",
-        "scored_coverage", "pass_rate_scored", "pass_rate_planned",
+        "candidate",
+        "planned",
+        "scored",
+        "passed",
+        "missing",
+        "missing_case_ids",
+        "scored_coverage",
+        "pass_rate_scored",
+        "pass_rate_planned",
     )
     expected = pl.DataFrame(
         {
@@ -62,7 +69,12 @@ def test_orbit_desk_expected_table() -> None:
     assert_frame_equal(got, expected)
     # Missing units are missing, not failures.
     a_units = report.units.filter(pl.col("candidate") == "A").select("case_id", pl.col("outcome").cast(pl.String))
-    assert sorted(a_units.rows()) == [("handoff", "missing"), ("privacy", "missing"), ("quote", "passed"), ("refund", "passed")]
+    assert sorted(a_units.rows()) == [
+        ("handoff", "missing"),
+        ("privacy", "missing"),
+        ("quote", "passed"),
+        ("refund", "passed"),
+    ]
     assert report.summary.filter(pl.col("candidate") == "A").get_column("failed").item() == 0
     assert report.summary.get_column("pass_rate_upper").to_list() == [1.0, 0.75]
 
@@ -83,7 +95,10 @@ def test_quoted_identifier_with_comma_is_a_valid_case(tmp_path: Path) -> None:
     plan = ef.Plan.from_file(plan_path, candidates=["A"])
     results = write(tmp_path, 'candidate,case_id,passed\nA,"quote, revised",1\nA,refund,0\n')
     report = ef.audit(plan, results)
-    assert report.units.select("case_id", "passed").sort("case_id").rows() == [("quote, revised", True), ("refund", False)]
+    assert report.units.select("case_id", "passed").sort("case_id").rows() == [
+        ("quote, revised", True),
+        ("refund", False),
+    ]
     assert report.summary.get_column("pass_rate_scored").item() == 0.5
 
 
@@ -103,8 +118,20 @@ def test_quoted_identifier_with_comma_is_a_valid_case(tmp_path: Path) -> None:
         ("A,quote,1\n\nA,refund,1\n", {("blank_line", 3)}),
         ('A,"quote,1\nA,refund,1\n', {("malformed_quoting", 2)}),
     ],
-    ids=["duplicate", "unknown-case", "unknown-candidate", "empty-grade", "true", "two", "nan", "padded-grade",
-         "short-row", "long-row", "blank-line", "unterminated-quote"],
+    ids=[
+        "duplicate",
+        "unknown-case",
+        "unknown-candidate",
+        "empty-grade",
+        "true",
+        "two",
+        "nan",
+        "padded-grade",
+        "short-row",
+        "long-row",
+        "blank-line",
+        "unterminated-quote",
+    ],
 )
 def test_orbit_desk_refusals(tmp_path: Path, body: str, expected: set[tuple[str, int]]) -> None:
     path = write(tmp_path, "candidate,case_id,passed\n" + body)
@@ -122,8 +149,14 @@ def test_every_problem_is_reported_not_just_the_first(tmp_path: Path) -> None:
     path = write(tmp_path, "candidate,case_id,passed\nA,quote,1\nA,quote,1\nA,invented,true\nC,quote, 1\n\nA,refund\n")
     kinds = refusal_kinds(orbit_plan(), path)
     assert kinds == {
-        ("duplicate_key", 2), ("duplicate_key", 3), ("unknown_case", 4), ("invalid_grade", 4),
-        ("unknown_candidate", 5), ("invalid_grade", 5), ("blank_line", 6), ("field_count", 7),
+        ("duplicate_key", 2),
+        ("duplicate_key", 3),
+        ("unknown_case", 4),
+        ("invalid_grade", 4),
+        ("unknown_candidate", 5),
+        ("invalid_grade", 5),
+        ("blank_line", 6),
+        ("field_count", 7),
     }
 
 
@@ -146,7 +179,12 @@ def test_orbit_desk_plan_refusals(tmp_path: Path, plan_text: str, kind: str) -> 
 
 @pytest.mark.parametrize(
     ("candidates", "kind"),
-    [([], "empty_candidates"), (["A", "A"], "repeated_candidate"), (["A", " B"], "padded_identifier"), ([""], "empty_identifier")],
+    [
+        ([], "empty_candidates"),
+        (["A", "A"], "repeated_candidate"),
+        (["A", " B"], "padded_identifier"),
+        ([""], "empty_identifier"),
+    ],
 )
 def test_candidate_list_refusals(candidates: list[str], kind: str) -> None:
     with pytest.raises(ef.PlanError) as info:
@@ -160,10 +198,29 @@ def test_candidate_list_refusals(candidates: list[str], kind: str) -> None:
 def test_status_ledger_expected_funnel() -> None:
     plan = ef.Plan.from_file(LEDGER / "plan.csv", candidates=["agent"])
     row = ef.audit(plan, LEDGER / "results.csv").summary.row(0, named=True)
-    assert {k: row[k] for k in ("planned", "attempted", "completed", "with_output", "scored", "passed",
-                                "exec_failed", "judge_failed", "missing")} == {
-        "planned": 4, "attempted": 4, "completed": 3, "with_output": 3, "scored": 2, "passed": 1,
-        "exec_failed": 1, "judge_failed": 1, "missing": 0,
+    assert {
+        k: row[k]
+        for k in (
+            "planned",
+            "attempted",
+            "completed",
+            "with_output",
+            "scored",
+            "passed",
+            "exec_failed",
+            "judge_failed",
+            "missing",
+        )
+    } == {
+        "planned": 4,
+        "attempted": 4,
+        "completed": 3,
+        "with_output": 3,
+        "scored": 2,
+        "passed": 1,
+        "exec_failed": 1,
+        "judge_failed": 1,
+        "missing": 0,
     }
     assert (row["pass_rate_scored"], row["pass_rate_planned"], row["pass_rate_upper"]) == (0.5, 0.25, 0.75)
 
@@ -172,7 +229,10 @@ def test_status_ledger_outcomes_stay_distinguishable() -> None:
     plan = ef.Plan.from_file(LEDGER / "plan.csv", candidates=["agent"])
     units = ef.audit(plan, LEDGER / "results.csv").units
     assert units.select("case_id", pl.col("outcome").cast(pl.String)).rows() == [
-        ("A", "passed"), ("B", "exec_failed"), ("C", "judge_failed"), ("D", "failed"),
+        ("A", "passed"),
+        ("B", "exec_failed"),
+        ("C", "judge_failed"),
+        ("D", "failed"),
     ]
 
 
@@ -182,7 +242,9 @@ REV_PLAN = [("allow-own", "ALLOW"), ("deny-other", "DENY")]
 REV_RESULTS = [("deny-other", "ALLOW", "run-1"), ("allow-own", "DENY", "run-1")]
 
 
-def reversed_audit(tmp_path: Path, plan_rows: list[tuple[str, str]], rows: list[tuple[str, str, str]]) -> ef.AuditReport:
+def reversed_audit(
+    tmp_path: Path, plan_rows: list[tuple[str, str]], rows: list[tuple[str, str, str]]
+) -> ef.AuditReport:
     plan_path = write(tmp_path, "case_id,expected\n" + "".join(f"{c},{e}\n" for c, e in plan_rows), "plan.csv")
     res_path = write(tmp_path, "case_id,answer,run_id\n" + "".join(f"{c},{a},{r}\n" for c, a, r in rows))
     plan = ef.Plan.from_file(plan_path, candidates=["model"], run_id="run-1")
@@ -223,11 +285,19 @@ def test_reversed_answers_every_ordering_gives_the_same_report(tmp_path: Path) -
         (REV_PLAN, [("", "ALLOW", "run-1"), ("allow-own", "DENY", "run-1")], "empty_identifier"),
         (REV_PLAN, [("deny-other", "ALLOW", ""), ("allow-own", "DENY", "run-1")], "empty_identifier"),
     ],
-    ids=["missing-case", "duplicate-result", "wrong-run", "unknown-replaces-expected", "empty-answer",
-         "empty-case-id", "empty-run-id"],
+    ids=[
+        "missing-case",
+        "duplicate-result",
+        "wrong-run",
+        "unknown-replaces-expected",
+        "empty-answer",
+        "empty-case-id",
+        "empty-run-id",
+    ],
 )
-def test_reversed_answers_refusals(tmp_path: Path, plan_rows: list[tuple[str, str]],
-                                   rows: list[tuple[str, str, str]], kind: str) -> None:
+def test_reversed_answers_refusals(
+    tmp_path: Path, plan_rows: list[tuple[str, str]], rows: list[tuple[str, str, str]], kind: str
+) -> None:
     with pytest.raises(ef.AuditRefused) as info:
         reversed_audit(tmp_path, plan_rows, rows)
     assert kind in info.value.problems.filter(pl.col("refusing")).get_column("kind").to_list()

@@ -19,8 +19,9 @@ def problem_kinds(raw: pl.DataFrame, **kwargs: object) -> list[tuple[str, int | 
 
 def test_pandera_value_checks_really_run_on_lazy_input() -> None:
     # pandera alone only checks the schema of a LazyFrame; evalframe must still catch bad values.
-    raw = pl.LazyFrame({"candidate": ["A"], "case_id": ["q1"], "exec_status": ["done"], "score_status": ["scored"],
-                        "score": [1.0]})
+    raw = pl.LazyFrame(
+        {"candidate": ["A"], "case_id": ["q1"], "exec_status": ["done"], "score_status": ["scored"], "score": [1.0]}
+    )
     assert problem_kinds(raw.collect()) == [("invalid_status", 1)]
     v = validate_ledger(raw, PLAN)
     assert v.problems.get_column("kind").to_list() == ["invalid_status"]
@@ -28,8 +29,16 @@ def test_pandera_value_checks_really_run_on_lazy_input() -> None:
 
 def test_failures_as_problems_maps_checks_to_kinds() -> None:
     frame = pl.DataFrame(
-        {"candidate": ["A", ""], "case_id": [" q1", "q2"], "trial": [0, 1], "attempt": [1, 1], "run_id": [None, "r"],
-         "exec_status": ["completed", "bogus"], "score_status": ["scored", "scored"], "line": [2, 3]}
+        {
+            "candidate": ["A", ""],
+            "case_id": [" q1", "q2"],
+            "trial": [0, 1],
+            "attempt": [1, 1],
+            "run_id": [None, "r"],
+            "exec_status": ["completed", "bogus"],
+            "score_status": ["scored", "scored"],
+            "line": [2, 3],
+        }
     )
     got = sorted(failures_as_problems(frame, LedgerModel).select("kind", "line").iter_rows())
     assert got == [("empty_identifier", 3), ("invalid_integer", 2), ("invalid_status", 3), ("padded_identifier", 2)]
@@ -41,7 +50,12 @@ def test_canonical_columns_and_dtypes() -> None:
     assert v.shape == "grades"
     assert v.ledger.schema == CANONICAL_SCHEMA
     assert v.ledger.select("trial", "attempt", "exec_status", "score_status", "score", "passed").row(0) == (
-        1, 1, "completed", "scored", 1.0, True,
+        1,
+        1,
+        "completed",
+        "scored",
+        1.0,
+        True,
     )
 
 
@@ -68,8 +82,15 @@ def test_status_ledger_refusals(row: dict[str, str], kind: str) -> None:
 
 
 def test_status_ledger_empty_score_is_null_not_zero() -> None:
-    raw = pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "exec_status": ["timeout"],
-                        "score_status": ["not_scored"], "score": [""]})
+    raw = pl.DataFrame(
+        {
+            "candidate": ["A"],
+            "case_id": ["q1"],
+            "exec_status": ["timeout"],
+            "score_status": ["not_scored"],
+            "score": [""],
+        }
+    )
     v = validate_ledger(raw, PLAN)
     assert v.problems.height == 0
     assert v.ledger.select("score", "passed", "has_output").row(0) == (None, None, False)
@@ -83,8 +104,9 @@ def test_trial_tokens(token: str) -> None:
 
 
 def test_numeric_scores_in_range_with_threshold() -> None:
-    raw = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["q1", "q2", "q1"], "attempt": [1, 1, 2],
-                        "score": ["0.7", "0.2", "1.5"]})
+    raw = pl.DataFrame(
+        {"candidate": ["A"] * 3, "case_id": ["q1", "q2", "q1"], "attempt": [1, 1, 2], "score": ["0.7", "0.2", "1.5"]}
+    )
     v = validate_ledger(raw, PLAN, grade="numeric", pass_threshold=0.5)
     assert sorted(v.problems.select("kind", "line").iter_rows()) == [("invalid_score", 3)]
     assert v.ledger.get_column("passed").to_list()[:2] == [True, False]
@@ -97,8 +119,14 @@ def test_unknown_column_and_missing_grade_column() -> None:
 
 
 def test_parquet_typed_grades(tmp_path: object) -> None:
-    raw = pl.DataFrame({"candidate": ["A", "A", "A"], "case_id": ["q1", "q2", "q1"], "attempt": [1, 1, 2],
-                        "passed": [True, False, None]})
+    raw = pl.DataFrame(
+        {
+            "candidate": ["A", "A", "A"],
+            "case_id": ["q1", "q2", "q1"],
+            "attempt": [1, 1, 2],
+            "passed": [True, False, None],
+        }
+    )
     assert problem_kinds(raw) == [("invalid_grade", 3)]
     ints = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q1", "q2"], "passed": [1, 2]})
     assert problem_kinds(ints) == [("invalid_grade", 2)]
