@@ -1,0 +1,114 @@
+"""Retry policies and retry flags (SPEC §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+import evalframe as ef
+
+PLAN = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+
+
+def ledger(rows: list[tuple[str, int, str, str, float | None]]) -> pl.DataFrame:
+    """Rows of (case_id, attempt, exec_status, score_status, score)."""
+    return pl.DataFrame(
+        [
+            {"candidate": "A", "case_id": c, "attempt": a, "exec_status": e, "score_status": s, "score": v}
+            for c, a, e, s, v in rows
+        ],
+        schema={
+            "candidate": pl.String,
+            "case_id": pl.String,
+            "attempt": pl.Int64,
+            "exec_status": pl.String,
+            "score_status": pl.String,
+            "score": pl.Float64,
+        },
+    )
+
+
+def outcomes(report: ef.AuditReport) -> list[tuple[Any, ...]]:
+    return report.units.select("case_id", "counted_attempt", pl.col("outcome").cast(pl.String)).rows()
+
+
+def flags(report: ef.AuditReport) -> list[tuple[Any, ...]]:
+    return report.problems.filter(pl.col("kind") != "missing_unit").select("kind", "case_id", "attempt").rows()
+
+
+TIMEOUT_THEN_PASS = ledger([("q1", 1, "timeout", "not_scored", None), ("q1", 2, "completed", "scored", 1.0)])
+
+
+def test_timeout_then_pass_under_first_counts_the_timeout() -> None:
+    report = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="first")
+    assert outcomes(report) == [("q1", 1, "exec_failed"), ("q2", None, "missing")]
+    assert report.summary.select("attempted", "scored", "passed", "exec_failed").row(0) == (1, 0, 0, 1)
+    assert flags(report) == []
+
+
+def test_timeout_then_pass_under_last_allowed_counts_the_retry() -> None:
+    report = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="last_allowed")
+    assert outcomes(report) == [("q1", 2, "passed"), ("q2", None, "missing")]
+    assert report.summary.select("scored", "passed", "exec_failed").row(0) == (1, 1, 0)
+    # Rejected attempts stay in the outputs.
+    assert report.attempts.select("attempt", "counts").rows() == [(1, False), (2, True)]
+
+
+SCORED_FAIL_THEN_PASS = ledger([("q1", 1, "completed", "scored", 0.0), ("q1", 2, "completed", "scored", 1.0)])
+
+
+@pytest.mark.parametrize("retry", ["first", "last_allowed"])
+def test_retry_after_scored_is_flagged_and_never_rescues_the_unit(retry: str) -> None:
+    report = ef.audit(PLAN, SCORED_FAIL_THEN_PASS, retry=retry)  # type: ignore[arg-type]
+    assert outcomes(report)[0] == ("q1", 1, "failed")
+    assert flags(report) == [("retry_after_scored", "q1", 2)]
+    assert report.problems.filter(pl.col("kind") == "retry_after_scored").get_column("refusing").to_list() == [False]
+
+
+def test_strict_retries_refuse_the_batch() -> None:
+    with pytest.raises(ef.AuditRefused) as info:
+        ef.audit(PLAN, SCORED_FAIL_THEN_PASS, strict_retries=True)
+    assert info.value.problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["retry_after_scored"]
+
+
+def test_attempt_gap_and_beyond_max() -> None:
+    rows = ledger(
+        [
+            ("q1", 1, "timeout", "not_scored", None),
+            ("q1", 3, "completed", "scored", 1.0),
+            ("q2", 1, "error", "not_scored", None),
+            ("q2", 2, "timeout", "not_scored", None),
+            ("q2", 3, "completed", "scored", 1.0),
+        ]
+    )
+    report = ef.audit(PLAN, rows, retry="last_allowed", max_attempts=2)
+    assert sorted(flags(report)) == [
+        ("attempt_beyond_max", "q1", 3),
+        ("attempt_beyond_max", "q2", 3),
+        ("attempt_gap", "q1", 3),
+    ]
+    # Attempts above max_attempts are never allowed: q1 counts attempt 1, q2 attempt 2.
+    assert outcomes(report) == [("q1", 1, "exec_failed"), ("q2", 2, "exec_failed")]
+
+
+def test_retry_after_ineligible_failure() -> None:
+    rows = ledger([("q1", 1, "completed", "judge_error", None), ("q1", 2, "completed", "scored", 1.0)])
+    report = ef.audit(PLAN, rows, retry="last_allowed")
+    assert flags(report) == [("retry_after_ineligible", "q1", 2)]
+    assert outcomes(report)[0] == ("q1", 1, "judge_failed")
+    # A declared retry_on that includes nothing new changes nothing; an explicit policy is required to retry.
+    report_error_only = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="last_allowed", retry_on=["error"])
+    assert outcomes(report_error_only)[0] == ("q1", 1, "exec_failed")
+
+
+def test_every_reports_each_attempt_as_an_observation() -> None:
+    report = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="every")
+    assert outcomes(report) == [("q1", 1, "exec_failed"), ("q1", 2, "passed"), ("q2", None, "missing")]
+    assert report.summary.select("planned", "exec_failed", "passed", "missing").row(0) == (3, 1, 1, 1)
+
+
+def test_unknown_policy_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown retry policy"):
+        ef.select_attempts(TIMEOUT_THEN_PASS.with_columns(trial=pl.lit(1, pl.Int64)), policy="best")  # type: ignore[arg-type]

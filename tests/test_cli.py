@@ -1,0 +1,131 @@
+"""The command line, through click's runner: exit codes, outputs, atomic writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from evalframe.cli import main
+from tests.conftest import FIXTURES
+
+ORBIT = FIXTURES / "orbit_desk"
+ORBIT_ARGS = [
+    "audit",
+    "--plan",
+    str(ORBIT / "plan.csv"),
+    "--results",
+    str(ORBIT / "results.csv"),
+    "--candidates",
+    "A,B",
+]
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_audit_table_output_leads_with_denominators() -> None:
+    code, out, _ = run(ORBIT_ARGS)
+    assert code == 0
+    assert "planned" in out and "scored_coverage (scored / planned)" in out
+    assert "handoff, privacy" in out
+
+
+def test_audit_json_output() -> None:
+    code, out, _ = run([*ORBIT_ARGS, "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    rows = {r["candidate"]: r for r in doc["summary"]}
+    assert (rows["A"]["scored"], rows["A"]["pass_rate_scored"], rows["A"]["scored_coverage"]) == (2, 1.0, 0.5)
+    assert doc["meta"]["planned_units"] == 8
+    assert doc["problems_by_kind"] == {"missing_unit": 2}
+
+
+def test_audit_markdown_output() -> None:
+    code, out, _ = run([*ORBIT_ARGS, "--format", "markdown"])
+    assert code == 0
+    assert "| A | 4 | 2 | 2 | 2 | 2 | 2 | 0 | 2 | 0 | 0 | 0 | 0 | 0 |" in out
+
+
+def test_out_writes_every_table(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _, _ = run([*ORBIT_ARGS, "--out", str(out)])
+    assert code == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "attempts.parquet",
+        "problems.parquet",
+        "report.json",
+        "report.md",
+        "summary.parquet",
+        "units.parquet",
+    ]
+    assert pl.read_parquet(out / "summary.parquet").height == 2
+    assert pl.read_parquet(out / "units.parquet").height == 8
+
+
+def test_refused_batch_exits_1_and_writes_only_problems(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    raw = b"candidate,case_id,passed\nA,quote,1\nA,quote,1\nA,invented,true\n"
+    bad.write_bytes(raw)
+    out = tmp_path / "out"
+    code, stdout, stderr = run(
+        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(bad), "--candidates", "A,B", "--out", str(out)]
+    )
+    assert code == 1
+    assert stdout == ""
+    assert "batch refused" in stderr and "duplicate_key" in stderr and "unknown_case" in stderr
+    assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
+    problems = pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing"))
+    assert sorted(problems.select("kind", "line").rows()) == [
+        ("duplicate_key", 2),
+        ("duplicate_key", 3),
+        ("invalid_grade", 4),
+        ("unknown_case", 4),
+    ]
+    assert bad.read_bytes() == raw  # inputs are never modified
+
+
+def test_refused_plan_exits_1(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.csv"
+    plan.write_text("case_id\nquote\nquote\n")
+    code, _, stderr = run(["audit", "--plan", str(plan), "--results", str(ORBIT / "results.csv"), "--candidates", "A"])
+    assert code == 1
+    assert "duplicate_case" in stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "--plan", "nope.csv", "--results", "x.csv"],
+        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", "missing.parquet", "--candidates", "A"],
+        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv"), "--retry", "best"],
+        ["nonsense"],
+    ],
+    ids=["missing-plan", "missing-results", "bad-policy", "unknown-command"],
+)
+def test_usage_and_input_errors_exit_2_without_traceback(args: list[str]) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_undeclared_candidates_is_a_clear_refusal() -> None:
+    code, _, stderr = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv")])
+    assert code == 1
+    assert "empty_candidates" in stderr
+
+
+def test_every_command_has_help_text() -> None:
+    assert isinstance(main, click.Group)
+    for name, command in main.commands.items():
+        assert command.help, name
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0, name
