@@ -7,7 +7,7 @@ with all of them and no rate exists anywhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -65,6 +65,7 @@ def audit(
     grade: GradeKind = "binary",
     score_range: tuple[float, float] = (0.0, 1.0),
     pass_threshold: float | None = None,
+    provenance: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
 
@@ -89,6 +90,8 @@ def audit(
         (any missing unit refuses the batch).
     grade, score_range, pass_threshold
         How grades are read; see :func:`~evalframe.validate.validate_ledger`.
+    provenance
+        Extra facts recorded in ``report.meta`` (e.g. what an importer read).
 
     Returns
     -------
@@ -172,6 +175,7 @@ def audit(
         "retry_on": list(retry_on),
         "missing": missing,
         "grade": grade,
+        **(provenance or {}),
     }
     return AuditReport(
         summary=summary,

@@ -20,6 +20,7 @@ from evalframe.audit import audit
 from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
 from evalframe.errors import AuditRefused, EvalframeError, InputFormatError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.importers import Imported
 from evalframe.load import Loaded
 from evalframe.plan import Plan
 from evalframe.report import DESCRIPTIONS, AuditReport, write_parquet_atomic
@@ -199,28 +200,53 @@ def main() -> None:
     """Audit AI evaluation results against a frozen plan before anyone believes a score."""
 
 
+IMPORT_FORMATS = ["inspect", "lm-eval", "helm", "promptfoo", "openai-evals"]
+
+
+def _import(fmt: str, paths: Sequence[str], score: str | None) -> Imported:
+    from evalframe.importers import registry
+
+    return registry()[fmt]([Path(p) for p in paths], score=score)
+
+
 @main.command("audit")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--plan",
     "plan_path",
     type=click.Path(exists=True, dir_okay=True, path_type=Path),
-    required=True,
+    default=None,
     help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate).",
 )
 @click.option(
     "--results",
     "results_paths",
     multiple=True,
-    required=True,
     help="Ledger: CSV, JSON Lines, Parquet file, directory or glob (repeatable).",
+)
+@click.option(
+    "--from",
+    "from_format",
+    type=click.Choice(IMPORT_FORMATS),
+    default=None,
+    help="Read plan and ledger from other tools' exports given as PATHS (instead of --plan/--results).",
+)
+@click.option(
+    "--score",
+    "score_name",
+    default=None,
+    help="With --from: the scorer / metric / stat to read (default: the importer's).",
 )
 @click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (compared exactly).")
 @click.option("--trials", type=int, default=1, show_default=True, help="Trials per (candidate, case).")
 @click.option("--run-id", default=None, help="Require every row to come from this run.")
 @audit_options
 def audit_command(
-    plan_path: Path,
+    paths: tuple[Path, ...],
+    plan_path: Path | None,
     results_paths: tuple[str, ...],
+    from_format: str | None,
+    score_name: str | None,
     candidates: str | None,
     trials: int,
     run_id: str | None,
@@ -229,12 +255,71 @@ def audit_command(
     retry_on: str,
     **kwargs: Any,
 ) -> None:
-    """Audit a results ledger against a frozen plan."""
+    """Audit a results ledger against a frozen plan.
+
+    Either --plan and --results, or --from FORMAT followed by export files
+    (e.g. `evalframe audit --from inspect logs/*.eval`).
+    """
+    options = dict(kwargs, retry_on=retry_on.split(","))
+    if from_format is not None:
+        if plan_path is not None or results_paths or not paths:
+            raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
+        try:
+            imported = _import(from_format, [str(p) for p in paths], score_name)
+        except EvalframeError as exc:
+            _fail(str(exc))
+        loaded = Loaded(imported.ledger.lazy(), imported.notes, ", ".join(str(p) for p in paths))
+        run_audit(
+            lambda: imported.plan,
+            loaded,
+            out,
+            fmt,
+            provenance={"imported_from": from_format, "exports": imported.info},
+            **options,
+        )
+        return
+    if plan_path is None or not results_paths or paths:
+        raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
 
     def plan_factory() -> Plan:
         return Plan.from_file(plan_path, candidates=_split_list(candidates), trials=trials, run_id=run_id)
 
-    run_audit(plan_factory, results_paths, out, fmt, retry_on=retry_on.split(","), **kwargs)
+    run_audit(plan_factory, results_paths, out, fmt, **options)
+
+
+@main.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(IMPORT_FORMATS))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder for plan.parquet, ledger.parquet and notes.parquet.",
+)
+@click.option("--score", "score_name", default=None, help="The scorer / metric / stat to read.")
+def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str | None) -> None:
+    """Convert exports of another tool into plan.parquet + ledger.parquet (+ notes.parquet).
+
+    The plan is what the export says was planned; the ledger is the rows it
+    holds. Audit them with `evalframe audit --plan OUT/plan.parquet --results
+    OUT/ledger.parquet`. Exit 1 when a file could not be read (its problems
+    are in notes.parquet and on stderr).
+    """
+    try:
+        imported = _import(fmt, [str(p) for p in paths], score_name)
+    except EvalframeError as exc:
+        _fail(str(exc))
+    plan_units = imported.plan.planned_units().join(imported.plan.cases.lazy(), on="case_id", how="left").collect()
+    write_parquet_atomic({"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}, out)
+    console = _stderr()
+    console.print(
+        f"imported {len(paths)} file(s): {plan_units.height} planned units, {imported.ledger.height} ledger rows, "
+        f"{imported.notes.height} note(s) → {out}",
+        highlight=False,
+    )
+    if imported.notes.filter(pl.col(REFUSING)).height:
+        print_problems(imported.notes, console)
+        sys.exit(EXIT_REFUSED)
 
 
 if __name__ == "__main__":  # pragma: no cover
