@@ -31,6 +31,7 @@ from evalframe.load import Loaded, PathLike, load
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import reconcile
+from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
 from evalframe.report import AuditReport
 from evalframe.validate import validate_ledger
 
@@ -65,6 +66,9 @@ def audit(
     grade: GradeKind = "binary",
     score_range: tuple[float, float] = (0.0, 1.0),
     pass_threshold: float | None = None,
+    slices: Sequence[str] = (),
+    bins: Bins | None = None,
+    alpha: float = 0.05,
     provenance: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
@@ -90,6 +94,13 @@ def audit(
         (any missing unit refuses the batch).
     grade, score_range, pass_threshold
         How grades are read; see :func:`~evalframe.validate.validate_ledger`.
+    slices
+        Plan columns to break the funnel down by (SPEC §5).
+    bins
+        Bins for numeric slice columns: edges or ``"q<k>"`` (see
+        :func:`~evalframe.slices.binned`).
+    alpha
+        Significance level of the selective-missingness test.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
 
@@ -105,6 +116,8 @@ def audit(
         detail, refusing).
     InputFormatError
         When a results file cannot be opened at all.
+    ValueError
+        When a slice column is not a plan column, or a bins spec is malformed.
 
     Examples
     --------
@@ -125,6 +138,11 @@ def audit(
     │ B         ┆ 4       ┆ 4      ┆ 3      ┆ 1.0             ┆ 0.75             ┆ 0.75              │
     └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
     """
+    unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
+    if unknown_slices:
+        usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"
+        msg = f"slice column(s) {', '.join(map(repr, unknown_slices))} not in the plan (plan columns: {usable})"
+        raise ValueError(msg)
     loaded = _as_loaded(results)
     validated = validate_ledger(loaded.frame, plan, grade=grade, score_range=score_range, pass_threshold=pass_threshold)
     found = [loaded.problems, validated.problems]
@@ -151,6 +169,10 @@ def audit(
     summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String)))
     )
+    slice_table = slice_funnel(units, slices, bins) if slices else pl.DataFrame()
+    tests = missingness_tests(slice_table, alpha=alpha) if slices else pl.DataFrame()
+    if slices:
+        summary = summary.join(selective_flag(tests), on=CANDIDATE, how="left")
     meta: dict[str, Any] = {
         "evalframe_version": evalframe_version(),
         "plan_source": plan.source,
@@ -175,6 +197,8 @@ def audit(
         "retry_on": list(retry_on),
         "missing": missing,
         "grade": grade,
+        "slices": list(slices),
+        "alpha": alpha,
         **(provenance or {}),
     }
     return AuditReport(
@@ -182,5 +206,7 @@ def audit(
         units=units,
         attempts=selected.attempts.sort([*UNIT_KEY, "attempt"]),
         problems=problems,
+        slices=slice_table,
+        missingness=tests,
         meta=meta,
     )

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from evalframe.audit import audit
 from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
-from evalframe.errors import AuditRefused, EvalframeError, InputFormatError
+from evalframe.errors import AuditRefused, EvalframeError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.load import Loaded
@@ -86,6 +86,22 @@ def _split_list(text: str | None) -> list[str] | None:
     return None if text is None else text.split(",")
 
 
+def _parse_bins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, Any]:
+    bins: dict[str, Any] = {}
+    for value in values:
+        name, sep, spec = value.partition("=")
+        if not sep or not name or not spec:
+            raise click.BadParameter(f"expected COL=EDGE,EDGE,... or COL=q<k>, got {value!r}")
+        if spec.startswith("q"):
+            bins[name] = spec
+            continue
+        try:
+            bins[name] = [float(e) for e in spec.split(",")]
+        except ValueError:
+            raise click.BadParameter(f"bin edges must be numbers, got {spec!r}") from None
+    return bins
+
+
 def audit_options(func: F) -> F:
     """Options shared by commands that run an audit."""
     options = [
@@ -132,6 +148,23 @@ def audit_options(func: F) -> F:
             "--pass-threshold", type=float, default=None, help="Numeric score at or above which a unit passes."
         ),
         click.option(
+            "--slice", "slices", multiple=True, help="Plan column to break funnel and missingness down by (repeatable)."
+        ),
+        click.option(
+            "--bins",
+            "bins",
+            multiple=True,
+            callback=_parse_bins,
+            help="Bins of a numeric slice: COL=EDGE,EDGE,... or COL=q<k> for k quantile bins (repeatable).",
+        ),
+        click.option(
+            "--alpha",
+            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            default=0.05,
+            show_default=True,
+            help="Significance level of the selective-missingness test.",
+        ),
+        click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
@@ -168,6 +201,18 @@ def _print_report(report: AuditReport, fmt: str) -> None:
     console.print(_frame_table(funnel_long(report.summary), "funnel: counts, then rates named by their denominator"))
     missing = report.summary.select(CANDIDATE, "missing", pl.col("missing_case_ids").list.join(", "))
     console.print(_frame_table(missing, "missing units (not failures)"))
+    if report.missingness.width:
+        tests = report.missingness.select(
+            CANDIDATE,
+            "slice_column",
+            "missing",
+            "planned",
+            "test",
+            "p_value",
+            "selective",
+            pl.col("stands_out").list.join(", "),
+        )
+        console.print(_frame_table(tests, "does missingness depend on the slice?"))
     if report.problems.height:
         counts = report.problems.group_by(KIND).len("count").sort(KIND)
         console.print(_frame_table(counts, "problems (not refusing)"))
@@ -185,9 +230,7 @@ def run_audit(
         if out is not None:
             write_parquet_atomic({"problems": exc.problems}, out)
         sys.exit(EXIT_REFUSED)
-    except InputFormatError as exc:
-        _fail(str(exc))
-    except EvalframeError as exc:
+    except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
     if out is not None:
         report.write(out)

@@ -124,6 +124,13 @@ class AuditReport:
     problems
         Non-refusing problems (missing units, retry flags); see
         :mod:`evalframe.problems`.
+    slices
+        One row per (candidate, slice column, slice value): the funnel,
+        ``missing_rate`` and ``missing_ratio`` (see :mod:`evalframe.slices`);
+        empty when no slice was declared.
+    missingness
+        One row per (candidate, slice column): the test of independence
+        between slice and missingness; empty when no slice was declared.
     meta
         Provenance: evalframe version, plan hash and source, results
         source, candidates, trials, run ids, policies.
@@ -133,11 +140,16 @@ class AuditReport:
     units: pl.DataFrame
     attempts: pl.DataFrame
     problems: pl.DataFrame
+    slices: pl.DataFrame = field(default_factory=pl.DataFrame)
+    missingness: pl.DataFrame = field(default_factory=pl.DataFrame)
     meta: Mapping[str, Any] = field(default_factory=dict)
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """The report's tables by file stem."""
-        return {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": self.problems}
+        tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": self.problems}
+        if self.slices.width:
+            tables |= {"slices": self.slices, "missingness": self.missingness}
+        return tables
 
     def to_markdown(self) -> str:
         """Render the report as Markdown: provenance, funnel, rates, missing units, problems."""
@@ -170,6 +182,15 @@ class AuditReport:
         ]
         missing = self.summary.select(CANDIDATE, "missing", "missing_case_ids")
         lines.append(markdown_table(missing))
+        if self.missingness.width:
+            lines += ["", "## Missingness by slice", ""]
+            tests = self.missingness.select(
+                CANDIDATE, "slice_column", "planned", "missing", "test", "p_value", "selective", "stands_out"
+            )
+            lines.append(markdown_table(tests))
+            lines += ["", markdown_table(self.slices.select(
+                CANDIDATE, "slice_column", "slice_value", "planned", "missing", "missing_rate", "scored",
+                "pass_rate_scored"))]
         lines += ["", "## Problems (not refusing)", ""]
         if self.problems.height:
             lines.append(markdown_table(self.problems.group_by(KIND).len("count").sort(KIND)))
