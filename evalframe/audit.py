@@ -31,8 +31,8 @@ from evalframe.load import Loaded, PathLike, load
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import reconcile
-from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
 from evalframe.report import AuditReport
+from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import validate_ledger
 
 Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]

@@ -66,6 +66,7 @@ Outcome = Literal[
     "no_output",
     "judge_failed",
     "not_scored",
+    "scored_no_threshold",
     "failed",
     "passed",
 ]
@@ -77,6 +78,7 @@ OUTCOMES: Final = (
     "no_output",
     "judge_failed",
     "not_scored",
+    "scored_no_threshold",
     "failed",
     "passed",
 )

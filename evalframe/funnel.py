@@ -69,7 +69,8 @@ def outcome_expr() -> pl.Expr:
     A row with no attempt (null ``exec_status``) is ``missing``; then
     ``not_started``, ``exec_failed`` (timeout or error), ``no_output``,
     ``judge_failed``, ``not_scored``, and for scored units ``passed`` or
-    ``failed``.
+    ``failed`` — or ``scored_no_threshold`` when a numeric score was given
+    but no pass threshold was declared (pass rates are then null).
     """
     ex, sc = pl.col(EXEC_STATUS), pl.col(SCORE_STATUS)
     return (
@@ -85,6 +86,8 @@ def outcome_expr() -> pl.Expr:
         .then(pl.lit("judge_failed"))
         .when(sc != "scored")
         .then(pl.lit("not_scored"))
+        .when(pl.col(PASSED).is_null())
+        .then(pl.lit("scored_no_threshold"))
         .when(pl.col(PASSED))
         .then(pl.lit("passed"))
         .otherwise(pl.lit("failed"))
@@ -165,9 +168,10 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
     counts = units.group_by(list(by)).agg(
         pl.len().cast(pl.UInt32).alias(PLANNED),
         (pl.len() - n("missing", "not_started")).cast(pl.UInt32).alias(ATTEMPTED),
-        n("no_output", "judge_failed", "not_scored", "failed", "passed").alias(COMPLETED),
-        n("judge_failed", "not_scored", "failed", "passed").alias(WITH_OUTPUT),
-        n("failed", "passed").alias(SCORED),
+        n("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed").alias(COMPLETED),
+        n("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed").alias(WITH_OUTPUT),
+        n("scored_no_threshold", "failed", "passed").alias(SCORED),
+        n("scored_no_threshold").alias("_no_threshold"),
         n("passed").alias(PASSED),
         n("failed").alias(FAILED),
         n("missing").alias(MISSING),
@@ -179,10 +183,20 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
     )
     planned = pl.col(PLANNED).cast(pl.Float64)
     per_planned = pl.when(pl.col(PLANNED) > 0)
-    return counts.with_columns(
-        per_planned.then(pl.col(COMPLETED) / planned).alias(COMPLETION_RATE),
-        per_planned.then(pl.col(SCORED) / planned).alias(SCORED_COVERAGE),
-        pl.when(pl.col(SCORED) > 0).then(pl.col(PASSED) / pl.col(SCORED).cast(pl.Float64)).alias(PASS_RATE_SCORED),
-        per_planned.then(pl.col(PASSED) / planned).alias(PASS_RATE_PLANNED),
-        per_planned.then((pl.col(PASSED) + planned - pl.col(SCORED)) / planned).alias(PASS_RATE_UPPER),
-    ).sort(list(by))
+    # Pass rates exist only when every scored unit has a pass/fail (binary grade or declared threshold).
+    has_pass = pl.col("_no_threshold") == 0
+    return (
+        counts.with_columns(
+            per_planned.then(pl.col(COMPLETED) / planned).alias(COMPLETION_RATE),
+            per_planned.then(pl.col(SCORED) / planned).alias(SCORED_COVERAGE),
+            pl.when((pl.col(SCORED) > 0) & has_pass)
+            .then(pl.col(PASSED) / pl.col(SCORED).cast(pl.Float64))
+            .alias(PASS_RATE_SCORED),
+            per_planned.then(pl.when(has_pass).then(pl.col(PASSED) / planned)).alias(PASS_RATE_PLANNED),
+            per_planned.then(pl.when(has_pass).then((pl.col(PASSED) + planned - pl.col(SCORED)) / planned)).alias(
+                PASS_RATE_UPPER
+            ),
+        )
+        .drop("_no_threshold")
+        .sort(list(by))
+    )

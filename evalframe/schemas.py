@@ -111,8 +111,9 @@ def failures_as_problems(frame: pl.DataFrame, model: type[pa.DataFrameModel]) ->
     Returns
     -------
     polars.DataFrame
-        Partial problems frame: ``kind``, ``line``, ``source``, the key
-        columns present in ``frame``, and ``detail``; empty when valid.
+        Partial problems frame: ``kind``, the key columns present in
+        ``frame`` (``line``, ``source`` among them), and ``detail``; no rows
+        when valid.
 
     Examples
     --------
@@ -125,7 +126,8 @@ def failures_as_problems(frame: pl.DataFrame, model: type[pa.DataFrameModel]) ->
     except pa.errors.SchemaErrors as exc:
         cases: pl.DataFrame = exc.failure_cases
     else:
-        return pl.DataFrame(schema={KIND: pl.String, DETAIL: pl.String})
+        cases = pl.DataFrame(schema={"index": pl.Int32, "column": pl.String, "check": pl.String,
+                                     "failure_case": pl.String})
     cases = cases.filter(pl.col("index").is_not_null())
     keys = [c for c in (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE) if c in frame.columns]
     indexed = frame.select(keys).with_row_index("index")

@@ -86,7 +86,8 @@ def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
     expr: Any = pl.when(col.is_null()).then(pl.lit(None, pl.String))
     for high, label in zip([*edges, np.inf], interval_labels(edges), strict=True):
         expr = expr.when(col <= high).then(pl.lit(label))
-    return expr.otherwise(pl.lit(None, pl.String))
+    result: pl.Expr = expr.otherwise(pl.lit(None, pl.String))
+    return result
 
 
 def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> list[float]:
@@ -225,7 +226,7 @@ def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
 
 
 def missingness_tests(slice_table: pl.DataFrame, *, alpha: float = 0.05) -> pl.DataFrame:
-    """Per (candidate, slice column): does the missing rate depend on the slice?
+    """Test, per (candidate, slice column), whether the missing rate depends on the slice.
 
     Parameters
     ----------
@@ -274,18 +275,20 @@ def missingness_tests(slice_table: pl.DataFrame, *, alpha: float = 0.05) -> pl.D
                 "stands_out": sorted(str(v) for v in stands.drop_nulls().to_list()),
             }
         )
-    schema = {
-        CANDIDATE: pl.String,
-        SLICE_COLUMN: pl.String,
-        "n_slices": pl.Int64,
-        PLANNED: pl.Int64,
-        MISSING: pl.Int64,
-        "test": pl.String,
-        "statistic": pl.Float64,
-        "p_value": pl.Float64,
-        "selective": pl.Boolean,
-        "stands_out": pl.List(pl.String),
-    }
+    schema = pl.Schema(
+        {
+            CANDIDATE: pl.String(),
+            SLICE_COLUMN: pl.String(),
+            "n_slices": pl.Int64(),
+            PLANNED: pl.Int64(),
+            MISSING: pl.Int64(),
+            "test": pl.String(),
+            "statistic": pl.Float64(),
+            "p_value": pl.Float64(),
+            "selective": pl.Boolean(),
+            "stands_out": pl.List(pl.String),
+        }
+    )
     return pl.DataFrame(rows, schema=schema).sort(CANDIDATE, SLICE_COLUMN)
 
 

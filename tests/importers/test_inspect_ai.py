@@ -1,0 +1,722 @@
+"""Tests of the Inspect AI importer on the real logs of SOURCES.md and on small broken variants."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import evalframe
+from evalframe.errors import AuditRefused, InputFormatError
+from evalframe.importers import Imported, inspect_ai
+from evalframe.load import Loaded
+from evalframe.plan import Plan
+from evalframe.report import AuditReport
+from tests.conftest import REAL
+
+INSPECT = REAL / "inspect_ai"
+UK = INSPECT / "UKGovernmentBEIS-inspect_ai" / "tests"
+LOG_STREAMING = UK / "log" / "test_eval_log" / "log_streaming.eval"
+CANCELLED = UK / "analysis" / "test_logs" / "2025-05-12T20-28-13-04-00_popularity.json"
+NO_SCORER = UK / "scorer" / "logs" / "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
+SCORED_TWIN = UK / "scorer" / "logs" / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
+SET_OK = UK / "test_eval_set" / "2024-08-29T15-11-17+00-00_popularity_5EAmX6wjMFqea6WY7XHzZp.json"
+SET_ERROR = UK / "test_eval_set" / "2024-08-29T15-11-18+00-00_popularity_5EAmX6wjMFqea6WY7XHzZp.json"
+METR = INSPECT / "METR-inspect-action" / "tests" / "core" / "importer" / "data_fixtures" / "eval_logs" / "small.eval"
+SCOUT = (
+    INSPECT
+    / "meridianlabs-ai-inspect_scout"
+    / "tests"
+    / "recorder"
+    / "logs"
+    / "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval"
+)
+CCOT = INSPECT / "YuehHanChen-ccot_oe_results" / "logs"
+GROK = CCOT / (
+    "2025-08-27T22-28-46-04-00_word_avoidance_open_ended-inner_openrouter_x_ai_grok_3_mini_Yz5aWzc6um7tnxWBzmrmo8.json"
+)
+DEEPSEEK = CCOT / (
+    "2025-08-27T22-46-44-04-00_word_avoidance_open_ended-inner_openrouter_deepseek_deepseek_r1_distill_qwen_14b_"
+    "EFhwoRj2e8JD36sB5VxqbY.json"
+)
+OPUS = CCOT / (
+    "2025-08-28T13-51-10-04-00_word_avoidance_open_ended-inner_anthropic_claude_opus_4_20250514_"
+    "Wpz475ch23hBrtFBuPzHYF.json"
+)
+EVALEVAL = INSPECT / "evaleval-every_eval_ever" / "tests" / "data" / "inspect"
+ARC_QWEN = EVALEVAL / "data_arc_qwen.json"
+ARC_SONNET = EVALEVAL / "data_arc_sonnet.json"
+CVEBENCH = EVALEVAL / "data_cvebench_empty_choices.json"
+INTERCODE = EVALEVAL / "data_intercode_ctf_local_path.json"
+
+ALL_REAL = [
+    LOG_STREAMING,
+    CANCELLED,
+    NO_SCORER,
+    SCORED_TWIN,
+    SET_OK,
+    SET_ERROR,
+    METR,
+    SCOUT,
+    GROK,
+    DEEPSEEK,
+    OPUS,
+    ARC_QWEN,
+    ARC_SONNET,
+    CVEBENCH,
+    INTERCODE,
+]
+
+FUNNEL = [
+    "planned",
+    "attempted",
+    "completed",
+    "with_output",
+    "scored",
+    "passed",
+    "missing",
+    "exec_failed",
+    "judge_failed",
+    "not_scored",
+]
+
+
+def audit(imported: Imported, **options: Any) -> AuditReport:
+    return evalframe.audit(imported.plan, Loaded(imported.ledger.lazy(), imported.notes, "x"), **options)
+
+
+def counts(report: AuditReport, candidate: str | None = None) -> dict[str, Any]:
+    summary = report.summary
+    if candidate is not None:
+        summary = summary.filter(pl.col("candidate") == candidate)
+    assert summary.height == 1
+    return summary.select(FUNNEL).row(0, named=True)
+
+
+def kinds(imported: Imported) -> list[str]:
+    return sorted(imported.notes.get_column("kind").to_list())
+
+
+# --- real logs ---------------------------------------------------------------------------------
+
+
+def test_log_streaming_two_cases_two_epochs() -> None:
+    imported = inspect_ai.read([LOG_STREAMING])
+    assert imported.plan.candidates == ("azureai/Meta-Llama-3-1-405B-Instruct-jqf",)
+    assert imported.plan.trials == 2
+    assert imported.plan.cases.get_column("case_id").to_list() == ["1", "2"]
+    assert imported.plan.cases.get_column("task").to_list() == ["popularity", "popularity"]
+    report = audit(imported)
+    assert counts(report) == {
+        "planned": 4,
+        "attempted": 4,
+        "completed": 4,
+        "with_output": 4,
+        "scored": 4,
+        "passed": 3,
+        "missing": 0,
+        "exec_failed": 0,
+        "judge_failed": 0,
+        "not_scored": 0,
+    }
+    failed = imported.ledger.filter(~pl.col("passed"))
+    assert failed.select("case_id", "trial", "source").row(0) == (
+        "1",
+        1,
+        f"{LOG_STREAMING}!samples/1_epoch_1.json",
+    )
+    assert set(imported.ledger.columns) == {
+        "candidate",
+        "case_id",
+        "trial",
+        "attempt",
+        "run_id",
+        "exec_status",
+        "score_status",
+        "score",
+        "passed",
+        "has_output",
+        "limit",
+        "line",
+        "source",
+    }
+    assert imported.ledger.get_column("run_id").unique().to_list() == ["3RWm2YmdLiKCyQMzEcERin"]
+    (info,) = imported.info
+    assert info["dataset_samples"] == 100
+    assert info["epochs"] == 2
+    assert (info["total_samples"], info["completed_samples"], info["samples_read"]) == (4, 4, 4)
+    assert info["inspect_version"] == "0.3.42.dev228+g349eca8e.d20241022"
+    assert info["header"] == "header.json"
+    assert imported.notes.height == 0
+
+
+def test_cancelled_run_is_partial_and_says_so() -> None:
+    imported = inspect_ai.read([CANCELLED])
+    report = audit(imported)
+    c = counts(report)
+    assert (c["planned"], c["scored"], c["passed"], c["missing"]) == (3, 3, 2, 0)
+    (info,) = imported.info
+    assert info["status"] == "cancelled"
+    assert info["dataset_samples"] == 100
+    assert info["sample_ids_declared"] == 3
+    assert info["run_id"] == "7KyCuAQSqp76qKQZEKmG6M"
+    assert info["eval_id"] == "VnKtvCqGnnegLQ7qSBFDzx"
+    notes = imported.notes
+    assert notes.select("kind", "refusing").rows() == [("run_status", False)]
+    assert "cancelled" in notes.item(0, "detail")
+    assert report.problems.filter(pl.col("kind") == "run_status").height == 1
+
+
+def test_no_scorer_run_is_completed_but_not_scored() -> None:
+    imported = inspect_ai.read([NO_SCORER])
+    report = audit(imported)
+    assert counts(report) == {
+        "planned": 10,
+        "attempted": 10,
+        "completed": 10,
+        "with_output": 10,
+        "scored": 0,
+        "passed": 0,
+        "missing": 0,
+        "exec_failed": 0,
+        "judge_failed": 0,
+        "not_scored": 10,
+    }
+    assert report.summary.item(0, "pass_rate_scored") is None
+    # the spec declares scorer 'match' (eval.scorers) but results.scores is empty and no sample has a score
+    assert imported.info[0]["scorer"] == "match"
+    assert imported.info[0]["scorers"] == ["match"]
+    assert imported.ledger.get_column("score").null_count() == 10
+
+
+def test_scored_twin() -> None:
+    imported = inspect_ai.read([SCORED_TWIN])
+    c = counts(audit(imported))
+    assert (c["planned"], c["scored"], c["passed"], c["not_scored"]) == (10, 10, 8, 0)
+    failed = sorted(imported.ledger.filter(~pl.col("passed")).get_column("case_id").to_list())
+    assert failed == ["3", "7"]
+
+
+def test_twins_together_are_two_attempts_ordered_by_created() -> None:
+    # paths given newest first: the order of paths must not matter
+    imported = inspect_ai.read([SCORED_TWIN, NO_SCORER])
+    assert imported.ledger.height == 20
+    by_attempt = imported.ledger.group_by("attempt").agg(pl.col("run_id").unique(), pl.col("score_status").unique())
+    rows = {r["attempt"]: (r["run_id"], r["score_status"]) for r in by_attempt.iter_rows(named=True)}
+    assert rows == {1: (["nnS4q9qsuCrCzsBcQLnBLA"], ["not_scored"]), 2: (["2wRuCQ9hGYaGPyAdoobgYV"], ["scored"])}
+    first = counts(audit(imported, retry="first"))
+    assert (first["planned"], first["scored"], first["not_scored"]) == (10, 0, 10)
+    every = audit(imported, retry="every")
+    assert every.units.filter(pl.col("outcome") == "passed").height == 8
+    assert every.units.filter(pl.col("outcome") == "not_scored").height == 10
+
+
+def test_header_only_eval_set_logs_refuse_rates() -> None:
+    imported = inspect_ai.read([SET_OK, SET_ERROR])
+    assert imported.ledger.height == 0
+    assert imported.plan.n_units == 0
+    refusing = imported.notes.filter(pl.col("refusing"))
+    assert refusing.get_column("kind").to_list() == ["empty_plan"]
+    run_status = imported.notes.filter(pl.col("kind") == "run_status")
+    assert run_status.get_column("source").to_list() == [str(SET_ERROR)]
+    assert "'error'" in run_status.item(0, "detail")
+    # header totals (total 1, completed 1) vs 0 rows, and no sample_ids, for each log
+    assert imported.notes.filter(pl.col("kind") == "header_rows_disagree").height == 6
+    assert [i["status"] for i in imported.info] == ["success", "error"]
+    assert {i["run_id"] for i in imported.info} == {"o6Sd6xm3yv7pcqhmX2MJn9"}
+    with pytest.raises(AuditRefused) as excinfo:
+        audit(imported)
+    assert "empty_plan" in excinfo.value.problems.filter(pl.col("refusing")).get_column("kind").to_list()
+
+
+def test_metr_one_case_six_epochs_numeric_scores() -> None:
+    imported = inspect_ai.read([METR])
+    assert imported.plan.cases.get_column("case_id").to_list() == ["default"]
+    assert imported.plan.trials == 6
+    assert imported.ledger.get_column("trial").sort().to_list() == [1, 2, 3, 4, 5, 6]
+    assert imported.ledger.get_column("score").to_list() == [1.0] * 6
+    assert imported.info[0]["scorer"] == "score_metr_task"
+    c = counts(audit(imported))
+    assert (c["planned"], c["scored"], c["passed"], c["missing"]) == (6, 6, 6, 0)
+    numeric = counts(audit(imported, grade="numeric", pass_threshold=0.5))
+    assert (numeric["scored"], numeric["passed"]) == (6, 6)
+
+
+def test_scout_complete_clean_run() -> None:
+    imported = inspect_ai.read([SCOUT])
+    report = audit(imported)
+    c = counts(report)
+    assert (c["planned"], c["completed"], c["scored"], c["passed"], c["missing"]) == (100, 100, 100, 63, 0)
+    assert report.summary.item(0, "scored_coverage") == 1.0
+    assert report.summary.item(0, "pass_rate_scored") == pytest.approx(0.63)
+    assert imported.notes.height == 0
+    # line = position among the archive's sample members
+    assert sorted(imported.ledger.get_column("line").to_list()) == list(range(1, 101))
+
+
+def test_ccot_deepseek_sample_572_is_an_execution_error() -> None:
+    imported = inspect_ai.read([DEEPSEEK])
+    report = audit(imported)
+    assert counts(report) == {
+        "planned": 2970,
+        "attempted": 10,
+        "completed": 9,
+        "with_output": 9,
+        "scored": 0,
+        "passed": 0,
+        "missing": 2960,
+        "exec_failed": 1,
+        "judge_failed": 0,
+        "not_scored": 9,
+    }
+    errored = imported.ledger.filter(pl.col("exec_status") == "error")
+    assert errored.select("case_id", "score_status", "has_output").rows() == [("572", "not_scored", False)]
+    disagree = imported.notes.filter(pl.col("kind") == "header_rows_disagree")
+    assert disagree.height == 1
+    assert "completed_samples = 10" in disagree.item(0, "detail")
+    info = imported.info[0]
+    assert (info["status"], info["dataset_samples"], info["samples_with_error"]) == ("success", 2970, 1)
+
+
+def test_ccot_three_candidates_without_grades() -> None:
+    imported = inspect_ai.read([GROK, DEEPSEEK, OPUS])
+    assert imported.plan.candidates == (
+        "anthropic/claude-opus-4-20250514",
+        "openrouter/deepseek/deepseek-r1-distill-qwen-14b",
+        "openrouter/x-ai/grok-3-mini",
+    )
+    assert imported.plan.units is None  # same 2970 cases for everyone: a cross product
+    report = audit(imported)
+    got = {
+        r["candidate"]: (r["attempted"], r["scored"], r["exec_failed"], r["not_scored"])
+        for r in report.summary.iter_rows(named=True)
+    }
+    assert got == {
+        "anthropic/claude-opus-4-20250514": (10, 0, 0, 10),
+        "openrouter/deepseek/deepseek-r1-distill-qwen-14b": (10, 0, 1, 9),
+        "openrouter/x-ai/grok-3-mini": (10, 0, 0, 10),
+    }
+    ids = sorted(imported.ledger.get_column("case_id").unique().to_list(), key=int)
+    assert ids == ["103", "420", "457", "572", "915", "1004", "1127", "2234", "2620", "2772"]
+
+
+def test_arc_two_candidates_different_coverage() -> None:
+    imported = inspect_ai.read([ARC_QWEN, ARC_SONNET])
+    assert imported.plan.units is not None  # qwen planned 3 cases, sonnet 5
+    report = audit(imported)
+    assert counts(report, "ollama/qwen2.5:0.5b") == {
+        "planned": 3,
+        "attempted": 3,
+        "completed": 3,
+        "with_output": 3,
+        "scored": 3,
+        "passed": 1,
+        "missing": 0,
+        "exec_failed": 0,
+        "judge_failed": 0,
+        "not_scored": 0,
+    }
+    sonnet = counts(report, "anthropic/claude-sonnet-4-0")
+    assert (sonnet["planned"], sonnet["scored"], sonnet["passed"]) == (5, 5, 5)
+    # against a frozen plan of ids 1-5 for both, qwen is missing 4 and 5
+    frozen = Plan.from_frame(
+        pl.DataFrame({"case_id": ["1", "2", "3", "4", "5"]}), candidates=list(imported.plan.candidates)
+    )
+    against = evalframe.audit(frozen, Loaded(imported.ledger.lazy(), imported.notes, "x"))
+    qwen = against.summary.filter(pl.col("candidate") == "ollama/qwen2.5:0.5b")
+    assert (qwen.item(0, "planned"), qwen.item(0, "scored"), qwen.item(0, "missing")) == (5, 3, 2)
+    assert qwen.item(0, "missing_case_ids").to_list() == ["4", "5"]
+
+
+def test_cvebench_error_is_exec_failed() -> None:
+    imported = inspect_ai.read([CVEBENCH])
+    c = counts(audit(imported))
+    assert (c["planned"], c["attempted"], c["completed"], c["exec_failed"], c["scored"]) == (1, 1, 0, 1, 0)
+    assert imported.ledger.item(0, "case_id") == "CVE-2024-36858-one_day"
+    details = sorted(imported.notes.filter(pl.col("kind") == "header_rows_disagree").get_column("detail").to_list())
+    assert len(details) == 2
+    assert "completed_samples = 78" in details[0] and "0 sample rows" in details[0]
+    assert "total_samples = 80" in details[1] and "1 sample rows" in details[1]
+
+
+def test_intercode_limit_sample_is_scored_and_keeps_its_limit() -> None:
+    imported = inspect_ai.read([INTERCODE])
+    row = imported.ledger.row(0, named=True)
+    assert (row["case_id"], row["exec_status"], row["score_status"], row["score"], row["passed"]) == (
+        "0",
+        "completed",
+        "scored",
+        0.0,
+        False,
+    )
+    assert row["limit"] == "message=50"
+    c = counts(audit(imported))
+    assert (c["planned"], c["scored"], c["passed"]) == (1, 1, 0)
+    # header sample_ids ['0'] (string) vs sample id 0 (int)
+    normalised = imported.notes.filter(pl.col("kind") == "id_normalised")
+    assert normalised.select("case_id", "refusing").rows() == [("0", False)]
+
+
+def test_all_real_logs_together_prefix_case_ids_by_task() -> None:
+    imported = inspect_ai.read(ALL_REAL)
+    assert set(imported.plan.cases.get_column("task").unique().to_list()) == {
+        "popularity",
+        "oxdna_simple",
+        "_inner",
+        "inspect_evals/arc_easy",
+        "cvebench",
+        "inspect_evals/gdm_intercode_ctf",
+    }
+    case_ids = set(imported.ledger.get_column("case_id").to_list())
+    assert {"popularity/1", "oxdna_simple/default", "_inner/572", "inspect_evals/gdm_intercode_ctf/0"} <= case_ids
+    assert all(i.get("case_id_prefix") == f"{i['task']}/" for i in imported.info)
+    report = audit(imported)
+    got = report.summary.select("candidate", *FUNNEL).rows_by_key("candidate", named=True, unique=True)
+    assert len(got) == 10
+    assert (got["openai/gpt-4o-mini"]["planned"], got["openai/gpt-4o-mini"]["scored"]) == (100, 90)
+    assert got["azureai/Meta-Llama-3-1-405B-Instruct-jqf"]["passed"] == 3
+    assert got["anthropic/claude-opus-4-6"]["exec_failed"] == 1
+    # gpt-4o-mini ran popularity four times: attempts follow the logs' created times
+    gpt = imported.ledger.filter((pl.col("candidate") == "openai/gpt-4o-mini") & (pl.col("case_id") == "popularity/1"))
+    assert gpt.sort("attempt").get_column("run_id").to_list() == [
+        "nnS4q9qsuCrCzsBcQLnBLA",  # 2025-02-11 15:17 (no scorer)
+        "2wRuCQ9hGYaGPyAdoobgYV",  # 2025-02-11 15:18
+        "7KyCuAQSqp76qKQZEKmG6M",  # 2025-05-12 (cancelled)
+        "9zsQGSCUfJL6aZdSHP6PQc",  # 2025-09-23
+    ]
+    # the header-only logs add notes but no units; they do not make the batch refuse here
+    assert imported.notes.filter(pl.col("refusing")).height == 0
+
+
+def test_order_of_paths_does_not_matter() -> None:
+    forward = inspect_ai.read([NO_SCORER, SCORED_TWIN, CANCELLED, ARC_QWEN])
+    backward = inspect_ai.read([ARC_QWEN, CANCELLED, SCORED_TWIN, NO_SCORER])
+    assert forward.ledger.equals(backward.ledger)
+    assert forward.notes.equals(backward.notes)
+    assert forward.plan.plan_hash == backward.plan.plan_hash
+    assert forward.info == backward.info
+
+
+def test_missing_path_raises() -> None:
+    with pytest.raises(InputFormatError):
+        inspect_ai.read([INSPECT / "no-such-log.eval"])
+
+
+def test_directory_reads_every_log_below_it() -> None:
+    imported = inspect_ai.read([UK / "scorer"])
+    assert [Path(i["source"]).name for i in imported.info] == [NO_SCORER.name, SCORED_TWIN.name]
+
+
+# --- malformed files -----------------------------------------------------------------------------
+
+
+def test_truncated_eval_is_a_refusing_note_and_other_files_are_read(tmp_path: Path) -> None:
+    broken = tmp_path / "truncated.eval"
+    broken.write_bytes(LOG_STREAMING.read_bytes()[:3000])
+    imported = inspect_ai.read([broken, CANCELLED])
+    unreadable = imported.notes.filter(pl.col("kind") == "unreadable_file")
+    assert unreadable.select("source", "refusing").rows() == [(str(broken), True)]
+    assert imported.ledger.height == 3  # the cancelled log is still read
+    assert {i["source"]: i["readable"] for i in imported.info} == {str(broken): False, str(CANCELLED): True}
+    with pytest.raises(AuditRefused) as excinfo:
+        audit(imported)
+    assert excinfo.value.problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["unreadable_file"]
+
+
+def test_invalid_json_log_names_the_line(tmp_path: Path) -> None:
+    broken = tmp_path / "bad.json"
+    broken.write_text('{\n  "version": 2,\n  "eval": {,\n}\n')
+    imported = inspect_ai.read([broken, SCORED_TWIN])
+    note = imported.notes.filter(pl.col("kind") == "unreadable_file").row(0, named=True)
+    assert (note["source"], note["line"], note["refusing"]) == (str(broken), 3, True)
+    assert imported.ledger.height == 10
+
+
+def test_bad_sample_member_is_named_and_the_rest_of_the_archive_is_read(tmp_path: Path) -> None:
+    broken = tmp_path / "bad_member.eval"
+    with zipfile.ZipFile(LOG_STREAMING) as src, zipfile.ZipFile(broken, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            dst.writestr(name, data[:100] if name == "samples/2_epoch_2.json" else data)
+    imported = inspect_ai.read([broken])
+    note = imported.notes.filter(pl.col("refusing")).row(0, named=True)
+    assert (note["kind"], note["source"], note["refusing"]) == (
+        "unreadable_file",
+        f"{broken}!samples/2_epoch_2.json",
+        True,
+    )
+    assert kinds(imported) == ["header_rows_disagree", "header_rows_disagree", "unreadable_file"]
+    assert imported.ledger.height == 3
+    with pytest.raises(AuditRefused):
+        audit(imported)
+
+
+def test_eval_without_header_or_journal(tmp_path: Path) -> None:
+    broken = tmp_path / "headless.eval"
+    with zipfile.ZipFile(LOG_STREAMING) as src, zipfile.ZipFile(broken, "w") as dst:
+        for name in src.namelist():
+            if name.startswith("samples/"):
+                dst.writestr(name, src.read(name))
+    imported = inspect_ai.read([broken])
+    assert kinds(imported) == ["empty_plan", "unreadable_file"]
+    assert "header.json" in imported.notes.filter(pl.col("kind") == "unreadable_file").item(0, "detail")
+
+
+def test_json_log_without_model(tmp_path: Path) -> None:
+    doc = json.loads(CANCELLED.read_text())
+    del doc["eval"]["model"]
+    broken = tmp_path / "no_model.json"
+    broken.write_text(json.dumps(doc))
+    imported = inspect_ai.read([broken, ARC_SONNET])
+    assert imported.notes.filter(pl.col("refusing")).select("kind", "source").rows() == [
+        ("unreadable_file", str(broken))
+    ]
+    assert imported.plan.candidates == ("anthropic/claude-sonnet-4-0",)
+
+
+def test_sample_without_id(tmp_path: Path) -> None:
+    doc = json.loads(ARC_QWEN.read_text())
+    del doc["samples"][1]["id"]
+    broken = tmp_path / "no_id.json"
+    broken.write_text(json.dumps(doc))
+    imported = inspect_ai.read([broken])
+    note = imported.notes.filter(pl.col("refusing")).row(0, named=True)
+    assert (note["kind"], note["line"], note["refusing"]) == ("unreadable_file", 2, True)
+    assert "samples[1]" in note["detail"]
+    assert imported.ledger.height == 2
+
+
+def test_interrupted_eval_reads_the_journal(tmp_path: Path) -> None:
+    started = tmp_path / "interrupted.eval"
+    with zipfile.ZipFile(LOG_STREAMING) as src, zipfile.ZipFile(started, "w") as dst:
+        for name in src.namelist():
+            if name not in ("header.json", "summaries.json", "reductions.json"):
+                dst.writestr(name, src.read(name))
+    imported = inspect_ai.read([started])
+    assert imported.info[0]["header"] == "_journal/start.json"
+    assert imported.info[0]["status"] == "started"
+    assert imported.notes.select("kind", "refusing").rows() == [("run_status", False)]
+    # no results in the journal: the scorer is the one the samples carry
+    c = counts(audit(imported))
+    assert (c["planned"], c["scored"], c["passed"]) == (4, 4, 3)
+
+
+# --- synthetic logs: grades, retries, scorers, ids -------------------------------------------------
+
+
+def _log(
+    samples: list[dict[str, Any]] | None,
+    *,
+    model: str = "m/one",
+    task: str = "t",
+    sample_ids: list[Any] | None = None,
+    epochs: int | None = None,
+    created: str = "2025-01-01T00:00:00+00:00",
+    run_id: str = "run-1",
+    status: str = "success",
+    scorers: list[str] | None = None,
+    totals: tuple[int, int] | None = None,
+) -> dict[str, Any]:
+    config: dict[str, Any] = {} if epochs is None else {"epochs": epochs}
+    dataset: dict[str, Any] = {"samples": 100}
+    if sample_ids is not None:
+        dataset["sample_ids"] = sample_ids
+    doc: dict[str, Any] = {
+        "version": 2,
+        "status": status,
+        "eval": {
+            "run_id": run_id,
+            "created": created,
+            "task": task,
+            "dataset": dataset,
+            "model": model,
+            "config": config,
+        },
+        "results": {
+            "total_samples": totals[0] if totals else len(samples or []),
+            "completed_samples": totals[1] if totals else len(samples or []),
+            "scores": [{"name": s, "scorer": s} for s in (scorers or [])],
+        },
+    }
+    if samples is not None:
+        doc["samples"] = samples
+    return doc
+
+
+def _sample(sid: Any, value: Any = "C", *, epoch: int = 1, scorer: str = "match", **extra: Any) -> dict[str, Any]:
+    sample: dict[str, Any] = {
+        "id": sid,
+        "epoch": epoch,
+        "output": {"choices": [{"message": {"role": "assistant", "content": "x"}}]},
+        "scores": {scorer: {"value": value}},
+    }
+    sample.update(extra)
+    return sample
+
+
+def _write(tmp_path: Path, name: str, doc: dict[str, Any]) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_letter_and_numeric_grades(tmp_path: Path) -> None:
+    samples = [
+        _sample(1, "C"),
+        _sample(2, "I"),
+        _sample(3, "P"),
+        _sample(4, "N"),
+        _sample(5, 0.25),
+        _sample(6, True),
+        _sample(7, None),
+        _sample(8, {"a": 1}),
+        _sample(9, "maybe"),
+        {"id": 10, "epoch": 1, "output": {"completion": "x"}, "scores": {}},
+        _sample(11, "C", scorer="other"),
+    ]
+    path = _write(tmp_path, "grades.json", _log(samples, sample_ids=list(range(1, 12)), scorers=["match"]))
+    imported = inspect_ai.read([path])
+    assert "passed" not in imported.ledger.columns  # P and 0.25 are not 0/1: the audit's grade decides
+    got = {r["case_id"]: (r["score_status"], r["score"]) for r in imported.ledger.iter_rows(named=True)}
+    assert got == {
+        "1": ("scored", 1.0),
+        "2": ("scored", 0.0),
+        "3": ("scored", 0.5),
+        "4": ("scored", 0.0),
+        "5": ("scored", 0.25),
+        "6": ("scored", 1.0),
+        "7": ("judge_error", None),
+        "8": ("judge_error", None),
+        "9": ("judge_error", None),
+        "10": ("not_scored", None),
+        "11": ("not_scored", None),
+    }
+    not_a_score = imported.notes.filter(pl.col("kind") == "not_a_score")
+    assert not_a_score.height == 1 and "2 value(s)" in not_a_score.item(0, "detail")
+    with pytest.raises(AuditRefused):  # 0.5 and 0.25 are not binary grades
+        audit(imported)
+    c = counts(audit(imported, grade="numeric", pass_threshold=1.0))
+    assert (c["planned"], c["scored"], c["passed"], c["judge_failed"], c["not_scored"]) == (11, 6, 2, 3, 2)
+
+
+def test_nonfinite_score_is_a_judge_error(tmp_path: Path) -> None:
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(_log([_sample(1, float("nan")), _sample(2, "C")], sample_ids=[1, 2])))
+    imported = inspect_ai.read([path])
+    assert imported.ledger.get_column("score_status").to_list() == ["judge_error", "scored"]
+    assert imported.notes.filter(pl.col("kind") == "nonfinite_score").height == 1
+
+
+def test_choose_scorer(tmp_path: Path) -> None:
+    samples = [
+        {"id": 1, "epoch": 1, "output": {"completion": "y"}, "scores": {"a": {"value": "I"}, "b": {"value": "C"}}},
+        {"id": 2, "epoch": 1, "output": {"completion": "y"}, "scores": {"a": {"value": "C"}}},
+    ]
+    path = _write(tmp_path, "two_scorers.json", _log(samples, sample_ids=[1, 2], scorers=["a", "b"]))
+    default = inspect_ai.read([path])
+    assert default.info[0]["scorer"] == "a"
+    assert default.ledger.get_column("passed").to_list() == [False, True]
+    chosen = inspect_ai.read([path], score="b")
+    assert chosen.ledger.get_column("score_status").to_list() == ["scored", "not_scored"]
+    assert chosen.info[0]["scorers"] == ["a", "b"]
+
+
+def test_error_retries_become_earlier_attempts(tmp_path: Path) -> None:
+    retry = {"message": "boom", "traceback": "", "traceback_ansi": ""}
+    samples = [_sample(1, "C", error_retries=[retry, retry]), _sample(2, "I")]
+    path = _write(tmp_path, "retries.json", _log(samples, sample_ids=[1, 2]))
+    imported = inspect_ai.read([path])
+    one = imported.ledger.filter(pl.col("case_id") == "1").sort("attempt")
+    assert one.select("attempt", "exec_status", "score_status").rows() == [
+        (1, "error", "not_scored"),
+        (2, "error", "not_scored"),
+        (3, "completed", "scored"),
+    ]
+    assert imported.info[0]["attempts_read"] == 4
+    first = counts(audit(imported, retry="first"))
+    assert (first["exec_failed"], first["scored"]) == (1, 1)
+    last = counts(audit(imported, retry="last_allowed"))
+    assert (last["exec_failed"], last["scored"], last["passed"]) == (0, 2, 1)
+
+
+def test_errored_sample_is_not_a_wrong_answer(tmp_path: Path) -> None:
+    samples = [_sample(1, "C"), {"id": 2, "epoch": 1, "error": {"message": "503"}, "output": {"choices": []}}]
+    path = _write(tmp_path, "err.json", _log(samples, sample_ids=[1, 2], totals=(2, 2)))
+    imported = inspect_ai.read([path])
+    c = counts(audit(imported))
+    assert (c["exec_failed"], c["scored"], c["passed"], c["not_scored"]) == (1, 1, 1, 0)
+    assert imported.notes.get_column("kind").to_list() == ["header_rows_disagree"]
+
+
+def test_mixed_id_types_collide_with_a_note(tmp_path: Path) -> None:
+    path = _write(tmp_path, "mixed.json", _log([_sample(1, "C"), _sample("1", "I")], sample_ids=[1, "1"]))
+    imported = inspect_ai.read([path])
+    assert imported.plan.cases.get_column("case_id").to_list() == ["1"]
+    assert imported.notes.select("kind", "case_id").rows() == [("id_normalised", "1")]
+    with pytest.raises(AuditRefused) as excinfo:  # two rows for one unit in one log
+        audit(imported)
+    assert "duplicate_key" in excinfo.value.problems.get_column("kind").to_list()
+
+
+def test_no_sample_ids_falls_back_to_rows(tmp_path: Path) -> None:
+    path = _write(tmp_path, "noids.json", _log([_sample("b", "C"), _sample("a", "I")], epochs=2))
+    imported = inspect_ai.read([path])
+    assert imported.plan.cases.get_column("case_id").to_list() == ["a", "b"]
+    assert imported.plan.trials == 2
+    note = imported.notes.row(0, named=True)
+    assert note["kind"] == "header_rows_disagree" and "could not be read from the header" in note["detail"]
+    c = counts(audit(imported))
+    assert (c["planned"], c["scored"], c["missing"]) == (4, 2, 2)
+
+
+def test_same_task_and_model_in_two_logs_are_successive_attempts(tmp_path: Path) -> None:
+    early = _write(
+        tmp_path,
+        "z_early.json",
+        _log([_sample(1, "I")], sample_ids=[1], created="2025-01-01T10:00:00+02:00", run_id="r-early"),
+    )
+    late = _write(
+        tmp_path,
+        "a_late.json",
+        _log([_sample(1, "C")], sample_ids=[1], created="2025-01-01T09:30:00+00:00", run_id="r-late"),
+    )
+    imported = inspect_ai.read([late, early])
+    assert imported.ledger.sort("attempt").select("attempt", "run_id").rows() == [(1, "r-early"), (2, "r-late")]
+    report = audit(imported, retry="first")
+    assert counts(report)["passed"] == 0
+    assert report.problems.filter(pl.col("kind") == "retry_after_scored").height == 1
+
+
+def test_header_only_log_beside_a_log_with_rows(tmp_path: Path) -> None:
+    header_only = _write(
+        tmp_path, "header_only.json", _log(None, model="m/two", sample_ids=[1, 2], status="error", totals=(2, 0))
+    )
+    scored = _write(tmp_path, "scored.json", _log([_sample(1, "C"), _sample(2, "C")], sample_ids=[1, 2]))
+    imported = inspect_ai.read([header_only, scored])
+    report = audit(imported)
+    two = counts(report, "m/two")
+    assert (two["planned"], two["attempted"], two["missing"], two["scored"]) == (2, 0, 2, 0)
+    assert report.summary.filter(pl.col("candidate") == "m/two").item(0, "pass_rate_scored") is None
+    assert "run_status" in kinds(imported)
+
+
+def test_eval_archive_with_retries_and_limits(tmp_path: Path) -> None:
+    path = tmp_path / "synthetic.eval"
+    doc = _log(None, sample_ids=["x"], epochs=1, scorers=["match"])
+    sample = _sample("x", "I", limit={"type": "time", "limit": 30.5})
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("header.json", json.dumps(doc))
+        archive.writestr("samples/x_epoch_1.json", json.dumps(sample))
+    imported = inspect_ai.read([path])
+    row = imported.ledger.row(0, named=True)
+    assert (row["limit"], row["exec_status"], row["score_status"], row["source"], row["line"]) == (
+        "time=30.5",
+        "completed",
+        "scored",
+        f"{path}!samples/x_epoch_1.json",
+        1,
+    )
