@@ -18,6 +18,7 @@ from rich.table import Table
 
 from evalframe.audit import audit
 from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
+from evalframe.compare import compare
 from evalframe.errors import AuditRefused, EvalframeError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
@@ -218,31 +219,6 @@ def _print_report(report: AuditReport, fmt: str) -> None:
         console.print(_frame_table(counts, "problems (not refusing)"))
 
 
-def run_audit(
-    plan_factory: Callable[[], Plan], results: Loaded | Sequence[str], out: Path | None, fmt: str, **kwargs: Any
-) -> None:
-    """Build the plan, audit, print and write; exit with the documented code."""
-    try:
-        plan = plan_factory()
-        report = audit(plan, results if isinstance(results, Loaded) else list(results), **kwargs)
-    except AuditRefused as exc:
-        print_problems(exc.problems, _stderr())
-        if out is not None:
-            write_parquet_atomic({"problems": exc.problems}, out)
-        sys.exit(EXIT_REFUSED)
-    except (EvalframeError, ValueError) as exc:
-        _fail(str(exc))
-    if out is not None:
-        report.write(out)
-    _print_report(report, fmt)
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="evalframe")
-def main() -> None:
-    """Audit AI evaluation results against a frozen plan before anyone believes a score."""
-
-
 IMPORT_FORMATS = ["inspect", "lm-eval", "helm", "promptfoo", "openai-evals"]
 
 
@@ -252,39 +228,47 @@ def _import(fmt: str, paths: Sequence[str], score: str | None) -> Imported:
     return registry()[fmt]([Path(p) for p in paths], score=score)
 
 
-@main.command("audit")
-@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--plan",
-    "plan_path",
-    type=click.Path(exists=True, dir_okay=True, path_type=Path),
-    default=None,
-    help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate).",
-)
-@click.option(
-    "--results",
-    "results_paths",
-    multiple=True,
-    help="Ledger: CSV, JSON Lines, Parquet file, directory or glob (repeatable).",
-)
-@click.option(
-    "--from",
-    "from_format",
-    type=click.Choice(IMPORT_FORMATS),
-    default=None,
-    help="Read plan and ledger from other tools' exports given as PATHS (instead of --plan/--results).",
-)
-@click.option(
-    "--score",
-    "score_name",
-    default=None,
-    help="With --from: the scorer / metric / stat to read (default: the importer's).",
-)
-@click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (compared exactly).")
-@click.option("--trials", type=int, default=1, show_default=True, help="Trials per (candidate, case).")
-@click.option("--run-id", default=None, help="Require every row to come from this run.")
-@audit_options
-def audit_command(
+def input_options(func: F) -> F:
+    """Options that say where the plan and the ledger come from."""
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path)),
+        click.option(
+            "--plan",
+            "plan_path",
+            type=click.Path(exists=True, dir_okay=True, path_type=Path),
+            default=None,
+            help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate).",
+        ),
+        click.option(
+            "--results",
+            "results_paths",
+            multiple=True,
+            help="Ledger: CSV, JSON Lines, Parquet file, directory or glob (repeatable).",
+        ),
+        click.option(
+            "--from",
+            "from_format",
+            type=click.Choice(IMPORT_FORMATS),
+            default=None,
+            help="Read plan and ledger from other tools' exports given as PATHS (instead of --plan/--results).",
+        ),
+        click.option(
+            "--score",
+            "score_name",
+            default=None,
+            help="With --from: the scorer / metric / stat to read (default: the importer's).",
+        ),
+        click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
+        click.option("--trials", type=int, default=1, show_default=True, help="Trials per (candidate, case)."),
+        click.option("--run-id", default=None, help="Require every row to come from this run."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def build_report(
+    *,
     paths: tuple[Path, ...],
     plan_path: Path | None,
     results_paths: tuple[str, ...],
@@ -294,40 +278,145 @@ def audit_command(
     trials: int,
     run_id: str | None,
     out: Path | None,
-    fmt: str,
     retry_on: str,
-    **kwargs: Any,
-) -> None:
+    **options: Any,
+) -> AuditReport:
+    """Read the inputs and audit them; on refusal print the problems and exit 1, on bad input exit 2."""
+    options["retry_on"] = retry_on.split(",")
+    try:
+        if from_format is not None:
+            if plan_path is not None or results_paths or not paths:
+                raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
+            imported = _import(from_format, [str(p) for p in paths], score_name)
+            plan = imported.plan
+            results: Loaded | list[str] = Loaded(
+                imported.ledger.lazy(), imported.notes, ", ".join(str(p) for p in paths)
+            )
+            options["provenance"] = {"imported_from": from_format, "exports": imported.info}
+        else:
+            if plan_path is None or not results_paths or paths:
+                raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
+            plan = Plan.from_file(plan_path, candidates=_split_list(candidates), trials=trials, run_id=run_id)
+            results = list(results_paths)
+        return audit(plan, results, **options)
+    except AuditRefused as exc:
+        print_problems(exc.problems, _stderr())
+        if out is not None:
+            write_parquet_atomic({"problems": exc.problems}, out)
+        sys.exit(EXIT_REFUSED)
+    except (EvalframeError, ValueError) as exc:
+        _fail(str(exc))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="evalframe")
+def main() -> None:
+    """Audit AI evaluation results against a frozen plan before anyone believes a score."""
+
+
+@main.command("audit")
+@input_options
+@audit_options
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    default=None,
+    help="Release gate: exit 3 when any candidate's scored_coverage is below this fraction.",
+)
+def audit_command(out: Path | None, fmt: str, min_coverage: float | None, **kwargs: Any) -> None:
     """Audit a results ledger against a frozen plan.
 
     Either --plan and --results, or --from FORMAT followed by export files
     (e.g. `evalframe audit --from inspect logs/*.eval`).
     """
-    options = dict(kwargs, retry_on=retry_on.split(","))
-    if from_format is not None:
-        if plan_path is not None or results_paths or not paths:
-            raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
-        try:
-            imported = _import(from_format, [str(p) for p in paths], score_name)
-        except EvalframeError as exc:
-            _fail(str(exc))
-        loaded = Loaded(imported.ledger.lazy(), imported.notes, ", ".join(str(p) for p in paths))
-        run_audit(
-            lambda: imported.plan,
-            loaded,
-            out,
-            fmt,
-            provenance={"imported_from": from_format, "exports": imported.info},
-            **options,
+    report = build_report(out=out, **kwargs)
+    if out is not None:
+        report.write(out)
+    _print_report(report, fmt)
+    if min_coverage is not None:
+        low = report.summary.filter(pl.col("scored_coverage") < min_coverage)
+        if low.height:
+            names = ", ".join(f"{c} ({v:.4g})" for c, v in low.select(CANDIDATE, "scored_coverage").iter_rows())
+            _stderr().print(f"[bold red]gate failed[/]: scored_coverage below {min_coverage:g}: {names}")
+            sys.exit(EXIT_GATE)
+
+
+@main.command("compare")
+@input_options
+@audit_options
+@click.option("--baseline", required=True, help="The baseline candidate.")
+@click.option("--candidate", "challenger", required=True, help="The candidate compared against the baseline.")
+@click.option(
+    "--pairs",
+    type=click.Choice(["complete_pairs", "missing_as_fail"]),
+    default="complete_pairs",
+    show_default=True,
+    help="complete_pairs: drop pairs without a grade on both sides; missing_as_fail: an ungraded side fails.",
+)
+@click.option(
+    "--min-coverage",
+    type=click.FloatRange(0, 1),
+    default=0.95,
+    show_default=True,
+    help="Declared minimum scored_coverage of each side.",
+)
+@click.option(
+    "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
+)
+@click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
+def compare_command(
+    out: Path | None,
+    fmt: str,
+    baseline: str,
+    challenger: str,
+    pairs: str,
+    min_coverage: float,
+    confidence: float,
+    require_winner: bool,
+    **kwargs: Any,
+) -> None:
+    """Compare a candidate against a baseline on paired units, with a verdict.
+
+    The verdict is candidate_better, baseline_better or no_supported_winner,
+    with its reasons: coverage gate, worst/best-case bounds, interval of the
+    paired difference.
+    """
+    report = build_report(out=out, **kwargs)
+    try:
+        comparison = compare(
+            report,
+            baseline=baseline,
+            candidate=challenger,
+            pairs=pairs,  # type: ignore[arg-type]
+            min_coverage=min_coverage,
+            confidence=confidence,
+            alpha=kwargs["alpha"],
         )
-        return
-    if plan_path is None or not results_paths or paths:
-        raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
-
-    def plan_factory() -> Plan:
-        return Plan.from_file(plan_path, candidates=_split_list(candidates), trials=trials, run_id=run_id)
-
-    run_audit(plan_factory, results_paths, out, fmt, **options)
+    except ValueError as exc:
+        _fail(str(exc))
+    if out is not None:
+        write_parquet_atomic(
+            {**report.tables(), "comparison": comparison.table, "pairs": comparison.pairs},
+            out,
+            {"report.md": report.to_markdown() + "\n" + comparison.to_markdown(), "report.json": report.to_json()},
+        )
+    if fmt == "json":
+        click.echo(comparison.table.write_json())
+    elif fmt == "markdown":
+        click.echo(comparison.to_markdown(), nl=False)
+    else:
+        console = _stdout()
+        colour = "green" if comparison.verdict != "no_supported_winner" else "yellow"
+        console.print(
+            f"[bold]verdict[/]: [{colour}]{comparison.verdict}[/]  ({challenger} vs baseline {baseline}, {pairs})"
+        )
+        for reason in comparison.reasons:
+            console.print(f"  - {reason}", highlight=False)
+        numbers = comparison.table.drop("reasons", "verdict").transpose(include_header=True, column_names=["value"])
+        console.print(_frame_table(numbers.with_columns(pl.col("value").cast(pl.String)), "comparison"))
+    if require_winner and comparison.verdict != "candidate_better":
+        _stderr().print(f"[bold red]gate failed[/]: verdict is {comparison.verdict}, not candidate_better")
+        sys.exit(EXIT_GATE)
 
 
 @main.command("import")

@@ -317,8 +317,9 @@ def validate_ledger(
                     pl.format("score = {} is not a finite number in [{}, {}]", _repr(SCORE), pl.lit(low), pl.lit(high)),
                 )
             )
-            if PASSED not in cols:
-                passed_expr = (parsed >= pass_threshold) if pass_threshold is not None else pl.lit(None, pl.Boolean)
+            if pass_threshold is not None:
+                # A declared threshold decides where the export gave no pass/fail of its own.
+                passed_expr = pl.coalesce(passed_expr, parsed >= pass_threshold)
         score_expr = parsed
 
     if shape == "status":

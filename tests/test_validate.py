@@ -130,3 +130,21 @@ def test_parquet_typed_grades(tmp_path: object) -> None:
     assert problem_kinds(raw) == [("invalid_grade", 3)]
     ints = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q1", "q2"], "passed": [1, 2]})
     assert problem_kinds(ints) == [("invalid_grade", 2)]
+
+
+def test_threshold_fills_null_passed_from_an_importer() -> None:
+    raw = pl.DataFrame(
+        {
+            "candidate": ["A", "A"],
+            "case_id": ["q1", "q2"],
+            "exec_status": ["completed"] * 2,
+            "score_status": ["scored"] * 2,
+            "score": [0.7, 0.2],
+            "passed": [None, None],
+        },
+        schema_overrides={"passed": pl.Boolean},
+    )
+    v = validate_ledger(raw, PLAN, grade="numeric", pass_threshold=0.5)
+    assert v.problems.height == 0
+    assert v.ledger.get_column("passed").to_list() == [True, False]
+    assert validate_ledger(raw, PLAN, grade="numeric").ledger.get_column("passed").to_list() == [None, None]

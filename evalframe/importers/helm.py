@@ -1,0 +1,666 @@
+"""Import HELM run folders into an evalframe plan and status ledger.
+
+A HELM run folder (``benchmark_output/runs/<suite>/<run name>/``) holds
+``run_spec.json`` (the run's name and ``adapter_spec``: model,
+``max_eval_instances``, ``num_train_trials``), ``scenario_state.json``
+(``request_states``: one request per instance × train trial, more for the
+``multiple_choice_separate_*`` methods), ``per_instance_stats.json`` (one
+entry per instance × perturbation × train trial with its list of stats) and
+``stats.json`` (run-level stats per metric name and split). The schema is the
+set of dataclasses of stanford-crfm/helm: ``PerInstanceStats``
+(``src/helm/benchmark/metrics/metric.py``), ``Stat`` / ``MetricName``
+(``src/helm/benchmark/metrics/statistic.py``, ``metric_name.py``),
+``ScenarioState`` / ``RequestState`` (``src/helm/benchmark/adaptation/``) and
+``RequestResult`` (``src/helm/common/request.py``).
+
+How the export maps onto evalframe:
+
+* **candidate**: ``run_spec.adapter_spec.model`` (e.g. ``openai/gpt2``);
+* **case_id**: the instance id, plus ``/<perturbation name>`` for a perturbed
+  instance (``id11/typos``); when one instance carries two different
+  perturbations with the same name, their other fields are appended
+  (``id11/typos[prob=0.1]``). When one call reads runs of several scenarios,
+  every case id is prefixed with the scenario (the run name without its
+  ``model=`` argument) so that instance ids of different scenarios never meet;
+* **trial**: ``train_trial_index + 1``;
+* **run_id**: the run name (``run_spec.name``);
+* **plan**: the instances of ``scenario_state.request_states`` × trials
+  ``1..num_train_trials``, with plan columns ``split`` (the instance's split,
+  e.g. ``valid`` / ``test``: a slice) and ``scenario``;
+* **grade**: the ``mean`` of the chosen stat (default ``exact_match``) in the
+  unit's per-instance stats. ``passed`` is set when every score read in the
+  call is exactly 0 or 1; otherwise the ledger has no ``passed`` column and
+  the audit needs ``grade="numeric"`` and a pass threshold.
+
+``stats.json`` and the run spec's ``max_eval_instances`` are reported in
+``info`` and are never evidence: coverage comes from the per-instance rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from evalframe.columns import (
+    ATTEMPT,
+    CANDIDATE,
+    CASE_ID,
+    DETAIL,
+    EXEC_STATUS,
+    HAS_OUTPUT,
+    KIND,
+    LINE,
+    PASSED,
+    REFUSING,
+    RUN_ID,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+)
+from evalframe.errors import InputFormatError, PlanError
+from evalframe.importers import Imported
+from evalframe.load import PathLike
+from evalframe.plan import Plan
+from evalframe.problems import concat_problems, problems_frame
+
+#: The stat read when ``score`` is None.
+DEFAULT_STAT: Final = "exact_match"
+#: Plan slice column holding the instance's split (``train``/``valid``/``test``).
+SPLIT: Final = "split"
+#: Plan column holding the scenario (the run name without its model argument).
+SCENARIO: Final = "scenario"
+
+RUN_SPEC: Final = "run_spec.json"
+SCENARIO_STATE: Final = "scenario_state.json"
+PER_INSTANCE_STATS: Final = "per_instance_stats.json"
+STATS: Final = "stats.json"
+#: Files every run folder must hold.
+REQUIRED_FILES: Final = (RUN_SPEC, SCENARIO_STATE, PER_INSTANCE_STATS)
+_KNOWN_FILES: Final = (*REQUIRED_FILES, STATS, "scenario.json")
+#: Run-name arguments that name the model, not the scenario.
+_MODEL_ARGS: Final = ("model=", "model_deployment=")
+
+#: Columns and dtypes of the ledger this importer returns (``passed`` is
+#: dropped when a score is not binary).
+LEDGER_SCHEMA: Final = pl.Schema(
+    {
+        CANDIDATE: pl.String,
+        CASE_ID: pl.String,
+        TRIAL: pl.Int64,
+        ATTEMPT: pl.Int64,
+        RUN_ID: pl.String,
+        EXEC_STATUS: pl.String,
+        SCORE_STATUS: pl.String,
+        SCORE: pl.Float64,
+        PASSED: pl.Boolean,
+        HAS_OUTPUT: pl.Boolean,
+        LINE: pl.Int64,
+        SOURCE: pl.String,
+    }
+)
+
+# (instance id, perturbation key, train_trial_index): one unit of a run.
+_UnitKey = tuple[str, str, int]
+# (instance id, perturbation key): one planned instance.
+_InstanceKey = tuple[str, str]
+
+
+class _Malformed(Exception):
+    """A run file that cannot be read: becomes an ``unreadable_file`` note."""
+
+    def __init__(self, path: Path, place: str, detail: str, *, line: int | None = None) -> None:
+        self.path = path
+        self.place = place
+        self.detail = detail
+        self.line = line
+        super().__init__(f"{path}: {place}: {detail}")
+
+    def note(self) -> dict[str, Any]:
+        where = f" at {self.place}" if self.place else ""
+        return {
+            KIND: "unreadable_file",
+            SOURCE: str(self.path),
+            LINE: self.line,
+            DETAIL: f"{self.path.name}{where}: {self.detail}",
+            REFUSING: True,
+        }
+
+
+def _load_json(path: Path) -> Any:
+    """Parse one JSON document (bare NaN/Infinity accepted), or raise :class:`_Malformed`."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _Malformed(path, "", f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _Malformed(path, f"byte {exc.start}", "bytes that are not UTF-8") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Malformed(
+            path, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}", line=exc.lineno
+        ) from exc
+
+
+def _field(
+    obj: Any, key: str, types: type | tuple[type, ...], path: Path, place: str, *, optional: bool = False
+) -> Any:
+    """``obj[key]`` checked against ``types`` (never a bool for an int), or raise :class:`_Malformed`."""
+    if not isinstance(obj, dict):
+        raise _Malformed(path, place, f"expected a JSON object, found {type(obj).__name__}")
+    value = obj.get(key)
+    if value is None:
+        if optional:
+            return None
+        raise _Malformed(path, f"{place}.{key}" if place else key, "missing required key")
+    wanted = types if isinstance(types, tuple) else (types,)
+    if not isinstance(value, wanted) or (isinstance(value, bool) and bool not in wanted):
+        names = "/".join(t.__name__ for t in wanted)
+        raise _Malformed(path, f"{place}.{key}" if place else key, f"expected {names}, found {type(value).__name__}")
+    return value
+
+
+def _scenario_of(run_name: str) -> str:
+    """The run name without its model arguments: ``mmlu:subject=philosophy,method=…``."""
+    head, sep, args = run_name.partition(":")
+    if not sep:
+        return run_name
+    kept = [a for a in args.split(",") if not a.startswith(_MODEL_ARGS)]
+    return f"{head}:{','.join(kept)}" if kept else head
+
+
+def _perturbation_key(pert: Mapping[str, Any] | None) -> str:
+    return "" if pert is None else json.dumps(pert, sort_keys=True)
+
+
+def _labels(perts: Mapping[_InstanceKey, Mapping[str, Any] | None]) -> dict[_InstanceKey, str]:
+    """Case labels: the instance id, plus the perturbation name (and its fields when names collide)."""
+    variants: dict[tuple[str, str], set[str]] = {}
+    for (iid, pkey), pert in perts.items():
+        if pert is not None:
+            variants.setdefault((iid, str(pert["name"])), set()).add(pkey)
+    labels: dict[_InstanceKey, str] = {}
+    for (iid, pkey), pert in perts.items():
+        if pert is None:
+            labels[(iid, pkey)] = iid
+            continue
+        name = str(pert["name"])
+        label = f"{iid}/{name}"
+        if len(variants[(iid, name)]) > 1:
+            args = ",".join(f"{k}={v}" for k, v in sorted(pert.items()) if k != "name")
+            label = f"{label}[{args}]"
+        labels[(iid, pkey)] = label
+    return labels
+
+
+@dataclass
+class _Stat:
+    """The chosen stat's value(s) for one unit, with where they came from."""
+
+    entry: int
+    values: list[Any] = field(default_factory=list)
+    splits: list[str | None] = field(default_factory=list)
+
+
+@dataclass
+class _RunRead:
+    scenario: str
+    plan_rows: list[dict[str, Any]]
+    ledger_rows: list[dict[str, Any]]
+    notes: list[dict[str, Any]]
+    info: dict[str, Any]
+
+
+def _run_folders(paths: Sequence[PathLike]) -> tuple[list[Path], list[dict[str, Any]]]:
+    """Expand the given paths into run folders (a file names its folder; a folder is searched)."""
+    folders: list[Path] = []
+    notes: list[dict[str, Any]] = []
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            raise InputFormatError(str(given), "no such file or directory")
+        if path.is_file():
+            if path.name in _KNOWN_FILES:
+                folders.append(path.parent)
+            else:
+                notes.append(
+                    {
+                        KIND: "unreadable_file",
+                        SOURCE: str(path),
+                        DETAIL: f"not a HELM run file: expected a run folder or one of {', '.join(_KNOWN_FILES)}",
+                    }
+                )
+            continue
+        found = sorted({f.parent for name in REQUIRED_FILES for f in path.rglob(name)})
+        if not found:
+            notes.append(
+                {
+                    KIND: "unreadable_file",
+                    SOURCE: str(path),
+                    DETAIL: f"no HELM run folder under this path (none holds {', '.join(REQUIRED_FILES)})",
+                }
+            )
+        folders.extend(found)
+    unique = sorted(set(folders), key=str)
+    return unique, notes
+
+
+def _stats_json(path: Path, stat: str) -> dict[str, dict[str, float | None]]:
+    """Run-level values of ``stat`` and ``num_instances`` per split (unperturbed, no sub-split)."""
+    doc = _load_json(path)
+    if not isinstance(doc, list):
+        raise _Malformed(path, "", f"expected a JSON list of stats, found {type(doc).__name__}")
+    out: dict[str, dict[str, float | None]] = {}
+    for i, entry in enumerate(doc):
+        name = _field(entry, "name", dict, path, f"[{i}]")
+        metric = _field(name, "name", str, path, f"[{i}].name")
+        if metric not in (stat, "num_instances") or name.get("perturbation") or name.get("sub_split"):
+            continue
+        split = str(name.get("split"))
+        mean = entry.get("mean")
+        out.setdefault(split, {})[metric] = float(mean) if isinstance(mean, (int, float)) else None
+    return dict(sorted(out.items()))
+
+
+def _read_run(folder: Path, stat: str) -> _RunRead:
+    """Read one run folder (raises :class:`_Malformed` for a missing or malformed file)."""
+    missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
+    if missing:
+        also = f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else ""
+        raise _Malformed(folder / missing[0], "", f"required file missing from the run folder{also}")
+    spec_path, state_path, pis_path = (folder / name for name in REQUIRED_FILES)
+
+    spec = _load_json(spec_path)
+    run_name = _field(spec, "name", str, spec_path, "")
+    adapter = _field(spec, "adapter_spec", dict, spec_path, "")
+    model = _field(adapter, "model", str, spec_path, "adapter_spec")
+    declared_trials = _field(adapter, "num_train_trials", int, spec_path, "adapter_spec", optional=True)
+    scenario = _scenario_of(run_name)
+
+    state = _load_json(state_path)
+    request_states = _field(state, "request_states", list, state_path, "")
+    perts: dict[_InstanceKey, dict[str, Any] | None] = {}
+    splits: dict[_InstanceKey, str | None] = {}
+    planned: list[_InstanceKey] = []
+    requests: dict[_UnitKey, list[tuple[int, dict[str, Any] | None]]] = {}
+    max_trial_index = -1
+    for i, rs in enumerate(request_states):
+        place = f"request_states[{i}]"
+        instance = _field(rs, "instance", dict, state_path, place)
+        iid = _field(instance, "id", str, state_path, f"{place}.instance")
+        pert = _field(instance, "perturbation", dict, state_path, f"{place}.instance", optional=True)
+        if pert is not None:
+            _field(pert, "name", str, state_path, f"{place}.instance.perturbation")
+        split = _field(instance, "split", str, state_path, f"{place}.instance", optional=True)
+        tti = _field(rs, "train_trial_index", int, state_path, place)
+        result = _field(rs, "result", dict, state_path, place, optional=True)
+        if result is not None:
+            _field(result, "success", bool, state_path, f"{place}.result")
+            _field(result, "completions", list, state_path, f"{place}.result", optional=True)
+        ikey = (iid, _perturbation_key(pert))
+        if ikey not in perts:
+            perts[ikey] = pert
+            splits[ikey] = split
+            planned.append(ikey)
+        requests.setdefault((*ikey, tti), []).append((i + 1, result))
+        max_trial_index = max(max_trial_index, tti)
+    n_trials = declared_trials if declared_trials is not None else max(max_trial_index + 1, 1)
+
+    pis = _load_json(pis_path)
+    if not isinstance(pis, list):
+        raise _Malformed(pis_path, "", f"expected a JSON list, found {type(pis).__name__}")
+    found: dict[_UnitKey, _Stat] = {}
+    stat_seen = False
+    for j, entry in enumerate(pis):
+        place = f"[{j}]"
+        iid = _field(entry, "instance_id", str, pis_path, place)
+        pert = _field(entry, "perturbation", dict, pis_path, place, optional=True)
+        if pert is not None:
+            _field(pert, "name", str, pis_path, f"{place}.perturbation")
+        tti = _field(entry, "train_trial_index", int, pis_path, place)
+        stats = _field(entry, "stats", list, pis_path, place)
+        ikey = (iid, _perturbation_key(pert))
+        perts.setdefault(ikey, pert)
+        got = found.setdefault((*ikey, tti), _Stat(entry=j + 1))
+        for k, s in enumerate(stats):
+            name = _field(s, "name", dict, pis_path, f"{place}.stats[{k}]")
+            if _field(name, "name", str, pis_path, f"{place}.stats[{k}].name") != stat:
+                continue
+            stat_seen = True
+            value = s.get("mean")
+            count, total = s.get("count"), s.get("sum")
+            if value is None and isinstance(count, int) and count > 0 and isinstance(total, (int, float)):
+                value = total / count
+            got.values.append(value)
+            got.splits.append(name.get("split") if isinstance(name.get("split"), str) else None)
+
+    labels = _labels(perts)
+    source_state, source_pis = str(state_path), str(pis_path)
+    notes: list[dict[str, Any]] = []
+    ledger_rows: list[dict[str, Any]] = []
+    plan_rows: list[dict[str, Any]] = []
+
+    def note(
+        kind: str, key: _UnitKey | None, detail: str, *, source: str = source_pis, line: int | None = None
+    ) -> None:
+        notes.append(
+            {
+                KIND: kind,
+                SOURCE: source,
+                LINE: line,
+                CANDIDATE: model,
+                CASE_ID: labels[(key[0], key[1])] if key else None,
+                TRIAL: key[2] + 1 if key else None,
+                DETAIL: detail,
+                REFUSING: False,
+            }
+        )
+
+    def grade(key: _UnitKey, got: _Stat) -> tuple[str, float | None]:
+        """Score status and score of one unit from its stat values."""
+        numbers: list[float] = []
+        for value in got.values:
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                note(
+                    "not_a_score",
+                    key,
+                    f"stat {stat!r} has value {value!r}, which is not a number; ignored",
+                    line=got.entry,
+                )
+                continue
+            numbers.append(float(value))
+        if not numbers:
+            return "not_scored", None
+        bad = [v for v in numbers if not math.isfinite(v)]
+        if bad:
+            note("nonfinite_score", key, f"stat {stat!r} = {bad[0]!r} read as a grader failure", line=got.entry)
+            return "judge_error", None
+        if len(set(numbers)) > 1:
+            note(
+                "not_a_score",
+                key,
+                f"stat {stat!r} appears {len(numbers)} times with different means "
+                f"{sorted(set(numbers))}; read as a grader failure",
+                line=got.entry,
+            )
+            return "judge_error", None
+        return "scored", numbers[0]
+
+    for key, got in found.items():
+        ikey = (key[0], key[1])
+        stat_splits = sorted({s for s in got.splits if s is not None})
+        if ikey in splits and splits[ikey] is None and stat_splits:
+            splits[ikey] = stat_splits[0]  # the request's instance has no split: take the stat's
+        elif ikey in splits and stat_splits and stat_splits != [splits[ikey]]:
+            note(
+                "header_rows_disagree",
+                key,
+                f"the instance's split is {splits[ikey]!r} in scenario_state.json but stat {stat!r} "
+                f"is filed under split(s) {stat_splits}; the plan keeps the instance's split",
+                line=got.entry,
+            )
+    for ikey in planned:
+        split = splits[ikey]
+        for trial in range(1, n_trials + 1):
+            plan_rows.append({CANDIDATE: model, CASE_ID: labels[ikey], TRIAL: trial, SPLIT: split, SCENARIO: scenario})
+    for key, reqs in requests.items():
+        stat_of = found.get(key)
+        results = [r for _, r in reqs]
+        first_line = reqs[0][0]
+        row: dict[str, Any] = {
+            CANDIDATE: model,
+            CASE_ID: labels[(key[0], key[1])],
+            TRIAL: key[2] + 1,
+            ATTEMPT: 1,
+            RUN_ID: run_name,
+            SCORE: None,
+            LINE: first_line,
+            SOURCE: source_state,
+        }
+        failed = [r for r in results if r is not None and r["success"] is False]
+        if failed:
+            row[EXEC_STATUS], row[HAS_OUTPUT] = "error", False
+            error = failed[0].get("error")
+            detail = f"request failed (result.success = false{f': {error}' if error else ''})"
+        elif any(r is None for r in results):
+            row[EXEC_STATUS], row[HAS_OUTPUT] = "not_started", False
+            detail = "request has no result (never executed)"
+        else:
+            row[EXEC_STATUS] = "completed"
+            row[HAS_OUTPUT] = all(bool(r and r.get("completions")) for r in results)
+            detail = "request returned no completion"
+        row[SCORE_STATUS] = "not_scored"
+        if stat_of is not None and stat_of.values:
+            status, value = grade(key, stat_of)
+            if row[EXEC_STATUS] == "completed" and row[HAS_OUTPUT]:
+                row[SCORE_STATUS], row[SCORE] = status, value
+                row[LINE], row[SOURCE] = stat_of.entry, source_pis
+            elif status == "scored":
+                note(
+                    "run_status",
+                    key,
+                    f"{detail}, yet HELM recorded {stat} = {value}; that value was not used as a grade",
+                    line=stat_of.entry,
+                )
+        ledger_rows.append(row)
+    for key, got in found.items():
+        if key in requests or not got.values:
+            continue
+        status, value = grade(key, got)
+        ledger_rows.append(
+            {
+                CANDIDATE: model,
+                CASE_ID: labels[(key[0], key[1])],
+                TRIAL: key[2] + 1,
+                ATTEMPT: 1,
+                RUN_ID: run_name,
+                EXEC_STATUS: "completed",
+                SCORE_STATUS: status,
+                SCORE: value,
+                HAS_OUTPUT: True,
+                LINE: got.entry,
+                SOURCE: source_pis,
+            }
+        )
+        note(
+            "header_rows_disagree",
+            key,
+            "per_instance_stats.json has this unit but scenario_state.json has no request for it "
+            "(kept as a row: the plan does not list it)",
+            line=got.entry,
+        )
+    if request_states and not stat_seen:
+        note(
+            "not_a_score",
+            None,
+            f"no per-instance stat is named {stat!r} in this run: every unit is not scored",
+        )
+
+    instances_by_split: dict[str, int] = {}
+    for ikey in planned:
+        if ikey[1] == "":
+            label = str(splits[ikey])
+            instances_by_split[label] = instances_by_split.get(label, 0) + 1
+    stats_path = folder / STATS
+    header: dict[str, dict[str, float | None]] | None = None
+    if stats_path.is_file():
+        try:
+            header = _stats_json(stats_path, stat)
+        except _Malformed as exc:  # info only: the run's rows are still read, the note refuses the batch
+            notes.append({**exc.note(), CANDIDATE: model})
+            header = {}
+        for split_name, values in header.items():
+            declared = values.get("num_instances")
+            rows = instances_by_split.get(split_name, 0)
+            if declared is not None and declared != rows:
+                notes.append(
+                    {
+                        KIND: "header_rows_disagree",
+                        SOURCE: str(stats_path),
+                        CANDIDATE: model,
+                        DETAIL: f"stats.json says num_instances = {declared:g} in split {split_name!r}; "
+                        f"scenario_state.json has {rows} unperturbed instance(s) there",
+                        REFUSING: False,
+                    }
+                )
+    info = {
+        "format": "helm",
+        "source": str(folder),
+        "run_name": run_name,
+        "scenario": scenario,
+        "model": model,
+        "model_deployment": adapter.get("model_deployment"),
+        "method": adapter.get("method"),
+        "max_eval_instances": adapter.get("max_eval_instances"),
+        "num_train_trials": declared_trials,
+        "num_trials": adapter.get("num_trials"),
+        "score_stat": stat,
+        "stat_found": stat_seen,
+        "request_states": len(request_states),
+        "instances": len(planned),
+        "instances_by_split": dict(sorted(instances_by_split.items())),
+        "per_instance_stats_rows": len(pis),
+        "stats_json": header,
+    }
+    return _RunRead(scenario, plan_rows, ledger_rows, notes, info)
+
+
+def _plan(plan_rows: list[dict[str, Any]], source: str) -> tuple[Plan, pl.DataFrame]:
+    """Build the plan from planned units, or an empty plan and the plan's problems.
+
+    The cases (one row per case id, with ``split`` and ``scenario``) and the
+    candidates are validated by :meth:`Plan.from_frame`; the units table is
+    then attached, so each candidate keeps its own case set and trial count.
+    A case listed with different plan columns by two runs is a
+    ``duplicate_case`` problem.
+    """
+    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
+    rows = pl.DataFrame(plan_rows, schema=schema)
+    empty = Plan(cases=rows.select(CASE_ID, SPLIT, SCENARIO).clear(), candidates=(), source=source)
+    if rows.height == 0:
+        return empty, problems_frame()
+    units = rows.select(CANDIDATE, CASE_ID, TRIAL).unique().sort([CANDIDATE, CASE_ID, TRIAL])
+    cases = rows.select(CASE_ID, SPLIT, SCENARIO).unique(maintain_order=True)
+    candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()
+    try:
+        plan = Plan.from_frame(cases, candidates=candidates, source=source)
+    except PlanError as exc:
+        return empty, exc.problems
+    trials = max(units.get_column(TRIAL).to_list())
+    # Units are unique and within candidates × cases × trials: equal sizes mean the full cross product.
+    cross = len(candidates) * plan.cases.height * trials
+    explicit = None if units.height == cross else units
+    return dataclasses.replace(plan, trials=trials, units=explicit), problems_frame()
+
+
+def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
+    """Read HELM run folders into a plan, a status ledger, notes and run facts.
+
+    Parameters
+    ----------
+    paths
+        Run folders (each holding ``run_spec.json``, ``scenario_state.json``
+        and ``per_instance_stats.json``; ``stats.json`` is optional), files
+        inside a run folder (their folder is read), or parent folders (every
+        run folder below is read, e.g. ``benchmark_output/runs/<suite>``).
+    score
+        Name of the per-instance stat to grade with (``MetricName.name``, e.g.
+        ``quasi_exact_match``, ``f1_score``); None reads ``exact_match``.
+
+    Returns
+    -------
+    Imported
+        ``plan``: a units table, one row per (candidate, case_id, trial)
+        request planned in ``scenario_state.json`` (instances ×
+        ``num_train_trials``), with case columns ``split`` (String) and
+        ``scenario`` (String). ``ledger``: one row per unit with at least one
+        request (or a stat), columns ``candidate``, ``case_id``, ``run_id``
+        (String), ``trial``, ``attempt`` (Int64, always 1), ``exec_status``
+        (``completed``; ``error`` when a request's ``result.success`` is
+        false; ``not_started`` when it has no result), ``score_status``
+        (``scored``; ``judge_error`` for a non-finite or ambiguous stat;
+        ``not_scored`` when the unit has no such stat), ``score`` (Float64,
+        the stat's ``mean``), ``passed`` (Boolean, only when every score is 0
+        or 1), ``has_output`` (Boolean), ``line`` (Int64: 1-based position of
+        the unit's entry in ``per_instance_stats.json``, or of its first
+        request in ``scenario_state.json``) and ``source`` (String: that
+        file). ``notes``: problems table (``unreadable_file`` refusing; flags
+        ``header_rows_disagree``, ``not_a_score``, ``nonfinite_score``,
+        ``run_status``). ``info``: one dict per run folder (run name,
+        scenario, model, ``max_eval_instances``, ``num_train_trials``,
+        instances per split, ``stats_json`` values per split — never
+        evidence).
+
+    Raises
+    ------
+    InputFormatError
+        When a path does not exist. A missing or malformed run file is
+        never raised: it becomes a refusing ``unreadable_file`` note and the
+        other runs are still read.
+
+    Examples
+    --------
+    >>> imported = read(["../shared/data/real/helm/evaleval-every_eval_ever/tests/data/helm/"
+    ...                  "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"])
+    >>> imported.ledger.group_by("candidate", "score_status", "passed").len().sort("passed")
+    shape: (2, 4)
+    ┌─────────────┬──────────────┬────────┬─────┐
+    │ candidate   ┆ score_status ┆ passed ┆ len │
+    │ ---         ┆ ---          ┆ ---    ┆ --- │
+    │ str         ┆ str          ┆ bool   ┆ u32 │
+    ╞═════════════╪══════════════╪════════╪═════╡
+    │ openai/gpt2 ┆ scored       ┆ false  ┆ 9   │
+    │ openai/gpt2 ┆ scored       ┆ true   ┆ 1   │
+    └─────────────┴──────────────┴────────┴─────┘
+    >>> imported.plan.cases.group_by("split").len().sort("split")
+    shape: (2, 2)
+    ┌───────┬─────┐
+    │ split ┆ len │
+    │ ---   ┆ --- │
+    │ str   ┆ u32 │
+    ╞═══════╪═════╡
+    │ test  ┆ 9   │
+    │ valid ┆ 1   │
+    └───────┴─────┘
+    """
+    stat = DEFAULT_STAT if score is None else score
+    folders, raw_notes = _run_folders(paths)
+    runs: list[_RunRead] = []
+    for folder in folders:
+        try:
+            runs.append(_read_run(folder, stat))
+        except _Malformed as exc:
+            raw_notes.append(exc.note())
+    if len({run.scenario for run in runs}) > 1:
+        for run in runs:
+            for row in (*run.plan_rows, *run.ledger_rows, *run.notes):
+                if row.get(CASE_ID) is not None:
+                    row[CASE_ID] = f"{run.scenario}/{row[CASE_ID]}"
+    plan_rows = [row for run in runs for row in run.plan_rows]
+    ledger_rows = [row for run in runs for row in run.ledger_rows]
+    raw_notes.extend(note for run in runs for note in run.notes)
+    source = ";".join(str(p) for p in paths)
+
+    ledger = pl.DataFrame(ledger_rows, schema=LEDGER_SCHEMA)
+    scores = ledger.get_column(SCORE).drop_nulls()
+    if scores.is_in([0.0, 1.0]).all():
+        ledger = ledger.with_columns(pl.when(pl.col(SCORE_STATUS) == "scored").then(pl.col(SCORE) == 1.0).alias(PASSED))
+    else:
+        ledger = ledger.drop(PASSED)
+    ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
+
+    plan, plan_problems = _plan(plan_rows, source)
+    notes = concat_problems([problems_frame(raw_notes), plan_problems])
+    return Imported(plan=plan, ledger=ledger, notes=notes, info=[run.info for run in runs])

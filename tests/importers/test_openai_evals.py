@@ -1,0 +1,271 @@
+"""OpenAI Evals record logs → plan + ledger, audited with exact counts from the real log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import evalframe
+from evalframe.importers import Imported, openai_evals
+from evalframe.load import Loaded
+from tests.conftest import REAL
+
+SRL = (
+    REAL
+    / "openai_evals"
+    / "openai-evals-PR1471"
+    / "tests"
+    / "unit"
+    / "evals"
+    / "biomed2402"
+    / "SRL"
+    / "log"
+    / "gpt-4-cot_semantic_role_recognition.jsonl"
+)
+CANDIDATE = "zhishu/gpt-4-cot"
+SAMPLE_IDS = [f"semantic_role_recognition.test.{n}" for n in (156, 169, 182, 204, 231, 24, 25, 31, 50)]
+COUNTS = ["planned", "attempted", "completed", "with_output", "scored", "passed", "failed", "missing"]
+COUNTS += ["exec_failed", "judge_failed", "not_scored"]
+
+
+def run_audit(imported: Imported, **kwargs: Any) -> evalframe.AuditReport:
+    return evalframe.audit(imported.plan, Loaded(imported.ledger.lazy(), imported.notes, "x"), **kwargs)
+
+
+def counts(report: evalframe.AuditReport) -> dict[str, dict[str, int]]:
+    return {row["candidate"]: {k: row[k] for k in COUNTS} for row in report.summary.to_dicts()}
+
+
+def write_log(path: Path, lines: list[Any]) -> Path:
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+def spec(run_id: str, fns: list[str]) -> dict[str, Any]:
+    return {"spec": {"completion_fns": fns, "eval_name": "toy.dev.v0", "split": "dev", "run_id": run_id}}
+
+
+def event(run_id: str, n: int, sample: str | None, type_: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"run_id": run_id, "event_id": n, "sample_id": sample, "type": type_, "data": data, "created_by": ""}
+
+
+# --- the real log -------------------------------------------------------------------------
+
+
+def test_semantic_role_recognition_exact_counts() -> None:
+    imported = openai_evals.read([SRL])
+    assert imported.plan.candidates == (CANDIDATE,)
+    assert sorted(imported.plan.cases.get_column("case_id").to_list()) == sorted(SAMPLE_IDS)
+    report = run_audit(imported)
+    assert counts(report) == {
+        CANDIDATE: {
+            "planned": 9,
+            "attempted": 9,
+            "completed": 9,
+            "with_output": 9,
+            "scored": 0,
+            "passed": 0,
+            "failed": 0,
+            "missing": 0,
+            "exec_failed": 0,
+            "judge_failed": 1,
+            "not_scored": 8,
+        }
+    }
+    assert report.summary.select("pass_rate_scored", "pass_rate_planned", "pass_rate_upper").row(0) == (None, 0.0, 1.0)
+    # The one grade ({"choice": "E", "score": null}) is on line 34, for sample 25.
+    judged = imported.ledger.filter(pl.col("score_status") == "judge_error")
+    assert judged.select("case_id", "line", "score").rows() == [("semantic_role_recognition.test.25", 34, None)]
+    assert imported.ledger.get_column("run_id").unique().to_list() == ["240206062816JZOWUWI3"]
+    # No final report and no declared dataset size: two non-refusing notes.
+    assert imported.notes.select("kind", "line", "refusing").rows() == [
+        ("run_status", None, False),
+        ("run_status", 1, False),
+    ]
+    [info] = imported.info
+    assert info["events"] == 33
+    assert info["events_by_type"] == {"metrics": 1, "sampling": 32}
+    assert (info["samples"], info["has_final_report"], info["eval_name"]) == (
+        9,
+        False,
+        "semantic_role_recognition.test.v1",
+    )
+
+
+def test_sampling_events_are_grouped_never_counted_as_samples() -> None:
+    imported = openai_evals.read([SRL])
+    assert imported.ledger.height == 9
+    first_lines = dict(imported.ledger.select("case_id", "line").iter_rows())
+    assert first_lines["semantic_role_recognition.test.231"] == 2
+    assert first_lines["semantic_role_recognition.test.24"] == 30
+
+
+def test_folder_is_searched_for_logs() -> None:
+    imported = openai_evals.read([SRL.parent])
+    assert imported.ledger.height == 9
+
+
+# --- match events, final reports, errors, several candidates --------------------------------
+
+
+def test_match_events_grade_and_final_report_is_not_evidence(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "a.jsonl",
+        [
+            spec("r1", ["gpt-x"]),
+            event("r1", 0, "toy.dev.0", "sampling", {"prompt": "p", "sampled": ["a"]}),
+            event("r1", 1, "toy.dev.0", "match", {"correct": True, "expected": "a", "picked": "a"}),
+            event("r1", 2, "toy.dev.1", "sampling", {"prompt": "p", "sampled": ["b"]}),
+            event("r1", 3, "toy.dev.1", "match", {"correct": False, "expected": "a", "picked": "b"}),
+            {"final_report": {"accuracy": 1.0, "counts": 10}},
+            event("r1", 4, "toy.dev.2", "sampling", {"prompt": "p", "sampled": ["c"]}),
+            event("r1", 5, "toy.dev.3", "error", {"type": "ValueError", "message": "boom"}),
+        ],
+    )
+    imported = openai_evals.read([log])
+    assert imported.notes.select("kind", "line").rows() == [("run_status", 1)]  # only: plan inferred
+    assert imported.info[0]["final_report"] == {"accuracy": 1.0, "counts": 10}
+    report = run_audit(imported)
+    assert counts(report) == {
+        "gpt-x": {
+            "planned": 4,
+            "attempted": 4,
+            "completed": 3,
+            "with_output": 3,
+            "scored": 2,
+            "passed": 1,
+            "failed": 1,
+            "missing": 0,
+            "exec_failed": 1,
+            "judge_failed": 0,
+            "not_scored": 1,
+        }
+    }
+    assert report.summary.get_column("pass_rate_scored").to_list() == [0.5]
+
+
+def test_two_candidates_with_different_samples(tmp_path: Path) -> None:
+    a = write_log(
+        tmp_path / "a.jsonl",
+        [spec("r1", ["gpt-x"]), event("r1", 0, "toy.dev.0", "match", {"correct": True})],
+    )
+    b = write_log(
+        tmp_path / "b.jsonl",
+        [
+            spec("r2", ["gpt-y", "cot"]),
+            event("r2", 0, "toy.dev.0", "match", {"correct": True}),
+            event("r2", 1, "toy.dev.1", "match", {"correct": True}),
+        ],
+    )
+    imported = openai_evals.read([b, a])
+    assert imported.plan.candidates == ("gpt-x", "gpt-y,cot")
+    report = run_audit(imported)
+    assert {c: (v["planned"], v["passed"]) for c, v in counts(report).items()} == {"gpt-x": (1, 1), "gpt-y,cot": (2, 2)}
+
+
+def test_score_key_reads_metrics_events(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "m.jsonl",
+        [
+            spec("r1", ["gpt-x"]),
+            event("r1", 0, "toy.dev.0", "metrics", {"accuracy": 0.25}),
+            event("r1", 1, "toy.dev.1", "metrics", {"accuracy": 0.75}),
+            event("r1", 2, "toy.dev.2", "metrics", {"other": 1}),
+            {"final_report": {"accuracy": 0.5}},
+        ],
+    )
+    imported = openai_evals.read([log], score="accuracy")
+    assert "passed" not in imported.ledger.columns
+    assert imported.ledger.select("case_id", "score_status", "score").rows() == [
+        ("toy.dev.0", "scored", 0.25),
+        ("toy.dev.1", "scored", 0.75),
+        ("toy.dev.2", "not_scored", None),
+    ]
+    report = run_audit(imported, grade="numeric", pass_threshold=0.5)
+    assert counts(report)["gpt-x"]["passed"] == 1
+    assert counts(report)["gpt-x"]["not_scored"] == 1
+
+
+def test_nonfinite_and_non_numeric_grades(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "n.jsonl",
+        [
+            spec("r1", ["gpt-x"]),
+            event("r1", 0, "toy.dev.0", "metrics", {"choice": "A", "score": float("nan")}),
+            event("r1", 1, "toy.dev.1", "metrics", {"choice": "B", "score": "B"}),
+            {"final_report": {}},
+        ],
+    )
+    imported = openai_evals.read([log])
+    status = dict(imported.ledger.select("case_id", "score_status").iter_rows())
+    assert status == {"toy.dev.0": "judge_error", "toy.dev.1": "not_scored"}
+    assert imported.notes.select("kind", "case_id").rows() == [
+        ("nonfinite_score", "toy.dev.0"),
+        ("not_a_score", "toy.dev.1"),
+        ("run_status", None),
+    ]
+
+
+# --- malformed logs: refusing notes with the line, never a traceback ------------------------------
+
+
+def test_truncated_log_keeps_its_other_lines_and_other_files(tmp_path: Path) -> None:
+    data = SRL.read_bytes()
+    cut = data.rindex(b'{"run_id"') + 40  # inside the last event (line 34)
+    truncated = tmp_path / "truncated.jsonl"
+    truncated.write_bytes(data[:cut])
+    other = write_log(
+        tmp_path / "other.jsonl", [spec("r9", ["gpt-x"]), event("r9", 0, "toy.dev.0", "match", {"correct": True})]
+    )
+    imported = openai_evals.read([truncated, other])
+    refusing = imported.notes.filter(pl.col("refusing")).select("kind", "source", "line").rows()
+    assert refusing == [("unreadable_file", str(truncated), 34)]
+    by_candidate = dict(imported.ledger.group_by("candidate").len().iter_rows())
+    assert by_candidate == {CANDIDATE: 9, "gpt-x": 1}
+    # The graded event was cut off: sample 25 is now only sampled.
+    assert imported.ledger.filter(pl.col("score_status") == "judge_error").height == 0
+    with pytest.raises(evalframe.AuditRefused) as info:
+        run_audit(imported)
+    assert info.value.problems.filter(pl.col("refusing")).get_column("line").to_list() == [34]
+
+
+def test_bad_json_line_and_event_missing_keys(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "bad.jsonl",
+        [
+            spec("r1", ["gpt-x"]),
+            "{oops",
+            {"run_id": "r1", "event_id": 1, "type": "match", "data": {"correct": True}},
+            event("r1", 2, "toy.dev.1", "match", {"correct": True}),
+        ],
+    )
+    imported = openai_evals.read([log])
+    assert imported.notes.filter(pl.col("refusing")).select("kind", "line").rows() == [
+        ("unreadable_file", 2),
+        ("unreadable_file", 3),
+    ]
+    assert imported.ledger.get_column("case_id").to_list() == ["toy.dev.1"]
+
+
+def test_log_without_spec_header(tmp_path: Path) -> None:
+    no_spec = write_log(tmp_path / "x.jsonl", [event("r1", 0, "toy.dev.0", "match", {"correct": True})])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    not_utf8 = tmp_path / "latin.jsonl"
+    not_utf8.write_bytes(json.dumps(spec("r1", ["gpt-x"])).encode() + b"\n\xff\xfe\n")
+    imported = openai_evals.read([no_spec, empty, not_utf8])
+    rows = imported.notes.filter(pl.col("refusing")).select("source", "line").rows()
+    assert sorted((Path(s).name, line) for s, line in rows) == [("empty.jsonl", 1), ("latin.jsonl", 2), ("x.jsonl", 1)]
+    assert imported.ledger.height == 0
+    assert imported.plan.candidates == ()
+    with pytest.raises(evalframe.AuditRefused):
+        run_audit(imported)
+
+
+def test_path_that_does_not_exist_raises(tmp_path: Path) -> None:
+    with pytest.raises(evalframe.InputFormatError):
+        openai_evals.read([tmp_path / "nope.jsonl"])

@@ -1,0 +1,531 @@
+"""The promptfoo importer against the real export and broken / reshaped variants of it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import evalframe
+from evalframe.errors import AuditRefused, InputFormatError
+from evalframe.importers import Imported, promptfoo
+from evalframe.load import Loaded
+from evalframe.report import AuditReport
+from tests.conftest import REAL
+
+SAMPLE = REAL / "promptfoo" / "promptfoo-promptfoo" / "test" / "__fixtures__" / "sample-export.json"
+GPT5, MINI = "openai:gpt-5", "openai:gpt-5-mini"
+COUNTS = ["planned", "attempted", "completed", "with_output", "scored", "passed", "failed"]
+COUNTS += ["missing", "exec_failed", "no_output", "judge_failed", "not_scored"]
+
+
+def _doc() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(SAMPLE.read_text(encoding="utf-8"))
+    return doc
+
+
+def _write(tmp_path: Path, doc: Any, name: str = "x.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _audit(imp: Imported, **kw: Any) -> AuditReport:
+    return evalframe.audit(imp.plan, Loaded(imp.ledger.lazy(), imp.notes, "x"), grade="numeric", **kw)
+
+
+def _counts(report: AuditReport) -> dict[str, dict[str, int]]:
+    rows = report.summary.sort("candidate").select("candidate", *COUNTS).to_dicts()
+    return {r.pop("candidate"): r for r in rows}
+
+
+def _row(doc: dict[str, Any], provider: str, test_idx: int) -> dict[str, Any]:
+    return next(r for r in doc["results"]["results"] if r["provider"]["id"] == provider and r["testIdx"] == test_idx)
+
+
+def _c(**kw: int) -> dict[str, int]:
+    base = dict.fromkeys(COUNTS, 0)
+    base.update(kw)
+    return base
+
+
+# --- the real export ------------------------------------------------------------------
+
+
+def test_real_sample_export_counts() -> None:
+    imp = promptfoo.read([SAMPLE])
+    assert imp.plan.candidates == (GPT5, MINI)
+    assert imp.plan.cases.get_column("case_id").to_list() == ["0", "1"]
+    assert imp.plan.trials == 1
+    assert imp.plan.n_units == 4
+    assert imp.notes.height == 0
+    report = _audit(imp)
+    # all four results failed an assertion (latency > 3000 ms): scored fails, not execution errors
+    done = _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, failed=2)
+    assert _counts(report) == {GPT5: done, MINI: done}
+    summary = report.summary.sort("candidate")
+    assert summary.get_column("scored_coverage").to_list() == [1.0, 1.0]
+    assert summary.get_column("pass_rate_scored").to_list() == [0.0, 0.0]
+    assert summary.get_column("pass_rate_upper").to_list() == [0.0, 0.0]
+
+
+def test_real_sample_export_rows() -> None:
+    imp = promptfoo.read([SAMPLE])
+    assert imp.ledger.schema == promptfoo.LEDGER_SCHEMA
+    got = imp.ledger.sort("line").select("line", "candidate", "case_id", "score", "passed").rows()
+    assert got == [
+        (1, MINI, "0", 0.75, False),
+        (2, GPT5, "0", 0.5, False),
+        (3, MINI, "1", 0.6666666666666666, False),
+        (4, GPT5, "1", 0.6666666666666666, False),
+    ]
+    # the `error` field holds the latency assertion's message on every row; it is not an exec failure
+    assert set(imp.ledger.get_column("exec_status")) == {"completed"}
+    assert set(imp.ledger.get_column("score_status")) == {"scored"}
+    assert set(imp.ledger.get_column("run_id")) == {"eval-WJi-2025-10-01T20:08:11"}
+    assert set(imp.ledger.get_column("source")) == {str(SAMPLE)}
+    assert imp.ledger.get_column("attempt").to_list() == [1, 1, 1, 1]
+    assert imp.ledger.get_column("limit").null_count() == 4
+
+
+def test_real_sample_export_info() -> None:
+    (info,) = promptfoo.read([SAMPLE]).info
+    assert info["layout"] == "v3"
+    assert info["version"] == 3
+    assert info["eval_id"] == "eval-WJi-2025-10-01T20:08:11"
+    assert info["timestamp"] == "2025-10-01T20:08:11.168Z"
+    assert info["promptfoo_version"] == "0.118.10"
+    assert info["stats"] == {"successes": 0, "failures": 4, "errors": 0}
+    assert info["rows_read"] == 4
+    assert info["declared_test_runs"] == 2
+    assert info["plan_basis"] == "config"
+    assert info["case_id_basis"] == "testIdx"
+
+
+def test_fractional_scores_refuse_under_binary_grade() -> None:
+    imp = promptfoo.read([SAMPLE])
+    with pytest.raises(AuditRefused) as err:
+        evalframe.audit(imp.plan, Loaded(imp.ledger.lazy(), imp.notes, "x"))
+    kinds = err.value.problems.filter(pl.col("refusing")).get_column("kind").to_list()
+    assert kinds == ["invalid_grade"] * 4
+
+
+def test_row_order_does_not_matter(tmp_path: Path) -> None:
+    doc = _doc()
+    random.Random(7).shuffle(doc["results"]["results"])
+    shuffled = promptfoo.read([_write(tmp_path, doc)])
+    original = promptfoo.read([SAMPLE])
+    assert_frame_equal(_audit(shuffled).summary, _audit(original).summary)
+    key = ["candidate", "case_id"]
+    cols = ["candidate", "case_id", "exec_status", "score_status", "score", "passed"]
+    assert_frame_equal(shuffled.ledger.select(cols).sort(key), original.ledger.select(cols).sort(key))
+
+
+# --- header totals vs rows ------------------------------------------------------------------
+
+
+def test_trimmed_export_is_missing_not_failed(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["results"]["results"].remove(_row(doc, GPT5, 1))
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.plan.n_units == 4  # the plan comes from config.tests × prompts[], not from the rows
+    report = _audit(imp)
+    assert _counts(report) == {
+        GPT5: _c(planned=2, attempted=1, completed=1, with_output=1, scored=1, failed=1, missing=1),
+        MINI: _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, failed=2),
+    }
+    assert report.summary.sort("candidate").get_column("missing_case_ids").to_list() == [["1"], []]
+    notes = imp.notes.select("kind", "candidate", "detail", "refusing").rows()
+    assert notes == [
+        ("header_rows_disagree", None, "header stats.failures = 4 but the rows hold 3", False),
+        (
+            "header_rows_disagree",
+            GPT5,
+            "header prompts[].metrics.testFailCount = 2 but the rows hold 1",
+            False,
+        ),
+    ]
+
+
+def test_header_stats_are_not_evidence(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["results"]["stats"].update({"successes": 4, "failures": 0})
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    details = imp.notes.filter(pl.col("kind") == "header_rows_disagree").get_column("detail").to_list()
+    assert details == [
+        "header stats.failures = 0 but the rows hold 4",
+        "header stats.successes = 4 but the rows hold 0",
+    ]
+    assert not imp.notes.get_column("refusing").any()
+    assert _counts(_audit(imp))[GPT5]["passed"] == 0
+
+
+def test_header_only_export_is_all_missing(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["results"]["results"] = []
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.ledger.height == 0
+    report = _audit(imp)
+    assert _counts(report) == {GPT5: _c(planned=2, missing=2), MINI: _c(planned=2, missing=2)}
+    assert report.summary.get_column("pass_rate_scored").to_list() == [None, None]
+    assert report.summary.get_column("scored_coverage").to_list() == [0.0, 0.0]
+    kinds = imp.notes.select("kind", "candidate").rows()
+    assert kinds == [("header_rows_disagree", None), ("header_rows_disagree", GPT5), ("header_rows_disagree", MINI)]
+
+
+def test_same_export_twice_is_a_duplicate_not_a_retry() -> None:
+    imp = promptfoo.read([SAMPLE, SAMPLE])
+    assert imp.ledger.height == 8
+    with pytest.raises(AuditRefused) as err:
+        _audit(imp)
+    assert set(err.value.problems.filter(pl.col("refusing")).get_column("kind")) == {"duplicate_key"}
+
+
+# --- statuses ---------------------------------------------------------------------------
+
+
+def test_execution_error_timeout_and_no_output(tmp_path: Path) -> None:
+    doc = _doc()
+    err = _row(doc, GPT5, 0)
+    err.update(failureReason=2, error="Error: 503 Service Unavailable", score=0, success=False)
+    del err["gradingResult"]
+    timeout = _row(doc, GPT5, 1)
+    timeout.update(failureReason=2, error="Evaluation timed out after 1000ms: Error", score=0, success=False)
+    del timeout["gradingResult"], timeout["response"]
+    empty = _row(doc, MINI, 0)
+    empty.update(failureReason=0, error="No output", score=0, success=False)
+    empty["response"]["output"] = None
+    del empty["gradingResult"]
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    by_key = {(r["candidate"], r["case_id"]): r for r in imp.ledger.to_dicts()}
+    assert by_key[(GPT5, "0")]["exec_status"] == "error"
+    assert by_key[(GPT5, "1")]["exec_status"] == "timeout"
+    assert by_key[(GPT5, "1")]["limit"] == "time"
+    assert by_key[(MINI, "0")]["exec_status"] == "completed"
+    assert by_key[(MINI, "0")]["has_output"] is False
+    assert [by_key[k]["score"] for k in [(GPT5, "0"), (GPT5, "1"), (MINI, "0")]] == [None, None, None]
+    report = _audit(imp)
+    assert _counts(report) == {
+        GPT5: _c(planned=2, attempted=2, exec_failed=2),
+        MINI: _c(planned=2, attempted=2, completed=2, with_output=1, scored=1, failed=1, no_output=1),
+    }
+    assert imp.notes.select("kind", "detail").rows() == [
+        ("header_rows_disagree", "header stats.errors = 0 but the rows hold 2"),
+        ("header_rows_disagree", "header stats.failures = 4 but the rows hold 2"),
+        ("header_rows_disagree", "header prompts[].metrics.testErrorCount = 0 but the rows hold 2"),
+        ("header_rows_disagree", "header prompts[].metrics.testFailCount = 2 but the rows hold 0"),
+    ]
+
+
+def test_success_and_missing_grading_result(tmp_path: Path) -> None:
+    doc = _doc()
+    win = _row(doc, MINI, 1)
+    win.update(success=True, failureReason=0, score=1, error=None)
+    win["gradingResult"].update({"pass": True, "score": 1})
+    ungraded = _row(doc, GPT5, 1)
+    ungraded.update(success=True, failureReason=0, score=1)
+    del ungraded["gradingResult"]
+    report = _audit(promptfoo.read([_write(tmp_path, doc)]))
+    assert _counts(report) == {
+        GPT5: _c(planned=2, attempted=2, completed=2, with_output=2, scored=1, failed=1, not_scored=1),
+        MINI: _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, passed=1, failed=1),
+    }
+
+
+def test_grading_without_a_verdict_is_a_grader_failure(tmp_path: Path) -> None:
+    doc = _as_v2(_doc())
+    row = next(r for r in doc["results"]["results"] if r["provider"]["id"] == MINI)
+    del row["success"], row["gradingResult"]["pass"]
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.notes.select("kind", "refusing").rows() == [("not_a_score", False)]
+    assert _counts(_audit(imp))[MINI]["judge_failed"] == 1
+
+
+def test_nonfinite_and_non_numeric_scores_are_grader_failures(tmp_path: Path) -> None:
+    doc = _doc()
+    _row(doc, GPT5, 0)["score"] = float("nan")
+    _row(doc, MINI, 0)["score"] = "0.75"
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")  # json.dumps writes the bare token NaN
+    imp = promptfoo.read([path])
+    assert imp.notes.select("kind", "line", "refusing").sort("line").rows() == [
+        ("not_a_score", 1, False),
+        ("nonfinite_score", 2, False),
+    ]
+    report = _audit(imp)
+    assert _counts(report) == {
+        GPT5: _c(planned=2, attempted=2, completed=2, with_output=2, scored=1, failed=1, judge_failed=1),
+        MINI: _c(planned=2, attempted=2, completed=2, with_output=2, scored=1, failed=1, judge_failed=1),
+    }
+
+
+def test_named_score(tmp_path: Path) -> None:
+    doc = _doc()
+    for r in doc["results"]["results"]:
+        r["namedScores"] = {"latency_ok": 0.0}
+        r["gradingResult"]["componentResults"][1]["assertion"]["metric"] = "latency_ok"
+    del _row(doc, MINI, 1)["namedScores"]
+    imp = promptfoo.read([_write(tmp_path, doc)], score="latency_ok")
+    assert imp.info[0]["named_scores"] == ["latency_ok"]
+    report = _audit(imp)
+    assert _counts(report) == {
+        GPT5: _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, failed=2),
+        MINI: _c(planned=2, attempted=2, completed=2, with_output=2, scored=1, failed=1, not_scored=1),
+    }
+
+
+# --- layouts ---------------------------------------------------------------------------------
+
+
+def _as_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    summary = doc["results"]
+    summary["version"] = 2
+    summary["table"] = {"head": {"prompts": summary.pop("prompts"), "vars": ["riddle"]}, "body": []}
+    for r in summary["results"]:
+        for key in ("testIdx", "promptIdx", "failureReason"):
+            del r[key]
+    return doc
+
+
+def test_v2_layout_uses_vars_hash(tmp_path: Path) -> None:
+    imp = promptfoo.read([_write(tmp_path, _as_v2(_doc()))])
+    cases = ["7da7b4bc01ae", "a13ed0707ccc"]  # sha256 of the canonical JSON of each test's vars, first 12 hex
+    assert imp.plan.cases.get_column("case_id").to_list() == cases
+    assert imp.plan.candidates == (GPT5, MINI)
+    assert imp.info[0]["layout"] == "v2"
+    assert imp.info[0]["case_id_basis"] == "vars_sha256"
+    assert imp.info[0]["plan_basis"] == "config"
+    assert imp.notes.height == 0
+    done = _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, failed=2)
+    assert _counts(_audit(imp)) == {GPT5: done, MINI: done}
+    assert promptfoo.vars_case_id(_doc()["config"]["tests"][0]["vars"]) == "a13ed0707ccc"
+
+
+def test_v2_error_without_failure_reason(tmp_path: Path) -> None:
+    doc = _as_v2(_doc())
+    row = next(r for r in doc["results"]["results"] if r["provider"]["id"] == GPT5)
+    row.update(error="Error: connect ECONNREFUSED", success=False, score=0)
+    del row["gradingResult"]
+    report = _audit(promptfoo.read([_write(tmp_path, doc)]))
+    assert _counts(report)[GPT5] == _c(
+        planned=2, attempted=2, completed=1, with_output=1, scored=1, failed=1, exec_failed=1
+    )
+
+
+def test_legacy_bare_summary(tmp_path: Path) -> None:
+    doc = _as_v2(_doc())
+    bare = doc["results"]  # no wrapper: no config, so the plan comes from the rows
+    imp = promptfoo.read([_write(tmp_path, bare)])
+    assert imp.info[0]["layout"] == "legacy"
+    assert imp.info[0]["plan_basis"] == "rows"
+    assert imp.notes.get_column("kind").to_list() == [promptfoo.PLAN_FROM_ROWS]
+    assert imp.plan.n_units == 4
+
+
+def test_jsonl_output(tmp_path: Path) -> None:
+    rows = _doc()["results"]["results"]
+    del rows[3]
+    text = "\n".join(json.dumps(r) for r in rows) + "\n{not json\n"
+    path = tmp_path / "out.jsonl"
+    path.write_text(text, encoding="utf-8")
+    imp = promptfoo.read([path])
+    assert imp.ledger.get_column("line").to_list() == [1, 2, 3]
+    assert imp.notes.select("kind", "line", "refusing").rows() == [
+        (promptfoo.PLAN_FROM_ROWS, None, False),
+        ("unreadable_file", 4, True),
+    ]
+    # cases seen (0, 1) × candidates seen: gpt-5's test 1 is missing
+    assert imp.plan.n_units == 4
+    with pytest.raises(AuditRefused):
+        _audit(imp)
+    ok = Imported(imp.plan, imp.ledger, imp.notes.filter(~pl.col("refusing")), imp.info)
+    assert _counts(_audit(ok))[GPT5]["missing"] == 1
+
+
+def test_several_prompts_make_prompt_part_of_the_candidate(tmp_path: Path) -> None:
+    doc = _doc()
+    summary = doc["results"]
+    extra = copy.deepcopy(summary["prompts"][0])
+    extra.update(label="Riddle v2:\n {{riddle}}", raw="Riddle v2: {{riddle}}", id="f" * 64)
+    summary["prompts"].insert(1, extra)
+    summary["prompts"][2]["metrics"] = {}  # keep the header out of this test
+    row = copy.deepcopy(_row(doc, GPT5, 0))
+    row.update(promptIdx=1, promptId="f" * 64)
+    row["prompt"]["label"] = extra["label"]
+    summary["results"].append(row)
+    summary["stats"] = {}
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    label = "Solve this riddle: {{riddle}}"
+    assert imp.plan.candidates == (f"{GPT5} | {label}", f"{GPT5} | Riddle v2: {{{{riddle}}}}", f"{MINI} | {label}")
+    report = _audit(imp)
+    counts = _counts(report)
+    assert counts[f"{GPT5} | Riddle v2: {{{{riddle}}}}"] == _c(
+        planned=2, attempted=1, completed=1, with_output=1, scored=1, failed=1, missing=1
+    )
+    assert counts[f"{MINI} | {label}"]["scored"] == 2
+
+
+def test_repeat_maps_to_trials(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["config"]["evaluateOptions"] = {"repeat": 2}
+    summary = doc["results"]
+    # promptfoo numbers test runs test-major: test 0 → testIdx 0, 1 (repeats); test 1 → 2, 3
+    new_idx = {0: 0, 1: 2}
+    repeated = []
+    for r in summary["results"]:
+        first = copy.deepcopy(r)
+        first["testIdx"] = new_idx[r["testIdx"]]
+        repeated.append(first)
+        if r["testIdx"] == 0:
+            second = copy.deepcopy(r)
+            second["testIdx"] = 1
+            repeated.append(second)
+    summary["results"] = repeated
+    summary["stats"] = {}
+    for p in summary["prompts"]:
+        p["metrics"] = {}
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.notes.height == 0
+    assert imp.plan.trials == 2
+    assert imp.plan.cases.get_column("case_id").to_list() == ["0", "2"]
+    keys = imp.ledger.filter(pl.col("candidate") == GPT5).sort("case_id", "trial").select("case_id", "trial").rows()
+    assert keys == [("0", 1), ("0", 2), ("2", 1)]
+    done = _c(planned=4, attempted=3, completed=3, with_output=3, scored=3, failed=3, missing=1)
+    assert _counts(_audit(imp)) == {GPT5: done, MINI: done}
+
+
+def test_array_variables_expand_like_promptfoo(tmp_path: Path) -> None:
+    doc = _doc()
+    first = doc["config"]["tests"][0]["vars"]
+    first["riddle"] = [first["riddle"], "What has keys but cannot open locks?"]
+    for r in doc["results"]["results"]:
+        if r["testIdx"] == 1:
+            r["testIdx"] = 2  # test 0 now expands to testIdx 0 and 1
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.info[0]["plan_basis"] == "config"
+    assert imp.info[0]["declared_test_runs"] == 3
+    assert imp.plan.cases.get_column("case_id").to_list() == ["0", "1", "2"]
+    done = _c(planned=3, attempted=2, completed=2, with_output=2, scored=2, failed=2, missing=1)
+    assert _counts(_audit(imp)) == {GPT5: done, MINI: done}
+
+
+def test_scenarios_expand_like_promptfoo(tmp_path: Path) -> None:
+    doc = _doc()
+    tests = doc["config"].pop("tests")
+    doc["config"]["scenarios"] = [{"config": [{"vars": t["vars"]} for t in tests], "tests": [{"assert": []}]}]
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.info[0]["plan_basis"] == "config"
+    assert imp.notes.height == 0
+    assert imp.plan.n_units == 4
+
+
+def test_variables_that_differ_from_the_config_fall_back_to_rows(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["config"]["tests"].reverse()
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.info[0]["plan_basis"] == "rows"
+    assert imp.notes.get_column("kind").to_list() == ["header_rows_disagree", promptfoo.PLAN_FROM_ROWS]
+    assert "variables that differ" in imp.notes.get_column("detail")[0]
+
+
+def test_external_tests_fall_back_to_rows(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["config"]["tests"] = "file://tests.csv"
+    doc["results"]["results"].remove(_row(doc, GPT5, 1))
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.info[0]["plan_basis"] == "rows"
+    plan_notes = imp.notes.filter(pl.col("kind") == promptfoo.PLAN_FROM_ROWS)
+    assert plan_notes.height == 1
+    assert not plan_notes.get_column("refusing").any()
+    # cases seen by any candidate × declared candidates: gpt-5 still misses test 1
+    assert _counts(_audit(imp))[GPT5]["missing"] == 1
+
+
+def test_rows_beyond_the_config_fall_back_to_rows(tmp_path: Path) -> None:
+    doc = _doc()
+    _row(doc, GPT5, 1)["testIdx"] = 5
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    kinds = imp.notes.get_column("kind").to_list()
+    assert kinds == ["header_rows_disagree", promptfoo.PLAN_FROM_ROWS]
+    assert "testIdx 5" in imp.notes.get_column("detail")[0]
+    assert imp.plan.cases.get_column("case_id").to_list() == ["0", "1", "5"]
+
+
+# --- malformed files ---------------------------------------------------------------------
+
+
+def test_missing_path_raises(tmp_path: Path) -> None:
+    with pytest.raises(InputFormatError):
+        promptfoo.read([tmp_path / "nope.json"])
+
+
+def test_truncated_file_is_reported_and_others_still_read(tmp_path: Path) -> None:
+    data = SAMPLE.read_bytes()
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(data[: len(data) // 2])
+    imp = promptfoo.read([broken, SAMPLE])
+    assert imp.ledger.height == 4  # the good file is still read
+    assert imp.plan.n_units == 4
+    (note,) = imp.notes.to_dicts()
+    assert note["kind"] == "unreadable_file"
+    assert note["source"] == str(broken)
+    assert note["refusing"] is True
+    assert note["line"] is not None and note["detail"].startswith("invalid JSON")
+    assert [i["rows_read"] for i in imp.info] == [0, 4]
+    with pytest.raises(AuditRefused) as err:
+        _audit(imp)
+    assert err.value.problems.filter(pl.col("refusing")).get_column("source").to_list() == [str(broken)]
+
+
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        (b"[1, 2]", "expected a JSON object, found list"),
+        (b'{"evalId": "e"}', "no 'results' object: not a promptfoo eval export"),
+        (b'{"results": {"version": 3}}', "'results.results' is missing or not a list"),
+        (b"\xff\xfe{}", "bytes that are not UTF-8 at byte 0"),
+        (b"", "invalid JSON: Expecting value at line 1 column 1"),
+    ],
+)
+def test_unreadable_variants(tmp_path: Path, content: bytes, detail: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    imp = promptfoo.read([path])
+    assert imp.notes.filter(pl.col("kind") == "unreadable_file").select("detail", "refusing").rows() == [(detail, True)]
+    assert imp.ledger.height == 0
+    assert imp.ledger.schema == promptfoo.LEDGER_SCHEMA
+    with pytest.raises(AuditRefused) as err:
+        _audit(imp)
+    assert set(err.value.problems.get_column("kind")) == {"unreadable_file", "empty_plan"}
+
+
+def test_bad_result_row_is_reported_with_its_line(tmp_path: Path) -> None:
+    doc = _doc()
+    doc["results"]["results"][2] = "oops"
+    del doc["results"]["results"][0]["provider"]
+    doc["results"]["results"][0]["promptIdx"] = 99  # and no prompt column to take the provider from
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    bad = imp.notes.filter(pl.col("kind") == "unreadable_file").select("line", "detail").rows()
+    assert bad == [(1, "result 1 has no provider id or label"), (3, "result 3 is a str, not an object")]
+    assert imp.ledger.get_column("line").to_list() == [2, 4]
+    with pytest.raises(AuditRefused):
+        _audit(imp)
+
+
+def test_bad_candidate_name_refuses_without_raising(tmp_path: Path) -> None:
+    doc = _doc()
+    for r in doc["results"]["results"]:
+        r["provider"]["label"] = "gpt-5 " if r["provider"]["id"] == GPT5 else "mini"
+    for p in doc["results"]["prompts"]:
+        p["provider"] = "gpt-5 " if p["provider"] == GPT5 else "mini"
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    refusing = imp.notes.filter(pl.col("refusing")).select("kind", "candidate").rows()
+    assert refusing == [("padded_identifier", "gpt-5 ")]
+    with pytest.raises(AuditRefused):
+        _audit(imp)
