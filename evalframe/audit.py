@@ -26,7 +26,7 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.errors import AuditRefused
-from evalframe.funnel import funnel, unit_outcomes
+from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, load
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
@@ -69,6 +69,7 @@ def audit(
     slices: Sequence[str] = (),
     bins: Bins | None = None,
     alpha: float = 0.05,
+    confidence: float = 0.95,
     provenance: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
@@ -101,6 +102,8 @@ def audit(
         :func:`~evalframe.slices.binned`).
     alpha
         Significance level of the selective-missingness test.
+    confidence
+        Two-sided coverage of every interval in the summary.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
 
@@ -160,7 +163,7 @@ def audit(
 
     planned = plan.planned_units().join(plan.cases.lazy(), on=CASE_ID, how="left")
     units = unit_outcomes(planned, selected.attempts.lazy()).collect()
-    summary = funnel(units.lazy()).collect()
+    summary = with_uncertainty(funnel(units.lazy()).collect(), units, confidence=confidence, score_range=score_range)
     missing_ids = (
         units.filter(pl.col("outcome") == "missing")
         .group_by(CANDIDATE)
@@ -199,6 +202,7 @@ def audit(
         "grade": grade,
         "slices": list(slices),
         "alpha": alpha,
+        "confidence": confidence,
         **(provenance or {}),
     }
     return AuditReport(

@@ -166,6 +166,13 @@ def audit_options(func: F) -> F:
             help="Significance level of the selective-missingness test.",
         ),
         click.option(
+            "--confidence",
+            type=click.FloatRange(0, 1, min_open=True, max_open=True),
+            default=0.95,
+            show_default=True,
+            help="Two-sided coverage of every interval.",
+        ),
+        click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
@@ -360,9 +367,6 @@ def audit_command(out: Path | None, fmt: str, min_coverage: float | None, **kwar
     show_default=True,
     help="Declared minimum scored_coverage of each side.",
 )
-@click.option(
-    "--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True
-)
 @click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
 def compare_command(
     out: Path | None,
@@ -371,7 +375,6 @@ def compare_command(
     challenger: str,
     pairs: str,
     min_coverage: float,
-    confidence: float,
     require_winner: bool,
     **kwargs: Any,
 ) -> None:
@@ -389,7 +392,7 @@ def compare_command(
             candidate=challenger,
             pairs=pairs,  # type: ignore[arg-type]
             min_coverage=min_coverage,
-            confidence=confidence,
+            confidence=kwargs["confidence"],
             alpha=kwargs["alpha"],
         )
     except ValueError as exc:

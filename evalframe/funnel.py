@@ -17,6 +17,7 @@ from evalframe.columns import (
     ATTEMPTED,
     ATTEMPTS,
     CANDIDATE,
+    CASE_ID,
     COMPLETED,
     COMPLETION_RATE,
     COUNTED_ATTEMPT,
@@ -36,6 +37,7 @@ from evalframe.columns import (
     PASS_RATE_UPPER,
     PASSED,
     PLANNED,
+    SCORE,
     SCORE_STATUS,
     SCORED,
     SCORED_COVERAGE,
@@ -199,4 +201,125 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
         )
         .drop("_no_threshold")
         .sort(list(by))
+    )
+
+
+def with_uncertainty(
+    summary: pl.DataFrame,
+    units: pl.DataFrame,
+    *,
+    confidence: float = 0.95,
+    score_range: tuple[float, float] = (0.0, 1.0),
+) -> pl.DataFrame:
+    """Add intervals and clustered standard errors to a per-candidate summary.
+
+    Parameters
+    ----------
+    summary
+        Output of :func:`funnel` (one row per candidate).
+    units
+        Unit outcomes (see :func:`unit_outcomes`) with ``case_id`` and
+        ``score``.
+    confidence
+        Two-sided coverage of every interval.
+    score_range
+        Bounds of a score; the ``mean_score`` interval is clipped to them.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``summary`` plus, for every rate of :data:`RATE_COLUMNS`, Wilson
+        score intervals ``<rate>_ci_low`` / ``<rate>_ci_high`` (Wilson 1927,
+        see :func:`evalframe.stats.wilson_exprs`); ``cases_planned`` and
+        ``cases_fully_scored`` (UInt32: cases all of whose planned trials got
+        a valid grade); for ``pass_rate_scored`` the naive and case-clustered
+        standard errors ``pass_rate_scored_se_naive`` /
+        ``pass_rate_scored_se_clustered`` and the clustered CLT interval
+        ``pass_rate_scored_cluster_ci_low`` / ``_high`` (Miller 2024,
+        arXiv:2411.00640: repeated trials of a case are not independent);
+        and ``mean_score`` (mean score among scored units, in score units)
+        with its clustered ``mean_score_se_clustered`` and CLT interval
+        ``mean_score_ci_low`` / ``_high``. Standard errors are null where no
+        unit was scored.
+
+    Examples
+    --------
+    >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [4], "completed": [4], "scored": [4],
+    ...     "passed": [2], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
+    ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
+    >>> units = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["a", "a", "b", "b"], "trial": [1, 2, 1, 2],
+    ...     "outcome": ["passed", "passed", "failed", "failed"], "score": [1.0, 1.0, 0.0, 0.0]})
+    >>> out = with_uncertainty(summary, units)
+    >>> out.select("pass_rate_scored_se_naive", "pass_rate_scored_se_clustered", "cases_fully_scored").row(0)
+    (0.25, 0.3535533905932738, 2)
+    """
+    from evalframe.stats import clustered_se, wilson_exprs
+
+    numerators = {
+        COMPLETION_RATE: (pl.col(COMPLETED), pl.col(PLANNED)),
+        SCORED_COVERAGE: (pl.col(SCORED), pl.col(PLANNED)),
+        PASS_RATE_SCORED: (pl.col(PASSED), pl.col(SCORED)),
+        PASS_RATE_PLANNED: (pl.col(PASSED), pl.col(PLANNED)),
+        PASS_RATE_UPPER: (pl.col(PASSED) + pl.col(PLANNED) - pl.col(SCORED), pl.col(PLANNED)),
+    }
+    intervals = []
+    for rate, (num, den) in numerators.items():
+        low, high = wilson_exprs(num, den, confidence=confidence)
+        defined = pl.col(rate).is_not_null()
+        intervals += [
+            pl.when(defined).then(low).alias(f"{rate}_ci_low"),
+            pl.when(defined).then(high).alias(f"{rate}_ci_high"),
+        ]
+    out = summary.with_columns(intervals)
+
+    outcome = pl.col("outcome").cast(pl.String)
+    graded = outcome.is_in(["passed", "failed", "scored_no_threshold"])
+    cases = units.group_by(CANDIDATE, CASE_ID).agg(graded.all().alias("_all"))
+    case_counts = cases.group_by(CANDIDATE).agg(
+        pl.len().cast(pl.UInt32).alias("cases_planned"),
+        pl.col("_all").sum().cast(pl.UInt32).alias("cases_fully_scored"),
+    )
+    scored = units.filter(graded)
+    binary = scored.filter(outcome != "scored_no_threshold").with_columns((outcome == "passed").alias("_pass"))
+    pass_se = clustered_se(
+        binary, value="_pass", cluster=CASE_ID, by=[CANDIDATE], confidence=confidence, clip=(0.0, 1.0)
+    )
+    score_se = clustered_se(
+        scored.drop_nulls(SCORE), value=SCORE, cluster=CASE_ID, by=[CANDIDATE], confidence=confidence
+    )
+    return (
+        out.join(case_counts, on=CANDIDATE, how="left")
+        .join(
+            pass_se.select(
+                CANDIDATE,
+                pl.col("se_naive").alias("pass_rate_scored_se_naive"),
+                pl.col("se_clustered").alias("pass_rate_scored_se_clustered"),
+                pl.col("ci_low").alias("pass_rate_scored_cluster_ci_low"),
+                pl.col("ci_high").alias("pass_rate_scored_cluster_ci_high"),
+            ),
+            on=CANDIDATE,
+            how="left",
+        )
+        .join(
+            score_se.select(
+                CANDIDATE,
+                pl.col("mean").alias("mean_score"),
+                pl.col("se_clustered").alias("mean_score_se_clustered"),
+                pl.col("ci_low").alias("mean_score_ci_low"),
+                pl.col("ci_high").alias("mean_score_ci_high"),
+            ),
+            on=CANDIDATE,
+            how="left",
+        )
+        .with_columns(
+            # A rate with no pass definition has no standard error either.
+            pl.when(pl.col(PASS_RATE_SCORED).is_not_null()).then(pl.col(c)).alias(c)
+            for c in (
+                "pass_rate_scored_se_naive",
+                "pass_rate_scored_se_clustered",
+                "pass_rate_scored_cluster_ci_low",
+                "pass_rate_scored_cluster_ci_high",
+            )
+        )
+        .sort(CANDIDATE)
     )

@@ -96,7 +96,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "hash_mismatch": "a row's case_hash differs from the plan's",
     # importers (notes)
     "header_rows_disagree": "(flag) an export's header totals disagree with its rows (rows are the evidence)",
-    "id_normalised": "(flag) identifiers of different types (1 and \"1\") were read as the same case",
+    "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",
     "run_status": "(flag) the export says its run did not finish successfully",
     "not_a_score": "(flag) a per-row metric value that is not a score (a list, a pair) was ignored",

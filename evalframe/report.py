@@ -188,9 +188,21 @@ class AuditReport:
                 CANDIDATE, "slice_column", "planned", "missing", "test", "p_value", "selective", "stands_out"
             )
             lines.append(markdown_table(tests))
-            lines += ["", markdown_table(self.slices.select(
-                CANDIDATE, "slice_column", "slice_value", "planned", "missing", "missing_rate", "scored",
-                "pass_rate_scored"))]
+            lines += [
+                "",
+                markdown_table(
+                    self.slices.select(
+                        CANDIDATE,
+                        "slice_column",
+                        "slice_value",
+                        "planned",
+                        "missing",
+                        "missing_rate",
+                        "scored",
+                        "pass_rate_scored",
+                    )
+                ),
+            ]
         lines += ["", "## Problems (not refusing)", ""]
         if self.problems.height:
             lines.append(markdown_table(self.problems.group_by(KIND).len("count").sort(KIND)))

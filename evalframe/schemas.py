@@ -126,8 +126,9 @@ def failures_as_problems(frame: pl.DataFrame, model: type[pa.DataFrameModel]) ->
     except pa.errors.SchemaErrors as exc:
         cases: pl.DataFrame = exc.failure_cases
     else:
-        cases = pl.DataFrame(schema={"index": pl.Int32, "column": pl.String, "check": pl.String,
-                                     "failure_case": pl.String})
+        cases = pl.DataFrame(
+            schema={"index": pl.Int32, "column": pl.String, "check": pl.String, "failure_case": pl.String}
+        )
     cases = cases.filter(pl.col("index").is_not_null())
     keys = [c for c in (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE) if c in frame.columns]
     indexed = frame.select(keys).with_row_index("index")

@@ -204,9 +204,7 @@ def wilson_interval(
     return low, high
 
 
-def wilson_exprs(
-    successes: pl.Expr | str, n: pl.Expr | str, *, confidence: float = 0.95
-) -> tuple[pl.Expr, pl.Expr]:
+def wilson_exprs(successes: pl.Expr | str, n: pl.Expr | str, *, confidence: float = 0.95) -> tuple[pl.Expr, pl.Expr]:
     """Wilson score interval as a pair of polars expressions (lazy, row-wise).
 
     Source: E. B. Wilson (1927), "Probable inference, the law of succession,
@@ -350,12 +348,13 @@ def clustered_se(
     (Σ_{i∈c} r_i)² = Σ_{i∈c} r_i² + Σ_{i≠j∈c} r_i r_j, the two forms are the
     same when the naive variance is Σ r_i² / n², i.e. ddof = 0. Hence when
     every cluster holds one observation there are no cross terms and
-    ``se_clustered == se_naive`` (exactly, also in floating point: both sum
-    the same squares in the same order).
+    ``se_clustered == se_naive`` (exactly, also in floating point: both are
+    exactly rounded sums of the same squares r_i·r_i).
 
-    With a single cluster, Σ_{i∈c} r_i = 0 and ``se_clustered`` is 0: one
-    cluster carries no information about between-cluster spread. Cluster-
-    robust errors need many clusters; ``se_clustered_cr1`` is null there.
+    With a single cluster, Σ_{i∈c} r_i = 0 and ``se_clustered`` is 0 (up to
+    rounding): one cluster carries no information about between-cluster
+    spread. Cluster-robust errors need many clusters; ``se_clustered_cr1``
+    is null there.
     A group with one observation has both errors 0 — no spread was seen,
     which is not certainty.
 

@@ -128,3 +128,14 @@ def test_any_refusing_problem_means_no_score(batch: tuple[ef.Plan, pl.DataFrame]
         assert 10_000 in exc.problems.get_column("line").to_list()
     else:
         raise AssertionError(f"{defect} was not refused")
+
+
+@SETTINGS
+@given(batches())
+def test_every_with_one_attempt_per_unit_equals_first(batch: tuple[ef.Plan, pl.DataFrame]) -> None:
+    plan, ledger = batch
+    single = ledger.filter(pl.col("attempt") == 1)
+    first = ef.audit(plan, single, retry="first")
+    every = ef.audit(plan, single, retry="every")
+    assert_frame_equal(every.summary, first.summary)
+    assert_frame_equal(every.units, first.units)
