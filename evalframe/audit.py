@@ -35,6 +35,9 @@ from evalframe.report import AuditReport
 from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import validate_ledger
 
+#: How many missing case ids the summary lists per candidate (the units table has them all).
+MISSING_IDS_SHOWN = 20
+
 Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]
 
 
@@ -167,10 +170,14 @@ def audit(
     missing_ids = (
         units.filter(pl.col("outcome") == "missing")
         .group_by(CANDIDATE)
-        .agg(pl.col(CASE_ID).unique().sort().alias("missing_case_ids"))
+        .agg(
+            pl.col(CASE_ID).n_unique().cast(pl.UInt32).alias("missing_cases"),
+            pl.col(CASE_ID).unique().sort().head(MISSING_IDS_SHOWN).alias("missing_case_ids"),
+        )
     )
     summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
-        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String)))
+        pl.col("missing_cases").fill_null(0),
+        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
     )
     slice_table = slice_funnel(units, slices, bins) if slices else pl.DataFrame()
     tests = missingness_tests(slice_table, alpha=alpha) if slices else pl.DataFrame()

@@ -24,7 +24,7 @@ from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.load import Loaded
 from evalframe.plan import Plan
-from evalframe.report import DESCRIPTIONS, AuditReport, write_parquet_atomic
+from evalframe.report import AuditReport, write_parquet_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
@@ -55,15 +55,32 @@ def _frame_table(frame: pl.DataFrame, title: str) -> Table:
     return table
 
 
+#: Each rate's formula, shown next to its name.
+FORMULAS = {
+    "completion_rate": "completed / planned",
+    "scored_coverage": "scored / planned",
+    "pass_rate_scored": "passed / scored",
+    "pass_rate_planned": "passed / planned (worst case)",
+    "pass_rate_upper": "(passed + planned − scored) / planned (best case)",
+}
+
+
+def _cell(record: dict[str, Any], name: str) -> str:
+    value = record[name]
+    if value is None:
+        return "null"
+    if not isinstance(value, float):
+        return str(value)
+    low, high = record.get(f"{name}_ci_low"), record.get(f"{name}_ci_high")
+    return f"{value:.4g} [{low:.3g}, {high:.3g}]" if low is not None and high is not None else f"{value:.4g}"
+
+
 def funnel_long(summary: pl.DataFrame) -> pl.DataFrame:
-    """One row per funnel count or rate, one column per candidate (fits a terminal)."""
+    """One row per funnel count or rate (with its interval), one column per candidate (fits a terminal)."""
     rows = [*COUNT_COLUMNS, *RATE_COLUMNS]
-    out: dict[str, list[str]] = {"measure": [f"{r} ({DESCRIPTIONS[r]})" if r in RATE_COLUMNS else r for r in rows]}
+    out: dict[str, list[str]] = {"measure": [f"{r} = {FORMULAS[r]}" if r in RATE_COLUMNS else r for r in rows]}
     for record in summary.iter_rows(named=True):
-        out[str(record[CANDIDATE])] = [
-            "null" if record[r] is None else f"{record[r]:.4g}" if isinstance(record[r], float) else str(record[r])
-            for r in rows
-        ]
+        out[str(record[CANDIDATE])] = [_cell(record, r) for r in rows]
     return pl.DataFrame(out)
 
 
@@ -206,8 +223,21 @@ def _print_report(report: AuditReport, fmt: str) -> None:
         f"candidates × {m['trials']} trial(s) = {m['planned_units']} planned units); retry policy {m['retry']}",
         highlight=False,
     )
-    console.print(_frame_table(funnel_long(report.summary), "funnel: counts, then rates named by their denominator"))
-    missing = report.summary.select(CANDIDATE, "missing", pl.col("missing_case_ids").list.join(", "))
+    console.print(
+        _frame_table(
+            funnel_long(report.summary), "funnel: counts, then rates named by their denominator [Wilson interval]"
+        )
+    )
+    more = pl.col("missing_cases") - pl.col("missing_case_ids").list.len()
+    missing = report.summary.select(
+        CANDIDATE,
+        "missing",
+        "missing_cases",
+        pl.concat_str(
+            pl.col("missing_case_ids").list.join(", "),
+            pl.when(more > 0).then(pl.format(" … (+{} more)", more)).otherwise(pl.lit("")),
+        ).alias("missing_case_ids"),
+    )
     console.print(_frame_table(missing, "missing units (not failures)"))
     if report.missingness.width:
         tests = report.missingness.select(

@@ -42,7 +42,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     "pass_rate_scored": "passed / scored: quality given a valid grade; null when scored = 0",
     "pass_rate_planned": "passed / planned: worst case of the full-plan pass rate",
     "pass_rate_upper": "(passed + planned − scored) / planned: best case if every ungraded unit passed",
-    "missing_case_ids": "case ids with at least one missing unit",
+    "missing_cases": "distinct cases with at least one missing unit",
+    "missing_case_ids": "the first 20 such case ids, sorted (units.parquet lists every missing unit)",
 }
 
 
@@ -114,7 +115,8 @@ class AuditReport:
     summary
         One row per candidate: the funnel counts (UInt32), rates (Float64
         fractions named by their denominators, see :mod:`evalframe.funnel`)
-        and ``missing_case_ids`` (List[String]).
+        ``missing_cases`` (UInt32, distinct cases with a missing unit) and
+        ``missing_case_ids`` (List[String], the first 20 of them, sorted).
     units
         One row per planned unit (per counted attempt under policy
         ``every``): plan columns, the counted attempt's ledger columns,
@@ -180,7 +182,7 @@ class AuditReport:
             "## Missing units",
             "",
         ]
-        missing = self.summary.select(CANDIDATE, "missing", "missing_case_ids")
+        missing = self.summary.select(CANDIDATE, "missing", "missing_cases", "missing_case_ids")
         lines.append(markdown_table(missing))
         if self.missingness.width:
             lines += ["", "## Missingness by slice", ""]

@@ -301,7 +301,13 @@ def validate_ledger(
             bad = unparseable | (parsed.is_not_null() & (parsed.is_nan() | ~parsed.is_in([0.0, 1.0])))
             if shape == "grades" and PASSED not in cols:
                 bad = bad | pl.col(SCORE).is_null()
-            checks.append(_bad(bad, "invalid_grade", pl.format("score = {} is not exactly 0 or 1", _repr(SCORE))))
+            checks.append(
+                _bad(
+                    bad,
+                    "invalid_grade",
+                    pl.format("score = {} is not exactly 0 or 1 (scores in a range: grade='numeric')", _repr(SCORE)),
+                )
+            )
             if PASSED not in cols:
                 passed_expr = parsed == 1.0
         else:

@@ -33,7 +33,7 @@ def run(args: list[str]) -> tuple[int, str, str]:
 def test_audit_table_output_leads_with_denominators() -> None:
     code, out, _ = run(ORBIT_ARGS)
     assert code == 0
-    assert "planned" in out and "scored_coverage (scored / planned)" in out
+    assert "planned" in out and "scored_coverage = scored / planned" in out
     assert "handoff, privacy" in out
 
 
