@@ -81,7 +81,9 @@ class Plan:
     candidates
         The planned candidates, in declaration order.
     trials
-        Trials per (candidate, case); trials are numbered 1..``trials``.
+        Trials per (candidate, case); trials are numbered 1..``trials``
+        (a units table may number its own, e.g. from 0: see
+        :attr:`trial_range`).
     run_id
         The run every ledger row must come from, or None.
     units
@@ -192,7 +194,21 @@ class Plan:
             units = frame.select(*unit_cols, LINE)
             if TRIAL not in units.columns:
                 units = units.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
-            units = units.with_columns(pl.col(TRIAL).cast(pl.Int64), pl.col(CANDIDATE).cast(pl.String))
+            units = units.with_columns(
+                pl.col(TRIAL).cast(pl.Int64, strict=False).alias("_trial"), pl.col(CANDIDATE).cast(pl.String)
+            )
+            bad_trials = units.filter(pl.col("_trial").is_null() | (pl.col("_trial") < 0))
+            found.append(
+                bad_trials.select(
+                    pl.lit("invalid_trials").alias("kind"),
+                    pl.lit(source).alias(SOURCE),
+                    LINE,
+                    CANDIDATE,
+                    CASE_ID,
+                    pl.format("trial {} is not a whole number ≥ 0", pl.col(TRIAL).cast(pl.String)).alias("detail"),
+                )
+            )
+            units = units.drop(TRIAL).rename({"_trial": TRIAL})
             dup_units = units.filter(pl.len().over(UNIT_KEY) > 1)
             found.append(
                 dup_units.select(
@@ -209,7 +225,7 @@ class Plan:
                 )
             )
             candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()
-            trials = max(int(t) for t in units.get_column(TRIAL).to_list()) if units.height else 1
+            trials = max(1, units.get_column(TRIAL).n_unique())
             case_cols = [c for c in frame.columns if c not in (CANDIDATE, TRIAL)]
             frame = frame.select(case_cols).unique(subset=[c for c in case_cols if c != LINE], keep="first")
             units = units.drop(LINE).unique().sort(UNIT_KEY)
@@ -327,6 +343,14 @@ class Plan:
         if self.units is not None:
             digest.update(self.units.sort(UNIT_KEY).write_csv().encode())
         return digest.hexdigest()
+
+    @property
+    def trial_range(self) -> tuple[int, int]:
+        """Lowest and highest planned trial: (1, trials), or a units table's own range (0-based allowed)."""
+        if self.units is not None and self.units.height:
+            trials = self.units.get_column(TRIAL)
+            return int(trials.min()), int(trials.max())  # type: ignore[arg-type]
+        return 1, self.trials
 
     @property
     def n_units(self) -> int:

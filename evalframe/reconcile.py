@@ -58,7 +58,8 @@ def unknown_rows(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     good_cand = ledger.join(cands, on=CANDIDATE, how="semi", maintain_order="left")
     bad_case = good_cand.join(cases, on=CASE_ID, how="anti", maintain_order="left")
     known = good_cand.join(cases, on=CASE_ID, how="semi", maintain_order="left")
-    out_of_range = known.filter(pl.col(TRIAL) > plan.trials)
+    low, high = plan.trial_range
+    out_of_range = known.filter((pl.col(TRIAL) < low) | (pl.col(TRIAL) > high))
     parts = [
         _flag(bad_cand, "unknown_candidate", pl.format("candidate {} is not planned", pl.col(CANDIDATE))),
         _flag(bad_case, "unknown_case", pl.format("case {} is not in the plan", pl.col(CASE_ID))),
@@ -69,7 +70,7 @@ def unknown_rows(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
         ),
     ]
     if plan.units is not None:
-        in_range = known.filter(pl.col(TRIAL) <= plan.trials)
+        in_range = known.filter(pl.col(TRIAL).is_between(low, high))
         not_unit = in_range.join(plan.units.lazy(), on=list(UNIT_KEY), how="anti", maintain_order="left")
         parts.append(_flag(not_unit, "unknown_unit", pl.lit("(candidate, case_id, trial) is not a planned unit")))
     return pl.concat(parts)

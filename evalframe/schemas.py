@@ -58,7 +58,8 @@ class PlanCasesModel(pa.DataFrameModel):
 class LedgerModel(pa.DataFrameModel):
     """The canonical ledger: one row per attempt.
 
-    ``candidate``, ``case_id`` (String, non-empty, not padded), ``trial`` and
+    ``candidate``, ``case_id`` (String, non-empty, not padded), ``trial``
+    (Int64, ≥ 0; whether it is planned is checked against the plan),
     ``attempt`` (Int64, ≥ 1), ``run_id`` (String, nullable, non-empty and not
     padded when present), ``exec_status`` and ``score_status`` (String, in
     the SPEC vocabulary).
@@ -66,7 +67,7 @@ class LedgerModel(pa.DataFrameModel):
 
     candidate: str = pa.Field(nullable=False)
     case_id: str = pa.Field(nullable=False)
-    trial: int = pa.Field(ge=1, nullable=False)
+    trial: int = pa.Field(ge=0, nullable=False)
     attempt: int = pa.Field(ge=1, nullable=False)
     run_id: str = pa.Field(nullable=True)
     exec_status: str = pa.Field(isin=list(EXEC_STATUSES), nullable=False)

@@ -137,12 +137,12 @@ def _score_token(col: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
     return f, s.is_not_null() & (f.is_null() | ~plain)
 
 
-def _int_token(col: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
+def _int_token(col: str, dtype: pl.DataType, *, allow_zero: bool = False) -> tuple[pl.Expr, pl.Expr]:
     c = pl.col(col)
     if dtype.is_integer():
         return c.cast(pl.Int64), pl.lit(False)
     s = c.cast(pl.String)
-    ok = s.str.contains(_INT_TOKEN)
+    ok = s.str.contains(_INT_TOKEN) | ((s == "0") if allow_zero else pl.lit(False))
     return pl.when(ok).then(s.cast(pl.Int64, strict=False)), s.is_null() | ~ok
 
 
@@ -263,7 +263,8 @@ def validate_ledger(
     exprs[CASE_ID] = pl.col(CASE_ID).cast(pl.String)
     for name in (TRIAL, ATTEMPT):
         if name in cols:
-            parsed, bad = _int_token(name, schema[name])
+            # A trial is an identity checked against the plan (0-based plans exist); an attempt counts from 1.
+            parsed, bad = _int_token(name, schema[name], allow_zero=name == TRIAL)
             exprs[name] = parsed
             checks.append(
                 _bad(

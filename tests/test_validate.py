@@ -32,8 +32,8 @@ def test_failures_as_problems_maps_checks_to_kinds() -> None:
         {
             "candidate": ["A", ""],
             "case_id": [" q1", "q2"],
-            "trial": [0, 1],
-            "attempt": [1, 1],
+            "trial": [-1, 1],
+            "attempt": [1, 0],
             "run_id": [None, "r"],
             "exec_status": ["completed", "bogus"],
             "score_status": ["scored", "scored"],
@@ -41,7 +41,13 @@ def test_failures_as_problems_maps_checks_to_kinds() -> None:
         }
     )
     got = sorted(failures_as_problems(frame, LedgerModel).select("kind", "line").iter_rows())
-    assert got == [("empty_identifier", 3), ("invalid_integer", 2), ("invalid_status", 3), ("padded_identifier", 2)]
+    assert got == [
+        ("empty_identifier", 3),
+        ("invalid_integer", 2),
+        ("invalid_integer", 3),
+        ("invalid_status", 3),
+        ("padded_identifier", 2),
+    ]
 
 
 def test_canonical_columns_and_dtypes() -> None:
@@ -96,11 +102,39 @@ def test_status_ledger_empty_score_is_null_not_zero() -> None:
     assert v.ledger.select("score", "passed", "has_output").row(0) == (None, None, False)
 
 
-@pytest.mark.parametrize("token", ["0", "1", "2", "-1"])
-def test_trial_tokens(token: str) -> None:
+@pytest.mark.parametrize(
+    ("token", "kinds"),
+    [
+        ("0", ["trial_out_of_range"]),
+        ("1", []),
+        ("2", ["trial_out_of_range"]),
+        ("-1", ["invalid_integer"]),
+        ("1.0", ["invalid_integer"]),
+        ("01", ["invalid_integer"]),
+    ],
+)
+def test_trial_tokens(token: str, kinds: list[str]) -> None:
     raw = pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "trial": [token], "passed": ["1"]})
-    kinds = [k for k, _ in problem_kinds(raw)]
-    assert kinds == ([] if token in ("1", "2") else ["invalid_integer"])
+    try:
+        ef.audit(PLAN, raw)
+        found: list[str] = []
+    except ef.AuditRefused as exc:
+        found = exc.problems.filter(pl.col("refusing")).get_column("kind").to_list()
+    assert found == kinds
+
+
+def test_zero_based_trials_of_a_units_plan_are_identities() -> None:
+    units = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["q1", "q1", "q2", "q2"], "trial": [0, 1, 0, 1]})
+    plan = ef.Plan.from_frame(units)
+    assert (plan.trials, plan.trial_range) == (2, (0, 1))
+    ledger = pl.DataFrame(
+        {"candidate": ["A", "A", "A"], "case_id": ["q1", "q2", "q2"], "trial": [0, 1, 2], "passed": [1, 0, 1]}
+    )
+    with pytest.raises(ef.AuditRefused) as info:
+        ef.audit(plan, ledger)
+    assert info.value.problems.filter(pl.col("refusing")).select("kind", "trial").rows() == [("trial_out_of_range", 2)]
+    report = ef.audit(plan, ledger.head(2))
+    assert report.summary.select("planned", "scored", "missing").row(0) == (4, 2, 2)
 
 
 def test_numeric_scores_in_range_with_threshold() -> None:
