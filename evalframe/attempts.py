@@ -104,30 +104,40 @@ def select_attempts(
     [{'attempt': 1, 'counts': False}, {'attempt': 2, 'counts': True}]
     """
     unit = list(UNIT_KEY)
+    # Sort once by unit and attempt; a unit's attempts are then adjacent, so "previous attempt" is a shift
+    # and no hash window over the string keys is needed.
     lf = ledger.lazy().sort([*unit, ATTEMPT])
-    prev_status = pl.col(EXEC_STATUS).shift(1).over(unit)
-    prev_scored = (pl.col(SCORE_STATUS).shift(1).over(unit) == "scored").fill_null(False)
-    is_first = pl.col(ATTEMPT) == pl.col(ATTEMPT).min().over(unit)
+    new_unit = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in unit])
+    lf = lf.with_columns(new_unit.alias("_first"))
+    lf = lf.with_columns(pl.col("_first").cum_sum().alias("_unit"))
+    same = ~pl.col("_first")
+    prev_status = pl.when(same).then(pl.col(EXEC_STATUS).shift(1))
+    prev_scored = (same & (pl.col(SCORE_STATUS).shift(1) == "scored")).fill_null(False)
     prev_eligible = prev_status.is_in(list(retry_on)).fill_null(False)
     within = pl.lit(True) if max_attempts is None else pl.col(ATTEMPT) <= max_attempts
     if policy == "first":
-        counts = is_first
+        counts: pl.Expr = pl.col("_first")
     elif policy == "last_allowed":
-        step_ok = is_first | (prev_eligible & within)
-        allowed = step_ok.cast(pl.Int8).cum_min().over(unit) == 1
-        counts = allowed & (pl.col(ATTEMPT) == pl.when(allowed).then(pl.col(ATTEMPT)).max().over(unit))
+        step_ok = pl.col("_first") | (prev_eligible & within)
+        allowed = (~step_ok).cast(pl.UInt32).cum_sum().over("_unit") == 0
+        next_allowed = (pl.col("_unit").shift(-1) == pl.col("_unit")) & allowed.shift(-1)
+        counts = allowed & ~next_allowed.fill_null(False)
     elif policy == "every":
         counts = pl.lit(True)
     else:
         msg = f"unknown retry policy {policy!r}; use first, last_allowed or every"
         raise ValueError(msg)
-    attempts = lf.with_columns(
-        pl.len().over(unit).alias(ATTEMPTS),
-        counts.alias(COUNTS),
-        prev_scored.alias("_prev_scored"),
-        (~is_first & ~prev_eligible).alias("_prev_ineligible"),
-        (pl.col(ATTEMPT) - pl.col(ATTEMPT).shift(1).over(unit).fill_null(0) > 1).alias("_gap"),
-    ).collect()
+    attempts = (
+        lf.with_columns(
+            pl.len().over("_unit").alias(ATTEMPTS),
+            counts.alias(COUNTS),
+            prev_scored.alias("_prev_scored"),
+            (same & ~prev_eligible).alias("_prev_ineligible"),
+            (pl.col(ATTEMPT) - pl.when(same).then(pl.col(ATTEMPT).shift(1)).otherwise(0) > 1).alias("_gap"),
+        )
+        .drop("_first", "_unit")
+        .collect()
+    )
     cols = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE]
     refusing = pl.lit(strict).alias(REFUSING)
     rules = [

@@ -27,6 +27,7 @@ import math
 import operator
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Final, SupportsIndex
 
 import polars as pl
@@ -429,20 +430,13 @@ def clustered_se(
         )
         raise ValueError(msg)
 
-    nested = (
-        data.lazy()
-        .group_by([*group, _CLUSTER])
-        .agg(pl.col(_VALUE).alias(_VALUES))
-        .group_by(group)
-        .agg(pl.col(_VALUES))
-        .sort(group)
-        .collect()
-    )
-    moments = pl.DataFrame(
-        [_group_moments(clusters) for clusters in nested.get_column(_VALUES).to_list()],
-        schema={N: pl.UInt32, N_CLUSTERS: pl.UInt32, MEAN: pl.Float64, SE_NAIVE: pl.Float64, SE_CLUSTERED: pl.Float64},
-        orient="row",
-    )
+    integral = data.height > 0 and bool(data.select((pl.col(_VALUE) == pl.col(_VALUE).round()).all()).item())
+    if integral and data.get_column(_VALUE).abs().max() <= _EXACT_INT_LIMIT:  # type: ignore[operator]
+        moments = _integer_moments(data, group)
+        nested = moments.select(group)
+        moments = moments.drop(group)
+    else:
+        nested, moments = _float_moments(data, group)
     g_float = pl.col(N_CLUSTERS).cast(pl.Float64)
     se_cl = pl.col(SE_CLUSTERED)
     low, high = pl.col(MEAN) - z * se_cl, pl.col(MEAN) + z * se_cl
@@ -454,6 +448,85 @@ def clustered_se(
         low.alias(CI_LOW),
         high.alias(CI_HIGH),
     ).select(*keys, *_OUTPUTS)
+
+
+#: Integer values up to this size take the exact integer path of :func:`clustered_se`.
+_EXACT_INT_LIMIT: Final = 1_000_000
+
+_MOMENT_SCHEMA: Final = {
+    N: pl.UInt32,
+    N_CLUSTERS: pl.UInt32,
+    MEAN: pl.Float64,
+    SE_NAIVE: pl.Float64,
+    SE_CLUSTERED: pl.Float64,
+}
+
+
+def _integer_moments(data: pl.DataFrame, group: list[str]) -> pl.DataFrame:
+    """Moments of integer-valued groups from exact integer sums (fast; order-free).
+
+    With per-cluster sums s_c and sizes n_c, N = Σ n_c and S = Σ s_c, the
+    residual sums are Σ_{i∈c} r_i = s_c − n_c·S/N, so
+    N²·Σ_c (Σ_{i∈c} r_i)² = N²Σs_c² − 2SNΣs_c n_c + S²Σn_c² and
+    N·Σ r_i² = NΣy² − S². Every sum is an integer (exact in any order); the
+    ratios are formed as exact fractions and only the square root is rounded,
+    so a group whose clusters hold one observation each has
+    ``se_clustered == se_naive`` bit for bit, as on the float path.
+    """
+    per_cluster = (
+        data.lazy()
+        .with_columns(pl.col(_VALUE).cast(pl.Int64))
+        .group_by([*group, _CLUSTER])
+        .agg(
+            pl.col(_VALUE).sum().alias("s"),
+            pl.len().cast(pl.Int64).alias("nc"),
+            (pl.col(_VALUE) ** 2).sum().alias("yy"),
+        )
+    )
+    sums = (
+        per_cluster.group_by(group)
+        .agg(
+            pl.col("nc").sum().alias("N"),
+            pl.len().alias("G"),
+            pl.col("s").sum().alias("S"),
+            (pl.col("s") * pl.col("s")).sum().alias("ss"),
+            (pl.col("s") * pl.col("nc")).sum().alias("sn"),
+            (pl.col("nc") * pl.col("nc")).sum().alias("nn"),
+            pl.col("yy").sum().alias("yy"),
+        )
+        .sort(group)
+        .collect()
+    )
+    rows = []
+    for rec in sums.iter_rows(named=True):
+        n_obs, total = int(rec["N"]), int(rec["S"])
+        clustered = Fraction(
+            n_obs * n_obs * int(rec["ss"]) - 2 * total * n_obs * int(rec["sn"]) + total * total * int(rec["nn"]),
+            n_obs**2,
+        )
+        naive = Fraction(n_obs * int(rec["yy"]) - total * total, n_obs)
+        rows.append((n_obs, int(rec["G"]), total / n_obs, math.sqrt(naive) / n_obs, math.sqrt(clustered) / n_obs))
+    moments = pl.DataFrame(rows, schema=_MOMENT_SCHEMA, orient="row")
+    return sums.select(group).hstack(moments)
+
+
+def _float_moments(data: pl.DataFrame, group: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Group keys and moments of float-valued groups, from exactly rounded sums (:func:`_group_moments`)."""
+    nested = (
+        data.lazy()
+        .group_by([*group, _CLUSTER])
+        .agg(pl.col(_VALUE).alias(_VALUES))
+        .group_by(group)
+        .agg(pl.col(_VALUES))
+        .sort(group)
+        .collect()
+    )
+    moments = pl.DataFrame(
+        [_group_moments(clusters) for clusters in nested.get_column(_VALUES).to_list()],
+        schema=_MOMENT_SCHEMA,
+        orient="row",
+    )
+    return nested, moments
 
 
 def _group_moments(clusters: list[list[float]]) -> tuple[int, int, float, float, float]:

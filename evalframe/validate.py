@@ -102,9 +102,9 @@ class Validated:
     shape: str
 
 
-def _bad(mask: pl.Expr, kind: str, detail: pl.Expr) -> pl.Expr:
-    """Struct of a problem for rows where ``mask`` is true, else null."""
-    return pl.when(mask).then(pl.struct(pl.lit(kind).alias(KIND), detail.alias(DETAIL)))
+def _bad(mask: pl.Expr, kind: str, detail: pl.Expr) -> tuple[pl.Expr, str, pl.Expr]:
+    """A token check: rows where ``mask`` is true have a problem of ``kind`` described by ``detail``."""
+    return mask.fill_null(False), kind, detail
 
 
 def _grade_token(col: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
@@ -257,7 +257,7 @@ def validate_ledger(
         return Validated(frame.select([]), concat_problems([problems_frame(structural)]), shape)
 
     schema = frame.schema
-    checks: list[pl.Expr] = []
+    checks: list[tuple[pl.Expr, str, pl.Expr]] = []
     exprs: dict[str, pl.Expr] = {}
     exprs[CANDIDATE] = pl.col(CANDIDATE).cast(pl.String)
     exprs[CASE_ID] = pl.col(CASE_ID).cast(pl.String)
@@ -363,19 +363,24 @@ def validate_ledger(
     exprs[LINE] = pl.col(LINE)
     exprs[SOURCE] = pl.col(SOURCE)
 
-    checked = frame.with_columns(
-        pl.concat_list(checks or [pl.lit(None, pl.Struct({KIND: pl.String, DETAIL: pl.String}))]).alias("_problems")
+    # Masks run over every row; details are formatted only for the (few) flagged rows.
+    flagged = frame.filter(pl.any_horizontal([m for m, _, _ in checks])) if checks else frame.head(0)
+    token_problems = pl.concat(
+        [
+            flagged.filter(mask).select(
+                pl.lit(kind).alias(KIND),
+                pl.col(CANDIDATE).cast(pl.String),
+                pl.col(CASE_ID).cast(pl.String),
+                LINE,
+                SOURCE,
+                detail.alias(DETAIL),
+            )
+            for mask, kind, detail in checks
+        ]
+        or [pl.DataFrame(schema={KIND: pl.String, DETAIL: pl.String})],
+        how="diagonal",
     )
-    canonical = checked.select(
-        [exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL_SCHEMA.items()] + [pl.col("_problems")]
-    )
-    token_problems = (
-        canonical.select(CANDIDATE, CASE_ID, LINE, SOURCE, "_problems")
-        .explode("_problems")
-        .drop_nulls("_problems")
-        .unnest("_problems")
-    )
-    canonical = canonical.drop("_problems")
+    canonical = frame.select([exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL_SCHEMA.items()])
     if shape == "answers":
         expected = plan.cases.select(CASE_ID, pl.col("expected").cast(pl.String).alias("_expected"))
         canonical = (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -158,3 +159,21 @@ def test_paired_difference_negates_when_swapped(
     assert (backward.ci_low, backward.ci_high) == (-forward.ci_high, -forward.ci_low)
     assert (backward.mean_a, backward.mean_b) == (forward.mean_b, forward.mean_a)
     assert (backward.n, backward.n_clusters) == (forward.n, forward.n_clusters)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 1)), min_size=1, max_size=60))
+def test_integer_path_equals_exactly_rounded_float_path(rows: list[tuple[int, int]]) -> None:
+    from evalframe.stats import _float_moments, _integer_moments
+
+    data = pl.DataFrame(
+        {
+            "__evalframe_group": [0] * len(rows),
+            "__evalframe_cluster": [c for c, _ in rows],
+            "__evalframe_value": [float(v) for _, v in rows],
+        }
+    )
+    exact = _integer_moments(data, ["__evalframe_group"]).drop("__evalframe_group").row(0)
+    _, floats = _float_moments(data, ["__evalframe_group"])
+    for a, b in zip(exact, floats.row(0), strict=True):
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
