@@ -8,8 +8,9 @@ with all of them and no rate exists anywhere.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
@@ -57,6 +58,72 @@ def _as_loaded(results: Results) -> Loaded:
     return load(results)
 
 
+@dataclass(frozen=True)
+class _Options:
+    retry: RetryPolicyName
+    max_attempts: int | None
+    retry_on: tuple[str, ...]
+    strict_retries: bool
+    missing: MissingPolicy
+    grade: GradeKind
+    score_range: tuple[float, float]
+    pass_threshold: float | None
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What one (partition of a) batch gave: its problems and, when clean, its unit outcomes."""
+
+    problems: pl.DataFrame
+    units: pl.DataFrame | None
+    attempts: pl.DataFrame | None
+    rows: int
+    run_ids: frozenset[str]
+    shape: str
+
+
+def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: bool = True) -> _Part:
+    """Validate and reconcile one batch; only when nothing refuses, select attempts and give unit outcomes."""
+    validated = validate_ledger(frame, plan, grade=o.grade, score_range=o.score_range, pass_threshold=o.pass_threshold)
+    ledger = validated.ledger
+    found = [validated.problems]
+    if ledger.width:
+        found.append(reconcile(ledger, plan, missing=o.missing))
+    problems = concat_problems(found)
+    run_ids = frozenset(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()) if ledger.width else frozenset()
+    if problems.filter(pl.col(REFUSING)).height or not compute:
+        return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
+    selected = select_attempts(
+        ledger, policy=o.retry, max_attempts=o.max_attempts, retry_on=o.retry_on, strict=o.strict_retries
+    )
+    problems = concat_problems([problems, selected.flags])
+    if problems.filter(pl.col(REFUSING)).height:
+        return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
+    planned = plan.planned_units().join(plan.cases.lazy(), on=CASE_ID, how="left")
+    units = unit_outcomes(planned, selected.attempts.lazy()).collect()
+    return _Part(problems, units, selected.attempts, ledger.height, run_ids, validated.shape)
+
+
+def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options) -> list[_Part]:
+    """Run :func:`_check_and_select` one candidate at a time; stop computing once anything refuses."""
+    names = frame.collect_schema().names()
+    if CANDIDATE not in names:
+        return [_check_and_select(plan, frame, o)]
+    in_ledger = frame.select(pl.col(CANDIDATE).cast(pl.String)).unique().collect().get_column(CANDIDATE).to_list()
+    parts: list[_Part] = []
+    refused = False
+    for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
+        rows = frame.filter(pl.col(CANDIDATE).cast(pl.String) == name)
+        sub_plan = plan.for_candidate(name) if name in plan.candidates else plan
+        part = _check_and_select(sub_plan, rows, o, compute=not refused)
+        refused = refused or bool(part.problems.filter(pl.col(REFUSING)).height) or part.units is None
+        parts.append(part)
+    nulls = frame.filter(pl.col(CANDIDATE).is_null())
+    if nulls.select(pl.len()).collect().item():
+        parts.append(_check_and_select(plan, nulls, o, compute=False))
+    return parts
+
+
 def audit(
     plan: Plan,
     results: Results,
@@ -73,6 +140,7 @@ def audit(
     bins: Bins | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
+    partition_by: Literal["candidate"] | None = None,
     provenance: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
@@ -107,6 +175,12 @@ def audit(
         Significance level of the selective-missingness test.
     confidence
         Two-sided coverage of every interval in the summary.
+    partition_by
+        ``"candidate"``: validate, reconcile and select attempts one
+        candidate at a time (rows are read per candidate with predicate
+        pushdown, so a hive-partitioned lake is read one partition at a
+        time). Exact, because every key contains the candidate; bounds the
+        memory of those steps by the largest candidate.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
 
@@ -150,22 +224,24 @@ def audit(
         msg = f"slice column(s) {', '.join(map(repr, unknown_slices))} not in the plan (plan columns: {usable})"
         raise ValueError(msg)
     loaded = _as_loaded(results)
-    validated = validate_ledger(loaded.frame, plan, grade=grade, score_range=score_range, pass_threshold=pass_threshold)
-    found = [loaded.problems, validated.problems]
-    if validated.ledger.width:
-        found.append(reconcile(validated.ledger, plan, missing=missing))
-    problems = concat_problems(found)
-    ledger = validated.ledger
-    if not problems.filter(pl.col(REFUSING)).height:
-        selected = select_attempts(
-            ledger, policy=retry, max_attempts=max_attempts, retry_on=retry_on, strict=strict_retries
-        )
-        problems = concat_problems([problems, selected.flags])
+    options = _Options(
+        retry, max_attempts, tuple(retry_on), strict_retries, missing, grade, score_range, pass_threshold
+    )
+    if partition_by is None:
+        parts = [_check_and_select(plan, loaded.frame, options)]
+    elif partition_by == CANDIDATE:
+        parts = _by_candidate(plan, loaded.frame, options)
+    else:
+        msg = f"partition_by must be None or 'candidate', got {partition_by!r}"
+        raise ValueError(msg)
+    problems = concat_problems([loaded.problems, *(p.problems for p in parts)])
     if problems.filter(pl.col(REFUSING)).height:
         raise AuditRefused(problems)
-
-    planned = plan.planned_units().join(plan.cases.lazy(), on=CASE_ID, how="left")
-    units = unit_outcomes(planned, selected.attempts.lazy()).collect()
+    ledger_rows = sum(p.rows for p in parts)
+    run_ids = sorted({r for p in parts for r in p.run_ids})
+    shape = next((p.shape for p in parts if p.shape != "unknown"), parts[0].shape if parts else "unknown")
+    units = pl.concat([p.units for p in parts if p.units is not None]).sort(UNIT_KEY, nulls_last=False)
+    attempts_table = pl.concat([p.attempts for p in parts if p.attempts is not None], how="diagonal_relaxed")
     summary = with_uncertainty(funnel(units.lazy()).collect(), units, confidence=confidence, score_range=score_range)
     missing_ids = (
         units.filter(pl.col("outcome") == "missing")
@@ -199,9 +275,10 @@ def audit(
             .drop_nulls()
         ),
         "results_source": loaded.source,
-        "ledger_shape": validated.shape,
-        "ledger_rows": ledger.height,
-        "run_ids": sorted(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()),
+        "ledger_shape": shape,
+        "ledger_rows": ledger_rows,
+        "run_ids": run_ids,
+        "partition_by": partition_by,
         "retry": retry,
         "max_attempts": max_attempts,
         "retry_on": list(retry_on),
@@ -215,7 +292,7 @@ def audit(
     return AuditReport(
         summary=summary,
         units=units,
-        attempts=selected.attempts.sort([*UNIT_KEY, "attempt"]),
+        attempts=attempts_table.sort([*UNIT_KEY, "attempt"]),
         problems=problems,
         slices=slice_table,
         missingness=tests,

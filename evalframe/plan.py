@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
@@ -91,6 +91,9 @@ class Plan:
         when the plan is not the full cross product; else None.
     source
         Where the plan came from (file path or ``"plan"``).
+    trial_bounds
+        Overrides :attr:`trial_range` (set by :meth:`for_candidate` so a
+        restricted plan judges trials exactly as the whole plan does).
     """
 
     cases: pl.DataFrame
@@ -99,6 +102,7 @@ class Plan:
     run_id: str | None = None
     units: pl.DataFrame | None = None
     source: str = "plan"
+    trial_bounds: tuple[int, int] | None = None
 
     @classmethod
     def from_frame(
@@ -344,9 +348,25 @@ class Plan:
             digest.update(self.units.sort(UNIT_KEY).write_csv().encode())
         return digest.hexdigest()
 
+    def for_candidate(self, candidate: str) -> Plan:
+        """The same plan restricted to one planned candidate (for per-candidate execution).
+
+        Raises
+        ------
+        ValueError
+            When ``candidate`` is not planned.
+        """
+        if candidate not in self.candidates:
+            msg = f"candidate {candidate!r} is not planned"
+            raise ValueError(msg)
+        units = None if self.units is None else self.units.filter(pl.col(CANDIDATE) == candidate)
+        return replace(self, candidates=(candidate,), units=units, trial_bounds=self.trial_range)
+
     @property
     def trial_range(self) -> tuple[int, int]:
         """Lowest and highest planned trial: (1, trials), or a units table's own range (0-based allowed)."""
+        if self.trial_bounds is not None:
+            return self.trial_bounds
         if self.units is not None and self.units.height:
             trials = self.units.get_column(TRIAL)
             return int(trials.min()), int(trials.max())  # type: ignore[arg-type]

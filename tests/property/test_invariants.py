@@ -139,3 +139,13 @@ def test_every_with_one_attempt_per_unit_equals_first(batch: tuple[ef.Plan, pl.D
     every = ef.audit(plan, single, retry="every")
     assert_frame_equal(every.summary, first.summary)
     assert_frame_equal(every.units, first.units)
+
+
+@SETTINGS
+@given(batches(), st.sampled_from(["first", "last_allowed", "every"]))
+def test_per_candidate_execution_equals_whole_frame(batch: tuple[ef.Plan, pl.DataFrame], retry: str) -> None:
+    plan, ledger = batch
+    whole = ef.audit(plan, ledger, retry=retry)  # type: ignore[arg-type]
+    parts = ef.audit(plan, ledger, retry=retry, partition_by="candidate")  # type: ignore[arg-type]
+    for name, table in whole.tables().items():
+        assert_frame_equal(parts.tables()[name], table), name
