@@ -183,6 +183,12 @@ def audit_options(func: F) -> F:
             help="Significance level of the selective-missingness test.",
         ),
         click.option(
+            "--partition-by",
+            type=click.Choice(["candidate"]),
+            default=None,
+            help="Check and select attempts one candidate at a time (bounded memory on large lakes; same result).",
+        ),
+        click.option(
             "--confidence",
             type=click.FloatRange(0, 1, min_open=True, max_open=True),
             default=0.95,
