@@ -72,6 +72,7 @@ def select_attempts(
     max_attempts: int | None = None,
     retry_on: Sequence[str] = EXEC_FAILURES,
     strict: bool = False,
+    key: Sequence[str] = UNIT_KEY,
 ) -> Selected:
     """Apply a declared retry policy to the attempts of each planned unit.
 
@@ -88,6 +89,9 @@ def select_attempts(
         Execution statuses after which a retry is allowed.
     strict
         Make the retry flags refusing.
+    key
+        Columns identifying a unit (default: candidate, case_id, trial; the
+        audit passes its integer unit code, which orders the same way).
 
     Returns
     -------
@@ -103,7 +107,7 @@ def select_attempts(
     >>> select_attempts(ledger, policy="last_allowed").attempts.select("attempt", "counts").to_dicts()
     [{'attempt': 1, 'counts': False}, {'attempt': 2, 'counts': True}]
     """
-    unit = list(UNIT_KEY)
+    unit = list(key)
     # Sort once by unit and attempt; a unit's attempts are then adjacent, so "previous attempt" is a shift
     # and no hash window over the string keys is needed.
     lf = ledger.lazy().sort([*unit, ATTEMPT])

@@ -21,7 +21,6 @@ from evalframe.columns import (
     EXEC_FAILURES,
     REFUSING,
     RUN_ID,
-    UNIT_KEY,
     GradeKind,
     MissingPolicy,
     RetryPolicyName,
@@ -31,10 +30,13 @@ from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, load
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
-from evalframe.reconcile import reconcile
+from evalframe.reconcile import CAND_CODE, CASE_CODE, UID, reconcile
 from evalframe.report import AuditReport
 from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import validate_ledger
+
+#: Internal integer-code columns, dropped from every report table.
+CODES = [CAND_CODE, CASE_CODE, UID]
 
 #: How many missing case ids the summary lists per candidate (the units table has them all).
 MISSING_IDS_SHOWN = 20
@@ -86,22 +88,21 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     """Validate and reconcile one batch; only when nothing refuses, select attempts and give unit outcomes."""
     validated = validate_ledger(frame, plan, grade=o.grade, score_range=o.score_range, pass_threshold=o.pass_threshold)
     ledger = validated.ledger
-    found = [validated.problems]
-    if ledger.width:
-        found.append(reconcile(ledger, plan, missing=o.missing))
-    problems = concat_problems(found)
     run_ids = frozenset(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()) if ledger.width else frozenset()
+    if not ledger.width:
+        return _Part(validated.problems, None, None, ledger.height, run_ids, validated.shape)
+    rec = reconcile(ledger, plan, missing=o.missing)
+    problems = concat_problems([validated.problems, rec.problems])
     if problems.filter(pl.col(REFUSING)).height or not compute:
         return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
     selected = select_attempts(
-        ledger, policy=o.retry, max_attempts=o.max_attempts, retry_on=o.retry_on, strict=o.strict_retries
+        rec.ledger, policy=o.retry, max_attempts=o.max_attempts, retry_on=o.retry_on, strict=o.strict_retries, key=[UID]
     )
     problems = concat_problems([problems, selected.flags])
     if problems.filter(pl.col(REFUSING)).height:
         return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
-    planned = plan.planned_units().join(plan.cases.lazy(), on=CASE_ID, how="left")
-    units = unit_outcomes(planned, selected.attempts.lazy()).collect()
-    return _Part(problems, units, selected.attempts, ledger.height, run_ids, validated.shape)
+    units = unit_outcomes(rec.planned.lazy(), selected.attempts.lazy(), key=[UID]).collect()
+    return _Part(problems, units, selected.attempts.drop(CODES), ledger.height, run_ids, validated.shape)
 
 
 def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options) -> list[_Part]:
@@ -240,9 +241,13 @@ def audit(
     ledger_rows = sum(p.rows for p in parts)
     run_ids = sorted({r for p in parts for r in p.run_ids})
     shape = next((p.shape for p in parts if p.shape != "unknown"), parts[0].shape if parts else "unknown")
-    units = pl.concat([p.units for p in parts if p.units is not None]).sort(UNIT_KEY, nulls_last=False)
+    # Each part is sorted by its unit code and parts come in candidate order: the concatenation is sorted by key.
+    units = pl.concat([p.units for p in parts if p.units is not None])
     attempts_table = pl.concat([p.attempts for p in parts if p.attempts is not None], how="diagonal_relaxed")
-    summary = with_uncertainty(funnel(units.lazy()).collect(), units, confidence=confidence, score_range=score_range)
+    summary = with_uncertainty(
+        funnel(units.lazy()).collect(), units, confidence=confidence, score_range=score_range, cluster=CASE_CODE
+    )
+    units = units.drop(CODES)
     missing_ids = (
         units.filter(pl.col("outcome") == "missing")
         .group_by(CANDIDATE)
@@ -292,7 +297,7 @@ def audit(
     return AuditReport(
         summary=summary,
         units=units,
-        attempts=attempts_table.sort([*UNIT_KEY, "attempt"]),
+        attempts=attempts_table,
         problems=problems,
         slices=slice_table,
         missingness=tests,

@@ -434,11 +434,8 @@ def compare_command(
     except ValueError as exc:
         _fail(str(exc))
     if out is not None:
-        write_parquet_atomic(
-            {**report.tables(), "comparison": comparison.table, "pairs": comparison.pairs},
-            out,
-            {"report.md": report.to_markdown() + "\n" + comparison.to_markdown(), "report.json": report.to_json()},
-        )
+        # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
+        report.write(out, comparison=comparison)
     if fmt == "json":
         click.echo(comparison.table.write_json())
     elif fmt == "markdown":

@@ -97,17 +97,27 @@ def outcome_expr() -> pl.Expr:
     )
 
 
-def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame:
+def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
+    """``outcome`` is one of ``values``; on the Enum it compares physical codes, not strings (fast)."""
+    if isinstance(schema["outcome"], pl.Enum):
+        return pl.col("outcome").to_physical().is_in([OUTCOMES.index(v) for v in values])
+    return pl.col("outcome").cast(pl.String).is_in(list(values))
+
+
+def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, *, key: Sequence[str] = UNIT_KEY) -> pl.LazyFrame:
     """Join planned units to their counted attempt(s) and give each an outcome.
 
     Parameters
     ----------
     planned
         One row per planned unit: ``candidate``, ``case_id``, ``trial``
-        (plus any plan columns to carry along).
+        (plus any plan columns to carry along), sorted by ``key``.
     attempts
         Attempts table from :func:`evalframe.attempts.select_attempts`
         (``counts`` marks the counted attempts).
+    key
+        Join columns (default: candidate, case_id, trial; the audit joins on
+        its integer unit code).
 
     Returns
     -------
@@ -118,10 +128,13 @@ def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame
         ``attempts`` (UInt32, 0 when missing) and ``outcome`` (Enum).
     """
     counted = attempts.filter(pl.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
+    if list(key) != list(UNIT_KEY):
+        names = counted.collect_schema().names()
+        counted = counted.drop([c for c in (*UNIT_KEY, "_cand", "_case") if c in names and c not in key])
     return (
-        planned.join(counted, on=list(UNIT_KEY), how="left")
+        planned.join(counted, on=list(key), how="left")
         .with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
-        .sort([*UNIT_KEY, COUNTED_ATTEMPT], nulls_last=False)
+        .sort([*key, COUNTED_ATTEMPT], nulls_last=False)
     )
 
 
@@ -162,10 +175,10 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
     │ 4       ┆ 4         ┆ 3         ┆ 2      ┆ 1      ┆ 0.5              ┆ 0.25              ┆ 0.75            │
     └─────────┴───────────┴───────────┴────────┴────────┴──────────────────┴───────────────────┴─────────────────┘
     """
-    o = pl.col("outcome").cast(pl.String)
+    schema = units.collect_schema()
 
     def n(*values: str) -> pl.Expr:
-        return o.is_in(list(values)).sum().cast(pl.UInt32)
+        return outcome_in(schema, *values).sum().cast(pl.UInt32)
 
     counts = units.group_by(list(by)).agg(
         pl.len().cast(pl.UInt32).alias(PLANNED),
@@ -210,6 +223,7 @@ def with_uncertainty(
     *,
     confidence: float = 0.95,
     score_range: tuple[float, float] = (0.0, 1.0),
+    cluster: str = CASE_ID,
 ) -> pl.DataFrame:
     """Add intervals and clustered standard errors to a per-candidate summary.
 
@@ -224,6 +238,9 @@ def with_uncertainty(
         Two-sided coverage of every interval.
     score_range
         Bounds of a score; the ``mean_score`` interval is clipped to them.
+    cluster
+        Column identifying a case (default ``case_id``; the audit passes its
+        integer case code).
 
     Returns
     -------
@@ -272,20 +289,21 @@ def with_uncertainty(
         ]
     out = summary.with_columns(intervals)
 
-    outcome = pl.col("outcome").cast(pl.String)
-    graded = outcome.is_in(["passed", "failed", "scored_no_threshold"])
-    cases = units.group_by(CANDIDATE, CASE_ID).agg(graded.all().alias("_all"))
+    graded = outcome_in(units.schema, "passed", "failed", "scored_no_threshold")
+    cases = units.group_by(CANDIDATE, cluster).agg(graded.all().alias("_all"))
     case_counts = cases.group_by(CANDIDATE).agg(
         pl.len().cast(pl.UInt32).alias("cases_planned"),
         pl.col("_all").sum().cast(pl.UInt32).alias("cases_fully_scored"),
     )
     scored = units.filter(graded)
-    binary = scored.filter(outcome != "scored_no_threshold").with_columns((outcome == "passed").alias("_pass"))
+    binary = scored.filter(~outcome_in(units.schema, "scored_no_threshold")).with_columns(
+        outcome_in(units.schema, "passed").alias("_pass")
+    )
     pass_se = clustered_se(
-        binary, value="_pass", cluster=CASE_ID, by=[CANDIDATE], confidence=confidence, clip=(0.0, 1.0)
+        binary, value="_pass", cluster=cluster, by=[CANDIDATE], confidence=confidence, clip=(0.0, 1.0)
     )
     score_se = clustered_se(
-        scored.drop_nulls(SCORE), value=SCORE, cluster=CASE_ID, by=[CANDIDATE], confidence=confidence
+        scored.drop_nulls(SCORE), value=SCORE, cluster=cluster, by=[CANDIDATE], confidence=confidence
     )
     return (
         out.join(case_counts, on=CANDIDATE, how="left")

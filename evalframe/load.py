@@ -329,7 +329,11 @@ def scan_parquet(path: PathLike) -> Loaded:
         hive_partitioning=is_dir,
         include_file_paths=SOURCE,
     )
-    lf = lf.with_columns((pl.int_range(pl.len(), dtype=pl.Int64).over(SOURCE) + 1).alias(LINE))
+    if len(files) == 1:  # one file: the row number is the row index (no window over the path column)
+        lf = lf.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
+        lf = lf.select(*[c for c in lf.collect_schema().names() if c != LINE], LINE)
+    else:
+        lf = lf.with_columns((pl.int_range(pl.len(), dtype=pl.Int64).over(SOURCE) + 1).alias(LINE))
     return Loaded(lf, problems_frame(), str(path))
 
 

@@ -232,7 +232,7 @@ class Plan:
             trials = max(1, units.get_column(TRIAL).n_unique())
             case_cols = [c for c in frame.columns if c not in (CANDIDATE, TRIAL)]
             frame = frame.select(case_cols).unique(subset=[c for c in case_cols if c != LINE], keep="first")
-            units = units.drop(LINE).unique().sort(UNIT_KEY)
+            units = units.drop(LINE).sort(UNIT_KEY)  # duplicates were reported above and refuse the plan
             dup_mask = pl.len().over(CASE_ID) > 1
             found.append(
                 frame.filter(dup_mask).select(

@@ -7,6 +7,9 @@ returns a (partial) problems frame; :func:`reconcile` gathers them all.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Final
+
 import polars as pl
 
 from evalframe.columns import (
@@ -31,62 +34,133 @@ from evalframe.problems import concat_problems
 
 _ROW_COLS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
 
+#: Dense integer codes given to identities once, against the plan (internal columns, dropped from reports).
+CAND_CODE: Final = "_cand"
+CASE_CODE: Final = "_case"
+#: One Int64 per planned unit; ordering by it is ordering by (candidate, case_id, trial).
+UID: Final = "_uid"
+
 
 def _flag(rows: pl.LazyFrame, kind: str, detail: pl.Expr) -> pl.LazyFrame:
     return rows.select(pl.lit(kind).alias(KIND), *_ROW_COLS, detail.alias(DETAIL))
 
 
-def unknown_rows(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
-    """Rows whose candidate, case or trial is not in the plan (anti-joins).
+def _codes(plan: Plan) -> tuple[dict[str, int], pl.LazyFrame, int, int]:
+    cands = {c: i for i, c in enumerate(sorted(plan.candidates))}
+    cases = plan.cases.lazy().select(CASE_ID).sort(CASE_ID).with_row_index(CASE_CODE)
+    low, high = plan.trial_range
+    return cands, cases, low, high - low + 1
 
-    Each row gets the most specific kind that applies: ``unknown_candidate``,
-    else ``unknown_case``, else ``trial_out_of_range`` (trial outside
-    1..N), else ``unknown_unit`` (a units-table plan that does not list the
-    unit).
+
+def _uid(n_cases: int, low: int, span: int) -> pl.Expr:
+    return (pl.col(CAND_CODE).cast(pl.Int64) * n_cases + pl.col(CASE_CODE).cast(pl.Int64)) * span + (
+        pl.col(TRIAL) - low
+    )
+
+
+def encode_keys(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
+    """Give every ledger row integer codes for its candidate, case and unit, against the plan.
+
+    Identities are compared exactly (a join on the strings, done once); all
+    later steps join, sort and group on integers. Adds ``_cand`` and
+    ``_case`` (UInt32, null when the candidate / case is not planned) and
+    ``_uid`` (Int64, null unless candidate and case are planned and the trial
+    is within the plan's trial range). Codes follow sorted order, so sorting
+    by ``_uid`` sorts by (candidate, case_id, trial).
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["B", "A"])
+    >>> rows = pl.LazyFrame({"candidate": ["B", "A", "C"], "case_id": ["q2", "q1", "q1"], "trial": [1, 1, 1]})
+    >>> encode_keys(rows, plan).select("candidate", "case_id", "_uid").collect().rows()
+    [('B', 'q2', 3), ('A', 'q1', 0), ('C', 'q1', None)]
+    """
+    cands, cases, low, span = _codes(plan)
+    coded = ledger.with_columns(
+        pl.col(CANDIDATE).replace_strict(cands, default=None, return_dtype=pl.UInt32).alias(CAND_CODE)
+    ).join(cases, on=CASE_ID, how="left", maintain_order="left")
+    in_range = pl.col(TRIAL).is_between(low, low + span - 1)
+    return coded.with_columns(pl.when(in_range).then(_uid(plan.cases.height, low, span)).alias(UID))
+
+
+def planned_units_coded(plan: Plan) -> pl.LazyFrame:
+    """The plan's units with their plan columns and integer codes, sorted by ``_uid``.
+
+    Columns: ``candidate``, ``case_id``, ``trial``, every plan column,
+    ``_cand``, ``_case`` (UInt32) and ``_uid`` (Int64).
+    """
+    cands, cases, low, span = _codes(plan)
+    units = plan.planned_units().with_columns(
+        pl.col(CANDIDATE).replace_strict(cands, return_dtype=pl.UInt32).alias(CAND_CODE)
+    )
+    return (
+        units.join(cases, on=CASE_ID, how="left")
+        .with_columns(_uid(plan.cases.height, low, span).alias(UID))
+        .join(plan.cases.lazy(), on=CASE_ID, how="left")
+        .sort(UID)
+    )
+
+
+def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None) -> pl.LazyFrame:
+    """Rows whose candidate, case or trial is not in the plan.
+
+    ``coded`` is the ledger after :func:`encode_keys`. Each row gets the most
+    specific kind that applies: ``unknown_candidate``, else
+    ``unknown_case``, else ``trial_out_of_range`` (trial outside the plan's
+    trial range), else ``unknown_unit`` (a units-table plan that does not list
+    the unit; needs ``planned`` from :func:`planned_units_coded`).
 
     Examples
     --------
     >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["quote"]}), candidates=["A"])
     >>> rows = pl.LazyFrame({"candidate": ["A", "C"], "case_id": ["invented", "quote"], "trial": [1, 1],
     ...                      "attempt": [1, 1], "line": [2, 3], "source": ["r.csv", "r.csv"]})
-    >>> unknown_rows(rows, plan).select("kind", "case_id", "line").collect().rows()
+    >>> unknown_rows(encode_keys(rows, plan), plan).select("kind", "case_id", "line").collect().rows()
     [('unknown_candidate', 'quote', 3), ('unknown_case', 'invented', 2)]
     """
-    cands = pl.LazyFrame({CANDIDATE: list(plan.candidates)}, schema={CANDIDATE: pl.String})
-    cases = plan.cases.lazy().select(CASE_ID)
-    bad_cand = ledger.join(cands, on=CANDIDATE, how="anti", maintain_order="left")
-    good_cand = ledger.join(cands, on=CANDIDATE, how="semi", maintain_order="left")
-    bad_case = good_cand.join(cases, on=CASE_ID, how="anti", maintain_order="left")
-    known = good_cand.join(cases, on=CASE_ID, how="semi", maintain_order="left")
     low, high = plan.trial_range
-    out_of_range = known.filter((pl.col(TRIAL) < low) | (pl.col(TRIAL) > high))
+    cand_ok, case_ok = pl.col(CAND_CODE).is_not_null(), pl.col(CASE_CODE).is_not_null()
     parts = [
-        _flag(bad_cand, "unknown_candidate", pl.format("candidate {} is not planned", pl.col(CANDIDATE))),
-        _flag(bad_case, "unknown_case", pl.format("case {} is not in the plan", pl.col(CASE_ID))),
+        _flag(coded.filter(~cand_ok), "unknown_candidate", pl.format("candidate {} is not planned", pl.col(CANDIDATE))),
         _flag(
-            out_of_range,
+            coded.filter(cand_ok & ~case_ok), "unknown_case", pl.format("case {} is not in the plan", pl.col(CASE_ID))
+        ),
+        _flag(
+            coded.filter(cand_ok & case_ok & pl.col(UID).is_null() & pl.col(TRIAL).is_not_null()),
             "trial_out_of_range",
-            pl.format("trial {} is outside 1..{}", pl.col(TRIAL), pl.lit(plan.trials)),
+            pl.format("trial {} is outside {}..{}", pl.col(TRIAL), pl.lit(low), pl.lit(high)),
         ),
     ]
     if plan.units is not None:
-        in_range = known.filter(pl.col(TRIAL).is_between(low, high))
-        not_unit = in_range.join(plan.units.lazy(), on=list(UNIT_KEY), how="anti", maintain_order="left")
+        units = planned if planned is not None else planned_units_coded(plan)
+        not_unit = coded.filter(pl.col(UID).is_not_null()).join(
+            units.select(UID), on=UID, how="anti", maintain_order="left"
+        )
         parts.append(_flag(not_unit, "unknown_unit", pl.lit("(candidate, case_id, trial) is not a planned unit")))
     return pl.concat(parts)
 
 
-def duplicate_keys(ledger: pl.LazyFrame) -> pl.LazyFrame:
+def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     """Every row whose (candidate, case_id, trial, attempt) occurs more than once.
+
+    Planned units are compared on their integer code, other rows on the
+    strings; either way the comparison is exact.
 
     Examples
     --------
     >>> rows = pl.LazyFrame({"candidate": ["A", "A"], "case_id": ["quote", "quote"], "trial": [1, 1],
-    ...                      "attempt": [1, 1], "line": [2, 3], "source": ["r.csv", "r.csv"]})
+    ...                      "attempt": [1, 1], "line": [2, 3], "source": ["r.csv", "r.csv"], "_uid": [0, 0]})
     >>> duplicate_keys(rows).select("kind", "line").collect().to_dicts()
     [{'kind': 'duplicate_key', 'line': 2}, {'kind': 'duplicate_key', 'line': 3}]
     """
-    dups = ledger.filter(pl.len().over(ATTEMPT_KEY) > 1)
+    known = coded.filter(pl.col(UID).is_not_null())
+    other = coded.filter(pl.col(UID).is_null())
+    dups = pl.concat(
+        [
+            known.filter(pl.struct(UID, ATTEMPT).is_duplicated()),
+            other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated()),
+        ]
+    )
     return _flag(dups, "duplicate_key", pl.format("key appears {} times", pl.len().over(ATTEMPT_KEY)))
 
 
@@ -129,23 +203,45 @@ def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     return pl.concat(parts)
 
 
-def missing_units(ledger: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "report") -> pl.LazyFrame:
-    """Planned units with no ledger row at all (anti-join plan → ledger).
+def missing_units(
+    coded: pl.LazyFrame, planned: pl.LazyFrame, *, missing: MissingPolicy = "report", source: str = "plan"
+) -> pl.LazyFrame:
+    """Planned units with no ledger row at all (anti-join on the unit code).
 
     Refusing only when ``missing="refuse"``; otherwise reported for the
     record (the funnel counts them as ``missing``, never as failures).
     """
-    gone = plan.planned_units().join(ledger.select(UNIT_KEY).unique(), on=list(UNIT_KEY), how="anti")
+    present = coded.select(pl.col(UID).drop_nulls())
+    gone = planned.join(present, on=UID, how="anti")
     return gone.select(
         pl.lit("missing_unit").alias(KIND),
         *UNIT_KEY,
-        pl.lit(plan.source).alias(SOURCE),
+        pl.lit(source).alias(SOURCE),
         pl.lit("planned unit has no row").alias(DETAIL),
         pl.lit(missing == "refuse").alias(REFUSING),
     )
 
 
-def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "report") -> pl.DataFrame:
+@dataclass(frozen=True)
+class Reconciled:
+    """The outcome of :func:`reconcile`.
+
+    Attributes
+    ----------
+    problems
+        Problems table (sorted).
+    ledger
+        The canonical ledger with the integer codes of :func:`encode_keys`.
+    planned
+        The planned units with codes (:func:`planned_units_coded`), sorted.
+    """
+
+    problems: pl.DataFrame
+    ledger: pl.DataFrame
+    planned: pl.DataFrame
+
+
+def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "report") -> Reconciled:
     """Run every identity check of the ledger against the plan.
 
     Parameters
@@ -160,11 +256,11 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
 
     Returns
     -------
-    polars.DataFrame
-        Problems table (sorted) with kinds ``unknown_candidate``,
-        ``unknown_case``, ``trial_out_of_range``, ``unknown_unit``,
-        ``duplicate_key``, ``run_mismatch``, ``version_mismatch``,
-        ``hash_mismatch`` and ``missing_unit``.
+    Reconciled
+        Problems with kinds ``unknown_candidate``, ``unknown_case``,
+        ``trial_out_of_range``, ``unknown_unit``, ``duplicate_key``,
+        ``run_mismatch``, ``version_mismatch``, ``hash_mismatch`` and
+        ``missing_unit``; the coded ledger and planned units.
 
     Examples
     --------
@@ -172,15 +268,18 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
     >>> rows = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "trial": [1], "attempt": [1],
     ...                      "run_id": [None], "line": [2], "source": ["r.csv"]},
     ...                     schema_overrides={"run_id": pl.String})
-    >>> reconcile(rows, plan).select("kind", "case_id", "refusing").to_dicts()
+    >>> reconcile(rows, plan).problems.select("kind", "case_id", "refusing").to_dicts()
     [{'kind': 'missing_unit', 'case_id': 'refund', 'refusing': False}]
     """
-    lf = ledger.lazy()
-    return concat_problems(
+    coded = encode_keys(ledger.lazy(), plan).collect()
+    planned = planned_units_coded(plan).collect()
+    lf = coded.lazy()
+    problems = concat_problems(
         [
-            unknown_rows(lf, plan),
+            unknown_rows(lf, plan, planned.lazy()),
             duplicate_keys(lf),
             binding_mismatches(lf, plan),
-            missing_units(lf, plan, missing=missing),
+            missing_units(lf, planned.lazy(), missing=missing, source=plan.source),
         ]
     )
+    return Reconciled(problems, coded, planned)

@@ -61,6 +61,7 @@ def test_out_writes_every_table(tmp_path: Path) -> None:
     assert names == [
         "attempts.parquet",
         "problems.parquet",
+        "report.html",
         "report.json",
         "report.md",
         "summary.parquet",

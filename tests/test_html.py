@@ -1,0 +1,264 @@
+"""The HTML report, read back with the stdlib parser: content, denominators, self-containment, escaping, determinism."""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib as mpl
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+import evalframe as ef
+from evalframe.cli import main
+from evalframe.compare import compare
+from evalframe.html import render_html
+from evalframe.report import RATE_FORMULAS, AuditReport
+from tests.conftest import FIXTURES
+
+ORBIT = FIXTURES / "orbit_desk"
+
+
+class Page(HTMLParser):
+    """Everything a test needs from a page: tags with attributes, visible text, tables as rows of cell text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+        self._skip = 0
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag in ("style", "svg"):
+            self._skip += 1
+        elif tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "svg"):
+            self._skip -= 1
+        elif tag in ("td", "th") and self._cell is not None and self.tables:
+            self.tables[-1][-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._skip:
+            return
+        self.text.append(data)
+        if self._cell is not None:
+            self._cell.append(data + " ")
+
+    @property
+    def all_text(self) -> str:
+        return " ".join(" ".join(self.text).split())
+
+    def table_with(self, header: str) -> list[list[str]]:
+        for table in self.tables:
+            if table and any(cell.startswith(header) for cell in table[0]):
+                return table
+        raise AssertionError(f"no table with a {header!r} column")
+
+
+def orbit(*, slices: tuple[str, ...] = ("case_type",)) -> AuditReport:
+    plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
+    return ef.audit(plan, ORBIT / "results.csv", slices=list(slices))
+
+
+@pytest.fixture(scope="module")
+def page_text() -> str:
+    report = orbit()
+    return render_html(report, compare(report, baseline="B", candidate="A"))
+
+
+@pytest.fixture(scope="module")
+def page(page_text: str) -> Page:
+    return Page(page_text)
+
+
+# --- content -------------------------------------------------------------------------------
+
+
+def test_every_candidate_and_denominator_is_on_the_page(page: Page) -> None:
+    text = page.all_text
+    for candidate in ("A", "B"):
+        assert any(cells[0] == candidate for table in page.tables for cells in table[1:])
+    funnel = {row[0]: row[2:] for row in page.table_with("count")[1:]}
+    assert funnel["planned"] == ["4", "4"]
+    assert [c.split()[0] for c in funnel["scored"]] == ["2", "4"]
+    assert [c.split()[0] for c in funnel["passed"]] == ["2", "3"]
+    assert [c.split()[0] for c in funnel["missing"]] == ["2", "0"]
+    rates = page.table_with("completion_rate")
+    header = rates[0]
+    for rate, formula in RATE_FORMULAS.items():
+        assert f"{rate} {formula}" in header
+        assert rate in text and formula in text
+    cells = {row[0]: dict(zip(header, row, strict=True)) for row in rates[1:]}
+    a, b = cells["A"], cells["B"]
+    assert a["pass_rate_scored passed / scored"].startswith("1.0 2 / 2 [0.342, 1.0]")
+    assert a["scored_coverage scored / planned"].startswith("0.5 2 / 4")
+    assert a["pass_rate_planned passed / planned"].startswith("0.5 2 / 4")
+    assert a["pass_rate_upper (passed + planned − scored) / planned"].startswith("1.0 4 / 4")
+    assert b["pass_rate_scored passed / scored"].startswith("0.75 3 / 4 [0.301, 0.954]")
+    assert b["scored_coverage scored / planned"].startswith("1.0 4 / 4")
+
+
+def test_headline_says_why_a_100_percent_is_not_a_win(page: Page) -> None:
+    text = page.all_text
+    assert "100% pass_rate_scored = passed / scored = 2 / 2" in text
+    assert "only 2 of 4 planned units scored: scored_coverage 50% (scored / planned)" in text
+    assert "over the whole plan the pass rate could be anywhere from 50% to 100%" in text
+    assert "75% pass_rate_scored = passed / scored = 3 / 4" in text
+    assert "all 4 planned units scored" in text
+    assert "computed on only 2 of 4 planned units, but its full-plan range [0.5, 1.0] overlaps B [0.75, 0.75]" in text
+    assert "2 missing (no row at all): handoff, privacy" in text
+
+
+def test_provenance_is_in_the_header(page: Page) -> None:
+    report = orbit()
+    text = page.all_text
+    for fact in (report.meta["plan_hash"], str(ORBIT / "plan.csv"), "retry policy first", "pair policy complete_pairs"):
+        assert fact in text
+    assert f"evalframe version {report.meta['evalframe_version']}" in text
+    assert "dataset versions none recorded" in text and "run ids none recorded" in text
+
+
+def test_missing_units_problems_slices_and_verdict(page: Page) -> None:
+    text = page.all_text
+    outcomes = {row[0]: row[1:] for row in page.table_with("candidate")[1:] if row[0] in ("A", "B")}
+    assert outcomes
+    ungraded = page.table_with("case_id")
+    assert sorted(row[1] for row in ungraded[1:]) == ["handoff", "privacy"]
+    problems = page.table_with("kind")
+    assert problems[1][:2] == ["missing_unit a planned unit has no row (refusing only under missing='refuse')", "2"]
+    tests = page.table_with("slice_column")
+    assert ["A", "case_type", "4", "4", "2", "fisher_freeman_halton_mc", "1.0", "no", "escalation, policy"] in tests
+    assert "Verdict: no_supported_winner" in text
+    assert "coverage: A scored_coverage 0.5 is below the declared minimum 0.95" in text
+    assert "missing rate by case_type" not in text  # chart text is drawn as paths, never as markup
+    assert sum(1 for tag, _ in page.tags if tag == "svg") == 3
+
+
+def test_ledger_statuses_appear_in_the_funnel() -> None:
+    plan = ef.Plan.from_file(FIXTURES / "ledger" / "plan.csv", candidates=["agent"])
+    page = Page(render_html(ef.audit(plan, FIXTURES / "ledger" / "results.csv")))
+    funnel = {row[0]: row[2].split()[0] for row in page.table_with("count")[1:]}
+    assert (funnel["planned"], funnel["attempted"], funnel["completed"], funnel["scored"], funnel["passed"]) == (
+        "4",
+        "4",
+        "3",
+        "2",
+        "1",
+    )
+    assert (funnel["exec_failed"], funnel["judge_failed"]) == ("1", "1")
+    assert "ungraded: 1 exec failed; 1 judge failed" in page.all_text
+    assert sum(1 for tag, _ in page.tags if tag == "svg") == 2  # no slice declared: no slice chart
+
+
+def test_header_only_results_render_without_a_pass_rate() -> None:
+    plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
+    page = Page(render_html(ef.audit(plan, ORBIT / "results_header_only.csv")))
+    assert page.all_text.count("no pass rate pass_rate_scored is null: nothing scored") == 2
+    assert "none of 4 planned units scored" in page.all_text
+
+
+# --- self-contained ---------------------------------------------------------------------------
+
+
+def test_page_loads_nothing_from_the_network(page_text: str, page: Page) -> None:
+    assert "http://" not in page_text and "https://" not in page_text
+    assert "//" not in " ".join(str(v) for _, attrs in page.tags for v in attrs.values())
+    tags = Counter(tag for tag, _ in page.tags)
+    assert tags["script"] == 0 and tags["link"] == 0 and tags["img"] == 0 and tags["iframe"] == 0
+    assert "@import" not in page_text and "url(http" not in page_text
+    for _, attrs in page.tags:
+        for name in ("src", "href", "xlink:href"):
+            value = attrs.get(name)
+            assert value is None or value.startswith("#"), (name, value)
+
+
+def test_ids_are_unique_across_charts(page: Page) -> None:
+    ids = Counter(attrs["id"] for _, attrs in page.tags if attrs.get("id"))
+    assert ids and max(ids.values()) == 1
+    referenced = {
+        value[1:] for _, attrs in page.tags for name, value in attrs.items() if name.endswith("href") and value
+    }
+    assert referenced <= set(ids)
+
+
+# --- escaping ---------------------------------------------------------------------------------
+
+EVIL_CASE = "<script>alert('x')</script>&\"quote\""
+EVIL_CANDIDATE = '<img src=x onerror="alert(1)">$\\frac{1}{0}$'
+
+
+def test_data_strings_are_escaped() -> None:
+    plan = ef.Plan.from_frame(
+        pl.DataFrame({"case_id": [EVIL_CASE, "ok"], "case_type": ["</td><marquee>", "plain"]}),
+        candidates=[EVIL_CANDIDATE, "B"],
+    )
+    results = pl.DataFrame(
+        {"candidate": [EVIL_CANDIDATE, "B", "B"], "case_id": ["ok", "ok", EVIL_CASE], "passed": [1, 0, 1]}
+    )
+    report = ef.audit(plan, results, slices=["case_type"])
+    text = render_html(report, compare(report, baseline="B", candidate=EVIL_CANDIDATE))
+    page = Page(text)
+    tags = Counter(tag for tag, _ in page.tags)
+    assert tags["script"] == 0 and tags["img"] == 0 and tags["marquee"] == 0
+    for raw in (EVIL_CASE, EVIL_CANDIDATE, "</td><marquee>"):
+        assert raw not in text
+        assert raw in page.all_text  # shown to the reader as text
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&amp;&quot;quote&quot;" in text
+    assert all(not name.startswith("on") for _, attrs in page.tags for name in attrs)
+    for table in page.tables:  # a "</td>" in the data never splits a cell
+        assert {len(row) for row in table} == {len(table[0])}
+
+
+def test_characters_missing_from_the_chart_font_do_not_warn() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"], "lang": ["日本語"]}), candidates=["模型🙂"])
+    report = ef.audit(plan, pl.DataFrame({"candidate": ["模型🙂"], "case_id": ["a"], "passed": [1]}), slices=["lang"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "模型🙂" in Page(render_html(report)).all_text
+
+
+# --- determinism --------------------------------------------------------------------------------
+
+
+def test_two_renders_are_identical(page_text: str) -> None:
+    report = orbit()
+    assert render_html(report, compare(report, baseline="B", candidate="A")) == page_text
+    assert render_html(orbit(slices=())) == render_html(orbit(slices=()))
+
+
+def test_rendering_leaves_matplotlib_settings_alone() -> None:
+    before = dict(mpl.rcParams)
+    render_html(orbit())
+    assert dict(mpl.rcParams) == before
+
+
+# --- CLI ----------------------------------------------------------------------------------------
+
+
+def test_compare_out_writes_html_with_the_verdict(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["compare", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv")]
+    args += ["--candidates", "A,B", "--baseline", "B", "--candidate", "A", "--slice", "case_type", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in out.iterdir())
+    assert {"report.html", "report.md", "report.json", "comparison.parquet", "pairs.parquet"} <= set(names)
+    page = Page((out / "report.html").read_text(encoding="utf-8"))
+    assert "Verdict: no_supported_winner — A vs baseline B (pair policy complete_pairs)" in page.all_text
+    assert '"verdict": "no_supported_winner"' in (out / "report.json").read_text(encoding="utf-8")

@@ -1,0 +1,253 @@
+"""The report's writers: Markdown snapshot, JSON content, Parquet column descriptions, files written.
+
+Snapshots live in tests/snapshots/. After an intended change to the Markdown,
+regenerate them with ``EVALFRAME_UPDATE_SNAPSHOTS=1 pytest tests/test_report.py``
+and review the diff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+import evalframe as ef
+from evalframe.compare import Comparison, compare
+from evalframe.report import CARRIED, DESCRIPTIONS, RATE_FORMULAS, AuditReport, describe, ranking_note
+from tests.conftest import FIXTURES, ROOT
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+ORBIT = "data/fixtures/orbit_desk"
+
+
+def orbit_report(*, slices: tuple[str, ...] = ()) -> AuditReport:
+    """The README's Orbit Desk audit, with relative paths (the report records them) and a fixed version."""
+    plan = ef.Plan.from_file(f"{ORBIT}/plan.csv", candidates=["A", "B"])
+    report = ef.audit(plan, f"{ORBIT}/results.csv", slices=list(slices))
+    return dataclasses.replace(report, meta={**report.meta, "evalframe_version": "VERSION"})
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def check_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("EVALFRAME_UPDATE_SNAPSHOTS"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("at_root")
+def test_orbit_desk_markdown_snapshot() -> None:
+    check_snapshot("orbit_desk_report.md", orbit_report().to_markdown())
+
+
+@pytest.mark.usefixtures("at_root")
+def test_orbit_desk_markdown_snapshot_with_slices_and_comparison() -> None:
+    report = orbit_report(slices=("case_type",))
+    text = report.to_markdown(compare(report, baseline="B", candidate="A"))
+    check_snapshot("orbit_desk_sliced_compare_report.md", text)
+
+
+def test_snapshot_holds_the_exact_spec_numbers() -> None:
+    text = (SNAPSHOTS / "orbit_desk_report.md").read_text(encoding="utf-8")
+    # SPEC §7: candidate, planned, scored, passed, missing, scored_coverage, pass_rate_scored, pass_rate_planned.
+    counts = "| candidate | planned | attempted | completed | with_output | scored | passed | failed | missing |"
+    assert counts in text
+    assert "| A | 4 | 2 | 2 | 2 | 2 | 2 | 0 | 2 |" in text
+    assert "| B | 4 | 4 | 4 | 4 | 4 | 3 | 1 | 0 |" in text
+    rates = "| candidate | completion_rate | scored_coverage | pass_rate_scored | pass_rate_planned | pass_rate_upper |"
+    assert rates in text
+    assert "| A | 0.5 | 0.5 | 1.0 | 0.5 | 1.0 |" in text
+    assert "| B | 1.0 | 1.0 | 0.75 | 0.75 | 0.75 |" in text
+    assert "| A | 2 | 2 | handoff, privacy |" in text
+    assert "| B | 0 | 0 | — |" in text
+    for rate, formula in RATE_FORMULAS.items():
+        assert f"`{rate}` = {formula}" in text
+
+
+def test_markdown_headline_names_denominators_and_the_overlap() -> None:
+    text = orbit_report().to_markdown()
+    assert "A: pass_rate_scored 1.0 = 2 passed / 2 scored, and only 2 of 4 planned units were scored" in text
+    assert "lies between 0.5 (pass_rate_planned = passed / planned" in text
+    assert "computed on only 2 of 4 planned units, but its full-plan range [0.5, 1.0] overlaps B [0.75, 0.75]" in text
+
+
+def test_ranking_note_when_the_leader_survives_missing_grades() -> None:
+    summary = pl.DataFrame(
+        {
+            "candidate": ["A", "B"],
+            "pass_rate_scored": [0.9, 0.2],
+            "pass_rate_planned": [0.85, 0.2],
+            "pass_rate_upper": [0.9, 0.25],
+        }
+    )
+    note = ranking_note(summary)
+    assert note is not None and "worst case (0.85) is above every other candidate's best case" in note
+    assert ranking_note(summary.head(1)) is None
+
+
+def test_markdown_escapes_table_breaking_identifiers() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a|b", "c\nd", "e"]}), candidates=["A"])
+    text = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["e"], "passed": [1]})).to_markdown()
+    assert "| A | 2 | 2 | a\\|b, c d |" in text
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def strict_json(text: str) -> dict[str, object]:
+    def refuse(token: str) -> None:
+        raise AssertionError(f"non-standard JSON constant {token}")
+
+    doc = json.loads(text, parse_constant=refuse)
+    assert isinstance(doc, dict)
+    return doc
+
+
+@pytest.mark.usefixtures("at_root")
+def test_json_carries_provenance_summary_and_problems() -> None:
+    report = orbit_report()
+    doc = strict_json(report.to_json())
+    meta = doc["meta"]
+    assert isinstance(meta, dict)
+    for key in ("plan_source", "plan_hash", "dataset_versions", "run_ids", "retry", "evalframe_version"):
+        assert key in meta
+    assert meta["plan_source"] == f"{ORBIT}/plan.csv" and len(meta["plan_hash"]) == 64
+    rows = {r["candidate"]: r for r in doc["summary"]}  # type: ignore[attr-defined]
+    assert (rows["A"]["planned"], rows["A"]["scored"], rows["A"]["passed"]) == (4, 2, 2)
+    assert (rows["A"]["scored_coverage"], rows["A"]["pass_rate_scored"], rows["A"]["pass_rate_planned"]) == (
+        0.5,
+        1.0,
+        0.5,
+    )
+    assert rows["A"]["missing_case_ids"] == ["handoff", "privacy"]
+    assert rows["B"]["pass_rate_scored_ci_low"] == pytest.approx(0.3006, abs=1e-4)
+    assert doc["problems_by_kind"] == {"missing_unit": 2}
+    assert {(o["candidate"], o["outcome"]): o["units"] for o in doc["outcomes"]} == {  # type: ignore[attr-defined]
+        ("A", "missing"): 2,
+        ("A", "passed"): 2,
+        ("B", "failed"): 1,
+        ("B", "passed"): 3,
+    }
+    assert "slices" not in doc and "missingness" not in doc and "comparison" not in doc
+
+
+@pytest.mark.usefixtures("at_root")
+def test_json_carries_slices_missingness_and_comparison_when_present() -> None:
+    report = orbit_report(slices=("case_type",))
+    comparison = compare(report, baseline="B", candidate="A")
+    doc = strict_json(report.to_json(comparison))
+    slices = doc["slices"]
+    assert isinstance(slices, list) and len(slices) == 8
+    assert {(r["candidate"], r["slice_value"]): r["missing_rate"] for r in slices}[("A", "policy")] == 1.0
+    tests = {r["candidate"]: r for r in doc["missingness"]}  # type: ignore[attr-defined]
+    assert tests["A"]["selective"] is False and tests["A"]["stands_out"] == ["escalation", "policy"]
+    assert doc["comparison"]["verdict"] == "no_supported_winner"  # type: ignore[index]
+    assert doc["comparison"]["dropped_by_slice"] == [  # type: ignore[index]
+        {"slice_column": "case_type", "slice_value": "escalation", "pairs_dropped": 1},
+        {"slice_column": "case_type", "slice_value": "policy", "pairs_dropped": 1},
+    ]
+
+
+def test_json_has_no_nan() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["A"])
+    report = ef.audit(plan, pl.DataFrame(schema={"candidate": pl.String, "case_id": pl.String, "passed": pl.Int64}))
+    doc = strict_json(report.to_json())
+    row = doc["summary"][0]  # type: ignore[index]
+    assert row["pass_rate_scored"] is None and row["scored_coverage"] == 0.0
+    assert all(not (isinstance(v, float) and math.isnan(v)) for v in row.values())
+
+
+# --- files and Parquet metadata -------------------------------------------------------------
+
+
+def with_comparison() -> tuple[AuditReport, Comparison]:
+    plan = ef.Plan.from_file(FIXTURES / "orbit_desk" / "plan.csv", candidates=["A", "B"])
+    report = ef.audit(plan, FIXTURES / "orbit_desk" / "results.csv", slices=["case_type"])
+    return report, compare(report, baseline="B", candidate="A")
+
+
+def test_write_adds_html_and_comparison_tables(tmp_path: Path) -> None:
+    report, comparison = with_comparison()
+    written = report.write(tmp_path / "out", comparison=comparison)
+    assert [p.name for p in written] == [
+        "attempts.parquet",
+        "comparison.parquet",
+        "dropped_pairs.parquet",
+        "missingness.parquet",
+        "pairs.parquet",
+        "problems.parquet",
+        "report.html",
+        "report.json",
+        "report.md",
+        "slices.parquet",
+        "summary.parquet",
+        "units.parquet",
+    ]
+    assert (tmp_path / "out" / "report.html").read_text(encoding="utf-8") == report.to_html(comparison)
+    assert "Verdict: `no_supported_winner`" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    plain = [p.name for p in report.write(tmp_path / "plain")]
+    assert "report.html" in plain and "comparison.parquet" not in plain
+
+
+def test_every_parquet_column_is_described(tmp_path: Path) -> None:
+    report, comparison = with_comparison()
+    report.write(tmp_path, comparison=comparison)
+    plan_columns = {"case_type"}
+    for path in sorted(tmp_path.glob("*.parquet")):
+        kv = pq.read_metadata(path).metadata
+        assert kv[b"evalframe.table"].decode() == path.stem
+        descriptions = json.loads(kv[b"evalframe.descriptions"])
+        columns = pq.read_schema(path).names
+        assert list(descriptions) == columns, path.name
+        for column in columns:
+            text = descriptions[column]
+            assert text and (text != CARRIED or column in plan_columns), (path.name, column)
+        meta = json.loads(kv[b"evalframe.meta"])
+        assert meta["plan_hash"] == report.meta["plan_hash"]
+
+
+def test_summary_interval_columns_are_described() -> None:
+    report, _ = with_comparison()
+    undescribed = [c for c in report.summary.columns if describe("summary", c) == CARRIED]
+    assert undescribed == []
+    assert DESCRIPTIONS["pass_rate_upper_ci_high"].startswith(
+        "upper end of the Wilson score interval of pass_rate_upper"
+    )
+    assert describe("units", "passed") != describe("summary", "passed")
+
+
+# --- Jupyter -----------------------------------------------------------------------------------
+
+
+def test_repr_html_is_a_compact_summary() -> None:
+    report, _ = with_comparison()
+    fragment = report._repr_html_()
+    assert "<svg" not in fragment and "<script" not in fragment and "<html" not in fragment
+    assert "pass_rate_scored = passed / scored = 2 / 2" in fragment
+    assert "only 2 of 4 planned units scored" in fragment
+    assert "overlaps B [0.75, 0.75]" in fragment
+
+
+def test_reports_do_not_depend_on_row_order() -> None:
+    cases = pl.DataFrame({"case_id": ["quote", "refund", "privacy", "handoff"], "case_type": ["s", "b", "p", "e"]})
+    results = pl.read_csv(FIXTURES / "orbit_desk" / "results.csv")
+
+    def render(plan_rows: pl.DataFrame, rows: pl.DataFrame) -> tuple[str, str, str]:
+        plan = ef.Plan.from_frame(plan_rows, candidates=["A", "B"])
+        report = ef.audit(plan, rows, slices=["case_type"])
+        return report.to_markdown(), report.to_json(), report.to_html()
+
+    assert render(cases, results) == render(cases.reverse(), results.sample(fraction=1.0, shuffle=True, seed=7))
