@@ -199,7 +199,7 @@ def audit_options(func: F) -> F:
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
-            help="Write summary/units/attempts/problems Parquet plus report.md and report.json here.",
+            help="Write every table as Parquet plus report.md, report.json and report.html here (atomically).",
         ),
         click.option(
             "--format",
