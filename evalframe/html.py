@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, TRIAL
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report import (
@@ -709,21 +709,7 @@ def _missing_section(report: AuditReport) -> Html:
     ]
     parts.append(_table(["candidate", "planned", "missing units", "missing cases", "missing case ids"], rows))
     counts = report.outcome_counts()
-    outcomes = [
-        o
-        for o in (
-            "missing",
-            "not_started",
-            "exec_failed",
-            "no_output",
-            "judge_failed",
-            "not_scored",
-            "scored_no_threshold",
-            "failed",
-            "passed",
-        )
-        if o in set(counts.get_column(OUTCOME))
-    ]
+    outcomes = [o for o in OUTCOMES if o in set(counts.get_column(OUTCOME))]
     by = {(c, o): n for c, o, n in counts.iter_rows()}
     header = ["candidate", *[_el("span", o, title=_OUTCOME_MEANING.get(o, "")) for o in outcomes], "planned"]
     table_rows = [

@@ -81,6 +81,15 @@ def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
     return text, problems
 
 
+def _read_text(path: PathLike) -> tuple[str, list[dict[str, Any]]]:
+    """Read a file's bytes and decode them (see :func:`_decode`); an unreadable file is an input error."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputFormatError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    return _decode(data, str(path))
+
+
 def read_csv_strict(path: PathLike) -> Loaded:
     """Read a CSV file strictly, collecting every structural problem with its line.
 
@@ -130,11 +139,7 @@ def read_csv_strict(path: PathLike) -> Loaded:
     [{'kind': 'field_count', 'line': 3}]
     """
     source = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputFormatError(source, f"cannot read file: {exc.strerror or exc}") from exc
-    text, problems = _decode(data, source)
+    text, problems = _read_text(path)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     records: list[tuple[int, list[str]]] = []
     while True:
@@ -236,11 +241,7 @@ def read_jsonl(path: PathLike) -> Loaded:
     [{'kind': 'unreadable_file', 'line': 2}]
     """
     source = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputFormatError(source, f"cannot read file: {exc.strerror or exc}") from exc
-    text, problems = _decode(data, source)
+    text, problems = _read_text(path)
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     for number, text_line in enumerate(text.split("\n"), start=1):

@@ -18,6 +18,31 @@ import polars as pl
 from evalframe.load import PathLike
 from evalframe.plan import Plan
 from evalframe.problems import problems_frame
+from evalframe.validate import CANONICAL_SCHEMA
+
+#: Columns (and dtypes) of the ledger every importer returns (status-ledger shape,
+#: see :mod:`evalframe.validate`): one row per attempt. An importer may drop
+#: ``passed`` when its grades are not 0/1.
+LEDGER_SCHEMA = pl.Schema(
+    {
+        name: CANONICAL_SCHEMA[name]
+        for name in (
+            "candidate",
+            "case_id",
+            "trial",
+            "attempt",
+            "run_id",
+            "exec_status",
+            "score_status",
+            "score",
+            "passed",
+            "has_output",
+            "limit",
+            "line",
+            "source",
+        )
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ from evalframe.columns import (
     TRIAL,
 )
 from evalframe.errors import InputFormatError, PlanError
-from evalframe.importers import Imported
+from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.load import PathLike
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
@@ -88,24 +88,6 @@ _KNOWN_FILES: Final = (*REQUIRED_FILES, STATS, "scenario.json")
 #: Run-name arguments that name the model, not the scenario.
 _MODEL_ARGS: Final = ("model=", "model_deployment=")
 
-#: Columns and dtypes of the ledger this importer returns (``passed`` is
-#: dropped when a score is not binary).
-LEDGER_SCHEMA: Final = pl.Schema(
-    {
-        CANDIDATE: pl.String,
-        CASE_ID: pl.String,
-        TRIAL: pl.Int64,
-        ATTEMPT: pl.Int64,
-        RUN_ID: pl.String,
-        EXEC_STATUS: pl.String,
-        SCORE_STATUS: pl.String,
-        SCORE: pl.Float64,
-        PASSED: pl.Boolean,
-        HAS_OUTPUT: pl.Boolean,
-        LINE: pl.Int64,
-        SOURCE: pl.String,
-    }
-)
 
 # (instance id, perturbation key, train_trial_index): one unit of a run.
 _UnitKey = tuple[str, str, int]

@@ -89,6 +89,7 @@ from evalframe.columns import (
     UNIT_KEY,
 )
 from evalframe.errors import InputFormatError, PlanError
+from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
 from evalframe.load import PathLike
 from evalframe.plan import Plan
@@ -99,25 +100,6 @@ __all__ = ["TASK", "read"]
 #: Plan column holding each case's Inspect task name (``eval.task``).
 TASK: Final = "task"
 
-#: Ledger columns (and dtypes) this importer writes; ``passed`` is dropped
-#: when some grade is not 0/1 (see :func:`read`).
-_LEDGER_SCHEMA: Final = pl.Schema(
-    {
-        CANDIDATE: pl.String,
-        CASE_ID: pl.String,
-        TRIAL: pl.Int64,
-        ATTEMPT: pl.Int64,
-        RUN_ID: pl.String,
-        EXEC_STATUS: pl.String,
-        SCORE_STATUS: pl.String,
-        SCORE: pl.Float64,
-        PASSED: pl.Boolean,
-        HAS_OUTPUT: pl.Boolean,
-        LIMIT: pl.String,
-        LINE: pl.Int64,
-        SOURCE: pl.String,
-    }
-)
 
 #: Inspect's letter grades and the scores they are read as.
 _LETTER_GRADES: Final = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -54,7 +54,7 @@ from evalframe.columns import (
     TRIAL,
 )
 from evalframe.errors import InputFormatError, PlanError
-from evalframe.importers import Imported
+from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.load import PathLike
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
@@ -66,23 +66,6 @@ TASK: Final = "task"
 #: Plan slice column: the lm-eval filter of a case (``none`` when the task has one unnamed filter).
 FILTER: Final = "filter"
 
-#: Ledger columns this importer writes, with their dtypes.
-LEDGER_SCHEMA: Final = pl.Schema(
-    {
-        CANDIDATE: pl.String,
-        CASE_ID: pl.String,
-        TRIAL: pl.Int64,
-        ATTEMPT: pl.Int64,
-        RUN_ID: pl.String,
-        EXEC_STATUS: pl.String,
-        SCORE_STATUS: pl.String,
-        SCORE: pl.Float64,
-        PASSED: pl.Boolean,
-        HAS_OUTPUT: pl.Boolean,
-        LINE: pl.Int64,
-        SOURCE: pl.String,
-    }
-)
 
 _TIMESTAMP: Final = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
 _SAMPLES_NAME: Final = re.compile(rf"samples_(?P<task>.+)_(?P<ts>{_TIMESTAMP})\.jsonl?")

@@ -66,7 +66,7 @@ from evalframe.columns import (
     TRIAL,
 )
 from evalframe.errors import InputFormatError, PlanError
-from evalframe.importers import Imported
+from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.load import PathLike
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
@@ -81,25 +81,6 @@ GRADE_EVENTS: Final = ("match", "metrics")
 OUTPUT_EVENTS: Final = ("sampling", "match", "metrics", "cond_logp", "pick_option", "embedding")
 #: Keys every event line must have.
 EVENT_KEYS: Final = ("sample_id", "type", "data")
-
-#: Columns and dtypes of the ledger this importer returns (``passed`` is
-#: dropped when a grade is not binary).
-LEDGER_SCHEMA: Final = pl.Schema(
-    {
-        CANDIDATE: pl.String,
-        CASE_ID: pl.String,
-        TRIAL: pl.Int64,
-        ATTEMPT: pl.Int64,
-        RUN_ID: pl.String,
-        EXEC_STATUS: pl.String,
-        SCORE_STATUS: pl.String,
-        SCORE: pl.Float64,
-        PASSED: pl.Boolean,
-        HAS_OUTPUT: pl.Boolean,
-        LINE: pl.Int64,
-        SOURCE: pl.String,
-    }
-)
 
 
 @dataclass

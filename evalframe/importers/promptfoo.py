@@ -104,7 +104,7 @@ from evalframe.columns import (
     TRIAL,
 )
 from evalframe.errors import InputFormatError, PlanError
-from evalframe.importers import Imported
+from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.load import PathLike
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
@@ -117,27 +117,9 @@ FAILURE_ASSERT: Final = 1
 FAILURE_ERROR: Final = 2
 
 #: Note kind: the export declares no usable test list, so the plan is the cases seen.
-#: (Not yet in :data:`evalframe.problems.PROBLEM_KINDS`; non-refusing.)
+#: (Listed in :data:`evalframe.problems.PROBLEM_KINDS`; non-refusing.)
 PLAN_FROM_ROWS: Final = "plan_from_rows"
 
-#: Columns (and dtypes) of the ledger this importer returns: one row per result.
-LEDGER_SCHEMA: Final = pl.Schema(
-    {
-        CANDIDATE: pl.String,
-        CASE_ID: pl.String,
-        TRIAL: pl.Int64,
-        ATTEMPT: pl.Int64,
-        RUN_ID: pl.String,
-        EXEC_STATUS: pl.String,
-        SCORE_STATUS: pl.String,
-        SCORE: pl.Float64,
-        PASSED: pl.Boolean,
-        HAS_OUTPUT: pl.Boolean,
-        LIMIT: pl.String,
-        LINE: pl.Int64,
-        SOURCE: pl.String,
-    }
-)
 
 _NO_OUTPUT: Final = "No output"
 _CONVERSATION_VAR: Final = "_conversation"
