@@ -19,8 +19,13 @@ from evalframe.columns import (
     CANDIDATE,
     CASE_ID,
     EXEC_FAILURES,
+    EXEC_STATUS,
+    EXEC_STATUSES,
     REFUSING,
     RUN_ID,
+    SCORE_STATUS,
+    SCORE_STATUSES,
+    SOURCE,
     GradeKind,
     MissingPolicy,
     RetryPolicyName,
@@ -96,13 +101,31 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     if problems.filter(pl.col(REFUSING)).height or not compute:
         return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
     selected = select_attempts(
-        rec.ledger, policy=o.retry, max_attempts=o.max_attempts, retry_on=o.retry_on, strict=o.strict_retries, key=[UID]
+        _compact(rec.ledger),
+        policy=o.retry,
+        max_attempts=o.max_attempts,
+        retry_on=o.retry_on,
+        strict=o.strict_retries,
+        key=[UID],
     )
     problems = concat_problems([problems, selected.flags])
     if problems.filter(pl.col(REFUSING)).height:
         return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
     units = unit_outcomes(rec.planned.lazy(), selected.attempts.lazy(), key=[UID]).collect()
     return _Part(problems, units, selected.attempts.drop(CODES), ledger.height, run_ids, validated.shape)
+
+
+def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
+    """Store the few-valued text columns of a validated ledger as Enum/Categorical (cheap to sort and join).
+
+    Only called once the batch passed every check, so every status is in the vocabulary.
+    """
+    return ledger.with_columns(
+        pl.col(EXEC_STATUS).cast(pl.Enum(list(EXEC_STATUSES))),
+        pl.col(SCORE_STATUS).cast(pl.Enum(list(SCORE_STATUSES))),
+        pl.col(SOURCE).cast(pl.Categorical()),
+        pl.col(RUN_ID).cast(pl.Categorical()),
+    )
 
 
 def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options) -> list[_Part]:
