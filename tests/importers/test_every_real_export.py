@@ -54,3 +54,15 @@ def test_real_export_audits_without_traceback(fmt: str, path: Path) -> None:
     assert result.exit_code in (0, 1), result.output
     if result.exit_code == 1:
         assert "batch refused" in result.stderr
+
+
+def test_every_note_kind_is_documented() -> None:
+    from evalframe.importers import registry
+    from evalframe.problems import PROBLEM_KINDS
+
+    readers = registry()
+    kinds: set[str] = set()
+    for fmt, path in FILES:
+        kinds |= set(readers[fmt]([path]).notes.get_column("kind").to_list())
+    assert kinds - set(PROBLEM_KINDS) == set()
+    assert {"header_rows_disagree", "run_status"} <= kinds
