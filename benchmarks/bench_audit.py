@@ -308,13 +308,14 @@ def machine() -> dict[str, str]:
 # --- main -----------------------------------------------------------------------
 
 
-def evalframe_under_test(env: dict[str, str]) -> tuple[str, bool]:
+def evalframe_under_test(env: dict[str, str], cwd: Path) -> tuple[str, bool]:
     """Where the children import evalframe from, and whether its ``ef.audit`` takes ``partition_by``."""
     code = (
         "import inspect, evalframe as ef; print(ef.__file__); "
         "print('partition_by' in inspect.signature(ef.audit).parameters)"
     )
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    # Run outside the repository: ``python -c`` puts the working directory first on sys.path.
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
     where, partition = out.stdout.split()
     return str(Path(where).parent), partition == "True"
 
@@ -389,7 +390,7 @@ def main() -> int:
         src = snapshot(args.evalframe_rev, work)
         args.env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [os.environ.get("PYTHONPATH")])])
     info = machine()
-    where, has_partition = evalframe_under_test(args.env)
+    where, has_partition = evalframe_under_test(args.env, work)
     info["evalframe under test"] = where + (f" (git archive of {args.evalframe_rev})" if args.evalframe_rev else "")
     print("\n".join(f"{k}: {v}" for k, v in info.items()), flush=True)
     print(f"command: python benchmarks/bench_audit.py {' '.join(sys.argv[1:])}")

@@ -6,6 +6,8 @@ stderr), 2 usage or input error, 3 a declared release gate failed.
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -24,7 +26,7 @@ from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.load import Loaded
 from evalframe.plan import Plan
-from evalframe.report import AuditReport, write_parquet_atomic
+from evalframe.report import AUDIT_OUTPUTS, AuditReport, write_parquet_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
@@ -302,7 +304,9 @@ def input_options(func: F) -> F:
             help="With --from: the scorer / metric / stat to read (default: the importer's).",
         ),
         click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
-        click.option("--trials", type=int, default=1, show_default=True, help="Trials per (candidate, case)."),
+        click.option(
+            "--trials", type=click.IntRange(min=1), default=1, show_default=True, help="Trials per (candidate, case)."
+        ),
         click.option("--run-id", default=None, help="Require every row to come from this run."),
     ]
     for option in reversed(options):
@@ -322,9 +326,18 @@ def build_report(
     run_id: str | None,
     out: Path | None,
     retry_on: str,
+    fmt: str = "table",
     **options: Any,
 ) -> AuditReport:
     """Read the inputs and audit them; on refusal print the problems and exit 1, on bad input exit 2."""
+    check_options(
+        candidates=candidates,
+        slices=options["slices"],
+        bins=options["bins"],
+        grade=options["grade"],
+        score_range=options["score_range"],
+        pass_threshold=options["pass_threshold"],
+    )
     options["retry_on"] = retry_on.split(",")
     try:
         if from_format is not None:
@@ -344,11 +357,60 @@ def build_report(
         return audit(plan, results, **options)
     except AuditRefused as exc:
         print_problems(exc.problems, _stderr())
+        if fmt == "json":  # machine readers get the refusal on stdout too
+            counts = exc.problems.filter(pl.col(REFUSING)).group_by(KIND).len().sort(KIND)
+            click.echo(json.dumps({"refused": True, "refusing_problems_by_kind": dict(counts.iter_rows())}, indent=2))
         if out is not None:
-            write_parquet_atomic({"problems": exc.problems}, out)
+            problems, folder = exc.problems, out
+            _write(lambda: write_parquet_atomic({"problems": problems}, folder, replaces=AUDIT_OUTPUTS))
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
+
+
+def _write(action: Callable[[], object]) -> None:
+    """Run a write; a folder that cannot be written is a clear input error (exit 2), not a traceback."""
+    try:
+        action()
+    except OSError as exc:
+        _fail(f"cannot write the output folder: {exc.strerror or exc} ({exc.filename or ''})")
+
+
+def check_options(
+    *,
+    candidates: str | None,
+    slices: Sequence[str],
+    bins: dict[str, Any],
+    grade: str,
+    score_range: tuple[float, float],
+    pass_threshold: float | None,
+) -> None:
+    """Refuse contradictory or malformed flags as usage errors (exit 2) before reading any file."""
+    if candidates is not None:
+        names = candidates.split(",")
+        if any(n == "" for n in names):
+            raise click.BadParameter(f"an empty name in {candidates!r}", param_hint="--candidates")
+        if any(n.strip() != n for n in names):
+            raise click.BadParameter(
+                f"white space around a name in {candidates!r} (names are exact)", param_hint="--candidates"
+            )
+        if len(set(names)) != len(names):
+            raise click.BadParameter(f"a name is repeated in {candidates!r}", param_hint="--candidates")
+    low, high = score_range
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise click.BadParameter(f"need finite LOW < HIGH, got {low} {high}", param_hint="--score-range")
+    if pass_threshold is not None:
+        if grade != "numeric":
+            raise click.BadParameter("a pass threshold applies to --grade numeric only", param_hint="--pass-threshold")
+        if not low <= pass_threshold <= high:
+            raise click.BadParameter(
+                f"{pass_threshold} is outside --score-range {low} {high}", param_hint="--pass-threshold"
+            )
+    if "case_id" in slices:
+        raise click.BadParameter("case_id is the unit's identity, not a slice", param_hint="--slice")
+    unsliced = sorted(set(bins) - set(slices))
+    if unsliced:
+        raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -372,10 +434,10 @@ def audit_command(out: Path | None, fmt: str, min_coverage: float | None, **kwar
     Either --plan and --results, or --from FORMAT followed by export files
     (e.g. `evalframe audit --from inspect logs/*.eval`).
     """
-    report = build_report(out=out, **kwargs)
-    if out is not None:
-        report.write(out)
+    report = build_report(out=out, fmt=fmt, **kwargs)
     _print_report(report, fmt)
+    if out is not None:
+        _write(lambda: report.write(out))
     if min_coverage is not None:
         low = report.summary.filter(pl.col("scored_coverage") < min_coverage)
         if low.height:
@@ -420,7 +482,7 @@ def compare_command(
     with its reasons: coverage gate, worst/best-case bounds, interval of the
     paired difference.
     """
-    report = build_report(out=out, **kwargs)
+    report = build_report(out=out, fmt=fmt, **kwargs)
     try:
         comparison = compare(
             report,
@@ -435,7 +497,7 @@ def compare_command(
         _fail(str(exc))
     if out is not None:
         # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
-        report.write(out, comparison=comparison)
+        _write(lambda: report.write(out, comparison=comparison))
     if fmt == "json":
         click.echo(comparison.table.write_json())
     elif fmt == "markdown":
@@ -478,14 +540,22 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
     except EvalframeError as exc:
         _fail(str(exc))
     plan_units = imported.plan.planned_units().join(imported.plan.cases.lazy(), on="case_id", how="left").collect()
-    write_parquet_atomic({"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}, out)
+    family = ("plan.parquet", "ledger.parquet", "notes.parquet")
+    refused = bool(imported.notes.filter(pl.col(REFUSING)).height)
+    # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
+    tables = (
+        {"notes": imported.notes}
+        if refused
+        else {"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}
+    )
+    _write(lambda: write_parquet_atomic(tables, out, replaces=family))
     console = _stderr()
     console.print(
         f"imported {len(paths)} file(s): {plan_units.height} planned units, {imported.ledger.height} ledger rows, "
         f"{imported.notes.height} note(s) → {out}",
         highlight=False,
     )
-    if imported.notes.filter(pl.col(REFUSING)).height:
+    if refused:
         print_problems(imported.notes, console)
         sys.exit(EXIT_REFUSED)
 

@@ -19,12 +19,14 @@ import io
 import json
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow.parquet as pq
 
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
@@ -60,6 +62,11 @@ class Loaded:
 def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
     """Decode UTF-8, accepting a BOM only at the very start; report bad lines."""
     problems: list[dict[str, Any]] = []
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputFormatError(source, "UTF-16 text: save the file as UTF-8", line=1)
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise InputFormatError(source, "binary data (a NUL byte): not a text file", line=line)
     if data.startswith(_BOM_BYTES):
         data = data[len(_BOM_BYTES) :]
     try:
@@ -118,7 +125,8 @@ def read_csv_strict(path: PathLike) -> Loaded:
     Raises
     ------
     InputFormatError
-        When the file cannot be opened or holds no header at all.
+        When the file cannot be opened, holds no header at all, is UTF-16
+        or binary.
 
     Examples
     --------
@@ -140,6 +148,7 @@ def read_csv_strict(path: PathLike) -> Loaded:
     """
     source = str(path)
     text, problems = _read_text(path)
+    csv.field_size_limit(sys.maxsize)  # a long field is data, not a quoting problem
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     records: list[tuple[int, list[str]]] = []
     while True:
@@ -250,7 +259,7 @@ def read_jsonl(path: PathLike) -> Loaded:
         try:
             obj = json.loads(text_line)
         except json.JSONDecodeError as exc:
-            msg = f"invalid JSON: {exc.msg} at column {exc.colno}"
+            msg = f"invalid JSON ({exc.msg}; column {exc.colno})"
             problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
             continue
         if not isinstance(obj, dict):
@@ -269,43 +278,56 @@ def read_jsonl(path: PathLike) -> Loaded:
     return Loaded(frame.lazy(), problems_frame(problems), source)
 
 
-def _parquet_files(path: PathLike) -> list[str]:
+_READERS_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+
+
+def _expand(path: PathLike) -> list[str]:
+    """The files a path names: itself, a directory's files (recursively, sorted), or a glob's matches."""
     text = str(path)
     if any(ch in text for ch in "*?["):
-        files = sorted(glob.glob(text, recursive=True))
+        files = sorted(f for f in glob.glob(text, recursive=True) if Path(f).is_file())
     elif Path(text).is_dir():
-        files = sorted(str(p) for p in Path(text).rglob("*.parquet"))
+        files = sorted(str(p) for p in Path(text).rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
     elif Path(text).is_file():
-        files = [text]
+        return [text]
     else:
         raise InputFormatError(text, "no such file or directory")
-    if not files:
-        raise InputFormatError(text, "no Parquet files found")
-    return files
+    known = [f for f in files if Path(f).suffix.lower() in _READERS_BY_SUFFIX]
+    if not known:
+        raise InputFormatError(text, "no .parquet, .csv or .jsonl files found")
+    kinds = {_READERS_BY_SUFFIX[Path(f).suffix.lower()] for f in known}
+    if "parquet" in kinds and len(kinds) > 1:
+        raise InputFormatError(text, "holds both Parquet and CSV/JSON Lines files; name one kind (e.g. a glob)")
+    return known
 
 
-def scan_parquet(path: PathLike) -> Loaded:
-    """Scan a Parquet file, a directory of Parquet files (hive partitions allowed) or a glob.
+def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
+    """Scan Parquet: a file, a directory (hive partitions allowed), a glob, or a list of files.
 
     The scan is lazy: nothing is read until the frame is collected, and
-    column selection and filters are pushed down into the reader.
+    column selection and filters are pushed down into the reader. Every file's
+    footer is checked first, so a truncated file is one clear error, not a
+    failure half-way through the audit.
 
     Parameters
     ----------
     path
-        A ``.parquet`` file, a directory (searched recursively; ``key=value``
-        directory names become columns) or a glob pattern.
+        A ``.parquet`` file, a directory (searched recursively;
+        ``key=value`` folder names become columns), a glob pattern, or a list
+        of files.
 
     Returns
     -------
     Loaded
         The columns as stored plus ``source`` (the file of each row) and
-        ``line`` (Int64, 1-based row number within its file).
+        ``line`` (Int64, 1-based row number within its file). A file that
+        already has ``source``/``line`` columns (e.g. a ledger written by
+        ``evalframe import``) keeps its own: they name the original export.
 
     Raises
     ------
     InputFormatError
-        When nothing matches, or a file is not Parquet.
+        When nothing matches, or a file is not (valid) Parquet.
 
     Examples
     --------
@@ -315,41 +337,47 @@ def scan_parquet(path: PathLike) -> Loaded:
     >>> scan_parquet(d / "r.parquet").frame.drop("source").collect().to_dicts()
     [{'case_id': 'b', 'line': 1}, {'case_id': 'a', 'line': 2}]
     """
-    files = _parquet_files(path)
+    files = list(path) if not isinstance(path, (str, os.PathLike)) else _expand(path)
+    label = ",".join(files) if not isinstance(path, (str, os.PathLike)) else str(path)
     for f in files:
+        if Path(f).suffix.lower() != ".parquet" and not isinstance(path, (str, os.PathLike)):
+            raise InputFormatError(f, "not a .parquet file")
         try:
-            with open(f, "rb") as fh:
-                head = fh.read(4)
+            pq.read_metadata(f)
         except OSError as exc:
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
-        if head != b"PAR1":
-            raise InputFormatError(f, "not a Parquet file (no PAR1 magic bytes)")
-    is_dir = Path(str(path)).is_dir()
+        except Exception as exc:  # pyarrow raises several types for a damaged footer
+            raise InputFormatError(f, f"not a valid Parquet file ({type(exc).__name__}: {exc})") from exc
+    names = set(pq.read_schema(files[0]).names)
     lf = pl.scan_parquet(
-        str(path) if is_dir else files,
-        hive_partitioning=is_dir,
-        include_file_paths=SOURCE,
+        files,
+        hive_partitioning=any("=" in part for f in files for part in Path(f).parent.parts),
+        include_file_paths=None if SOURCE in names else SOURCE,
     )
-    if len(files) == 1:  # one file: the row number is the row index (no window over the path column)
-        lf = lf.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
-        lf = lf.select(*[c for c in lf.collect_schema().names() if c != LINE], LINE)
-    else:
-        lf = lf.with_columns((pl.int_range(pl.len(), dtype=pl.Int64).over(SOURCE) + 1).alias(LINE))
-    return Loaded(lf, problems_frame(), str(path))
+    if LINE not in names:
+        if len(files) == 1:  # one file: the row number is the row index (no window over the path column)
+            lf = lf.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
+            lf = lf.select(*[c for c in lf.collect_schema().names() if c != LINE], LINE)
+        else:
+            lf = lf.with_columns((pl.int_range(pl.len(), dtype=pl.Int64).over(SOURCE) + 1).alias(LINE))
+    return Loaded(lf, problems_frame(), label)
 
 
 def load(path: PathLike | Sequence[PathLike]) -> Loaded:
-    """Load a CSV, JSON Lines or Parquet input by its name.
+    """Load CSV, JSON Lines or Parquet input by its name.
 
     ``.csv`` → :func:`read_csv_strict`; ``.jsonl``/``.ndjson`` →
-    :func:`read_jsonl`; anything else (``.parquet``, a directory, a glob) →
-    :func:`scan_parquet`. A sequence of paths loads each and stacks them
+    :func:`read_jsonl`; ``.parquet`` → :func:`scan_parquet`. A directory or
+    a glob loads the files it holds: Parquet ones as one lazy scan (hive
+    ``key=value`` folders become columns), CSV / JSON Lines ones each
+    strictly, stacked. A sequence of paths loads each and stacks them
     (columns unioned, missing ones null).
 
     Raises
     ------
     InputFormatError
-        When a file is missing, empty or in no readable format.
+        When a file is missing, empty, mixed Parquet and text in one folder,
+        or in no readable format.
 
     Examples
     --------
@@ -363,18 +391,19 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
         parts = [load(p) for p in path]
         if not parts:
             raise InputFormatError("", "no input files given")
-        frames = [p.frame for p in parts]
         return Loaded(
-            pl.concat(frames, how="diagonal_relaxed"),
+            pl.concat([p.frame for p in parts], how="diagonal_relaxed"),
             pl.concat([p.problems for p in parts]),
             ",".join(p.source for p in parts),
         )
-    suffix = Path(str(path)).suffix.lower()
-    if suffix == ".csv":
-        return read_csv_strict(path)
-    if suffix in (".jsonl", ".ndjson"):
-        return read_jsonl(path)
-    return scan_parquet(path)
+    files = _expand(path)
+    kind = _READERS_BY_SUFFIX.get(Path(files[0]).suffix.lower(), "parquet")
+    if kind == "parquet":
+        return scan_parquet(path if len(files) > 1 or files[0] != str(path) else files[0])
+    if len(files) > 1 or files[0] != str(path):
+        loaded = load(files)
+        return Loaded(loaded.frame, loaded.problems, str(path))
+    return read_csv_strict(path) if kind == "csv" else read_jsonl(path)
 
 
 def is_nonfinite(value: object) -> bool:

@@ -15,7 +15,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -393,14 +393,41 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
     )
 
 
+#: Every file an audit or comparison writes; a new write into a folder replaces all of them.
+AUDIT_OUTPUTS: tuple[str, ...] = (
+    *(
+        f"{t}.parquet"
+        for t in (
+            "summary",
+            "units",
+            "attempts",
+            "problems",
+            "slices",
+            "missingness",
+            "comparison",
+            "pairs",
+            "dropped_pairs",
+        )
+    ),
+    "report.md",
+    "report.json",
+    "report.html",
+)
+
+
 def write_parquet_atomic(
     tables: Mapping[str, pl.DataFrame],
     out: str | os.PathLike[str],
     texts: Mapping[str, str] | None = None,
     *,
     meta: Mapping[str, Any] | None = None,
+    replaces: Sequence[str] = (),
 ) -> list[Path]:
     """Write tables as ``<name>.parquet`` (and text files) into ``out`` atomically.
+
+    ``replaces`` names files of the same family (e.g. :data:`AUDIT_OUTPUTS`)
+    that this write supersedes: those not written now are removed, so a
+    folder never mixes a new refusal with an old run's rates.
 
     Everything is written to a temporary folder inside ``out``, then each
     file is moved into place with :func:`os.replace`; on any error nothing
@@ -447,6 +474,10 @@ def write_parquet_atomic(
             target = dest / f.name
             os.replace(f, target)
             written.append(target)
+        names = {p.name for p in written}
+        for stale in replaces:
+            if stale not in names:
+                (dest / stale).unlink(missing_ok=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return written
@@ -688,7 +719,7 @@ class AuditReport:
             "report.json": self.to_json(comparison) + "\n",
             "report.html": self.to_html(comparison),
         }
-        return write_parquet_atomic(tables, out, texts, meta=self.meta)
+        return write_parquet_atomic(tables, out, texts, meta=self.meta, replaces=AUDIT_OUTPUTS)
 
 
 def _confidence_text(meta: Mapping[str, Any]) -> str:

@@ -64,6 +64,9 @@ def binned(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None)
         if spec is None:
             out.append(col.cast(pl.String))
         else:
+            if not units.schema[name].is_numeric():
+                msg = f"bins need a numeric slice column; {name!r} is {units.schema[name]} (not numeric)"
+                raise ValueError(msg)
             out.append(_interval_expr(col, bin_edges(units, name, spec)))
     return units.with_columns([e.alias(n) for e, n in zip(out, slices, strict=True)])
 

@@ -306,7 +306,7 @@ def validate_ledger(
                 _bad(
                     bad,
                     "invalid_grade",
-                    pl.format("score = {} is not exactly 0 or 1 (scores in a range: grade='numeric')", _repr(SCORE)),
+                    pl.format("score = {} is not exactly 0 or 1 (scores in a range: --grade numeric)", _repr(SCORE)),
                 )
             )
             if PASSED not in cols:

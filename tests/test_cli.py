@@ -130,3 +130,77 @@ def test_every_command_has_help_text() -> None:
         assert command.help, name
         result = CliRunner().invoke(main, [name, "--help"])
         assert result.exit_code == 0, name
+
+
+def test_import_then_audit_round_trip(tmp_path: Path) -> None:
+    from tests.conftest import REAL
+
+    export = REAL / "inspect_ai/UKGovernmentBEIS-inspect_ai/tests/log/test_eval_log/log_streaming.eval"
+    code, _, _ = run(["import", "inspect", str(export), "--out", str(tmp_path / "imp")])
+    assert code == 0
+    code, out, _ = run(
+        [
+            "audit",
+            "--plan",
+            str(tmp_path / "imp/plan.parquet"),
+            "--results",
+            str(tmp_path / "imp/ledger.parquet"),
+            "--format",
+            "json",
+        ]
+    )
+    assert code == 0
+    (row,) = json.loads(out)["summary"]
+    assert (row["planned"], row["scored"], row["passed"]) == (4, 4, 3)
+    # Provenance columns of the ledger still name the original export.
+    units = pl.read_parquet(tmp_path / "imp/ledger.parquet")
+    assert units.get_column("source").str.contains("log_streaming.eval").all()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--candidates", "A,,B"], "empty name"),
+        (["--candidates", "A, B"], "white space"),
+        (["--candidates", "A,A"], "repeated"),
+        (["--candidates", "A,B", "--trials", "0"], "--trials"),
+        (["--candidates", "A,B", "--grade", "numeric", "--score-range", "1", "0"], "LOW < HIGH"),
+        (["--candidates", "A,B", "--pass-threshold", "0.5"], "--grade numeric only"),
+        (["--candidates", "A,B", "--slice", "case_id"], "identity, not a slice"),
+        (["--candidates", "A,B", "--bins", "case_type=0,1"], "without --slice"),
+        (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not numeric"),
+        (["--candidates", "A,B", "--out", "/dev/null/x"], "cannot write"),
+    ],
+)
+def test_flag_mistakes_are_usage_errors(extra: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, [*ORBIT_ARGS[:5], *extra])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_refusal_replaces_an_old_report_and_speaks_json(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run([*ORBIT_ARGS, "--out", str(out), "--slice", "case_type"])[0] == 0
+    assert (out / "summary.parquet").exists() and (out / "slices.parquet").exists()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("candidate,case_id,passed\nA,quote,2\n")
+    code, stdout, _ = run(
+        [
+            "audit",
+            "--plan",
+            str(ORBIT / "plan.csv"),
+            "--results",
+            str(bad),
+            "--candidates",
+            "A,B",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        ]
+    )
+    assert code == 1
+    assert json.loads(stdout) == {"refused": True, "refusing_problems_by_kind": {"invalid_grade": 1}}
+    # No stale rates next to the refusal.
+    assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]

@@ -99,7 +99,7 @@ def test_parquet_file_dir_glob_and_hive(tmp_path: Path) -> None:
         scan_parquet(tmp_path / "missing")
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
-    with pytest.raises(InputFormatError, match="not a Parquet file"):
+    with pytest.raises(InputFormatError, match="not a valid Parquet file"):
         scan_parquet(bad)
 
 
@@ -110,3 +110,44 @@ def test_load_dispatches_by_suffix_and_stacks_lists(tmp_path: Path) -> None:
     b.write_text('{"case_id": "q2", "passed": 0}\n')
     both = load([a, b]).frame.collect()
     assert both.select("case_id", "source").rows() == [("q1", str(a)), ("q2", str(b))]
+
+
+def test_truncated_parquet_is_one_clear_error(tmp_path: Path) -> None:
+    good = tmp_path / "r.parquet"
+    pl.DataFrame({"case_id": ["q1"] * 1000, "passed": [1] * 1000}).write_parquet(good)
+    cut = tmp_path / "cut.parquet"
+    cut.write_bytes(good.read_bytes()[:-20])
+    with pytest.raises(InputFormatError, match="not a valid Parquet file"):
+        load(cut)
+
+
+def test_own_outputs_keep_their_provenance_columns(tmp_path: Path) -> None:
+    p = tmp_path / "ledger.parquet"
+    pl.DataFrame({"case_id": ["q1"], "passed": [1], "line": [7], "source": ["logs/a.eval"]}).write_parquet(p)
+    assert load(p).frame.select("line", "source").collect().rows() == [(7, "logs/a.eval")]
+
+
+def test_text_globs_and_folders_are_stacked(tmp_path: Path) -> None:
+    for name, case in (("a.csv", "q1"), ("b.csv", "q2")):
+        (tmp_path / name).write_text(f"case_id,passed\n{case},1\n")
+    assert load(str(tmp_path / "*.csv")).frame.select("case_id").collect().to_series().to_list() == ["q1", "q2"]
+    assert load(tmp_path).frame.collect().height == 2
+    pl.DataFrame({"case_id": ["q3"]}).write_parquet(tmp_path / "c.parquet")
+    with pytest.raises(InputFormatError, match="both Parquet and CSV"):
+        load(tmp_path)
+
+
+def test_utf16_binary_and_huge_fields(tmp_path: Path) -> None:
+    u16 = tmp_path / "u16.csv"
+    u16.write_bytes("case_id\nq1\n".encode("utf-16"))
+    with pytest.raises(InputFormatError, match="UTF-16"):
+        read_csv_strict(u16)
+    binary = tmp_path / "img.csv"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(InputFormatError, match="not a text file"):
+        read_csv_strict(binary)
+    huge = tmp_path / "huge.csv"
+    huge.write_text("case_id,answer\nq1," + "x" * 300_000 + "\n")
+    loaded = read_csv_strict(huge)
+    assert loaded.problems.height == 0
+    assert loaded.frame.select(pl.col("answer").str.len_chars()).collect().item() == 300_000

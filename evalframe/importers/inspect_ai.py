@@ -195,7 +195,7 @@ def _parse_json(data: bytes, source: str) -> tuple[Any, dict[str, Any] | None]:
         return None, _note("unreadable_file", source, f"not UTF-8 JSON: {exc}", refusing=True)
     except json.JSONDecodeError as exc:
         return None, _note(
-            "unreadable_file", source, f"invalid JSON: {exc.msg} at column {exc.colno}", refusing=True, line=exc.lineno
+            "unreadable_file", source, f"invalid JSON ({exc.msg}; column {exc.colno})", refusing=True, line=exc.lineno
         )
 
 

@@ -288,7 +288,7 @@ def _read_samples(path: Path, notes: list[dict[str, Any]]) -> _Samples:
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as exc:
-            detail = f"invalid JSON: {exc.msg} at column {exc.colno}"
+            detail = f"invalid JSON ({exc.msg}; column {exc.colno})"
             notes.append(_note("unreadable_file", source, detail, line=number))
             continue
         if not isinstance(obj, dict):

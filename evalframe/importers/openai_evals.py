@@ -176,7 +176,7 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
         try:
             obj = json.loads(text_line)
         except json.JSONDecodeError as exc:
-            unreadable(number, f"invalid JSON: {exc.msg} at column {exc.colno}")
+            unreadable(number, f"invalid JSON ({exc.msg}; column {exc.colno})")
             continue
         if not isinstance(obj, dict):
             unreadable(number, f"expected a JSON object, found {type(obj).__name__}")
