@@ -312,6 +312,8 @@ def audit(
         "retry_on": list(retry_on),
         "missing": missing,
         "grade": grade,
+        "score_range": list(score_range),
+        "pass_threshold": pass_threshold,
         "slices": list(slices),
         "alpha": alpha,
         "confidence": confidence,

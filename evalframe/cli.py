@@ -236,6 +236,20 @@ def _print_report(report: AuditReport, fmt: str) -> None:
             funnel_long(report.summary), "funnel: counts, then rates named by their denominator [Wilson interval]"
         )
     )
+    if m.get("grade") == "numeric":
+        scores = report.summary.select(
+            CANDIDATE,
+            "scored",
+            pl.format(
+                "{} [{}, {}]",
+                pl.col("mean_score").round_sig_figs(4),
+                pl.col("mean_score_ci_low").round_sig_figs(3),
+                pl.col("mean_score_ci_high").round_sig_figs(3),
+            ).alias("mean_score [clustered interval]"),
+        )
+        no_pass = report.summary.get_column("pass_rate_scored").null_count() == report.summary.height
+        title = "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if no_pass else "")
+        console.print(_frame_table(scores, title))
     more = pl.col("missing_cases") - pl.col("missing_case_ids").list.len()
     missing = report.summary.select(
         CANDIDATE,

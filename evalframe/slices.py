@@ -245,9 +245,9 @@ def missingness_tests(slice_table: pl.DataFrame, *, alpha: float = 0.05) -> pl.D
         ``planned``/``missing`` (Int64), ``test`` (String, see
         :func:`independence_test`), ``statistic`` and ``p_value``
         (Float64, null when no test is possible), ``selective`` (Boolean,
-        p_value < alpha) and ``stands_out`` (List[String]: slice values whose
-        missing rate is at least twice the candidate's overall rate and
-        that hold at least one missing unit).
+        p_value < alpha) and ``stands_out`` (List[String]: when selective, the
+        slice values whose missing rate is at least twice the candidate's
+        overall rate and that hold at least one missing unit; else empty).
 
     Examples
     --------
@@ -263,7 +263,9 @@ def missingness_tests(slice_table: pl.DataFrame, *, alpha: float = 0.05) -> pl.D
         missing = group.get_column(MISSING).to_numpy().astype(np.int64)
         planned = group.get_column(PLANNED).to_numpy().astype(np.int64)
         result = independence_test(np.column_stack([missing, planned - missing]))
-        stands = group.filter((pl.col(MISSING_RATIO) >= 2) & (pl.col(MISSING) > 0)).get_column(SLICE_VALUE)
+        selective = result.p_value is not None and result.p_value < alpha
+        # Name slices only when the test supports selective dropout (else single-case slices "stand out").
+        stands = group.filter(pl.lit(selective) & (pl.col(MISSING_RATIO) >= 2) & (pl.col(MISSING) > 0))
         rows.append(
             {
                 CANDIDATE: cand,
@@ -274,8 +276,8 @@ def missingness_tests(slice_table: pl.DataFrame, *, alpha: float = 0.05) -> pl.D
                 "test": result.test,
                 "statistic": result.statistic,
                 "p_value": result.p_value,
-                "selective": result.p_value is not None and result.p_value < alpha,
-                "stands_out": sorted(str(v) for v in stands.drop_nulls().to_list()),
+                "selective": selective,
+                "stands_out": sorted(str(v) for v in stands.get_column(SLICE_VALUE).drop_nulls().to_list()),
             }
         )
     schema = pl.Schema(

@@ -153,7 +153,7 @@ def test_json_carries_slices_missingness_and_comparison_when_present() -> None:
     assert isinstance(slices, list) and len(slices) == 8
     assert {(r["candidate"], r["slice_value"]): r["missing_rate"] for r in slices}[("A", "policy")] == 1.0
     tests = {r["candidate"]: r for r in doc["missingness"]}  # type: ignore[attr-defined]
-    assert tests["A"]["selective"] is False and tests["A"]["stands_out"] == ["escalation", "policy"]
+    assert tests["A"]["selective"] is False and tests["A"]["stands_out"] == []  # p = 1: nothing is named
     assert doc["comparison"]["verdict"] == "no_supported_winner"  # type: ignore[index]
     assert doc["comparison"]["dropped_by_slice"] == [  # type: ignore[index]
         {"slice_column": "case_type", "slice_value": "escalation", "pairs_dropped": 1},
