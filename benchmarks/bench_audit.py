@@ -77,7 +77,7 @@ class Run:
     phases: dict[str, float]
     findings: dict[str, Any]
     cpu: float
-    load: float
+    others: float
     error: str | None = None
     failures: list[str] = dataclasses.field(default_factory=list)
 
@@ -85,17 +85,41 @@ class Run:
 # --- running children ---------------------------------------------------------
 
 
-def measure(
-    cmd: list[str], timeout: float, max_rss: int, log: Path, env: dict[str, str]
-) -> tuple[float, int, float, str | None]:
-    """Run ``cmd``; return (wall seconds, peak RSS bytes, CPU seconds of that child, error or None).
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    """One child process: wall and CPU seconds, peak RSS, and the CPU share other processes took meanwhile."""
 
-    Peak RSS comes from ``os.wait4`` (this child only, not the max over all
-    children). A watchdog kills the child past ``timeout`` seconds or
-    ``max_rss`` bytes of RSS, so one runaway engine cannot stall or OOM the machine.
+    wall: float
+    rss_bytes: int
+    cpu: float
+    others: float
+    error: str | None
+
+
+def _busy(times: Any) -> float:
+    """Non-idle CPU seconds of the whole machine since boot."""
+    return float(sum(v for k, v in times._asdict().items() if k not in ("idle", "iowait", "guest", "guest_nice")))
+
+
+def wait_idle(max_wait: float, threshold: float = 25.0) -> None:
+    """Wait (at most ``max_wait`` s) until other processes use less than ``threshold`` % of the CPUs."""
+    deadline = time.monotonic() + max_wait
+    while time.monotonic() < deadline and psutil.cpu_percent(interval=0.5) >= threshold:
+        pass
+
+
+def measure(cmd: list[str], timeout: float, max_rss: int, log: Path, env: dict[str, str]) -> Measured:
+    """Run ``cmd`` in a child process and measure it.
+
+    Peak RSS and CPU time come from ``os.wait4`` (this child only, not the max
+    over all children). ``others`` is the share of the machine's CPU time that
+    other processes used while the child ran (0 on a quiet machine). A watchdog
+    kills the child past ``timeout`` seconds or ``max_rss`` bytes of RSS, so one
+    runaway engine cannot stall or OOM the machine.
     """
     reason: list[str] = []
     with log.open("wb") as err:
+        busy0 = _busy(psutil.cpu_times())
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=err, stderr=subprocess.STDOUT, env=env)
         done = threading.Event()
@@ -118,41 +142,60 @@ def measure(
         watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        busy = _busy(psutil.cpu_times()) - busy0
         done.set()
         watcher.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     rss = int(usage.ru_maxrss) * 1024  # KiB on Linux
     cpu = usage.ru_utime + usage.ru_stime
-    if reason:
-        return wall, rss, cpu, reason[0]
-    if proc.returncode != 0:
+    others = max(0.0, busy - cpu) / (wall * (os.cpu_count() or 1))
+    error = reason[0] if reason else None
+    if error is None and proc.returncode != 0:
         tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-        return wall, rss, cpu, f"exit {proc.returncode}: {' | '.join(tail)}"
-    return wall, rss, cpu, None
+        error = f"exit {proc.returncode}: {' | '.join(tail)}"
+    return Measured(wall, rss, cpu, others, error)
 
 
-def run_task(size: int, dataset: str, data: Path, task: Task, args: argparse.Namespace) -> Run:
-    """Run one task ``args.repeat`` times in fresh children; keep the fastest run."""
-    best: Run | None = None
+def run_once(size: int, dataset: str, data: Path, task: Task, i: int, args: argparse.Namespace) -> Run:
+    """Run one task once in a fresh child (after waiting for the machine to be idle)."""
+    out = data / f"_{task.label}_{task.layout}_{i}.json"
+    cmd = [sys.executable, str(ENGINES), task.engine, str(data), task.layout, str(out)]
+    if task.partition:
+        cmd.append("--partition")
+    wait_idle(args.wait_idle)
+    m = measure(cmd, args.timeout, int(args.max_rss_gib * GIB), out.with_suffix(".log"), args.env)
+    payload: dict[str, Any] = json.loads(out.read_text()) if m.error is None else {}
+    return Run(
+        size,
+        dataset,
+        task,
+        m.wall,
+        m.rss_bytes,
+        payload.get("phases", {}),
+        payload.get("findings", {}),
+        m.cpu,
+        m.others,
+        m.error,
+    )
+
+
+def run_all(size: int, dataset: str, data: Path, tasks: list[Task], args: argparse.Namespace) -> list[Run]:
+    """Run every task ``args.repeat`` times, round-robin (so load from elsewhere hits all alike); keep the fastest."""
+    best: dict[Task, Run] = {}
     for i in range(args.repeat):
-        out = data / f"_{task.label}_{task.layout}_{i}.json"
-        load = os.getloadavg()[0]
-        cmd = [sys.executable, str(ENGINES), task.engine, str(data), task.layout, str(out)]
-        if task.partition:
-            cmd.append("--partition")
-        wall, rss, cpu, error = measure(
-            cmd, args.timeout, int(args.max_rss_gib * GIB), out.with_suffix(".log"), args.env
-        )
-        payload: dict[str, Any] = json.loads(out.read_text()) if error is None else {}
-        run = Run(
-            size, dataset, task, wall, rss, payload.get("phases", {}), payload.get("findings", {}), cpu, load, error
-        )
-        if best is None or (run.error is None and (best.error is not None or run.wall < best.wall)):
-            best = run
-        if error is not None:
-            break
-    assert best is not None
-    return best
+        for task in tasks:
+            if task in best and best[task].error is not None:
+                continue
+            run = run_once(size, dataset, data, task, i, args)
+            old = best.get(task)
+            if old is None or (run.error is None and run.wall < old.wall):
+                best[task] = run
+            print(
+                f"  {task.label:<24} {task.layout:<5} {run.wall:8.2f} s {run.rss_bytes / GIB:6.2f} GiB "
+                f"others {run.others:4.0%}  {run.error or 'ran'}",
+                flush=True,
+            )
+    return [best[t] for t in tasks]
 
 
 # --- checks -------------------------------------------------------------------
@@ -246,7 +289,7 @@ def table(runs: list[Run]) -> str:
 
     head = (
         "| dataset | engine | layout | wall s | CPU s | work s | peak RSS GiB | time / DuckDB | RSS / DuckDB "
-        "| time / floor | load | checks |"
+        "| time / floor | others' CPU | checks |"
     )
     lines = [head, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in runs:
@@ -258,7 +301,7 @@ def table(runs: list[Run]) -> str:
             f"| {fmt(r.phases.get('work'))} | {fmt(r.rss_bytes / GIB)} "
             f"| {fmt(r.wall / duck.wall if ok and duck else None)} "
             f"| {fmt(r.rss_bytes / duck.rss_bytes if ok and duck else None)} "
-            f"| {fmt(r.wall / floor.wall if ok and floor else None)} | {fmt(r.load, 1)} | {status} |"
+            f"| {fmt(r.wall / floor.wall if ok and floor else None)} | {r.others:.0%} | {status} |"
         )
     return "\n".join(lines)
 
@@ -281,6 +324,16 @@ def findings_line(size: int, truth: dict[str, int], runs: list[Run]) -> str:
     return text
 
 
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def machine() -> dict[str, str]:
     """Date, machine and versions, for the record."""
 
@@ -296,7 +349,7 @@ def machine() -> dict[str, str]:
     return {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{os.cpu_count()} CPUs, {psutil.virtual_memory().total / GIB:.1f} GiB RAM, {platform.platform()}",
-        "cpu": platform.processor() or platform.machine(),
+        "cpu": _cpu_model(),
         "versions": ", ".join(
             [f"python {platform.python_version()}"]
             + [f"{p} {ver(p)}" for p in ("evalframe", "polars", "duckdb", "pandas", "pyarrow")]
@@ -374,7 +427,8 @@ def main() -> int:
     ap.add_argument("--layouts", type=lambda s: s.split(","), default=["file", "lake"])
     ap.add_argument("--no-partition", action="store_true", help="skip evalframe's partition_by='candidate' variant")
     ap.add_argument("--pandas-max", type=float, default=1e7, help="largest size pandas runs at")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per engine; the fastest is reported")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per engine (round-robin); the fastest is reported")
+    ap.add_argument("--wait-idle", type=float, default=30.0, help="max seconds to wait for an idle CPU before a run")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is killed")
     ap.add_argument("--max-rss-gib", type=float, default=20.0, help="RSS at which a run is killed")
     ap.add_argument("--gen", type=Path, default=DEFAULT_GEN, help="path to gen_ledger.py")
@@ -407,18 +461,13 @@ def main() -> int:
             manifest = generate(args.gen, data, size, extra, args.reuse)
             truths[dataset] = manifest["truth"]
             print(f"\n[{size:,} rows] {dataset}: generated in {time.perf_counter() - t0:.1f} s", flush=True)
-            for task in tasks_for(size, args, partition):
-                run = run_task(size, dataset, data, task, args)
+            for run in run_all(size, dataset, data, tasks_for(size, args, partition), args):
                 if run.error is None:
                     run.failures = check_manifest(run, manifest["truth"])
                 runs.append(run)
-                print(
-                    f"  {task.label:<24} {task.layout:<5} {run.wall:8.2f} s {run.rss_bytes / GIB:6.2f} GiB  "
-                    f"{run.error or ('ok' if not run.failures else run.failures)}",
-                    flush=True,
-                )
         for run in runs:
-            ref = next((r for r in runs if r.dataset == run.dataset and r.task == Task("duckdb", "file")), None)
+            ducks = [r for r in runs if r.dataset == run.dataset and r.task.engine == "duckdb"]
+            ref = min(ducks, key=lambda r: r.task.layout != "file", default=None)  # the single file, else the lake
             if ref is None or ref.error is not None or run is ref or run.error is not None:
                 continue
             if run.task.engine != "floor":
