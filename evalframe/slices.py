@@ -13,7 +13,6 @@ from typing import Any, Final
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
 from evalframe.columns import CANDIDATE, MISSING, PLANNED
 from evalframe.funnel import funnel
@@ -211,6 +210,8 @@ def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
     >>> (r.test, round(r.p_value, 6))
     ('fisher_exact', 0.007937)
     """
+    from scipy import stats as sps  # imported on use: scipy is slow to import
+
     t = np.asarray(table, dtype=np.int64)
     t = t[t.sum(axis=1) > 0]
     if t.shape[0] < 2 or (t[:, 0].sum() == 0) or (t[:, 1].sum() == 0):
