@@ -17,7 +17,6 @@ import csv
 import glob
 import io
 import json
-import math
 import os
 import sys
 from collections.abc import Sequence
@@ -404,8 +403,3 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
         loaded = load(files)
         return Loaded(loaded.frame, loaded.problems, str(path))
     return read_csv_strict(path) if kind == "csv" else read_jsonl(path)
-
-
-def is_nonfinite(value: object) -> bool:
-    """Return True for float NaN or ±Infinity (helper shared by importers)."""
-    return isinstance(value, float) and not math.isfinite(value)

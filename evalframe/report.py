@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
+from evalframe.columns import CANDIDATE, KIND, OUTCOME
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 
 if TYPE_CHECKING:
@@ -831,8 +831,3 @@ def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list
         text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
         lines.append((key, code(text) if markdown else text))
     return lines
-
-
-def refusing(problems: pl.DataFrame) -> pl.DataFrame:
-    """The refusing rows of a problems table."""
-    return problems.filter(pl.col(REFUSING))
