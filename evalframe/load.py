@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import glob
 import io
+import itertools
 import json
 import os
 import sys
@@ -338,27 +339,31 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     """
     files = list(path) if not isinstance(path, (str, os.PathLike)) else _expand(path)
     label = ",".join(files) if not isinstance(path, (str, os.PathLike)) else str(path)
+    rows: list[int] = []
     for f in files:
         if Path(f).suffix.lower() != ".parquet" and not isinstance(path, (str, os.PathLike)):
             raise InputFormatError(f, "not a .parquet file")
         try:
-            pq.read_metadata(f)
+            rows.append(pq.read_metadata(f).num_rows)
         except OSError as exc:
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
         except Exception as exc:  # pyarrow raises several types for a damaged footer
             raise InputFormatError(f, f"not a valid Parquet file ({type(exc).__name__}: {exc})") from exc
     names = set(pq.read_schema(files[0]).names)
+    hive = any("=" in part for f in files for part in Path(f).parent.parts)
+    if LINE in names:
+        lf = pl.scan_parquet(files, hive_partitioning=hive, include_file_paths=None if SOURCE in names else SOURCE)
+        return Loaded(lf, problems_frame(), label)
+    # The reader's row index runs on across files; each file's first row index (from the footers) turns it
+    # into the row number within the file. Unlike a window over the path column, it keeps filters pushed down.
+    starts = dict(zip(files, itertools.accumulate(rows[:-1], initial=0), strict=True))
+    path_col = "_file" if SOURCE in names else SOURCE
     lf = pl.scan_parquet(
-        files,
-        hive_partitioning=any("=" in part for f in files for part in Path(f).parent.parts),
-        include_file_paths=None if SOURCE in names else SOURCE,
+        files, hive_partitioning=hive, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1
     )
-    if LINE not in names:
-        if len(files) == 1:  # one file: the row number is the row index (no window over the path column)
-            lf = lf.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
-            lf = lf.select(*[c for c in lf.collect_schema().names() if c != LINE], LINE)
-        else:
-            lf = lf.with_columns((pl.int_range(pl.len(), dtype=pl.Int64).over(SOURCE) + 1).alias(LINE))
+    first = pl.lit(0, pl.Int64) if len(files) == 1 else pl.col(path_col).replace_strict(starts, return_dtype=pl.Int64)
+    lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - first).alias(LINE))
+    lf = lf.select(*[c for c in lf.collect_schema().names() if c not in (LINE, "_file")], LINE)
     return Loaded(lf, problems_frame(), label)
 
 
