@@ -33,9 +33,9 @@ from evalframe.columns import (
 from evalframe.errors import AuditRefused
 from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, load
-from evalframe.plan import Plan
+from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan
 from evalframe.problems import concat_problems
-from evalframe.reconcile import CAND_CODE, CASE_CODE, UID, reconcile
+from evalframe.reconcile import reconcile
 from evalframe.report import AuditReport
 from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import validate_ledger

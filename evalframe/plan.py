@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
@@ -68,6 +68,55 @@ def _identifier_problems(values: Sequence[str], what: str, source: str) -> list[
     return problems
 
 
+#: Dense integer codes of identities, given against the plan (internal columns, dropped from reports).
+CAND_CODE: Final = "_cand"
+CASE_CODE: Final = "_case"
+#: One Int64 per planned unit; ordering by it is ordering by (candidate, case_id, trial).
+UID: Final = "_uid"
+
+
+@dataclass(frozen=True)
+class UnitCoding:
+    """How a plan numbers its units: one Int64 per (candidate, case_id, trial).
+
+    ``code = (candidate_index * n_cases + case_index) * span + (trial - low)``
+    where ``candidate_index`` is the candidate's position among the sorted
+    candidates, ``case_index`` the case's row in the plan's cases (sorted by
+    ``case_id``) and ``low .. low + span - 1`` the plan's trial range. Codes
+    are dense, and sorting by code sorts by (candidate, case_id, trial).
+    """
+
+    candidates: tuple[str, ...]
+    n_cases: int
+    low: int
+    span: int
+
+    @property
+    def block(self) -> int:
+        """Codes per candidate."""
+        return self.n_cases * self.span
+
+    def code(self) -> pl.Expr:
+        """The unit code from ``_cand``, ``_case`` (integer codes) and ``trial``."""
+        return (pl.col(CAND_CODE).cast(pl.Int64) * self.n_cases + pl.col(CASE_CODE).cast(pl.Int64)) * self.span + (
+            pl.col(TRIAL).cast(pl.Int64) - self.low
+        )
+
+    def candidate_code(self) -> pl.Expr:
+        """``candidate`` (String) → its index among the sorted candidates (UInt32; null when not planned)."""
+        index = {c: i for i, c in enumerate(self.candidates)}
+        return pl.col(CANDIDATE).replace_strict(index, default=None, return_dtype=pl.UInt32)
+
+    def parts(self) -> list[pl.Expr]:
+        """``_cand``, ``_case`` (UInt32) and ``trial`` (Int64) back from ``_uid``."""
+        uid = pl.col(UID)
+        return [
+            (uid // self.block).cast(pl.UInt32).alias(CAND_CODE),
+            ((uid // self.span) % self.n_cases).cast(pl.UInt32).alias(CASE_CODE),
+            (uid % self.span + self.low).alias(TRIAL),
+        ]
+
+
 @dataclass(frozen=True)
 class Plan:
     """A frozen evaluation plan.
@@ -86,23 +135,31 @@ class Plan:
         :attr:`trial_range`).
     run_id
         The run every ledger row must come from, or None.
-    units
-        Explicit planned units (``candidate``, ``case_id``, ``trial`` Int64)
-        when the plan is not the full cross product; else None.
+    unit_codes
+        When the plan is not the full cross product: its units as sorted
+        Int64 codes (see :class:`UnitCoding`; :attr:`units` decodes them).
+        Eight bytes per unit, so a plan of tens of millions of units fits in
+        memory. None for a cross product.
     source
         Where the plan came from (file path or ``"plan"``).
     trial_bounds
-        Overrides :attr:`trial_range` (set by :meth:`for_candidate` so a
-        restricted plan judges trials exactly as the whole plan does).
+        Overrides :attr:`trial_range` (a units table's own trial range, kept
+        by :meth:`for_candidate` so a restricted plan judges trials exactly
+        as the whole plan does).
     """
 
     cases: pl.DataFrame
     candidates: tuple[str, ...]
     trials: int = 1
     run_id: str | None = None
-    units: pl.DataFrame | None = None
+    unit_codes: pl.Series | None = None
     source: str = "plan"
     trial_bounds: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        # Case codes are row numbers of the cases sorted by case_id.
+        if not self.cases.get_column(CASE_ID).is_sorted():
+            object.__setattr__(self, "cases", self.cases.sort(CASE_ID))
 
     @classmethod
     def from_frame(
@@ -123,7 +180,9 @@ class Plan:
             One row per ``case_id`` (String). If it has a ``candidate``
             column it is an explicit units table instead: one row per
             (candidate, case_id[, trial]); case-level columns must then agree
-            across the rows of a case.
+            across the rows of a case. A units table is read one candidate at
+            a time (a lazy Parquet scan pushes the filter into the reader),
+            so memory is bounded by the largest candidate plus the cases.
         candidates
             Planned candidates; required unless ``cases`` has a ``candidate``
             column.
@@ -165,7 +224,8 @@ class Plan:
         │ B         ┆ refund  ┆ 1     │
         └───────────┴─────────┴───────┘
         """
-        frame = cases.collect() if isinstance(cases, pl.LazyFrame) else cases
+        lf = cases.lazy()
+        names = lf.collect_schema().names()
         found: list[pl.DataFrame] = [problems if problems is not None else problems_frame()]
         extra: list[dict[str, Any]] = []
         if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
@@ -177,15 +237,13 @@ class Plan:
                 }
             )
             trials = 1
-        if CASE_ID not in frame.columns:
+        if CASE_ID not in names:
             extra.append({"kind": "missing_column", "source": source, "detail": "the plan has no case_id column"})
             raise PlanError(concat_problems([*found, problems_frame(extra)]))
-        if frame.schema[CASE_ID] != pl.String:
-            frame = frame.with_columns(pl.col(CASE_ID).cast(pl.String))
-        if LINE not in frame.columns:
-            frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
-        units: pl.DataFrame | None = None
-        if CANDIDATE in frame.columns:
+        lf = lf.with_columns(pl.col(CASE_ID).cast(pl.String))
+        if LINE not in names:
+            lf = lf.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
+        if CANDIDATE in names:
             if candidates is not None:
                 extra.append(
                     {
@@ -194,13 +252,52 @@ class Plan:
                         "detail": "candidates given both as a list and as a plan column",
                     }
                 )
-            unit_cols = [CANDIDATE, CASE_ID] + ([TRIAL] if TRIAL in frame.columns else [])
-            units = frame.select(*unit_cols, LINE)
-            if TRIAL not in units.columns:
-                units = units.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
-            units = units.with_columns(
-                pl.col(TRIAL).cast(pl.Int64, strict=False).alias("_trial"), pl.col(CANDIDATE).cast(pl.String)
+            return cls._from_units_table(lf, trials, run_id, source, found, extra)
+        frame = lf.collect()
+        if candidates is None:
+            candidates = []
+        extra.extend(_identifier_problems(list(candidates), "candidate", source))
+        found.append(
+            frame.filter(pl.len().over(CASE_ID) > 1).select(
+                pl.lit("duplicate_case").alias("kind"),
+                pl.lit(source).alias(SOURCE),
+                LINE,
+                CASE_ID,
+                pl.lit("case_id appears more than once in the plan").alias("detail"),
             )
+        )
+        frame = _checked_cases(frame, source, found, extra)
+        return cls(cases=frame, candidates=tuple(candidates), trials=trials, run_id=run_id, source=source)
+
+    @classmethod
+    def _from_units_table(
+        cls,
+        lf: pl.LazyFrame,
+        trials: int,
+        run_id: str | None,
+        source: str,
+        found: list[pl.DataFrame],
+        extra: list[dict[str, Any]],
+    ) -> Plan:
+        """Validate and encode a units table one candidate at a time (see :meth:`from_frame`)."""
+        names = lf.collect_schema().names()
+        lf = lf.with_columns(pl.col(CANDIDATE).cast(pl.String))
+        has_trial = TRIAL in names
+        case_cols = [c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)]
+        case_key = [c for c in case_cols if c != LINE]
+        in_plan = lf.select(pl.col(CANDIDATE).unique(maintain_order=True)).collect().get_column(CANDIDATE)
+        candidates = [c for c in in_plan.to_list() if c is not None]
+        chunks = [pl.col(CANDIDATE) == c for c in sorted(candidates)]
+        if in_plan.null_count():
+            chunks.append(pl.col(CANDIDATE).is_null())
+        known: pl.DataFrame | None = None
+        trial_values: set[int] = set()
+        for chunk_filter in chunks:
+            chunk = lf.filter(chunk_filter).collect()
+            units = chunk.select(CANDIDATE, CASE_ID, *([TRIAL] if has_trial else []), LINE)
+            if not has_trial:
+                units = units.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
+            units = units.with_columns(pl.col(TRIAL).cast(pl.Int64, strict=False).alias("_trial"))
             bad_trials = units.filter(pl.col("_trial").is_null() | (pl.col("_trial") < 0))
             found.append(
                 bad_trials.select(
@@ -213,9 +310,9 @@ class Plan:
                 )
             )
             units = units.drop(TRIAL).rename({"_trial": TRIAL})
-            dup_units = units.filter(pl.len().over(UNIT_KEY) > 1)
+            trial_values.update(units.get_column(TRIAL).drop_nulls().unique().to_list())
             found.append(
-                dup_units.select(
+                units.filter(pl.len().over(CASE_ID, TRIAL) > 1).select(
                     pl.lit("duplicate_case").alias("kind"),
                     pl.lit(source).alias(SOURCE),
                     LINE,
@@ -223,55 +320,46 @@ class Plan:
                     pl.lit("planned unit listed more than once").alias("detail"),
                 )
             )
-            found.append(
-                failures_as_problems(units.select(pl.col(CANDIDATE).alias(CASE_ID), LINE), PlanCasesModel).rename(
-                    {CASE_ID: CANDIDATE}
+            # One candidate per chunk: check its name once, and every row only when the name is bad.
+            name = units.select(pl.col(CANDIDATE).alias(CASE_ID), LINE).head(1)
+            if failures_as_problems(name, PlanCasesModel).height:
+                found.append(
+                    failures_as_problems(units.select(pl.col(CANDIDATE).alias(CASE_ID), LINE), PlanCasesModel).rename(
+                        {CASE_ID: CANDIDATE}
+                    )
                 )
+            variants = chunk.select(case_cols).unique(subset=case_key, keep="first").sort(CASE_ID, LINE)
+            known = variants if known is None else _merge_variants(known, variants, case_key)
+        frame = known if known is not None else lf.select(case_cols).head(0).collect()
+        found.append(
+            frame.filter(pl.len().over(CASE_ID) > 1).select(
+                pl.lit("duplicate_case").alias("kind"),
+                pl.lit(source).alias(SOURCE),
+                LINE,
+                CASE_ID,
+                pl.lit("case-level plan columns disagree between rows of this case").alias("detail"),
             )
-            candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()
-            trials = max(1, units.get_column(TRIAL).n_unique())
-            case_cols = [c for c in frame.columns if c not in (CANDIDATE, TRIAL)]
-            frame = frame.select(case_cols).unique(subset=[c for c in case_cols if c != LINE], keep="first")
-            units = units.drop(LINE).sort(UNIT_KEY)  # duplicates were reported above and refuse the plan
-            dup_mask = pl.len().over(CASE_ID) > 1
-            found.append(
-                frame.filter(dup_mask).select(
-                    pl.lit("duplicate_case").alias("kind"),
-                    pl.lit(source).alias(SOURCE),
-                    LINE,
-                    CASE_ID,
-                    pl.lit("case-level plan columns disagree between rows of this case").alias("detail"),
-                )
-            )
-            frame = frame.unique(subset=[CASE_ID], keep="first")
-        else:
-            if candidates is None:
-                candidates = []
-            extra.extend(_identifier_problems(list(candidates), "candidate", source))
-            found.append(
-                frame.filter(pl.len().over(CASE_ID) > 1).select(
-                    pl.lit("duplicate_case").alias("kind"),
-                    pl.lit(source).alias(SOURCE),
-                    LINE,
-                    CASE_ID,
-                    pl.lit("case_id appears more than once in the plan").alias("detail"),
-                )
-            )
-        if frame.height == 0:
-            extra.append({"kind": "empty_plan", "source": source, "detail": "the plan has no cases"})
-        plan_failures = failures_as_problems(frame, PlanCasesModel)
-        if plan_failures.height:
-            found.append(plan_failures.with_columns(pl.lit(source).alias(SOURCE)))
-        all_problems = concat_problems([*found, problems_frame(extra)])
-        if all_problems.height:
-            raise PlanError(all_problems)
+        )
+        frame = _checked_cases(frame.unique(subset=[CASE_ID], keep="first", maintain_order=True), source, found, extra)
+        bounds = (min(trial_values), max(trial_values)) if trial_values else (1, 1)
+        coding = UnitCoding(tuple(sorted(candidates)), frame.height, bounds[0], bounds[1] - bounds[0] + 1)
+        cases_coded = frame.lazy().select(CASE_ID).with_row_index(CASE_CODE)
+        codes = []
+        for chunk_filter in chunks[: len(candidates)]:
+            keys = lf.filter(chunk_filter).select(CANDIDATE, CASE_ID, *([TRIAL] if has_trial else []))
+            if not has_trial:
+                keys = keys.join(pl.LazyFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
+            coded = keys.with_columns(coding.candidate_code().alias(CAND_CODE)).join(cases_coded, on=CASE_ID)
+            codes.append(coded.select(coding.code().alias(UID)).collect().get_column(UID).sort())
+        unit_codes = pl.concat(codes) if codes else pl.Series(UID, [], dtype=pl.Int64)
         return cls(
-            cases=frame.drop(LINE, SOURCE, strict=False).sort(CASE_ID),
+            cases=frame,
             candidates=tuple(candidates),
-            trials=trials,
+            trials=max(1, len(trial_values)),
             run_id=run_id,
-            units=units,
+            unit_codes=unit_codes,
             source=source,
+            trial_bounds=bounds,
         )
 
     @classmethod
@@ -286,7 +374,9 @@ class Plan:
         """Load a plan from CSV, JSON Lines or Parquet and validate it.
 
         CSV plan columns other than identifiers are cast to Int64 or Float64
-        when every value parses (so ``input_length`` is numeric).
+        when every value parses (so ``input_length`` is numeric). A Parquet
+        plan (file, folder, glob or hive lake) stays a lazy scan: a units
+        table is read one candidate at a time.
 
         Raises
         ------
@@ -312,11 +402,11 @@ class Plan:
         └─────────┴──────────────┘
         """
         loaded: Loaded = load(path)
-        frame = loaded.frame.collect()
+        frame: pl.DataFrame | pl.LazyFrame = loaded.frame.drop(SOURCE)
         if str(path).lower().endswith(".csv"):
-            frame = _infer_dtypes(frame, keep=(CANDIDATE, CASE_ID, LINE, SOURCE))
+            frame = _infer_dtypes(loaded.frame.drop(SOURCE).collect(), keep=(CANDIDATE, CASE_ID, LINE, SOURCE))
         return cls.from_frame(
-            frame.drop(SOURCE),
+            frame,
             candidates=candidates,
             trials=trials,
             run_id=run_id,
@@ -324,28 +414,87 @@ class Plan:
             problems=loaded.problems,
         )
 
+    def with_units(self, units: pl.DataFrame) -> Plan:
+        """The same plan with an explicit units table (``candidate``, ``case_id``, ``trial``).
+
+        Units whose case the plan does not have are dropped (a validated plan
+        never has them); a unit's candidate that the plan does not list is
+        added. ``trials`` is kept. Used by importers that build the cases and
+        the units separately.
+
+        Examples
+        --------
+        >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
+        >>> units = pl.DataFrame({"candidate": ["B", "A"], "case_id": ["q2", "q1"], "trial": [1, 1]})
+        >>> plan.with_units(units).units.rows()
+        [('A', 'q1', 1), ('B', 'q2', 1)]
+        """
+        listed = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()
+        candidates = (*self.candidates, *(c for c in listed if c not in self.candidates))
+        trials = units.get_column(TRIAL).cast(pl.Int64)
+        bounds = (int(trials.min()), int(trials.max())) if units.height else (1, 1)  # type: ignore[arg-type]
+        coding = UnitCoding(tuple(sorted(candidates)), self.cases.height, bounds[0], bounds[1] - bounds[0] + 1)
+        cases_coded = self.cases.lazy().select(CASE_ID).with_row_index(CASE_CODE)
+        codes = (
+            units.lazy()
+            .with_columns(coding.candidate_code().alias(CAND_CODE), pl.col(TRIAL).cast(pl.Int64))
+            .join(cases_coded, on=CASE_ID)
+            .select(coding.code().alias(UID))
+            .unique()
+            .sort(UID)
+            .collect()
+            .get_column(UID)
+        )
+        return replace(self, candidates=candidates, unit_codes=codes, trial_bounds=bounds)
+
+    @property
+    def coding(self) -> UnitCoding:
+        """How this plan numbers its units (see :class:`UnitCoding`)."""
+        low, high = self.trial_range
+        return UnitCoding(tuple(sorted(self.candidates)), self.cases.height, low, high - low + 1)
+
+    def planned_codes(self) -> pl.LazyFrame:
+        """The planned units as one sorted ``_uid`` (Int64) column (see :class:`UnitCoding`)."""
+        if self.unit_codes is not None:
+            return self.unit_codes.alias(UID).to_frame().lazy()
+        return pl.LazyFrame().select(pl.int_range(0, self.n_units, dtype=pl.Int64).alias(UID))
+
+    def decode(self, coded: pl.LazyFrame) -> pl.LazyFrame:
+        """Add ``candidate``, ``case_id``, ``trial``, ``_cand`` and ``_case`` to a frame with ``_uid`` codes."""
+        coding = self.coding
+        names = pl.Series(coding.candidates, dtype=pl.String)
+        return coded.with_columns(coding.parts()).with_columns(
+            pl.lit(names).gather(pl.col(CAND_CODE)).alias(CANDIDATE),
+            pl.lit(self.cases.get_column(CASE_ID)).gather(pl.col(CASE_CODE)).alias(CASE_ID),
+        )
+
+    @property
+    def units(self) -> pl.DataFrame | None:
+        """The explicit planned units (``candidate``, ``case_id``, ``trial`` Int64), sorted; None: cross product."""
+        if self.unit_codes is None:
+            return None
+        return self.decode(self.planned_codes()).select(*UNIT_KEY).collect()
+
     def planned_units(self) -> pl.LazyFrame:
         """Return the planned units, one row per (candidate, case_id, trial), sorted by key.
 
         Columns: ``candidate`` (String), ``case_id`` (String), ``trial`` (Int64).
         """
-        if self.units is not None:
-            return self.units.lazy().sort(UNIT_KEY)
-        cands = pl.LazyFrame({CANDIDATE: list(self.candidates)}, schema={CANDIDATE: pl.String})
-        trials = pl.LazyFrame({TRIAL: list(range(1, self.trials + 1))}, schema={TRIAL: pl.Int64})
-        return cands.join(self.cases.lazy().select(CASE_ID), how="cross").join(trials, how="cross").sort(UNIT_KEY)
+        return self.decode(self.planned_codes()).select(*UNIT_KEY)
 
     @property
     def plan_hash(self) -> str:
         """SHA-256 (hex) of the plan's content: cases, candidates, trials, run and units.
 
-        Independent of row order, so a shuffled plan file has the same hash.
+        Independent of row order, so a shuffled plan file has the same hash
+        (cases are sorted, and unit codes follow sorted candidates and cases).
         """
         digest = hashlib.sha256()
         digest.update(self.cases.sort(CASE_ID).write_csv().encode())
         digest.update(repr((sorted(self.candidates), self.trials, self.run_id)).encode())
-        if self.units is not None:
-            digest.update(self.units.sort(UNIT_KEY).write_csv().encode())
+        if self.unit_codes is not None:
+            digest.update(repr(self.trial_range).encode())
+            digest.update(self.unit_codes.cast(pl.Int64).to_numpy().tobytes())
         return digest.hexdigest()
 
     def for_candidate(self, candidate: str) -> Plan:
@@ -359,22 +508,46 @@ class Plan:
         if candidate not in self.candidates:
             msg = f"candidate {candidate!r} is not planned"
             raise ValueError(msg)
-        units = None if self.units is None else self.units.filter(pl.col(CANDIDATE) == candidate)
-        return replace(self, candidates=(candidate,), units=units, trial_bounds=self.trial_range)
+        codes = None
+        if self.unit_codes is not None:
+            coding = self.coding
+            first = coding.candidates.index(candidate) * coding.block
+            codes = self.unit_codes.filter(self.unit_codes.is_between(first, first + coding.block - 1)) - first
+        return replace(self, candidates=(candidate,), unit_codes=codes, trial_bounds=self.trial_range)
 
     @property
     def trial_range(self) -> tuple[int, int]:
         """Lowest and highest planned trial: (1, trials), or a units table's own range (0-based allowed)."""
         if self.trial_bounds is not None:
             return self.trial_bounds
-        if self.units is not None and self.units.height:
-            trials = self.units.get_column(TRIAL)
-            return int(trials.min()), int(trials.max())  # type: ignore[arg-type]
         return 1, self.trials
 
     @property
     def n_units(self) -> int:
         """Number of planned units."""
-        if self.units is not None:
-            return self.units.height
+        if self.unit_codes is not None:
+            return self.unit_codes.len()
         return len(self.candidates) * self.cases.height * self.trials
+
+
+def _merge_variants(known: pl.DataFrame, new: pl.DataFrame, key: Sequence[str]) -> pl.DataFrame:
+    """Distinct case-level rows seen so far plus those of ``new`` not seen yet (first line kept)."""
+    if new.select(key).equals(known.select(key)):  # the usual case: every candidate plans the same cases
+        return known
+    merged = pl.concat([known, new], how="vertical_relaxed")
+    return merged.unique(subset=list(key), keep="first", maintain_order=True).sort(CASE_ID, LINE)
+
+
+def _checked_cases(
+    frame: pl.DataFrame, source: str, found: list[pl.DataFrame], extra: list[dict[str, Any]]
+) -> pl.DataFrame:
+    """Validate the cases table (pandera), raise :class:`PlanError` with every problem, else sort it."""
+    if frame.height == 0:
+        extra.append({"kind": "empty_plan", "source": source, "detail": "the plan has no cases"})
+    plan_failures = failures_as_problems(frame, PlanCasesModel)
+    if plan_failures.height:
+        found.append(plan_failures.with_columns(pl.lit(source).alias(SOURCE)))
+    all_problems = concat_problems([*found, problems_frame(extra)])
+    if all_problems.height:
+        raise PlanError(all_problems)
+    return frame.drop(LINE, SOURCE, strict=False).sort(CASE_ID)

@@ -8,7 +8,6 @@ returns a (partial) problems frame; :func:`reconcile` gathers them all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
 
 import polars as pl
 
@@ -29,33 +28,14 @@ from evalframe.columns import (
     UNIT_KEY,
     MissingPolicy,
 )
-from evalframe.plan import Plan
+from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan
 from evalframe.problems import concat_problems
 
 _ROW_COLS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
 
-#: Dense integer codes given to identities once, against the plan (internal columns, dropped from reports).
-CAND_CODE: Final = "_cand"
-CASE_CODE: Final = "_case"
-#: One Int64 per planned unit; ordering by it is ordering by (candidate, case_id, trial).
-UID: Final = "_uid"
-
 
 def _flag(rows: pl.LazyFrame, kind: str, detail: pl.Expr) -> pl.LazyFrame:
     return rows.select(pl.lit(kind).alias(KIND), *_ROW_COLS, detail.alias(DETAIL))
-
-
-def _codes(plan: Plan) -> tuple[dict[str, int], pl.LazyFrame, int, int]:
-    cands = {c: i for i, c in enumerate(sorted(plan.candidates))}
-    cases = plan.cases.lazy().select(CASE_ID).sort(CASE_ID).with_row_index(CASE_CODE)
-    low, high = plan.trial_range
-    return cands, cases, low, high - low + 1
-
-
-def _uid(n_cases: int, low: int, span: int) -> pl.Expr:
-    return (pl.col(CAND_CODE).cast(pl.Int64) * n_cases + pl.col(CASE_CODE).cast(pl.Int64)) * span + (
-        pl.col(TRIAL) - low
-    )
 
 
 def encode_keys(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
@@ -65,8 +45,9 @@ def encode_keys(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     later steps join, sort and group on integers. Adds ``_cand`` and
     ``_case`` (UInt32, null when the candidate / case is not planned) and
     ``_uid`` (Int64, null unless candidate and case are planned and the trial
-    is within the plan's trial range). Codes follow sorted order, so sorting
-    by ``_uid`` sorts by (candidate, case_id, trial).
+    is within the plan's trial range; see :class:`~evalframe.plan.UnitCoding`).
+    Codes follow sorted order, so sorting by ``_uid`` sorts by
+    (candidate, case_id, trial).
 
     Examples
     --------
@@ -75,12 +56,13 @@ def encode_keys(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     >>> encode_keys(rows, plan).select("candidate", "case_id", "_uid").collect().rows()
     [('B', 'q2', 3), ('A', 'q1', 0), ('C', 'q1', None)]
     """
-    cands, cases, low, span = _codes(plan)
-    coded = ledger.with_columns(
-        pl.col(CANDIDATE).replace_strict(cands, default=None, return_dtype=pl.UInt32).alias(CAND_CODE)
-    ).join(cases, on=CASE_ID, how="left", maintain_order="left")
-    in_range = pl.col(TRIAL).is_between(low, low + span - 1)
-    return coded.with_columns(pl.when(in_range).then(_uid(plan.cases.height, low, span)).alias(UID))
+    coding = plan.coding
+    cases = plan.cases.lazy().select(CASE_ID).with_row_index(CASE_CODE)
+    coded = ledger.with_columns(coding.candidate_code().alias(CAND_CODE)).join(
+        cases, on=CASE_ID, how="left", maintain_order="left"
+    )
+    in_range = pl.col(TRIAL).is_between(coding.low, coding.low + coding.span - 1)
+    return coded.with_columns(pl.when(in_range).then(coding.code()).alias(UID))
 
 
 def planned_units_coded(plan: Plan) -> pl.LazyFrame:
@@ -89,16 +71,13 @@ def planned_units_coded(plan: Plan) -> pl.LazyFrame:
     Columns: ``candidate``, ``case_id``, ``trial``, every plan column,
     ``_cand``, ``_case`` (UInt32) and ``_uid`` (Int64).
     """
-    cands, cases, low, span = _codes(plan)
-    units = plan.planned_units().with_columns(
-        pl.col(CANDIDATE).replace_strict(cands, return_dtype=pl.UInt32).alias(CAND_CODE)
-    )
-    return (
-        units.join(cases, on=CASE_ID, how="left")
-        .with_columns(_uid(plan.cases.height, low, span).alias(UID))
-        .join(plan.cases.lazy(), on=CASE_ID, how="left")
-        .sort(UID)
-    )
+    units = plan.decode(plan.planned_codes())
+    plan_columns = [
+        pl.lit(plan.cases.get_column(name)).gather(pl.col(CASE_CODE)).alias(name)
+        for name in plan.cases.columns
+        if name != CASE_ID
+    ]
+    return units.select(*UNIT_KEY, *plan_columns, CAND_CODE, CASE_CODE, UID)
 
 
 def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None) -> pl.LazyFrame:
@@ -131,7 +110,7 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
             pl.format("trial {} is outside {}..{}", pl.col(TRIAL), pl.lit(low), pl.lit(high)),
         ),
     ]
-    if plan.units is not None:
+    if plan.unit_codes is not None:
         units = planned if planned is not None else planned_units_coded(plan)
         not_unit = coded.filter(pl.col(UID).is_not_null()).join(
             units.select(UID), on=UID, how="anti", maintain_order="left"

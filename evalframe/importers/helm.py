@@ -544,7 +544,8 @@ def _plan(plan_rows: list[dict[str, Any]], source: str) -> tuple[Plan, pl.DataFr
     # Units are unique and within candidates × cases × trials: equal sizes mean the full cross product.
     cross = len(candidates) * plan.cases.height * trials
     explicit = None if units.height == cross else units
-    return dataclasses.replace(plan, trials=trials, units=explicit), problems_frame()
+    plan = dataclasses.replace(plan, trials=trials)
+    return (plan if explicit is None else plan.with_units(explicit)), problems_frame()
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:

@@ -65,7 +65,7 @@ import re
 import zipfile
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, TypeGuard
@@ -585,7 +585,7 @@ def _build_plan(
     except PlanError as exc:
         plan = Plan(cases=cases, candidates=tuple(candidates), trials=trials, source=source)
         problems = exc.problems
-    return (replace(plan, units=units_table) if units_table is not None else plan), [], problems
+    return (plan.with_units(units_table) if units_table is not None else plan), [], problems
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:

@@ -33,7 +33,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -682,8 +682,8 @@ def _build_plan(units: pl.DataFrame, source: str) -> tuple[Plan, pl.DataFrame]:
     try:
         plan = Plan.from_frame(cases, candidates=candidates, source=source)
     except PlanError as exc:  # reported, never raised past the importer
-        return Plan(cases=cases, candidates=tuple(candidates), units=pairs, source=source), exc.problems
-    return replace(plan, units=pairs), problems_frame()
+        return Plan(cases=cases, candidates=tuple(candidates), source=source).with_units(pairs), exc.problems
+    return plan.with_units(pairs), problems_frame()
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:

@@ -38,7 +38,6 @@ early or the log was cut).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -346,7 +345,7 @@ def _plan(rows: pl.DataFrame, source: str) -> tuple[Plan, pl.DataFrame]:
         return empty, exc.problems
     # Units are unique and within candidates × cases: equal sizes mean the full cross product.
     explicit = None if units.height == len(candidates) * plan.cases.height else units
-    return dataclasses.replace(plan, units=explicit), problems_frame()
+    return (plan if explicit is None else plan.with_units(explicit)), problems_frame()
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
