@@ -7,9 +7,13 @@ with all of them and no rate exists anywhere.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
@@ -35,9 +39,9 @@ from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan
 from evalframe.problems import concat_problems
-from evalframe.reconcile import reconcile
+from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
-from evalframe.slices import Bins, missingness_tests, selective_flag, slice_funnel
+from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import validate_ledger
 
 #: Internal integer-code columns, dropped from every report table.
@@ -75,31 +79,42 @@ class _Options:
     grade: GradeKind
     score_range: tuple[float, float]
     pass_threshold: float | None
+    slices: tuple[str, ...] = ()
+    bins: Bins | None = None
+    confidence: float = 0.95
 
 
 @dataclass(frozen=True)
 class _Part:
-    """What one (partition of a) batch gave: its problems and, when clean, its unit outcomes."""
+    """What one (partition of a) batch gave: its problems and, when clean, its tables."""
 
     problems: pl.DataFrame
-    units: pl.DataFrame | None
-    attempts: pl.DataFrame | None
     rows: int
     run_ids: frozenset[str]
     shape: str
+    summary: pl.DataFrame | None = None
+    slices: pl.DataFrame | None = None
+    units: pl.DataFrame | None = None
+    attempts: pl.DataFrame | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.summary is None or bool(self.problems.filter(pl.col(REFUSING)).height)
 
 
 def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: bool = True) -> _Part:
-    """Validate and reconcile one batch; only when nothing refuses, select attempts and give unit outcomes."""
+    """Validate and reconcile one batch; only when nothing refuses, select attempts and summarise."""
     validated = validate_ledger(frame, plan, grade=o.grade, score_range=o.score_range, pass_threshold=o.pass_threshold)
     ledger = validated.ledger
     run_ids = frozenset(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()) if ledger.width else frozenset()
+    found = _Part(validated.problems, ledger.height, run_ids, validated.shape)
     if not ledger.width:
-        return _Part(validated.problems, None, None, ledger.height, run_ids, validated.shape)
+        return found
     rec = reconcile(ledger, plan, missing=o.missing)
+    del ledger
     problems = concat_problems([validated.problems, rec.problems])
     if problems.filter(pl.col(REFUSING)).height or not compute:
-        return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
+        return replace(found, problems=problems)
     selected = select_attempts(
         _compact(rec.ledger),
         policy=o.retry,
@@ -110,9 +125,42 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     )
     problems = concat_problems([problems, selected.flags])
     if problems.filter(pl.col(REFUSING)).height:
-        return _Part(problems, None, None, ledger.height, run_ids, validated.shape)
+        return replace(found, problems=problems)
     units = unit_outcomes(rec.planned.lazy(), selected.attempts.lazy(), key=[UID]).collect()
-    return _Part(problems, units, selected.attempts.drop(CODES), ledger.height, run_ids, validated.shape)
+    del rec
+    summary, slice_table = _summarize(units, o)
+    return replace(
+        found,
+        problems=problems,
+        summary=summary,
+        slices=slice_table,
+        units=units.drop(CODES),
+        attempts=selected.attempts.drop(CODES),
+    )
+
+
+def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The per-candidate summary (funnel, intervals, missing case ids) and slice funnel of unit outcomes.
+
+    Every number is per candidate, so summaries of candidate partitions concatenate exactly.
+    """
+    summary = with_uncertainty(
+        funnel(units.lazy()).collect(), units, confidence=o.confidence, score_range=o.score_range, cluster=CASE_CODE
+    )
+    missing_ids = (
+        units.filter(pl.col("outcome") == "missing")
+        .group_by(CANDIDATE)
+        .agg(
+            pl.col(CASE_ID).n_unique().cast(pl.UInt32).alias("missing_cases"),
+            pl.col(CASE_ID).unique().sort().head(MISSING_IDS_SHOWN).alias("missing_case_ids"),
+        )
+    )
+    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
+        pl.col("missing_cases").fill_null(0),
+        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
+    )
+    slice_table = slice_funnel(units.drop(CODES), o.slices, o.bins) if o.slices else None
+    return summary, slice_table
 
 
 def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
@@ -128,24 +176,55 @@ def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options) -> list[_Part]:
+class _Spill:
+    """Per-partition units and attempts written to a temporary folder, read back as one lazy scan each."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
+        self.files: dict[str, list[Path]] = {"units": [], "attempts": []}
+
+    def keep(self, part: _Part) -> _Part:
+        """Write the part's units and attempts out and drop them from memory."""
+        for name, frame in (("units", part.units), ("attempts", part.attempts)):
+            if frame is not None:
+                path = self.folder / f"{name}-{len(self.files[name]):05d}.parquet"
+                frame.write_parquet(path, compression="lz4")
+                self.files[name].append(path)
+        return replace(part, units=None, attempts=None)
+
+    def scan(self, name: str) -> pl.LazyFrame:
+        return pl.scan_parquet(self.files[name]) if self.files[name] else pl.LazyFrame()
+
+
+def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill) -> list[_Part]:
     """Run :func:`_check_and_select` one candidate at a time; stop computing once anything refuses."""
     names = frame.collect_schema().names()
     if CANDIDATE not in names:
-        return [_check_and_select(plan, frame, o)]
-    in_ledger = frame.select(pl.col(CANDIDATE).cast(pl.String)).unique().collect().get_column(CANDIDATE).to_list()
+        return [spill.keep(_check_and_select(plan, frame, o))]
+    in_ledger = frame.select(pl.col(CANDIDATE).cast(pl.String).unique()).collect().get_column(CANDIDATE).to_list()
     parts: list[_Part] = []
     refused = False
     for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
         rows = frame.filter(pl.col(CANDIDATE).cast(pl.String) == name)
         sub_plan = plan.for_candidate(name) if name in plan.candidates else plan
-        part = _check_and_select(sub_plan, rows, o, compute=not refused)
-        refused = refused or bool(part.problems.filter(pl.col(REFUSING)).height) or part.units is None
+        part = spill.keep(_check_and_select(sub_plan, rows, o, compute=not refused))
+        refused = refused or part.refused
         parts.append(part)
-    nulls = frame.filter(pl.col(CANDIDATE).is_null())
-    if nulls.select(pl.len()).collect().item():
-        parts.append(_check_and_select(plan, nulls, o, compute=False))
+    if None in in_ledger:
+        parts.append(_check_and_select(plan, frame.filter(pl.col(CANDIDATE).is_null()), o, compute=False))
     return parts
+
+
+def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
+    """Quantile bins (``"q<k>"``) of numeric slice columns as edges, from the planned units (not the results)."""
+    if not bins:
+        return bins
+    resolved = dict(bins)
+    for name, spec in bins.items():
+        if isinstance(spec, str) and name in slices and plan.cases.schema[name].is_numeric():
+            values = planned_units_coded(plan).select(name).collect()
+            resolved[name] = bin_edges(values, name, spec)
+    return resolved
 
 
 def audit(
@@ -249,41 +328,53 @@ def audit(
         raise ValueError(msg)
     loaded = _as_loaded(results)
     options = _Options(
-        retry, max_attempts, tuple(retry_on), strict_retries, missing, grade, score_range, pass_threshold
+        retry,
+        max_attempts,
+        tuple(retry_on),
+        strict_retries,
+        missing,
+        grade,
+        score_range,
+        pass_threshold,
+        tuple(slices),
+        _resolved_bins(plan, slices, bins),
+        confidence,
     )
-    if partition_by is None:
-        parts = [_check_and_select(plan, loaded.frame, options)]
-    elif partition_by == CANDIDATE:
-        parts = _by_candidate(plan, loaded.frame, options)
-    else:
-        msg = f"partition_by must be None or 'candidate', got {partition_by!r}"
-        raise ValueError(msg)
-    problems = concat_problems([loaded.problems, *(p.problems for p in parts)])
-    if problems.filter(pl.col(REFUSING)).height:
-        raise AuditRefused(problems)
+    spill: _Spill | None = None
+    try:
+        if partition_by is None:
+            parts = [_check_and_select(plan, loaded.frame, options)]
+        elif partition_by == CANDIDATE:
+            spill = _Spill()
+            parts = _by_candidate(plan, loaded.frame, options, spill)
+        else:
+            msg = f"partition_by must be None or 'candidate', got {partition_by!r}"
+            raise ValueError(msg)
+        problems = concat_problems([loaded.problems, *(p.problems for p in parts)])
+        if problems.filter(pl.col(REFUSING)).height:
+            raise AuditRefused(problems)
+    except BaseException:
+        if spill is not None:
+            shutil.rmtree(spill.folder, ignore_errors=True)
+        raise
     ledger_rows = sum(p.rows for p in parts)
     run_ids = sorted({r for p in parts for r in p.run_ids})
     shape = next((p.shape for p in parts if p.shape != "unknown"), parts[0].shape if parts else "unknown")
-    # Each part is sorted by its unit code and parts come in candidate order: the concatenation is sorted by key.
-    units = pl.concat([p.units for p in parts if p.units is not None])
-    attempts_table = pl.concat([p.attempts for p in parts if p.attempts is not None], how="diagonal_relaxed")
-    summary = with_uncertainty(
-        funnel(units.lazy()).collect(), units, confidence=confidence, score_range=score_range, cluster=CASE_CODE
+    computed = [p for p in parts if p.summary is not None]
+    # Parts come in candidate order and each is sorted by its unit code: concatenations are sorted by key.
+    summary = pl.concat([p.summary for p in computed if p.summary is not None], how="diagonal_relaxed")
+    units: pl.DataFrame | pl.LazyFrame
+    attempts_table: pl.DataFrame | pl.LazyFrame
+    if spill is not None:
+        units, attempts_table = spill.scan("units"), spill.scan("attempts")
+    else:
+        units = pl.concat([p.units for p in computed if p.units is not None])
+        attempts_table = pl.concat([p.attempts for p in computed if p.attempts is not None], how="diagonal_relaxed")
+    slice_table = (
+        pl.concat([p.slices for p in computed if p.slices is not None], how="diagonal_relaxed")
+        if slices
+        else pl.DataFrame()
     )
-    units = units.drop(CODES)
-    missing_ids = (
-        units.filter(pl.col("outcome") == "missing")
-        .group_by(CANDIDATE)
-        .agg(
-            pl.col(CASE_ID).n_unique().cast(pl.UInt32).alias("missing_cases"),
-            pl.col(CASE_ID).unique().sort().head(MISSING_IDS_SHOWN).alias("missing_case_ids"),
-        )
-    )
-    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
-        pl.col("missing_cases").fill_null(0),
-        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
-    )
-    slice_table = slice_funnel(units, slices, bins) if slices else pl.DataFrame()
     tests = missingness_tests(slice_table, alpha=alpha) if slices else pl.DataFrame()
     if slices:
         summary = summary.join(selective_flag(tests), on=CANDIDATE, how="left")
@@ -319,7 +410,7 @@ def audit(
         "confidence": confidence,
         **(provenance or {}),
     }
-    return AuditReport(
+    report = AuditReport(
         summary=summary,
         units=units,
         attempts=attempts_table,
@@ -328,3 +419,6 @@ def audit(
         missingness=tests,
         meta=meta,
     )
+    if spill is not None:  # the units and attempts scans read the spilled files until the report is gone
+        weakref.finalize(report, shutil.rmtree, spill.folder, True)
+    return report

@@ -114,7 +114,7 @@ def _tested_difference(
 
 
 def _side(report: AuditReport, name: str, slices: Sequence[str]) -> pl.DataFrame:
-    units = report.units.filter(pl.col(CANDIDATE) == name)
+    units = report.units.lazy().filter(pl.col(CANDIDATE) == name).collect()
     if units.select(pl.struct(*PAIR_KEY).is_duplicated().any()).item():
         msg = "compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'"
         raise ValueError(msg)

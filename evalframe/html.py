@@ -725,7 +725,7 @@ def _missing_section(report: AuditReport) -> Html:
             cls="muted",
         )
     )
-    ungraded = report.units.filter(~pl.col(OUTCOME).cast(pl.String).is_in(list(_GRADED)))
+    ungraded = report.units.lazy().filter(~pl.col(OUTCOME).cast(pl.String).is_in(list(_GRADED))).collect()
     if ungraded.height:
         slices = [str(s) for s in report.meta.get("slices", []) if s in ungraded.columns]
         extra = [c for c in ("exec_status", "score_status", "line", "source") if c in ungraded.columns]

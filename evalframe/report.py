@@ -416,7 +416,7 @@ AUDIT_OUTPUTS: tuple[str, ...] = (
 
 
 def write_parquet_atomic(
-    tables: Mapping[str, pl.DataFrame],
+    tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
     out: str | os.PathLike[str],
     texts: Mapping[str, str] | None = None,
     *,
@@ -459,15 +459,16 @@ def write_parquet_atomic(
     provenance = {} if meta is None else {"evalframe.meta": json.dumps(dict(meta), default=str)}
     try:
         for name, frame in tables.items():
-            descriptions = {c: describe(name, c) for c in frame.columns}
-            frame.write_parquet(
-                tmp / f"{name}.parquet",
-                metadata={
-                    "evalframe.table": name,
-                    "evalframe.descriptions": json.dumps(descriptions, ensure_ascii=False),
-                    **provenance,
-                },
-            )
+            descriptions = {c: describe(name, c) for c in frame.collect_schema().names()}
+            metadata = {
+                "evalframe.table": name,
+                "evalframe.descriptions": json.dumps(descriptions, ensure_ascii=False),
+                **provenance,
+            }
+            if isinstance(frame, pl.LazyFrame):  # a spilled table is streamed to its file, never held whole
+                frame.sink_parquet(tmp / f"{name}.parquet", metadata=metadata)
+            else:
+                frame.write_parquet(tmp / f"{name}.parquet", metadata=metadata)
         for name, text in (texts or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
         for f in sorted(tmp.iterdir()):
@@ -499,9 +500,13 @@ class AuditReport:
     units
         One row per planned unit (per counted attempt under policy
         ``every``): plan columns, the counted attempt's ledger columns,
-        ``counted_attempt``, ``attempts`` and ``outcome``.
+        ``counted_attempt``, ``attempts`` and ``outcome``. A
+        ``polars.LazyFrame`` over temporary Parquet files after
+        ``audit(..., partition_by="candidate")`` (the files live as long as
+        the report); a DataFrame otherwise.
     attempts
-        Every ledger row of a planned unit with ``attempts`` and ``counts``.
+        Every ledger row of a planned unit with ``attempts`` and ``counts``
+        (lazy like ``units``).
     problems
         Non-refusing problems (missing units, retry flags); see
         :mod:`evalframe.problems`.
@@ -518,15 +523,15 @@ class AuditReport:
     """
 
     summary: pl.DataFrame
-    units: pl.DataFrame
-    attempts: pl.DataFrame
+    units: pl.DataFrame | pl.LazyFrame
+    attempts: pl.DataFrame | pl.LazyFrame
     problems: pl.DataFrame
     slices: pl.DataFrame = field(default_factory=pl.DataFrame)
     missingness: pl.DataFrame = field(default_factory=pl.DataFrame)
     meta: Mapping[str, Any] = field(default_factory=dict)
 
-    def tables(self) -> dict[str, pl.DataFrame]:
-        """The report's tables by file stem."""
+    def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+        """The report's tables by file stem (``units`` and ``attempts`` lazy after a partitioned audit)."""
         tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": self.problems}
         if self.slices.width:
             tables |= {"slices": self.slices, "missingness": self.missingness}
@@ -550,10 +555,12 @@ class AuditReport:
         [('A', 'missing', 1), ('A', 'passed', 1)]
         """
         return (
-            self.units.group_by(CANDIDATE, pl.col(OUTCOME).cast(pl.String))
+            self.units.lazy()
+            .group_by(CANDIDATE, pl.col(OUTCOME).cast(pl.String))
             .len("units")
             .with_columns(pl.col("units").cast(pl.UInt32))
             .sort(CANDIDATE, OUTCOME)
+            .collect()
         )
 
     def to_markdown(self, comparison: Comparison | None = None) -> str:

@@ -33,7 +33,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def comparable(report: ef.AuditReport) -> dict[str, pl.DataFrame]:
     # Row provenance (file, row number) legitimately differs between a lake and a single file.
-    return {k: v.drop("source", "line", strict=False) for k, v in report.tables().items()}
+    return {k: v.lazy().drop("source", "line", strict=False).collect() for k, v in report.tables().items()}
 
 
 def assert_same(a: ef.AuditReport, b: ef.AuditReport) -> None:
