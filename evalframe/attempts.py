@@ -158,7 +158,7 @@ def select_attempts(
             (pl.col(ATTEMPT) > max_attempts, "attempt_beyond_max", f"attempt above max_attempts = {max_attempts}")
         )
     flags = concat_problems(
-        attempts.filter(mask).select(pl.lit(kind).alias(KIND), *cols, pl.lit(text).alias(DETAIL), refusing)
+        attempts.lazy().filter(mask).select(pl.lit(kind).alias(KIND), *cols, pl.lit(text).alias(DETAIL), refusing)
         for mask, kind, text in rules
     )
     return Selected(attempts.drop("_prev_scored", "_prev_ineligible", "_gap"), flags)

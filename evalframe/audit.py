@@ -47,6 +47,9 @@ from evalframe.validate import validate_ledger
 #: Internal integer-code columns, dropped from every report table.
 CODES = [CAND_CODE, CASE_CODE, UID]
 
+#: Units carry the candidate as an Enum while they are counted (cheap to group by); tables give it as text.
+_AS_TEXT = pl.col(CANDIDATE).cast(pl.String)
+
 #: How many missing case ids the summary lists per candidate (the units table has them all).
 MISSING_IDS_SHOWN = 20
 
@@ -134,7 +137,7 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         problems=problems,
         summary=summary,
         slices=slice_table,
-        units=units.drop(CODES),
+        units=units.drop(CODES).with_columns(_AS_TEXT),
         attempts=selected.attempts.drop(CODES),
     )
 
@@ -159,8 +162,8 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
     )
-    slice_table = slice_funnel(units.drop(CODES), o.slices, o.bins) if o.slices else None
-    return summary, slice_table
+    slice_table = slice_funnel(units.drop(CODES), o.slices, o.bins).with_columns(_AS_TEXT) if o.slices else None
+    return summary.with_columns(_AS_TEXT), slice_table
 
 
 def _compact(ledger: pl.DataFrame) -> pl.DataFrame:

@@ -460,9 +460,13 @@ class Plan:
         return pl.LazyFrame().select(pl.int_range(0, self.n_units, dtype=pl.Int64).alias(UID))
 
     def decode(self, coded: pl.LazyFrame) -> pl.LazyFrame:
-        """Add ``candidate``, ``case_id``, ``trial``, ``_cand`` and ``_case`` to a frame with ``_uid`` codes."""
+        """Add ``_cand``, ``_case`` (UInt32), ``trial`` (Int64), ``candidate`` and ``case_id`` to a frame of ``_uid``.
+
+        ``candidate`` is an Enum of the sorted candidates (cheap to group
+        by); ``case_id`` is a String.
+        """
         coding = self.coding
-        names = pl.Series(coding.candidates, dtype=pl.String)
+        names = pl.Series(coding.candidates, dtype=pl.Enum(coding.candidates))
         return coded.with_columns(coding.parts()).with_columns(
             pl.lit(names).gather(pl.col(CAND_CODE)).alias(CANDIDATE),
             pl.lit(self.cases.get_column(CASE_ID)).gather(pl.col(CASE_CODE)).alias(CASE_ID),
@@ -473,14 +477,14 @@ class Plan:
         """The explicit planned units (``candidate``, ``case_id``, ``trial`` Int64), sorted; None: cross product."""
         if self.unit_codes is None:
             return None
-        return self.decode(self.planned_codes()).select(*UNIT_KEY).collect()
+        return self.planned_units().collect()
 
     def planned_units(self) -> pl.LazyFrame:
         """Return the planned units, one row per (candidate, case_id, trial), sorted by key.
 
         Columns: ``candidate`` (String), ``case_id`` (String), ``trial`` (Int64).
         """
-        return self.decode(self.planned_codes()).select(*UNIT_KEY)
+        return self.decode(self.planned_codes()).select(pl.col(CANDIDATE).cast(pl.String), CASE_ID, TRIAL)
 
     @property
     def plan_hash(self) -> str:
