@@ -113,7 +113,8 @@ def select_attempts(
     lf = ledger.lazy().sort([*unit, ATTEMPT])
     new_unit = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in unit])
     lf = lf.with_columns(new_unit.alias("_first"))
-    lf = lf.with_columns(pl.col("_first").cum_sum().alias("_unit"))
+    # A running count of unit starts never decreases: flagged sorted, windows over it need no hashing.
+    lf = lf.with_columns(pl.col("_first").cum_sum().set_sorted().alias("_unit"))
     same = ~pl.col("_first")
     prev_status = pl.when(same).then(pl.col(EXEC_STATUS).shift(1))
     prev_scored = (same & (pl.col(SCORE_STATUS).shift(1) == "scored")).fill_null(False)

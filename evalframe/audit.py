@@ -34,6 +34,7 @@ from evalframe.columns import (
     MissingPolicy,
     RetryPolicyName,
 )
+from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused
 from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, load
@@ -230,6 +231,7 @@ def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins
     return resolved
 
 
+@in_memory
 def audit(
     plan: Plan,
     results: Results,

@@ -111,7 +111,8 @@ def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, *, key: Sequenc
     ----------
     planned
         One row per planned unit: ``candidate``, ``case_id``, ``trial``
-        (plus any plan columns to carry along), sorted by ``key``.
+        (plus any plan columns to carry along), sorted by ``key`` (required:
+        a single key column is merged as sorted, without a hash join).
     attempts
         Attempts table from :func:`evalframe.attempts.select_attempts`
         (``counts`` marks the counted attempts).
@@ -131,11 +132,15 @@ def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, *, key: Sequenc
     if list(key) != list(UNIT_KEY):
         names = counted.collect_schema().names()
         counted = counted.drop([c for c in (*UNIT_KEY, "_cand", "_case") if c in names and c not in key])
-    return (
-        planned.join(counted, on=list(key), how="left")
-        .with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
-        .sort([*key, COUNTED_ATTEMPT], nulls_last=False)
-    )
+    if len(key) == 1:
+        # Both sides are sorted by the one key column: flagged so, the join merges them in order (no sort).
+        flag = pl.col(key[0]).set_sorted()
+        joined = planned.with_columns(flag).join(
+            counted.with_columns(flag), on=list(key), how="left", maintain_order="left_right"
+        )
+    else:
+        joined = planned.join(counted, on=list(key), how="left").sort([*key, COUNTED_ATTEMPT], nulls_last=False)
+    return joined.with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
 
 
 def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:

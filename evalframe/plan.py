@@ -17,6 +17,7 @@ from typing import Any, Final
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL, UNIT_KEY
+from evalframe.engine import in_memory
 from evalframe.errors import PlanError
 from evalframe.load import Loaded, PathLike, load
 from evalframe.problems import concat_problems, problems_frame
@@ -162,6 +163,7 @@ class Plan:
             object.__setattr__(self, "cases", self.cases.sort(CASE_ID))
 
     @classmethod
+    @in_memory
     def from_frame(
         cls,
         cases: pl.DataFrame | pl.LazyFrame,
