@@ -116,7 +116,7 @@ def run_evalframe(data: Path, layout: str, *, partition: bool) -> tuple[Findings
     }
     if report is not None:
         summary = report.summary.sort("candidate")
-        findings["retried_units"] = report.units.filter(pl.col("attempts") > 1).height
+        findings["retried_units"] = report.units.lazy().filter(pl.col("attempts") > 1).select(pl.len()).collect().item()
         findings["ledger_rows"] = int(report.meta["ledger_rows"])
         findings["funnel"] = summary.select("candidate", *COUNTS, *RATES).to_dicts()
     phases = {"import": t1 - t0, "plan": t2 - t1, "audit": t3 - t2, "work": t3 - t1}

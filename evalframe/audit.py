@@ -181,7 +181,11 @@ def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
 
 
 class _Spill:
-    """Per-partition units and attempts written to a temporary folder, read back as one lazy scan each."""
+    """Per-partition units and attempts written to a temporary folder, read back as one lazy scan each.
+
+    Arrow IPC with LZ4 is the quickest to write and to scan back (measured: about half the time of
+    Parquet for a 0.5M-unit partition); :meth:`AuditReport.write` streams them into Parquet.
+    """
 
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
@@ -191,13 +195,13 @@ class _Spill:
         """Write the part's units and attempts out and drop them from memory."""
         for name, frame in (("units", part.units), ("attempts", part.attempts)):
             if frame is not None:
-                path = self.folder / f"{name}-{len(self.files[name]):05d}.parquet"
-                frame.write_parquet(path, compression="lz4")
+                path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
+                frame.write_ipc(path, compression="lz4")
                 self.files[name].append(path)
         return replace(part, units=None, attempts=None)
 
     def scan(self, name: str) -> pl.LazyFrame:
-        return pl.scan_parquet(self.files[name]) if self.files[name] else pl.LazyFrame()
+        return pl.scan_ipc(self.files[name]) if self.files[name] else pl.LazyFrame()
 
 
 def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill) -> list[_Part]:

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL, UNIT_KEY
+from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
 from evalframe.engine import in_memory
 from evalframe.errors import PlanError
 from evalframe.load import Loaded, PathLike, load
@@ -281,28 +281,33 @@ class Plan:
         found: list[pl.DataFrame],
         extra: list[dict[str, Any]],
     ) -> Plan:
-        """Validate and encode a units table one candidate at a time (see :meth:`from_frame`)."""
+        """Validate and encode a units table one candidate at a time (see :meth:`from_frame`).
+
+        Each candidate's rows are read once: joined on ``case_id`` to the
+        distinct case-level rows seen so far (new or disagreeing ones are
+        added), checked, and kept only as integer codes (case row << 32 |
+        trial). Those become unit codes once the cases and trial range are
+        final.
+        """
         names = lf.collect_schema().names()
         lf = lf.with_columns(pl.col(CANDIDATE).cast(pl.String))
         has_trial = TRIAL in names
         case_cols = [c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)]
-        case_key = [c for c in case_cols if c != LINE]
         in_plan = lf.select(pl.col(CANDIDATE).unique(maintain_order=True)).collect().get_column(CANDIDATE)
         candidates = [c for c in in_plan.to_list() if c is not None]
         chunks = [pl.col(CANDIDATE) == c for c in sorted(candidates)]
         if in_plan.null_count():
             chunks.append(pl.col(CANDIDATE).is_null())
-        known: pl.DataFrame | None = None
+        known: pl.DataFrame | None = None  # distinct case-level rows so far, sorted by (case_id, line)
+        local: list[tuple[pl.Series, pl.DataFrame]] = []  # per candidate: codes against that version of `known`
         trial_values: set[int] = set()
         for chunk_filter in chunks:
             chunk = lf.filter(chunk_filter).collect()
-            units = chunk.select(CANDIDATE, CASE_ID, *([TRIAL] if has_trial else []), LINE)
             if not has_trial:
-                units = units.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
-            units = units.with_columns(pl.col(TRIAL).cast(pl.Int64, strict=False).alias("_trial"))
-            bad_trials = units.filter(pl.col("_trial").is_null() | (pl.col("_trial") < 0))
+                chunk = chunk.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
+            chunk = chunk.with_columns(pl.col(TRIAL).cast(pl.Int64, strict=False).alias("_trial"))
             found.append(
-                bad_trials.select(
+                chunk.filter(pl.col("_trial").is_null() | (pl.col("_trial") < 0)).select(
                     pl.lit("invalid_trials").alias("kind"),
                     pl.lit(source).alias(SOURCE),
                     LINE,
@@ -311,27 +316,32 @@ class Plan:
                     pl.format("trial {} is not a whole number ≥ 0", pl.col(TRIAL).cast(pl.String)).alias("detail"),
                 )
             )
-            units = units.drop(TRIAL).rename({"_trial": TRIAL})
-            trial_values.update(units.get_column(TRIAL).drop_nulls().unique().to_list())
-            found.append(
-                units.filter(pl.len().over(CASE_ID, TRIAL) > 1).select(
-                    pl.lit("duplicate_case").alias("kind"),
-                    pl.lit(source).alias(SOURCE),
-                    LINE,
-                    *UNIT_KEY,
-                    pl.lit("planned unit listed more than once").alias("detail"),
-                )
-            )
+            trial_values.update(chunk.get_column("_trial").drop_nulls().unique().to_list())
             # One candidate per chunk: check its name once, and every row only when the name is bad.
-            name = units.select(pl.col(CANDIDATE).alias(CASE_ID), LINE).head(1)
-            if failures_as_problems(name, PlanCasesModel).height:
+            if failures_as_problems(
+                chunk.select(pl.col(CANDIDATE).alias(CASE_ID), LINE).head(1), PlanCasesModel
+            ).height:
                 found.append(
-                    failures_as_problems(units.select(pl.col(CANDIDATE).alias(CASE_ID), LINE), PlanCasesModel).rename(
+                    failures_as_problems(chunk.select(pl.col(CANDIDATE).alias(CASE_ID), LINE), PlanCasesModel).rename(
                         {CASE_ID: CANDIDATE}
                     )
                 )
-            variants = chunk.select(case_cols).unique(subset=case_key, keep="first").sort(CASE_ID, LINE)
-            known = variants if known is None else _merge_variants(known, variants, case_key)
+            known, rows = _match_cases(known, chunk, case_cols)
+            code = (pl.col(CASE_CODE).cast(pl.Int64) * 2**_TRIAL_BITS + pl.col("_trial")).alias(UID)
+            rows = rows.with_columns(code)
+            codes = rows.get_column(UID)
+            found.append(
+                rows.filter(codes.is_duplicated() & codes.is_not_null()).select(
+                    pl.lit("duplicate_case").alias("kind"),
+                    pl.lit(source).alias(SOURCE),
+                    LINE,
+                    CANDIDATE,
+                    CASE_ID,
+                    pl.col("_trial").alias(TRIAL),
+                    pl.lit("planned unit listed more than once").alias("detail"),
+                )
+            )
+            local.append((codes, known))
         frame = known if known is not None else lf.select(case_cols).head(0).collect()
         found.append(
             frame.filter(pl.len().over(CASE_ID) > 1).select(
@@ -342,18 +352,17 @@ class Plan:
                 pl.lit("case-level plan columns disagree between rows of this case").alias("detail"),
             )
         )
-        frame = _checked_cases(frame.unique(subset=[CASE_ID], keep="first", maintain_order=True), source, found, extra)
+        final = frame
+        frame = _checked_cases(frame, source, found, extra)  # raises on any problem: codes below are clean
         bounds = (min(trial_values), max(trial_values)) if trial_values else (1, 1)
         coding = UnitCoding(tuple(sorted(candidates)), frame.height, bounds[0], bounds[1] - bounds[0] + 1)
-        cases_coded = frame.lazy().select(CASE_ID).with_row_index(CASE_CODE)
-        codes = []
-        for chunk_filter in chunks[: len(candidates)]:
-            keys = lf.filter(chunk_filter).select(CANDIDATE, CASE_ID, *([TRIAL] if has_trial else []))
-            if not has_trial:
-                keys = keys.join(pl.LazyFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
-            coded = keys.with_columns(coding.candidate_code().alias(CAND_CODE)).join(cases_coded, on=CASE_ID)
-            codes.append(coded.select(coding.code().alias(UID)).collect().get_column(UID).sort())
-        unit_codes = pl.concat(codes) if codes else pl.Series(UID, [], dtype=pl.Int64)
+        unit_codes = pl.concat(
+            [
+                _unit_codes(codes, None if version is final else version, frame, coding, index)
+                for index, (codes, version) in enumerate(local[: len(candidates)])
+            ]
+            or [pl.Series(UID, [], dtype=pl.Int64)]
+        )
         return cls(
             cases=frame,
             candidates=tuple(candidates),
@@ -536,12 +545,57 @@ class Plan:
         return len(self.candidates) * self.cases.height * self.trials
 
 
-def _merge_variants(known: pl.DataFrame, new: pl.DataFrame, key: Sequence[str]) -> pl.DataFrame:
-    """Distinct case-level rows seen so far plus those of ``new`` not seen yet (first line kept)."""
-    if new.select(key).equals(known.select(key)):  # the usual case: every candidate plans the same cases
-        return known
-    merged = pl.concat([known, new], how="vertical_relaxed")
-    return merged.unique(subset=list(key), keep="first", maintain_order=True).sort(CASE_ID, LINE)
+#: Bits of a trial number in the per-candidate codes of a units table being read (trials are checked ≥ 0).
+_TRIAL_BITS: Final = 32
+
+
+def _match_cases(
+    known: pl.DataFrame | None, chunk: pl.DataFrame, columns: Sequence[str]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Add a candidate's distinct case-level rows to ``known``; give its rows their row in ``known`` (``_case``).
+
+    ``known`` holds the distinct case-level rows (``columns``: ``case_id``,
+    the plan columns and the first ``line``) seen so far, sorted by case.
+    The usual plan lists the same cases with the same columns for every
+    candidate: that is confirmed by the one join on ``case_id`` that also
+    numbers the rows; only new or disagreeing rows are deduplicated and
+    added. The rows come back in any order.
+    """
+    key = [c for c in columns if c != LINE]
+    if known is not None and known.get_column(CASE_ID).is_unique().all():
+        joined = chunk.join(known.select(key).with_row_index(CASE_CODE), on=CASE_ID, how="left", suffix="_known")
+        others = [pl.col(c).ne_missing(pl.col(f"{c}_known")) for c in key if c != CASE_ID]
+        differ = pl.col(CASE_CODE).is_null() | pl.any_horizontal([pl.lit(False), *others])
+        new = joined.filter(differ).select(columns)
+        if new.height == 0:
+            return known, joined.select(*chunk.columns, CASE_CODE)
+    else:
+        new = chunk.select(columns)
+    distinct = new.unique(subset=key, keep="first")
+    merged = distinct if known is None else pl.concat([known, distinct], how="vertical_relaxed")
+    known = merged.unique(subset=key, keep="first", maintain_order=True).sort(CASE_ID, LINE)
+    numbered = known.select(CASE_ID).unique(keep="first", maintain_order=True).with_row_index(CASE_CODE)
+    return known, chunk.join(numbered, on=CASE_ID, how="left")
+
+
+def _unit_codes(
+    codes: pl.Series, version: pl.DataFrame | None, cases: pl.DataFrame, coding: UnitCoding, candidate: int
+) -> pl.Series:
+    """Per-candidate codes (case row << 32 | trial) → sorted unit codes against the final ``cases``.
+
+    ``version`` is the case-level table the rows were numbered against when
+    cases were added after this candidate was read (None: the final one).
+    """
+    row = codes // 2**_TRIAL_BITS
+    if version is not None:  # renumber the rows of that older table
+        first_rows = version.select(CASE_ID).unique(keep="first", maintain_order=True)
+        renumber = first_rows.join(
+            cases.select(CASE_ID).with_row_index("_final"), on=CASE_ID, how="left", maintain_order="left"
+        )
+        row = renumber.get_column("_final").cast(pl.Int64).gather(row)
+    trial = codes % 2**_TRIAL_BITS
+    unit: pl.Series = (candidate * coding.n_cases + row) * coding.span + (trial - coding.low)
+    return unit.alias(UID).sort()
 
 
 def _checked_cases(

@@ -501,7 +501,7 @@ class AuditReport:
         One row per planned unit (per counted attempt under policy
         ``every``): plan columns, the counted attempt's ledger columns,
         ``counted_attempt``, ``attempts`` and ``outcome``. A
-        ``polars.LazyFrame`` over temporary Parquet files after
+        ``polars.LazyFrame`` over temporary Arrow IPC files after
         ``audit(..., partition_by="candidate")`` (the files live as long as
         the report); a DataFrame otherwise.
     attempts
