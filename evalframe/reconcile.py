@@ -186,13 +186,13 @@ def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
 def missing_units(
     coded: pl.LazyFrame, planned: pl.LazyFrame, *, missing: MissingPolicy = "report", source: str = "plan"
 ) -> pl.LazyFrame:
-    """Planned units with no ledger row at all (anti-join on the unit code).
+    """Planned units with no ledger row at all (membership test on the unit code; collects ``coded``).
 
     Refusing only when ``missing="refuse"``; otherwise reported for the
     record (the funnel counts them as ``missing``, never as failures).
     """
-    present = coded.select(pl.col(UID).drop_nulls())
-    gone = planned.join(present, on=UID, how="anti")
+    present = coded.select(pl.col(UID).drop_nulls().implode())
+    gone = planned.filter(~pl.col(UID).is_in(present.collect().item()))
     return gone.select(
         pl.lit("missing_unit").alias(KIND),
         *UNIT_KEY,
