@@ -186,9 +186,11 @@ def audit_options(func: F) -> F:
         ),
         click.option(
             "--partition-by",
-            type=click.Choice(["candidate"]),
-            default=None,
-            help="Check and select attempts one candidate at a time (bounded memory on large lakes; same result).",
+            type=click.Choice(["candidate", "none"]),
+            default="candidate",
+            show_default=True,
+            help="Audit one candidate at a time, writing units and attempts out as it goes (bounded memory on "
+            "large lakes; same result), or the whole batch at once (none).",
         ),
         click.option(
             "--confidence",
@@ -353,6 +355,7 @@ def build_report(
         pass_threshold=options["pass_threshold"],
     )
     options["retry_on"] = retry_on.split(",")
+    options["partition_by"] = None if options["partition_by"] == "none" else options["partition_by"]
     try:
         if from_format is not None:
             if plan_path is not None or results_paths or not paths:
