@@ -393,7 +393,8 @@ def tasks_for(size: int, args: argparse.Namespace, partition: bool) -> list[Task
         for engine in args.engines:
             if engine == "pandas" and size > args.pandas_max:
                 continue
-            out.append(Task(engine, layout))
+            if not (engine == "evalframe" and size > args.whole_max):
+                out.append(Task(engine, layout))
             if engine == "evalframe" and partition:
                 out.append(Task(engine, layout, partition=True))
     return out
@@ -427,6 +428,7 @@ def main() -> int:
     ap.add_argument("--layouts", type=lambda s: s.split(","), default=["file", "lake"])
     ap.add_argument("--no-partition", action="store_true", help="skip evalframe's partition_by='candidate' variant")
     ap.add_argument("--pandas-max", type=float, default=1e7, help="largest size pandas runs at")
+    ap.add_argument("--whole-max", type=float, default=1e7, help="largest size evalframe runs at without partition_by")
     ap.add_argument("--repeat", type=int, default=1, help="runs per engine (round-robin); the fastest is reported")
     ap.add_argument("--wait-idle", type=float, default=30.0, help="max seconds to wait for an idle CPU before a run")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds before a run is killed")
