@@ -229,6 +229,7 @@ def with_uncertainty(
     confidence: float = 0.95,
     score_range: tuple[float, float] = (0.0, 1.0),
     cluster: str = CASE_ID,
+    nested: bool = False,
 ) -> pl.DataFrame:
     """Add intervals and clustered standard errors to a per-candidate summary.
 
@@ -244,8 +245,12 @@ def with_uncertainty(
     score_range
         Bounds of a score; the ``mean_score`` interval is clipped to them.
     cluster
-        Column identifying a case (default ``case_id``; the audit passes its
-        integer case code).
+        Column identifying a case (default ``case_id``; the audit passes an
+        integer code of (candidate, case), sorted).
+    nested
+        The cluster column identifies (candidate, case), not only the case:
+        clusters are then gathered on it alone (faster; see
+        :func:`evalframe.stats.clustered_se`).
 
     Returns
     -------
@@ -295,7 +300,10 @@ def with_uncertainty(
     out = summary.with_columns(intervals)
 
     graded = outcome_in(units.schema, "passed", "failed", "scored_no_threshold")
-    cases = units.group_by(CANDIDATE, cluster).agg(graded.all().alias("_all"))
+    if nested:
+        cases = units.group_by(cluster).agg(pl.col(CANDIDATE).first(), graded.all().alias("_all"))
+    else:
+        cases = units.group_by(CANDIDATE, cluster).agg(graded.all().alias("_all"))
     case_counts = cases.group_by(CANDIDATE).agg(
         pl.len().cast(pl.UInt32).alias("cases_planned"),
         pl.col("_all").sum().cast(pl.UInt32).alias("cases_fully_scored"),
@@ -305,10 +313,10 @@ def with_uncertainty(
         outcome_in(units.schema, "passed").alias("_pass")
     )
     pass_se = clustered_se(
-        binary, value="_pass", cluster=cluster, by=[CANDIDATE], confidence=confidence, clip=(0.0, 1.0)
+        binary, value="_pass", cluster=cluster, by=[CANDIDATE], confidence=confidence, clip=(0.0, 1.0), nested=nested
     )
     score_se = clustered_se(
-        scored.drop_nulls(SCORE), value=SCORE, cluster=cluster, by=[CANDIDATE], confidence=confidence
+        scored.drop_nulls(SCORE), value=SCORE, cluster=cluster, by=[CANDIDATE], confidence=confidence, nested=nested
     )
     return (
         out.join(case_counts, on=CANDIDATE, how="left")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -83,3 +85,36 @@ def test_partitioned_refusal_with_an_unplanned_candidate() -> None:
         ef.audit(plan, ledger, partition_by="candidate")
     refusing = info.value.problems.filter(pl.col("refusing"))
     assert refusing.select("kind", "candidate").rows() == [("unknown_candidate", "Z")]
+
+
+def spill_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("evalframe-audit-*"))
+
+
+def test_a_partitioned_report_writes_the_same_files_and_cleans_up(generated: dict[str, Path], tmp_path: Path) -> None:
+    d = generated["clean"]
+    plan = ef.Plan.from_file(d / "plan_hive")
+    before = spill_folders()
+    whole = ef.audit(plan, d / "results.parquet", slices=["case_type"])
+    parts = ef.audit(plan, d / "results_hive", slices=["case_type"], partition_by="candidate")
+    assert isinstance(parts.units, pl.LazyFrame) and isinstance(whole.units, pl.DataFrame)
+    assert len(spill_folders() - before) == 1
+    whole.write(tmp_path / "whole")
+    parts.write(tmp_path / "parts")
+    for name in ("summary", "units", "attempts", "problems", "slices", "missingness"):
+        a = pl.read_parquet(tmp_path / "whole" / f"{name}.parquet").drop("source", "line", strict=False)
+        b = pl.read_parquet(tmp_path / "parts" / f"{name}.parquet").drop("source", "line", strict=False)
+        assert_frame_equal(a, b, check_dtypes=False), name
+    units = pl.read_parquet(tmp_path / "parts" / "units.parquet")
+    assert units.height == plan.n_units == whole.summary.get_column("planned").sum()
+    del parts
+    gc.collect()
+    assert spill_folders() == before
+
+
+def test_a_partitioned_refusal_leaves_no_spilled_files(generated: dict[str, Path]) -> None:
+    d = generated["defects"]
+    before = spill_folders()
+    with pytest.raises(ef.AuditRefused):
+        ef.audit(ef.Plan.from_file(d / "plan.parquet"), d / "results_hive", partition_by="candidate")
+    assert spill_folders() == before

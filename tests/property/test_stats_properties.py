@@ -177,3 +177,20 @@ def test_integer_path_equals_exactly_rounded_float_path(rows: list[tuple[int, in
     _, floats = _float_moments(data, ["__evalframe_group"])
     for a, b in zip(exact, floats.row(0), strict=True):
         assert a == pytest.approx(b, rel=1e-12, abs=1e-15)
+
+
+@SETTINGS
+@given(clustered_values(), confidences)
+def test_nested_clusters_give_the_same_errors(frame: pl.DataFrame, confidence: float) -> None:
+    # A cluster key that names the group (candidate, case) is nested in the groups by construction.
+    keyed = frame.with_columns(pl.format("{}/{}", "candidate", "case_id").alias("cluster")).sort("cluster")
+    plain = clustered_se(keyed, value="value", cluster="cluster", by=["candidate"], confidence=confidence)
+    nested = clustered_se(
+        keyed.with_columns(pl.col("cluster").set_sorted()),
+        value="value",
+        cluster="cluster",
+        by=["candidate"],
+        confidence=confidence,
+        nested=True,
+    )
+    assert_frame_equal(nested, plain)
