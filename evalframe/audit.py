@@ -305,7 +305,7 @@ def audit(
         those files (removed when the report is garbage-collected). Exact,
         because every key and every summary number is per candidate; peak
         memory is that of the largest candidate plus the plan (measured in
-        ``benchmarks/RESULTS.md``: 50M ledger rows in about 2.3 GiB). None
+        ``benchmarks/RESULTS.md``: 50M ledger rows in about 2.2 GiB). None
         (default): the whole batch at once, tables in memory.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
