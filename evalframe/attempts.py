@@ -44,6 +44,8 @@ from evalframe.problems import concat_problems
 
 #: Boolean column of the attempts table: does this attempt count for rates.
 COUNTS = "counts"
+#: Problem kinds of suspicious retry patterns (refusing only with ``strict=True``).
+RETRY_FLAGS = ("retry_after_scored", "retry_after_ineligible", "attempt_gap", "attempt_beyond_max")
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ with all of them and no rate exists anywhere.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import shutil
 import tempfile
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
@@ -18,13 +19,15 @@ from typing import Any, Literal
 
 import polars as pl
 
-from evalframe.attempts import select_attempts
+from evalframe.attempts import RETRY_FLAGS, select_attempts
 from evalframe.columns import (
     CANDIDATE,
     CASE_ID,
     EXEC_FAILURES,
     EXEC_STATUS,
     EXEC_STATUSES,
+    KIND,
+    LINE,
     REFUSING,
     RUN_ID,
     SCORE_STATUS,
@@ -37,13 +40,13 @@ from evalframe.columns import (
 from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused
 from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
-from evalframe.load import Loaded, PathLike, load
+from evalframe.load import Loaded, PathLike, collect_input, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag, slice_funnel
-from evalframe.validate import validate_ledger
+from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
 #: Internal integer-code columns, dropped from every report table.
 CODES = [CAND_CODE, CASE_CODE, UID]
@@ -69,7 +72,10 @@ def _as_loaded(results: Results) -> Loaded:
     if isinstance(results, Loaded):
         return results
     if isinstance(results, (pl.DataFrame, pl.LazyFrame)):
-        return Loaded(results.lazy(), source="results")
+        frame = results.lazy()
+        if LINE not in frame.collect_schema().names():  # numbered before any partition filter: row n is line n
+            frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
+        return Loaded(frame, source="results")
     return load(results)
 
 
@@ -100,6 +106,8 @@ class _Part:
     slices: pl.DataFrame | None = None
     units: pl.DataFrame | None = None
     attempts: pl.DataFrame | None = None
+    #: Validation or reconciliation refused: no attempt is selected anywhere in the batch.
+    checks_refused: bool = False
 
     @property
     def refused(self) -> bool:
@@ -113,12 +121,13 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     run_ids = frozenset(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()) if ledger.width else frozenset()
     found = _Part(validated.problems, ledger.height, run_ids, validated.shape)
     if not ledger.width:
-        return found
+        return replace(found, checks_refused=bool(validated.problems.filter(pl.col(REFUSING)).height))
     rec = reconcile(ledger, plan, missing=o.missing)
     del ledger
     problems = concat_problems([validated.problems, rec.problems])
-    if problems.filter(pl.col(REFUSING)).height or not compute:
-        return replace(found, problems=problems)
+    refusing = bool(problems.filter(pl.col(REFUSING)).height)
+    if refusing or not compute:
+        return replace(found, problems=problems, checks_refused=refusing)
     selected = select_attempts(
         _compact(rec.ledger),
         policy=o.retry,
@@ -199,6 +208,15 @@ class _Spill:
     def __init__(self) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
         self.files: dict[str, list[Path]] = {"units": [], "attempts": []}
+        # Lazy frames handed out read these files whenever they are collected, even after the report is
+        # gone: the folder lives until the interpreter exits (or goes at once when nothing was audited).
+        self._remove = functools.partial(shutil.rmtree, self.folder, ignore_errors=True)
+        atexit.register(self._remove)
+
+    def discard(self) -> None:
+        """Remove the folder now (the audit refused: no table reads it)."""
+        self._remove()
+        atexit.unregister(self._remove)
 
     def keep(self, part: _Part) -> _Part:
         """Write the part's units and attempts out and drop them from memory."""
@@ -213,23 +231,40 @@ class _Spill:
         return pl.scan_ipc(self.files[name]) if self.files[name] else pl.LazyFrame()
 
 
-def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill) -> list[_Part]:
+def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill, source: str) -> list[_Part]:
     """Run :func:`_check_and_select` one candidate at a time; stop computing once anything refuses."""
     names = frame.collect_schema().names()
     if CANDIDATE not in names:
         return [spill.keep(_check_and_select(plan, frame, o))]
-    in_ledger = frame.select(pl.col(CANDIDATE).cast(pl.String).unique()).collect().get_column(CANDIDATE).to_list()
+    in_ledger = collect_input(frame.select(pl.col(CANDIDATE).cast(pl.String).unique()), source).to_series().to_list()
     parts: list[_Part] = []
-    refused = False
+    blocked = False  # as for the whole batch: once a check refuses, no candidate's attempts are selected
     for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
         rows = frame.filter(pl.col(CANDIDATE).cast(pl.String) == name)
-        sub_plan = plan.for_candidate(name) if name in plan.candidates else plan
-        part = spill.keep(_check_and_select(sub_plan, rows, o, compute=not refused))
-        refused = refused or part.refused
+        sub_plan = plan.for_candidate(name) if name in plan.candidates else plan.without_units()
+        part = spill.keep(_check_and_select(sub_plan, rows, o, compute=not blocked))
+        blocked = blocked or part.checks_refused
         parts.append(part)
     if None in in_ledger:
-        parts.append(_check_and_select(plan, frame.filter(pl.col(CANDIDATE).is_null()), o, compute=False))
+        nulls = frame.filter(pl.col(CANDIDATE).is_null())
+        parts.append(_check_and_select(plan.without_units(), nulls, o, compute=False))
     return parts
+
+
+def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part]) -> pl.DataFrame:
+    """The problems of the whole batch from those of its parts, as one whole-batch run finds them.
+
+    A problem of the file itself (e.g. an unexpected column) is found once per
+    part and kept once; when a check refused anywhere, retry flags found in
+    the parts that were computed before it are dropped (a whole-batch run
+    selects no attempt then).
+    """
+    problems = concat_problems([read, *(p.problems for p in parts)])
+    file_level = pl.col(KIND).is_in(list(FILE_PROBLEMS))
+    problems = pl.concat([problems.filter(~file_level), problems.filter(file_level).unique(maintain_order=True)])
+    if any(p.checks_refused for p in parts):
+        problems = problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS)))
+    return concat_problems([problems])
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
@@ -302,7 +337,8 @@ def audit(
         read one partition at a time), validated, reconciled, counted and
         summarised; its units and attempts are written to a temporary
         folder, and ``report.units`` / ``report.attempts`` are lazy scans of
-        those files (removed when the report is garbage-collected). Exact,
+        those files (the folder is removed when the Python process exits;
+        write the report to keep the tables). Exact,
         because every key and every summary number is per candidate; peak
         memory is that of the largest candidate plus the plan (measured in
         ``benchmarks/RESULTS.md``: 50M ledger rows in about 2.2 GiB). None
@@ -369,16 +405,16 @@ def audit(
             parts = [_check_and_select(plan, loaded.frame, options)]
         elif partition_by == CANDIDATE:
             spill = _Spill()
-            parts = _by_candidate(plan, loaded.frame, options, spill)
+            parts = _by_candidate(plan, loaded.frame, options, spill, loaded.source)
         else:
             msg = f"partition_by must be None or 'candidate', got {partition_by!r}"
             raise ValueError(msg)
-        problems = concat_problems([loaded.problems, *(p.problems for p in parts)])
+        problems = _batch_problems(loaded.problems, parts)
         if problems.filter(pl.col(REFUSING)).height:
             raise AuditRefused(problems)
     except BaseException:
         if spill is not None:
-            shutil.rmtree(spill.folder, ignore_errors=True)
+            spill.discard()
         raise
     ledger_rows = sum(p.rows for p in parts)
     run_ids = sorted({r for p in parts for r in p.run_ids})
@@ -442,6 +478,4 @@ def audit(
         missingness=tests,
         meta=meta,
     )
-    if spill is not None:  # the units and attempts scans read the spilled files until the report is gone
-        weakref.finalize(report, shutil.rmtree, spill.folder, True)
     return report

@@ -281,6 +281,37 @@ def read_jsonl(path: PathLike) -> Loaded:
 _READERS_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 
 
+#: What the reader raises when the files of one input cannot be read together (schemas differ, a page is damaged).
+_READ_ERRORS = (
+    pl.exceptions.SchemaError,
+    pl.exceptions.SchemaFieldNotFoundError,
+    pl.exceptions.ColumnNotFoundError,
+    pl.exceptions.ComputeError,
+    pl.exceptions.ShapeError,
+    OSError,
+)
+
+
+def collect_input(frame: pl.LazyFrame, source: str) -> pl.DataFrame:
+    """Collect a frame scanned from input files; what the reader cannot read is an :class:`InputFormatError`.
+
+    A lake whose files disagree on columns or dtypes, or a damaged data page,
+    surfaces only when the rows are read; this names the input instead of
+    showing the reader's traceback.
+
+    Raises
+    ------
+    InputFormatError
+        With ``source`` and the reader's message (first line).
+    """
+    try:
+        return frame.collect()
+    except _READ_ERRORS as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        detail = f"cannot read its files together ({type(exc).__name__}: {first}); files of one input need one schema"
+        raise InputFormatError(source, detail) from exc
+
+
 def _expand(path: PathLike) -> list[str]:
     """The files a path names: itself, a directory's files (recursively, sorted), or a glob's matches."""
     text = str(path)
@@ -299,6 +330,30 @@ def _expand(path: PathLike) -> list[str]:
     if "parquet" in kinds and len(kinds) > 1:
         raise InputFormatError(text, "holds both Parquet and CSV/JSON Lines files; name one kind (e.g. a glob)")
     return known
+
+
+def _hive_keys(path: PathLike | Sequence[str], files: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The ``key=value`` folder keys below the scanned folder (or glob prefix), and those above it.
+
+    Only folders inside the folder or glob the user named are partitions; a
+    single file or a list of files has none. The reader parses every
+    ``key=value`` folder of a path, so the keys above the root are named too,
+    to be dropped.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        return [], sorted({p.split("=")[0] for f in files for p in Path(f).parent.parts if "=" in p})
+    text = str(path)
+    wild = [i for i, part in enumerate(Path(text).parts) if any(ch in part for ch in "*?[")]
+    root = Path(*Path(text).parts[: wild[0]]) if wild else Path(text)
+    below: list[str] = []
+    above: set[str] = set()
+    for f in files:
+        parent = Path(f).parent
+        inside = parent.is_relative_to(root) and (wild or Path(text).is_dir())
+        rel = parent.relative_to(root).parts if inside else ()
+        below += [p.split("=")[0] for p in rel if "=" in p and p.split("=")[0] not in below]
+        above |= {p.split("=")[0] for p in parent.parts[: len(parent.parts) - len(rel)] if "=" in p}
+    return below, sorted(above - set(below))
 
 
 def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
@@ -350,16 +405,21 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
         except Exception as exc:  # pyarrow raises several types for a damaged footer
             raise InputFormatError(f, f"not a valid Parquet file ({type(exc).__name__}: {exc})") from exc
     names = set(pq.read_schema(files[0]).names)
-    hive = any("=" in part for f in files for part in Path(f).parent.parts)
+    hive_keys, above = _hive_keys(path, files)
+    hive = bool(hive_keys)
+    above = above if hive else []
+    options: dict[str, Any] = {"hive_partitioning": hive}
+    if hive:  # every key=value folder is text (candidate=007 stays '007')
+        options["hive_schema"] = dict.fromkeys([*hive_keys, *above], pl.String)
     if LINE in names:
-        lf = pl.scan_parquet(files, hive_partitioning=hive, include_file_paths=None if SOURCE in names else SOURCE)
-        return Loaded(lf, problems_frame(), label)
+        lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
+        return Loaded(lf.drop(above), problems_frame(), label)
     # The reader's row index runs on across files; each file's first row index (from the footers) turns it
     # into the row number within the file. Unlike a window over the path column, it keeps filters pushed down.
     starts = dict(zip(files, itertools.accumulate(rows[:-1], initial=0), strict=True))
     path_col = "_file" if SOURCE in names else SOURCE
-    lf = pl.scan_parquet(
-        files, hive_partitioning=hive, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1
+    lf = pl.scan_parquet(files, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1, **options).drop(
+        above
     )
     first = pl.lit(0, pl.Int64) if len(files) == 1 else pl.col(path_col).replace_strict(starts, return_dtype=pl.Int64)
     lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - first).alias(LINE))

@@ -19,7 +19,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
 from evalframe.engine import in_memory
 from evalframe.errors import PlanError
-from evalframe.load import Loaded, PathLike, load
+from evalframe.load import Loaded, PathLike, collect_input, load
 from evalframe.problems import concat_problems, problems_frame
 from evalframe.schemas import PlanCasesModel, failures_as_problems
 
@@ -255,7 +255,7 @@ class Plan:
                     }
                 )
             return cls._from_units_table(lf, trials, run_id, source, found, extra)
-        frame = lf.collect()
+        frame = collect_input(lf, source)
         if candidates is None:
             candidates = []
         extra.extend(_identifier_problems(list(candidates), "candidate", source))
@@ -293,7 +293,7 @@ class Plan:
         lf = lf.with_columns(pl.col(CANDIDATE).cast(pl.String))
         has_trial = TRIAL in names
         case_cols = [c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)]
-        in_plan = lf.select(pl.col(CANDIDATE).unique(maintain_order=True)).collect().get_column(CANDIDATE)
+        in_plan = collect_input(lf.select(pl.col(CANDIDATE).unique(maintain_order=True)), source).to_series()
         candidates = [c for c in in_plan.to_list() if c is not None]
         chunks = [pl.col(CANDIDATE) == c for c in sorted(candidates)]
         if in_plan.null_count():
@@ -302,18 +302,20 @@ class Plan:
         local: list[tuple[pl.Series, pl.DataFrame]] = []  # per candidate: codes against that version of `known`
         trial_values: set[int] = set()
         for chunk_filter in chunks:
-            chunk = lf.filter(chunk_filter).collect()
+            chunk = collect_input(lf.filter(chunk_filter), source)
             if not has_trial:
                 chunk = chunk.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
-            chunk = chunk.with_columns(pl.col(TRIAL).cast(pl.Int64, strict=False).alias("_trial"))
+            chunk = chunk.with_columns(_trial_number(chunk.schema[TRIAL]).alias("_trial"))
             found.append(
-                chunk.filter(pl.col("_trial").is_null() | (pl.col("_trial") < 0)).select(
+                chunk.filter(pl.col("_trial").is_null()).select(
                     pl.lit("invalid_trials").alias("kind"),
                     pl.lit(source).alias(SOURCE),
                     LINE,
                     CANDIDATE,
                     CASE_ID,
-                    pl.format("trial {} is not a whole number ≥ 0", pl.col(TRIAL).cast(pl.String)).alias("detail"),
+                    pl.format(
+                        "trial {} is not a whole number in 0..{}", pl.col(TRIAL).cast(pl.String), pl.lit(_MAX_TRIAL)
+                    ).alias("detail"),
                 )
             )
             trial_values.update(chunk.get_column("_trial").drop_nulls().unique().to_list())
@@ -458,6 +460,16 @@ class Plan:
         )
         return replace(self, candidates=candidates, unit_codes=codes, trial_bounds=bounds)
 
+    def without_units(self) -> Plan:
+        """The same plan with no planned unit and no candidate (same cases and trial range).
+
+        The audit checks rows of a candidate the plan does not have against
+        it: every row is then unknown and no planned unit is missing.
+        """
+        return replace(
+            self, candidates=(), unit_codes=pl.Series(UID, [], dtype=pl.Int64), trial_bounds=self.trial_range
+        )
+
     @property
     def coding(self) -> UnitCoding:
         """How this plan numbers its units (see :class:`UnitCoding`)."""
@@ -545,8 +557,18 @@ class Plan:
         return len(self.candidates) * self.cases.height * self.trials
 
 
-#: Bits of a trial number in the per-candidate codes of a units table being read (trials are checked ≥ 0).
+#: Bits of a trial number in the per-candidate codes of a units table being read.
 _TRIAL_BITS: Final = 32
+#: Largest trial number a units table may plan.
+_MAX_TRIAL: Final = 2**31 - 1
+
+
+def _trial_number(dtype: pl.DataType) -> pl.Expr:
+    """A units table's ``trial`` as Int64, null unless it is a whole number in 0.._MAX_TRIAL (1.5 is not 1)."""
+    trial = pl.col(TRIAL)
+    whole = pl.when(trial == trial.round(0)).then(trial) if dtype.is_float() else trial
+    number = whole.cast(pl.Int64, strict=False)
+    return pl.when(number.is_between(0, _MAX_TRIAL)).then(number)
 
 
 def _match_cases(

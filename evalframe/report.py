@@ -502,8 +502,8 @@ class AuditReport:
         ``every``): plan columns, the counted attempt's ledger columns,
         ``counted_attempt``, ``attempts`` and ``outcome``. A
         ``polars.LazyFrame`` over temporary Arrow IPC files after
-        ``audit(..., partition_by="candidate")`` (the files live as long as
-        the report); a DataFrame otherwise.
+        ``audit(..., partition_by="candidate")`` (the files stay until the
+        Python process exits); a DataFrame otherwise.
     attempts
         Every ledger row of a planned unit with ``attempts`` and ``counts``
         (lazy like ``units``).

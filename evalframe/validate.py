@@ -46,6 +46,7 @@ from evalframe.columns import (
     TRIAL,
     GradeKind,
 )
+from evalframe.load import collect_input
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
 from evalframe.schemas import LedgerModel, failures_as_problems
@@ -71,6 +72,9 @@ CANONICAL_SCHEMA: Final = pl.Schema(
         SOURCE: pl.String,
     }
 )
+
+#: Problem kinds about a ledger file as a whole (its columns), not about a row.
+FILE_PROBLEMS: Final = ("unexpected_column", "missing_column", "missing_expected")
 
 #: Columns a ledger file may have.
 KNOWN_COLUMNS: Final = frozenset(CANONICAL_SCHEMA.names())
@@ -201,7 +205,7 @@ def validate_ledger(
     >>> v.problems.select("kind", "line", "detail").to_dicts()
     [{'kind': 'invalid_grade', 'line': 2, 'detail': "passed = 'true' is not exactly 0 or 1"}]
     """
-    frame = raw.collect() if isinstance(raw, pl.LazyFrame) else raw
+    frame = collect_input(raw, "results") if isinstance(raw, pl.LazyFrame) else raw
     source_name = "results"
     if LINE not in frame.columns:
         frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))

@@ -143,3 +143,13 @@ def test_any_units_table_in_any_order_decodes_to_its_sorted_units(
     for name in plan.candidates:
         restricted = plan.for_candidate(name).units
         assert restricted is not None and restricted.rows() == sorted(r for r in rows if r[0] == name)
+
+
+def test_trials_that_are_not_whole_numbers_refuse_the_plan() -> None:
+    rows = pl.DataFrame({"candidate": ["A", "A", "A"], "case_id": ["c1", "c2", "c3"], "trial": [1.5, 1.0, 2.0**33]})
+    with pytest.raises(ef.PlanError) as info:
+        ef.Plan.from_frame(rows)
+    assert info.value.problems.select("kind", "case_id", "detail").rows() == [
+        ("invalid_trials", "c1", "trial 1.5 is not a whole number in 0..2147483647"),
+        ("invalid_trials", "c3", "trial 8589934592.0 is not a whole number in 0..2147483647"),
+    ]

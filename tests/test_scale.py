@@ -91,7 +91,9 @@ def spill_folders() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob("evalframe-audit-*"))
 
 
-def test_a_partitioned_report_writes_the_same_files_and_cleans_up(generated: dict[str, Path], tmp_path: Path) -> None:
+def test_a_partitioned_report_writes_the_same_files_and_its_tables_outlive_it(
+    generated: dict[str, Path], tmp_path: Path
+) -> None:
     d = generated["clean"]
     plan = ef.Plan.from_file(d / "plan_hive")
     before = spill_folders()
@@ -105,10 +107,22 @@ def test_a_partitioned_report_writes_the_same_files_and_cleans_up(generated: dic
         a = pl.read_parquet(tmp_path / "whole" / f"{name}.parquet").drop("source", "line", strict=False)
         b = pl.read_parquet(tmp_path / "parts" / f"{name}.parquet").drop("source", "line", strict=False)
         assert_frame_equal(a, b, check_dtypes=False), name
-    units = pl.read_parquet(tmp_path / "parts" / "units.parquet")
-    assert units.height == plan.n_units == whole.summary.get_column("planned").sum()
+    units = parts.units
     del parts
     gc.collect()
+    assert units.select(pl.len()).collect().item() == plan.n_units == whole.summary.get_column("planned").sum()
+
+
+def test_spilled_tables_are_removed_when_the_process_exits(generated: dict[str, Path]) -> None:
+    d = generated["clean"]
+    script = (
+        "import evalframe as ef; "
+        f"r = ef.audit(ef.Plan.from_file({str(d / 'plan.parquet')!r}), {str(d / 'results_hive')!r}, "
+        "partition_by='candidate'); print(r.units.select('candidate').collect().height)"
+    )
+    before = spill_folders()
+    done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
+    assert int(done.stdout) > 0
     assert spill_folders() == before
 
 
@@ -118,3 +132,68 @@ def test_a_partitioned_refusal_leaves_no_spilled_files(generated: dict[str, Path
     with pytest.raises(ef.AuditRefused):
         ef.audit(ef.Plan.from_file(d / "plan.parquet"), d / "results_hive", partition_by="candidate")
     assert spill_folders() == before
+
+
+def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_modes() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"])
+    ledger = pl.DataFrame(
+        {
+            "candidate": ["A", "Z", None, "B", "B"],
+            "case_id": ["q1", "q1", "q2", "q2", "q2"],
+            "attempt": [1, 1, 1, 1, 3],
+            "passed": [1, 0, 1, 1, 1],
+        }
+    )
+    found = []
+    for partition in (None, "candidate"):
+        with pytest.raises(ef.AuditRefused) as info:
+            ef.audit(plan, ledger, partition_by=partition, retry="last_allowed", max_attempts=2)  # type: ignore[arg-type]
+        found.append(info.value.problems)
+    assert_frame_equal(found[0], found[1])
+    # Z's row is unknown, not a reason to call A's and B's units missing again; no attempt was selected.
+    assert found[1].select("kind", "candidate", "case_id").rows() == [
+        ("empty_value", None, "q2"),
+        ("missing_unit", "A", "q2"),
+        ("missing_unit", "A", "q3"),
+        ("missing_unit", "B", "q1"),
+        ("missing_unit", "B", "q3"),
+        ("unknown_candidate", None, "q2"),
+        ("unknown_candidate", "Z", "q1"),
+    ]
+
+
+def test_a_file_level_problem_is_reported_once_in_both_modes() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A", "B"])
+    ledger = pl.DataFrame({"candidate": ["A", "B"], "case_id": ["q1", "q1"], "passed": [1, 0], "note": ["x", "y"]})
+    for partition in (None, "candidate"):
+        with pytest.raises(ef.AuditRefused) as info:
+            ef.audit(plan, ledger, partition_by=partition)  # type: ignore[arg-type]
+        assert info.value.problems.select("kind", "detail").rows() == [
+            ("unexpected_column", "column 'note' is not a ledger column")
+        ]
+
+
+def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) -> None:
+    lake = tmp_path / "exp=3" / "lake"
+    for name, case in (("007", "q1"), ("010", "q2")):
+        (lake / f"candidate={name}").mkdir(parents=True)
+        pl.DataFrame({"case_id": [case], "passed": [1]}).write_parquet(lake / f"candidate={name}" / "p.parquet")
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["007", "010"])
+    for results in (lake, f"{lake}/*/*.parquet"):
+        report = ef.audit(plan, results, partition_by="candidate")
+        assert report.summary.select("candidate", "planned", "passed").rows() == [("007", 2, 1), ("010", 2, 1)]
+    single = ef.load(lake / "candidate=007" / "p.parquet").frame.collect_schema().names()
+    assert single == ["case_id", "passed", "source", "line"]
+
+
+def test_lake_files_with_different_schemas_are_an_input_error(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    (lake / "candidate=A").mkdir(parents=True)
+    (lake / "candidate=B").mkdir(parents=True)
+    pl.DataFrame({"case_id": ["q1"], "passed": [1]}).write_parquet(lake / "candidate=A" / "p.parquet")
+    pl.DataFrame({"case_id": ["q1"], "passed": [1], "note": ["x"]}).write_parquet(lake / "candidate=B" / "p.parquet")
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A", "B"])
+    for partition in (None, "candidate"):
+        with pytest.raises(ef.InputFormatError, match="files of one input need one schema") as info:
+            ef.audit(plan, lake, partition_by=partition)  # type: ignore[arg-type]
+        assert info.value.path in {str(lake), "results"}
