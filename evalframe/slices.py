@@ -145,7 +145,9 @@ def slice_funnel(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None =
     """
     labelled = binned(units, slices, bins)
     overall = funnel(labelled.lazy()).select(
-        CANDIDATE, (pl.col(MISSING) / pl.col(PLANNED).cast(pl.Float64)).alias("_overall")
+        CANDIDATE,
+        pl.col(MISSING).cast(pl.Float64).alias("_missing_all"),
+        pl.col(PLANNED).cast(pl.Float64).alias("_planned_all"),
     )
     parts = []
     for name in slices:
@@ -169,10 +171,17 @@ def slice_funnel(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None =
     return (
         table.with_columns(rate.alias(MISSING_RATE))
         .with_columns(
-            pl.when(pl.col("_overall") > 0).then(pl.col(MISSING_RATE) / pl.col("_overall")).alias(MISSING_RATIO)
+            # (missing / planned) / (all missing / all planned), formed from the exact counts with one rounding
+            # (and never a division by a broadcast constant, which polars may turn into a multiplication).
+            pl.when(pl.col("_missing_all") > 0)
+            .then(
+                (pl.col(MISSING).cast(pl.Float64) * pl.col("_planned_all"))
+                / (pl.col(PLANNED).cast(pl.Float64) * pl.col("_missing_all"))
+            )
+            .alias(MISSING_RATIO)
         )
         .sort([CANDIDATE, SLICE_COLUMN, "_order", SLICE_VALUE], nulls_last=True)
-        .drop("_overall", "_order")
+        .drop("_missing_all", "_planned_all", "_order")
         .select(CANDIDATE, SLICE_COLUMN, SLICE_VALUE, pl.exclude(CANDIDATE, SLICE_COLUMN, SLICE_VALUE))
         .collect()
     )

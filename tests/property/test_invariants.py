@@ -148,4 +148,4 @@ def test_per_candidate_execution_equals_whole_frame(batch: tuple[ef.Plan, pl.Dat
     whole = ef.audit(plan, ledger, retry=retry)  # type: ignore[arg-type]
     parts = ef.audit(plan, ledger, retry=retry, partition_by="candidate")  # type: ignore[arg-type]
     for name, table in whole.tables().items():
-        assert_frame_equal(parts.tables()[name].lazy().collect(), table.lazy().collect()), name
+        assert_frame_equal(parts.tables()[name].lazy().collect(), table.lazy().collect(), check_exact=True), name
