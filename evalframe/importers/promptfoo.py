@@ -780,7 +780,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     paths
         One or more files written by ``promptfoo eval --output x.json`` or
         ``promptfoo export`` (summary version 2 or 3, or a bare legacy
-        summary), or ``--output x.jsonl`` files (one result row per line).
+        summary), or ``--output x.jsonl`` files (one result row per line), or
+        folders holding them (searched recursively for ``.json``/``.jsonl``).
     score
         None: the row's overall ``score`` with ``passed`` from ``success``.
         A name: the named score ``namedScores[score]`` (see the module
@@ -843,7 +844,13 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         path = Path(p)
         if not path.exists():
             raise InputFormatError(str(p), "no such file or directory")
-        files.append(path)
+        if path.is_dir():  # a folder of exports: its .json / .jsonl files, recursively
+            found = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in (".json", ".jsonl"))
+            if not found:
+                raise InputFormatError(str(p), "no .json or .jsonl promptfoo export in this folder")
+            files.extend(found)
+        else:
+            files.append(path)
     if not files:
         raise InputFormatError("", "no input files given")
     reads = [_read_file(f, score_name=score) for f in files]

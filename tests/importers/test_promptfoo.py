@@ -529,3 +529,11 @@ def test_bad_candidate_name_refuses_without_raising(tmp_path: Path) -> None:
     assert refusing == [("padded_identifier", "gpt-5 ")]
     with pytest.raises(AuditRefused):
         _audit(imp)
+
+
+def test_a_folder_of_exports_reads_like_its_files(tmp_path: Path) -> None:
+    with pytest.raises(evalframe.InputFormatError, match="no .json or .jsonl promptfoo export"):
+        promptfoo.read([tmp_path])
+    from_folder, from_file = promptfoo.read([REAL / "promptfoo"]), promptfoo.read([SAMPLE])
+    assert_frame_equal(from_folder.ledger, from_file.ledger)
+    assert from_folder.plan.plan_hash == from_file.plan.plan_hash
