@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
@@ -46,13 +46,17 @@ from evalframe.problems import concat_problems
 from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag, slice_funnel
-from evalframe.validate import FILE_PROBLEMS, validate_ledger
+from evalframe.validate import FILE_PROBLEMS, KNOWN_COLUMNS, validate_ledger
 
 #: Internal integer-code columns, dropped from every report table.
 CODES = [CAND_CODE, CASE_CODE, UID]
 
 #: Units carry the candidate as an Enum while they are counted (cheap to group by); tables give it as text.
 _AS_TEXT = pl.col(CANDIDATE).cast(pl.String)
+
+#: ``partition_by="auto"`` audits one candidate at a time from this many ledger rows on (below it, the
+#: per-candidate overhead, about 30 ms a candidate, outweighs the memory saved).
+AUTO_PARTITION_ROWS: Final = 1_000_000
 
 #: How many missing case ids the summary lists per candidate (the units table has them all).
 MISSING_IDS_SHOWN = 20
@@ -296,7 +300,7 @@ def audit(
     bins: Bins | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
-    partition_by: Literal["candidate"] | None = None,
+    partition_by: Literal["candidate", "auto"] | None = None,
     provenance: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
@@ -342,7 +346,10 @@ def audit(
         because every key and every summary number is per candidate; peak
         memory is that of the largest candidate plus the plan (measured in
         ``benchmarks/RESULTS.md``: 50M ledger rows in about 2.2 GiB). None
-        (default): the whole batch at once, tables in memory.
+        (default): the whole batch at once, tables in memory. ``"auto"``:
+        ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
+        None (what the CLI does); ``report.meta["partition_by"]`` says which
+        ran.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
 
@@ -386,6 +393,9 @@ def audit(
         msg = f"slice column(s) {', '.join(map(repr, unknown_slices))} not in the plan (plan columns: {usable})"
         raise ValueError(msg)
     loaded = _as_loaded(results)
+    # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
+    layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
+    loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
     options = _Options(
         retry,
         max_attempts,
@@ -399,6 +409,9 @@ def audit(
         _resolved_bins(plan, slices, bins),
         confidence,
     )
+    if partition_by == "auto":  # the ledger's row count (Parquet: from the footers) decides
+        rows = collect_input(loaded.frame.select(pl.len()), loaded.source).item()
+        partition_by = CANDIDATE if rows >= AUTO_PARTITION_ROWS else None
     spill: _Spill | None = None
     try:
         if partition_by is None:
@@ -407,7 +420,7 @@ def audit(
             spill = _Spill()
             parts = _by_candidate(plan, loaded.frame, options, spill, loaded.source)
         else:
-            msg = f"partition_by must be None or 'candidate', got {partition_by!r}"
+            msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
             raise ValueError(msg)
         problems = _batch_problems(loaded.problems, parts)
         if problems.filter(pl.col(REFUSING)).height:
@@ -457,6 +470,7 @@ def audit(
         "ledger_rows": ledger_rows,
         "run_ids": run_ids,
         "partition_by": partition_by,
+        "partition_folders_ignored": layout_only,
         "retry": retry,
         "max_attempts": max_attempts,
         "retry_on": list(retry_on),

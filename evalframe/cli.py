@@ -186,11 +186,12 @@ def audit_options(func: F) -> F:
         ),
         click.option(
             "--partition-by",
-            type=click.Choice(["candidate", "none"]),
-            default="candidate",
+            type=click.Choice(["auto", "candidate", "none"]),
+            default="auto",
             show_default=True,
             help="Audit one candidate at a time, writing units and attempts out as it goes (bounded memory on "
-            "large lakes; same result), or the whole batch at once (none).",
+            "large lakes; same result), or the whole batch at once (none); auto: one candidate at a time from "
+            "1,000,000 ledger rows on.",
         ),
         click.option(
             "--confidence",

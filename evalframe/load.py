@@ -52,11 +52,14 @@ class Loaded:
         file is well formed.
     source
         The path (or paths) the frame was read from.
+    partitions
+        Columns that came from hive ``key=value`` folders, not from the files.
     """
 
     frame: pl.LazyFrame
     problems: pl.DataFrame = field(default_factory=problems_frame)
     source: str = ""
+    partitions: tuple[str, ...] = ()
 
 
 def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
@@ -413,7 +416,7 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
         options["hive_schema"] = dict.fromkeys([*hive_keys, *above], pl.String)
     if LINE in names:
         lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
-        return Loaded(lf.drop(above), problems_frame(), label)
+        return Loaded(lf.drop(above), problems_frame(), label, tuple(hive_keys))
     # The reader's row index runs on across files; each file's first row index (from the footers) turns it
     # into the row number within the file. Unlike a window over the path column, it keeps filters pushed down.
     starts = dict(zip(files, itertools.accumulate(rows[:-1], initial=0), strict=True))
@@ -424,7 +427,7 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     first = pl.lit(0, pl.Int64) if len(files) == 1 else pl.col(path_col).replace_strict(starts, return_dtype=pl.Int64)
     lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - first).alias(LINE))
     lf = lf.select(*[c for c in lf.collect_schema().names() if c not in (LINE, "_file")], LINE)
-    return Loaded(lf, problems_frame(), label)
+    return Loaded(lf, problems_frame(), label, tuple(hive_keys))
 
 
 def load(path: PathLike | Sequence[PathLike]) -> Loaded:
@@ -459,6 +462,7 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
             pl.concat([p.frame for p in parts], how="diagonal_relaxed"),
             pl.concat([p.problems for p in parts]),
             ",".join(p.source for p in parts),
+            tuple(dict.fromkeys(k for p in parts for k in p.partitions)),
         )
     files = _expand(path)
     kind = _READERS_BY_SUFFIX.get(Path(files[0]).suffix.lower(), "parquet")

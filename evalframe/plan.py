@@ -320,12 +320,12 @@ class Plan:
             )
             trial_values.update(chunk.get_column("_trial").drop_nulls().unique().to_list())
             # One candidate per chunk: check its name once, and every row only when the name is bad.
-            if failures_as_problems(
-                chunk.select(pl.col(CANDIDATE).alias(CASE_ID), LINE).head(1), PlanCasesModel
-            ).height:
+            named = chunk.select(pl.col(CANDIDATE).alias(CASE_ID), LINE)
+            if failures_as_problems(named.head(1), PlanCasesModel).height:
+                bad = failures_as_problems(named, PlanCasesModel).rename({CASE_ID: CANDIDATE})
                 found.append(
-                    failures_as_problems(chunk.select(pl.col(CANDIDATE).alias(CASE_ID), LINE), PlanCasesModel).rename(
-                        {CASE_ID: CANDIDATE}
+                    bad.with_columns(
+                        pl.lit(source).alias(SOURCE), pl.col("detail").str.replace(CASE_ID, CANDIDATE, literal=True)
                     )
                 )
             known, rows = _match_cases(known, chunk, case_cols)
@@ -566,6 +566,8 @@ _MAX_TRIAL: Final = 2**31 - 1
 def _trial_number(dtype: pl.DataType) -> pl.Expr:
     """A units table's ``trial`` as Int64, null unless it is a whole number in 0.._MAX_TRIAL (1.5 is not 1)."""
     trial = pl.col(TRIAL)
+    if dtype == pl.Boolean:  # True is not trial 1
+        return pl.lit(None, pl.Int64)
     whole = pl.when(trial == trial.round(0)).then(trial) if dtype.is_float() else trial
     number = whole.cast(pl.Int64, strict=False)
     return pl.when(number.is_between(0, _MAX_TRIAL)).then(number)

@@ -153,3 +153,16 @@ def test_trials_that_are_not_whole_numbers_refuse_the_plan() -> None:
         ("invalid_trials", "c1", "trial 1.5 is not a whole number in 0..2147483647"),
         ("invalid_trials", "c3", "trial 8589934592.0 is not a whole number in 0..2147483647"),
     ]
+
+
+def test_a_bad_candidate_name_in_a_units_table_is_named_as_a_candidate() -> None:
+    rows = pl.DataFrame({"candidate": ["A", None, " B"], "case_id": ["c1", "c1", "c1"], "trial": [1, 1, 1]})
+    with pytest.raises(ef.PlanError) as info:
+        ef.Plan.from_frame(rows, source="units.csv")
+    problems = info.value.problems.select("kind", "candidate", "source", "line", "detail")
+    assert problems.rows() == [
+        ("empty_value", None, "units.csv", 2, "candidate = null fails check not_nullable"),
+        ("padded_identifier", " B", "units.csv", 3, "candidate =  B fails check padded_identifier"),
+    ]
+    with pytest.raises(ef.PlanError, match="invalid_trials"):
+        ef.Plan.from_frame(pl.DataFrame({"candidate": ["A"], "case_id": ["c1"], "trial": [True]}))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import subprocess
 import sys
 import tempfile
@@ -197,3 +198,28 @@ def test_lake_files_with_different_schemas_are_an_input_error(tmp_path: Path) ->
         with pytest.raises(ef.InputFormatError, match="files of one input need one schema") as info:
             ef.audit(plan, lake, partition_by=partition)  # type: ignore[arg-type]
         assert info.value.path in {str(lake), "results"}
+
+
+def test_layout_folders_that_are_not_ledger_columns_are_left_out(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    for name, day in (("A", "2024-01-01"), ("B", "2024-01-02")):
+        folder = lake / f"candidate={name}" / f"date={day}"
+        folder.mkdir(parents=True)
+        pl.DataFrame({"case_id": ["q1"], "passed": [1]}).write_parquet(folder / "part.parquet")
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
+    report = ef.audit(plan, lake, partition_by="auto")
+    assert report.summary.select("candidate", "planned", "passed", "missing").rows() == [
+        ("A", 2, 1, 1),
+        ("B", 2, 1, 1),
+    ]
+    assert report.meta["partition_folders_ignored"] == ["date"]
+    assert report.meta["partition_by"] is None  # auto: 2 rows are far below AUTO_PARTITION_ROWS
+    assert isinstance(report.units, pl.DataFrame)
+
+
+def test_auto_partitions_a_large_ledger(monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]) -> None:
+    audit_module = importlib.import_module("evalframe.audit")  # the package's `audit` is the function
+    d = generated["clean"]
+    monkeypatch.setattr(audit_module, "AUTO_PARTITION_ROWS", 1000)
+    report = ef.audit(ef.Plan.from_file(d / "plan.parquet"), d / "results_hive", partition_by="auto")
+    assert report.meta["partition_by"] == "candidate" and isinstance(report.units, pl.LazyFrame)
