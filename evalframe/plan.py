@@ -295,13 +295,14 @@ class Plan:
         case_cols = [c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)]
         in_plan = collect_input(lf.select(pl.col(CANDIDATE).unique(maintain_order=True)), source).to_series()
         candidates = [c for c in in_plan.to_list() if c is not None]
-        chunks = [pl.col(CANDIDATE) == c for c in sorted(candidates)]
+        chunks: list[tuple[str | None, pl.Expr]] = [(c, pl.col(CANDIDATE) == c) for c in sorted(candidates)]
         if in_plan.null_count():
-            chunks.append(pl.col(CANDIDATE).is_null())
+            chunks.append((None, pl.col(CANDIDATE).is_null()))
         known: pl.DataFrame | None = None  # distinct case-level rows so far, sorted by (case_id, line)
+        unique = False  # whether `known` holds one row per case
         local: list[tuple[pl.Series, pl.DataFrame]] = []  # per candidate: codes against that version of `known`
         trial_values: set[int] = set()
-        for chunk_filter in chunks:
+        for name, chunk_filter in chunks:
             chunk = collect_input(lf.filter(chunk_filter), source)
             if not has_trial:
                 chunk = chunk.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
@@ -328,7 +329,9 @@ class Plan:
                         pl.lit(source).alias(SOURCE), pl.col("detail").str.replace(CASE_ID, CANDIDATE, literal=True)
                     )
                 )
-            known, rows = _match_cases(known, chunk, case_cols)
+            before = known
+            known, rows = _match_cases(known, chunk, case_cols, carry=["_trial"], unique=unique)
+            unique = unique if known is before else _one_row_per_case(known)
             code = (pl.col(CASE_CODE).cast(pl.Int64) * 2**_TRIAL_BITS + pl.col("_trial")).alias(UID)
             rows = rows.with_columns(code)
             codes = rows.get_column(UID)
@@ -337,7 +340,7 @@ class Plan:
                     pl.lit("duplicate_case").alias("kind"),
                     pl.lit(source).alias(SOURCE),
                     LINE,
-                    CANDIDATE,
+                    pl.lit(name, pl.String).alias(CANDIDATE),
                     CASE_ID,
                     pl.col("_trial").alias(TRIAL),
                     pl.lit("planned unit listed more than once").alias("detail"),
@@ -574,32 +577,42 @@ def _trial_number(dtype: pl.DataType) -> pl.Expr:
 
 
 def _match_cases(
-    known: pl.DataFrame | None, chunk: pl.DataFrame, columns: Sequence[str]
+    known: pl.DataFrame | None, chunk: pl.DataFrame, columns: Sequence[str], carry: Sequence[str], *, unique: bool
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Add a candidate's distinct case-level rows to ``known``; give its rows their row in ``known`` (``_case``).
+    """Add a candidate's distinct case-level rows to ``known``; number its rows by their row in ``known``.
 
     ``known`` holds the distinct case-level rows (``columns``: ``case_id``,
     the plan columns and the first ``line``) seen so far, sorted by case.
     The usual plan lists the same cases with the same columns for every
     candidate: that is confirmed by the one join on ``case_id`` that also
     numbers the rows; only new or disagreeing rows are deduplicated and
-    added. The rows come back in any order.
+    added. ``unique`` says whether ``known`` has one row per case (the
+    caller keeps it, see :func:`_one_row_per_case`). Returns ``known`` and
+    the chunk's ``case_id``, ``line``, ``carry`` columns and ``_case``, in
+    any order.
     """
     key = [c for c in columns if c != LINE]
-    if known is not None and known.get_column(CASE_ID).is_unique().all():
-        joined = chunk.join(known.select(key).with_row_index(CASE_CODE), on=CASE_ID, how="left", suffix="_known")
+    keep = [CASE_ID, LINE, *carry]
+    if known is not None and unique:
+        rows = chunk.select(list(dict.fromkeys([*key, *keep])))  # only what is compared or kept goes through the join
+        joined = rows.join(known.select(key).with_row_index(CASE_CODE), on=CASE_ID, how="left", suffix="_known")
         others = [pl.col(c).ne_missing(pl.col(f"{c}_known")) for c in key if c != CASE_ID]
         differ = pl.col(CASE_CODE).is_null() | pl.any_horizontal([pl.lit(False), *others])
         new = joined.filter(differ).select(columns)
         if new.height == 0:
-            return known, joined.select(*chunk.columns, CASE_CODE)
+            return known, joined.select(*keep, CASE_CODE)
     else:
         new = chunk.select(columns)
     distinct = new.unique(subset=key, keep="first")
     merged = distinct if known is None else pl.concat([known, distinct], how="vertical_relaxed")
     known = merged.unique(subset=key, keep="first", maintain_order=True).sort(CASE_ID, LINE)
     numbered = known.select(CASE_ID).unique(keep="first", maintain_order=True).with_row_index(CASE_CODE)
-    return known, chunk.join(numbered, on=CASE_ID, how="left")
+    return known, chunk.select(keep).join(numbered, on=CASE_ID, how="left")
+
+
+def _one_row_per_case(known: pl.DataFrame) -> bool:
+    """Whether the case-level rows seen so far hold one row per case (no disagreement yet)."""
+    return bool(known.get_column(CASE_ID).is_unique().all())
 
 
 def _unit_codes(
