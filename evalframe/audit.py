@@ -113,10 +113,6 @@ class _Part:
     #: Validation or reconciliation refused: no attempt is selected anywhere in the batch.
     checks_refused: bool = False
 
-    @property
-    def refused(self) -> bool:
-        return self.summary is None or bool(self.problems.filter(pl.col(REFUSING)).height)
-
 
 def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: bool = True) -> _Part:
     """Validate and reconcile one batch; only when nothing refuses, select attempts and summarise."""

@@ -259,15 +259,7 @@ class Plan:
         if candidates is None:
             candidates = []
         extra.extend(_identifier_problems(list(candidates), "candidate", source))
-        found.append(
-            frame.filter(pl.len().over(CASE_ID) > 1).select(
-                pl.lit("duplicate_case").alias("kind"),
-                pl.lit(source).alias(SOURCE),
-                LINE,
-                CASE_ID,
-                pl.lit("case_id appears more than once in the plan").alias("detail"),
-            )
-        )
+        found.append(_repeated_cases(frame, source, "case_id appears more than once in the plan"))
         frame = _checked_cases(frame, source, found, extra)
         return cls(cases=frame, candidates=tuple(candidates), trials=trials, run_id=run_id, source=source)
 
@@ -348,15 +340,7 @@ class Plan:
             )
             local.append((codes, known))
         frame = known if known is not None else lf.select(case_cols).head(0).collect()
-        found.append(
-            frame.filter(pl.len().over(CASE_ID) > 1).select(
-                pl.lit("duplicate_case").alias("kind"),
-                pl.lit(source).alias(SOURCE),
-                LINE,
-                CASE_ID,
-                pl.lit("case-level plan columns disagree between rows of this case").alias("detail"),
-            )
-        )
+        found.append(_repeated_cases(frame, source, "case-level plan columns disagree between rows of this case"))
         final = frame
         frame = _checked_cases(frame, source, found, extra)  # raises on any problem: codes below are clean
         bounds = (min(trial_values), max(trial_values)) if trial_values else (1, 1)
@@ -449,19 +433,10 @@ class Plan:
         candidates = (*self.candidates, *(c for c in listed if c not in self.candidates))
         trials = units.get_column(TRIAL).cast(pl.Int64)
         bounds = (int(trials.min()), int(trials.max())) if units.height else (1, 1)  # type: ignore[arg-type]
-        coding = UnitCoding(tuple(sorted(candidates)), self.cases.height, bounds[0], bounds[1] - bounds[0] + 1)
-        cases_coded = self.cases.lazy().select(CASE_ID).with_row_index(CASE_CODE)
-        codes = (
-            units.lazy()
-            .with_columns(coding.candidate_code().alias(CAND_CODE), pl.col(TRIAL).cast(pl.Int64))
-            .join(cases_coded, on=CASE_ID)
-            .select(coding.code().alias(UID))
-            .unique()
-            .sort(UID)
-            .collect()
-            .get_column(UID)
-        )
-        return replace(self, candidates=candidates, unit_codes=codes, trial_bounds=bounds)
+        plan = replace(self, candidates=candidates, unit_codes=None, trial_bounds=bounds)
+        coded = plan.encode(units.lazy().with_columns(pl.col(TRIAL).cast(pl.Int64)), keep_order=False)
+        codes = coded.select(pl.col(UID).drop_nulls().unique().sort()).collect().get_column(UID)
+        return replace(plan, unit_codes=codes)
 
     def without_units(self) -> Plan:
         """The same plan with no planned unit and no candidate (same cases and trial range).
@@ -472,6 +447,23 @@ class Plan:
         return replace(
             self, candidates=(), unit_codes=pl.Series(UID, [], dtype=pl.Int64), trial_bounds=self.trial_range
         )
+
+    def encode(self, rows: pl.LazyFrame, *, keep_order: bool = True) -> pl.LazyFrame:
+        """Add this plan's codes to rows with ``candidate``, ``case_id`` and ``trial`` (see :class:`UnitCoding`).
+
+        ``_cand`` and ``_case`` (UInt32) are null when the candidate / case is
+        not planned; ``_uid`` (Int64) is null unless both are planned and the
+        trial is within :attr:`trial_range`. Case ids are matched exactly, by
+        one join on the strings. ``keep_order=False`` lets the rows come out
+        in any order (faster).
+        """
+        coding = self.coding
+        cases = self.cases.lazy().select(CASE_ID).with_row_index(CASE_CODE)
+        coded = rows.with_columns(coding.candidate_code().alias(CAND_CODE)).join(
+            cases, on=CASE_ID, how="left", maintain_order="left" if keep_order else "none"
+        )
+        in_range = pl.col(TRIAL).is_between(coding.low, coding.low + coding.span - 1)
+        return coded.with_columns(pl.when(in_range).then(coding.code()).alias(UID))
 
     @property
     def coding(self) -> UnitCoding:
@@ -633,6 +625,17 @@ def _unit_codes(
     trial = codes % 2**_TRIAL_BITS
     unit: pl.Series = (candidate * coding.n_cases + row) * coding.span + (trial - coding.low)
     return unit.alias(UID).sort()
+
+
+def _repeated_cases(frame: pl.DataFrame, source: str, detail: str) -> pl.DataFrame:
+    """``duplicate_case`` problems for every row of ``frame`` whose ``case_id`` occurs more than once."""
+    return frame.filter(pl.len().over(CASE_ID) > 1).select(
+        pl.lit("duplicate_case").alias("kind"),
+        pl.lit(source).alias(SOURCE),
+        LINE,
+        CASE_ID,
+        pl.lit(detail).alias("detail"),
+    )
 
 
 def _checked_cases(

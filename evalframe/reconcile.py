@@ -57,13 +57,7 @@ def encode_keys(ledger: pl.LazyFrame, plan: Plan, *, keep_order: bool = True) ->
     >>> encode_keys(rows, plan).select("candidate", "case_id", "_uid").collect().rows()
     [('B', 'q2', 3), ('A', 'q1', 0), ('C', 'q1', None)]
     """
-    coding = plan.coding
-    cases = plan.cases.lazy().select(CASE_ID).with_row_index(CASE_CODE)
-    coded = ledger.with_columns(coding.candidate_code().alias(CAND_CODE)).join(
-        cases, on=CASE_ID, how="left", maintain_order="left" if keep_order else "none"
-    )
-    in_range = pl.col(TRIAL).is_between(coding.low, coding.low + coding.span - 1)
-    return coded.with_columns(pl.when(in_range).then(coding.code()).alias(UID))
+    return plan.encode(ledger, keep_order=keep_order)
 
 
 def planned_units_coded(plan: Plan) -> pl.LazyFrame:
