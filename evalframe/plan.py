@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import polars as pl
@@ -118,6 +118,51 @@ class UnitCoding:
         ]
 
 
+#: Seed of the 64-bit case-id hashes :class:`CaseIndex` joins on (any fixed value; hashes never leave a process).
+_HASH_SEED: Final = 20_251_201
+_HASH: Final = "_hash"
+
+
+class CaseIndex:
+    """Exact lookup of case ids in a table of unique ids: each id's row number (``_case``, UInt32).
+
+    The lookup joins on 64-bit hashes of the ids rather than on the strings
+    (measured at 50M rows: 2.5M ids against 1.2M cases, 190 ms on the strings,
+    105 ms on the hashes), and then compares every matched id with the id of
+    the row it matched, so two ids that share a hash can never be taken for
+    one another: the result is exactly that of a join on the strings. When
+    two ids of the table share a hash, the lookup joins on the strings.
+
+    Parameters
+    ----------
+    ids
+        The table's ids (String), each once; ``_case`` is the position.
+
+    Examples
+    --------
+    >>> CaseIndex(pl.Series(["q1", "q2", "q3"])).codes(pl.Series(["q3", "zz", None, "q1"])).to_list()
+    [2, None, None, 0]
+    """
+
+    def __init__(self, ids: pl.Series) -> None:
+        self.ids = ids.cast(pl.String).alias(CASE_ID)
+        hashes = self.ids.hash(_HASH_SEED).alias(_HASH)
+        rows = pl.Series(CASE_CODE, range(self.ids.len()), dtype=pl.UInt32)
+        self._by_hash = pl.DataFrame([hashes, rows]) if hashes.is_unique().all() else None
+
+    def codes(self, case_id: pl.Series) -> pl.Series:
+        """``_case`` (UInt32) of each id, in order; null when the id is not in the table (or is null)."""
+        case_id = case_id.cast(pl.String)
+        if self._by_hash is None:
+            by_id = self.ids.to_frame().with_row_index(CASE_CODE)
+            joined = case_id.alias(CASE_ID).to_frame().join(by_id, on=CASE_ID, how="left", maintain_order="left")
+            return joined.get_column(CASE_CODE)
+        hashed = case_id.hash(_HASH_SEED).alias(_HASH).to_frame()
+        found = hashed.join(self._by_hash, on=_HASH, how="left", maintain_order="left").get_column(CASE_CODE)
+        same = case_id == self.ids.gather(found)
+        return pl.select(pl.when(same).then(found)).to_series().alias(CASE_CODE)
+
+
 @dataclass(frozen=True)
 class Plan:
     """A frozen evaluation plan.
@@ -156,11 +201,21 @@ class Plan:
     unit_codes: pl.Series | None = None
     source: str = "plan"
     trial_bounds: tuple[int, int] | None = None
+    #: (the cases it was built from, their :class:`CaseIndex`): built on first use, shared by derived plans.
+    _index: tuple[pl.DataFrame, CaseIndex] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Case codes are row numbers of the cases sorted by case_id.
         if not self.cases.get_column(CASE_ID).is_sorted():
             object.__setattr__(self, "cases", self.cases.sort(CASE_ID))
+
+    @property
+    def case_index(self) -> CaseIndex:
+        """The :class:`CaseIndex` of :attr:`cases` (built once, then shared by the plans derived from this one)."""
+        if self._index is None or self._index[0] is not self.cases:
+            object.__setattr__(self, "_index", (self.cases, CaseIndex(self.cases.get_column(CASE_ID))))
+        assert self._index is not None
+        return self._index[1]
 
     @classmethod
     @in_memory
@@ -291,7 +346,7 @@ class Plan:
         if in_plan.null_count():
             chunks.append((None, pl.col(CANDIDATE).is_null()))
         known: pl.DataFrame | None = None  # distinct case-level rows so far, sorted by (case_id, line)
-        unique = False  # whether `known` holds one row per case
+        index: CaseIndex | None = None  # of `known`'s ids while it holds one row per case
         local: list[tuple[pl.Series, pl.DataFrame]] = []  # per candidate: codes against that version of `known`
         trial_values: set[int] = set()
         for name, chunk_filter in chunks:
@@ -322,8 +377,9 @@ class Plan:
                     )
                 )
             before = known
-            known, rows = _match_cases(known, chunk, case_cols, carry=["_trial"], unique=unique)
-            unique = unique if known is before else _one_row_per_case(known)
+            known, rows = _match_cases(known, index, chunk, case_cols, carry=["_trial"])
+            if known is not before:
+                index = CaseIndex(known.get_column(CASE_ID)) if _one_row_per_case(known) else None
             code = (pl.col(CASE_CODE).cast(pl.Int64) * 2**_TRIAL_BITS + pl.col("_trial")).alias(UID)
             rows = rows.with_columns(code)
             codes = rows.get_column(UID)
@@ -360,6 +416,7 @@ class Plan:
             unit_codes=unit_codes,
             source=source,
             trial_bounds=bounds,
+            _index=(frame, index) if index is not None and index.ids.equals(frame.get_column(CASE_ID)) else None,
         )
 
     @classmethod
@@ -434,7 +491,7 @@ class Plan:
         trials = units.get_column(TRIAL).cast(pl.Int64)
         bounds = (int(trials.min()), int(trials.max())) if units.height else (1, 1)  # type: ignore[arg-type]
         plan = replace(self, candidates=candidates, unit_codes=None, trial_bounds=bounds)
-        coded = plan.encode(units.lazy().with_columns(pl.col(TRIAL).cast(pl.Int64)), keep_order=False)
+        coded = plan.encode(units.with_columns(pl.col(TRIAL).cast(pl.Int64)))
         codes = coded.select(pl.col(UID).drop_nulls().unique().sort()).collect().get_column(UID)
         return replace(plan, unit_codes=codes)
 
@@ -448,22 +505,21 @@ class Plan:
             self, candidates=(), unit_codes=pl.Series(UID, [], dtype=pl.Int64), trial_bounds=self.trial_range
         )
 
-    def encode(self, rows: pl.LazyFrame, *, keep_order: bool = True) -> pl.LazyFrame:
+    def encode(self, rows: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         """Add this plan's codes to rows with ``candidate``, ``case_id`` and ``trial`` (see :class:`UnitCoding`).
 
         ``_cand`` and ``_case`` (UInt32) are null when the candidate / case is
         not planned; ``_uid`` (Int64) is null unless both are planned and the
-        trial is within :attr:`trial_range`. Case ids are matched exactly, by
-        one join on the strings. ``keep_order=False`` lets the rows come out
-        in any order (faster).
+        trial is within :attr:`trial_range`. Case ids are matched exactly
+        (:class:`CaseIndex`). Rows keep their order; a lazy input is collected.
         """
         coding = self.coding
-        cases = self.cases.lazy().select(CASE_ID).with_row_index(CASE_CODE)
-        coded = rows.with_columns(coding.candidate_code().alias(CAND_CODE)).join(
-            cases, on=CASE_ID, how="left", maintain_order="left" if keep_order else "none"
-        )
         in_range = pl.col(TRIAL).is_between(coding.low, coding.low + coding.span - 1)
-        return coded.with_columns(pl.when(in_range).then(coding.code()).alias(UID))
+        # The case codes are looked up on the case_id column alone, then put beside the rows (same order).
+        frame = rows.collect() if isinstance(rows, pl.LazyFrame) else rows
+        cases = self.case_index.codes(frame.get_column(CASE_ID))
+        coded = frame.with_columns(coding.candidate_code().alias(CAND_CODE), cases)
+        return coded.lazy().with_columns(pl.when(in_range).then(coding.code()).alias(UID))
 
     @property
     def coding(self) -> UnitCoding:
@@ -569,30 +625,35 @@ def _trial_number(dtype: pl.DataType) -> pl.Expr:
 
 
 def _match_cases(
-    known: pl.DataFrame | None, chunk: pl.DataFrame, columns: Sequence[str], carry: Sequence[str], *, unique: bool
+    known: pl.DataFrame | None,
+    index: CaseIndex | None,
+    chunk: pl.DataFrame,
+    columns: Sequence[str],
+    carry: Sequence[str],
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Add a candidate's distinct case-level rows to ``known``; number its rows by their row in ``known``.
 
     ``known`` holds the distinct case-level rows (``columns``: ``case_id``,
     the plan columns and the first ``line``) seen so far, sorted by case.
+    ``index`` is the :class:`CaseIndex` of its ids when it holds one row per
+    case (the caller keeps it, see :func:`_one_row_per_case`), else None.
     The usual plan lists the same cases with the same columns for every
-    candidate: that is confirmed by the one join on ``case_id`` that also
-    numbers the rows; only new or disagreeing rows are deduplicated and
-    added. ``unique`` says whether ``known`` has one row per case (the
-    caller keeps it, see :func:`_one_row_per_case`). Returns ``known`` and
-    the chunk's ``case_id``, ``line``, ``carry`` columns and ``_case``, in
-    any order.
+    candidate: that is confirmed by one lookup of the chunk's ``case_id``
+    that also numbers the rows; only new or disagreeing rows are
+    deduplicated and added. Returns ``known`` and the chunk's ``case_id``,
+    ``line``, ``carry`` columns and ``_case``, in any order.
     """
     key = [c for c in columns if c != LINE]
     keep = [CASE_ID, LINE, *carry]
-    if known is not None and unique:
-        rows = chunk.select(list(dict.fromkeys([*key, *keep])))  # only what is compared or kept goes through the join
-        joined = rows.join(known.select(key).with_row_index(CASE_CODE), on=CASE_ID, how="left", suffix="_known")
-        others = [pl.col(c).ne_missing(pl.col(f"{c}_known")) for c in key if c != CASE_ID]
+    if known is not None and index is not None:
+        rows = chunk.select(list(dict.fromkeys([*key, *keep]))).with_columns(index.codes(chunk.get_column(CASE_ID)))
+        others = [
+            pl.col(c).ne_missing(pl.lit(known.get_column(c)).gather(pl.col(CASE_CODE))) for c in key if c != CASE_ID
+        ]
         differ = pl.col(CASE_CODE).is_null() | pl.any_horizontal([pl.lit(False), *others])
-        new = joined.filter(differ).select(columns)
+        new = rows.filter(differ).select(columns)
         if new.height == 0:
-            return known, joined.select(*keep, CASE_CODE)
+            return known, rows.select(*keep, CASE_CODE)
     else:
         new = chunk.select(columns)
     distinct = new.unique(subset=key, keep="first")

@@ -38,17 +38,16 @@ def _flag(rows: pl.LazyFrame, kind: str, detail: pl.Expr) -> pl.LazyFrame:
     return rows.select(pl.lit(kind).alias(KIND), *_ROW_COLS, detail.alias(DETAIL))
 
 
-def encode_keys(ledger: pl.LazyFrame, plan: Plan, *, keep_order: bool = True) -> pl.LazyFrame:
+def encode_keys(ledger: pl.DataFrame | pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     """Give every ledger row integer codes for its candidate, case and unit, against the plan.
 
-    Identities are compared exactly (a join on the strings, done once); all
-    later steps join, sort and group on integers. Adds ``_cand`` and
+    Identities are compared exactly (:class:`~evalframe.plan.CaseIndex`,
+    done once); all later steps join, sort and group on integers. Adds ``_cand`` and
     ``_case`` (UInt32, null when the candidate / case is not planned) and
     ``_uid`` (Int64, null unless candidate and case are planned and the trial
     is within the plan's trial range; see :class:`~evalframe.plan.UnitCoding`).
     Codes follow sorted order, so sorting by ``_uid`` sorts by
-    (candidate, case_id, trial). ``keep_order=False`` lets the rows come
-    out in any order (faster; the audit sorts by code afterwards).
+    (candidate, case_id, trial). Rows keep their order.
 
     Examples
     --------
@@ -57,7 +56,7 @@ def encode_keys(ledger: pl.LazyFrame, plan: Plan, *, keep_order: bool = True) ->
     >>> encode_keys(rows, plan).select("candidate", "case_id", "_uid").collect().rows()
     [('B', 'q2', 3), ('A', 'q1', 0), ('C', 'q1', None)]
     """
-    return plan.encode(ledger, keep_order=keep_order)
+    return plan.encode(ledger)
 
 
 def planned_units_coded(plan: Plan) -> pl.LazyFrame:
@@ -245,7 +244,7 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
     >>> reconcile(rows, plan).problems.select("kind", "case_id", "refusing").to_dicts()
     [{'kind': 'missing_unit', 'case_id': 'refund', 'refusing': False}]
     """
-    coded = encode_keys(ledger.lazy(), plan, keep_order=False).collect()
+    coded = encode_keys(ledger, plan).collect()
     planned = planned_units_coded(plan).collect()
     lf = coded.lazy()
     problems = concat_problems(

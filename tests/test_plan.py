@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import evalframe as ef
-from evalframe.plan import UnitCoding
+from evalframe.plan import CaseIndex, UnitCoding
 
 
 def units_table(rows: list[tuple[str, str, int, str]]) -> pl.DataFrame:
@@ -166,3 +166,33 @@ def test_a_bad_candidate_name_in_a_units_table_is_named_as_a_candidate() -> None
     ]
     with pytest.raises(ef.PlanError, match="invalid_trials"):
         ef.Plan.from_frame(pl.DataFrame({"candidate": ["A"], "case_id": ["c1"], "trial": [True]}))
+
+
+def string_join_codes(ids: list[str], probe: list[str | None]) -> list[int | None]:
+    """What a join on the strings gives: the position of each probe id among ``ids``, or None."""
+    where = {case_id: row for row, case_id in enumerate(ids)}
+    return [where.get(p) if p is not None else None for p in probe]
+
+
+def test_a_hash_shared_with_another_id_never_matches_that_case() -> None:
+    index = CaseIndex(pl.Series(["q1", "q2"]))
+    assert index._by_hash is not None
+    # Pretend "zz" collides with q1: the lookup finds q1's row by hash, and the id check must refuse it.
+    collision = pl.DataFrame({"_hash": pl.Series(["zz"]).hash(20_251_201), "_case": pl.Series([0], dtype=pl.UInt32)})
+    index._by_hash = pl.concat([index._by_hash.filter(pl.col("_case") != 0), collision])
+    assert index.codes(pl.Series(["zz", "q2", "q1"])).to_list() == [None, 1, None]
+
+
+ids_strategy = st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=30, unique=True).map(sorted)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ids_strategy, st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=40), st.booleans())
+def test_case_index_equals_a_join_on_the_strings(ids: list[str], probe: list[str | None], by_hash: bool) -> None:
+    index = CaseIndex(pl.Series(ids))
+    if not by_hash:  # the path taken when two ids share a hash
+        index._by_hash = None
+    probe = [*probe, *ids[::2]]
+    codes = index.codes(pl.Series(probe, dtype=pl.String))
+    assert codes.dtype == pl.UInt32
+    assert codes.to_list() == string_join_codes(ids, probe)
