@@ -196,3 +196,20 @@ def test_case_index_equals_a_join_on_the_strings(ids: list[str], probe: list[str
     codes = index.codes(pl.Series(probe, dtype=pl.String))
     assert codes.dtype == pl.UInt32
     assert codes.to_list() == string_join_codes(ids, probe)
+
+
+@pytest.mark.parametrize("high_trial", [3, 5_000_000])  # compact plan (membership mask) and sparse plan (anti-join)
+def test_rows_of_units_the_plan_does_not_list_are_unknown_units(high_trial: int) -> None:
+    plan = ef.Plan.from_frame(units_table([("A", "c1", 1, "x"), ("A", "c1", high_trial, "x"), ("A", "c2", 2, "y")]))
+    rows = pl.DataFrame(
+        {
+            "candidate": ["A"] * 4,
+            "case_id": ["c1", "c1", "c2", "c2"],
+            "trial": [1, 2, 2, high_trial],
+            "passed": [1, 1, 0, 1],
+        }
+    )
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, rows)
+    unknown = refused.value.problems.filter(pl.col("kind") == "unknown_unit")
+    assert unknown.select("case_id", "trial", "line").rows() == [("c1", 2, 2), ("c2", high_trial, 4)]
