@@ -147,8 +147,9 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         problems=problems,
         summary=summary,
         slices=slice_table,
-        units=units.drop(CODES).with_columns(_AS_TEXT),
-        attempts=selected.attempts.drop(CODES),
+        # Each keeps its case code: a spill stores it instead of the case's text columns (see _Spill).
+        units=units.drop(CAND_CODE, UID).with_columns(_AS_TEXT),
+        attempts=selected.attempts.drop(CAND_CODE, UID),
     )
 
 
@@ -202,12 +203,17 @@ class _Spill:
     """Per-partition units and attempts written to a temporary folder, read back as one lazy scan each.
 
     Arrow IPC with LZ4 is the quickest to write and to scan back (measured: about half the time of
-    Parquet for a 0.5M-unit partition); :meth:`AuditReport.write` streams them into Parquet.
+    Parquet for a 0.5M-unit partition); :meth:`AuditReport.write` streams them into Parquet. Text that
+    the plan already holds is not written: a table keeps its rows' case code (``_case``) instead of
+    ``case_id`` and the plan's case columns, and a part's one candidate is noted, not repeated; the
+    scan gives them back (a gather by code, a literal), so the scanned table equals the table kept.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cases: pl.DataFrame) -> None:
+        self.cases = cases
         self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
-        self.files: dict[str, list[Path]] = {"units": [], "attempts": []}
+        #: Per table: (file, the table's columns in order, its one candidate or None when it has several).
+        self.files: dict[str, list[tuple[Path, list[str], str | None]]] = {"units": [], "attempts": []}
         # Lazy frames handed out read these files whenever they are collected, even after the report is
         # gone: the folder lives until the interpreter exits (or goes at once when nothing was audited).
         self._remove = functools.partial(shutil.rmtree, self.folder, ignore_errors=True)
@@ -221,14 +227,29 @@ class _Spill:
     def keep(self, part: _Part) -> _Part:
         """Write the part's units and attempts out and drop them from memory."""
         for name, frame in (("units", part.units), ("attempts", part.attempts)):
-            if frame is not None:
-                path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
-                frame.write_ipc(path, compression="lz4")
-                self.files[name].append(path)
+            if frame is None:
+                continue
+            columns = [c for c in frame.columns if c != CASE_CODE]
+            candidates = frame.get_column(CANDIDATE)
+            single = candidates.null_count() == 0 and candidates.n_unique() == 1
+            dropped = [c for c in self.cases.columns if c in columns] if CASE_CODE in frame.columns else []
+            path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
+            frame.drop([*dropped, *([CANDIDATE] if single else [])]).write_ipc(path, compression="lz4")
+            self.files[name].append((path, columns, candidates[0] if single else None))
         return replace(part, units=None, attempts=None)
 
     def scan(self, name: str) -> pl.LazyFrame:
-        return pl.scan_ipc(self.files[name]) if self.files[name] else pl.LazyFrame()
+        """One table, lazily: every file with its dropped columns given back, in the table's column order."""
+        scans = []
+        for path, columns, candidate in self.files[name]:
+            stored = pl.scan_ipc(path)
+            present = set(stored.collect_schema().names())
+            given: dict[str, pl.Expr] = {
+                c: pl.lit(self.cases.get_column(c)).gather(pl.col(CASE_CODE)) for c in self.cases.columns
+            }
+            given[CANDIDATE] = pl.lit(candidate, pl.String)
+            scans.append(stored.select([pl.col(c) if c in present else given[c].alias(c) for c in columns]))
+        return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
 
 
 def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill, source: str) -> list[_Part]:
@@ -413,7 +434,7 @@ def audit(
         if partition_by is None:
             parts = [_check_and_select(plan, loaded.frame, options)]
         elif partition_by == CANDIDATE:
-            spill = _Spill()
+            spill = _Spill(plan.cases)
             parts = _by_candidate(plan, loaded.frame, options, spill, loaded.source)
         else:
             msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
@@ -436,8 +457,10 @@ def audit(
     if spill is not None:
         units, attempts_table = spill.scan("units"), spill.scan("attempts")
     else:
-        units = pl.concat([p.units for p in computed if p.units is not None])
-        attempts_table = pl.concat([p.attempts for p in computed if p.attempts is not None], how="diagonal_relaxed")
+        units = pl.concat([p.units for p in computed if p.units is not None]).drop(CASE_CODE, strict=False)
+        attempts_table = pl.concat(
+            [p.attempts for p in computed if p.attempts is not None], how="diagonal_relaxed"
+        ).drop(CASE_CODE, strict=False)
     slice_table = (
         pl.concat([p.slices for p in computed if p.slices is not None], how="diagonal_relaxed")
         if slices
