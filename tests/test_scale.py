@@ -223,3 +223,34 @@ def test_auto_partitions_a_large_ledger(monkeypatch: pytest.MonkeyPatch, generat
     monkeypatch.setattr(audit_module, "AUTO_PARTITION_ROWS", 1000)
     report = ef.audit(ef.Plan.from_file(d / "plan.parquet"), d / "results_hive", partition_by="auto")
     assert report.meta["partition_by"] == "candidate" and isinstance(report.units, pl.LazyFrame)
+
+
+def test_spilled_tables_equal_the_tables_kept_in_memory_column_for_column() -> None:
+    # The spill stores case codes for the plan's text and the one candidate of a part; the scan gives them back.
+    cases = pl.DataFrame(
+        {
+            "case_id": ["q1", "q2", "q3"],
+            "dataset_version": ["v1", "v1", "v2"],
+            "topic": ["tax", None, "tax"],
+            "input_length": [10, 20, 30],
+        }
+    )
+    plan = ef.Plan.from_frame(cases, candidates=["B", "A"], trials=2)
+    rows = pl.DataFrame(
+        {
+            "candidate": ["A", "A", "A", "B", "B", "B", "B"],
+            "case_id": ["q1", "q2", "q3", "q3", "q1", "q1", "q2"],
+            "trial": [1, 1, 2, 1, 2, 2, 1],
+            "attempt": [1, 1, 1, 1, 1, 2, 1],
+            "exec_status": ["completed", "error", "completed", "completed", "timeout", "completed", "completed"],
+            "score": [1, None, 0, 1, None, 1, 0],
+            "dataset_version": ["v1", "v1", "v2", None, "v1", "v1", "v1"],
+        }
+    )
+    whole = ef.audit(plan, rows, retry="last_allowed")
+    parts = ef.audit(plan, rows, retry="last_allowed", partition_by="candidate")
+    assert isinstance(parts.units, pl.LazyFrame) and isinstance(parts.attempts, pl.LazyFrame)
+    assert whole.units.height == 12 and whole.attempts.height == 7
+    assert_frame_equal(parts.units.collect(), whole.units, check_exact=True)
+    assert_frame_equal(parts.attempts.collect(), whole.attempts, check_exact=True)
+    assert parts.units.select("candidate", "case_id", "topic").collect().row(4) == ("A", "q3", "tax")
