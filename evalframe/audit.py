@@ -41,7 +41,7 @@ from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused
 from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, collect_input, load
-from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan
+from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems
 from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
@@ -247,9 +247,7 @@ class _Spill:
         for path, columns, candidate in self.files[name]:
             stored = pl.scan_ipc(path)
             present = set(stored.collect_schema().names())
-            given: dict[str, pl.Expr] = {
-                c: pl.lit(self.cases.get_column(c)).gather(pl.col(CASE_CODE)) for c in self.cases.columns
-            }
+            given = {c: case_column(self.cases.get_column(c)) for c in self.cases.columns}
             given[CANDIDATE] = pl.lit(candidate, pl.String)
             scans.append(stored.select([pl.col(c) if c in present else given[c].alias(c) for c in columns]))
         return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()

@@ -16,7 +16,25 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
+from evalframe.columns import (
+    ANSWER,
+    ATTEMPT,
+    ATTEMPTS,
+    CANDIDATE,
+    CASE_ID,
+    COUNTED_ATTEMPT,
+    EXEC_STATUS,
+    HAS_OUTPUT,
+    LIMIT,
+    LINE,
+    OUTCOME,
+    PASSED,
+    RUN_ID,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+)
 from evalframe.engine import in_memory
 from evalframe.errors import PlanError
 from evalframe.load import Loaded, PathLike, collect_input, load
@@ -116,6 +134,61 @@ class UnitCoding:
             ((uid // self.span) % self.n_cases).cast(pl.UInt32).alias(CASE_CODE),
             (uid % self.span + self.low).alias(TRIAL),
         ]
+
+
+#: Names a plan column may not have: the ledger's per-attempt columns and those the audit computes per unit
+#: (a plan column of that name would stand in for them in the units table), and the audit's code columns.
+RESERVED_COLUMNS: Final = (
+    ATTEMPT,
+    RUN_ID,
+    EXEC_STATUS,
+    SCORE_STATUS,
+    SCORE,
+    PASSED,
+    HAS_OUTPUT,
+    ANSWER,
+    LIMIT,
+    COUNTED_ATTEMPT,
+    ATTEMPTS,
+    OUTCOME,
+    "_cand",
+    "_case",
+    "_uid",
+    "_trial",
+)
+
+
+def case_column(column: pl.Series, code: str = CASE_CODE) -> pl.Expr:
+    """A column of the cases gathered at each row's case code (``code``), with the column's name and type.
+
+    An all-null column is a typed null literal instead: in one query, polars
+    2.1's in-memory engine gives gathers from two all-null literal Series of
+    different types one and the same type (a cast after the gather does not
+    help), so one column would get the other's type.
+    """
+    if column.null_count() == column.len():
+        return pl.lit(None, column.dtype).alias(column.name)
+    return pl.lit(column).gather(pl.col(code)).alias(column.name)
+
+
+def _column_problems(schema: pl.Schema, source: str) -> list[dict[str, Any]]:
+    """``unexpected_column`` problems for plan columns with a reserved name or a type a plan cannot hold.
+
+    A plan column is text, a number, a boolean, a date or a time: those are
+    compared exactly and written into the plan hash. ``trial`` is a key of a
+    units table (which has a ``candidate`` column), not a case column.
+    """
+    found = []
+    reserved = set(RESERVED_COLUMNS) | ({TRIAL} if CANDIDATE not in schema else set())
+    for name, dtype in schema.items():
+        if name in reserved:
+            detail = f"plan column {name!r} is a name the ledger or the audit gives per attempt or unit; rename it"
+        elif name not in (LINE, SOURCE) and (dtype.is_nested() or dtype in (pl.Binary, pl.Object, pl.Duration)):
+            detail = f"plan column {name!r} has type {dtype}; plan columns hold text, numbers, booleans, dates or times"
+        else:
+            continue
+        found.append({"kind": "unexpected_column", "source": source, "detail": detail})
+    return found
 
 
 #: Seed of the 64-bit case-id hashes :class:`CaseIndex` joins on (any fixed value; hashes never leave a process).
@@ -262,8 +335,11 @@ class Plan:
         PlanError
             With every problem found: ``empty_plan``, ``duplicate_case``,
             ``empty_identifier``, ``padded_identifier``, ``empty_candidates``,
-            ``repeated_candidate``, ``invalid_trials``, ``missing_column``
-            and any problem of the file itself.
+            ``repeated_candidate``, ``invalid_trials``, ``missing_column``,
+            ``unexpected_column`` (a plan column named like a column the
+            ledger or the audit's tables give per attempt or unit, see
+            :data:`RESERVED_COLUMNS`, or of a type other than text, numbers,
+            booleans, dates and times) and any problem of the file itself.
 
         Examples
         --------
@@ -297,6 +373,9 @@ class Plan:
         if CASE_ID not in names:
             extra.append({"kind": "missing_column", "source": source, "detail": "the plan has no case_id column"})
             raise PlanError(concat_problems([*found, problems_frame(extra)]))
+        columns = _column_problems(lf.collect_schema(), source)
+        if columns:
+            raise PlanError(concat_problems([*found, problems_frame([*extra, *columns])]))
         lf = lf.with_columns(pl.col(CASE_ID).cast(pl.String))
         if LINE not in names:
             lf = lf.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
@@ -545,7 +624,7 @@ class Plan:
         names = pl.Series(coding.candidates, dtype=pl.Enum(coding.candidates))
         return coded.with_columns(coding.parts()).with_columns(
             pl.lit(names).gather(pl.col(CAND_CODE)).alias(CANDIDATE),
-            pl.lit(self.cases.get_column(CASE_ID)).gather(pl.col(CASE_CODE)).alias(CASE_ID),
+            case_column(self.cases.get_column(CASE_ID)),
         )
 
     @property
@@ -650,7 +729,7 @@ def _match_cases(
     if known is not None and index is not None:
         rows = chunk.select(list(dict.fromkeys([*key, *keep]))).with_columns(index.codes(chunk.get_column(CASE_ID)))
         others = [
-            pl.col(c).ne_missing(pl.lit(known.get_column(c)).gather(pl.col(CASE_CODE))) for c in key if c != CASE_ID
+            pl.col(c).ne_missing(case_column(known.get_column(c)).alias(f"{c}_known")) for c in key if c != CASE_ID
         ]
         differ = pl.col(CASE_CODE).is_null() | pl.any_horizontal([pl.lit(False), *others])
         new = rows.filter(differ).select(columns)

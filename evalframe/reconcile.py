@@ -28,7 +28,7 @@ from evalframe.columns import (
     UNIT_KEY,
     MissingPolicy,
 )
-from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan
+from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems
 
 _ROW_COLS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
@@ -66,11 +66,7 @@ def planned_units_coded(plan: Plan) -> pl.LazyFrame:
     ``_cand``, ``_case`` (UInt32) and ``_uid`` (Int64).
     """
     units = plan.decode(plan.planned_codes())
-    plan_columns = [
-        pl.lit(plan.cases.get_column(name)).gather(pl.col(CASE_CODE)).alias(name)
-        for name in plan.cases.columns
-        if name != CASE_ID
-    ]
+    plan_columns = [case_column(plan.cases.get_column(name)) for name in plan.cases.columns if name != CASE_ID]
     return units.select(*UNIT_KEY, *plan_columns, CAND_CODE, CASE_CODE, UID)
 
 

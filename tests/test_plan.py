@@ -213,3 +213,40 @@ def test_rows_of_units_the_plan_does_not_list_are_unknown_units(high_trial: int)
         ef.audit(plan, rows)
     unknown = refused.value.problems.filter(pl.col("kind") == "unknown_unit")
     assert unknown.select("case_id", "trial", "line").rows() == [("c1", 2, 2), ("c2", high_trial, 4)]
+
+
+@pytest.mark.parametrize(
+    ("name", "values"),
+    [
+        ("outcome", [7, 8]),
+        ("attempts", [1, 2]),
+        ("score", [0.5, 1.0]),
+        ("passed", [1, 0]),
+        ("_case", [0, 1]),
+        ("trial", [1, 2]),
+        ("steps", [[1], [2, 3]]),
+        ("meta", [b"x", b"y"]),
+    ],
+)
+def test_a_plan_column_named_like_a_unit_column_or_of_a_nested_type_refuses_the_plan(
+    name: str, values: list[object]
+) -> None:
+    cases = pl.DataFrame({"case_id": ["a", "b"], name: values})
+    with pytest.raises(ef.PlanError) as refused:
+        ef.Plan.from_frame(cases, candidates=["A"])
+    problems = refused.value.problems
+    assert problems.select("kind", "refusing").rows() == [("unexpected_column", True)]
+    assert f"plan column {name!r}" in problems.item(0, "detail")
+
+
+def test_all_null_plan_columns_keep_their_types_in_the_units_table_in_both_modes() -> None:
+    # polars gives gathers from two all-null literals of different types one type unless they are typed nulls.
+    schema = {"case_id": pl.String, "case_hash": pl.String, "flag": pl.Boolean, "weight": pl.Float32}
+    cases = pl.DataFrame({"case_id": ["c1", "c2"], "case_hash": None, "flag": None, "weight": None}, schema=schema)
+    plan = ef.Plan.from_frame(cases, candidates=["A"])
+    rows = pl.DataFrame({"candidate": ["A"], "case_id": ["c1"], "passed": [1]})
+    whole = ef.audit(plan, rows).units
+    parts = ef.audit(plan, rows, partition_by="candidate").units.collect()
+    for units in (whole, parts):
+        assert {c: units.schema[c] for c in schema} == schema
+        assert units.select("case_id", "flag", "outcome").rows() == [("c1", None, "passed"), ("c2", None, "missing")]
