@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
-from evalframe.problems import problems_frame
+from evalframe.problems import concat_problems, problems_frame
 
 _BOM = "\ufeff"
 _BOM_BYTES = b"\xef\xbb\xbf"
@@ -359,6 +359,43 @@ def _hive_keys(path: PathLike | Sequence[str], files: Sequence[str]) -> tuple[li
     return below, sorted(above - set(below))
 
 
+def _partition_mismatches(files: Sequence[str], keys: Sequence[str], starts: dict[str, int]) -> pl.DataFrame:
+    """``partition_mismatch`` problems: rows whose own ``key`` column differs from their ``key=value`` folder.
+
+    The reader gives a hive key's column the folder's value and drops the
+    file's own, so a row stored under ``candidate=A`` that says ``B`` would
+    silently become A's. Only the key columns are read (without hive
+    partitioning) and compared as text; a null in the file differs too.
+    """
+    scan = pl.scan_parquet(list(files), hive_partitioning=False, include_file_paths="_file", row_index_name="_row")
+    folder = {
+        k: {f: next(p.split("=", 1)[1] for p in reversed(Path(f).parent.parts) if p.startswith(f"{k}=")) for f in files}
+        for k in keys
+    }
+    parts = []
+    for k in keys:
+        expected = pl.col("_file").replace_strict(folder[k], return_dtype=pl.String)
+        stored = pl.col(k).cast(pl.String)
+        differ = scan.select(k, "_file", "_row").filter(stored.ne_missing(expected))
+        parts.append(
+            differ.select(
+                pl.lit("partition_mismatch").alias("kind"),
+                pl.col("_file").alias(SOURCE),
+                (
+                    pl.col("_row").cast(pl.Int64) - pl.col("_file").replace_strict(starts, return_dtype=pl.Int64) + 1
+                ).alias(LINE),
+                pl.format(
+                    "{} {} in the file differs from its folder {}={}",
+                    pl.lit(k),
+                    pl.when(stored.is_null()).then(pl.lit("null")).otherwise(pl.format("'{}'", stored)),
+                    pl.lit(k),
+                    expected,
+                ).alias("detail"),
+            )
+        )
+    return concat_problems([pl.concat(parts)])
+
+
 def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     """Scan Parquet: a file, a directory (hive partitions allowed), a glob, or a list of files.
 
@@ -381,6 +418,9 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
         ``line`` (Int64, 1-based row number within its file). A file that
         already has ``source``/``line`` columns (e.g. a ledger written by
         ``evalframe import``) keeps its own: they name the original export.
+        Its problems list every row whose own column for a ``key=value``
+        folder key differs from the folder (``partition_mismatch``,
+        refusing): the reader would otherwise give it the folder's value.
 
     Raises
     ------
@@ -414,12 +454,14 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     options: dict[str, Any] = {"hive_partitioning": hive}
     if hive:  # every key=value folder is text (candidate=007 stays '007')
         options["hive_schema"] = dict.fromkeys([*hive_keys, *above], pl.String)
-    if LINE in names:
-        lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
-        return Loaded(lf.drop(above), problems_frame(), label, tuple(hive_keys))
     # The reader's row index runs on across files; each file's first row index (from the footers) turns it
     # into the row number within the file. Unlike a window over the path column, it keeps filters pushed down.
     starts = dict(zip(files, itertools.accumulate(rows[:-1], initial=0), strict=True))
+    stored_keys = [k for k in hive_keys if k in names]
+    problems = _partition_mismatches(files, stored_keys, starts) if stored_keys else problems_frame()
+    if LINE in names:
+        lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
+        return Loaded(lf.drop(above), problems, label, tuple(hive_keys))
     path_col = "_file" if SOURCE in names else SOURCE
     lf = pl.scan_parquet(files, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1, **options).drop(
         above
@@ -427,7 +469,7 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     first = pl.lit(0, pl.Int64) if len(files) == 1 else pl.col(path_col).replace_strict(starts, return_dtype=pl.Int64)
     lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - first).alias(LINE))
     lf = lf.select(*[c for c in lf.collect_schema().names() if c not in (LINE, "_file")], LINE)
-    return Loaded(lf, problems_frame(), label, tuple(hive_keys))
+    return Loaded(lf, problems, label, tuple(hive_keys))
 
 
 def load(path: PathLike | Sequence[PathLike]) -> Loaded:

@@ -66,6 +66,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "undecodable_bytes": "bytes that are not valid UTF-8",
     "misplaced_bom": "a byte-order mark anywhere but the very start of the file",
     "unreadable_file": "a file that could not be read or parsed at all",
+    "partition_mismatch": "a row's own value differs from the key=value folder (hive partition) it is stored in",
     # identifiers
     "empty_identifier": "an empty case_id, candidate or run_id",
     "padded_identifier": "an identifier with leading or trailing white space",

@@ -187,6 +187,34 @@ def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) ->
     assert single == ["case_id", "passed", "source", "line"]
 
 
+def test_a_row_whose_candidate_differs_from_its_hive_folder_refuses_in_both_modes(tmp_path: Path) -> None:
+    # The reader would give every row its folder's candidate: row 2 of A's file, B's row, would count for A.
+    lake = tmp_path / "lake"
+    for name, stored in (("A", ["A", "B", None]), ("B", ["B", "B", "B"])):
+        (lake / f"candidate={name}").mkdir(parents=True)
+        rows = pl.DataFrame({"candidate": stored, "case_id": ["q1", "q2", "q3"], "passed": [1, 0, 1]})
+        rows.write_parquet(lake / f"candidate={name}" / "p.parquet")
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"])
+    for partition_by in (None, "candidate"):
+        with pytest.raises(ef.AuditRefused) as refused:
+            ef.audit(plan, lake, partition_by=partition_by)
+        found = refused.value.problems.filter(pl.col("kind") == "partition_mismatch")
+        assert found.select("source", "line", "detail", "refusing").rows() == [
+            (
+                str(lake / "candidate=A" / "p.parquet"),
+                2,
+                "candidate 'B' in the file differs from its folder candidate=A",
+                True,
+            ),
+            (
+                str(lake / "candidate=A" / "p.parquet"),
+                3,
+                "candidate null in the file differs from its folder candidate=A",
+                True,
+            ),
+        ]
+
+
 def test_lake_files_with_different_schemas_are_an_input_error(tmp_path: Path) -> None:
     lake = tmp_path / "lake"
     (lake / "candidate=A").mkdir(parents=True)
