@@ -428,6 +428,8 @@ class Plan:
         index: CaseIndex | None = None  # of `known`'s ids while it holds one row per case
         local: list[tuple[pl.Series, pl.DataFrame]] = []  # per candidate: codes against that version of `known`
         trial_values: set[int] = set()
+        compared = [*(c for c in case_cols if c != LINE), "_trial"]
+        previous: tuple[pl.DataFrame, pl.Series] | None = None  # the last candidate's compared columns and codes
         for name, chunk_filter in chunks:
             chunk = collect_input(lf.filter(chunk_filter), source)
             if not has_trial:
@@ -455,26 +457,35 @@ class Plan:
                         pl.lit(source).alias(SOURCE), pl.col("detail").str.replace(CASE_ID, CANDIDATE, literal=True)
                     )
                 )
-            before = known
-            known, rows = _match_cases(known, index, chunk, case_cols, carry=["_trial"])
-            if known is not before:
-                index = CaseIndex(known.get_column(CASE_ID)) if _one_row_per_case(known) else None
-            code = (pl.col(CASE_CODE).cast(pl.Int64) * 2**_TRIAL_BITS + pl.col("_trial")).alias(UID)
-            rows = rows.with_columns(code)
-            codes = rows.get_column(UID)
-            listed = codes.drop_nulls()
-            if listed.n_unique() < listed.len():  # counting distinct codes is quick; marking repeats is not
-                found.append(
-                    rows.filter(codes.is_duplicated() & codes.is_not_null()).select(
-                        pl.lit("duplicate_case").alias("kind"),
-                        pl.lit(source).alias(SOURCE),
-                        LINE,
-                        pl.lit(name, pl.String).alias(CANDIDATE),
-                        CASE_ID,
-                        pl.col("_trial").alias(TRIAL),
-                        pl.lit("planned unit listed more than once").alias("detail"),
+            # Plans usually list the same cases, in the same order, for every candidate: then the rows of the
+            # previous candidate were matched already, and their codes are this candidate's (an exact shortcut).
+            if previous is not None and chunk.select(compared).equals(previous[0]):
+                codes = previous[1]
+            else:
+                before = known
+                known, rows = _match_cases(known, index, chunk, case_cols, carry=["_trial"])
+                if known is not before:
+                    index = CaseIndex(known.get_column(CASE_ID)) if _one_row_per_case(known) else None
+                code = (pl.col(CASE_CODE).cast(pl.Int64) * 2**_TRIAL_BITS + pl.col("_trial")).alias(UID)
+                rows = rows.with_columns(code)
+                codes = rows.get_column(UID)
+                listed = codes.drop_nulls()
+                repeated = listed.n_unique() < listed.len()  # counting distinct codes is quick; marking them is not
+                if repeated:
+                    found.append(
+                        rows.filter(codes.is_duplicated() & codes.is_not_null()).select(
+                            pl.lit("duplicate_case").alias("kind"),
+                            pl.lit(source).alias(SOURCE),
+                            LINE,
+                            pl.lit(name, pl.String).alias(CANDIDATE),
+                            CASE_ID,
+                            pl.col("_trial").alias(TRIAL),
+                            pl.lit("planned unit listed more than once").alias("detail"),
+                        )
                     )
-                )
+                # Kept for the next candidate only when it had no repeated unit (those need their own lines).
+                previous = None if repeated else (chunk.select(compared), codes)
+            assert known is not None  # set by the first chunk, which is never a repeat
             local.append((codes, known))
         frame = known if known is not None else lf.select(case_cols).head(0).collect()
         found.append(_repeated_cases(frame, source, "case-level plan columns disagree between rows of this case"))

@@ -250,3 +250,30 @@ def test_all_null_plan_columns_keep_their_types_in_the_units_table_in_both_modes
     for units in (whole, parts):
         assert {c: units.schema[c] for c in schema} == schema
         assert units.select("case_id", "flag", "outcome").rows() == [("c1", None, "passed"), ("c2", None, "missing")]
+
+
+def test_candidates_listing_the_same_rows_share_codes_and_problems_are_still_each_candidates() -> None:
+    # A and B list identical rows (B reuses A's codes); C differs from B only in one case column.
+    same = [("c2", 1, "x"), ("c1", 1, "y"), ("c1", 2, "y")]
+    rows = units_table([(cand, *row) for cand in ("A", "B") for row in same] + [("C", *same[0]), ("C", "c1", 1, "z")])
+    with pytest.raises(ef.PlanError) as info:
+        ef.Plan.from_frame(rows)
+    assert info.value.problems.select("kind", "case_id", "line").rows() == [
+        ("duplicate_case", "c1", 2),
+        ("duplicate_case", "c1", 8),
+    ]
+    plan = ef.Plan.from_frame(units_table([(cand, *row) for cand in ("B", "A") for row in same]))
+    assert plan.units is not None
+    assert plan.units.rows() == [(c, case, t) for c in ("A", "B") for case, t in (("c1", 1), ("c1", 2), ("c2", 1))]
+
+
+def test_a_unit_repeated_by_two_candidates_listing_the_same_rows_is_named_for_each() -> None:
+    same = [("c1", 1, "x"), ("c2", 1, "x"), ("c1", 1, "x")]
+    with pytest.raises(ef.PlanError) as info:
+        ef.Plan.from_frame(units_table([(cand, *row) for cand in ("A", "B") for row in same]))
+    assert info.value.problems.select("candidate", "case_id", "line").rows() == [
+        ("A", "c1", 1),
+        ("A", "c1", 3),
+        ("B", "c1", 4),
+        ("B", "c1", 6),
+    ]
