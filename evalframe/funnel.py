@@ -280,7 +280,7 @@ def with_uncertainty(
     >>> out.select("pass_rate_scored_se_naive", "pass_rate_scored_se_clustered", "cases_fully_scored").row(0)
     (0.25, 0.3535533905932738, 2)
     """
-    from evalframe.stats import clustered_se, wilson_exprs
+    from evalframe.stats import clustered_se, sorted_cluster_sums, wilson_exprs
 
     numerators = {
         COMPLETION_RATE: (pl.col(COMPLETED), pl.col(PLANNED)),
@@ -300,7 +300,10 @@ def with_uncertainty(
     out = summary.with_columns(intervals)
 
     graded = outcome_in(units.schema, "passed", "failed", "scored_no_threshold")
-    if nested:
+    if nested and units.get_column(cluster).is_sorted():
+        ungraded = sorted_cluster_sums(units.lazy(), cluster, [CANDIDATE], {"_ungraded": ~graded})
+        cases = ungraded.select(CANDIDATE, (pl.col("_ungraded") == 0).alias("_all")).collect()
+    elif nested:
         cases = units.group_by(cluster).agg(pl.col(CANDIDATE).first(), graded.all().alias("_all"))
     else:
         cases = units.group_by(CANDIDATE, cluster).agg(graded.all().alias("_all"))

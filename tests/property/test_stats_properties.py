@@ -14,6 +14,7 @@ from evalframe.stats import (
     bounds,
     clustered_se,
     paired_difference,
+    sorted_cluster_sums,
     wilson_exprs,
     wilson_interval,
 )
@@ -194,3 +195,19 @@ def test_nested_clusters_give_the_same_errors(frame: pl.DataFrame, confidence: f
         nested=True,
     )
     assert_frame_equal(nested, plain)
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-50, 50)), min_size=1, max_size=60))
+def test_sorted_cluster_sums_equal_a_group_by(rows: list[tuple[int, int]]) -> None:
+    frame = pl.DataFrame(rows, schema={"cluster": pl.Int64, "value": pl.Int64}, orient="row").sort("cluster")
+    frame = frame.with_columns((pl.col("cluster") % 2).alias("group"))
+    sums = {"s": pl.col("value"), "n": pl.col("value").is_not_null(), "neg": pl.col("value") < 0}
+    got = sorted_cluster_sums(frame.lazy(), "cluster", ["group"], sums).collect()
+    expected = frame.group_by("cluster", maintain_order=True).agg(
+        pl.col("group").last(),
+        pl.col("value").sum().alias("s"),
+        pl.len().cast(pl.Int64).alias("n"),
+        (pl.col("value") < 0).sum().cast(pl.Int64).alias("neg"),
+    )
+    assert_frame_equal(got, expected, check_exact=True)
