@@ -12,6 +12,7 @@ import functools
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -203,7 +204,9 @@ class _Spill:
     """Per-partition units and attempts written to a temporary folder, read back as one lazy scan each.
 
     Arrow IPC with LZ4 is the quickest to write and to scan back (measured: about half the time of
-    Parquet for a 0.5M-unit partition); :meth:`AuditReport.write` streams them into Parquet. Text that
+    Parquet for a 0.5M-unit partition); :meth:`AuditReport.write` streams them into Parquet. A part is
+    written on a background thread while the next one is audited (at most one part waits; 50M rows:
+    31.6 s -> 29.4 s, as the audit alone keeps about 1.5 of 2 cores busy). Text that
     the plan already holds is not written: a table keeps its rows' case code (``_case``) instead of
     ``case_id`` (and, for units, the plan's case columns), and a part's one candidate is noted, not
     repeated; the scan gives them back (a gather by code, a literal), so the scanned table equals the
@@ -219,9 +222,21 @@ class _Spill:
         # gone: the folder lives until the interpreter exits (or goes at once when nothing was audited).
         self._remove = functools.partial(shutil.rmtree, self.folder, ignore_errors=True)
         atexit.register(self._remove)
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalframe-spill")
+        self._writing: list[Future[None]] = []
+
+    def flush(self) -> None:
+        """Wait until every part's tables are written (re-raising a write's error); no part follows."""
+        while self._writing:
+            self._writing.pop(0).result()
+        self._writer.shutdown()
 
     def discard(self) -> None:
-        """Remove the folder now (the audit refused: no table reads it)."""
+        """Remove the folder now (the audit refused: no table reads it), once no write is under way."""
+        for pending in self._writing:
+            pending.exception()  # waits; an error of a table nobody will read does not matter
+        self._writing.clear()
+        self._writer.shutdown()
         self._remove()
         atexit.unregister(self._remove)
 
@@ -237,12 +252,16 @@ class _Spill:
             single = candidates.null_count() == 0 and candidates.n_unique() == 1
             dropped = [c for c in from_plan[name] if c in columns] if CASE_CODE in frame.columns else []
             path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
-            frame.drop([*dropped, *([CANDIDATE] if single else [])]).write_ipc(path, compression="lz4")
+            stored = frame.drop([*dropped, *([CANDIDATE] if single else [])])
+            self._writing.append(self._writer.submit(stored.write_ipc, path, compression="lz4"))
             self.files[name].append((path, columns, candidates[0] if single else None))
+        while len(self._writing) > 2:  # at most one part's tables wait to be written
+            self._writing.pop(0).result()
         return replace(part, units=None, attempts=None)
 
     def scan(self, name: str) -> pl.LazyFrame:
         """One table, lazily: every file with its dropped columns given back, in the table's column order."""
+        self.flush()
         scans = []
         for path, columns, candidate in self.files[name]:
             stored = pl.scan_ipc(path)
@@ -437,6 +456,7 @@ def audit(
         elif partition_by == CANDIDATE:
             spill = _Spill(plan.cases)
             parts = _by_candidate(plan, loaded.frame, options, spill, loaded.source)
+            spill.flush()  # a failed write fails the audit here, and the folder goes
         else:
             msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
             raise ValueError(msg)

@@ -135,6 +135,23 @@ def test_a_partitioned_refusal_leaves_no_spilled_files(generated: dict[str, Path
     assert spill_folders() == before
 
 
+def test_a_failed_spill_write_fails_the_audit_and_leaves_no_files(
+    monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]
+) -> None:
+    # Parts are written on a background thread; its error must reach the caller, not vanish.
+    d = generated["clean"]
+    plan = ef.Plan.from_file(d / "plan.parquet")
+    before = spill_folders()
+
+    def full_disk(self: pl.DataFrame, *args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pl.DataFrame, "write_ipc", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        ef.audit(plan, d / "results_hive", partition_by="candidate")
+    assert spill_folders() == before
+
+
 def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_modes() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"])
     ledger = pl.DataFrame(
