@@ -22,12 +22,16 @@ import polars as pl
 
 from evalframe.attempts import RETRY_FLAGS, select_attempts
 from evalframe.columns import (
+    ANSWER,
     CANDIDATE,
+    CASE_HASH,
     CASE_ID,
+    DATASET_VERSION,
     EXEC_FAILURES,
     EXEC_STATUS,
     EXEC_STATUSES,
     KIND,
+    LIMIT,
     LINE,
     REFUSING,
     RUN_ID,
@@ -129,8 +133,12 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     refusing = bool(problems.filter(pl.col(REFUSING)).height)
     if refusing or not compute:
         return replace(found, problems=problems, checks_refused=refusing)
+    compact = _compact(rec.ledger)
+    # Columns that only ride along to the tables are left out while attempts are sorted and joined when they
+    # are all null (the usual case for most of them), and given back as typed nulls in their places.
+    empty = {c: compact.schema[c] for c in _PAYLOAD if compact.get_column(c).null_count() == compact.height}
     selected = select_attempts(
-        _compact(rec.ledger),
+        compact.drop(list(empty)),
         policy=o.retry,
         max_attempts=o.max_attempts,
         retry_on=o.retry_on,
@@ -141,7 +149,12 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     if problems.filter(pl.col(REFUSING)).height:
         return replace(found, problems=problems)
     units = unit_outcomes(rec.planned.lazy(), selected.attempts.lazy(), key=[UID]).collect()
-    del rec
+    if empty:
+        attempts = _given_back(selected.attempts, [*compact.columns, *selected.attempts.columns], empty)
+        shape = unit_outcomes(rec.planned.lazy().head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
+        units = _given_back(units, shape.names(), dict(shape))
+        selected = replace(selected, attempts=attempts)
+    del rec, compact
     summary, slice_table = _summarize(units, o)
     return replace(
         found,
@@ -185,6 +198,16 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
     )
     slice_table = slice_funnel(units.drop(CODES), o.slices, o.bins).with_columns(_AS_TEXT) if o.slices else None
     return summary.with_columns(_AS_TEXT), slice_table
+
+
+#: Ledger columns that only ride along to the report tables (no count, rate or retry rule reads them).
+_PAYLOAD: Final = (RUN_ID, ANSWER, LIMIT, DATASET_VERSION, CASE_HASH)
+
+
+def _given_back(frame: pl.DataFrame, order: Sequence[str], dtypes: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    """``frame`` with the columns of ``order`` it lacks added as nulls of their ``dtypes``, in that order."""
+    names = list(dict.fromkeys(order))
+    return frame.select(pl.col(c) if c in frame.columns else pl.lit(None, dtypes[c]).alias(c) for c in names)
 
 
 def _compact(ledger: pl.DataFrame) -> pl.DataFrame:

@@ -299,3 +299,35 @@ def test_spilled_tables_equal_the_tables_kept_in_memory_column_for_column() -> N
     assert_frame_equal(parts.units.collect(), whole.units, check_exact=True)
     assert_frame_equal(parts.attempts.collect(), whole.attempts, check_exact=True)
     assert parts.units.select("candidate", "case_id", "topic").collect().row(4) == ("A", "q3", "tax")
+
+
+@pytest.mark.parametrize("partition_by", [None, "candidate"])
+@pytest.mark.parametrize("retry", ["first", "every"])
+def test_all_null_payload_columns_left_out_while_counting_come_back_in_place(
+    monkeypatch: pytest.MonkeyPatch, partition_by: str | None, retry: str
+) -> None:
+    audit_module = importlib.import_module("evalframe.audit")  # the module (ef.audit is the function)
+
+    cases = pl.DataFrame({"case_id": ["q1", "q2"], "dataset_version": ["v1", "v1"], "topic": ["a", "b"]})
+    plan = ef.Plan.from_frame(cases, candidates=["A", "B"])
+    rows = pl.DataFrame(
+        {
+            "candidate": ["A", "A", "A", "B"],
+            "case_id": ["q1", "q1", "q2", "q2"],
+            "attempt": [1, 2, 1, 1],
+            "exec_status": ["timeout", "completed", "completed", "completed"],
+            "score": [None, 1, 0, 1],
+            "run_id": [None, None, None, None],
+            "answer": [None, None, None, None],
+            "dataset_version": [None, "v1", None, None],
+        },
+        schema_overrides={"run_id": pl.String, "answer": pl.String},
+    )
+    fast = audit_module.audit(plan, rows, retry=retry, partition_by=partition_by)
+    monkeypatch.setattr(audit_module, "_PAYLOAD", ())  # nothing left out: the reference
+    reference = audit_module.audit(plan, rows, retry=retry, partition_by=partition_by)
+    for name in ("units", "attempts"):
+        got, expected = getattr(fast, name).lazy().collect(), getattr(reference, name).lazy().collect()
+        assert got.columns == expected.columns
+        assert_frame_equal(got, expected, check_exact=True)
+    assert fast.units.lazy().collect().height == (5 if retry == "every" else 4)
