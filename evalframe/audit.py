@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import polars as pl
 
@@ -52,6 +52,9 @@ from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import FILE_PROBLEMS, KNOWN_COLUMNS, validate_ledger
+
+#: A frame, eager or lazy (helpers that keep the kind they are given).
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 #: Internal integer-code columns, dropped from every report table.
 CODES = [CAND_CODE, CASE_CODE, UID]
@@ -150,9 +153,9 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         return replace(found, problems=problems)
     units = unit_outcomes(rec.planned.lazy(), selected.attempts.lazy(), key=[UID]).collect()
     if empty:
-        attempts = _given_back(selected.attempts, [*compact.columns, *selected.attempts.columns], empty)
+        attempts = _given_back(selected.attempts, [*compact.columns, *selected.attempts.columns], _nulls(empty))
         shape = unit_outcomes(rec.planned.lazy().head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
-        units = _given_back(units, shape.names(), dict(shape))
+        units = _given_back(units, shape.names(), _nulls(shape))
         selected = replace(selected, attempts=attempts)
     del rec, compact
     summary, slice_table = _summarize(units, o)
@@ -174,9 +177,7 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
     """
     # Units are sorted by unit code, hence by (candidate, case): one integer names each cluster, in order. It is
     # not flagged sorted: with_uncertainty checks the order (2 ms) before it sums clusters as runs of rows.
-    cases = units.with_columns(
-        (pl.col(CAND_CODE).cast(pl.Int64) * 2**32 + pl.col(CASE_CODE)).alias("_cluster")
-    )
+    cases = units.with_columns((pl.col(CAND_CODE).cast(pl.Int64) * 2**32 + pl.col(CASE_CODE)).alias("_cluster"))
     summary = with_uncertainty(
         funnel(units.lazy()).collect(),
         cases,
@@ -205,10 +206,15 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
 _PAYLOAD: Final = (RUN_ID, ANSWER, LIMIT, DATASET_VERSION, CASE_HASH)
 
 
-def _given_back(frame: pl.DataFrame, order: Sequence[str], dtypes: Mapping[str, pl.DataType]) -> pl.DataFrame:
-    """``frame`` with the columns of ``order`` it lacks added as nulls of their ``dtypes``, in that order."""
-    names = list(dict.fromkeys(order))
-    return frame.select(pl.col(c) if c in frame.columns else pl.lit(None, dtypes[c]).alias(c) for c in names)
+def _given_back(frame: FrameT, order: Sequence[str], given: Mapping[str, pl.Expr]) -> FrameT:
+    """``frame``'s columns in ``order``, each one it lacks given by its expression in ``given``."""
+    present = set(frame.collect_schema().names())
+    return frame.select(pl.col(c) if c in present else given[c].alias(c) for c in dict.fromkeys(order))
+
+
+def _nulls(dtypes: Mapping[str, pl.DataType]) -> dict[str, pl.Expr]:
+    """A typed null literal for each column."""
+    return {c: pl.lit(None, dtype) for c, dtype in dtypes.items()}
 
 
 def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
@@ -286,13 +292,11 @@ class _Spill:
     def scan(self, name: str) -> pl.LazyFrame:
         """One table, lazily: every file with its dropped columns given back, in the table's column order."""
         self.flush()
-        scans = []
-        for path, columns, candidate in self.files[name]:
-            stored = pl.scan_ipc(path)
-            present = set(stored.collect_schema().names())
-            given = {c: case_column(self.cases.get_column(c)) for c in self.cases.columns}
-            given[CANDIDATE] = pl.lit(candidate, pl.String)
-            scans.append(stored.select([pl.col(c) if c in present else given[c].alias(c) for c in columns]))
+        from_cases = {c: case_column(self.cases.get_column(c)) for c in self.cases.columns}
+        scans = [
+            _given_back(pl.scan_ipc(path), columns, {**from_cases, CANDIDATE: pl.lit(candidate, pl.String)})
+            for path, columns, candidate in self.files[name]
+        ]
         return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
 
 

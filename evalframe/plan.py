@@ -495,8 +495,8 @@ class Plan:
         coding = UnitCoding(tuple(sorted(candidates)), frame.height, bounds[0], bounds[1] - bounds[0] + 1)
         unit_codes = pl.concat(
             [
-                _unit_codes(codes, None if version is final else version, frame, coding, index)
-                for index, (codes, version) in enumerate(local[: len(candidates)])
+                _unit_codes(codes, None if version is final else version, frame, coding, position)
+                for position, (codes, version) in enumerate(local[: len(candidates)])
             ]
             or [pl.Series(UID, [], dtype=pl.Int64)]
         )

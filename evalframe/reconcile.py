@@ -117,14 +117,12 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
         ),
     ]
     if plan.unit_codes is not None:
-        listed = _listed_units(plan)
+        listed, in_range = _listed_units(plan), coded.filter(pl.col(UID).is_not_null())
         if listed is not None:
-            not_unit = coded.filter(pl.col(UID).is_not_null()).filter(~pl.lit(listed).gather(pl.col(UID)))
+            not_unit = in_range.filter(~pl.lit(listed).gather(pl.col(UID)))
         else:
             units = planned if planned is not None else planned_units_coded(plan)
-            not_unit = coded.filter(pl.col(UID).is_not_null()).join(
-                units.select(UID), on=UID, how="anti", maintain_order="left"
-            )
+            not_unit = in_range.join(units.select(UID), on=UID, how="anti", maintain_order="left")
         parts.append(_flag(not_unit, "unknown_unit", pl.lit("(candidate, case_id, trial) is not a planned unit")))
     return pl.concat(parts)
 

@@ -319,7 +319,8 @@ def clustered_se(
         Declare that every cluster lies within one ``by`` group (e.g. a
         cluster key that already names the candidate). Clusters are then
         gathered on the cluster column alone, which is faster, and fastest
-        when that column is flagged sorted (``Expr.set_sorted``). Results are
+        when that column is sorted (each cluster is then a run of rows, see
+        :func:`sorted_cluster_sums`). Results are
         the same; a cluster that spans groups would be wrong, so only declare
         what holds by construction.
 
