@@ -441,6 +441,7 @@ def main() -> int:
     args = ap.parse_args()
 
     work = args.work or Path(tempfile.mkdtemp(prefix="evalframe-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
     args.env = dict(os.environ)
     if args.evalframe_rev:
         src = snapshot(args.evalframe_rev, work)

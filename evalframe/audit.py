@@ -202,6 +202,11 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
     return summary.with_columns(_AS_TEXT), slice_table
 
 
+#: ``partition_by="candidate"`` audits two candidates at a time when none has more ledger rows than this
+#: (10M rows, 20 candidates: 7.4 -> 6.5 s; at 2.5M rows per candidate two at a time were slower, as
+#: the allocator's page faults grew, and took 3.0 GiB instead of 2.1).
+CONCURRENT_ROWS: Final = 1_000_000
+
 #: Ledger columns that only ride along to the report tables (no count, rate or retry rule reads them).
 _PAYLOAD: Final = (RUN_ID, ANSWER, LIMIT, DATASET_VERSION, CASE_HASH)
 
@@ -301,19 +306,39 @@ class _Spill:
 
 
 def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill, source: str) -> list[_Part]:
-    """Run :func:`_check_and_select` one candidate at a time; stop computing once anything refuses."""
+    """Run :func:`_check_and_select` per candidate, in candidate order; stop computing once anything refuses.
+
+    Candidates of at most :data:`CONCURRENT_ROWS` rows each are audited two at a time (on two threads;
+    polars runs without the GIL), larger ones one at a time, so that peak memory stays that of one large
+    partition. A candidate begins before the one before it has been checked, so it may be computed
+    when a sequential run would have stopped; the retry flags found then are dropped with all others
+    (see :func:`_batch_problems`), and nothing else of a refused batch is kept.
+    """
     names = frame.collect_schema().names()
     if CANDIDATE not in names:
         return [spill.keep(_check_and_select(plan, frame, o))]
-    in_ledger = collect_input(frame.select(pl.col(CANDIDATE).cast(pl.String).unique()), source).to_series().to_list()
-    parts: list[_Part] = []
-    blocked = False  # as for the whole batch: once a check refuses, no candidate's attempts are selected
-    for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
+    sizes = collect_input(frame.group_by(pl.col(CANDIDATE).cast(pl.String)).len(), source)
+    in_ledger = sizes.get_column(CANDIDATE).to_list()
+    largest = sizes.get_column("len").max() or 0
+    workers = 2 if largest <= CONCURRENT_ROWS else 1  # type: ignore[operator]
+    plan.case_index  # noqa: B018  (built once, before the threads share the plan)
+
+    def run(name: str, compute: bool) -> _Part:
         rows = frame.filter(pl.col(CANDIDATE).cast(pl.String) == name)
         sub_plan = plan.for_candidate(name) if name in plan.candidates else plan.without_units()
-        part = spill.keep(_check_and_select(sub_plan, rows, o, compute=not blocked))
-        blocked = blocked or part.checks_refused
-        parts.append(part)
+        return _check_and_select(sub_plan, rows, o, compute=compute)
+
+    parts: list[_Part] = []
+    blocked = False  # as for the whole batch: once a check refuses, no candidate's attempts are selected
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalframe-audit") as pool:
+        running: list[Future[_Part]] = []
+        for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
+            running.append(pool.submit(run, name, not blocked))
+            while len(running) >= workers:
+                part = spill.keep(running.pop(0).result())
+                blocked = blocked or part.checks_refused
+                parts.append(part)
+        parts.extend(spill.keep(pending.result()) for pending in running)
     if None in in_ledger:
         nulls = frame.filter(pl.col(CANDIDATE).is_null())
         parts.append(_check_and_select(plan.without_units(), nulls, o, compute=False))

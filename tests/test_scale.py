@@ -180,6 +180,35 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
     ]
 
 
+@pytest.mark.parametrize("concurrent_rows", [0, 10**6])
+def test_a_candidate_begun_beside_one_that_refuses_adds_nothing(
+    monkeypatch: pytest.MonkeyPatch, concurrent_rows: int
+) -> None:
+    # A refuses (unknown case). B, audited beside A when two run at once, has a retry flag and would be
+    # computed; a sequential run never computes it. Both give the whole-batch problems.
+    audit_module = importlib.import_module("evalframe.audit")
+    monkeypatch.setattr(audit_module, "CONCURRENT_ROWS", concurrent_rows)
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B", "C"])
+    ledger = pl.DataFrame(
+        {
+            "candidate": ["A", "A", "B", "B", "B", "C", "C"],
+            "case_id": ["q1", "zz", "q1", "q2", "q2", "q1", "q2"],
+            "attempt": [1, 1, 1, 1, 4, 1, 1],
+            "passed": [1, 0, 1, 1, 1, 0, 1],
+        }
+    )
+    found = []
+    for partition in (None, "candidate"):
+        with pytest.raises(ef.AuditRefused) as info:
+            ef.audit(plan, ledger, partition_by=partition, retry="last_allowed", max_attempts=2)  # type: ignore[arg-type]
+        found.append(info.value.problems)
+    assert_frame_equal(found[0], found[1])
+    assert found[1].select("kind", "candidate", "case_id").rows() == [
+        ("missing_unit", "A", "q2"),
+        ("unknown_case", "A", "zz"),
+    ]
+
+
 def test_a_file_level_problem_is_reported_once_in_both_modes() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A", "B"])
     ledger = pl.DataFrame({"candidate": ["A", "B"], "case_id": ["q1", "q1"], "passed": [1, 0], "note": ["x", "y"]})
