@@ -311,7 +311,8 @@ def with_uncertainty(
         pl.len().cast(pl.UInt32).alias("cases_planned"),
         pl.col("_all").sum().cast(pl.UInt32).alias("cases_fully_scored"),
     )
-    scored = units.filter(graded)
+    # Only the columns the errors read are filtered (units carry every ledger column).
+    scored = units.select(CANDIDATE, cluster, "outcome", SCORE).filter(graded)
     binary = scored.filter(~outcome_in(units.schema, "scored_no_threshold")).with_columns(
         outcome_in(units.schema, "passed").alias("_pass")
     )
