@@ -213,8 +213,8 @@ def missing_units(
     Refusing only when ``missing="refuse"``; otherwise reported for the
     record (the funnel counts them as ``missing``, never as failures).
     """
-    present = coded.select(pl.col(UID).drop_nulls().implode())
-    gone = planned.filter(~pl.col(UID).is_in(present.collect().item()))
+    present = coded.select(pl.col(UID).drop_nulls()).collect().to_series()
+    gone = planned.filter(~pl.col(UID).is_in(present.implode()))
     return gone.select(
         pl.lit("missing_unit").alias(KIND),
         *UNIT_KEY,
