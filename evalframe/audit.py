@@ -302,7 +302,9 @@ class _Spill:
             dropped = [c for c in from_plan[name] if c in columns] if CASE_CODE in frame.columns else []
             payload = [c for c in _PAYLOAD if c in columns]
             counts = frame.select(pl.col(payload).null_count()).row(0) if payload else ()
-            nulls = {c: frame.schema[c] for c, n in zip(payload, counts, strict=True) if n == frame.height}
+            nulls: dict[str, pl.DataType] = {
+                c: frame.schema[c] for c, n in zip(payload, counts, strict=True) if n == frame.height
+            }
             path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
             stored = frame.drop([*dropped, *nulls, *([CANDIDATE] if single else [])])
             self._writing.append(self._writer.submit(stored.write_ipc, path, compression="lz4"))
