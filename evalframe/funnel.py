@@ -73,28 +73,32 @@ def outcome_expr() -> pl.Expr:
     ``judge_failed``, ``not_scored``, and for scored units ``passed`` or
     ``failed`` — or ``scored_no_threshold`` when a numeric score was given
     but no pass threshold was declared (pass rates are then null).
+    The result is an Enum of :data:`OUTCOMES`.
     """
     ex, sc = pl.col(EXEC_STATUS), pl.col(SCORE_STATUS)
-    return (
+    # The rules pick an outcome's position; the Enum value is gathered by it (2.5M units: 113 -> 11 ms,
+    # against building a text column and casting it).
+    code = {outcome: pl.lit(i, pl.UInt32) for i, outcome in enumerate(OUTCOMES)}
+    position = (
         pl.when(ex.is_null())
-        .then(pl.lit("missing"))
+        .then(code["missing"])
         .when(ex == "not_started")
-        .then(pl.lit("not_started"))
+        .then(code["not_started"])
         .when(ex.is_in(list(EXEC_FAILURES)))
-        .then(pl.lit("exec_failed"))
+        .then(code["exec_failed"])
         .when(~pl.col(HAS_OUTPUT).fill_null(True))
-        .then(pl.lit("no_output"))
+        .then(code["no_output"])
         .when(sc == "judge_error")
-        .then(pl.lit("judge_failed"))
+        .then(code["judge_failed"])
         .when(sc != "scored")
-        .then(pl.lit("not_scored"))
+        .then(code["not_scored"])
         .when(pl.col(PASSED).is_null())
-        .then(pl.lit("scored_no_threshold"))
+        .then(code["scored_no_threshold"])
         .when(pl.col(PASSED))
-        .then(pl.lit("passed"))
-        .otherwise(pl.lit("failed"))
-        .cast(pl.Enum(list(OUTCOMES)))
+        .then(code["passed"])
+        .otherwise(code["failed"])
     )
+    return pl.lit(pl.Series(OUTCOMES, dtype=pl.Enum(list(OUTCOMES)))).gather(position)
 
 
 def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
