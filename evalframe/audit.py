@@ -123,23 +123,31 @@ class _Part:
 
 
 def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: bool = True) -> _Part:
-    """Validate and reconcile one batch; only when nothing refuses, select attempts and summarise."""
+    """Validate and reconcile one batch; only when nothing refuses, select attempts and summarise.
+
+    Each intermediate frame is let go as soon as the next one exists (``del``), so a partition's peak
+    memory holds about two copies of its rows, not every stage's (50M rows, two candidates at a time:
+    peak RSS 2.95 -> 2.34 GiB).
+    """
     validated = validate_ledger(frame, plan, grade=o.grade, score_range=o.score_range, pass_threshold=o.pass_threshold)
-    ledger = validated.ledger
+    ledger, checked, shape = validated.ledger, validated.problems, validated.shape
+    del validated
     run_ids = frozenset(ledger.get_column(RUN_ID).drop_nulls().unique().to_list()) if ledger.width else frozenset()
-    found = _Part(validated.problems, ledger.height, run_ids, validated.shape)
+    found = _Part(checked, ledger.height, run_ids, shape)
     if not ledger.width:
-        return replace(found, checks_refused=bool(validated.problems.filter(pl.col(REFUSING)).height))
+        return replace(found, checks_refused=bool(checked.filter(pl.col(REFUSING)).height))
     rec = reconcile(ledger, plan, missing=o.missing)
     del ledger
-    problems = concat_problems([validated.problems, rec.problems])
+    problems = concat_problems([checked, rec.problems])
     refusing = bool(problems.filter(pl.col(REFUSING)).height)
     if refusing or not compute:
         return replace(found, problems=problems, checks_refused=refusing)
-    compact = _compact(rec.ledger)
+    planned, compact = rec.planned, _compact(rec.ledger)
+    del rec
     # Columns that only ride along to the tables are left out while attempts are sorted and joined when they
     # are all null (the usual case for most of them), and given back as typed nulls in their places.
     empty = {c: compact.schema[c] for c in _PAYLOAD if compact.get_column(c).null_count() == compact.height}
+    order = compact.columns
     selected = select_attempts(
         compact.drop(list(empty)),
         policy=o.retry,
@@ -148,16 +156,18 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         strict=o.strict_retries,
         key=[UID],
     )
+    del compact
     problems = concat_problems([problems, selected.flags])
     if problems.filter(pl.col(REFUSING)).height:
         return replace(found, problems=problems)
-    units = unit_outcomes(rec.planned.lazy(), selected.attempts.lazy(), key=[UID]).collect()
+    attempts = selected.attempts
+    del selected
+    units = unit_outcomes(planned.lazy(), attempts.lazy(), key=[UID]).collect()
     if empty:
-        attempts = _given_back(selected.attempts, [*compact.columns, *selected.attempts.columns], _nulls(empty))
-        shape = unit_outcomes(rec.planned.lazy().head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
-        units = _given_back(units, shape.names(), _nulls(shape))
-        selected = replace(selected, attempts=attempts)
-    del rec, compact
+        attempts = _given_back(attempts, [*order, *attempts.columns], _nulls(empty))
+        full = unit_outcomes(planned.lazy().head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
+        units = _given_back(units, full.names(), _nulls(full))
+    del planned
     summary, slice_table = _summarize(units, o)
     return replace(
         found,
@@ -166,7 +176,7 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         slices=slice_table,
         # Each keeps its case code: a spill stores it instead of the case's text columns (see _Spill).
         units=units.drop(CAND_CODE, UID).with_columns(_AS_TEXT),
-        attempts=selected.attempts.drop(CAND_CODE, UID),
+        attempts=attempts.drop(CAND_CODE, UID),
     )
 
 
@@ -202,10 +212,11 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
     return summary.with_columns(_AS_TEXT), slice_table
 
 
-#: ``partition_by="candidate"`` audits two candidates at a time when none has more ledger rows than this
-#: (10M rows, 20 candidates: 7.4 -> 6.5 s; at 2.5M rows per candidate two at a time were slower, as
-#: the allocator's page faults grew, and took 3.0 GiB instead of 2.1).
-CONCURRENT_ROWS: Final = 1_000_000
+#: ``partition_by="candidate"`` audits two candidates at a time when none has more ledger rows than this, one
+#: at a time otherwise, so that peak memory stays about that of two such partitions (measured, 50M rows in
+#: 20 candidates of 2.5M: 43.9 -> 39.1 s, peak RSS 2.5 GiB clean, 2.7 GiB refused; 10M rows: 7.8-9.4 ->
+#: 7.0-7.3 s).
+CONCURRENT_ROWS: Final = 3_000_000
 
 #: Ledger columns that only ride along to the report tables (no count, rate or retry rule reads them).
 _PAYLOAD: Final = (RUN_ID, ANSWER, LIMIT, DATASET_VERSION, CASE_HASH)
@@ -332,8 +343,8 @@ def _by_candidate(plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill, s
     """Run :func:`_check_and_select` per candidate, in candidate order; stop computing once anything refuses.
 
     Candidates of at most :data:`CONCURRENT_ROWS` rows each are audited two at a time (on two threads;
-    polars runs without the GIL), larger ones one at a time, so that peak memory stays that of one large
-    partition. A candidate begins before the one before it has been checked, so it may be computed
+    polars runs without the GIL), larger ones one at a time, so that peak memory stays that of two
+    such partitions. A candidate begins before the one before it has been checked, so it may be computed
     when a sequential run would have stopped; the retry flags found then are dropped with all others
     (see :func:`_batch_problems`), and nothing else of a refused batch is kept.
     """
@@ -449,16 +460,18 @@ def audit(
     confidence
         Two-sided coverage of every interval in the summary.
     partition_by
-        ``"candidate"``: audit one candidate at a time. Its rows are read
-        with the candidate filter pushed into the reader (a hive lake is
-        read one partition at a time), validated, reconciled, counted and
-        summarised; its units and attempts are written to a temporary
-        folder, and ``report.units`` / ``report.attempts`` are lazy scans of
-        those files (the folder is removed when the Python process exits;
-        write the report to keep the tables). Exact,
-        because every key and every summary number is per candidate; peak
-        memory is that of the largest candidate plus the plan (measured in
-        ``benchmarks/RESULTS.md``: 50M ledger rows in about 2.1 GiB). None
+        ``"candidate"``: audit candidate by candidate (two at a time on two
+        threads when none has more than :data:`CONCURRENT_ROWS` rows). A
+        candidate's rows are read with the candidate filter pushed into the
+        reader (a hive lake is read one partition at a time), validated,
+        reconciled, counted and summarised; its units and attempts are
+        written to a temporary folder, and ``report.units`` /
+        ``report.attempts`` are lazy scans of those files (the folder is
+        removed when the Python process exits; write the report to keep the
+        tables). Exact, because every key and every summary number is per
+        candidate; peak memory is that of two candidates (one when they are
+        larger) plus the plan (measured in ``benchmarks/RESULTS.md``: 50M
+        ledger rows in about 2.5 GiB). None
         (default): the whole batch at once, tables in memory. ``"auto"``:
         ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
         None (what the CLI does); ``report.meta["partition_by"]`` says which

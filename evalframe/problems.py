@@ -160,8 +160,16 @@ def sort_problems(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def concat_problems(frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> pl.DataFrame:
-    """Concatenate problem frames (any partial columns) into one sorted table."""
+    """Concatenate problem frames (any partial columns) into one sorted table.
+
+    Its text columns hold their own bytes: rows taken from a large ledger would otherwise keep all of
+    that ledger's text alive (polars shares string buffers between a frame and the rows filtered from
+    it; 50M rows audited per candidate, the problems of 20 candidates held 0.8 GiB).
+    """
     parts = [conform(f) for f in frames]
     if not parts:
         return problems_frame()
-    return sort_problems(pl.concat(parts, how="vertical").collect())
+    table = sort_problems(pl.concat(parts, how="vertical").collect())
+    return table.with_columns(
+        pl.concat_str([pl.col(c), pl.lit("")]) for c, t in PROBLEM_SCHEMA.items() if t == pl.String
+    )
