@@ -234,6 +234,21 @@ def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) ->
     assert single == ["case_id", "passed", "source", "line"]
 
 
+def test_the_largest_candidate_is_counted_from_folders_or_from_the_column(tmp_path: Path) -> None:
+    audit_module = importlib.import_module("evalframe.audit")
+    rows = pl.DataFrame({"candidate": ["A"] * 3 + ["B"] * 5, "case_id": [f"q{i}" for i in range(8)], "passed": [1] * 8})
+    for name, part in rows.group_by("candidate"):
+        (tmp_path / "lake" / f"candidate={name[0]}").mkdir(parents=True)
+        part.drop("candidate").write_parquet(tmp_path / "lake" / f"candidate={name[0]}" / "p.parquet")
+    rows.write_parquet(tmp_path / "single.parquet")
+    lake, single = ef.load(tmp_path / "lake"), ef.load(tmp_path / "single.parquet")
+    assert lake.partitions == ("candidate",) and single.partitions == ()
+    for loaded in (lake, single):
+        in_folders = "candidate" in loaded.partitions
+        largest = audit_module._largest_candidate(loaded.frame, ["A", "B"], loaded.source, in_folders)
+        assert largest == 5
+
+
 def test_a_row_whose_candidate_differs_from_its_hive_folder_refuses_in_both_modes(tmp_path: Path) -> None:
     # The reader would give every row its folder's candidate: row 2 of A's file, B's row, would count for A.
     lake = tmp_path / "lake"
