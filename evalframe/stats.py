@@ -374,6 +374,9 @@ def clustered_se(
     predicates"), so the result does not depend on row order, bit for bit,
     and negating the values negates the mean and interval exactly. The
     arithmetic runs in Python over the collected values (linear in the rows).
+    A group whose values are all integers (of magnitude up to 10⁶) takes an
+    exact integer path instead; the path is chosen per group, so a group's
+    result does not depend on the other groups in the frame.
 
     Examples
     --------
@@ -440,13 +443,23 @@ def clustered_se(
         )
         raise ValueError(msg)
 
-    integral = data.height > 0 and bool(data.select((pl.col(_VALUE) == pl.col(_VALUE).round()).all()).item())
-    if integral and data.get_column(_VALUE).abs().max() <= _EXACT_INT_LIMIT:  # type: ignore[operator]
-        moments = _integer_moments(data, group, nested=nested)
-        keyed = moments.select(group)
-        moments = moments.drop(group)
+    # The path is chosen per group, so a group's numbers do not depend on the other groups beside it (the
+    # two paths can differ in the last bit: a summary of candidate partitions equals the whole batch's).
+    exact = (pl.col(_VALUE) == pl.col(_VALUE).round()).all() & (pl.col(_VALUE).abs().max() <= _EXACT_INT_LIMIT)
+    on_integers = data.with_columns(exact.over(group).alias("_exact"))
+    integers, floats = on_integers.filter(pl.col("_exact")).drop("_exact"), on_integers.filter(~pl.col("_exact"))
+    parts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
+    if integers.height:
+        found = _integer_moments(integers, group, nested=nested)
+        parts.append((found.select(group), found.drop(group)))
+    if floats.height or not parts:
+        keyed, moments = _float_moments(floats.drop("_exact"), group, nested=nested)
+        parts.append((keyed.select(group), moments))
+    if len(parts) == 1:
+        keyed, moments = parts[0]
     else:
-        keyed, moments = _float_moments(data, group, nested=nested)
+        both = pl.concat([k.hstack(m) for k, m in parts], how="vertical_relaxed").sort(group)
+        keyed, moments = both.select(group), both.drop(group)
     g_float = pl.col(N_CLUSTERS).cast(pl.Float64)
     se_cl = pl.col(SE_CLUSTERED)
     low, high = pl.col(MEAN) - z * se_cl, pl.col(MEAN) + z * se_cl

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -396,3 +397,25 @@ def test_bounds(passed: int, scored: int, planned: int, expected: tuple[float | 
 def test_bounds_refuses_inconsistent_counts(passed: object, scored: object, planned: object) -> None:
     with pytest.raises(ValueError):
         bounds(passed, scored, planned)  # type: ignore[arg-type]
+
+
+def test_a_groups_clustered_error_does_not_depend_on_the_groups_beside_it() -> None:
+    # Integer values take an exact path, others a float one; the path is chosen per group, so a candidate's
+    # numbers are the same audited alone (a partition) or beside candidates with fractional scores.
+    rng = np.random.default_rng(1)
+    whole = pl.DataFrame(
+        {
+            "g": ["ints"] * 60 + ["floats"] * 60,
+            "c": np.repeat(np.arange(40), 3),
+            "v": np.concatenate([rng.integers(0, 2, 60), rng.choice([0.0, 0.25, 0.5, 1.0], 60)]).astype(float),
+        }
+    )
+    together = clustered_se(whole.lazy(), value="v", cluster="c", by=["g"], nested=True)
+    apart = pl.concat(
+        [
+            clustered_se(whole.filter(pl.col("g") == g).lazy(), value="v", cluster="c", by=["g"], nested=True)
+            for g in ("floats", "ints")
+        ]
+    )
+    assert together.get_column("g").to_list() == ["floats", "ints"]
+    assert_frame_equal(together, apart, check_exact=True)
