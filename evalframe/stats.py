@@ -446,8 +446,11 @@ def clustered_se(
     # The path is chosen per group, so a group's numbers do not depend on the other groups beside it (the
     # two paths can differ in the last bit: a summary of candidate partitions equals the whole batch's).
     exact = (pl.col(_VALUE) == pl.col(_VALUE).round()).all() & (pl.col(_VALUE).abs().max() <= _EXACT_INT_LIMIT)
-    on_integers = data.with_columns(exact.over(group).alias("_exact"))
-    integers, floats = on_integers.filter(pl.col("_exact")).drop("_exact"), on_integers.filter(~pl.col("_exact"))
+    if data.height and data.select(exact).item():  # every group (the usual case: pass/fail): no split
+        integers, floats = data, data.head(0).with_columns(pl.lit(False).alias("_exact"))
+    else:
+        on_integers = data.with_columns(exact.over(group).alias("_exact"))
+        integers, floats = on_integers.filter(pl.col("_exact")).drop("_exact"), on_integers.filter(~pl.col("_exact"))
     parts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     if integers.height:
         found = _integer_moments(integers, group, nested=nested)
