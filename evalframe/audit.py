@@ -364,15 +364,26 @@ def _by_candidate(
 
     parts: list[_Part] = []
     blocked = False  # as for the whole batch: once a check refuses, no candidate's attempts are selected
+
+    def finish(name: str, compute: bool, pending: Future[_Part]) -> _Part:
+        """The part as a sequential run gives it: begun before a refusal was known, only its checks count."""
+        if not (blocked and compute):
+            return spill.keep(pending.result())
+        try:
+            part = pending.result()
+        except Exception:  # noqa: BLE001  (an error of the work a sequential run never does; it redoes the checks)
+            return run(name, compute=False)
+        return replace(part, units=None, attempts=None)  # the batch is refused: its tables are never written
+
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalframe-audit") as pool:
-        running: list[Future[_Part]] = []
+        running: list[tuple[str, bool, Future[_Part]]] = []
         for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
-            running.append(pool.submit(run, name, not blocked))
+            running.append((name, not blocked, pool.submit(run, name, not blocked)))
             while len(running) >= workers:
-                part = spill.keep(running.pop(0).result())
+                part = finish(*running.pop(0))
                 blocked = blocked or part.checks_refused
                 parts.append(part)
-        parts.extend(spill.keep(pending.result()) for pending in running)
+        parts.extend(finish(*pending) for pending in running)
     if None in in_ledger:
         nulls = frame.filter(pl.col(CANDIDATE).is_null())
         parts.append(_check_and_select(plan.without_units(), nulls, o, compute=False))

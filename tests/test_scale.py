@@ -210,6 +210,50 @@ def test_a_candidate_begun_beside_one_that_refuses_adds_nothing(
     ]
 
 
+@pytest.mark.parametrize("concurrent_rows", [0, 10**6])
+def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatch, concurrent_rows: int) -> None:
+    # B's tables fail to be written (a full disk) while A refuses: the audit refuses, as one at a time, where
+    # B's tables are never computed. Before, two at a time raised the OSError instead.
+    audit_module = importlib.import_module("evalframe.audit")
+    monkeypatch.setattr(audit_module, "CONCURRENT_ROWS", concurrent_rows)
+
+    def full_disk(self: pl.DataFrame, *args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pl.DataFrame, "write_ipc", full_disk)
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
+    ledger = pl.DataFrame({"candidate": ["A", "A", "B", "B"], "case_id": ["q1", "zz", "q1", "q2"], "passed": [1] * 4})
+    with pytest.raises(ef.AuditRefused) as info:
+        ef.audit(plan, ledger, partition_by="candidate")
+    assert info.value.problems.select("kind", "candidate", "case_id").rows() == [
+        ("missing_unit", "A", "q2"),
+        ("unknown_case", "A", "zz"),
+    ]
+
+
+@pytest.mark.parametrize("concurrent_rows", [0, 10**6])
+def test_an_error_of_work_begun_beside_a_refusal_still_refuses(
+    monkeypatch: pytest.MonkeyPatch, concurrent_rows: int
+) -> None:
+    # B's scores overflow the summary's sums (an error of its own), but A refuses first: as one at a time,
+    # where B is only checked, the audit refuses.
+    audit_module = importlib.import_module("evalframe.audit")
+    monkeypatch.setattr(audit_module, "CONCURRENT_ROWS", concurrent_rows)
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
+    ledger = pl.DataFrame(
+        {
+            "candidate": ["A", "A", "B", "B"],
+            "case_id": ["q1", "zz", "q1", "q2"],
+            "exec_status": ["completed"] * 4,
+            "score_status": ["scored"] * 4,
+            "score": [1.0, 1.0, 1e308, 1e308],
+        }
+    )
+    with pytest.raises(ef.AuditRefused) as info:
+        ef.audit(plan, ledger, grade="numeric", score_range=(0, 1e308), partition_by="candidate")
+    assert info.value.problems.select("kind", "case_id").rows() == [("missing_unit", "q2"), ("unknown_case", "zz")]
+
+
 def test_a_file_level_problem_is_reported_once_in_both_modes() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A", "B"])
     ledger = pl.DataFrame({"candidate": ["A", "B"], "case_id": ["q1", "q1"], "passed": [1, 0], "note": ["x", "y"]})
