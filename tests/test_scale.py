@@ -89,6 +89,14 @@ def test_partitioned_refusal_with_an_unplanned_candidate() -> None:
     assert refusing.select("kind", "candidate").rows() == [("unknown_candidate", "Z")]
 
 
+@pytest.fixture(autouse=True)
+def private_temp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's spill folders go to a folder of its own, so other evalframe processes cannot disturb the counts."""
+    folder = str(tmp_path_factory.mktemp("temp"))
+    monkeypatch.setattr(tempfile, "tempdir", folder)
+    monkeypatch.setenv("TMPDIR", folder)  # for the child processes
+
+
 def spill_folders() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob("evalframe-audit-*"))
 
