@@ -347,8 +347,9 @@ def _by_candidate(
     Candidates of at most :data:`CONCURRENT_ROWS` rows each are audited two at a time (on two threads;
     polars runs without the GIL), larger ones one at a time, so that peak memory stays that of two
     such partitions. A candidate begins before the one before it has been checked, so it may be computed
-    when a sequential run would have stopped; the retry flags found then are dropped with all others
-    (see :func:`_batch_problems`), and nothing else of a refused batch is kept.
+    when a sequential run would have stopped: its tables are then not written, an error of that
+    computation makes it redo only its checks, and its retry flags are dropped with all others (see
+    :func:`_batch_problems`), so the outcome is the sequential run's.
     """
     names = frame.collect_schema().names()
     if CANDIDATE not in names:
@@ -375,15 +376,21 @@ def _by_candidate(
             return run(name, compute=False)
         return replace(part, units=None, attempts=None)  # the batch is refused: its tables are never written
 
+    running: list[tuple[str, bool, Future[_Part]]] = []
+
+    def take_first() -> None:
+        nonlocal blocked
+        part = finish(*running.pop(0))
+        blocked = blocked or part.checks_refused
+        parts.append(part)
+
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalframe-audit") as pool:
-        running: list[tuple[str, bool, Future[_Part]]] = []
         for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
             running.append((name, not blocked, pool.submit(run, name, not blocked)))
             while len(running) >= workers:
-                part = finish(*running.pop(0))
-                blocked = blocked or part.checks_refused
-                parts.append(part)
-        parts.extend(finish(*pending) for pending in running)
+                take_first()
+        while running:
+            take_first()
     if None in in_ledger:
         nulls = frame.filter(pl.col(CANDIDATE).is_null())
         parts.append(_check_and_select(plan.without_units(), nulls, o, compute=False))
