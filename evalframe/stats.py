@@ -447,22 +447,17 @@ def clustered_se(
     # two paths can differ in the last bit: a summary of candidate partitions equals the whole batch's).
     exact = (pl.col(_VALUE) == pl.col(_VALUE).round()).all() & (pl.col(_VALUE).abs().max() <= _EXACT_INT_LIMIT)
     if data.height and data.select(exact).item():  # every group (the usual case: pass/fail): no split
-        integers, floats = data, data.head(0).with_columns(pl.lit(False).alias("_exact"))
+        integers, floats = data, data.head(0)
     else:
-        on_integers = data.with_columns(exact.over(group).alias("_exact"))
-        integers, floats = on_integers.filter(pl.col("_exact")).drop("_exact"), on_integers.filter(~pl.col("_exact"))
-    parts: list[tuple[pl.DataFrame, pl.DataFrame]] = []
-    if integers.height:
-        found = _integer_moments(integers, group, nested=nested)
-        parts.append((found.select(group), found.drop(group)))
-    if floats.height or not parts:
-        keyed, moments = _float_moments(floats.drop("_exact"), group, nested=nested)
-        parts.append((keyed.select(group), moments))
-    if len(parts) == 1:
-        keyed, moments = parts[0]
-    else:
-        both = pl.concat([k.hstack(m) for k, m in parts], how="vertical_relaxed").sort(group)
-        keyed, moments = both.select(group), both.drop(group)
+        flagged = data.with_columns(exact.over(group).alias("_exact"))
+        integers, floats = (flagged.filter(pl.col("_exact") == keep).drop("_exact") for keep in (True, False))
+    found = [_integer_moments(integers, group, nested=nested)] if integers.height else []
+    if floats.height or not found:
+        keyed, moments = _float_moments(floats, group, nested=nested)
+        found.append(keyed.select(group).hstack(moments))
+    # Each path's groups are sorted; sorting the two together gives the order one path would.
+    both = found[0] if len(found) == 1 else pl.concat(found, how="vertical_relaxed").sort(group)
+    keyed, moments = both.select(group), both.drop(group)
     g_float = pl.col(N_CLUSTERS).cast(pl.Float64)
     se_cl = pl.col(SE_CLUSTERED)
     low, high = pl.col(MEAN) - z * se_cl, pl.col(MEAN) + z * se_cl

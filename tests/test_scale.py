@@ -189,14 +189,16 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
     ]
 
 
-@pytest.mark.parametrize("concurrent_rows", [0, 10**6])
-def test_a_candidate_begun_beside_one_that_refuses_adds_nothing(
-    monkeypatch: pytest.MonkeyPatch, concurrent_rows: int
-) -> None:
+@pytest.fixture(params=[0, 10**6], ids=["one at a time", "two at a time"])
+def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit candidates one or two at a time (``partition_by="candidate"``), by the row bound that decides it."""
+    monkeypatch.setattr(importlib.import_module("evalframe.audit"), "CONCURRENT_ROWS", request.param)
+
+
+@pytest.mark.usefixtures("workers")
+def test_a_candidate_begun_beside_one_that_refuses_adds_nothing() -> None:
     # A refuses (unknown case). B, audited beside A when two run at once, has a retry flag and would be
     # computed; a sequential run never computes it. Both give the whole-batch problems.
-    audit_module = importlib.import_module("evalframe.audit")
-    monkeypatch.setattr(audit_module, "CONCURRENT_ROWS", concurrent_rows)
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B", "C"])
     ledger = pl.DataFrame(
         {
@@ -218,12 +220,10 @@ def test_a_candidate_begun_beside_one_that_refuses_adds_nothing(
     ]
 
 
-@pytest.mark.parametrize("concurrent_rows", [0, 10**6])
-def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatch, concurrent_rows: int) -> None:
+@pytest.mark.usefixtures("workers")
+def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     # B's tables fail to be written (a full disk) while A refuses: the audit refuses, as one at a time, where
     # B's tables are never computed. Before, two at a time raised the OSError instead.
-    audit_module = importlib.import_module("evalframe.audit")
-    monkeypatch.setattr(audit_module, "CONCURRENT_ROWS", concurrent_rows)
 
     def full_disk(self: pl.DataFrame, *args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
@@ -239,14 +239,10 @@ def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatc
     ]
 
 
-@pytest.mark.parametrize("concurrent_rows", [0, 10**6])
-def test_an_error_of_work_begun_beside_a_refusal_still_refuses(
-    monkeypatch: pytest.MonkeyPatch, concurrent_rows: int
-) -> None:
+@pytest.mark.usefixtures("workers")
+def test_an_error_of_work_begun_beside_a_refusal_still_refuses() -> None:
     # B's scores overflow the summary's sums (an error of its own), but A refuses first: as one at a time,
     # where B is only checked, the audit refuses.
-    audit_module = importlib.import_module("evalframe.audit")
-    monkeypatch.setattr(audit_module, "CONCURRENT_ROWS", concurrent_rows)
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
     ledger = pl.DataFrame(
         {
@@ -286,7 +282,7 @@ def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) ->
     assert single == ["case_id", "passed", "source", "line"]
 
 
-def test_the_largest_candidate_is_counted_from_folders_or_from_the_column(tmp_path: Path) -> None:
+def test_rows_per_candidate_are_counted_from_folders_or_from_the_column(tmp_path: Path) -> None:
     audit_module = importlib.import_module("evalframe.audit")
     rows = pl.DataFrame({"candidate": ["A"] * 3 + ["B"] * 5, "case_id": [f"q{i}" for i in range(8)], "passed": [1] * 8})
     for name, part in rows.group_by("candidate"):
@@ -297,8 +293,8 @@ def test_the_largest_candidate_is_counted_from_folders_or_from_the_column(tmp_pa
     assert lake.partitions == ("candidate",) and single.partitions == ()
     for loaded in (lake, single):
         in_folders = "candidate" in loaded.partitions
-        largest = audit_module._largest_candidate(loaded.frame, ["A", "B"], loaded.source, in_folders)
-        assert largest == 5
+        sizes = audit_module._candidate_sizes(loaded.frame, loaded.source, in_folders=in_folders)
+        assert sizes == {"A": 3, "B": 5}
 
 
 def test_a_row_whose_candidate_differs_from_its_hive_folder_refuses_in_both_modes(tmp_path: Path) -> None:
