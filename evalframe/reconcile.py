@@ -136,14 +136,16 @@ def _any_repeated(known: pl.LazyFrame) -> bool:
     answer is True and the caller marks the pairs.
     """
     pairs = known.select(UID, ATTEMPT).collect()
-    if pairs.height < 2:
+    uid, attempt = pl.col(UID), pl.col(ATTEMPT)
+    # Lazy queries: polars runs them without the GIL (eager Series methods hold it).
+    bounds = pairs.lazy().select(pl.len(), attempt.min().alias("_low"), attempt.max().alias("_high"), uid.max())
+    rows, low, high, top = bounds.collect().row(0)
+    if rows < 2:
         return False
-    uid, attempt = pairs.get_column(UID), pairs.get_column(ATTEMPT)
-    low, high, top = attempt.min(), attempt.max(), uid.max()
-    if low is None or top is None or low < 0 or (top + 1) * (high + 1) > 2**63 - 1:  # type: ignore[operator]
+    if low is None or top is None or low < 0 or (top + 1) * (high + 1) > 2**63 - 1:
         return True
-    one = uid * (high + 1) + attempt  # type: ignore[operator]
-    return one.n_unique() < pairs.height
+    distinct = pairs.lazy().select((uid * (high + 1) + attempt).n_unique()).collect().item()
+    return bool(distinct < rows)
 
 
 def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
