@@ -11,7 +11,7 @@ import atexit
 import functools
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
@@ -44,7 +44,7 @@ from evalframe.columns import (
 )
 from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused
-from evalframe.funnel import funnel, unit_outcomes, with_uncertainty
+from evalframe.funnel import funnel, outcome_in, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, collect_input, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems
@@ -116,8 +116,12 @@ class _Part:
     shape: str
     summary: pl.DataFrame | None = None
     slices: pl.DataFrame | None = None
+    #: Units counted on codes: ``candidate`` (Enum), ``_case`` and the outcome columns, without the plan's text
+    #: and all-null payload columns, which :func:`_table` gives back (see ``unit_schema``).
     units: pl.DataFrame | None = None
     attempts: pl.DataFrame | None = None
+    #: The units table's columns and types, in order.
+    unit_schema: pl.Schema | None = None
     #: Validation or reconciliation refused: no attempt is selected anywhere in the batch.
     checks_refused: bool = False
 
@@ -164,28 +168,51 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         return replace(found, problems=problems)
     attempts = selected.attempts
     del selected
-    units = unit_outcomes(planned.lazy(), attempts.lazy(), key=[UID]).collect()
     if empty:
         attempts = _given_back(attempts, [*order, *attempts.columns], _nulls(empty))
-        full = unit_outcomes(planned.lazy().head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
-        units = _given_back(units, full.names(), _nulls(full))
+    # Units are counted on codes; their text (case_id, the plan's columns) is given back only to the table.
+    units = unit_outcomes(planned.lazy(), attempts.lazy().drop(list(empty)), key=[UID]).collect()
+    # A ledger column named like a plan column is the table's "<name>_right", as the join with the plan names it.
+    units = units.rename({c: f"{c}_right" for c in units.columns if c in plan.cases.columns})
+    units = units.with_columns(plan.candidate_name())
+    named = unit_outcomes(planned_units_coded(plan).head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
     del planned
-    summary, slice_table = _summarize(units, o)
+    summary, slice_table = _summarize(units, o, plan)
     return replace(
         found,
         problems=problems,
         summary=summary,
         slices=slice_table,
         # Each keeps its case code: a spill stores it instead of the case's text columns (see _Spill).
-        units=units.drop(CAND_CODE, UID).with_columns(_AS_TEXT),
+        units=units.drop(CAND_CODE, UID),
         attempts=attempts.drop(CAND_CODE, UID),
+        unit_schema=pl.Schema({c: pl.String() if c == CANDIDATE else t for c, t in named.items() if c not in CODES}),
     )
 
 
-def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+def _table(
+    frame: FrameT, schema: pl.Schema, cases: pl.DataFrame, from_plan: Sequence[str], candidate: str | None = None
+) -> FrameT:
+    """A units or attempts table with ``schema``'s columns, in order, from what a part (or its file) holds.
+
+    A column ``frame`` lacks is given back: one of ``from_plan`` by gathering the cases at ``_case``, the
+    candidate as ``candidate`` when a file has one, any other (an all-null payload column) as a typed null.
+    A candidate held as an Enum becomes text.
+    """
+    present = frame.collect_schema()
+    if CANDIDATE in present and present[CANDIDATE] != pl.String:
+        frame = frame.with_columns(_AS_TEXT)
+    given = {c: case_column(cases.get_column(c)) for c in from_plan if c not in present}
+    given[CANDIDATE] = pl.lit(candidate, pl.String)
+    return _given_back(frame, schema.names(), {**_nulls(schema), **given})
+
+
+def _summarize(units: pl.DataFrame, o: _Options, plan: Plan) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The per-candidate summary (funnel, intervals, missing case ids) and slice funnel of unit outcomes.
 
-    Every number is per candidate, so summaries of candidate partitions concatenate exactly.
+    ``units`` are counted on codes (``candidate`` an Enum, ``_cand``, ``_case``); the case ids listed and the
+    slice columns are taken from ``plan``'s cases. Every number is per candidate, so summaries of candidate
+    partitions concatenate exactly.
     """
     # Units are sorted by unit code, hence by (candidate, case): one integer names each cluster, in order. It is
     # not flagged sorted: with_uncertainty checks the order (2 ms) before it sums clusters as runs of rows.
@@ -198,19 +225,25 @@ def _summarize(units: pl.DataFrame, o: _Options) -> tuple[pl.DataFrame, pl.DataF
         cluster="_cluster",
         nested=True,
     )
+    # Case codes follow the sorted case ids: the first codes are the first ids.
+    ids = plan.cases.get_column(CASE_ID)
     missing_ids = (
-        units.filter(pl.col("outcome") == "missing")
+        units.filter(outcome_in(units.schema, "missing"))
         .group_by(CANDIDATE)
         .agg(
-            pl.col(CASE_ID).n_unique().cast(pl.UInt32).alias("missing_cases"),
-            pl.col(CASE_ID).unique().sort().head(MISSING_IDS_SHOWN).alias("missing_case_ids"),
+            pl.col(CASE_CODE).n_unique().cast(pl.UInt32).alias("missing_cases"),
+            pl.col(CASE_CODE).unique().sort().head(MISSING_IDS_SHOWN).alias("missing_case_ids"),
         )
+        .with_columns(pl.col("missing_case_ids").list.eval(pl.lit(ids).gather(pl.element())))
     )
     summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
     )
-    slice_table = slice_funnel(units.drop(CODES), o.slices, o.bins).with_columns(_AS_TEXT) if o.slices else None
+    slice_table = None
+    if o.slices:
+        labelled = units.select(CANDIDATE, "outcome", *(case_column(plan.cases.get_column(c)) for c in o.slices))
+        slice_table = slice_funnel(labelled, o.slices, o.bins).with_columns(_AS_TEXT)
     return summary.with_columns(_AS_TEXT), slice_table
 
 
@@ -248,16 +281,22 @@ def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The columns of each table that the plan's cases give, by case code: a unit's every plan column, an attempt's
+#: case_id (its other columns are its ledger row's own, even one named like a plan column).
+_FROM_PLAN: Final[dict[str, Callable[[pl.DataFrame], list[str]]]] = {
+    "units": lambda cases: cases.columns,
+    "attempts": lambda cases: [CASE_ID],
+}
+
+
 class _Stored(NamedTuple):
     """One spilled table file and what its scan gives back."""
 
     path: Path
-    #: The table's columns, in order.
-    columns: list[str]
+    #: The table's columns and types, in order (the file holds some of them, see :func:`_table`).
+    schema: pl.Schema
     #: The file's one candidate (not written), or None when it has several.
     candidate: str | None
-    #: Payload columns that are all null (not written), with their dtypes.
-    nulls: dict[str, pl.DataType]
 
 
 class _Spill:
@@ -304,25 +343,21 @@ class _Spill:
 
     def keep(self, part: _Part) -> _Part:
         """Write the part's units and attempts out and drop them from memory."""
-        # A unit's plan columns come from the plan; an attempt's other columns are its ledger row's own.
-        from_plan = {"units": self.cases.columns, "attempts": [CASE_ID]}
-        for name, frame in (("units", part.units), ("attempts", part.attempts)):
+        for name, frame, schema in (("units", part.units, part.unit_schema), ("attempts", part.attempts, None)):
             if frame is None:
                 continue
-            columns = [c for c in frame.columns if c != CASE_CODE]
-            dropped = [c for c in from_plan[name] if c in columns] if CASE_CODE in frame.columns else []
-            payload = [c for c in _PAYLOAD if c in columns]
+            table = schema or pl.Schema({c: t for c, t in frame.schema.items() if c != CASE_CODE})
             # Run without the GIL (an eager n_unique of the candidate text held it: 0.35 s of 10M rows
             # audited two at a time).
             first = only_value(frame, CANDIDATE)
-            schema = frame.schema
-            nulls: dict[str, pl.DataType] = {
-                c: schema[c] for c in payload if frame.get_column(c).null_count() == frame.height
-            }
+            from_plan = [c for c in _FROM_PLAN[name](self.cases) if c in frame.columns and CASE_CODE in frame.columns]
+            nulls = [c for c in _PAYLOAD if c in frame.columns and frame.get_column(c).null_count() == frame.height]
             path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
-            stored = frame.drop([*dropped, *nulls, *([CANDIDATE] if first is not None else [])])
+            stored = frame.drop([*from_plan, *nulls, *([CANDIDATE] if first is not None else [])])
+            if CANDIDATE in stored.columns and stored.schema[CANDIDATE] != pl.String:
+                stored = stored.with_columns(_AS_TEXT)  # an Enum's categories differ between files
             self._writing.append(self._writer.submit(stored.write_ipc, path, compression="lz4"))
-            self.files[name].append(_Stored(path, columns, first, nulls))
+            self.files[name].append(_Stored(path, table, first))
         while len(self._writing) > 2:  # at most one part's tables wait to be written
             self._writing.pop(0).result()
         return replace(part, units=None, attempts=None)
@@ -330,15 +365,8 @@ class _Spill:
     def scan(self, name: str) -> pl.LazyFrame:
         """One table, lazily: every file with its dropped columns given back, in the table's column order."""
         self.flush()
-        from_cases = {c: case_column(self.cases.get_column(c)) for c in self.cases.columns}
-        scans = [
-            _given_back(
-                pl.scan_ipc(f.path),
-                f.columns,
-                {**from_cases, CANDIDATE: pl.lit(f.candidate, pl.String), **_nulls(f.nulls)},
-            )
-            for f in self.files[name]
-        ]
+        from_plan = _FROM_PLAN[name](self.cases)
+        scans = [_table(pl.scan_ipc(f.path), f.schema, self.cases, from_plan, f.candidate) for f in self.files[name]]
         return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
 
 
@@ -605,7 +633,13 @@ def audit(
     if spill is not None:
         units, attempts_table = spill.scan("units"), spill.scan("attempts")
     else:
-        units = pl.concat([p.units for p in computed if p.units is not None]).drop(CASE_CODE, strict=False)
+        units = pl.concat(
+            [
+                _table(p.units, p.unit_schema, plan.cases, plan.cases.columns)
+                for p in computed
+                if p.units is not None and p.unit_schema
+            ]
+        )
         attempts_table = pl.concat(
             [p.attempts for p in computed if p.attempts is not None], how="diagonal_relaxed"
         ).drop(CASE_CODE, strict=False)

@@ -93,7 +93,8 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
     specific kind that applies: ``unknown_candidate``, else
     ``unknown_case``, else ``trial_out_of_range`` (trial outside the plan's
     trial range), else ``unknown_unit`` (a units-table plan that does not list
-    the unit; needs ``planned`` from :func:`planned_units_coded`).
+    the unit; ``planned`` holds the plan's unit codes, ``_uid``, when the
+    caller has them collected already).
 
     Examples
     --------
@@ -121,7 +122,7 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
         if listed is not None:
             not_unit = in_range.filter(~pl.lit(listed).gather(pl.col(UID)))
         else:
-            units = planned if planned is not None else planned_units_coded(plan)
+            units = planned if planned is not None else plan.planned_codes()
             not_unit = in_range.join(units.select(UID), on=UID, how="anti", maintain_order="left")
         parts.append(_flag(not_unit, "unknown_unit", pl.lit("(candidate, case_id, trial) is not a planned unit")))
     return pl.concat(parts)
@@ -208,19 +209,23 @@ def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
 
 
 def missing_units(
-    coded: pl.LazyFrame, planned: pl.LazyFrame, *, missing: MissingPolicy = "report", source: str = "plan"
+    coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None, *, missing: MissingPolicy = "report"
 ) -> pl.LazyFrame:
     """Planned units with no ledger row at all (membership test on the unit code; collects ``coded``).
 
-    Refusing only when ``missing="refuse"``; otherwise reported for the
-    record (the funnel counts them as ``missing``, never as failures).
+    ``planned`` holds the plan's unit codes (``_uid``; default
+    :meth:`~evalframe.plan.Plan.planned_codes`); only the missing ones are
+    given their candidate and case_id back. Refusing only when
+    ``missing="refuse"``; otherwise reported for the record (the funnel
+    counts them as ``missing``, never as failures).
     """
     present = coded.select(pl.col(UID).drop_nulls()).collect().to_series()
-    gone = planned.filter(~pl.col(UID).is_in(present.implode()))
+    units = planned if planned is not None else plan.planned_codes()
+    gone = plan.decode(units.select(UID).filter(~pl.col(UID).is_in(present.implode())))
     return gone.select(
         pl.lit("missing_unit").alias(KIND),
         *UNIT_KEY,
-        pl.lit(source).alias(SOURCE),
+        pl.lit(plan.source).alias(SOURCE),
         pl.lit("planned unit has no row").alias(DETAIL),
         pl.lit(missing == "refuse").alias(REFUSING),
     )
@@ -237,7 +242,9 @@ class Reconciled:
     ledger
         The canonical ledger with the integer codes of :func:`encode_keys`.
     planned
-        The planned units with codes (:func:`planned_units_coded`), sorted.
+        The planned units as codes: ``_uid`` (Int64, sorted), ``_cand``,
+        ``_case`` (UInt32) and ``trial`` (Int64); no text (the audit counts
+        units on codes and gives names back only to the tables it returns).
     """
 
     problems: pl.DataFrame
@@ -276,14 +283,14 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
     [{'kind': 'missing_unit', 'case_id': 'refund', 'refusing': False}]
     """
     coded = encode_keys(ledger, plan).collect()
-    planned = planned_units_coded(plan).collect()
+    planned = plan.planned_codes().with_columns(plan.coding.parts()).collect()
     lf = coded.lazy()
     problems = concat_problems(
         [
             unknown_rows(lf, plan, planned.lazy()),
             duplicate_keys(lf),
             binding_mismatches(lf, plan),
-            missing_units(lf, planned.lazy(), missing=missing, source=plan.source),
+            missing_units(lf, plan, planned.lazy(), missing=missing),
         ]
     )
     return Reconciled(problems, coded, planned)
