@@ -247,11 +247,17 @@ def _summarize(units: pl.DataFrame, o: _Options, plan: Plan) -> tuple[pl.DataFra
     return summary.with_columns(_AS_TEXT), slice_table
 
 
-#: ``partition_by="candidate"`` audits two candidates at a time when none has more ledger rows than this, one
-#: at a time otherwise, so that peak memory stays about that of two such partitions (measured, 50M rows in
-#: 20 candidates of 2.5M: 43.9 -> 39.1 s, peak RSS 2.5 GiB clean, 2.7 GiB refused; 10M rows: 7.8-9.4 ->
-#: 7.0-7.3 s).
-CONCURRENT_ROWS: Final = 3_000_000
+#: ``partition_by="candidate"`` audits several candidates at a time, on as many threads as keep the ledger rows
+#: audited at once within this bound, so that peak memory stays about that of this many rows: candidates of
+#: 2.5M rows two at a time (one at a time above 3M). Measured at 50M rows in 20 candidates of 2.5M: 43.9 ->
+#: 39.1 s, peak RSS 2.5 GiB clean, 2.7 GiB refused.
+ROWS_IN_FLIGHT: Final = 6_000_000
+
+#: At most this many candidates at a time. With more threads than the 2 cores measured, one candidate's
+#: work in polars fills the time another spends in Python or waiting (10M rows in 20 candidates of 0.5M:
+#: 2 -> 3 threads, 6.1-6.7 -> 5.5-6.3 s clean, 3.8 -> 3.2 s refused; 4 or 6 threads gave no more).
+MAX_WORKERS: Final = 3
+
 
 #: Ledger columns that only ride along to the report tables (no count, rate or retry rule reads them).
 _PAYLOAD: Final = (RUN_ID, ANSWER, LIMIT, DATASET_VERSION, CASE_HASH)
@@ -348,7 +354,7 @@ class _Spill:
                 continue
             table = schema or pl.Schema({c: t for c, t in frame.schema.items() if c != CASE_CODE})
             # Run without the GIL (an eager n_unique of the candidate text held it: 0.35 s of 10M rows
-            # audited two at a time).
+            # audited two candidates at a time).
             first = only_value(frame, CANDIDATE)
             from_plan = [c for c in _FROM_PLAN[name](self.cases) if c in frame.columns and CASE_CODE in frame.columns]
             nulls = [c for c in _PAYLOAD if c in frame.columns and frame.get_column(c).null_count() == frame.height]
@@ -375,19 +381,20 @@ def _by_candidate(
 ) -> list[_Part]:
     """Run :func:`_check_and_select` per candidate, in candidate order; stop computing once anything refuses.
 
-    Candidates of at most :data:`CONCURRENT_ROWS` rows each are audited two at a time (on two threads;
-    polars runs without the GIL), larger ones one at a time, so that peak memory stays that of two
-    such partitions. A candidate begins before the one before it has been checked, so it may be computed
-    when a sequential run would have stopped: its tables are then not written, an error of that
-    computation makes it redo only its checks, and its retry flags are dropped with all others (see
-    :func:`_batch_problems`), so the outcome is the sequential run's.
+    Up to :data:`MAX_WORKERS` candidates are audited at a time, on threads (polars runs without the GIL), as
+    many as keep the rows audited at once within :data:`ROWS_IN_FLIGHT` (one at a time when a candidate
+    has more than half of it), so that peak memory stays about that of those rows. A candidate begins
+    before the ones before it have been checked, so it may be computed when a sequential run would have
+    stopped: its tables are then not written, an error of that computation makes it redo only its checks,
+    and its retry flags are dropped with all others (see :func:`_batch_problems`), so the outcome is the
+    sequential run's.
     """
     names = frame.collect_schema().names()
     if CANDIDATE not in names:
         return [spill.keep(_check_and_select(plan, frame, o))]
     sizes = _candidate_sizes(frame, source, in_folders=CANDIDATE in folders)
     in_ledger = list(sizes)
-    workers = 2 if max(sizes.values(), default=0) <= CONCURRENT_ROWS else 1
+    workers = _workers(max(sizes.values(), default=0))
     plan.case_index  # noqa: B018  (built once, before the threads share the plan)
 
     def run(name: str, compute: bool) -> _Part:
@@ -427,6 +434,11 @@ def _by_candidate(
         nulls = frame.filter(pl.col(CANDIDATE).is_null())
         parts.append(_check_and_select(plan.without_units(), nulls, o, compute=False))
     return parts
+
+
+def _workers(largest: int) -> int:
+    """How many candidates to audit at a time when the largest has ``largest`` ledger rows (see ROWS_IN_FLIGHT)."""
+    return max(1, min(MAX_WORKERS, ROWS_IN_FLIGHT // max(largest, 1)))
 
 
 def _candidate_sizes(frame: pl.LazyFrame, source: str, *, in_folders: bool) -> dict[str | None, int]:
@@ -526,8 +538,9 @@ def audit(
     confidence
         Two-sided coverage of every interval in the summary.
     partition_by
-        ``"candidate"``: audit candidate by candidate (two at a time on two
-        threads when none has more than :data:`CONCURRENT_ROWS` rows). A
+        ``"candidate"``: audit candidate by candidate (up to three at a time
+        on threads, as many as keep :data:`ROWS_IN_FLIGHT` ledger rows at
+        most: two of 2.5M rows, one above 3M). A
         candidate's rows are read with the candidate filter pushed into the
         reader (a hive lake is read one partition at a time), validated,
         reconciled, counted and summarised; its units and attempts are
@@ -535,8 +548,8 @@ def audit(
         ``report.attempts`` are lazy scans of those files (the folder is
         removed when the Python process exits; write the report to keep the
         tables). Exact, because every key and every summary number is per
-        candidate; peak memory is that of two candidates (one when they are
-        larger) plus the plan (measured in ``benchmarks/RESULTS.md``: 50M
+        candidate; peak memory is that of the candidates audited at once
+        plus the plan (measured in ``benchmarks/RESULTS.md``: 50M
         ledger rows in about 2.5 GiB). None
         (default): the whole batch at once, tables in memory. ``"auto"``:
         ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
