@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow.parquet as pq
 
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
@@ -441,13 +440,13 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     for f in files:
         if Path(f).suffix.lower() != ".parquet" and not isinstance(path, (str, os.PathLike)):
             raise InputFormatError(f, "not a .parquet file")
-        try:
-            rows.append(pq.read_metadata(f).num_rows)
+        try:  # the footer's row count (polars reads the footer only; pyarrow.parquet took 0.1 s to import)
+            rows.append(pl.scan_parquet(f).select(pl.len()).collect(engine="in-memory").item())
         except OSError as exc:
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
-        except Exception as exc:  # pyarrow raises several types for a damaged footer
+        except Exception as exc:  # a damaged footer
             raise InputFormatError(f, f"not a valid Parquet file ({type(exc).__name__}: {exc})") from exc
-    names = set(pq.read_schema(files[0]).names)
+    names = set(pl.read_parquet_schema(files[0]))
     hive_keys, above = _hive_keys(path, files)
     hive = bool(hive_keys)
     above = above if hive else []
