@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -204,3 +206,19 @@ def test_refusal_replaces_an_old_report_and_speaks_json(tmp_path: Path) -> None:
     assert json.loads(stdout) == {"refused": True, "refusing_problems_by_kind": {"invalid_grade": 1}}
     # No stale rates next to the refusal.
     assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
+
+
+def test_the_command_freezes_its_imports_out_of_the_collector_and_main_does_not() -> None:
+    # The console script (cli.run) freezes what it imported; main, called where the process goes on, does not.
+    code = (
+        "import gc, sys\n"
+        "from evalframe import cli\n"
+        "sys.argv = ['evalframe', '--version']\n"
+        "for name, entry in (('main', cli.main), ('run', cli.run)):\n"
+        "    try:\n"
+        "        entry()\n"
+        "    except SystemExit as done:\n"
+        "        print(name, done.code, gc.get_freeze_count() > 0)\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.splitlines()[-2:] == ["main 0 False", "run 0 True"]
