@@ -11,7 +11,7 @@ import atexit
 import functools
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
@@ -168,10 +168,10 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         return replace(found, problems=problems)
     attempts = selected.attempts
     del selected
+    # Units are counted on codes; their text (case_id, the plan's columns) is given back only to the table.
+    units = unit_outcomes(planned.lazy(), attempts.lazy(), key=[UID]).collect()
     if empty:
         attempts = _given_back(attempts, [*order, *attempts.columns], _nulls(empty))
-    # Units are counted on codes; their text (case_id, the plan's columns) is given back only to the table.
-    units = unit_outcomes(planned.lazy(), attempts.lazy().drop(list(empty)), key=[UID]).collect()
     # A ledger column named like a plan column is the table's "<name>_right", as the join with the plan names it.
     units = units.rename({c: f"{c}_right" for c in units.columns if c in plan.cases.columns})
     units = units.with_columns(plan.candidate_name())
@@ -287,14 +287,6 @@ def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-#: The columns of each table that the plan's cases give, by case code: a unit's every plan column, an attempt's
-#: case_id (its other columns are its ledger row's own, even one named like a plan column).
-_FROM_PLAN: Final[dict[str, Callable[[pl.DataFrame], list[str]]]] = {
-    "units": lambda cases: cases.columns,
-    "attempts": lambda cases: [CASE_ID],
-}
-
-
 class _Stored(NamedTuple):
     """One spilled table file and what its scan gives back."""
 
@@ -347,6 +339,14 @@ class _Spill:
         self._remove()
         atexit.unregister(self._remove)
 
+    def _from_plan(self, name: str) -> list[str]:
+        """The columns of table ``name`` that the plan's cases give by case code.
+
+        Every plan column of a unit; an attempt's case_id (its other columns are its ledger row's own, even
+        one named like a plan column).
+        """
+        return self.cases.columns if name == "units" else [CASE_ID]
+
     def keep(self, part: _Part) -> _Part:
         """Write the part's units and attempts out and drop them from memory."""
         for name, frame, schema in (("units", part.units, part.unit_schema), ("attempts", part.attempts, None)):
@@ -356,7 +356,7 @@ class _Spill:
             # Run without the GIL (an eager n_unique of the candidate text held it: 0.35 s of 10M rows
             # audited two candidates at a time).
             first = only_value(frame, CANDIDATE)
-            from_plan = [c for c in _FROM_PLAN[name](self.cases) if c in frame.columns and CASE_CODE in frame.columns]
+            from_plan = [c for c in self._from_plan(name) if c in frame.columns and CASE_CODE in frame.columns]
             nulls = [c for c in _PAYLOAD if c in frame.columns and frame.get_column(c).null_count() == frame.height]
             path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
             stored = frame.drop([*from_plan, *nulls, *([CANDIDATE] if first is not None else [])])
@@ -371,7 +371,7 @@ class _Spill:
     def scan(self, name: str) -> pl.LazyFrame:
         """One table, lazily: every file with its dropped columns given back, in the table's column order."""
         self.flush()
-        from_plan = _FROM_PLAN[name](self.cases)
+        from_plan = self._from_plan(name)
         scans = [_table(pl.scan_ipc(f.path), f.schema, self.cases, from_plan, f.candidate) for f in self.files[name]]
         return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
 
