@@ -21,8 +21,10 @@ from evalframe.columns import (
     ATTEMPT,
     ATTEMPTS,
     CANDIDATE,
+    CASE_HASH,
     CASE_ID,
     COUNTED_ATTEMPT,
+    DATASET_VERSION,
     EXEC_STATUS,
     HAS_OUTPUT,
     LIMIT,
@@ -155,6 +157,10 @@ RESERVED_COLUMNS: Final = (
     "_case",
     "_uid",
     "_trial",
+    # A plan's dataset_version / case_hash stand beside the ledger's in the units table, which names those
+    # "<name>_right" (as a join does).
+    f"{DATASET_VERSION}_right",
+    f"{CASE_HASH}_right",
 )
 
 

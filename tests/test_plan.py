@@ -226,6 +226,8 @@ def test_rows_of_units_the_plan_does_not_list_are_unknown_units(high_trial: int)
         ("trial", [1, 2]),
         ("steps", [[1], [2, 3]]),
         ("meta", [b"x", b"y"]),
+        # The units table's name for the ledger's dataset_version beside the plan's (an audit crashed on it).
+        ("dataset_version_right", ["v1", "v2"]),
     ],
 )
 def test_a_plan_column_named_like_a_unit_column_or_of_a_nested_type_refuses_the_plan(
