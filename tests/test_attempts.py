@@ -6,6 +6,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import evalframe as ef
 
@@ -112,3 +114,32 @@ def test_every_reports_each_attempt_as_an_observation() -> None:
 def test_unknown_policy_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unknown retry policy"):
         ef.select_attempts(TIMEOUT_THEN_PASS.with_columns(trial=pl.lit(1, pl.Int64)), policy="best")  # type: ignore[arg-type]
+
+
+STATUS = st.sampled_from(["completed", "timeout", "error", "not_started"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(STATUS, min_size=1, max_size=5), min_size=1, max_size=6), st.sampled_from([None, 1, 2, 3]))
+def test_last_allowed_counts_the_last_attempt_reached_by_allowed_retries(
+    units: list[list[str]], max_attempts: int | None
+) -> None:
+    # Reference, unit by unit: a retry is allowed after a timeout or an error, up to max_attempts; the counted
+    # attempt is the last one before the first retry that is not allowed.
+    rows, expected = [], []
+    for unit, statuses in enumerate(units):
+        counted = 1
+        for attempt in range(2, len(statuses) + 1):
+            if statuses[attempt - 2] not in ("timeout", "error") or (max_attempts and attempt > max_attempts):
+                break
+            counted = attempt
+        for attempt, status in enumerate(statuses, start=1):
+            scored = "scored" if status == "completed" else "not_scored"
+            rows.append((f"q{unit}", attempt, status, scored, len(rows) + 2))
+            expected.append(attempt == counted)
+    ledger = pl.DataFrame(
+        rows, schema=["case_id", "attempt", "exec_status", "score_status", "line"], orient="row"
+    ).with_columns(pl.lit("A").alias("candidate"), pl.lit(1).alias("trial"), pl.lit("r.csv").alias("source"))
+    shuffled = ledger.sample(fraction=1.0, shuffle=True, seed=1)
+    selected = ef.select_attempts(shuffled, policy="last_allowed", max_attempts=max_attempts)
+    assert selected.attempts.sort("line").get_column("counts").to_list() == expected
