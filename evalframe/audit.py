@@ -360,8 +360,6 @@ class _Spill:
             nulls = [c for c in _PAYLOAD if c in frame.columns and frame.get_column(c).null_count() == frame.height]
             path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
             stored = frame.drop([*from_plan, *nulls, *([CANDIDATE] if first is not None else [])])
-            if CANDIDATE in stored.columns and stored.schema[CANDIDATE] != pl.String:
-                stored = stored.with_columns(_AS_TEXT)  # an Enum's categories differ between files
             self._writing.append(self._writer.submit(stored.write_ipc, path, compression="lz4"))
             self.files[name].append(_Stored(path, table, first))
         while len(self._writing) > 2:  # at most one part's tables wait to be written
