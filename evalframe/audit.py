@@ -548,7 +548,7 @@ def audit(
         tables). Exact, because every key and every summary number is per
         candidate; peak memory is that of the candidates audited at once
         plus the plan (measured in ``benchmarks/RESULTS.md``: 50M
-        ledger rows in about 2.5 GiB). None
+        ledger rows in about 2.2 GiB). None
         (default): the whole batch at once, tables in memory. ``"auto"``:
         ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
         None (what the CLI does); ``report.meta["partition_by"]`` says which
