@@ -8,7 +8,6 @@ with all of them and no rate exists anywhere.
 from __future__ import annotations
 
 import atexit
-import functools
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -287,42 +286,72 @@ def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-class _Stored(NamedTuple):
-    """One spilled table file and what its scan gives back."""
+#: ``partition_by="candidate"`` keeps the parts' units and attempts in memory while they take at most this
+#: many bytes (``DataFrame.estimated_size``, without the text the plan gives back), and writes the parts after
+#: them to disk (LZ4 and Arrow IPC took a sixth of the audit's CPU). Measured in one process at 10M rows (20
+#: candidates of 0.5M, 49 MiB of tables each): every part written 6.3-7.0 s, this budget (13 parts kept)
+#: 5.7-6.6 s, every part kept 5.2-5.4 s; peak RSS 0.78, 1.39 and 1.60 GiB. At 50M rows two parts of 245 MiB
+#: fit: peak 2.6 GiB (2.1-2.2 GiB with every part written).
+TABLES_IN_MEMORY: Final = 640 * 2**20
 
-    path: Path
-    #: The table's columns and types, in order (the file holds some of them, see :func:`_table`).
+
+class _Stored(NamedTuple):
+    """One part's table, kept in memory or written to a file, and what its scan gives back."""
+
+    #: The frame (kept in memory) or its Arrow IPC file.
+    held: pl.DataFrame | Path
+    #: The table's columns and types, in order (the frame or file holds some of them, see :func:`_table`).
     schema: pl.Schema
-    #: The file's one candidate (not written), or None when it has several.
+    #: The part's one candidate (not held), or None when it has several.
     candidate: str | None
+
+    def scan(self) -> pl.LazyFrame:
+        """What is held, lazily."""
+        return self.held.lazy() if isinstance(self.held, pl.DataFrame) else pl.scan_ipc(self.held)
 
 
 class _Spill:
-    """Per-partition units and attempts written to a temporary folder, read back as one lazy scan each.
+    """Per-partition units and attempts, kept in memory up to a budget and written to disk beyond it.
+
+    The first parts' tables stay in memory while they take at most :data:`TABLES_IN_MEMORY` bytes; every
+    later part's are written to a temporary folder (made at the first write), so memory stays bounded
+    however many candidates there are. :meth:`scan` gives each table as one lazy frame over all parts.
 
     Arrow IPC with LZ4 is the quickest to write and to scan back (measured: about half the time of
     Parquet for a 0.5M-unit partition); :meth:`AuditReport.write` streams them into Parquet. A part is
     written on a background thread while the next one is audited (at most one part waits; 50M rows:
     31.6 s -> 29.4 s, as the audit alone keeps about 1.5 of 2 cores busy). Text that
-    the plan already holds is not written: a table keeps its rows' case code (``_case``) instead of
-    ``case_id`` (and, for units, the plan's case columns), and a part's one candidate is noted, not
-    repeated, and all-null payload columns (e.g. ``answer`` of a status ledger: 16 bytes a row as
-    Arrow string views, over half of a units file's bytes) are noted with their dtype; the scan gives
-    them back (a gather by code, a literal, a typed null), so the scanned table equals the table kept
-    (measured at 50M rows: writing 7.4 s -> 4.7 s; leaving out the null columns, a 2.5M-row
+    the plan already holds is neither kept nor written: a table keeps its rows' case code (``_case``)
+    instead of ``case_id`` (and, for units, the plan's case columns), and a part's one candidate is
+    noted, not repeated, and all-null payload columns (e.g. ``answer`` of a status ledger: 16 bytes a
+    row as Arrow string views, over half of a units file's bytes) are noted with their dtype; the scan
+    gives them back (a gather by code, a literal, a typed null), so the scanned table equals the table
+    computed (measured at 50M rows: writing 7.4 s -> 4.7 s; leaving out the null columns, a 2.5M-row
     candidate's two tables 556 -> 440 ms of CPU).
     """
 
     def __init__(self, cases: pl.DataFrame) -> None:
         self.cases = cases
-        self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
-        self.files: dict[str, list[_Stored]] = {"units": [], "attempts": []}
-        # Lazy frames handed out read these files whenever they are collected, even after the report is
-        # gone: the folder lives until the interpreter exits (or goes at once when nothing was audited).
-        self._remove = functools.partial(shutil.rmtree, self.folder, ignore_errors=True)
-        atexit.register(self._remove)
+        self.folder: Path | None = None
+        self.parts: dict[str, list[_Stored]] = {"units": [], "attempts": []}
+        self.in_memory = 0  # bytes of the tables kept in memory
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalframe-spill")
         self._writing: list[Future[None]] = []
+
+    def _folder(self) -> Path:
+        """The folder parts are written to, made at the first write.
+
+        Lazy frames handed out read its files whenever they are collected, even after the report is gone:
+        the folder lives until the interpreter exits (or goes at once when the audit refused).
+        """
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
+            atexit.register(self._remove)
+        return self.folder
+
+    def _remove(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def flush(self) -> None:
         """Wait until every part's tables are written (re-raising a write's error); no part follows."""
@@ -331,13 +360,18 @@ class _Spill:
         self._writer.shutdown()
 
     def discard(self) -> None:
-        """Remove the folder now (the audit refused: no table reads it), once no write is under way."""
+        """Drop every part and remove the folder now (the audit refused: no table reads them).
+
+        Waits until no write is under way.
+        """
         for pending in self._writing:
             pending.exception()  # waits; an error of a table nobody will read does not matter
         self._writing.clear()
         self._writer.shutdown()
-        self._remove()
-        atexit.unregister(self._remove)
+        self.parts = {"units": [], "attempts": []}
+        if self.folder is not None:
+            self._remove()
+            atexit.unregister(self._remove)
 
     def _from_plan(self, name: str) -> list[str]:
         """The columns of table ``name`` that the plan's cases give by case code.
@@ -348,7 +382,8 @@ class _Spill:
         return self.cases.columns if name == "units" else [CASE_ID]
 
     def keep(self, part: _Part) -> _Part:
-        """Write the part's units and attempts out and drop them from memory."""
+        """Hold the part's units and attempts (in memory within the budget, else in files); drop them from it."""
+        tables = []
         for name, frame, schema in (("units", part.units, part.unit_schema), ("attempts", part.attempts, None)):
             if frame is None:
                 continue
@@ -358,19 +393,27 @@ class _Spill:
             first = only_value(frame, CANDIDATE)
             from_plan = [c for c in self._from_plan(name) if c in frame.columns and CASE_CODE in frame.columns]
             nulls = [c for c in _PAYLOAD if c in frame.columns and frame.get_column(c).null_count() == frame.height]
-            path = self.folder / f"{name}-{len(self.files[name]):05d}.arrow"
             stored = frame.drop([*from_plan, *nulls, *([CANDIDATE] if first is not None else [])])
-            self._writing.append(self._writer.submit(stored.write_ipc, path, compression="lz4"))
-            self.files[name].append(_Stored(path, table, first))
+            tables.append((name, stored, table, first))
+        size = sum(int(stored.estimated_size()) for _, stored, _, _ in tables)
+        in_memory = self.in_memory + size <= TABLES_IN_MEMORY
+        if in_memory:
+            self.in_memory += size
+        for name, stored, table, first in tables:
+            held: pl.DataFrame | Path = stored
+            if not in_memory:
+                held = self._folder() / f"{name}-{len(self.parts[name]):05d}.arrow"
+                self._writing.append(self._writer.submit(stored.write_ipc, held, compression="lz4"))
+            self.parts[name].append(_Stored(held, table, first))
         while len(self._writing) > 2:  # at most one part's tables wait to be written
             self._writing.pop(0).result()
         return replace(part, units=None, attempts=None)
 
     def scan(self, name: str) -> pl.LazyFrame:
-        """One table, lazily: every file with its dropped columns given back, in the table's column order."""
+        """One table, lazily: every part with its dropped columns given back, in the table's column order."""
         self.flush()
         from_plan = self._from_plan(name)
-        scans = [_table(pl.scan_ipc(f.path), f.schema, self.cases, from_plan, f.candidate) for f in self.files[name]]
+        scans = [_table(p.scan(), p.schema, self.cases, from_plan, p.candidate) for p in self.parts[name]]
         return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
 
 
@@ -542,13 +585,15 @@ def audit(
         candidate's rows are read with the candidate filter pushed into the
         reader (a hive lake is read one partition at a time), validated,
         reconciled, counted and summarised; its units and attempts are
-        written to a temporary folder, and ``report.units`` /
-        ``report.attempts`` are lazy scans of those files (the folder is
-        removed when the Python process exits; write the report to keep the
-        tables). Exact, because every key and every summary number is per
-        candidate; peak memory is that of the candidates audited at once
-        plus the plan (measured in ``benchmarks/RESULTS.md``: 50M
-        ledger rows in about 2.2 GiB). None
+        kept in memory while the tables kept so far take at most
+        :data:`TABLES_IN_MEMORY` bytes, and written to a temporary folder
+        after that; ``report.units`` / ``report.attempts`` are lazy scans
+        of those tables and files (the folder is removed when the Python
+        process exits; write the report to keep the tables). Exact, because
+        every key and every summary number is per candidate; peak memory is
+        that of the candidates audited at once, the tables kept and the
+        plan (measured in ``benchmarks/RESULTS.md``: 50M ledger rows in
+        about 2.6 GiB). None
         (default): the whole batch at once, tables in memory. ``"auto"``:
         ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
         None (what the CLI does); ``report.meta["partition_by"]`` says which

@@ -9,6 +9,7 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -18,6 +19,20 @@ import evalframe as ef
 from tests.conftest import ROOT
 
 GEN = ROOT.parent / "shared" / "tools" / "gen_ledger.py"
+AUDIT = importlib.import_module("evalframe.audit")  # the module (the package's ``audit`` is the function)
+
+
+@pytest.fixture(params=["written", "kept"])
+def held(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``partition_by="candidate"`` writes every part's tables to files, or keeps every one in memory."""
+    monkeypatch.setattr(AUDIT, "TABLES_IN_MEMORY", 0 if request.param == "written" else 2**40)
+    return str(request.param)
+
+
+@pytest.fixture
+def written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``partition_by="candidate"`` writes every part's tables to files."""
+    monkeypatch.setattr(AUDIT, "TABLES_IN_MEMORY", 0)
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +62,7 @@ def assert_same(a: ef.AuditReport, b: ef.AuditReport) -> None:
         assert_frame_equal(ta[name], tb[name], check_column_order=False, check_dtypes=False, check_exact=True), name
 
 
+@pytest.mark.usefixtures("held")
 def test_lake_single_file_and_partitions_agree_on_a_clean_batch(generated: dict[str, Path]) -> None:
     d = generated["clean"]
     plan = ef.Plan.from_file(d / "plan.parquet")
@@ -102,7 +118,7 @@ def spill_folders() -> set[Path]:
 
 
 def test_a_partitioned_report_writes_the_same_files_and_its_tables_outlive_it(
-    generated: dict[str, Path], tmp_path: Path
+    generated: dict[str, Path], tmp_path: Path, held: str
 ) -> None:
     d = generated["clean"]
     plan = ef.Plan.from_file(d / "plan_hive")
@@ -110,7 +126,7 @@ def test_a_partitioned_report_writes_the_same_files_and_its_tables_outlive_it(
     whole = ef.audit(plan, d / "results.parquet", slices=["case_type"])
     parts = ef.audit(plan, d / "results_hive", slices=["case_type"], partition_by="candidate")
     assert isinstance(parts.units, pl.LazyFrame) and isinstance(whole.units, pl.DataFrame)
-    assert len(spill_folders() - before) == 1
+    assert len(spill_folders() - before) == (1 if held == "written" else 0)
     whole.write(tmp_path / "whole")
     parts.write(tmp_path / "parts")
     for name in ("summary", "units", "attempts", "problems", "slices", "missingness"):
@@ -126,7 +142,7 @@ def test_a_partitioned_report_writes_the_same_files_and_its_tables_outlive_it(
 def test_spilled_tables_are_removed_when_the_process_exits(generated: dict[str, Path]) -> None:
     d = generated["clean"]
     script = (
-        "import evalframe as ef; "
+        "import importlib, evalframe as ef; importlib.import_module('evalframe.audit').TABLES_IN_MEMORY = 0; "
         f"r = ef.audit(ef.Plan.from_file({str(d / 'plan.parquet')!r}), {str(d / 'results_hive')!r}, "
         "partition_by='candidate'); print(r.units.select('candidate').collect().height)"
     )
@@ -136,6 +152,7 @@ def test_spilled_tables_are_removed_when_the_process_exits(generated: dict[str, 
     assert spill_folders() == before
 
 
+@pytest.mark.usefixtures("written")
 def test_a_partitioned_refusal_leaves_no_spilled_files(generated: dict[str, Path]) -> None:
     d = generated["defects"]
     before = spill_folders()
@@ -144,6 +161,7 @@ def test_a_partitioned_refusal_leaves_no_spilled_files(generated: dict[str, Path
     assert spill_folders() == before
 
 
+@pytest.mark.usefixtures("written")
 def test_a_failed_spill_write_fails_the_audit_and_leaves_no_files(
     monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]
 ) -> None:
@@ -371,8 +389,9 @@ def test_auto_partitions_a_large_ledger(monkeypatch: pytest.MonkeyPatch, generat
     assert report.meta["partition_by"] == "candidate" and isinstance(report.units, pl.LazyFrame)
 
 
-def test_spilled_tables_equal_the_tables_kept_in_memory_column_for_column() -> None:
-    # The spill stores case codes for the plan's text and the one candidate of a part; the scan gives them back.
+@pytest.mark.usefixtures("held")
+def test_partitioned_tables_equal_the_whole_batch_tables_column_for_column() -> None:
+    # A part's tables hold case codes for the plan's text and note its one candidate; the scan gives them back.
     cases = pl.DataFrame(
         {
             "case_id": ["q1", "q2", "q3"],
@@ -404,12 +423,13 @@ def test_spilled_tables_equal_the_tables_kept_in_memory_column_for_column() -> N
     assert parts.attempts.select("dataset_version").collect().to_series().to_list() == ["v1", "v1", "v2"] + [None] * 4
 
 
+@pytest.mark.usefixtures("held")
 @pytest.mark.parametrize("partition_by", [None, "candidate"])
 @pytest.mark.parametrize("retry", ["first", "every"])
 def test_all_null_payload_columns_left_out_while_counting_come_back_in_place(
     monkeypatch: pytest.MonkeyPatch, partition_by: str | None, retry: str
 ) -> None:
-    audit_module = importlib.import_module("evalframe.audit")  # the module (ef.audit is the function)
+    audit_module = AUDIT
 
     cases = pl.DataFrame({"case_id": ["q1", "q2"], "dataset_version": ["v1", "v1"], "topic": ["a", "b"]})
     plan = ef.Plan.from_frame(cases, candidates=["A", "B"])
@@ -446,3 +466,35 @@ def test_an_audit_warns_of_nothing(partition: str | None) -> None:
         report = ef.audit(plan, ledger, partition_by=partition)  # type: ignore[arg-type]
         assert report.summary.get_column("missing").to_list() == [1, 1]
     assert [str(w.message).splitlines()[0] for w in caught] == []
+
+
+def test_parts_are_kept_in_memory_within_the_budget_and_written_after_it(
+    monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]
+) -> None:
+    d = generated["clean"]
+    plan = ef.Plan.from_file(d / "plan.parquet")
+    spills: list[Any] = []
+
+    class Recorded(AUDIT._Spill):  # type: ignore[name-defined,misc]
+        def __init__(self, cases: pl.DataFrame) -> None:
+            super().__init__(cases)
+            spills.append(self)
+
+    monkeypatch.setattr(AUDIT, "_Spill", Recorded)
+    whole = ef.audit(plan, d / "results.parquet")
+    kept = ef.audit(plan, d / "results.parquet", partition_by="candidate")
+    assert AUDIT.TABLES_IN_MEMORY == 640 * 2**20  # 6,000 rows fit: nothing is written
+    assert [type(p.held) for p in spills[0].parts["units"]] == [pl.DataFrame] * 3 and spills[0].folder is None
+    first = sum(int(spills[0].parts[t][0].held.estimated_size()) for t in ("units", "attempts"))
+    assert spills[0].in_memory > 2 * first
+    # A budget of exactly the first part's tables keeps that part (at the bound) and writes the two after it.
+    monkeypatch.setattr(AUDIT, "TABLES_IN_MEMORY", first)
+    before = spill_folders()
+    mixed = ef.audit(plan, d / "results.parquet", partition_by="candidate")
+    for table in ("units", "attempts"):
+        held = [p.held for p in spills[1].parts[table]]
+        assert isinstance(held[0], pl.DataFrame) and all(isinstance(h, Path) and h.exists() for h in held[1:])
+        assert len(held) == 3
+    assert spills[1].in_memory == first and len(spill_folders() - before) == 1
+    assert_same(whole, kept)
+    assert_same(whole, mixed)
