@@ -143,3 +143,23 @@ def test_last_allowed_counts_the_last_attempt_reached_by_allowed_retries(
     shuffled = ledger.sample(fraction=1.0, shuffle=True, seed=1)
     selected = ef.select_attempts(shuffled, policy="last_allowed", max_attempts=max_attempts)
     assert selected.attempts.sort("line").get_column("counts").to_list() == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(0, 6), st.integers(-3, -1), st.integers(2**61, 2**62), st.none()),
+            st.one_of(st.integers(1, 4), st.integers(0, 0), st.integers(2**40, 2**41)),
+        ),
+        max_size=25,
+        unique=True,
+    )
+)
+def test_units_and_attempts_sorted_by_one_integer_or_by_the_two_columns_alike(pairs: list[tuple[Any, int]]) -> None:
+    # One Int64 (unit × (largest attempt + 1) + attempt) when it fits, the two columns otherwise: the same order.
+    from evalframe.attempts import _by_unit_and_attempt
+
+    frame = pl.DataFrame(pairs, schema={"_uid": pl.Int64, "attempt": pl.Int64}, orient="row")
+    got = _by_unit_and_attempt(frame, ["_uid"]).collect()
+    assert got.rows() == sorted(pairs, key=lambda p: (p[0] is not None, p[0] or 0, p[1]))
