@@ -395,6 +395,31 @@ def _partition_mismatches(files: Sequence[str], keys: Sequence[str], starts: dic
     return concat_problems([pl.concat(parts)])
 
 
+#: Up to this many files, :func:`_file_start` sums steps over the row index; beyond, it looks up each row's path.
+FILE_STEPS_UP_TO = 64
+
+
+def _file_start(starts: dict[str, int], path_col: str) -> pl.Expr:
+    """The lake-wide row index (0-based, Int64) of the first row of each row's file.
+
+    ``starts`` maps each file, in scan order, to the lake-wide index of its first row; the scan's row index
+    (``line``, from 1) runs on across files. Up to :data:`FILE_STEPS_UP_TO` files, the start is a sum of
+    steps over the row index (each file's start minus the one before, where the row is past it): no text is
+    read. Beyond, each row's file path is looked up (hashing a path per row: 20 files, 0.5M rows read from
+    one of them, 16 ms; the steps cost about nothing). Either is elementwise, so a filter on the scan is
+    still pushed into the reader.
+    """
+    bounds = sorted(set(starts.values()))
+    if len(bounds) == 1:
+        return pl.lit(bounds[0] if bounds else 0, pl.Int64)
+    if len(starts) > FILE_STEPS_UP_TO:
+        return pl.col(path_col).replace_strict(starts, return_dtype=pl.Int64)
+    row = pl.col(LINE).cast(pl.Int64) - 1
+    zero = pl.lit(0, pl.Int64)
+    steps = (pl.when(row >= b).then(pl.lit(b - a, pl.Int64)).otherwise(zero) for a, b in itertools.pairwise(bounds))
+    return pl.sum_horizontal(zero, *steps)
+
+
 def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     """Scan Parquet: a file, a directory (hive partitions allowed), a glob, or a list of files.
 
@@ -465,8 +490,7 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     lf = pl.scan_parquet(files, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1, **options).drop(
         above
     )
-    first = pl.lit(0, pl.Int64) if len(files) == 1 else pl.col(path_col).replace_strict(starts, return_dtype=pl.Int64)
-    lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - first).alias(LINE))
+    lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - _file_start(starts, path_col)).alias(LINE))
     lf = lf.select(*[c for c in lf.collect_schema().names() if c not in (LINE, "_file")], LINE)
     return Loaded(lf, problems, label, tuple(hive_keys))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import polars as pl
@@ -151,3 +152,29 @@ def test_utf16_binary_and_huge_fields(tmp_path: Path) -> None:
     loaded = read_csv_strict(huge)
     assert loaded.problems.height == 0
     assert loaded.frame.select(pl.col("answer").str.len_chars()).collect().item() == 300_000
+
+
+@pytest.mark.parametrize("steps_up_to", [64, 0], ids=["steps over the row index", "lookup by file path"])
+def test_lake_lines_count_from_one_in_every_file_with_filters_pushed_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps_up_to: int
+) -> None:
+    # The module (the package's ``load`` is the function).
+    monkeypatch.setattr(importlib.import_module("evalframe.load"), "FILE_STEPS_UP_TO", steps_up_to)
+    sizes = {"A": [3, 0, 2], "B": [1, 4]}  # an empty file starts where the next one does
+    for cand, parts in sizes.items():
+        d = tmp_path / "lake" / f"candidate={cand}"
+        d.mkdir(parents=True)
+        for i, n in enumerate(parts):
+            ids = [f"{cand}{i}-{k}" for k in range(n)]
+            pl.DataFrame({"case_id": ids}, schema={"case_id": pl.String}).write_parquet(d / f"part-{i}.parquet")
+    loaded = scan_parquet(tmp_path / "lake")
+    rows = loaded.frame.collect()
+    expected = [(f"{c}{i}-{k}", k + 1) for c, parts in sizes.items() for i, n in enumerate(parts) for k in range(n)]
+    assert rows.select("case_id", "line").rows() == expected
+    assert rows.get_column("source").str.ends_with("part-2.parquet").sum() == 2
+    only_b = loaded.frame.filter(pl.col("candidate") == "B")
+    assert 'SELECTION: col("candidate") == "B"' in only_b.explain()  # the reader skips A's folder
+    only_b = only_b.collect()
+    assert only_b.select("case_id", "line").rows() == [r for r in expected if r[0].startswith("B")]
+    last = loaded.frame.filter(pl.col("case_id") == "B1-3").select("line").collect().item()
+    assert last == 4
