@@ -143,6 +143,8 @@ def test_last_allowed_counts_the_last_attempt_reached_by_allowed_retries(
     shuffled = ledger.sample(fraction=1.0, shuffle=True, seed=1)
     selected = ef.select_attempts(shuffled, policy="last_allowed", max_attempts=max_attempts)
     assert selected.attempts.sort("line").get_column("counts").to_list() == expected
+    # Every attempt carries its unit's number of attempts.
+    assert selected.attempts.sort("line").get_column("attempts").to_list() == [len(s) for s in units for _ in s]
 
 
 @settings(max_examples=150, deadline=None)
