@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -35,3 +39,16 @@ def test_public_api_is_explicit() -> None:
     ]
     for name in evalframe.__all__:
         assert getattr(evalframe, name).__doc__, name
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_importing_evalframe_leaves_the_garbage_collector_as_it_was(before: bool) -> None:
+    # The import holds collections off while pandera and pandas load, then restores the caller's setting.
+    code = (
+        "import gc, sys; gc.enable() if sys.argv[1] == 'on' else gc.disable(); import evalframe; "
+        "assert 'pandera' in sys.modules; print(gc.isenabled())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "on" if before else "off"], check=True, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == str(before)
