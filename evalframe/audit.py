@@ -263,8 +263,10 @@ ROWS_IN_FLIGHT: Final = 6_000_000
 
 #: At most this many candidates at a time. With more threads than the 2 cores measured, one candidate's
 #: work in polars fills the time another spends in Python or waiting (10M rows in 20 candidates of 0.5M:
-#: 2 -> 3 threads, 6.1-6.7 -> 5.5-6.3 s clean, 3.8 -> 3.2 s refused; 4 or 6 threads gave no more).
-MAX_WORKERS: Final = 3
+#: 2 -> 3 threads, 6.1-6.7 -> 5.5-6.3 s clean, 3.8 -> 3.2 s refused; with the tables kept in memory (see
+#: TABLES_IN_MEMORY), median of 3-4 audits in one process, 3 / 4 / 6 threads: 6.13 / 5.58 / 5.44 s clean,
+#: 2.87 / 2.51 / 2.90 s refused).
+MAX_WORKERS: Final = 4
 
 
 #: Ledger columns that only ride along to the report tables (no count, rate or retry rule reads them).
@@ -588,7 +590,7 @@ def audit(
     confidence
         Two-sided coverage of every interval in the summary.
     partition_by
-        ``"candidate"``: audit candidate by candidate (up to three at a time
+        ``"candidate"``: audit candidate by candidate (up to four at a time
         on threads, as many as keep :data:`ROWS_IN_FLIGHT` ledger rows at
         most: two of 2.5M rows, one above 3M). A
         candidate's rows are read with the candidate filter pushed into the

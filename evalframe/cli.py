@@ -190,7 +190,7 @@ def audit_options(func: F) -> F:
             type=click.Choice(["auto", "candidate", "none"]),
             default="auto",
             show_default=True,
-            help="Audit candidate by candidate (up to three at a time, 6M ledger rows at most), writing units and "
+            help="Audit candidate by candidate (up to four at a time, 6M ledger rows at most), writing units and "
             "attempts out beyond 640 MiB (bounded memory on large lakes; same result), or the whole batch at once "
             "(none); auto: candidate by candidate from 1,000,000 ledger rows on.",
         ),

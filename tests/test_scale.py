@@ -207,18 +207,18 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
     ]
 
 
-@pytest.fixture(params=[1, 2, 3], ids=["one at a time", "two at a time", "three at a time"])
+@pytest.fixture(params=[1, 2, 3, 4], ids=["one at a time", "two at a time", "three at a time", "four at a time"])
 def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Audit candidates one, two or three at a time (``partition_by="candidate"``)."""
+    """Audit candidates one, two, three or four at a time (``partition_by="candidate"``)."""
     monkeypatch.setattr(importlib.import_module("evalframe.audit"), "MAX_WORKERS", request.param)
 
 
 def test_candidates_audited_at_once_keep_the_rows_in_flight_bounded() -> None:
     audit_module = importlib.import_module("evalframe.audit")
-    assert audit_module.ROWS_IN_FLIGHT == 6_000_000 and audit_module.MAX_WORKERS == 3
-    # 50M rows in 20 candidates: two at a time, as measured; above 3M rows one; small candidates three.
+    assert audit_module.ROWS_IN_FLIGHT == 6_000_000 and audit_module.MAX_WORKERS == 4
+    # 50M rows in 20 candidates: two at a time, as measured; above 3M rows one; small candidates four.
     sizes = [0, 1, 500_000, 2_000_000, 2_000_001, 2_500_000, 3_000_000, 3_000_001, 50_000_000]
-    assert [audit_module._workers(n) for n in sizes] == [3, 3, 3, 3, 2, 2, 2, 1, 1]
+    assert [audit_module._workers(n) for n in sizes] == [4, 4, 4, 3, 2, 2, 2, 1, 1]
 
 
 @pytest.mark.usefixtures("workers")
@@ -246,7 +246,7 @@ def test_a_candidate_begun_beside_one_that_refuses_adds_nothing() -> None:
     ]
 
 
-@pytest.mark.usefixtures("workers")
+@pytest.mark.usefixtures("workers", "written")
 def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     # B's tables fail to be written (a full disk) while A refuses: the audit refuses, as one at a time, where
     # B's tables are never computed. Before, two at a time raised the OSError instead.
