@@ -61,7 +61,7 @@ CODES = [CAND_CODE, CASE_CODE, UID]
 #: Units carry the candidate as an Enum while they are counted (cheap to group by); tables give it as text.
 _AS_TEXT = pl.col(CANDIDATE).cast(pl.String)
 
-#: ``partition_by="auto"`` audits one candidate at a time from this many ledger rows on (below it, the
+#: ``partition_by="auto"`` audits candidate by candidate from this many ledger rows on (below it, the
 #: per-candidate overhead, about 30 ms a candidate, outweighs the memory saved).
 AUTO_PARTITION_ROWS: Final = 1_000_000
 
@@ -302,7 +302,7 @@ def _compact(ledger: pl.DataFrame) -> pl.DataFrame:
 #: them to disk (LZ4 and Arrow IPC took a sixth of the audit's CPU). Measured in one process at 10M rows (20
 #: candidates of 0.5M, 49 MiB of tables each): every part written 6.3-7.0 s, this budget (13 parts kept)
 #: 5.7-6.6 s, every part kept 5.2-5.4 s; peak RSS 0.78, 1.39 and 1.60 GiB. At 50M rows two parts of 245 MiB
-#: fit: peak 2.6 GiB (2.1-2.2 GiB with every part written).
+#: fit: peak 2.6-2.8 GiB (2.1-2.2 GiB with every part written).
 TABLES_IN_MEMORY: Final = 640 * 2**20
 
 
@@ -604,7 +604,7 @@ def audit(
         every key and every summary number is per candidate; peak memory is
         that of the candidates audited at once, the tables kept and the
         plan (measured in ``benchmarks/RESULTS.md``: 50M ledger rows in
-        about 2.6 GiB). None
+        about 2.8 GiB). None
         (default): the whole batch at once, tables in memory. ``"auto"``:
         ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
         None (what the CLI does); ``report.meta["partition_by"]`` says which
