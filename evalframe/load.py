@@ -449,7 +449,9 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     Raises
     ------
     InputFormatError
-        When nothing matches, or a file is not (valid) Parquet.
+        When nothing matches, a file is not (valid) Parquet, or the files
+        cannot be read as one lake (e.g. a ``key=value`` folder whose value
+        holds ``=``).
 
     Examples
     --------
@@ -485,14 +487,31 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     problems = _partition_mismatches(files, stored_keys, starts) if stored_keys else problems_frame()
     if LINE in names:
         lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
+        _schema(lf, label)
         return Loaded(lf.drop(above), problems, label, tuple(hive_keys))
     path_col = "_file" if SOURCE in names else SOURCE
     lf = pl.scan_parquet(files, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1, **options).drop(
         above
     )
     lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - _file_start(starts, path_col)).alias(LINE))
-    lf = lf.select(*[c for c in lf.collect_schema().names() if c not in (LINE, "_file")], LINE)
+    lf = lf.select(*[c for c in _schema(lf, label).names() if c not in (LINE, "_file")], LINE)
     return Loaded(lf, problems, label, tuple(hive_keys))
+
+
+def _schema(frame: pl.LazyFrame, source: str) -> pl.Schema:
+    """The scan's schema; what the reader cannot resolve (e.g. a hive folder value holding ``=``) is an input error.
+
+    Raises
+    ------
+    InputFormatError
+        With ``source`` and the reader's message (first line).
+    """
+    try:
+        return frame.collect_schema()
+    except _READ_ERRORS as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        detail = f"cannot read its files as one lake ({type(exc).__name__}: {first}); check its key=value folder names"
+        raise InputFormatError(source, detail) from exc
 
 
 def load(path: PathLike | Sequence[PathLike]) -> Loaded:

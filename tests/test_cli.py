@@ -222,3 +222,16 @@ def test_the_command_freezes_its_imports_out_of_the_collector_and_main_does_not(
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert [line for line in shown.splitlines() if line.startswith(("main", "run"))] == ["main 0 False", "run 0 True"]
+
+
+def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: Path) -> None:
+    # polars cannot resolve candidate=p=q as a hive partition: a clear input error (exit 2), not a traceback.
+    for cand in ("A", "p=q"):
+        folder = tmp_path / "lake" / f"candidate={cand}"
+        folder.mkdir(parents=True)
+        pl.DataFrame({"case_id": ["q0"], "passed": [1]}).write_parquet(folder / "p0.parquet")
+    pl.DataFrame({"case_id": ["q0"]}).write_csv(tmp_path / "plan.csv")
+    args = ["audit", "--plan", str(tmp_path / "plan.csv"), "--results", str(tmp_path / "lake"), "--candidates", "A"]
+    code, _, err = run(args)
+    assert code == 2
+    assert "cannot read its files as one lake" in err and "key=value folder names" in err
