@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Final, Literal, NamedTuple, TypeVar
+from typing import Any, Final, Literal, NamedTuple, TypeVar, get_args
 
 import polars as pl
 
@@ -625,7 +625,9 @@ def audit(
     InputFormatError
         When a results file cannot be opened at all.
     ValueError
-        When a slice column is not a plan column, or a bins spec is malformed.
+        When a slice column is not a plan column, a bins spec is malformed,
+        ``retry``, ``missing`` or ``grade`` is not one of its values, or
+        ``max_attempts`` is below 1.
 
     Examples
     --------
@@ -646,6 +648,17 @@ def audit(
     │ B         ┆ 4       ┆ 4      ┆ 3      ┆ 1.0             ┆ 0.75             ┆ 0.75              │
     └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
     """
+    for name, value, allowed in (
+        ("retry", retry, get_args(RetryPolicyName)),
+        ("missing", missing, get_args(MissingPolicy)),
+        ("grade", grade, get_args(GradeKind)),
+    ):
+        if value not in allowed:
+            msg = f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
+            raise ValueError(msg)
+    if max_attempts is not None and max_attempts < 1:
+        msg = f"max_attempts must be at least 1 (or None: no limit), got {max_attempts!r}"
+        raise ValueError(msg)
     unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
     if unknown_slices:
         usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"

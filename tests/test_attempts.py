@@ -165,3 +165,18 @@ def test_units_and_attempts_sorted_by_one_integer_or_by_the_two_columns_alike(pa
     frame = pl.DataFrame(pairs, schema={"_uid": pl.Int64, "attempt": pl.Int64}, orient="row")
     got = _by_unit_and_attempt(frame, ["_uid"]).collect()
     assert got.rows() == sorted(pairs, key=lambda p: (p[0] is not None, p[0] or 0, p[1]))
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"grade": "fuzzy"}, "grade must be one of 'binary', 'numeric', got 'fuzzy'"),
+        ({"retry": "best"}, "retry must be one of 'first', 'last_allowed', 'every', got 'best'"),
+        ({"missing": "ignore"}, "missing must be one of 'report', 'refuse', got 'ignore'"),
+        ({"max_attempts": 0}, "max_attempts must be at least 1"),
+    ],
+)
+def test_an_audit_option_outside_its_values_is_a_value_error(option: dict[str, Any], message: str) -> None:
+    # Checked before anything is read: a refused batch would otherwise never reach the retry policy.
+    with pytest.raises(ValueError, match=message):
+        ef.audit(PLAN, TIMEOUT_THEN_PASS, **option)
