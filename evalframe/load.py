@@ -309,9 +309,14 @@ def collect_input(frame: pl.LazyFrame, source: str) -> pl.DataFrame:
     try:
         return frame.collect()
     except _READ_ERRORS as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        detail = f"cannot read its files together ({type(exc).__name__}: {first}); files of one input need one schema"
-        raise InputFormatError(source, detail) from exc
+        hint = "files of one input need one schema"
+        raise _reader_error(source, exc, "cannot read its files together", hint) from exc
+
+
+def _reader_error(source: str, exc: Exception, what: str, hint: str) -> InputFormatError:
+    """An :class:`InputFormatError` for ``source`` that quotes the reader's error (its first line)."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return InputFormatError(source, f"{what} ({type(exc).__name__}: {first}); {hint}")
 
 
 def _expand(path: PathLike) -> list[str]:
@@ -509,9 +514,8 @@ def _schema(frame: pl.LazyFrame, source: str) -> pl.Schema:
     try:
         return frame.collect_schema()
     except _READ_ERRORS as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        detail = f"cannot read its files as one lake ({type(exc).__name__}: {first}); check its key=value folder names"
-        raise InputFormatError(source, detail) from exc
+        hint = "check its key=value folder names"
+        raise _reader_error(source, exc, "cannot read its files as one lake", hint) from exc
 
 
 def load(path: PathLike | Sequence[PathLike]) -> Loaded:
