@@ -175,26 +175,59 @@ def select_attempts(
     return Selected(attempts.drop("_prev_scored", "_prev_ineligible", "_gap"), flags)
 
 
+def unit_attempt_key(frame: pl.DataFrame, unit: str) -> pl.Expr | None:
+    """``unit`` × (largest attempt + 1) + ``attempt`` as one Int64 expression, or None when it does not fit.
+
+    The integer orders rows as (unit, attempt) do, and two rows share it exactly when they share both: one
+    key to sort or compare instead of two. The bounds are read in one query (run without the GIL); null
+    values are left out of them, so a row holding one has a null key.
+
+    Parameters
+    ----------
+    frame
+        Rows with the integer column ``unit`` (e.g. the audit's unit code ``_uid``) and ``attempt``.
+    unit
+        The unit column's name.
+
+    Returns
+    -------
+    polars.Expr or None
+        The Int64 key; None when either column is not an integer column, either holds a negative value or
+        no value at all, or the key could pass 2**63 - 1.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"_uid": [7, 7, 2], "attempt": [2, 1, 1]})
+    >>> rows.select(unit_attempt_key(rows, "_uid")).to_series().to_list()
+    [23, 22, 7]
+    >>> unit_attempt_key(pl.DataFrame({"_uid": [2**62], "attempt": [3]}), "_uid") is None
+    True
+    """
+    if not (frame.schema[unit].is_integer() and frame.schema[ATTEMPT].is_integer()):
+        return None
+    u, a = pl.col(unit), pl.col(ATTEMPT)
+    low, top, high = (
+        frame.lazy()
+        .select(pl.min_horizontal(u.min(), a.min()).alias("low"), u.max().alias("top"), a.max().alias("high"))
+        .collect()
+        .row(0)
+    )
+    if None in (low, top, high) or low < 0 or (top + 1) * (high + 1) > 2**63 - 1:
+        return None
+    key: pl.Expr = u.cast(pl.Int64) * (high + 1) + a.cast(pl.Int64)
+    return key
+
+
 def _by_unit_and_attempt(ledger: pl.DataFrame, unit: list[str]) -> pl.LazyFrame:
     """The rows sorted by ``unit`` and then ``attempt``.
 
-    A unit named by one integer column (the audit's unit code) is sorted by one Int64, unit × (largest
-    attempt + 1) + attempt, when no value is null or negative and that integer fits: one key to sort
-    instead of two (0.5M rows: 70 -> 41 ms, 130 -> 75 ms of CPU). Otherwise by the columns.
+    A unit named by one integer column (the audit's unit code) with no null is sorted by one Int64 key
+    (:func:`unit_attempt_key`) when it fits: one key to sort instead of two (0.5M rows: 70 -> 41 ms,
+    130 -> 75 ms of CPU). Otherwise by the columns.
     """
     lf = ledger.lazy()
-    if len(unit) == 1 and ledger.schema[unit[0]].is_integer() and ledger.schema[ATTEMPT].is_integer():
-        u, a = pl.col(unit[0]), pl.col(ATTEMPT)
-        nulls, low, top, high = (
-            lf.select(
-                (u.null_count() + a.null_count()).alias("nulls"),
-                pl.min_horizontal(u.min(), a.min()).alias("low"),
-                u.max().alias("top"),
-                a.max().alias("high"),
-            )
-            .collect()
-            .row(0)
-        )
-        if ledger.height and not nulls and low >= 0 and (top + 1) * (high + 1) <= 2**63 - 1:
-            return lf.sort(u.cast(pl.Int64) * (high + 1) + a.cast(pl.Int64))
+    if len(unit) == 1 and not any(ledger.get_column(c).null_count() for c in (*unit, ATTEMPT)):
+        key = unit_attempt_key(ledger, unit[0])
+        if key is not None:
+            return lf.sort(key)
     return lf.sort([*unit, ATTEMPT])

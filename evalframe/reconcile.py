@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from evalframe.attempts import unit_attempt_key
 from evalframe.columns import (
     ATTEMPT,
     ATTEMPT_KEY,
@@ -137,15 +138,12 @@ def _repeated(known: pl.LazyFrame) -> pl.LazyFrame:
     and then mark the duplicated pairs). Otherwise the pairs are compared directly.
     """
     pairs = known.select(UID, ATTEMPT).collect()
-    uid, attempt = pl.col(UID), pl.col(ATTEMPT)
-    # Lazy queries: polars runs them without the GIL (eager Series methods hold it).
-    bounds = pairs.lazy().select(pl.len(), attempt.min().alias("_low"), attempt.max().alias("_high"), uid.max())
-    rows, low, high, top = bounds.collect().row(0)
-    if rows < 2:
+    if pairs.height < 2:
         return known.head(0)
-    if low is None or top is None or low < 0 or (top + 1) * (high + 1) > 2**63 - 1:
+    key = unit_attempt_key(pairs, UID)
+    if key is None:
         return known.filter(pl.struct(UID, ATTEMPT).is_duplicated())
-    key = uid * (high + 1) + attempt
+    # Lazy queries: polars runs them without the GIL (eager Series methods hold it).
     ordered = pairs.lazy().select(key.sort().alias("_key"))
     twice = ordered.filter(pl.col("_key") == pl.col("_key").shift(1)).unique().collect().to_series()
     return known.filter(key.is_in(twice.implode())) if twice.len() else known.head(0)
