@@ -10,7 +10,8 @@ candidates × cases × trials, unless an explicit units table is given.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -483,8 +484,7 @@ class Plan:
         trial_values: set[int] = set()
         compared = [*(c for c in case_cols if c != LINE), "_trial"]
         previous: tuple[pl.DataFrame, pl.Series] | None = None  # the last candidate's compared columns and codes
-        for name, chunk_filter in chunks:
-            chunk = collect_input(lf.filter(chunk_filter), source)
+        for (name, _), chunk in zip(chunks, _read_ahead(lf, [f for _, f in chunks], source), strict=True):
             if not has_trial:
                 chunk = chunk.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
             chunk = chunk.with_columns(_trial_number(chunk.schema[TRIAL]).alias("_trial"))
@@ -869,3 +869,24 @@ def _checked_cases(
     if all_problems.height:
         raise PlanError(all_problems)
     return frame.drop(LINE, SOURCE, strict=False).sort(CASE_ID)
+
+
+def _read_ahead(lf: pl.LazyFrame, filters: Sequence[pl.Expr], source: str) -> Iterator[pl.DataFrame]:
+    """The rows of ``lf`` under each filter, in order; the next chunk is read while the caller works on this one.
+
+    At most two chunks exist at a time. Reading a chunk keeps about one core busy while the work on the
+    chunk before it runs: reading one ahead overlaps the two (median of 3 loads of a plan lake of 20
+    candidates: 1M units 0.23 -> 0.18 s, 10M 0.87-0.94 -> 0.77-0.81 s, 50M 4.78 -> 4.06 s).
+
+    Raises
+    ------
+    InputFormatError
+        When a chunk cannot be read (see :func:`~evalframe.load.collect_input`).
+    """
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalframe-plan") as reader:
+        pending = [reader.submit(collect_input, lf.filter(f), source) for f in filters[:1]]
+        for following in [*filters[1:], None]:
+            chunk = pending.pop().result()
+            if following is not None:
+                pending.append(reader.submit(collect_input, lf.filter(following), source))
+            yield chunk

@@ -7,6 +7,7 @@ import importlib
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -362,6 +363,23 @@ def test_lake_files_with_different_schemas_are_an_input_error(tmp_path: Path) ->
         with pytest.raises(ef.InputFormatError, match="files of one input need one schema") as info:
             ef.audit(plan, lake, partition_by=partition)  # type: ignore[arg-type]
         assert info.value.path in {str(lake), "results"}
+
+
+def test_a_plan_lake_chunk_that_cannot_be_read_is_an_input_error_and_no_reader_is_left(tmp_path: Path) -> None:
+    # The plan is read one candidate at a time, the next one while the last is checked: the third
+    # candidate's file (read ahead) disagrees with the others' schema.
+    lake = tmp_path / "plan"
+    for name, extra in (("A", {}), ("B", {}), ("C", {"note": ["x"]})):
+        (lake / f"candidate={name}").mkdir(parents=True)
+        pl.DataFrame({"case_id": ["q1"], **extra}).write_parquet(lake / f"candidate={name}" / "p.parquet")
+    with pytest.raises(ef.InputFormatError, match="files of one input need one schema") as info:
+        ef.Plan.from_file(lake)
+    assert info.value.path == str(lake)
+    assert not [t for t in threading.enumerate() if t.name.startswith("evalframe-plan")]
+    (lake / "candidate=C" / "p.parquet").unlink()
+    pl.DataFrame({"case_id": ["q1"]}).write_parquet(lake / "candidate=C" / "p.parquet")
+    plan = ef.Plan.from_file(lake)
+    assert plan.candidates == ("A", "B", "C") and plan.n_units == 3
 
 
 def test_layout_folders_that_are_not_ledger_columns_are_left_out(tmp_path: Path) -> None:
