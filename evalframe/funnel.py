@@ -8,6 +8,7 @@ is ``missing``: never a failure, never a pass, never dropped from ``planned``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import polars as pl
 
@@ -320,12 +321,18 @@ def with_uncertainty(
     binary = scored.filter(~outcome_in(units.schema, "scored_no_threshold")).with_columns(
         outcome_in(units.schema, "passed").alias("_pass")
     )
-    pass_se = clustered_se(
-        binary, value="_pass", cluster=cluster, by=[CANDIDATE], confidence=confidence, clip=(0.0, 1.0), nested=nested
-    )
-    score_se = clustered_se(
-        scored.drop_nulls(SCORE), value=SCORE, cluster=cluster, by=[CANDIDATE], confidence=confidence, nested=nested
-    )
+    scores = scored.drop_nulls(SCORE)
+    errors = partial(clustered_se, cluster=cluster, by=[CANDIDATE], confidence=confidence, nested=nested)
+    # Pass/fail grades: every graded unit's score is its pass (1.0 or 0.0), so one computation serves both, each
+    # interval clipped to its own range as clustered_se clips it (0.5M units: 2 x 15 ms -> 15 ms of CPU).
+    # (Equal heights and no null score among the binary rows: the two are the same rows.)
+    same = (pl.col(SCORE) == pl.col("_pass")).fill_null(False).all()
+    if binary.height == scores.height and binary.select(same).item():
+        unclipped = errors(scores, value=SCORE)
+        pass_se, score_se = (_clipped(unclipped, bounds) for bounds in ((0.0, 1.0), score_range))
+    else:
+        pass_se = errors(binary, value="_pass", clip=(0.0, 1.0))
+        score_se = errors(scores, value=SCORE, clip=score_range)
     return (
         out.join(case_counts, on=CANDIDATE, how="left")
         .join(
@@ -362,3 +369,8 @@ def with_uncertainty(
         )
         .sort(CANDIDATE)
     )
+
+
+def _clipped(errors: pl.DataFrame, bounds: tuple[float, float]) -> pl.DataFrame:
+    """A :func:`~evalframe.stats.clustered_se` result with its interval clipped to ``bounds`` (as its ``clip``)."""
+    return errors.with_columns(pl.col(c).clip(*bounds) for c in ("ci_low", "ci_high"))

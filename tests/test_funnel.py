@@ -8,6 +8,8 @@ import polars as pl
 import pytest
 
 import evalframe as ef
+from evalframe.funnel import funnel, with_uncertainty
+from evalframe.stats import clustered_se
 
 Z95 = 1.959963984540054
 
@@ -77,3 +79,34 @@ def test_numeric_scores_mean_with_same_denominators() -> None:
     assert (with_threshold["passed"], with_threshold["failed"]) == (2, 1)
     assert with_threshold["pass_rate_scored"] == pytest.approx(2 / 3)
     assert with_threshold["pass_rate_upper"] == pytest.approx(3 / 4)
+
+
+def test_mean_score_interval_is_clipped_to_the_score_range() -> None:
+    # Cases a (score 0.0) and b (0.2): mean 0.1, naive = clustered = sqrt(0.1² + 0.1²) / 2 = sqrt(0.02) / 2,
+    # so the CLT interval's low end 0.1 - 1.96 · 0.0707 lies below 0.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["M"])
+    ledger = pl.DataFrame({"case_id": ["a", "b"], "score": [0.0, 0.2]})
+    se = math.sqrt(0.02) / 2
+    for score_range, low in (((0.0, 1.0), 0.0), ((-1.0, 1.0), 0.1 - Z95 * se)):
+        row = ef.audit(plan, ledger, grade="numeric", score_range=score_range).summary.row(0, named=True)
+        assert row["mean_score"] == pytest.approx(0.1)
+        assert row["mean_score_se_clustered"] == pytest.approx(se)
+        assert row["mean_score_ci_low"] == pytest.approx(low, abs=1e-15)
+        assert row["mean_score_ci_high"] == pytest.approx(0.1 + Z95 * se)
+
+
+def test_pass_fail_grades_share_one_error_computation_with_each_interval_clipped_to_its_range() -> None:
+    units = trials_report().units.lazy().collect()  # 9 units: 4 passed, 4 failed, 1 missing
+    summary = funnel(units.lazy()).collect()
+    for score_range in ((0.0, 1.0), (0.0, 0.9)):
+        row = with_uncertainty(summary, units, score_range=score_range).row(0, named=True)
+        graded = units.filter(pl.col("score").is_not_null()).with_columns(pl.col("outcome").eq("passed").alias("p"))
+        alone = clustered_se(graded, value="p", cluster="case_id", by=["candidate"], clip=(0.0, 1.0))
+        scores = clustered_se(graded, value="score", cluster="case_id", by=["candidate"], clip=score_range)
+        assert row["pass_rate_scored_se_clustered"] == alone["se_clustered"].item() == pytest.approx(math.sqrt(3.5) / 8)
+        assert row["pass_rate_scored_cluster_ci_high"] == alone["ci_high"].item()
+        assert (row["mean_score_ci_low"], row["mean_score_ci_high"]) == (
+            scores["ci_low"].item(),
+            scores["ci_high"].item(),
+        )
+        assert row["mean_score_ci_high"] == pytest.approx(min(score_range[1], 0.5 + Z95 * math.sqrt(3.5) / 8))
