@@ -519,10 +519,11 @@ def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part]) -> pl.DataFrame:
     """
     problems = concat_problems([read, *(p.problems for p in parts)])
     file_level = pl.col(KIND).is_in(list(FILE_PROBLEMS))
-    problems = pl.concat([problems.filter(~file_level), problems.filter(file_level).unique(maintain_order=True)])
-    if any(p.checks_refused for p in parts):
-        problems = problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS)))
-    return concat_problems([problems])
+    if problems.select(file_level.any()).item():
+        kept = problems.filter(file_level).unique(maintain_order=True)
+        problems = concat_problems([problems.filter(~file_level), kept])
+    # A filter keeps the sorted order (no second sort of what may be millions of rows).
+    return problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))) if any(p.checks_refused for p in parts) else problems
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
