@@ -41,7 +41,7 @@ from evalframe.columns import (
     MissingPolicy,
     RetryPolicyName,
 )
-from evalframe.engine import in_memory
+from evalframe.engine import in_memory, sorts_on_this_thread
 from evalframe.errors import AuditRefused
 from evalframe.funnel import funnel, outcome_in, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, collect_input, load
@@ -452,7 +452,10 @@ def _by_candidate(
     def run(name: str, compute: bool) -> _Part:
         rows = frame.filter(pl.col(CANDIDATE).cast(pl.String) == name)
         sub_plan = plan.for_candidate(name) if name in plan.candidates else plan.without_units()
-        return _check_and_select(sub_plan, rows, o, compute=compute)
+        if workers == 1:
+            return _check_and_select(sub_plan, rows, o, compute=compute)
+        with sorts_on_this_thread():
+            return _check_and_select(sub_plan, rows, o, compute=compute)
 
     parts: list[_Part] = []
     blocked = False  # as for the whole batch: once a check refuses, no candidate's attempts are selected

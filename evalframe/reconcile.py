@@ -29,6 +29,7 @@ from evalframe.columns import (
     UNIT_KEY,
     MissingPolicy,
 )
+from evalframe.engine import sort_on_pool
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems
 
@@ -149,6 +150,19 @@ def _repeated(known: pl.LazyFrame) -> pl.LazyFrame:
     return known.filter(key.is_in(twice.implode())) if twice.len() else known.head(0)
 
 
+def _in_unit_order(coded: pl.DataFrame) -> pl.DataFrame:
+    """The rows sorted by ``_uid`` and then ``attempt`` when every row has a unit code (else as given).
+
+    The duplicate-key check then sorts an ordered key, and :func:`~evalframe.attempts.select_attempts` finds
+    the rows in order and does not sort them again (0.5M rows: the two sorts of 16 and 60 ms of CPU become
+    one). A batch with a row that is not planned is refused before any attempt is selected: left unsorted.
+    """
+    if coded.height < 2 or coded.get_column(UID).null_count() or coded.get_column(ATTEMPT).null_count():
+        return coded
+    key = unit_attempt_key(coded, UID)
+    return coded if key is None else coded.lazy().sort(key, multithreaded=sort_on_pool()).collect()
+
+
 def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     """Every row whose (candidate, case_id, trial, attempt) occurs more than once.
 
@@ -239,7 +253,9 @@ class Reconciled:
     problems
         Problems table (sorted).
     ledger
-        The canonical ledger with the integer codes of :func:`encode_keys`.
+        The canonical ledger with the integer codes of :func:`encode_keys`;
+        sorted by ``_uid`` and ``attempt`` when every row is a planned unit,
+        else in the order given.
     planned
         The planned units as codes: ``_uid`` (Int64, sorted), ``_cand``,
         ``_case`` (UInt32) and ``trial`` (Int64); no text (the audit counts
@@ -281,7 +297,7 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
     >>> reconcile(rows, plan).problems.select("kind", "case_id", "refusing").to_dicts()
     [{'kind': 'missing_unit', 'case_id': 'refund', 'refusing': False}]
     """
-    coded = encode_keys(ledger, plan).collect()
+    coded = _in_unit_order(encode_keys(ledger, plan).collect())
     planned = plan.planned_codes().with_columns(plan.coding.parts()).collect()
     lf = coded.lazy()
     problems = concat_problems(

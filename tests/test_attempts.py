@@ -163,8 +163,11 @@ def test_units_and_attempts_sorted_by_one_integer_or_by_the_two_columns_alike(pa
     from evalframe.attempts import _by_unit_and_attempt
 
     frame = pl.DataFrame(pairs, schema={"_uid": pl.Int64, "attempt": pl.Int64}, orient="row")
-    got = _by_unit_and_attempt(frame, ["_uid"]).collect()
-    assert got.rows() == sorted(pairs, key=lambda p: (p[0] is not None, p[0] or 0, p[1]))
+    expected = sorted(pairs, key=lambda p: (p[0] is not None, p[0] or 0, p[1]))
+    assert _by_unit_and_attempt(frame, ["_uid"]).collect().rows() == expected
+    # Rows given in order (as the audit's reconcile hands them on) are found in order and kept.
+    in_order = pl.DataFrame(expected, schema=frame.schema, orient="row")
+    assert _by_unit_and_attempt(in_order, ["_uid"]).collect().rows() == expected
 
 
 @pytest.mark.parametrize(

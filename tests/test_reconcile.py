@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalframe as ef
-from evalframe.reconcile import duplicate_keys, encode_keys
+from evalframe.reconcile import duplicate_keys, encode_keys, reconcile
+from evalframe.validate import validate_ledger
 
 PLAN = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"], trials=2)
 
@@ -67,3 +68,21 @@ def test_the_flagged_rows_are_those_whose_key_occurs_twice(rows: list[tuple[str,
     counts = ledger.group_by("candidate", "case_id", "trial", "attempt").len()
     expected = ledger.join(counts, on=["candidate", "case_id", "trial", "attempt"]).filter(pl.col("len") > 1)
     assert [line for line, _ in _duplicates(rows)] == sorted(expected.get_column("line").to_list())
+
+
+def test_a_planned_ledger_is_handed_on_in_unit_order_and_one_with_an_unplanned_row_as_given() -> None:
+    rows = [("B", "q2", 1, 1), ("A", "q3", 2, 2), ("A", "q3", 2, 1), ("A", "q1", 1, 1)]
+    raw = pl.DataFrame(rows, schema=["candidate", "case_id", "trial", "attempt"], orient="row").with_columns(
+        pl.lit(1).alias("passed")
+    )
+    planned = reconcile(validate_ledger(raw, PLAN).ledger, PLAN)
+    order = planned.ledger.select("candidate", "case_id", "trial", "attempt", "line").rows()
+    assert order == [("A", "q1", 1, 1, 4), ("A", "q3", 2, 1, 3), ("A", "q3", 2, 2, 2), ("B", "q2", 1, 1, 1)]
+    assert planned.ledger.get_column("_uid").is_sorted()
+    unplanned = raw.vstack(pl.DataFrame([("C", "q1", 1, 1, 1)], schema=raw.schema, orient="row"))
+    given = reconcile(validate_ledger(unplanned, PLAN).ledger, PLAN)
+    assert given.ledger.get_column("line").to_list() == [1, 2, 3, 4, 5]
+    assert given.problems.filter(pl.col("refusing")).select("kind", "line").rows() == [("unknown_candidate", 5)]
+    # The order changes no problem: the missing units are the same either way.
+    missing = pl.col("kind") == "missing_unit"
+    assert planned.problems.filter(missing).equals(given.problems.filter(missing))

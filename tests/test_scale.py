@@ -516,3 +516,23 @@ def test_parts_are_kept_in_memory_within_the_budget_and_written_after_it(
     assert spills[1].in_memory == first and len(spill_folders() - before) == 1
     assert_same(whole, kept)
     assert_same(whole, mixed)
+
+
+@pytest.mark.parametrize(("at_once", "on_pool"), [(1, True), (3, False)])
+def test_candidates_audited_at_once_sort_on_their_own_threads(
+    monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path], at_once: int, on_pool: bool
+) -> None:
+    # Several candidates at a time keep the cores busy: their large sorts stay on their own thread.
+    reconcile_module = importlib.import_module("evalframe.reconcile")
+    engine = importlib.import_module("evalframe.engine")
+    monkeypatch.setattr(importlib.import_module("evalframe.audit"), "MAX_WORKERS", at_once)
+    seen: list[bool] = []
+    monkeypatch.setattr(reconcile_module, "sort_on_pool", lambda: seen.append(engine.sort_on_pool()) or seen[-1])
+    d = generated["clean"]
+    plan = ef.Plan.from_file(d / "plan.parquet")
+    ef.audit(plan, d / "results_hive", partition_by="candidate")
+    assert seen == [on_pool] * len(plan.candidates)
+    assert engine.sort_on_pool()  # the caller's thread is as it was
+    with engine.sorts_on_this_thread():
+        assert not engine.sort_on_pool()
+    assert engine.sort_on_pool()
