@@ -665,7 +665,11 @@ class Plan:
         frame = rows.collect() if isinstance(rows, pl.LazyFrame) else rows
         cases = self.case_index.codes(frame.get_column(CASE_ID))
         coded = frame.with_columns(coding.candidate_code().alias(CAND_CODE), cases)
-        return coded.lazy().with_columns(pl.when(in_range).then(coding.code()).alias(UID))
+        # The code is computed apart and put beside the rows as a Series: as an expression of with_columns
+        # over rows read in several chunks (Parquet row groups), polars copied every column into one chunk
+        # first (0.5M rows: 10 ms of CPU for a 2 ms column).
+        uid = coded.lazy().select(pl.when(in_range).then(coding.code()).alias(UID)).collect().to_series()
+        return coded.with_columns(uid).lazy()
 
     @property
     def coding(self) -> UnitCoding:
