@@ -8,6 +8,7 @@ with all of them and no rate exists anywhere.
 from __future__ import annotations
 
 import atexit
+import itertools
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -520,13 +521,29 @@ def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part]) -> pl.DataFrame:
     the parts that were computed before it are dropped (a whole-batch run
     selects no attempt then).
     """
-    problems = concat_problems([read, *(p.problems for p in parts)])
+    problems = _in_key_order(read, [p.problems for p in parts])
     file_level = pl.col(KIND).is_in(list(FILE_PROBLEMS))
     if problems.select(file_level.any()).item():
         kept = problems.filter(file_level).unique(maintain_order=True)
         problems = concat_problems([problems.filter(~file_level), kept])
     # A filter keeps the sorted order (no second sort of what may be millions of rows).
     return problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))) if any(p.checks_refused for p in parts) else problems
+
+
+def _in_key_order(read: pl.DataFrame, tables: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """The problems of the reader and of the parts as one table, in the order :func:`concat_problems` gives.
+
+    Each part's problems are sorted already. When each part's problems name one candidate and the parts come
+    in candidate order (as :func:`_by_candidate` runs them), the rows of one kind and source are in order
+    already, part after part: a stable sort on kind and source alone gives the order of a sort on every key
+    (313k problems of a refused 10M batch: 109 -> 13 ms). Otherwise every key is sorted.
+    """
+    found = [t for t in tables if t.height]
+    names = [only_value(t, CANDIDATE) for t in found]
+    in_runs = not read.height and None not in names and all(a < b for a, b in itertools.pairwise(names))
+    if not (found and in_runs):
+        return concat_problems([read, *found])
+    return pl.concat(found).sort([KIND, SOURCE], maintain_order=True, nulls_last=False)
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:

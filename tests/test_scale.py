@@ -536,3 +536,36 @@ def test_candidates_audited_at_once_sort_on_their_own_threads(
     with engine.sorts_on_this_thread():
         assert not engine.sort_on_pool()
     assert engine.sort_on_pool()
+
+
+def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort() -> None:
+    # Parts are audited in candidate order; their sorted problems are merged by a stable sort on kind and
+    # source only, which must give the whole batch's full sort (names ordered by code point = UTF-8 bytes).
+    names = ["中", "Z", "é", "a b", "A"]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=names[:4], trials=2)
+    rows = [
+        (name, case, trial, attempt)
+        for name in names
+        for case in ("q1", "q2", "q9")
+        for trial in (1, 2, 3)
+        for attempt in ((1, 1) if case == "q2" and trial == 2 else (1,))
+        if not (case == "q1" and trial == 1 and name == "é")
+    ]
+    ledger = pl.DataFrame(rows, schema=["candidate", "case_id", "trial", "attempt"], orient="row", strict=False)
+    ledger = ledger.with_columns(pl.lit(1).alias("passed")).sample(fraction=1.0, shuffle=True, seed=3)
+    found = []
+    for partition in (None, "candidate"):
+        with pytest.raises(ef.AuditRefused) as info:
+            ef.audit(plan, ledger, partition_by=partition)  # type: ignore[arg-type]
+        found.append(info.value.problems)
+    assert_frame_equal(found[0], found[1])
+    kinds = dict(found[0].group_by("kind").len().iter_rows())
+    assert kinds == {
+        "unknown_candidate": 10,  # every row of A
+        "unknown_case": 12,  # q9, three trials, four planned candidates
+        "trial_out_of_range": 8,  # trial 3 of q1 and q2
+        "duplicate_key": 10,  # (q2, 2, 1) twice for each of the five
+        "missing_unit": 9,  # q3 twice for each, and é's (q1, 1)
+    }
+    duplicates = found[0].filter(pl.col("kind") == "duplicate_key").get_column("candidate").to_list()
+    assert duplicates == ["A", "A", "Z", "Z", "a b", "a b", "é", "é", "中", "中"]
