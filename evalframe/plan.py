@@ -887,10 +887,12 @@ def _read_ahead(lf: pl.LazyFrame, filters: Sequence[pl.Expr], source: str) -> It
     InputFormatError
         When a chunk cannot be read (see :func:`~evalframe.load.collect_input`).
     """
+    if not filters:  # a plan without rows has no chunk
+        return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalframe-plan") as reader:
-        pending = [reader.submit(collect_input, lf.filter(f), source) for f in filters[:1]]
+        pending = reader.submit(collect_input, lf.filter(filters[0]), source)
         for following in [*filters[1:], None]:
-            chunk = pending.pop().result()
+            chunk = pending.result()
             if following is not None:
-                pending.append(reader.submit(collect_input, lf.filter(following), source))
+                pending = reader.submit(collect_input, lf.filter(following), source)
             yield chunk

@@ -308,3 +308,19 @@ def test_reversed_answers_plan_refusals(tmp_path: Path) -> None:
         reversed_audit(tmp_path, [*REV_PLAN, ("allow-own", "ALLOW")], REV_RESULTS)
     with pytest.raises(ef.PlanError, match="empty_plan"):
         reversed_audit(tmp_path, [], REV_RESULTS)
+
+
+def test_an_empty_units_table_plan_is_an_empty_plan_however_it_is_given(tmp_path: Path) -> None:
+    header_only = write(tmp_path, "candidate,case_id,trial\n", "units.csv")
+    lake = tmp_path / "lake" / "candidate=A"
+    lake.mkdir(parents=True)
+    pl.DataFrame(schema={"case_id": pl.String, "trial": pl.Int64}).write_parquet(lake / "p.parquet")
+    empty = pl.DataFrame(schema={"candidate": pl.String, "case_id": pl.String, "trial": pl.Int64})
+    for load in (
+        lambda: ef.Plan.from_frame(empty),
+        lambda: ef.Plan.from_file(header_only),
+        lambda: ef.Plan.from_file(tmp_path / "lake"),
+    ):
+        with pytest.raises(ef.PlanError) as info:
+            load()
+        assert info.value.problems.get_column("kind").to_list() == ["empty_plan"]
