@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import math
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -221,7 +222,8 @@ def _summarize(units: pl.DataFrame, o: _Options, plan: Plan) -> tuple[pl.DataFra
         funnel(units.lazy()).collect(),
         cases,
         confidence=o.confidence,
-        score_range=o.score_range,
+        # A pass/fail grade's score is 0 or 1 whatever score_range says (it bounds numeric scores only).
+        score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         cluster="_cluster",
         nested=True,
     )
@@ -647,8 +649,10 @@ def audit(
         When a results file cannot be opened at all.
     ValueError
         When a slice column is not a plan column, a bins spec is malformed,
-        ``retry``, ``missing`` or ``grade`` is not one of its values, or
-        ``max_attempts`` is below 1.
+        ``retry``, ``missing`` or ``grade`` is not one of its values,
+        ``max_attempts`` is below 1, ``score_range`` is not finite with low
+        < high, or ``pass_threshold`` is given for binary grades or outside
+        ``score_range``.
 
     Examples
     --------
@@ -680,6 +684,13 @@ def audit(
     if max_attempts is not None and max_attempts < 1:
         msg = f"max_attempts must be at least 1 (or None: no limit), got {max_attempts!r}"
         raise ValueError(msg)
+    low, high = score_range
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        msg = f"score_range must be finite (low, high) with low < high, got {score_range!r}"
+        raise ValueError(msg)
+    if pass_threshold is not None and not (grade == "numeric" and low <= pass_threshold <= high):
+        msg = f"pass_threshold applies to grade='numeric' only, within score_range {score_range!r}"
+        raise ValueError(f"{msg}; got {pass_threshold!r} with grade={grade!r}")
     unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
     if unknown_slices:
         usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"

@@ -177,6 +177,10 @@ def test_units_and_attempts_sorted_by_one_integer_or_by_the_two_columns_alike(pa
         ({"retry": "best"}, "retry must be one of 'first', 'last_allowed', 'every', got 'best'"),
         ({"missing": "ignore"}, "missing must be one of 'report', 'refuse', got 'ignore'"),
         ({"max_attempts": 0}, "max_attempts must be at least 1"),
+        ({"score_range": (1.0, 0.0)}, r"score_range must be finite \(low, high\) with low < high, got \(1.0, 0.0\)"),
+        ({"grade": "numeric", "score_range": (0.0, float("nan"))}, "score_range must be finite"),
+        ({"pass_threshold": 0.5}, "pass_threshold applies to grade='numeric' only.*got 0.5 with grade='binary'"),
+        ({"grade": "numeric", "pass_threshold": 2.0}, r"within score_range \(0.0, 1.0\); got 2.0"),
     ],
 )
 def test_an_audit_option_outside_its_values_is_a_value_error(option: dict[str, Any], message: str) -> None:

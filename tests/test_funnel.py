@@ -110,3 +110,23 @@ def test_pass_fail_grades_share_one_error_computation_with_each_interval_clipped
             scores["ci_high"].item(),
         )
         assert row["mean_score_ci_high"] == pytest.approx(min(score_range[1], 0.5 + Z95 * math.sqrt(3.5) / 8))
+
+
+def test_a_pass_fail_mean_score_interval_stays_within_0_and_1_whatever_the_score_range() -> None:
+    # score_range bounds numeric scores; pass/fail grades are 0 or 1 (a range of (0.2, 0.8) clipped the
+    # interval of a mean of 1.0 to [0.8, 0.8]).
+    report = trials_report()
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["M"], trials=2)
+    ledger = pl.DataFrame({"case_id": ["a", "a", "b", "b"], "trial": [1, 2, 1, 2], "passed": [1, 1, 1, 1]})
+    row = ef.audit(plan, ledger, score_range=(0.2, 0.8)).summary.row(0, named=True)
+    assert (row["mean_score"], row["mean_score_ci_low"], row["mean_score_ci_high"]) == (1.0, 1.0, 1.0)
+    # The trials report's interval (mean 0.5, clustered se sqrt(3.5)/8) is the same under any range.
+    base = report.summary.row(0, named=True)
+    assert base["mean_score_ci_high"] == pytest.approx(0.5 + Z95 * math.sqrt(3.5) / 8)
+    plan3 = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c"]}), candidates=["M"], trials=3)
+    rows = report.units.lazy().filter(pl.col("outcome") != "missing").select("case_id", "trial", "score").collect()
+    narrow = ef.audit(plan3, rows.rename({"score": "passed"}), score_range=(0.4, 0.6)).summary.row(0, named=True)
+    assert (narrow["mean_score_ci_low"], narrow["mean_score_ci_high"]) == (
+        base["mean_score_ci_low"],
+        base["mean_score_ci_high"],
+    )
