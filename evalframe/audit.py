@@ -515,19 +515,26 @@ def _candidate_sizes(frame: pl.LazyFrame, source: str, *, in_folders: bool) -> d
     return dict(sizes.iter_rows())
 
 
-def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part]) -> pl.DataFrame:
+def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part], source: str) -> pl.DataFrame:
     """The problems of the whole batch from those of its parts, as one whole-batch run finds them.
 
-    A problem of the file itself (e.g. an unexpected column) is found once per
-    part and kept once; when a check refused anywhere, retry flags found in
-    the parts that were computed before it are dropped (a whole-batch run
-    selects no attempt then).
+    A problem of the input itself (an unexpected or missing column) names the
+    input ``source`` (an unexpected column at line 1, the header, when that is
+    one CSV file) and is kept once: each part finds it, naming its own file or none when it has no
+    rows. When a check refused anywhere, retry flags found in the parts that
+    were computed before it are dropped (a whole-batch run selects no attempt
+    then).
     """
     problems = _in_key_order(read, [p.problems for p in parts])
     file_level = pl.col(KIND).is_in(list(FILE_PROBLEMS))
     if problems.select(file_level.any()).item():
-        kept = problems.filter(file_level).unique(maintain_order=True)
-        problems = concat_problems([problems.filter(~file_level), kept])
+        header = 1 if Path(source).suffix.lower() == ".csv" and Path(source).is_file() else None
+        at_header = pl.col(KIND) == "unexpected_column"
+        named = problems.filter(file_level).with_columns(
+            pl.lit(source, pl.String).alias(SOURCE),
+            pl.when(at_header).then(pl.lit(header, pl.Int64)).otherwise(pl.col(LINE)).alias(LINE),
+        )
+        problems = concat_problems([problems.filter(~file_level), named.unique(maintain_order=True)])
     # A filter keeps the sorted order (no second sort of what may be millions of rows).
     return problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))) if any(p.checks_refused for p in parts) else problems
 
@@ -727,7 +734,7 @@ def audit(
         else:
             msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
             raise ValueError(msg)
-        problems = _batch_problems(loaded.problems, parts)
+        problems = _batch_problems(loaded.problems, parts, loaded.source)
         if problems.filter(pl.col(REFUSING)).height:
             raise AuditRefused(problems)
     except BaseException:

@@ -296,6 +296,30 @@ def test_a_file_level_problem_is_reported_once_in_both_modes() -> None:
         ]
 
 
+def test_a_problem_of_the_input_names_the_input_in_both_modes(tmp_path: Path) -> None:
+    # Each part finds an unexpected column: a lake's part names its own file, a plan candidate without rows
+    # names none. The batch names the input once, as the whole-batch audit does.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A", "B", "C"])
+    rows = pl.DataFrame({"candidate": ["A", "B"], "case_id": ["q1", "q1"], "passed": [1, 0], "note": ["x", "y"]})
+    rows.write_csv(tmp_path / "r.csv")
+    rows.write_parquet(tmp_path / "r.parquet")
+    for name in ("A", "B"):
+        (tmp_path / "lake" / f"candidate={name}").mkdir(parents=True)
+        rows.filter(pl.col("candidate") == name).drop("candidate").write_parquet(
+            tmp_path / "lake" / f"candidate={name}" / "p.parquet"
+        )
+    for results, line in ((tmp_path / "r.csv", 1), (tmp_path / "r.parquet", None), (tmp_path / "lake", None)):
+        found = []
+        for partition in (None, "candidate"):
+            with pytest.raises(ef.AuditRefused) as info:
+                ef.audit(plan, results, partition_by=partition)  # type: ignore[arg-type]
+            found.append(info.value.problems)
+        assert_frame_equal(found[0], found[1])
+        assert found[0].filter(pl.col("refusing")).select("kind", "source", "line").rows() == [
+            ("unexpected_column", str(results), line)
+        ]
+
+
 def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) -> None:
     lake = tmp_path / "exp=3" / "lake"
     for name, case in (("007", "q1"), ("010", "q2")):
