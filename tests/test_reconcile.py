@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from unittest import mock
+
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -86,3 +89,8 @@ def test_a_planned_ledger_is_handed_on_in_unit_order_and_one_with_an_unplanned_r
     # The order changes no problem: the missing units are the same either way.
     missing = pl.col("kind") == "missing_unit"
     assert planned.problems.filter(missing).equals(given.problems.filter(missing))
+    # Above SORT_EARLY_ROWS the rows are left as given (select_attempts sorts the compact ledger instead).
+    with mock.patch.object(importlib.import_module("evalframe.reconcile"), "SORT_EARLY_ROWS", 3):
+        large = reconcile(validate_ledger(raw, PLAN).ledger, PLAN)
+    assert large.ledger.get_column("line").to_list() == [1, 2, 3, 4]
+    assert large.problems.equals(planned.problems)
