@@ -520,10 +520,10 @@ def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part], source: str) -> 
 
     A problem of the input itself (an unexpected or missing column) names the
     input ``source`` (an unexpected column at line 1, the header, when that is
-    one CSV file) and is kept once: each part finds it, naming its own file or none when it has no
-    rows. When a check refused anywhere, retry flags found in the parts that
-    were computed before it are dropped (a whole-batch run selects no attempt
-    then).
+    one CSV file) and is kept once: each part finds it, naming its own file,
+    or no file when it has no rows. When a check refused anywhere, retry flags
+    found in the parts that were computed before it are dropped (a
+    whole-batch run selects no attempt then).
     """
     problems = _in_key_order(read, [p.problems for p in parts])
     file_level = pl.col(KIND).is_in(list(FILE_PROBLEMS))

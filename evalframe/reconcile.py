@@ -264,8 +264,9 @@ class Reconciled:
         Problems table (sorted).
     ledger
         The canonical ledger with the integer codes of :func:`encode_keys`;
-        sorted by ``_uid`` and ``attempt`` when every row is a planned unit,
-        else in the order given.
+        sorted by ``_uid`` and ``attempt`` when every row is a planned unit
+        and there are at most :data:`SORT_EARLY_ROWS` rows, else in the
+        order given.
     planned
         The planned units as codes: ``_uid`` (Int64, sorted), ``_cand``,
         ``_case`` (UInt32) and ``trial`` (Int64); no text (the audit counts
