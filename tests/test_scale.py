@@ -180,6 +180,17 @@ def test_a_failed_spill_write_fails_the_audit_and_leaves_no_files(
     assert spill_folders() == before
 
 
+def refused_alike(plan: ef.Plan, results: Any, **options: Any) -> pl.DataFrame:
+    """The problems of a refused audit, which must be the same whole batch and ``partition_by="candidate"``."""
+    found = []
+    for partition in (None, "candidate"):
+        with pytest.raises(ef.AuditRefused) as info:
+            ef.audit(plan, results, partition_by=partition, **options)  # type: ignore[arg-type]
+        found.append(info.value.problems)
+    assert_frame_equal(found[0], found[1])
+    return found[0]
+
+
 def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_modes() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"])
     ledger = pl.DataFrame(
@@ -190,14 +201,9 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
             "passed": [1, 0, 1, 1, 1],
         }
     )
-    found = []
-    for partition in (None, "candidate"):
-        with pytest.raises(ef.AuditRefused) as info:
-            ef.audit(plan, ledger, partition_by=partition, retry="last_allowed", max_attempts=2)  # type: ignore[arg-type]
-        found.append(info.value.problems)
-    assert_frame_equal(found[0], found[1])
+    problems = refused_alike(plan, ledger, retry="last_allowed", max_attempts=2)
     # Z's row is unknown, not a reason to call A's and B's units missing again; no attempt was selected.
-    assert found[1].select("kind", "candidate", "case_id").rows() == [
+    assert problems.select("kind", "candidate", "case_id").rows() == [
         ("empty_value", None, "q2"),
         ("missing_unit", "A", "q2"),
         ("missing_unit", "A", "q3"),
@@ -235,13 +241,8 @@ def test_a_candidate_begun_beside_one_that_refuses_adds_nothing() -> None:
             "passed": [1, 0, 1, 1, 1, 0, 1],
         }
     )
-    found = []
-    for partition in (None, "candidate"):
-        with pytest.raises(ef.AuditRefused) as info:
-            ef.audit(plan, ledger, partition_by=partition, retry="last_allowed", max_attempts=2)  # type: ignore[arg-type]
-        found.append(info.value.problems)
-    assert_frame_equal(found[0], found[1])
-    assert found[1].select("kind", "candidate", "case_id").rows() == [
+    problems = refused_alike(plan, ledger, retry="last_allowed", max_attempts=2)
+    assert problems.select("kind", "candidate", "case_id").rows() == [
         ("missing_unit", "A", "q2"),
         ("unknown_case", "A", "zz"),
     ]
@@ -309,13 +310,7 @@ def test_a_problem_of_the_input_names_the_input_in_both_modes(tmp_path: Path) ->
             tmp_path / "lake" / f"candidate={name}" / "p.parquet"
         )
     for results, line in ((tmp_path / "r.csv", 1), (tmp_path / "r.parquet", None), (tmp_path / "lake", None)):
-        found = []
-        for partition in (None, "candidate"):
-            with pytest.raises(ef.AuditRefused) as info:
-                ef.audit(plan, results, partition_by=partition)  # type: ignore[arg-type]
-            found.append(info.value.problems)
-        assert_frame_equal(found[0], found[1])
-        assert found[0].filter(pl.col("refusing")).select("kind", "source", "line").rows() == [
+        assert refused_alike(plan, results).filter(pl.col("refusing")).select("kind", "source", "line").rows() == [
             ("unexpected_column", str(results), line)
         ]
 
@@ -577,13 +572,8 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
     ]
     ledger = pl.DataFrame(rows, schema=["candidate", "case_id", "trial", "attempt"], orient="row", strict=False)
     ledger = ledger.with_columns(pl.lit(1).alias("passed")).sample(fraction=1.0, shuffle=True, seed=3)
-    found = []
-    for partition in (None, "candidate"):
-        with pytest.raises(ef.AuditRefused) as info:
-            ef.audit(plan, ledger, partition_by=partition)  # type: ignore[arg-type]
-        found.append(info.value.problems)
-    assert_frame_equal(found[0], found[1])
-    kinds = dict(found[0].group_by("kind").len().iter_rows())
+    problems = refused_alike(plan, ledger)
+    kinds = dict(problems.group_by("kind").len().iter_rows())
     assert kinds == {
         "unknown_candidate": 10,  # every row of A
         "unknown_case": 12,  # q9, three trials, four planned candidates
@@ -591,5 +581,5 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
         "duplicate_key": 10,  # (q2, 2, 1) twice for each of the five
         "missing_unit": 9,  # q3 twice for each, and é's (q1, 1)
     }
-    duplicates = found[0].filter(pl.col("kind") == "duplicate_key").get_column("candidate").to_list()
+    duplicates = problems.filter(pl.col("kind") == "duplicate_key").get_column("candidate").to_list()
     assert duplicates == ["A", "A", "Z", "Z", "a b", "a b", "é", "é", "中", "中"]
