@@ -59,10 +59,13 @@ class Task:
     engine: str
     layout: str
     partition: bool = False
+    #: Name of the interpreter the child runs with (``--evalframe-python``); "" for this one.
+    python: str = ""
 
     @property
     def label(self) -> str:
-        return f"{self.engine}[partition_by]" if self.partition else self.engine
+        name = f"{self.engine}[partition_by]" if self.partition else self.engine
+        return f"{name}@{self.python}" if self.python else name
 
 
 @dataclasses.dataclass
@@ -159,7 +162,8 @@ def measure(cmd: list[str], timeout: float, max_rss: int, log: Path, env: dict[s
 def run_once(size: int, dataset: str, data: Path, task: Task, i: int, args: argparse.Namespace) -> Run:
     """Run one task once in a fresh child (after waiting for the machine to be idle)."""
     out = data / f"_{task.label}_{task.layout}_{i}.json"
-    cmd = [sys.executable, str(ENGINES), task.engine, str(data), task.layout, str(out)]
+    python = args.pythons[task.python] if task.python else sys.executable
+    cmd = [python, str(ENGINES), task.engine, str(data), task.layout, str(out)]
     if task.partition:
         cmd.append("--partition")
     wait_idle(args.wait_idle)
@@ -191,7 +195,7 @@ def run_all(size: int, dataset: str, data: Path, tasks: list[Task], args: argpar
             if old is None or (run.error is None and run.wall < old.wall):
                 best[task] = run
             print(
-                f"  {task.label:<24} {task.layout:<5} {run.wall:8.2f} s {run.rss_bytes / GIB:6.2f} GiB "
+                f"  {task.label:<32} {task.layout:<5} {run.wall:8.2f} s {run.rss_bytes / GIB:6.2f} GiB "
                 f"others {run.others:4.0%}  {run.error or 'ran'}",
                 flush=True,
             )
@@ -361,19 +365,22 @@ def machine() -> dict[str, str]:
 # --- main -----------------------------------------------------------------------
 
 
-def evalframe_under_test(env: dict[str, str], cwd: Path) -> tuple[str, bool]:
-    """Where the children import evalframe from, and whether its ``ef.audit`` takes ``partition_by``."""
+def evalframe_under_test(python: str, env: dict[str, str], cwd: Path) -> tuple[str, bool]:
+    """Where ``python``'s children import evalframe from (and which libraries they see), and whether its
+    ``ef.audit`` takes ``partition_by``."""
     code = (
-        "import inspect, evalframe as ef; print(ef.__file__); "
-        "print('partition_by' in inspect.signature(ef.audit).parameters)"
+        "import inspect, importlib.util as u, evalframe as ef; from importlib.metadata import version; "
+        "print(ef.__file__); print('partition_by' in inspect.signature(ef.audit).parameters); "
+        "print(', '.join(f'{p} {version(p)}' for p in ('polars', 'pandera', 'pyarrow')) + "
+        "', pandas ' + (version('pandas') if u.find_spec('pandas') else 'not installed'))"
     )
     # Run outside the repository: ``python -c`` puts the working directory first on sys.path.
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
-    where, partition = out.stdout.split()
-    return str(Path(where).parent), partition == "True"
+    out = subprocess.run([python, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
+    where, partition, libraries = out.stdout.strip().split("\n")
+    return f"{Path(where).parent} ({libraries})", partition == "True"
 
 
-def snapshot(rev: str, work: Path) -> Path:
+def snapshot(rev: str, work: Path, pythons: list[str]) -> Path:
     """Extract ``evalframe/`` at git revision ``rev`` (read-only ``git archive``) so a moving tree is not measured."""
     repo = HERE.parent
     sha = subprocess.run(
@@ -384,20 +391,35 @@ def snapshot(rev: str, work: Path) -> Path:
     dest.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "evalframe"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    # Byte-compile it, as installing a package does: otherwise a child started with PYTHONDONTWRITEBYTECODE
+    # set compiles every module of evalframe from source (about 45 ms), a cost no other engine pays.
+    for python in pythons:
+        subprocess.run([python, "-m", "compileall", "-q", str(dest)], check=True)
     return dest
 
 
-def tasks_for(size: int, args: argparse.Namespace, partition: bool) -> list[Task]:
+def tasks_for(size: int, args: argparse.Namespace, partition: dict[str, bool]) -> list[Task]:
+    """The runs at ``size``: every engine and layout, evalframe once per interpreter (``partition``: name →
+    whether that evalframe takes ``partition_by``)."""
     out: list[Task] = []
     for layout in args.layouts:
         for engine in args.engines:
             if engine == "pandas" and size > args.pandas_max:
                 continue
-            if not (engine == "evalframe" and size > args.whole_max):
-                out.append(Task(engine, layout))
-            if engine == "evalframe" and partition:
-                out.append(Task(engine, layout, partition=True))
+            for python in partition if engine == "evalframe" else [""]:
+                if not (engine == "evalframe" and size > args.whole_max):
+                    out.append(Task(engine, layout, python=python))
+                if engine == "evalframe" and partition[python]:
+                    out.append(Task(engine, layout, partition=True, python=python))
     return out
+
+
+def parse_python(text: str) -> tuple[str, str]:
+    """``NAME=PATH`` of ``--evalframe-python``."""
+    name, sep, path = text.partition("=")
+    if not (sep and name and path) or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected NAME=PYTHON (NAME a word), got {text!r}")
+    return name, path
 
 
 def generate(gen: Path, out: Path, size: int, extra: list[str], reuse: bool) -> dict[str, Any]:
@@ -438,20 +460,33 @@ def main() -> int:
     ap.add_argument(
         "--evalframe-rev", help="measure evalframe as committed at this git revision (e.g. HEAD), not the working tree"
     )
+    ap.add_argument(
+        "--evalframe-python",
+        type=parse_python,
+        action="append",
+        default=[],
+        metavar="NAME=PYTHON",
+        help="also run evalframe with this interpreter (rows labelled evalframe@NAME), e.g. of an environment "
+        "made by the README's install command alone; repeatable",
+    )
     args = ap.parse_args()
 
     work = args.work or Path(tempfile.mkdtemp(prefix="evalframe-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    args.pythons = dict(args.evalframe_python)
     args.env = dict(os.environ)
     if args.evalframe_rev:
-        src = snapshot(args.evalframe_rev, work)
+        src = snapshot(args.evalframe_rev, work, [sys.executable, *args.pythons.values()])
         args.env["PYTHONPATH"] = os.pathsep.join([str(src), *filter(None, [os.environ.get("PYTHONPATH")])])
     info = machine()
-    where, has_partition = evalframe_under_test(args.env, work)
-    info["evalframe under test"] = where + (f" (git archive of {args.evalframe_rev})" if args.evalframe_rev else "")
+    partition: dict[str, bool] = {}
+    for name, python in [("", sys.executable), *args.pythons.items()]:
+        where, has_partition = evalframe_under_test(python, args.env, work)
+        partition[name] = "evalframe" in args.engines and not args.no_partition and has_partition
+        rev = f" (git archive of {args.evalframe_rev})" if args.evalframe_rev else ""
+        info[f"evalframe{'@' + name if name else ''} under test"] = f"{python}: {where}{rev}"
     print("\n".join(f"{k}: {v}" for k, v in info.items()), flush=True)
     print(f"command: python benchmarks/bench_audit.py {' '.join(sys.argv[1:])}")
-    partition = "evalframe" in args.engines and not args.no_partition and has_partition
     all_runs: list[Run] = []
     failed = False
     for size in args.sizes:
