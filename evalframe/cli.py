@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +34,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
+#: Signals that stop the command; it exits with 128 + the signal's number (130, 143), the shell's convention.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _console(*, stderr: bool) -> Console:
@@ -579,6 +582,12 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         sys.exit(EXIT_REFUSED)
 
 
+def _stop(signum: int, frame: object) -> NoReturn:
+    """Signal handler: leave as ``sys.exit`` does, so ``finally`` blocks and exit handlers still run."""
+    print(f"evalframe: stopped by {signal.Signals(signum).name}", file=sys.stderr)
+    sys.exit(128 + signum)
+
+
 def run() -> None:
     """The ``evalframe`` command: :func:`main` in a process of its own.
 
@@ -586,8 +595,16 @@ def run() -> None:
     first (``gc.freeze``): Python's last collection at exit otherwise walks every object of pandas and
     pandera, about 0.3 s of each run. Only the command does this; ``main`` called in a process that goes
     on (tests, notebooks) leaves the collector as it is.
+
+    SIGINT (Ctrl-C) and SIGTERM (a CI runner cancelling a job) exit with 130 and 143, never with an exit
+    code of the contract (click turns Ctrl-C into 1, the code of a refused batch), and only after the
+    audit's temporary folder is removed: SIGTERM's default action ends the process with no clean-up at
+    all. Python runs the handler between two bytecodes, so a signal that arrives during one long query
+    takes effect when the query returns.
     """
     gc.freeze()
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, _stop)
     main()
 
 

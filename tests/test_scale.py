@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import subprocess
 import sys
 import tempfile
@@ -583,3 +584,39 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
     }
     duplicates = problems.filter(pl.col("kind") == "duplicate_key").get_column("candidate").to_list()
     assert duplicates == ["A", "A", "Z", "Z", "a b", "a b", "é", "é", "中", "中"]
+
+
+@pytest.mark.parametrize(("stop", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stopped_command_exits_128_plus_the_signal_and_removes_its_spilled_files(
+    generated: dict[str, Path], tmp_path: Path, stop: str, code: int
+) -> None:
+    # The command signals itself once the first candidate's tables are written, mid-audit.
+    d = generated["clean"]
+    script = f"""
+import os, signal, sys
+import importlib
+audit = importlib.import_module("evalframe.audit")
+from evalframe import cli
+audit.TABLES_IN_MEMORY = 0
+keep = audit._Spill.keep
+def keep_then_stop(self, part):
+    kept = keep(self, part)
+    for writing in self._writing:
+        writing.result()
+    print(self.folder, sorted(p.name for p in self.folder.iterdir()), flush=True)
+    os.kill(os.getpid(), signal.{stop})
+    return kept
+audit._Spill.keep = keep_then_stop
+sys.argv = ["evalframe", "audit", "--plan", {str(d / "plan.parquet")!r}, "--results", {str(d / "results_hive")!r},
+            "--trials", "2", "--partition-by", "candidate"]
+cli.run()
+"""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == code, done.stderr
+    assert f"evalframe: stopped by {stop}" in done.stderr
+    assert "Traceback" not in done.stderr
+    folder, written = done.stdout.splitlines()[0].split(" ", 1)
+    assert Path(folder).parent == tmp_path and written == "['attempts-00000.arrow', 'units-00000.arrow']"
+    assert not Path(folder).exists()
+    assert list(tmp_path.iterdir()) == []
