@@ -20,7 +20,7 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
-from evalframe.audit import audit
+from evalframe.audit import AUTO_PARTITION_ROWS, audit
 from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
 from evalframe.compare import compare
 from evalframe.errors import AuditRefused, EvalframeError
@@ -195,7 +195,7 @@ def audit_options(func: F) -> F:
             show_default=True,
             help="Audit candidate by candidate (up to four at a time, 6M ledger rows at most), writing units and "
             "attempts out beyond 640 MiB (bounded memory on large lakes; same result), or the whole batch at once "
-            "(none); auto: candidate by candidate from 1,000,000 ledger rows on.",
+            f"(none); auto: candidate by candidate from {AUTO_PARTITION_ROWS:,} ledger rows on.",
         ),
         click.option(
             "--confidence",
