@@ -195,7 +195,7 @@ def audit_options(func: F) -> F:
             show_default=True,
             help="Audit candidate by candidate (up to four at a time, 6M ledger rows at most), writing units and "
             "attempts out beyond 640 MiB (bounded memory on large lakes; same result), or the whole batch at once "
-            f"(none); auto: candidate by candidate from {AUTO_PARTITION_ROWS:,} ledger rows on.",
+            f"(none); auto: candidate by candidate from {AUTO_PARTITION_ROWS:,} ledger rows or planned units on.",
         ),
         click.option(
             "--confidence",
@@ -583,7 +583,14 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
 
 
 def _stop(signum: int, frame: object) -> NoReturn:
-    """Signal handler: leave as ``sys.exit`` does, so ``finally`` blocks and exit handlers still run."""
+    """Signal handler: leave as ``sys.exit`` does, so ``finally`` blocks and exit handlers still run.
+
+    Later stop signals are ignored from here on: raised again while the clean-up waits for a query or a
+    thread, they would cut it short (SIGKILL still ends the process).
+    """
+    for other in STOP_SIGNALS:
+        if signal.getsignal(other) is _stop:
+            signal.signal(other, signal.SIG_IGN)
     print(f"evalframe: stopped by {signal.Signals(signum).name}", file=sys.stderr)
     sys.exit(128 + signum)
 
@@ -600,11 +607,15 @@ def run() -> None:
     code of the contract (click turns Ctrl-C into 1, the code of a refused batch), and only after the
     audit's temporary folder is removed: SIGTERM's default action ends the process with no clean-up at
     all. Python runs the handler between two bytecodes, so a signal that arrives during one long query
-    takes effect when the query returns.
+    takes effect when the query returns; the moves that put ``--out`` files in place finish first (see
+    :func:`~evalframe.report.write_parquet_atomic`). A signal the process was started ignoring (SIGINT
+    of a background job) stays ignored. Before this runs, while Python imports the command (about
+    0.5 s, nothing written yet), and after it, as Python shuts down, a signal has its default action.
     """
     gc.freeze()
     for signum in STOP_SIGNALS:
-        signal.signal(signum, _stop)
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _stop)
     main()
 
 

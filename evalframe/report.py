@@ -14,8 +14,11 @@ import json
 import math
 import os
 import shutil
+import signal
 import tempfile
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -415,6 +418,37 @@ AUDIT_OUTPUTS: tuple[str, ...] = (
 )
 
 
+#: Signals that :func:`_signals_held` holds back.
+_HELD_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Run the block without SIGINT or SIGTERM stopping it; then act on the first that arrived.
+
+    The moves that put a folder's new files in place take milliseconds, but stopped between two of them
+    the folder would hold new files beside old ones. During the block a signal is only noted; afterwards
+    the handlers in place before are restored and the signal raised again, so it does what it would have
+    done (``KeyboardInterrupt``, the command's exit, or the default action). Python runs signal handlers in
+    the main thread only, so elsewhere the block runs as it is; a signal that is ignored, or whose handler
+    was set outside Python, is left alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    held = {s: h for s in _HELD_SIGNALS if (h := signal.getsignal(s)) not in (None, signal.SIG_IGN)}
+    for signum in held:
+        signal.signal(signum, lambda signum, frame: arrived.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+        if arrived:
+            signal.raise_signal(arrived[0])
+
+
 def write_parquet_atomic(
     tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
     out: str | os.PathLike[str],
@@ -431,7 +465,8 @@ def write_parquet_atomic(
 
     Everything is written to a temporary folder inside ``out``, then each
     file is moved into place with :func:`os.replace`; on any error nothing
-    half-written is left in ``out``. Each Parquet file's key-value metadata
+    half-written is left in ``out``, and SIGINT or SIGTERM arriving during
+    the moves takes effect after the last one. Each Parquet file's key-value metadata
     holds ``evalframe.table`` (the table name), ``evalframe.descriptions``
     (JSON: a description of every column, see :func:`describe`) and, when
     given, ``evalframe.meta`` (JSON provenance).
@@ -471,14 +506,15 @@ def write_parquet_atomic(
                 frame.write_parquet(tmp / f"{name}.parquet", metadata=metadata)
         for name, text in (texts or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
-        for f in sorted(tmp.iterdir()):
-            target = dest / f.name
-            os.replace(f, target)
-            written.append(target)
-        names = {p.name for p in written}
-        for stale in replaces:
-            if stale not in names:
-                (dest / stale).unlink(missing_ok=True)
+        with _signals_held():
+            for f in sorted(tmp.iterdir()):
+                target = dest / f.name
+                os.replace(f, target)
+                written.append(target)
+            names = {p.name for p in written}
+            for stale in replaces:
+                if stale not in names:
+                    (dest / stale).unlink(missing_ok=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return written

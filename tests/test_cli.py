@@ -235,3 +235,29 @@ def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: 
     code, _, err = run(args)
     assert code == 2
     assert "cannot read its files as one lake" in err and "key=value folder names" in err
+
+
+def test_a_stop_signal_during_the_moves_of_out_takes_effect_after_them(tmp_path: Path) -> None:
+    # A refusal replaces an earlier run's rates. SIGTERM arrives with the first move: the stale files still go.
+    out = tmp_path / "out"
+    assert run([*ORBIT_ARGS, "--out", str(out)])[0] == 0
+    assert {"summary.parquet", "units.parquet", "report.md"} <= {p.name for p in out.iterdir()}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("candidate,case_id,passed\nA,quote,1\nA,quote,1\n")
+    script = f"""
+import os, signal, sys
+from evalframe import cli
+replace = os.replace
+def replace_then_stop(src, dst):
+    replace(src, dst)
+    os.kill(os.getpid(), signal.SIGTERM)
+os.replace = replace_then_stop
+sys.argv = ["evalframe", "audit", "--plan", {str(ORBIT / "plan.csv")!r}, "--results", {str(bad)!r},
+            "--candidates", "A,B", "--out", {str(out)!r}]
+cli.run()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
+    assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
+    assert pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing")).height == 2

@@ -427,6 +427,22 @@ def test_auto_partitions_a_large_ledger(monkeypatch: pytest.MonkeyPatch, generat
     assert report.meta["partition_by"] == "candidate" and isinstance(report.units, pl.LazyFrame)
 
 
+@pytest.mark.parametrize(("cases", "chosen"), [(499, None), (500, "candidate")])
+def test_auto_partitions_a_large_plan_even_with_a_small_ledger(
+    monkeypatch: pytest.MonkeyPatch, cases: int, chosen: str | None
+) -> None:
+    # The whole batch's work grows with the plan too: 2 candidates x 500 cases reach the limit of 1000.
+    monkeypatch.setattr(AUDIT, "AUTO_PARTITION_ROWS", 1000)
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": [f"q{i}" for i in range(cases)]}), candidates=["A", "B"])
+    ledger = pl.DataFrame({"candidate": ["A", "B"], "case_id": ["q0", "q1"], "passed": [1, 0]})
+    report = ef.audit(plan, ledger, partition_by="auto")
+    assert report.meta["partition_by"] == chosen
+    assert report.summary.select("candidate", "planned", "scored", "passed").rows() == [
+        ("A", cases, 1, 1),
+        ("B", cases, 1, 0),
+    ]
+
+
 @pytest.mark.usefixtures("held")
 def test_partitioned_tables_equal_the_whole_batch_tables_column_for_column() -> None:
     # A part's tables hold case codes for the plan's text and note its one candidate; the scan gives them back.
@@ -586,19 +602,28 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
     assert duplicates == ["A", "A", "Z", "Z", "a b", "a b", "é", "é", "中", "中"]
 
 
-@pytest.mark.parametrize(("stop", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
-def test_a_stopped_command_exits_128_plus_the_signal_and_removes_its_spilled_files(
-    generated: dict[str, Path], tmp_path: Path, stop: str, code: int
-) -> None:
-    # The command signals itself once the first candidate's tables are written, mid-audit.
-    d = generated["clean"]
+def stopped_command(d: Path, tmp: Path, setup: str) -> subprocess.CompletedProcess[str]:
+    """Run the command on ``d``'s lake, by candidate, every part written, with ``setup`` run first.
+
+    ``keep`` and ``discard`` are the spill's own methods, for ``setup`` to wrap.
+    """
     script = f"""
-import os, signal, sys
-import importlib
+import importlib, os, signal, sys
 audit = importlib.import_module("evalframe.audit")
 from evalframe import cli
 audit.TABLES_IN_MEMORY = 0
-keep = audit._Spill.keep
+keep, discard = audit._Spill.keep, audit._Spill.discard
+{setup}
+sys.argv = ["evalframe", "audit", "--plan", {str(d / "plan.parquet")!r}, "--results", {str(d / "results_hive")!r},
+            "--trials", "2", "--partition-by", "candidate"]
+cli.run()
+"""
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+#: ``setup`` of :func:`stopped_command`: signal the process once the first candidate's tables are written.
+STOP_AFTER_FIRST_PART = """
 def keep_then_stop(self, part):
     kept = keep(self, part)
     for writing in self._writing:
@@ -607,12 +632,15 @@ def keep_then_stop(self, part):
     os.kill(os.getpid(), signal.{stop})
     return kept
 audit._Spill.keep = keep_then_stop
-sys.argv = ["evalframe", "audit", "--plan", {str(d / "plan.parquet")!r}, "--results", {str(d / "results_hive")!r},
-            "--trials", "2", "--partition-by", "candidate"]
-cli.run()
 """
-    env = {**os.environ, "TMPDIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+@pytest.mark.parametrize(("stop", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stopped_command_exits_128_plus_the_signal_and_removes_its_spilled_files(
+    generated: dict[str, Path], tmp_path: Path, stop: str, code: int
+) -> None:
+    # The command signals itself once the first candidate's tables are written, mid-audit.
+    done = stopped_command(generated["clean"], tmp_path, STOP_AFTER_FIRST_PART.format(stop=stop))
     assert done.returncode == code, done.stderr
     assert f"evalframe: stopped by {stop}" in done.stderr
     assert "Traceback" not in done.stderr
@@ -620,3 +648,27 @@ cli.run()
     assert Path(folder).parent == tmp_path and written == "['attempts-00000.arrow', 'units-00000.arrow']"
     assert not Path(folder).exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_second_stop_signal_does_not_cut_the_clean_up_short(generated: dict[str, Path], tmp_path: Path) -> None:
+    # Ctrl-C pressed again while the spill is discarded: ignored, one message, no traceback, no files left.
+    again = """
+def discard_after_another(self):
+    os.kill(os.getpid(), signal.SIGINT)
+    discard(self)
+audit._Spill.discard = discard_after_another
+"""
+    done = stopped_command(generated["clean"], tmp_path, STOP_AFTER_FIRST_PART.format(stop="SIGINT") + again)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.count("evalframe: stopped by") == 1
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_command_started_ignoring_sigint_keeps_ignoring_it(generated: dict[str, Path], tmp_path: Path) -> None:
+    # A background job of a shell script starts with SIGINT ignored; the command leaves it so and finishes.
+    ignored = "signal.signal(signal.SIGINT, signal.SIG_IGN)\n" + STOP_AFTER_FIRST_PART.format(stop="SIGINT")
+    done = stopped_command(generated["clean"], tmp_path, ignored)
+    assert done.returncode == 0, done.stderr
+    assert "stopped" not in done.stderr
+    assert "planned" in done.stdout
