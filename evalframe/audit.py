@@ -63,10 +63,12 @@ CODES = [CAND_CODE, CASE_CODE, UID]
 #: Units carry the candidate as an Enum while they are counted (cheap to group by); tables give it as text.
 _AS_TEXT = pl.col(CANDIDATE).cast(pl.String)
 
-#: ``partition_by="auto"`` audits candidate by candidate from this many ledger rows on. Below it the whole
-#: batch is the faster (each candidate costs about 30 ms more) and takes under 1 GiB; measured on the
-#: benchmark's clean data, 20 candidates: 1M rows 1.0-1.1 s whole, 1.3-1.6 s by candidate; 2M rows
-#: 1.7-2.3 s both ways (0.8-0.9 against 0.45 GiB); 4M rows 2.7-3.7 s whole, 2.3-2.5 s by candidate.
+#: ``partition_by="auto"`` audits candidate by candidate from this many ledger rows or planned units on
+#: (the whole batch's work grows with both: 2M ledger rows against a 2.9M-unit plan took 3.8-4.3 s whole,
+#: 2.5-3.1 s by candidate). Below it the whole batch is the faster (each candidate costs about 30 ms more)
+#: and takes under 1 GiB; measured on the benchmark's clean data, 20 candidates: 1M rows 1.0-1.1 s whole,
+#: 1.3-1.6 s by candidate; 2M rows 1.7-2.3 s both ways (0.8-0.9 against 0.45 GiB); 4M rows 2.7-3.7 s
+#: whole, 2.3-2.5 s by candidate.
 AUTO_PARTITION_ROWS: Final = 2_000_000
 
 #: How many missing case ids the summary lists per candidate (the units table has them all).
@@ -638,9 +640,9 @@ def audit(
         plan (measured in ``benchmarks/RESULTS.md``: 50M ledger rows in
         about 2.8 GiB). None
         (default): the whole batch at once, tables in memory. ``"auto"``:
-        ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows on, else
-        None (what the CLI does); ``report.meta["partition_by"]`` says which
-        ran.
+        ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows or
+        planned units on, else None (what the CLI does);
+        ``report.meta["partition_by"]`` says which ran.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
 
@@ -722,9 +724,9 @@ def audit(
         _resolved_bins(plan, slices, bins),
         confidence,
     )
-    if partition_by == "auto":  # the ledger's row count (Parquet: from the footers) decides
+    if partition_by == "auto":  # the ledger's row count (Parquet: from the footers) or the plan's size decides
         rows = collect_input(loaded.frame.select(pl.len()), loaded.source).item()
-        partition_by = CANDIDATE if rows >= AUTO_PARTITION_ROWS else None
+        partition_by = CANDIDATE if max(rows, plan.n_units) >= AUTO_PARTITION_ROWS else None
     spill: _Spill | None = None
     try:
         if partition_by is None:
