@@ -375,9 +375,22 @@ def evalframe_under_test(python: str, env: dict[str, str], cwd: Path) -> tuple[s
         "', pandas ' + (version('pandas') if u.find_spec('pandas') else 'not installed'))"
     )
     # Run outside the repository: ``python -c`` puts the working directory first on sys.path.
-    out = subprocess.run([python, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True)
-    where, partition, libraries = out.stdout.strip().split("\n")
+    lines = _child(python, ["-c", code], env, cwd, "cannot import evalframe and its libraries").strip().split("\n")
+    if len(lines) != 3:
+        sys.exit(f"bench_audit.py: {python} is not a Python interpreter that runs evalframe (it printed {lines!r})")
+    where, partition, libraries = lines
     return f"{Path(where).parent} ({libraries})", partition == "True"
+
+
+def _child(python: str, args: list[str], env: dict[str, str] | None, cwd: Path | None, failure: str) -> str:
+    """Run ``python`` with ``args`` and return its output; exit with ``failure`` and its error output if it fails."""
+    try:
+        out = subprocess.run([python, *args], env=env, cwd=cwd, capture_output=True, text=True)
+    except OSError as exc:
+        sys.exit(f"bench_audit.py: cannot run {python}: {exc}")
+    if out.returncode != 0:
+        sys.exit(f"bench_audit.py: {python} {failure}:\n{out.stderr.strip()[-2000:]}")
+    return out.stdout
 
 
 def snapshot(rev: str, work: Path, pythons: list[str]) -> Path:
@@ -394,7 +407,7 @@ def snapshot(rev: str, work: Path, pythons: list[str]) -> Path:
     # Byte-compile it, as installing a package does: otherwise a child started with PYTHONDONTWRITEBYTECODE
     # set compiles every module of evalframe from source (about 45 ms), a cost no other engine pays.
     for python in pythons:
-        subprocess.run([python, "-m", "compileall", "-q", str(dest)], check=True)
+        _child(python, ["-m", "compileall", "-q", str(dest)], None, None, "could not byte-compile the snapshot")
     return dest
 
 
@@ -474,6 +487,8 @@ def main() -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="evalframe-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     args.pythons = dict(args.evalframe_python)
+    if len(args.pythons) != len(args.evalframe_python):
+        ap.error("--evalframe-python: each NAME once")
     args.env = dict(os.environ)
     if args.evalframe_rev:
         src = snapshot(args.evalframe_rev, work, [sys.executable, *args.pythons.values()])
