@@ -506,7 +506,11 @@ def write_parquet_atomic(
                 frame.write_parquet(tmp / f"{name}.parquet", metadata=metadata)
         for name, text in (texts or {}).items():
             (tmp / name).write_text(text, encoding="utf-8")
-        with _signals_held():
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    with _signals_held():  # the temporary folder goes too before a signal acts (SIGTERM's default ends all)
+        try:
             for f in sorted(tmp.iterdir()):
                 target = dest / f.name
                 os.replace(f, target)
@@ -515,8 +519,8 @@ def write_parquet_atomic(
             for stale in replaces:
                 if stale not in names:
                     (dest / stale).unlink(missing_ok=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     return written
 
 

@@ -261,3 +261,32 @@ cli.run()
     assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
     assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
     assert pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing")).height == 2
+
+
+def test_sigterm_with_its_default_action_during_the_moves_still_leaves_a_whole_folder(tmp_path: Path) -> None:
+    # Python, no command: SIGTERM ends the process, but only after every move and the temporary folder's removal.
+    out = tmp_path / "out"
+    script = f"""
+import os, signal
+import polars as pl
+import evalframe as ef
+def report(candidates):
+    plan = ef.Plan.from_file({str(ORBIT / "plan.csv")!r}, candidates=candidates)
+    results = ef.load({str(ORBIT / "results.csv")!r}).frame
+    return ef.audit(plan, results.filter(pl.col("candidate").is_in(candidates)))
+report(["A", "B"]).write({str(out)!r})
+replace = os.replace
+def replace_then_stop(src, dst):
+    replace(src, dst)
+    os.kill(os.getpid(), signal.SIGTERM)
+os.replace = replace_then_stop
+report(["A"]).write({str(out)!r})
+print("not reached")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == -15, done.stderr
+    assert "not reached" not in done.stdout
+    assert not [p for p in out.iterdir() if p.name.startswith(".evalframe-")]
+    for table in ("summary", "units", "attempts"):
+        assert pl.read_parquet(out / f"{table}.parquet").get_column("candidate").unique().to_list() == ["A"], table
+    assert json.loads((out / "report.json").read_text())["summary"][0]["candidate"] == "A"
