@@ -28,14 +28,12 @@ from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.load import Loaded
 from evalframe.plan import Plan
-from evalframe.report import AUDIT_OUTPUTS, AuditReport, write_parquet_atomic
+from evalframe.report import AUDIT_OUTPUTS, STOP_SIGNALS, AuditReport, write_parquet_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
-#: Signals that stop the command; it exits with 128 + the signal's number (130, 143), the shell's convention.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _console(*, stderr: bool) -> Console:
@@ -603,7 +601,8 @@ def run() -> None:
     pandera, about 0.3 s of each run. Only the command does this; ``main`` called in a process that goes
     on (tests, notebooks) leaves the collector as it is.
 
-    SIGINT (Ctrl-C) and SIGTERM (a CI runner cancelling a job) exit with 130 and 143, never with an exit
+    SIGINT (Ctrl-C) and SIGTERM (a CI runner cancelling a job; :data:`~evalframe.report.STOP_SIGNALS`)
+    exit with 128 + the signal's number, 130 and 143 (the shell's convention), never with an exit
     code of the contract (click turns Ctrl-C into 1, the code of a refused batch), and only after the
     audit's temporary folder is removed: SIGTERM's default action ends the process with no clean-up at
     all. Python runs the handler between two bytecodes, so a signal that arrives during one long query

@@ -418,8 +418,9 @@ AUDIT_OUTPUTS: tuple[str, ...] = (
 )
 
 
-#: Signals that :func:`_signals_held` holds back.
-_HELD_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+#: Signals that stop a write: :func:`_signals_held` holds them back while files are moved into place, and
+#: the ``evalframe`` command exits on them (so its stop never falls between two moves).
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
@@ -437,7 +438,7 @@ def _signals_held() -> Iterator[None]:
         yield
         return
     arrived: list[int] = []
-    held = {s: h for s in _HELD_SIGNALS if (h := signal.getsignal(s)) not in (None, signal.SIG_IGN)}
+    held = {s: h for s in STOP_SIGNALS if (h := signal.getsignal(s)) not in (None, signal.SIG_IGN)}
     for signum in held:
         signal.signal(signum, lambda signum, frame: arrived.append(signum))
     try:
