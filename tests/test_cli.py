@@ -237,6 +237,16 @@ def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: 
     assert "cannot read its files as one lake" in err and "key=value folder names" in err
 
 
+#: Script lines after which every file moved into an output folder sends the process SIGTERM.
+STOP_AT_EACH_MOVE = """
+replace = os.replace
+def replace_then_stop(src, dst):
+    replace(src, dst)
+    os.kill(os.getpid(), signal.SIGTERM)
+os.replace = replace_then_stop
+"""
+
+
 def test_a_stop_signal_during_the_moves_of_out_takes_effect_after_them(tmp_path: Path) -> None:
     # A refusal replaces an earlier run's rates. SIGTERM arrives with the first move: the stale files still go.
     out = tmp_path / "out"
@@ -247,11 +257,7 @@ def test_a_stop_signal_during_the_moves_of_out_takes_effect_after_them(tmp_path:
     script = f"""
 import os, signal, sys
 from evalframe import cli
-replace = os.replace
-def replace_then_stop(src, dst):
-    replace(src, dst)
-    os.kill(os.getpid(), signal.SIGTERM)
-os.replace = replace_then_stop
+{STOP_AT_EACH_MOVE}
 sys.argv = ["evalframe", "audit", "--plan", {str(ORBIT / "plan.csv")!r}, "--results", {str(bad)!r},
             "--candidates", "A,B", "--out", {str(out)!r}]
 cli.run()
@@ -275,11 +281,7 @@ def report(candidates):
     results = ef.load({str(ORBIT / "results.csv")!r}).frame
     return ef.audit(plan, results.filter(pl.col("candidate").is_in(candidates)))
 report(["A", "B"]).write({str(out)!r})
-replace = os.replace
-def replace_then_stop(src, dst):
-    replace(src, dst)
-    os.kill(os.getpid(), signal.SIGTERM)
-os.replace = replace_then_stop
+{STOP_AT_EACH_MOVE}
 report(["A"]).write({str(out)!r})
 print("not reached")
 """
