@@ -26,6 +26,7 @@ from evalframe.compare import compare
 from evalframe.errors import AuditRefused, EvalframeError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
+from evalframe.importers._kit import ImportRefused, declare
 from evalframe.load import Loaded
 from evalframe.plan import Plan
 from evalframe.report import AUDIT_OUTPUTS, STOP_SIGNALS, AuditReport, write_parquet_atomic
@@ -324,9 +325,14 @@ def input_options(func: F) -> F:
         ),
         click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
         click.option(
-            "--trials", type=click.IntRange(min=1), default=1, show_default=True, help="Trials per (candidate, case)."
+            "--trials",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Trials per (candidate, case) [default: 1; with --from, what the export planned].",
         ),
-        click.option("--run-id", default=None, help="Require every row to come from this run."),
+        click.option(
+            "--run-id", default=None, help="Require every row to come from this run (with --from: one in the export)."
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -341,7 +347,7 @@ def build_report(
     from_format: str | None,
     score_name: str | None,
     candidates: str | None,
-    trials: int,
+    trials: int | None,
     run_id: str | None,
     out: Path | None,
     retry_on: str,
@@ -363,7 +369,12 @@ def build_report(
         if from_format is not None:
             if plan_path is not None or results_paths or not paths:
                 raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
-            imported = _import(from_format, [str(p) for p in paths], score_name)
+            imported = declare(
+                _import(from_format, [str(p) for p in paths], score_name),
+                candidates=_split_list(candidates),
+                trials=trials,
+                run_id=run_id,
+            )
             plan = imported.plan
             results: Loaded | list[str] = Loaded(
                 imported.ledger.lazy(), imported.notes, ", ".join(str(p) for p in paths)
@@ -372,7 +383,11 @@ def build_report(
         else:
             if plan_path is None or not results_paths or paths:
                 raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
-            plan = Plan.from_file(plan_path, candidates=_split_list(candidates), trials=trials, run_id=run_id)
+            if score_name is not None:
+                raise click.UsageError("--score names the scorer of an export: it needs --from FORMAT")
+            plan = Plan.from_file(
+                plan_path, candidates=_split_list(candidates), trials=1 if trials is None else trials, run_id=run_id
+            )
             results = list(results_paths)
         return audit(plan, results, **options)
     except AuditRefused as exc:
@@ -555,29 +570,27 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
     OUT/ledger.parquet`. Exit 1 when a file could not be read (its problems
     are in notes.parquet and on stderr).
     """
+    family = ("plan.parquet", "ledger.parquet", "notes.parquet")
+    console = _stderr()
     try:
         imported = _import(fmt, [str(p) for p in paths], score_name)
+    except ImportRefused as exc:
+        # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
+        notes = exc.problems
+        _write(lambda: write_parquet_atomic({"notes": notes}, out, replaces=family))
+        console.print(f"import refused: {notes.height} note(s) → {out}", highlight=False)
+        print_problems(notes, console)
+        sys.exit(EXIT_REFUSED)
     except EvalframeError as exc:
         _fail(str(exc))
     plan_units = imported.plan.planned_units().join(imported.plan.cases.lazy(), on="case_id", how="left").collect()
-    family = ("plan.parquet", "ledger.parquet", "notes.parquet")
-    refused = bool(imported.notes.filter(pl.col(REFUSING)).height)
-    # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
-    tables = (
-        {"notes": imported.notes}
-        if refused
-        else {"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}
-    )
+    tables = {"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}
     _write(lambda: write_parquet_atomic(tables, out, replaces=family))
-    console = _stderr()
     console.print(
         f"imported {len(paths)} file(s): {plan_units.height} planned units, {imported.ledger.height} ledger rows, "
         f"{imported.notes.height} note(s) → {out}",
         highlight=False,
     )
-    if refused:
-        print_problems(imported.notes, console)
-        sys.exit(EXIT_REFUSED)
 
 
 def _stop(signum: int, frame: object) -> NoReturn:

@@ -96,6 +96,13 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "version_mismatch": "a row's dataset_version differs from the plan's",
     "hash_mismatch": "a row's case_hash differs from the plan's",
     # importers (notes)
+    "no_export": "a folder given as an export holds no file of that format",
+    "unknown_score": "the declared (or default) scorer, metric or stat is not in the export",
+    "ambiguous_score": "the export has several scorers, metrics or stats and none was declared",
+    "unknown_run": "the declared run_id is not in the export",
+    "ambiguous_rows": "an export holds several rows for one unit that differ by a key the plan does not declare",
+    "duplicate_import": "(flag) the same attempt was found twice (one sample in two files) and is read once",
+    "limited_run": "(flag) the run was limited to fewer units than its dataset holds",
     "header_rows_disagree": "(flag) an export's header totals disagree with its rows (rows are the evidence)",
     "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from evalframe.load import PathLike
+from evalframe.load import Loaded, PathLike
 from evalframe.plan import Plan
 from evalframe.problems import problems_frame
 from evalframe.validate import CANONICAL_SCHEMA
@@ -72,6 +72,18 @@ class Imported:
     ledger: pl.DataFrame
     notes: pl.DataFrame = field(default_factory=problems_frame)
     info: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def results(self) -> Loaded:
+        """The ledger with the import's notes, as :func:`evalframe.audit` takes results.
+
+        ``ef.audit(imported.plan, imported.results)`` reports the notes among
+        the audit's problems; ``ef.audit(imported.plan, imported.ledger)``
+        audits the same rows without them. An import with a refusing note
+        never gets here: ``read`` raises
+        :class:`~evalframe.importers._kit.ImportRefused`.
+        """
+        return Loaded(self.ledger.lazy(), self.notes, self.plan.source)
 
 
 class Reader(Protocol):
