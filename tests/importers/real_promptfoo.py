@@ -1,0 +1,5 @@
+"""Real promptfoo exports and their exact outcomes (numbers from SOURCES.md)."""
+
+from tests.importers.real_table import Case
+
+CASES: list[Case] = []
