@@ -109,6 +109,7 @@ class _Options:
     slices: tuple[str, ...] = ()
     bins: Bins | None = None
     confidence: float = 0.95
+    extra_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,14 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     memory holds about two copies of its rows, not every stage's (50M rows, two candidates at a time:
     peak RSS 2.95 -> 2.34 GiB).
     """
-    validated = validate_ledger(frame, plan, grade=o.grade, score_range=o.score_range, pass_threshold=o.pass_threshold)
+    validated = validate_ledger(
+        frame,
+        plan,
+        grade=o.grade,
+        score_range=o.score_range,
+        pass_threshold=o.pass_threshold,
+        extra_columns=o.extra_columns,
+    )
     ledger, checked, shape = validated.ledger, validated.problems, validated.shape
     del validated
     found = _Part(checked, ledger.height, frozenset(), shape)
@@ -590,6 +598,7 @@ def audit(
     confidence: float = 0.95,
     partition_by: Literal["candidate", "auto"] | None = None,
     provenance: Mapping[str, Any] | None = None,
+    extra_columns: Sequence[str] = (),
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
 
@@ -645,6 +654,11 @@ def audit(
         ``report.meta["partition_by"]`` says which ran.
     provenance
         Extra facts recorded in ``report.meta`` (e.g. what an importer read).
+    extra_columns
+        Ledger columns carried through untouched to ``report.attempts`` (every
+        attempt) and ``report.units`` (the counted attempt's values): model
+        output, prompt, latency, tokens, cost (SPEC §3). Any other column
+        the ledger does not define refuses the batch as ``unexpected_column``.
 
     Returns
     -------
@@ -723,6 +737,7 @@ def audit(
         tuple(slices),
         _resolved_bins(plan, slices, bins),
         confidence,
+        tuple(extra_columns),
     )
     if partition_by == "auto":  # the ledger's row count (Parquet: from the footers) or the plan's size decides
         rows = collect_input(loaded.frame.select(pl.len()), loaded.source).item()

@@ -146,6 +146,13 @@ def audit_options(func: F) -> F:
         ),
         click.option("--strict-retries", is_flag=True, help="Make retry flags refuse the batch."),
         click.option(
+            "--extra-columns",
+            "extra_columns",
+            default=None,
+            callback=lambda ctx, param, value: tuple(_split_list(value) or ()),
+            help="Comma-separated ledger columns carried untouched to units/attempts (e.g. output,latency).",
+        ),
+        click.option(
             "--missing",
             type=click.Choice(["report", "refuse"]),
             default="report",

@@ -18,6 +18,7 @@ The canonical ledger has the columns of :data:`CANONICAL_SCHEMA`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -47,7 +48,7 @@ from evalframe.columns import (
     GradeKind,
 )
 from evalframe.load import collect_input
-from evalframe.plan import Plan
+from evalframe.plan import RESERVED_COLUMNS, Plan
 from evalframe.problems import concat_problems, problems_frame
 from evalframe.schemas import LedgerModel, failures_as_problems
 
@@ -78,6 +79,8 @@ FILE_PROBLEMS: Final = ("unexpected_column", "missing_column", "missing_expected
 
 #: Columns a ledger file may have.
 KNOWN_COLUMNS: Final = frozenset(CANONICAL_SCHEMA.names())
+#: Names an extra column may not have besides the ledger's own: the columns the audit adds per unit.
+RESERVED_EXTRA: Final = frozenset(RESERVED_COLUMNS)
 
 _INT_TOKEN = r"^[1-9][0-9]*$"
 _BOOL_TOKENS: Final = {"true": True, "false": False, "1": True, "0": False}
@@ -169,6 +172,7 @@ def validate_ledger(
     grade: GradeKind = "binary",
     score_range: tuple[float, float] = (0.0, 1.0),
     pass_threshold: float | None = None,
+    extra_columns: Sequence[str] = (),
 ) -> Validated:
     """Parse and validate a raw ledger into the canonical ledger.
 
@@ -187,11 +191,18 @@ def validate_ledger(
         Inclusive (low, high) bounds of a numeric score.
     pass_threshold
         Declared pass threshold for numeric scores.
+    extra_columns
+        Ledger columns declared as extra (SPEC §3: model output, prompt,
+        latency, tokens, cost): carried after the canonical columns with
+        their values and types untouched, never checked or parsed. Any other
+        column is ``unexpected_column``; a declared name that is a ledger
+        column or an evalframe column refuses as ``unexpected_column`` too.
+        A declared column the ledger lacks is a ``missing_column``.
 
     Returns
     -------
     Validated
-        The canonical ledger and the problems found (kinds
+        The canonical ledger (with ``extra_columns`` after its own) and the problems found (kinds
         ``missing_column``, ``unexpected_column``, ``invalid_grade``,
         ``invalid_score``, ``invalid_integer``, ``invalid_status``,
         ``empty_value``, ``empty_identifier``, ``padded_identifier``,
@@ -214,14 +225,28 @@ def validate_ledger(
     only = only_value(frame, SOURCE)
     where = only if only is not None else source_name
     structural: list[dict[str, object]] = []
+    extras = list(dict.fromkeys(extra_columns))
+    for name in extras:
+        if name in KNOWN_COLUMNS or name in RESERVED_EXTRA:
+            structural.append(
+                {
+                    "kind": "unexpected_column",
+                    "source": where,
+                    "detail": f"{name!r} is a column evalframe reads or writes itself: it cannot be an extra column",
+                }
+            )
+        elif name not in frame.columns:
+            structural.append(
+                {"kind": "missing_column", "source": where, "detail": f"declared extra column {name!r} is absent"}
+            )
     for name in frame.columns:
-        if name not in KNOWN_COLUMNS:
+        if name not in KNOWN_COLUMNS and name not in extras:
             structural.append(
                 {
                     "kind": "unexpected_column",
                     "source": where,
                     "line": 1 if where.endswith(".csv") else None,
-                    "detail": f"column {name!r} is not a ledger column",
+                    "detail": f"column {name!r} is not a ledger column (declare it as an extra column to carry it)",
                 }
             )
     cols = set(frame.columns)
@@ -384,7 +409,9 @@ def validate_ledger(
         or [pl.DataFrame(schema={KIND: pl.String, DETAIL: pl.String})],
         how="diagonal",
     )
-    canonical = frame.select([exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL_SCHEMA.items()])
+    canonical = frame.select(
+        *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL_SCHEMA.items()), *map(pl.col, extras)
+    )
     if shape == "answers":
         expected = plan.cases.select(CASE_ID, pl.col("expected").cast(pl.String).alias("_expected"))
         canonical = (

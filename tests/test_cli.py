@@ -292,3 +292,22 @@ print("not reached")
     for table in ("summary", "units", "attempts"):
         assert pl.read_parquet(out / f"{table}.parquet").get_column("candidate").unique().to_list() == ["A"], table
     assert json.loads((out / "report.json").read_text())["summary"][0]["candidate"] == "A"
+
+
+def test_declared_extra_columns_reach_the_units_and_attempts_tables(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.csv"
+    plan.write_text("case_id\nq1\nq2\n")
+    results = tmp_path / "results.csv"
+    results.write_text('candidate,case_id,attempt,passed,output,latency\nA,q1,1,1,hello,0.50\nA,q2,1,0,"a, b",1.25\n')
+    base = ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A"]
+    code, _, err = run(base)
+    assert code == 1
+    assert "column 'latency' is not a ledger column" in err
+    for partition in ("none", "candidate"):
+        out = tmp_path / f"out-{partition}"
+        code, _, _ = run([*base, "--extra-columns", "output,latency", "--partition-by", partition, "--out", str(out)])
+        assert code == 0
+        units = pl.read_parquet(out / "units.parquet").select("case_id", "outcome", "output", "latency")
+        assert units.rows() == [("q1", "passed", "hello", "0.50"), ("q2", "failed", "a, b", "1.25")]
+        attempts = pl.read_parquet(out / "attempts.parquet").select("case_id", "output")
+        assert attempts.rows() == [("q1", "hello"), ("q2", "a, b")]

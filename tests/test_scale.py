@@ -294,7 +294,7 @@ def test_a_file_level_problem_is_reported_once_in_both_modes() -> None:
         with pytest.raises(ef.AuditRefused) as info:
             ef.audit(plan, ledger, partition_by=partition)  # type: ignore[arg-type]
         assert info.value.problems.select("kind", "detail").rows() == [
-            ("unexpected_column", "column 'note' is not a ledger column")
+            ("unexpected_column", "column 'note' is not a ledger column (declare it as an extra column to carry it)")
         ]
 
 

@@ -182,3 +182,30 @@ def test_threshold_fills_null_passed_from_an_importer() -> None:
     assert v.problems.height == 0
     assert v.ledger.get_column("passed").to_list() == [True, False]
     assert validate_ledger(raw, PLAN, grade="numeric").ledger.get_column("passed").to_list() == [None, None]
+
+
+def test_declared_extra_columns_ride_along_untouched() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    raw = pl.DataFrame(
+        {"case_id": ["q1", "q2"], "passed": ["1", "0"], "output": ["007", "a, b"], "latency": ["1.50", "2"]}
+    )
+    refused = validate_ledger(raw, plan)
+    assert refused.problems.get_column("kind").to_list() == ["unexpected_column", "unexpected_column"]
+    kept = validate_ledger(raw, plan, extra_columns=["output", "latency"])
+    assert kept.problems.height == 0
+    assert kept.ledger.select("case_id", "passed", "output", "latency").rows() == [
+        ("q1", True, "007", "1.50"),
+        ("q2", False, "a, b", "2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "kind"),
+    [("passed", "unexpected_column"), ("outcome", "unexpected_column"), ("tokens", "missing_column")],
+)
+def test_an_extra_column_cannot_shadow_evalframe_columns_or_be_absent(extra: str, kind: str) -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
+    raw = pl.DataFrame({"case_id": ["q1"], "passed": ["1"], "outcome": ["x"] if extra == "outcome" else ["y"]})
+    raw = raw if extra == "outcome" else raw.drop("outcome")
+    found = validate_ledger(raw, plan, extra_columns=[extra])
+    assert found.problems.get_column("kind").to_list() == [kind]
