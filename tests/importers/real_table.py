@@ -14,7 +14,7 @@ from typing import Any
 from click.testing import CliRunner
 
 from evalframe.cli import main
-from tests.conftest import REAL
+from tests.conftest import real
 
 #: The funnel counts a row may assert, as named in the audit's summary.
 COUNT_NAMES = (
@@ -73,7 +73,7 @@ class Case:
 
 def run(case: Case) -> tuple[int, dict[str, Any], str]:
     """Audit the case through the CLI; return the exit code, the JSON output and stderr."""
-    args = ["audit", "--from", case.fmt, *(str(REAL / p) for p in case.paths), "--format", "json", *case.args]
+    args = ["audit", "--from", case.fmt, *(str(real(p)) for p in case.paths), "--format", "json", *case.args]
     result = CliRunner().invoke(main, args)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     try:

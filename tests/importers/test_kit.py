@@ -13,10 +13,9 @@ import evalframe as ef
 from evalframe.cli import main
 from evalframe.importers import _kit, inspect_ai
 from evalframe.importers._kit import ImportRefused, ScoreChoiceError, Unreadable
-from tests.conftest import REAL
+from tests.conftest import real
 
-ARC_QWEN = REAL / "inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_qwen.json"
-needs_real = pytest.mark.skipif(not ARC_QWEN.exists(), reason="../shared/data/real is not laid beside the repository")
+ARC_QWEN = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_qwen.json")
 
 
 def test_note_refuses_as_its_kind_says() -> None:
@@ -137,21 +136,18 @@ def counts(out: dict[str, object]) -> dict[str, tuple[int, int, int]]:
     return {r["candidate"]: (r["planned"], r["scored"], r["missing"]) for r in rows}
 
 
-@needs_real
 def test_from_export_with_no_declaration_plans_what_the_export_says() -> None:
     code, out, _ = audit_json([])
     assert code == 0
     assert counts(out) == {"ollama/qwen2.5:0.5b": (3, 3, 0)}
 
 
-@needs_real
 def test_declared_trials_bind_an_import() -> None:
     code, out, _ = audit_json(["--trials", "2"])
     assert code == 0
     assert counts(out) == {"ollama/qwen2.5:0.5b": (6, 3, 3)}  # trial 2 of each case has no row: missing
 
 
-@needs_real
 def test_declared_candidates_bind_an_import() -> None:
     code, out, _ = audit_json(["--candidates", "ollama/qwen2.5:0.5b,other"])
     assert code == 0
@@ -161,7 +157,6 @@ def test_declared_candidates_bind_an_import() -> None:
     assert out["refusing_problems_by_kind"] == {"unknown_candidate": 3}
 
 
-@needs_real
 def test_declared_run_id_binds_an_import() -> None:
     run_id = inspect_ai.read([ARC_QWEN]).ledger.get_column("run_id").unique().item()
     code, out, _ = audit_json(["--run-id", run_id])
@@ -193,7 +188,6 @@ def test_score_without_from_is_a_usage_error() -> None:
     assert "--score names the scorer of an export: it needs --from FORMAT" in result.stderr
 
 
-@needs_real
 def test_imported_results_carry_the_notes_into_the_audit() -> None:
     path = (
         REAL
