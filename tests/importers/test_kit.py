@@ -189,9 +189,8 @@ def test_score_without_from_is_a_usage_error() -> None:
 
 
 def test_imported_results_carry_the_notes_into_the_audit() -> None:
-    path = (
-        REAL
-        / "inspect_ai/UKGovernmentBEIS-inspect_ai/tests/analysis/test_logs/2025-05-12T20-28-13-04-00_no-samples.json"
+    path = real(
+        "inspect_ai/UKGovernmentBEIS-inspect_ai/tests/analysis/test_logs/2025-05-12T20-28-13-04-00_no-samples.json"
     )
     imported = inspect_ai.read([path])
     report = ef.audit(imported.plan, imported.results)
