@@ -237,7 +237,6 @@ def _summarize(units: pl.DataFrame, o: _Options, plan: Plan) -> tuple[pl.DataFra
         # A pass/fail grade's score is 0 or 1 whatever score_range says (it bounds numeric scores only).
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         cluster="_cluster",
-        nested=True,
     )
     # Case codes follow the sorted case ids: the first codes are the first ids.
     missing = (

@@ -7,8 +7,8 @@ is ``missing``: never a failure, never a pass, never dropped from ``planned``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from functools import partial
 
 import polars as pl
 
@@ -234,143 +234,153 @@ def with_uncertainty(
     confidence: float = 0.95,
     score_range: tuple[float, float] = (0.0, 1.0),
     cluster: str = CASE_ID,
-    nested: bool = False,
 ) -> pl.DataFrame:
-    """Add intervals and clustered standard errors to a per-candidate summary.
+    """Add intervals that treat cases as the independent units, and the design effect, to a per-candidate summary.
 
     Parameters
     ----------
     summary
         Output of :func:`funnel` (one row per candidate).
     units
-        Unit outcomes (see :func:`unit_outcomes`) with ``case_id`` and
-        ``score``.
+        Unit outcomes (see :func:`unit_outcomes`) with ``candidate``,
+        ``outcome``, ``score`` and the ``cluster`` column.
     confidence
         Two-sided coverage of every interval.
     score_range
-        Bounds of a score; the ``mean_score`` interval is clipped to them.
+        Bounds of a score; the ``mean_score`` interval lies inside them.
     cluster
         Column identifying a case (default ``case_id``; the audit passes an
-        integer code of (candidate, case), sorted).
-    nested
-        The cluster column identifies (candidate, case), not only the case:
-        clusters are then gathered on it alone (faster; see
-        :func:`evalframe.stats.clustered_se`).
+        integer code of (candidate, case)).
 
     Returns
     -------
     polars.DataFrame
-        ``summary`` plus, for every rate of :data:`RATE_COLUMNS`, Wilson
-        score intervals ``<rate>_ci_low`` / ``<rate>_ci_high`` (Wilson 1927,
-        see :func:`evalframe.stats.wilson_exprs`); ``cases_planned`` and
-        ``cases_fully_scored`` (UInt32: cases all of whose planned trials got
-        a valid grade); for ``pass_rate_scored`` the naive and case-clustered
-        standard errors ``pass_rate_scored_se_naive`` /
-        ``pass_rate_scored_se_clustered`` and the clustered CLT interval
-        ``pass_rate_scored_cluster_ci_low`` / ``_high`` (Miller 2024,
-        arXiv:2411.00640: repeated trials of a case are not independent);
-        and ``mean_score`` (mean score among scored units, in score units)
-        with its clustered ``mean_score_se_clustered`` and CLT interval
-        ``mean_score_ci_low`` / ``_high``. Standard errors are null where no
-        unit was scored.
+        ``summary`` plus, for every rate of :data:`RATE_COLUMNS`, its interval
+        ``<rate>_ci_low`` / ``<rate>_ci_high`` (Float64 fractions) from
+        :func:`evalframe.inference.rate_interval` over the cases: Wilson
+        (1927) when every case holds one unit, else the Wilson interval on
+        the cluster-robust effective sample size with t(G − 1) (Korn &
+        Graubard 1998), null with fewer than two cases; ``cases_planned``
+        and ``cases_fully_scored`` (UInt32: cases all of whose planned units
+        got a valid grade); for ``pass_rate_scored`` the binomial standard
+        error ``pass_rate_scored_se_naive``, the CR1 case-clustered one
+        ``pass_rate_scored_se_clustered``, the ``design_effect`` (variance
+        over the binomial variance, ≥ 1), the intra-case correlation ``icc``
+        = (design_effect − 1)/(m − 1) with m the mean scored units per case
+        (Kish 1965, *Survey Sampling*; null with one unit per case) and the
+        ``effective_n`` (scored units / design_effect); and ``mean_score``
+        (mean score among scored units, in score units) with its CR1
+        ``mean_score_se_clustered`` and interval ``mean_score_ci_low`` /
+        ``_high`` inside ``score_range`` (:func:`evalframe.inference.bounded_mean_interval`).
+        Standard errors and intervals are null where the rate is null.
 
     Examples
     --------
     >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [4], "completed": [4], "scored": [4],
     ...     "passed": [2], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
     ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
-    >>> units = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["a", "a", "b", "b"], "trial": [1, 2, 1, 2],
-    ...     "outcome": ["passed", "passed", "failed", "failed"], "score": [1.0, 1.0, 0.0, 0.0]})
+    >>> units = pl.DataFrame({"candidate": ["A"] * 6, "case_id": ["a", "a", "b", "b", "c", "c"],
+    ...     "trial": [1, 2, 1, 2, 1, 2], "outcome": ["passed", "passed", "failed", "failed", "passed", "failed"],
+    ...     "score": [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]})
     >>> out = with_uncertainty(summary, units)
-    >>> out.select("pass_rate_scored_se_naive", "pass_rate_scored_se_clustered", "cases_fully_scored").row(0)
-    (0.25, 0.3535533905932738, 2)
+    >>> out.select("pass_rate_scored_se_clustered", "design_effect", "icc", "cases_fully_scored").row(0)
+    (0.28867513459481287, 2.0, 1.0, 3)
     """
-    from evalframe.stats import clustered_se, sorted_cluster_sums, wilson_exprs
+    from evalframe.inference import bounded_mean_interval, rate_interval
 
-    numerators = {
-        COMPLETION_RATE: (pl.col(COMPLETED), pl.col(PLANNED)),
-        SCORED_COVERAGE: (pl.col(SCORED), pl.col(PLANNED)),
-        PASS_RATE_SCORED: (pl.col(PASSED), pl.col(SCORED)),
-        PASS_RATE_PLANNED: (pl.col(PASSED), pl.col(PLANNED)),
-        PASS_RATE_UPPER: (pl.col(PASSED) + pl.col(PLANNED) - pl.col(SCORED), pl.col(PLANNED)),
+    schema = units.schema
+    graded = outcome_in(schema, "passed", "failed", "scored_no_threshold")
+    completed = outcome_in(schema, "no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed")
+    scored_score = graded & pl.col(SCORE).is_not_null()
+    per_case = (
+        units.lazy()
+        .group_by(CANDIDATE, cluster)
+        .agg(
+            pl.len().cast(pl.Float64).alias(PLANNED),
+            completed.sum().cast(pl.Float64).alias(COMPLETED),
+            graded.sum().cast(pl.Float64).alias(SCORED),
+            outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
+            pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
+            scored_score.sum().cast(pl.Float64).alias("_score_n"),
+        )
+        .collect()
+    )
+    rates = {
+        COMPLETION_RATE: (COMPLETED, PLANNED),
+        SCORED_COVERAGE: (SCORED, PLANNED),
+        PASS_RATE_SCORED: (PASSED, SCORED),
+        PASS_RATE_PLANNED: (PASSED, PLANNED),
+        PASS_RATE_UPPER: ("_upper", PLANNED),
     }
-    intervals = []
-    for rate, (num, den) in numerators.items():
-        low, high = wilson_exprs(num, den, confidence=confidence)
-        defined = pl.col(rate).is_not_null()
-        intervals += [
-            pl.when(defined).then(low).alias(f"{rate}_ci_low"),
-            pl.when(defined).then(high).alias(f"{rate}_ci_high"),
-        ]
-    out = summary.with_columns(intervals)
-
-    graded = outcome_in(units.schema, "passed", "failed", "scored_no_threshold")
-    if nested and units.get_column(cluster).is_sorted():
-        ungraded = sorted_cluster_sums(units.lazy(), cluster, [CANDIDATE], {"_ungraded": ~graded})
-        cases = ungraded.select(CANDIDATE, (pl.col("_ungraded") == 0).alias("_all")).collect()
-    elif nested:
-        cases = units.group_by(cluster).agg(pl.col(CANDIDATE).first(), graded.all().alias("_all"))
-    else:
-        cases = units.group_by(CANDIDATE, cluster).agg(graded.all().alias("_all"))
-    case_counts = cases.group_by(CANDIDATE).agg(
-        pl.len().cast(pl.UInt32).alias("cases_planned"),
-        pl.col("_all").sum().cast(pl.UInt32).alias("cases_fully_scored"),
-    )
-    # Only the columns the errors read are filtered (units carry every ledger column).
-    scored = units.select(CANDIDATE, cluster, "outcome", SCORE).filter(graded)
-    binary = scored.filter(~outcome_in(units.schema, "scored_no_threshold")).with_columns(
-        outcome_in(units.schema, "passed").alias("_pass")
-    )
-    scores = scored.drop_nulls(SCORE)
-    errors = partial(clustered_se, cluster=cluster, by=[CANDIDATE], confidence=confidence, nested=nested)
-    # Pass/fail grades: every graded unit's score is its pass (1.0 or 0.0), so one computation serves both, each
-    # interval clipped to its own range as clustered_se clips it (0.5M units: 2 x 15 ms -> 15 ms of CPU).
-    # (Equal heights and no null score among the binary rows: the two are the same rows.)
-    same = (pl.col(SCORE) == pl.col("_pass")).fill_null(False).all()
-    if binary.height == scores.height and binary.select(same).item():
-        unclipped = errors(scores, value=SCORE)
-        pass_se, score_se = (_clipped(unclipped, bounds) for bounds in ((0.0, 1.0), score_range))
-    else:
-        pass_se = errors(binary, value="_pass", clip=(0.0, 1.0))
-        score_se = errors(scores, value=SCORE, clip=score_range)
-    return (
-        out.join(case_counts, on=CANDIDATE, how="left")
-        .join(
-            pass_se.select(
-                CANDIDATE,
-                pl.col("se_naive").alias("pass_rate_scored_se_naive"),
-                pl.col("se_clustered").alias("pass_rate_scored_se_clustered"),
-                pl.col("ci_low").alias("pass_rate_scored_cluster_ci_low"),
-                pl.col("ci_high").alias("pass_rate_scored_cluster_ci_high"),
-            ),
-            on=CANDIDATE,
-            how="left",
-        )
-        .join(
-            score_se.select(
-                CANDIDATE,
-                pl.col("mean").alias("mean_score"),
-                pl.col("se_clustered").alias("mean_score_se_clustered"),
-                pl.col("ci_low").alias("mean_score_ci_low"),
-                pl.col("ci_high").alias("mean_score_ci_high"),
-            ),
-            on=CANDIDATE,
-            how="left",
-        )
-        .with_columns(
-            # A rate with no pass definition has no standard error either.
-            pl.when(pl.col(PASS_RATE_SCORED).is_not_null()).then(pl.col(c)).alias(c)
-            for c in (
-                "pass_rate_scored_se_naive",
-                "pass_rate_scored_se_clustered",
-                "pass_rate_scored_cluster_ci_low",
-                "pass_rate_scored_cluster_ci_high",
+    low, high = score_range
+    rows = []
+    for (name,), cases in per_case.with_columns(
+        (pl.col(PASSED) + pl.col(PLANNED) - pl.col(SCORED)).alias("_upper")
+    ).group_by(CANDIDATE):
+        row: dict[str, object] = {
+            CANDIDATE: name,
+            "cases_planned": cases.height,
+            "cases_fully_scored": int((cases.get_column(SCORED) == cases.get_column(PLANNED)).sum()),
+        }
+        for rate, (num, den) in rates.items():
+            est = rate_interval(
+                cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy(), confidence=confidence
             )
+            row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = est.ci_low, est.ci_high
+            if rate == PASS_RATE_SCORED:
+                per = est.n / est.n_clusters if est.n_clusters else None
+                row["pass_rate_scored_se_naive"] = (
+                    None if est.rate is None else math.sqrt(est.rate * (1.0 - est.rate) / est.n)
+                )
+                row["pass_rate_scored_se_clustered"] = est.se_clustered
+                row["design_effect"] = est.design_effect
+                row["icc"] = (
+                    None
+                    if est.design_effect is None or per is None or per <= 1
+                    else min(1.0, (est.design_effect - 1.0) / (per - 1.0))
+                )
+                row["effective_n"] = est.effective_n
+        score = bounded_mean_interval(
+            cases.get_column("_score_sum").to_numpy(),
+            cases.get_column("_score_n").to_numpy(),
+            low=low,
+            high=high,
+            confidence=confidence,
         )
+        row["mean_score"], row["mean_score_se_clustered"] = score.rate, score.se_clustered
+        row["mean_score_ci_low"], row["mean_score_ci_high"] = score.ci_low, score.ci_high
+        rows.append(row)
+    names = [
+        *(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high")),
+        "pass_rate_scored_se_naive",
+        "pass_rate_scored_se_clustered",
+        "design_effect",
+        "icc",
+        "effective_n",
+        "mean_score",
+        "mean_score_se_clustered",
+        "mean_score_ci_low",
+        "mean_score_ci_high",
+    ]
+    added = pl.DataFrame(
+        rows,
+        schema={
+            CANDIDATE: summary.schema[CANDIDATE],
+            "cases_planned": pl.UInt32,
+            "cases_fully_scored": pl.UInt32,
+            **dict.fromkeys(names, pl.Float64),
+        },
+    )
+    defined = {f"{r}_ci_{end}": r for r in RATE_COLUMNS for end in ("low", "high")}
+    defined |= dict.fromkeys(
+        ("pass_rate_scored_se_naive", "pass_rate_scored_se_clustered", "design_effect", "icc", "effective_n"),
+        PASS_RATE_SCORED,
+    )
+    first = [*(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high")), "cases_planned", "cases_fully_scored"]
+    rest = [n for n in names if n not in first]
+    return (
+        summary.join(added, on=CANDIDATE, how="left")
+        .with_columns(pl.when(pl.col(rate).is_not_null()).then(pl.col(c)).alias(c) for c, rate in defined.items())
+        .select(*summary.columns, *first, *rest)
         .sort(CANDIDATE)
     )
-
-
-def _clipped(errors: pl.DataFrame, bounds: tuple[float, float]) -> pl.DataFrame:
-    """A :func:`~evalframe.stats.clustered_se` result with its interval clipped to ``bounds`` (as its ``clip``)."""
-    return errors.with_columns(pl.col(c).clip(*bounds) for c in ("ci_low", "ci_high"))

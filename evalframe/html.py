@@ -641,7 +641,8 @@ def _rates_table(summary: pl.DataFrame, meta: Mapping[str, Any]) -> Html:
     rows = [[r[CANDIDATE], *[_rate_cell(r, rate) for rate in RATE_COLUMNS]] for r in summary.iter_rows(named=True)]
     note = _el(
         "p",
-        f"Each cell: the rate, numerator / denominator, and its {level}Wilson score interval (Wilson 1927). "
+        f"Each cell: the rate, numerator / denominator, and its {level}interval with cases as the independent "
+        "units (Wilson 1927; with several trials per case on the effective sample size, Korn & Graubard 1998). "
         "pass_rate_planned is the worst case and pass_rate_upper the best case of the pass rate over every "
         "planned unit.",
         cls="muted",
@@ -655,12 +656,13 @@ def _uncertainty_table(summary: pl.DataFrame, meta: Mapping[str, Any]) -> Html:
         _join(["cases fully scored", _small("cases_fully_scored / cases_planned")]),
         _join(["SE naive", _small("pass_rate_scored_se_naive")]),
         _join(["SE clustered by case", _small("pass_rate_scored_se_clustered")]),
-        _join(["clustered interval", _small("pass_rate_scored_cluster_ci_low / _high")]),
+        _join(["design effect", _small("design_effect (icc)")]),
+        _join(["effective n", _small("effective_n of scored units")]),
         _join(["mean score", _small("mean_score (clustered SE)")]),
     ]
     rows = []
     for r in summary.iter_rows(named=True):
-        low, high = r.get("pass_rate_scored_cluster_ci_low"), r.get("pass_rate_scored_cluster_ci_high")
+        deff, icc = r.get("design_effect"), r.get("icc")
         se = r.get("mean_score_se_clustered")
         rows.append(
             [
@@ -668,7 +670,10 @@ def _uncertainty_table(summary: pl.DataFrame, meta: Mapping[str, Any]) -> Html:
                 f"{r.get('cases_fully_scored')} / {r.get('cases_planned')}",
                 r.get("pass_rate_scored_se_naive"),
                 r.get("pass_rate_scored_se_clustered"),
-                "null" if low is None or high is None else f"[{fmt_value(low, digits=3)}, {fmt_value(high, digits=3)}]",
+                "null"
+                if deff is None
+                else fmt_value(deff, digits=3) + ("" if icc is None else f" ({fmt_value(icc, digits=2)})"),
+                r.get("effective_n"),
                 fmt_value(r.get("mean_score")) + ("" if se is None else f" (SE {fmt_value(se, digits=3)})"),
             ]
         )
@@ -677,9 +682,10 @@ def _uncertainty_table(summary: pl.DataFrame, meta: Mapping[str, Any]) -> Html:
             _table(header, rows),
             _el(
                 "p",
-                "Repeated trials of one case are not independent: the clustered standard error (Miller 2024, "
-                f"arXiv:2411.00640) and its normal interval at {fmt_value(meta.get('confidence'))} treat each "
-                "case as one cluster.",
+                "Repeated trials of one case are not independent: the CR1 standard error clustered by case "
+                "(Cameron & Miller 2015; Miller 2024, arXiv:2411.00640) and the design effect say how many "
+                "independent units the trials are worth; every interval treats cases as the units, with t(cases − 1) "
+                f"critical values at {fmt_value(meta.get('confidence'))}.",
                 cls="muted",
             ),
         ]

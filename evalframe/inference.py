@@ -136,7 +136,7 @@ def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate
     totals, m = totals[keep], m[keep]
     n, clusters = float(m.sum()), int(m.size)
     if n == 0:
-        return RateEstimate(0, 0, None, None, None, None, None, "none")
+        return RateEstimate(0, 0, None, None, None, None, None, None, "none")
     p = math.fsum(totals.tolist()) / n
     bernoulli = p * (1.0 - p) / n
     if (m <= 1).all() and truncate:  # independent 0/1 units: Wilson (1927) on n

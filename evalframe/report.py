@@ -79,21 +79,23 @@ DESCRIPTIONS: Mapping[str, str] = {
     "pass_rate_upper": "(passed + planned − scored) / planned: best case if every ungraded unit passed",
     # intervals and standard errors (summary)
     **{
-        f"{rate}_ci_{end}": f"{side} end of the Wilson score interval of {rate} = {formula}, "
-        "at meta.confidence (Wilson 1927)"
+        f"{rate}_ci_{end}": f"{side} end of the interval of {rate} = {formula}, at meta.confidence, cases as the "
+        "independent units: Wilson 1927 with one unit per case, else Wilson on the CR1 effective sample size with "
+        "t(cases - 1) (Korn & Graubard 1998); null with fewer than two cases"
         for rate, formula in RATE_FORMULAS.items()
         for end, side in (("low", "lower"), ("high", "upper"))
     },
     "cases_planned": "distinct planned cases of the candidate",
     "cases_fully_scored": "cases all of whose planned trials got a valid grade",
-    "pass_rate_scored_se_naive": "standard error of pass_rate_scored treating every scored unit as independent",
-    "pass_rate_scored_se_clustered": "standard error of pass_rate_scored clustered by case_id (Miller 2024)",
-    "pass_rate_scored_cluster_ci_low": "lower end of the case-clustered normal interval of pass_rate_scored",
-    "pass_rate_scored_cluster_ci_high": "upper end of the case-clustered normal interval of pass_rate_scored",
+    "pass_rate_scored_se_naive": "binomial standard error of pass_rate_scored, as if scored units were independent",
+    "pass_rate_scored_se_clustered": "CR1 standard error of pass_rate_scored by case_id (Cameron & Miller 2015)",
+    "design_effect": "variance of pass_rate_scored over its binomial variance (at least 1): why its interval is wide",
+    "icc": "intra-case correlation of pass/fail, (design_effect - 1) / (scored units per case - 1) (Kish 1965)",
+    "effective_n": "scored units / design_effect: how many independent units the scored ones are worth",
     "mean_score": "mean score among scored units, in score units",
-    "mean_score_se_clustered": "standard error of mean_score clustered by case_id (Miller 2024)",
-    "mean_score_ci_low": "lower end of the case-clustered normal interval of mean_score",
-    "mean_score_ci_high": "upper end of the case-clustered normal interval of mean_score",
+    "mean_score_se_clustered": "CR1 standard error of mean_score clustered by case_id (Cameron & Miller 2015)",
+    "mean_score_ci_low": "lower end of the case-clustered interval of mean_score, inside the score range",
+    "mean_score_ci_high": "upper end of the case-clustered interval of mean_score, inside the score range",
     "missing_cases": "distinct cases with at least one missing unit",
     "missing_case_ids": "the first 20 such case ids, sorted (units.parquet lists every missing unit)",
     "selective_missingness": "slice columns whose missingness test is significant, with p-value and slices; or null",
@@ -197,8 +199,8 @@ def describe(table: str, column: str) -> str:
 
     Examples
     --------
-    >>> describe("summary", "pass_rate_scored_ci_low")
-    'lower end of the Wilson score interval of pass_rate_scored = passed / scored, at meta.confidence (Wilson 1927)'
+    >>> describe("summary", "pass_rate_scored_ci_low")[:68]
+    'lower end of the interval of pass_rate_scored = passed / scored, at '
     >>> describe("units", "passed")
     'grade of the counted attempt: true pass, false fail, null when not scored'
     >>> describe("units", "case_type")

@@ -8,8 +8,6 @@ import polars as pl
 import pytest
 
 import evalframe as ef
-from evalframe.funnel import funnel, with_uncertainty
-from evalframe.stats import clustered_se
 
 Z95 = 1.959963984540054
 
@@ -31,26 +29,68 @@ def test_trials_are_units_and_missing_trials_are_missing() -> None:
     assert row["pass_rate_upper"] == pytest.approx(5 / 9)
 
 
+T2 = 4.302652729911275  # t quantile, 2 degrees of freedom, 97.5%
+T1 = 12.706204736174698  # 1 degree of freedom
+
+
+def wilson(p: float, n: float, q: float) -> tuple[float, float]:
+    """Wilson (1927) score interval of p over n (possibly effective) with quantile q, written out."""
+    q2n = q * q / n
+    centre = (p + q2n / 2) / (1 + q2n)
+    half = q / (1 + q2n) * math.sqrt(p * (1 - p) / n + q2n / (4 * n))
+    return centre - half, centre + half
+
+
 def test_clustered_and_naive_standard_errors_side_by_side() -> None:
     row = trials_report().summary.row(0, named=True)
-    # 8 scored values, mean 0.5, residuals ±0.5: naive = sqrt(8 · 0.25) / 8 = sqrt(2) / 8.
+    # 8 scored values, mean 0.5: binomial se = sqrt(0.25 / 8) = sqrt(2) / 8.
     assert row["pass_rate_scored_se_naive"] == pytest.approx(math.sqrt(2) / 8)
-    # Cluster residual sums: a 3·0.5 = 1.5, b 0.5 − 0.5 − 0.5 = −0.5, c −0.5 − 0.5 = −1;
-    # clustered = sqrt(1.5² + 0.5² + 1²) / 8 = sqrt(3.5) / 8.
-    assert row["pass_rate_scored_se_clustered"] == pytest.approx(math.sqrt(3.5) / 8)
-    assert row["pass_rate_scored_cluster_ci_low"] == pytest.approx(0.5 - Z95 * math.sqrt(3.5) / 8)
+    # Case residual totals: a 3 − 1.5 = 1.5, b 1 − 1.5 = −0.5, c 0 − 1 = −1; CR1 (G = 3):
+    # se = sqrt(3/2 · (1.5² + 0.5² + 1²)) / 8 = sqrt(5.25) / 8.
+    assert row["pass_rate_scored_se_clustered"] == pytest.approx(math.sqrt(5.25) / 8)
+    # Design effect = (5.25 / 64) / (0.25 / 8) = 2.625; 8/3 scored units per case: icc = 1.625 / (5/3).
+    assert row["design_effect"] == pytest.approx(2.625)
+    assert row["icc"] == pytest.approx(0.975)
+    assert row["effective_n"] == pytest.approx(8 / 2.625)
+    low, high = wilson(0.5, 8 / 2.625, T2)
+    assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (
+        pytest.approx(low),
+        pytest.approx(high),
+    )
     assert row["mean_score"] == 0.5
 
 
-def test_wilson_intervals_on_every_rate() -> None:
+def test_intervals_on_every_rate_treat_cases_as_the_units() -> None:
     row = trials_report().summary.row(0, named=True)
-    # scored_coverage 8/9: Wilson with n = 9, s = 8.
-    n, s, z2 = 9, 8, Z95**2
-    centre, half = s + z2 / 2, Z95 * math.sqrt(s * (n - s) / n + z2 / 4)
-    assert row["scored_coverage_ci_low"] == pytest.approx((centre - half) / (n + z2), abs=1e-12)
-    assert row["scored_coverage_ci_high"] == pytest.approx((centre + half) / (n + z2), abs=1e-12)
+    # scored_coverage 8/9 over cases scored 3/3, 3/3, 2/3: residual totals 1/3, 1/3, −2/3;
+    # CR1 variance 3/2 · (6/9) / 81 = 1/81 against the binomial (8/9)(1/9)/9 = 8/729: n_eff = 8, t(2).
+    low, high = wilson(8 / 9, 8, T2)
+    assert row["scored_coverage_ci_low"] == pytest.approx(low, rel=1e-9)
+    assert row["scored_coverage_ci_high"] == pytest.approx(high, rel=1e-9)
     for rate in ("completion_rate", "scored_coverage", "pass_rate_scored", "pass_rate_planned", "pass_rate_upper"):
-        assert row[f"{rate}_ci_low"] <= row[rate] <= row[f"{rate}_ci_high"]
+        assert 0.0 <= row[f"{rate}_ci_low"] < row[rate] < row[f"{rate}_ci_high"] <= 1.0
+
+
+def test_one_case_of_many_trials_has_a_rate_but_no_interval() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"]}), candidates=["M"], trials=10)
+    ledger = pl.DataFrame({"case_id": ["a"] * 10, "trial": list(range(1, 11)), "passed": [1, 0] * 5})
+    row = ef.audit(plan, ledger).summary.row(0, named=True)
+    assert (row["pass_rate_scored"], row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (
+        0.5,
+        None,
+        None,
+    )
+    assert (row["pass_rate_scored_se_clustered"], row["mean_score_ci_low"]) == (None, None)
+
+
+def test_single_trial_rates_keep_the_wilson_interval() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c", "d"]}), candidates=["M"])
+    row = ef.audit(plan, pl.DataFrame({"case_id": ["a", "b", "c"], "passed": [1, 1, 0]})).summary.row(0, named=True)
+    z = 1.959963984540054
+    assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == tuple(
+        pytest.approx(v) for v in wilson(2 / 3, 3, z)
+    )
+    assert (row["design_effect"], row["icc"], row["effective_n"]) == (1.0, None, 3.0)
 
 
 def test_header_only_has_no_intervals_for_undefined_rates() -> None:
@@ -81,52 +121,30 @@ def test_numeric_scores_mean_with_same_denominators() -> None:
     assert with_threshold["pass_rate_upper"] == pytest.approx(3 / 4)
 
 
-def test_mean_score_interval_is_clipped_to_the_score_range() -> None:
-    # Cases a (score 0.0) and b (0.2): mean 0.1, naive = clustered = sqrt(0.1² + 0.1²) / 2 = sqrt(0.02) / 2,
-    # so the CLT interval's low end 0.1 - 1.96 · 0.0707 lies below 0.
+def test_mean_score_interval_lies_inside_the_score_range_by_construction() -> None:
+    # Cases a (score 0.0) and b (0.2): mean 0.1, CR1 se = sqrt(2 · (0.1² + 0.1²)) / 2 = 0.1 (t with 1 df).
+    # On w = (x − low) / width the variance bound is w̄(1 − w̄): n_eff = w̄(1 − w̄) / (se / width)².
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["M"])
     ledger = pl.DataFrame({"case_id": ["a", "b"], "score": [0.0, 0.2]})
-    se = math.sqrt(0.02) / 2
-    for score_range, low in (((0.0, 1.0), 0.0), ((-1.0, 1.0), 0.1 - Z95 * se)):
-        row = ef.audit(plan, ledger, grade="numeric", score_range=score_range).summary.row(0, named=True)
+    for low, high in ((0.0, 1.0), (-1.0, 1.0)):
+        width = high - low
+        w = (0.1 - low) / width
+        n_eff = w * (1 - w) / (0.1 / width) ** 2
+        expected = tuple(low + width * v for v in wilson(w, n_eff, T1))
+        row = ef.audit(plan, ledger, grade="numeric", score_range=(low, high)).summary.row(0, named=True)
         assert row["mean_score"] == pytest.approx(0.1)
-        assert row["mean_score_se_clustered"] == pytest.approx(se)
-        assert row["mean_score_ci_low"] == pytest.approx(low, abs=1e-15)
-        assert row["mean_score_ci_high"] == pytest.approx(0.1 + Z95 * se)
+        assert row["mean_score_se_clustered"] == pytest.approx(0.1)
+        assert (row["mean_score_ci_low"], row["mean_score_ci_high"]) == tuple(pytest.approx(v) for v in expected)
+        assert low < row["mean_score_ci_low"] < 0.1 < row["mean_score_ci_high"] < high
 
 
-def test_pass_fail_grades_share_one_error_computation_with_each_interval_clipped_to_its_range() -> None:
-    units = trials_report().units.lazy().collect()  # 9 units: 4 passed, 4 failed, 1 missing
-    summary = funnel(units.lazy()).collect()
-    for score_range in ((0.0, 1.0), (0.0, 0.9)):
-        row = with_uncertainty(summary, units, score_range=score_range).row(0, named=True)
-        graded = units.filter(pl.col("score").is_not_null()).with_columns(pl.col("outcome").eq("passed").alias("p"))
-        alone = clustered_se(graded, value="p", cluster="case_id", by=["candidate"], clip=(0.0, 1.0))
-        scores = clustered_se(graded, value="score", cluster="case_id", by=["candidate"], clip=score_range)
-        assert row["pass_rate_scored_se_clustered"] == alone["se_clustered"].item() == pytest.approx(math.sqrt(3.5) / 8)
-        assert row["pass_rate_scored_cluster_ci_high"] == alone["ci_high"].item()
-        assert (row["mean_score_ci_low"], row["mean_score_ci_high"]) == (
-            scores["ci_low"].item(),
-            scores["ci_high"].item(),
-        )
-        assert row["mean_score_ci_high"] == pytest.approx(min(score_range[1], 0.5 + Z95 * math.sqrt(3.5) / 8))
-
-
-def test_a_pass_fail_mean_score_interval_stays_within_0_and_1_whatever_the_score_range() -> None:
-    # score_range bounds numeric scores; pass/fail grades are 0 or 1 (a range of (0.2, 0.8) clipped the
-    # interval of a mean of 1.0 to [0.8, 0.8]).
-    report = trials_report()
+def test_an_all_pass_mean_score_has_an_interval_of_positive_width() -> None:
+    # Two cases × two trials, all pass: no spread seen, so each case counts as one observation (n_eff = 2);
+    # Wilson at p = 1 with t(1): low = 1 / (1 + t² / 2). score_range bounds numeric scores only.
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["M"], trials=2)
     ledger = pl.DataFrame({"case_id": ["a", "a", "b", "b"], "trial": [1, 2, 1, 2], "passed": [1, 1, 1, 1]})
     row = ef.audit(plan, ledger, score_range=(0.2, 0.8)).summary.row(0, named=True)
-    assert (row["mean_score"], row["mean_score_ci_low"], row["mean_score_ci_high"]) == (1.0, 1.0, 1.0)
-    # The trials report's interval (mean 0.5, clustered se sqrt(3.5)/8) is the same under any range.
-    base = report.summary.row(0, named=True)
-    assert base["mean_score_ci_high"] == pytest.approx(0.5 + Z95 * math.sqrt(3.5) / 8)
-    plan3 = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c"]}), candidates=["M"], trials=3)
-    rows = report.units.lazy().filter(pl.col("outcome") != "missing").select("case_id", "trial", "score").collect()
-    narrow = ef.audit(plan3, rows.rename({"score": "passed"}), score_range=(0.4, 0.6)).summary.row(0, named=True)
-    assert (narrow["mean_score_ci_low"], narrow["mean_score_ci_high"]) == (
-        base["mean_score_ci_low"],
-        base["mean_score_ci_high"],
-    )
+    assert row["mean_score"] == 1.0
+    assert row["mean_score_ci_low"] == pytest.approx(1 / (1 + T1**2 / 2))
+    assert row["mean_score_ci_high"] == 1.0
+    assert row["pass_rate_scored_ci_low"] == pytest.approx(1 / (1 + T1**2 / 2))

@@ -224,7 +224,7 @@ def test_summary_interval_columns_are_described() -> None:
     undescribed = [c for c in report.summary.columns if describe("summary", c) == CARRIED]
     assert undescribed == []
     assert DESCRIPTIONS["pass_rate_upper_ci_high"].startswith(
-        "upper end of the Wilson score interval of pass_rate_upper"
+        "upper end of the interval of pass_rate_upper"
     )
     assert describe("units", "passed") != describe("summary", "passed")
 

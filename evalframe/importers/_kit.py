@@ -152,7 +152,7 @@ def find_files(
 
     Examples
     --------
-    >>> files, notes = find_files(["data/fixtures"], is_export=lambda p: p.suffix == ".eval", what="Inspect log")
+    >>> files, notes = find_files(["data/fixtures/orbit_desk"], is_export=lambda p: p.suffix == ".eval", what="log")
     >>> files, notes[0]["kind"]
     ([], 'no_export')
     """
