@@ -292,7 +292,7 @@ def _member_bytes(archive: zipfile.ZipFile, path: str, member: zipfile.ZipInfo) 
 def _zstd_member(path: str, member: zipfile.ZipInfo, source: str) -> bytes:
     """Decompress a zstd (method 93) member from its local entry, bounded and checked against CRC and size."""
     if member.compress_size > MAX_MEMBER_BYTES:
-        raise Unreadable(source, f"the compressed archive member is larger than {MAX_MEMBER_BYTES} bytes")
+        raise Unreadable(source, f"the archive member holds more than {MAX_MEMBER_BYTES} bytes (compressed)")
     with open(path, "rb") as file:
         file.seek(member.header_offset)
         local = file.read(_LOCAL_HEADER.size)
@@ -768,8 +768,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     rows = _attempt_rows(logs, chosen, case_of, notes)
     frame = pl.DataFrame(
         units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String}, orient="row"
-    ).unique(maintain_order=True)
-    plan, plan_problems = build_plan(frame, source=source)
+    ).unique()
+    plan, plan_problems = build_plan(frame.sort(CANDIDATE, CASE_ID, TRIAL), source=source)
+    if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
+        plan_problems = plan_problems.clear()
     ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
     scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
     if scored.filter(~pl.col(SCORE).is_in([0.0, 1.0])).height:
