@@ -788,15 +788,23 @@ def test_zstd_eval_is_read(path: Path) -> None:
     assert imported.notes.height == 0
 
 
-def _patched(path: Path, tmp_path: Path, member: str, edit: Any) -> Path:
-    """A copy of ``path`` whose bytes ``edit(data, info)`` rewrote (``info``: the member's ZipInfo)."""
+def _refused_member(path: Path, tmp_path: Path, edit: Any) -> str:
+    """The one refusing note's detail for a copy of ``path`` whose bytes ``edit(data, info)`` rewrote.
+
+    ``info`` is the ZipInfo of the sample member; the note must be its ``unreadable_file``.
+    """
+    member = "samples/1_epoch_1.json"
     with zipfile.ZipFile(path) as archive:
         info = archive.getinfo(member)
     data = bytearray(path.read_bytes())
     edit(data, info)
-    copy = tmp_path / path.name
-    copy.write_bytes(bytes(data))
-    return copy
+    broken = tmp_path / path.name
+    broken.write_bytes(bytes(data))
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken])
+    refusing = excinfo.value.problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "source").rows() == [("unreadable_file", f"{broken}!{member}")]
+    return str(refusing.item(0, "detail"))
 
 
 def test_zstd_member_whose_declared_size_is_wrong_is_unreadable(tmp_path: Path) -> None:
@@ -809,12 +817,8 @@ def test_zstd_member_whose_declared_size_is_wrong_is_unreadable(tmp_path: Path) 
                 data[start + 24 : start + 28] = (10).to_bytes(4, "little")
             start += 4
 
-    broken = _patched(ZSTD_POSTFIX, tmp_path, "samples/1_epoch_1.json", shrink)
-    with pytest.raises(ImportRefused) as excinfo:
-        inspect_ai.read([broken])
-    refusing = excinfo.value.problems.filter(pl.col("refusing"))
-    assert refusing.select("kind", "source").rows() == [("unreadable_file", f"{broken}!samples/1_epoch_1.json")]
-    assert "does not match its recorded size and CRC-32" in refusing.item(0, "detail")
+    detail = _refused_member(ZSTD_POSTFIX, tmp_path, shrink)
+    assert detail == "the decompressed archive member does not match its recorded size and CRC-32"
 
 
 def test_corrupt_zstd_member_is_unreadable(tmp_path: Path) -> None:
@@ -825,12 +829,7 @@ def test_corrupt_zstd_member_is_unreadable(tmp_path: Path) -> None:
         body = info.header_offset + 30 + name_len + extra_len
         data[body : body + 8] = b"\xff" * 8  # the zstd frame's magic number and header
 
-    broken = _patched(ZSTD_LEGACY, tmp_path, "samples/1_epoch_1.json", corrupt)
-    with pytest.raises(ImportRefused) as excinfo:
-        inspect_ai.read([broken])
-    refusing = excinfo.value.problems.filter(pl.col("refusing"))
-    assert refusing.select("kind", "source").rows() == [("unreadable_file", f"{broken}!samples/1_epoch_1.json")]
-    assert "invalid zstd data" in refusing.item(0, "detail")
+    assert _refused_member(ZSTD_LEGACY, tmp_path, corrupt).startswith("invalid zstd data: ")
 
 
 @pytest.mark.parametrize("path", [ZSTD_POSTFIX, LOG_STREAMING], ids=["zstd", "deflate"])
