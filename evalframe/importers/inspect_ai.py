@@ -1,4 +1,4 @@
-"""Import Inspect AI eval logs (``.eval`` archives and ``.json`` logs) as a plan and a ledger.
+"""Import Inspect AI eval logs (``.eval`` archives, ``.json`` logs, eval-set folders) as a plan and a ledger.
 
 Format
 ------
@@ -12,45 +12,74 @@ https://inspect.aisi.org.uk/eval-logs.html.
   samples), one ``samples/<id>_epoch_<n>.json`` per sample, and a journal
   (``_journal/start.json`` …). A run that was interrupted may have no
   ``header.json``; the eval spec is then read from ``_journal/start.json`` and
-  the run status is taken to be ``started``.
+  the run status is taken to be ``started``. Members are deflate-compressed
+  (Inspect before 0.3.206) or **zstd-compressed** (zip method 93, Inspect's
+  default since 0.3.206), which Python's ``zipfile`` (before 3.14) cannot
+  read: those are decompressed with the ``zstandard`` package. Whatever a
+  member declares, no member is decompressed beyond :data:`MAX_MEMBER_BYTES`
+  (a larger one is an ``unreadable_file``), and a member whose decompressed
+  bytes do not match its recorded CRC-32 and size is unreadable.
 * A ``.json`` file is one ``EvalLog`` document with a ``samples`` array.
+* An **eval-set folder** (``inspect eval-set --log-dir DIR``) holds the logs
+  of its tasks beside ``eval-set.json`` (the set's manifest),
+  ``logs.json`` (an index of the logs' headers) and ``.eval-set-id``; these
+  three are not logs and are skipped, found in a folder or named directly.
 
 How the export becomes a plan
 -----------------------------
 The plan is what the header says was *planned*: ``eval.dataset.sample_ids`` ×
 trials ``1..eval.config.epochs`` (default 1) for the candidate
-``eval.model``. Logs without ``sample_ids`` fall back to the sample ids
-present in the rows (with a note). Several logs combine into one plan (the
-union of their units per candidate); when candidates have different units
-the plan is an explicit units table. Every case carries a ``task`` plan
-column (the log's ``eval.task``) that can be used as a slice.
+``eval.model``. A run limited with ``--limit`` (or ``--sample-id``) plans
+only the samples it lists: the ids of the dataset's other samples are not in
+the log, so they cannot be planned; a ``limited_run`` note then says "the
+run was limited to N of M samples" (M = ``eval.dataset.samples``). Logs
+without ``sample_ids`` fall back to the sample ids present in the rows, with
+a ``plan_from_rows`` note. Several logs combine into one plan (the union of
+their units per candidate); when candidates have different units the plan
+is an explicit units table. Every case carries a ``task`` plan column (the
+log's ``eval.task``) that can be used as a slice.
 
-Case ids are the sample ids as strings (``1`` and ``"1"`` are the same case,
-with an ``id_normalised`` note when both spellings occur for one task).
-When the logs read together cover more than one task, case ids are prefixed
-with the task name (``<task>/<id>``, e.g. ``inspect_evals/arc_easy/3``) so
-that sample 1 of one task is not sample 1 of another.
+Case ids are the sample ids as strings: ``1`` and ``"1"`` are the same case
+(the one id normalisation), with an ``id_normalised`` note when both
+spellings occur for one task. When the logs read together cover more than
+one task, case ids are prefixed with the task name (``<task>/<id>``, e.g.
+``inspect_evals/arc_easy/3``) so that sample 1 of one task is not sample 1
+of another.
 
 How samples become ledger rows
 ------------------------------
 One row per attempt. The sample's ``error_retries`` (earlier failed attempts
 of the same sample inside one log) become attempts ``1..k`` with
-``exec_status = error``; the sample itself is the last attempt. Logs of the
-same (task, model) are successive runs: their attempts of a unit are numbered
-on, in the order of the log's ``eval.created`` time (then ``stats.started_at``,
-then path), so the audit's declared retry policy decides which one counts.
-``run_id`` is the log's ``eval.run_id`` (``eval.eval_id`` when absent).
+``exec_status = error``; the sample itself is the last attempt. Retries of a
+model call *inside* a sample (ModelEvents with ``attempt``/``retries``) are
+not attempts of the unit. Logs of the same (task, model), such as the logs
+of a retried eval set, are successive runs: their attempts of a unit are
+numbered on, in the order of the log's start time (``stats.started_at``,
+else ``eval.created``; then ``eval.created``, then path), so the audit's
+declared retry policy decides which one counts. A sample seen twice (the
+same ``uuid``, or for logs without uuids the same sample content: a log
+copied, or a completed sample an eval-set retry carried into its new log) is
+one attempt imported twice: it is read once, from the earliest log, with a
+``duplicate_import`` note. ``run_id`` is the log's ``eval.run_id``
+(``eval.eval_id`` when absent).
 
-Grades (the chosen scorer's ``value``): ``C`` → 1 and ``I`` → 0 (binary);
-``P`` (partial credit) → 0.5 and ``N`` (no answer) → 0, the values Inspect's
-own ``value_to_float`` gives them (no answer is a graded zero, not a grader
-failure); booleans → 1/0; numbers → the number. A null or absent value, a
-non-finite number, or a value that is not a score (a string other than
-C/I/P/N, a list, a dict) is a ``judge_error``. A sample without the chosen
-scorer (or with no scores at all: no scorer ran) is ``not_scored``. A
-sample with an ``error`` is ``exec_status = error`` and never scored. A
-sample halted by a ``limit`` is still ``completed`` (and may be scored); the
-limit is kept in the ``limit`` column as ``<type>=<value>``.
+Grades (the chosen scorer's ``value``, read by the toolkit's one grade
+meaning): ``C`` → 1 and ``I`` → 0 (binary); ``P`` (partial credit) → 0.5 and
+``N`` (no answer) → 0, the values Inspect's own ``value_to_float`` gives them;
+booleans → 1/0; numbers → the number. A null or absent value, a non-finite
+number, or a value that is not a score (other text, a list, a dict) is a
+``judge_error``. A sample without the chosen scorer (or with no scores at
+all: no scorer ran) is ``not_scored``. A sample with an ``error`` is
+``exec_status = error`` and never scored. A sample halted by a ``limit`` is
+still ``completed`` (and may be scored); the limit is kept in the ``limit``
+column as ``<type>=<value>``.
+
+The scorer: ``--score NAME`` must be a scorer of every log read (else the
+import refuses with ``unknown_score`` naming the scorers each log has). With
+none declared, a log's scorer is the first one its header lists
+(``results.scores``, else ``eval.scorers``); a log whose header lists none
+but whose samples carry several refuses with ``ambiguous_score``; a log with
+no scorer at all leaves every unit ``not_scored``.
 
 Header totals (``results.total_samples``/``completed_samples``) are never
 evidence: when they disagree with the rows a ``header_rows_disagree`` note
@@ -59,18 +88,22 @@ says so; a run whose ``status`` is not ``success`` gets a ``run_status`` note.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
+import struct
 import zipfile
+import zlib
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, TypeGuard
 
 import polars as pl
+import zstandard
 
 from evalframe.columns import (
     ATTEMPT,
@@ -88,26 +121,40 @@ from evalframe.columns import (
     TRIAL,
     UNIT_KEY,
 )
-from evalframe.errors import InputFormatError, PlanError
 from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
+from evalframe.importers._kit import (
+    LETTER_GRADES,
+    ScoreChoiceError,
+    Unreadable,
+    build_plan,
+    choose_score,
+    find_files,
+    finish,
+    grade,
+    note,
+    parse_json,
+    read_json,
+)
 from evalframe.load import PathLike
-from evalframe.plan import Plan
-from evalframe.problems import concat_problems, problems_frame
 
-__all__ = ["TASK", "read"]
+__all__ = ["MAX_MEMBER_BYTES", "TASK", "read"]
 
 #: Plan column holding each case's Inspect task name (``eval.task``).
 TASK: Final = "task"
 
+#: The most bytes one ``.eval`` archive member is decompressed to (or read compressed); a larger
+#: member is an ``unreadable_file``, whatever size the archive declares for it.
+MAX_MEMBER_BYTES: Final = 256 * 1024 * 1024
 
-#: Inspect's letter grades and the scores they are read as.
-_LETTER_GRADES: Final = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _SAMPLE_MEMBER: Final = re.compile(r"^samples/.+_epoch_\d+\.json$")
 _HEADER: Final = "header.json"
 _JOURNAL_START: Final = "_journal/start.json"
-#: Inspect's log-directory index, not a log; skipped when a directory is read.
-_LOG_INDEX: Final = "logs.json"
+#: Files of an Inspect log directory or eval-set folder that are not logs (manifest, index, id file).
+_COMPANIONS: Final = frozenset({"eval-set.json", "logs.json", ".eval-set-id"})
+#: Zip compression method number of zstd (APPNOTE 4.4.5), which Python's zipfile reads only from 3.14.
+_ZSTD: Final = 93
+_LOCAL_HEADER: Final = struct.Struct("<4s5H3L2H")
 
 
 @dataclass
@@ -119,6 +166,15 @@ class _Sample:
     epoch: int
     line: int
     source: str
+
+    @property
+    def identity(self) -> str:
+        """What makes two copies one attempt: the sample's uuid, else a hash of its whole content."""
+        uuid = self.data.get("uuid")
+        if isinstance(uuid, str) and uuid:
+            return f"uuid {uuid}"
+        text = json.dumps(self.data, sort_keys=True, ensure_ascii=False, default=str)
+        return "content " + hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
@@ -156,6 +212,14 @@ class _Log:
     def results(self) -> dict[str, Any]:
         return _obj(self.doc.get("results")) or {}
 
+    @property
+    def dataset(self) -> dict[str, Any]:
+        return _obj(self.spec.get("dataset")) or {}
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return _obj(self.spec.get("config")) or {}
+
 
 def _obj(value: Any) -> dict[str, Any] | None:
     """``value`` when it is a JSON object, else None."""
@@ -166,201 +230,221 @@ def _is_id(value: Any) -> TypeGuard[int | str]:
     return isinstance(value, (int, str)) and not isinstance(value, bool)
 
 
-def _note(kind: str, source: str, detail: str, *, refusing: bool = False, **keys: Any) -> dict[str, Any]:
-    return {"kind": kind, "source": source, "detail": detail, "refusing": refusing, **keys}
+def _is_count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _expand(paths: Sequence[PathLike]) -> list[str]:
-    """Existing log files named by ``paths`` (directories: every ``*.eval``/``*.json`` below)."""
-    files: dict[Path, str] = {}  # resolved path -> the spelling first given (a file named twice is read once)
-    for p in paths:
-        path = Path(p)
-        if path.is_dir():
-            found = [q for q in path.rglob("*") if q.suffix in (".eval", ".json") and q.name != _LOG_INDEX]
-            for q in sorted(found):
-                if q.is_file():
-                    files.setdefault(q.resolve(), str(q))
-        elif path.exists():
-            files.setdefault(path.resolve(), str(p))
-        else:
-            raise InputFormatError(str(p), "no such file or directory")
-    return sorted(files.values())
+def _is_log(path: Path) -> bool:
+    """Whether a file found in a folder is an Inspect log (not an eval-set manifest, index or id file)."""
+    return path.suffix in (".eval", ".json") and path.name not in _COMPANIONS
 
 
-def _parse_json(data: bytes, source: str) -> tuple[Any, dict[str, Any] | None]:
-    """Parse JSON bytes; return (value, None) or (None, unreadable_file note)."""
-    try:
-        return json.loads(data), None
-    except UnicodeDecodeError as exc:
-        return None, _note("unreadable_file", source, f"not UTF-8 JSON: {exc}", refusing=True)
-    except json.JSONDecodeError as exc:
-        return None, _note(
-            "unreadable_file", source, f"invalid JSON ({exc.msg}; column {exc.colno})", refusing=True, line=exc.lineno
-        )
+# --- reading files ------------------------------------------------------------------------------
 
 
-def _read_sample(value: Any, line: int, source: str, place: str) -> tuple[_Sample | None, dict[str, Any] | None]:
-    """Check a sample's identity fields (``id``, ``epoch``)."""
+def _read_sample(value: Any, line: int, source: str, place: str) -> _Sample:
+    """Check a sample's identity fields (``id``, ``epoch``); raises :class:`Unreadable`."""
     sample = _obj(value)
     if sample is None:
-        return None, _note("unreadable_file", source, f"{place} is not a JSON object", refusing=True, line=line)
+        raise Unreadable(source, f"{place} is not a JSON object", line=line)
     raw_id, epoch = sample.get("id"), sample.get("epoch")
     if not _is_id(raw_id):
-        return None, _note(
-            "unreadable_file", source, f"{place} has no valid id (got {raw_id!r})", refusing=True, line=line
-        )
-    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 1:
-        return None, _note(
-            "unreadable_file", source, f"{place} has no valid epoch (got {epoch!r})", refusing=True, line=line
-        )
-    return _Sample(sample, raw_id, epoch, line, source), None
+        raise Unreadable(source, f"{place} has no valid id (got {raw_id!r})", line=line)
+    if not _is_count(epoch) or epoch < 1:
+        raise Unreadable(source, f"{place} has no valid epoch (got {epoch!r})", line=line)
+    return _Sample(sample, raw_id, epoch, line, source)
 
 
-def _check_header(doc: Any, source: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """Check the fields every log must have (``eval.task``, ``eval.model``)."""
+def _check_header(doc: Any, source: str) -> dict[str, Any]:
+    """The log object, checked for the fields every log must have (``eval.task``, ``eval.model``)."""
     top = _obj(doc)
     if top is None:
-        return None, _note("unreadable_file", source, "the log is not a JSON object", refusing=True)
+        raise Unreadable(source, "the log is not a JSON object")
     spec = _obj(top.get("eval"))
     if spec is None:
-        return None, _note("unreadable_file", source, "the log has no 'eval' object", refusing=True)
+        raise Unreadable(source, "the log has no 'eval' object")
     for key in ("task", "model"):
         if not isinstance(spec.get(key), str):
-            return None, _note("unreadable_file", source, f"the log has no string 'eval.{key}'", refusing=True)
-    return top, None
+            raise Unreadable(source, f"the log has no string 'eval.{key}'")
+    return top
+
+
+def _member_bytes(archive: zipfile.ZipFile, path: str, member: zipfile.ZipInfo) -> bytes:
+    """The decompressed bytes of one archive member, at most :data:`MAX_MEMBER_BYTES`; raises :class:`Unreadable`."""
+    source = f"{path}!{member.filename}"
+    if member.flag_bits & 0x1:
+        raise Unreadable(source, "the archive member is encrypted")
+    try:
+        if member.compress_type == _ZSTD:
+            data = _zstd_member(path, member, source)
+        else:
+            with archive.open(member) as stream:
+                data = stream.read(MAX_MEMBER_BYTES + 1)
+    except Unreadable:
+        raise
+    except Exception as exc:  # zlib.error, BadZipFile, EOFError, OSError, NotImplementedError: "cannot read"
+        raise Unreadable(source, f"cannot read the archive member: {exc}") from None
+    if len(data) > MAX_MEMBER_BYTES:
+        raise Unreadable(source, f"the archive member decompresses to more than {MAX_MEMBER_BYTES} bytes")
+    return data
+
+
+def _zstd_member(path: str, member: zipfile.ZipInfo, source: str) -> bytes:
+    """Decompress a zstd (method 93) member from its local entry, bounded and checked against CRC and size."""
+    if member.compress_size > MAX_MEMBER_BYTES:
+        raise Unreadable(source, f"the archive member holds more than {MAX_MEMBER_BYTES} bytes (compressed)")
+    with open(path, "rb") as file:
+        file.seek(member.header_offset)
+        local = file.read(_LOCAL_HEADER.size)
+        if len(local) != _LOCAL_HEADER.size or local[:4] != b"PK\x03\x04":
+            raise Unreadable(source, "the archive member's local header is missing or damaged")
+        fields = _LOCAL_HEADER.unpack(local)
+        file.seek(member.header_offset + _LOCAL_HEADER.size + fields[9] + fields[10])
+        raw = file.read(member.compress_size)
+    if len(raw) != member.compress_size:
+        raise Unreadable(source, "the archive member is truncated")
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_MEMBER_BYTES:
+            chunk = reader.read(1024 * 1024)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except zstandard.ZstdError as exc:
+        raise Unreadable(source, f"invalid zstd data: {exc}") from None
+    data = b"".join(chunks)
+    if len(data) <= MAX_MEMBER_BYTES and (len(data) != member.file_size or zlib.crc32(data) != member.CRC):
+        raise Unreadable(source, "the decompressed archive member does not match its recorded size and CRC-32")
+    return data
 
 
 def _read_eval(path: str) -> tuple[_Log | None, list[dict[str, Any]]]:
-    """Read a ``.eval`` zip archive."""
-    notes: list[dict[str, Any]] = []
+    """Read a ``.eval`` zip archive: the log and a note per unreadable sample member."""
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        return None, [_note("unreadable_file", path, f"not a readable .eval (zip) archive: {exc}", refusing=True)]
+        return None, [note("unreadable_file", path, f"not a readable .eval (zip) archive: {exc}")]
+    notes: list[dict[str, Any]] = []
     with archive:
-        names = archive.namelist()
-        member = _HEADER if _HEADER in names else _JOURNAL_START if _JOURNAL_START in names else None
-        if member is None:
-            detail = f"the archive has neither {_HEADER} nor {_JOURNAL_START}"
-            return None, [_note("unreadable_file", path, detail, refusing=True)]
-        data, note = _read_member(archive, member, f"{path}!{member}")
-        if note is not None:
-            return None, [note]
-        doc, note = _parse_json(data, f"{path}!{member}")
-        if note is not None:
-            return None, [note]
-        top, note = _check_header(doc, f"{path}!{member}")
-        if top is None:
-            return None, [note] if note else []
-        status = top.get("status") if member == _HEADER else "started"
-        log = _Log(path, "eval", member, top, status if isinstance(status, str) else "started")
-        sample_names = [n for n in names if _SAMPLE_MEMBER.match(n)]
-        for line, name in enumerate(sample_names, start=1):
+        members = {m.filename: m for m in archive.infolist()}
+        name = _HEADER if _HEADER in members else _JOURNAL_START if _JOURNAL_START in members else None
+        if name is None:
+            return None, [note("unreadable_file", path, f"the archive has neither {_HEADER} nor {_JOURNAL_START}")]
+        try:
             source = f"{path}!{name}"
-            data, note = _read_member(archive, name, source)
-            if note is None:
-                value, note = _parse_json(data, source)
-            if note is None:
-                sample, note = _read_sample(value, line, source, name)
-                if sample is not None:
-                    log.samples.append(sample)
-            if note is not None:
-                notes.append(note)
+            top = _check_header(parse_json(_member_bytes(archive, path, members[name]), source), source)
+        except Unreadable as exc:
+            return None, [exc.note]
+        status = top.get("status") if name == _HEADER else "started"
+        log = _Log(path, "eval", name, top, status if isinstance(status, str) else "started")
+        sample_names = [n for n in members if _SAMPLE_MEMBER.match(n)]
+        for line, member in enumerate(sample_names, start=1):
+            source = f"{path}!{member}"
+            try:
+                value = parse_json(_member_bytes(archive, path, members[member]), source)
+                log.samples.append(_read_sample(value, line, source, member))
+            except Unreadable as exc:
+                notes.append(exc.note)
     return log, notes
 
 
-def _read_member(archive: zipfile.ZipFile, name: str, source: str) -> tuple[bytes, dict[str, Any] | None]:
-    try:
-        return archive.read(name), None
-    except Exception as exc:  # zlib.error, BadZipFile, EOFError, OSError: all mean "cannot read"
-        return b"", _note("unreadable_file", source, f"cannot read archive member: {exc}", refusing=True)
-
-
-def _read_json(path: str) -> tuple[_Log | None, list[dict[str, Any]]]:
+def _read_json_log(path: str) -> tuple[_Log | None, list[dict[str, Any]]]:
     """Read a ``.json`` log (one EvalLog document)."""
     try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return None, [_note("unreadable_file", path, f"cannot read file: {exc.strerror or exc}", refusing=True)]
-    doc, note = _parse_json(data, path)
-    if note is not None:
-        return None, [note]
-    top, note = _check_header(doc, path)
-    if top is None:
-        return None, [note] if note else []
+        top = _check_header(read_json(Path(path)), path)
+    except Unreadable as exc:
+        return None, [exc.note]
     status = top.get("status")
     log = _Log(path, "json", None, top, status if isinstance(status, str) else "started")
     samples = top.get("samples")
     if samples is None:
         return log, []
     if not isinstance(samples, list):
-        return log, [_note("unreadable_file", path, "'samples' is not an array", refusing=True)]
+        return log, [note("unreadable_file", path, "'samples' is not an array")]
     notes: list[dict[str, Any]] = []
     for line, value in enumerate(samples, start=1):
-        sample, note = _read_sample(value, line, path, f"samples[{line - 1}]")
-        if sample is not None:
-            log.samples.append(sample)
-        if note is not None:
-            notes.append(note)
+        try:
+            log.samples.append(_read_sample(value, line, path, f"samples[{line - 1}]"))
+        except Unreadable as exc:
+            notes.append(exc.note)
     return log, notes
 
 
-def _read_log(path: str) -> tuple[_Log | None, list[dict[str, Any]]]:
-    if path.endswith(".eval") or (not path.endswith(".json") and zipfile.is_zipfile(path)):
-        return _read_eval(path)
-    return _read_json(path)
+def _read_log(path: Path) -> tuple[_Log | None, list[dict[str, Any]]]:
+    if path.suffix == ".eval" or (path.suffix != ".json" and zipfile.is_zipfile(path)):
+        return _read_eval(str(path))
+    return _read_json_log(str(path))
 
 
-def _created(log: _Log) -> tuple[bool, datetime, str, str]:
-    """Sort key of a log among runs of the same (task, model): created time, start time, path."""
-    raw = log.spec.get("created")
-    when: datetime | None = None
-    if isinstance(raw, str):
-        try:
-            when = datetime.fromisoformat(raw)
-        except ValueError:
-            when = None
-    if when is not None and when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
+# --- header facts -------------------------------------------------------------------------------
+
+
+def _when(raw: Any) -> datetime | None:
+    if not isinstance(raw, str):
+        return None
+    try:
+        when = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
+def _started(log: _Log) -> tuple[bool, datetime, datetime, str]:
+    """Sort key of a log among runs of the same (task, model): start time, created time, path."""
     stats = _obj(log.doc.get("stats")) or {}
-    started = stats.get("started_at")
-    return (when is None, when or datetime.min.replace(tzinfo=UTC), str(started or ""), log.path)
+    created = _when(log.spec.get("created"))
+    started = _when(stats.get("started_at")) or created
+    never = datetime.min.replace(tzinfo=UTC)
+    return (started is None, started or never, created or never, log.path)
 
 
 def _epochs(log: _Log) -> tuple[int, dict[str, Any] | None]:
-    config = _obj(log.spec.get("config")) or {}
-    epochs = config.get("epochs")
+    epochs = log.config.get("epochs")
     if epochs is None:
         return 1, None
-    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
-        detail = f"eval.config.epochs = {epochs!r} is not a positive integer; read as 1"
-        return 1, _note("unreadable_file", log.path, detail, refusing=True)
+    if not _is_count(epochs) or epochs < 1:
+        return 1, note("unreadable_file", log.path, f"eval.config.epochs = {epochs!r} is not a positive integer")
     return epochs, None
 
 
 def _declared_ids(log: _Log) -> tuple[list[int | str] | None, dict[str, Any] | None]:
     """``eval.dataset.sample_ids`` (None when absent or empty)."""
-    dataset = _obj(log.spec.get("dataset")) or {}
-    ids = dataset.get("sample_ids")
+    ids = log.dataset.get("sample_ids")
     if ids is None or ids == []:
         return None, None
     if not isinstance(ids, list) or not all(_is_id(i) for i in ids):
-        detail = "eval.dataset.sample_ids is not a list of ints/strings; the plan is read from the rows"
-        return None, _note("unreadable_file", log.path, detail, refusing=True)
+        return None, note("unreadable_file", log.path, "eval.dataset.sample_ids is not a list of ints/strings")
     return list(ids), None
 
 
+def _limited_note(log: _Log, planned: int) -> dict[str, Any] | None:
+    """``limited_run`` when the dataset holds more samples than the run planned (``--limit``, ``--sample-id``)."""
+    samples = log.dataset.get("samples")
+    limit = log.config.get("limit")
+    setting = f" (eval.config.limit = {json.dumps(limit)})" if limit is not None else ""
+    if _is_count(samples) and samples > planned:
+        detail = f"the run was limited to {planned} of {samples} samples{setting}: only those are planned"
+        return note("limited_run", log.path, detail)
+    if limit is not None and not _is_count(samples):
+        detail = f"the run was limited to {planned} samples{setting}; the dataset's size is not recorded"
+        return note("limited_run", log.path, detail)
+    return None
+
+
 def _scorer_names(log: _Log) -> list[str]:
-    """Scorer names the log declares: ``results.scores[].name``, else ``eval.scorers[].name``."""
+    """Scorer names the log's header lists: ``results.scores[].name``, else ``eval.scorers[].name``."""
     names: list[str] = []
     declared: list[Any] = []
-    for candidates in (
+    for entries in (
         log.results.get("scores"),
         [log.results.get("scorer")],  # logs written before 'scores' existed
         log.spec.get("scorers"),
     ):
-        if isinstance(candidates, list) and any(_obj(c) for c in candidates):
-            declared = candidates
+        if isinstance(entries, list) and any(_obj(e) for e in entries):
+            declared = entries
             break
     for entry in declared:
         name = (_obj(entry) or {}).get("name")
@@ -377,16 +461,27 @@ def _sample_scores(sample: Mapping[str, Any], default: str | None) -> dict[str, 
     return {default or "score": old} if old is not None else {}
 
 
-def _choose_scorer(log: _Log, score: str | None) -> tuple[str | None, list[str]]:
-    """The scorer to read and every scorer name seen (declared first, then in samples, sorted)."""
+def _scorers(log: _Log) -> tuple[list[str], list[str]]:
+    """The scorers the header lists, and every scorer name seen (header first, then samples, sorted)."""
     declared = _scorer_names(log)
-    in_samples = sorted(
-        {k for s in log.samples for k in _sample_scores(s.data, declared[0] if declared else None)} - set(declared)
-    )
-    available = declared + in_samples
-    if score is not None:
-        return score, available
-    return (available[0] if available else None), available
+    first = declared[0] if declared else None
+    in_samples = sorted({k for s in log.samples for k in _sample_scores(s.data, first)} - set(declared))
+    return declared, declared + in_samples
+
+
+def _choose_scorer(log: _Log, score: str | None) -> tuple[str | None, list[str], dict[str, Any] | None]:
+    """The scorer to read (see the module docstring), every scorer seen, and a refusing note or None."""
+    declared, available = _scorers(log)
+    try:
+        chosen = choose_score(
+            score, available, default=declared[0] if declared else None, what="scorer", source=log.path
+        )
+    except ScoreChoiceError as exc:
+        return None, available, exc.note
+    return chosen, available, None
+
+
+# --- rows ---------------------------------------------------------------------------------------
 
 
 def _has_output(sample: Mapping[str, Any]) -> bool:
@@ -409,26 +504,6 @@ def _limit_text(sample: Mapping[str, Any]) -> str | None:
     return f"{kind}={value}" if value is not None else str(kind)
 
 
-def _grade(value: Any) -> tuple[float | None, str | None]:
-    """Map a Score value to a float; return (score, problem kind or None)."""
-    if isinstance(value, bool):
-        return float(value), None
-    if isinstance(value, (int, float)):
-        number = float(value)
-        return (number, None) if math.isfinite(number) else (None, "nonfinite_score")
-    if isinstance(value, str) and value in _LETTER_GRADES:
-        return _LETTER_GRADES[value], None
-    return None, "not_a_score"
-
-
-@dataclass
-class _Rows:
-    """Ledger rows and notes accumulated over logs."""
-
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    notes: list[dict[str, Any]] = field(default_factory=list)
-
-
 def _retries(sample: Mapping[str, Any]) -> list[Any]:
     """The sample's ``error_retries`` (earlier failed attempts), or an empty list."""
     retries = sample.get("error_retries")
@@ -438,7 +513,10 @@ def _retries(sample: Mapping[str, Any]) -> list[Any]:
 def _sample_rows(
     log: _Log, sample: _Sample, case_id: str, scorer: str | None, first_attempt: int
 ) -> Iterator[dict[str, Any]]:
-    """Rows for one sample: its earlier failed attempts, then the sample itself."""
+    """Rows for one sample: its earlier failed attempts, then the sample itself.
+
+    A row whose value is not a score carries ``_value`` (the value) for the log's note.
+    """
     base = {
         CANDIDATE: log.model,
         CASE_ID: case_id,
@@ -446,6 +524,8 @@ def _sample_rows(
         RUN_ID: log.run_id,
         LINE: sample.line,
         SOURCE: sample.source,
+        SCORE: None,
+        PASSED: None,
     }
     n_retries = len(_retries(sample.data))
     for k in range(n_retries):
@@ -454,12 +534,10 @@ def _sample_rows(
             ATTEMPT: first_attempt + k,
             EXEC_STATUS: "error",
             SCORE_STATUS: "not_scored",
-            SCORE: None,
-            PASSED: None,
             HAS_OUTPUT: False,
             LIMIT: None,
         }
-    row = {**base, ATTEMPT: first_attempt + n_retries, LIMIT: _limit_text(sample.data), SCORE: None, PASSED: None}
+    row = {**base, ATTEMPT: first_attempt + n_retries, LIMIT: _limit_text(sample.data)}
     row[HAS_OUTPUT] = _has_output(sample.data)
     if sample.data.get("error"):
         yield {**row, EXEC_STATUS: "error", SCORE_STATUS: "not_scored"}
@@ -471,22 +549,54 @@ def _sample_rows(
         return
     entry = scores[scorer]
     value = entry.get("value") if isinstance(entry, dict) else None
-    if value is None:
-        yield {**row, SCORE_STATUS: "judge_error", "_problem": None}
-        return
-    number, problem = _grade(value)
+    status, number = grade(value, letters=LETTER_GRADES)
     if number is None:
-        yield {**row, SCORE_STATUS: "judge_error", "_problem": (problem, value)}
+        yield {**row, SCORE_STATUS: status, "_value": value}
         return
     passed = (number == 1.0) if number in (0.0, 1.0) else None
     # A graded sample has an output the scorer judged, even if its text is empty.
-    yield {**row, SCORE_STATUS: "scored", SCORE: number, PASSED: passed, HAS_OUTPUT: True}
+    yield {**row, SCORE_STATUS: status, SCORE: number, PASSED: passed, HAS_OUTPUT: True}
+
+
+def _value_notes(log: _Log, scorer: str | None, values: list[Any]) -> list[dict[str, Any]]:
+    """One note per kind of value of a log's scorer that is not a score (not one per row); nulls say nothing."""
+    notes: list[dict[str, Any]] = []
+    nonfinite = [v for v in values if isinstance(v, float) and not math.isfinite(v)]
+    other = [v for v in values if v is not None and not (isinstance(v, float) and not math.isfinite(v))]
+    for kind, found, what in (
+        ("not_a_score", other, "is not a score"),
+        ("nonfinite_score", nonfinite, "is not finite"),
+    ):
+        if found:
+            example = json.dumps(found[0], default=str)[:80]
+            detail = f"{len(found)} value(s) of scorer {scorer!r} {what} (e.g. {example}); read as judge_error"
+            notes.append(note(kind, log.path, detail))
+    return notes
+
+
+def _header_notes(log: _Log) -> list[dict[str, Any]]:
+    """``run_status`` and ``header_rows_disagree`` notes of one log."""
+    notes: list[dict[str, Any]] = []
+    if log.status != "success":
+        error = _obj(log.doc.get("error"))
+        why = f": {str(error.get('message'))[:200]}" if error else ""
+        notes.append(note("run_status", log.path, f"the run's status is {log.status!r}, not 'success'{why}"))
+    rows = len(log.samples)
+    completed = sum(1 for s in log.samples if not s.data.get("error"))
+    for key, count, what in (
+        ("total_samples", rows, "sample rows"),
+        ("completed_samples", completed, "sample rows without an error"),
+    ):
+        declared = log.results.get(key)
+        if _is_count(declared) and declared != count:
+            detail = f"header results.{key} = {declared} but the log has {count} {what} (rows are the evidence)"
+            notes.append(note("header_rows_disagree", log.path, detail))
+    return notes
 
 
 def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: int) -> dict[str, Any]:
-    dataset = _obj(log.spec.get("dataset")) or {}
+    ids = log.dataset.get("sample_ids")
     packages = _obj(log.spec.get("packages")) or {}
-    ids = dataset.get("sample_ids")
     error = _obj(log.doc.get("error"))
     return {
         "source": log.path,
@@ -500,10 +610,12 @@ def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: in
         "model": log.model,
         "run_id": log.spec.get("run_id"),
         "eval_id": log.spec.get("eval_id"),
+        "eval_set_id": log.spec.get("eval_set_id"),
         "created": log.spec.get("created"),
-        "dataset_name": dataset.get("name"),
-        "dataset_samples": dataset.get("samples"),
+        "dataset_name": log.dataset.get("name"),
+        "dataset_samples": log.dataset.get("samples"),
         "sample_ids_declared": len(ids) if isinstance(ids, list) else None,
+        "limit": log.config.get("limit"),
         "epochs": epochs,
         "total_samples": log.results.get("total_samples"),
         "completed_samples": log.results.get("completed_samples"),
@@ -516,76 +628,7 @@ def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: in
     }
 
 
-def _header_notes(log: _Log) -> list[dict[str, Any]]:
-    """``run_status`` and ``header_rows_disagree`` notes of one log."""
-    notes: list[dict[str, Any]] = []
-    if log.status != "success":
-        error = _obj(log.doc.get("error"))
-        why = f": {str(error.get('message'))[:200]}" if error else ""
-        notes.append(_note("run_status", log.path, f"the run's status is {log.status!r}, not 'success'{why}"))
-    rows = len(log.samples)
-    completed = sum(1 for s in log.samples if not s.data.get("error"))
-    for key, count, what in (
-        ("total_samples", rows, "sample rows"),
-        ("completed_samples", completed, "sample rows without an error"),
-    ):
-        declared = log.results.get(key)
-        if isinstance(declared, int) and not isinstance(declared, bool) and declared != count:
-            detail = f"header results.{key} = {declared} but the log has {count} {what} (rows are the evidence)"
-            notes.append(_note("header_rows_disagree", log.path, detail))
-    return notes
-
-
-def _value_notes(log: _Log, scorer: str | None, problems: list[tuple[str, Any]]) -> list[dict[str, Any]]:
-    """One note per problem kind of a log's score values (not per row)."""
-    notes: list[dict[str, Any]] = []
-    for kind in ("not_a_score", "nonfinite_score"):
-        values = [v for k, v in problems if k == kind]
-        if values:
-            what = "is not a score" if kind == "not_a_score" else "is not finite"
-            detail = (
-                f"{len(values)} value(s) of scorer {scorer!r} {what} (e.g. {json.dumps(values[0])[:80]}); "
-                "read as judge_error"
-            )
-            notes.append(_note(kind, log.path, detail))
-    return notes
-
-
-def _build_plan(
-    units: set[tuple[str, str, int]], case_task: dict[str, str], source: str
-) -> tuple[Plan, list[dict[str, Any]], pl.DataFrame]:
-    """Plan from planned units: cross product when every candidate has the same units, else a units table.
-
-    Returns the plan, importer notes and the plan's own problems (a
-    :class:`~evalframe.errors.PlanError` is returned as data, never raised).
-    """
-    candidates = sorted({u[0] for u in units})
-    cases = pl.DataFrame(
-        {CASE_ID: sorted(case_task), TASK: [case_task[c] for c in sorted(case_task)]},
-        schema={CASE_ID: pl.String, TASK: pl.String},
-    )
-    if not units:
-        note = _note("empty_plan", source, "no planned units: no log declares sample ids or has samples", refusing=True)
-        return Plan(cases=cases, candidates=tuple(candidates), source=source), [note], problems_frame()
-    trials = max(u[2] for u in units)
-    full = {(c, t) for c in case_task for t in range(1, trials + 1)}
-    cross = all({(u[1], u[2]) for u in units if u[0] == c} == full for c in candidates)
-    units_table = None
-    if not cross:
-        ordered = sorted(units)
-        units_table = pl.DataFrame(
-            {CANDIDATE: [u[0] for u in ordered], CASE_ID: [u[1] for u in ordered], TRIAL: [u[2] for u in ordered]},
-            schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64},
-        )
-    try:
-        # The cases and candidates are validated as a cross product; a units table (a subset of that
-        # product by construction) is then attached.
-        plan = Plan.from_frame(cases, candidates=candidates, trials=trials, source=source)
-        problems = problems_frame()
-    except PlanError as exc:
-        plan = Plan(cases=cases, candidates=tuple(candidates), trials=trials, source=source)
-        problems = exc.problems
-    return (plan.with_units(units_table) if units_table is not None else plan), [], problems
+# --- the import ---------------------------------------------------------------------------------
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
@@ -594,15 +637,17 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     Parameters
     ----------
     paths
-        ``.eval`` archives and/or ``.json`` logs (a directory stands for every
-        ``*.eval`` and ``*.json`` below it, except Inspect's ``logs.json``
-        index). Several logs combine into one plan and one ledger; the order
-        of ``paths`` never changes the result.
+        ``.eval`` archives, ``.json`` logs and folders (a folder stands for
+        every ``*.eval`` and ``*.json`` log below it; an eval set's
+        ``eval-set.json``, ``logs.json`` and ``.eval-set-id`` are skipped).
+        Several logs combine into one plan and one ledger; the order of
+        ``paths`` never changes the result.
     score
-        Name of the scorer to read (a key of each sample's ``scores``).
-        Default: per log, the first scorer listed in ``results.scores`` (else
-        in ``eval.scorers``, else the alphabetically first name found in the
-        samples). A sample without the chosen scorer is ``not_scored``.
+        Name of the scorer to read (a key of each sample's ``scores``); it
+        must be a scorer of every log read. Default: per log, the first
+        scorer its header lists (``results.scores``, else ``eval.scorers``);
+        a log whose header lists none uses the one scorer its samples carry.
+        A sample without the chosen scorer is ``not_scored``.
 
     Returns
     -------
@@ -621,21 +666,23 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         sample's 1-based position in the ``samples`` array, or among the
         archive's sample members) and ``source`` (String: the file, plus
         ``!samples/<id>_epoch_<n>.json`` for archive members).
-        ``notes``: ``run_status``, ``header_rows_disagree``,
-        ``id_normalised``, ``not_a_score``, ``nonfinite_score`` (not
-        refusing); ``unreadable_file`` and ``empty_plan`` (refusing), plus any
-        problem of the plan itself (e.g. a padded sample id).
-        ``info``: one dict per file (format, inspect version, status, task,
-        model, run_id, eval_id, created, dataset size, declared sample ids,
-        epochs, header totals, chosen scorer, samples read).
+        ``notes`` (none refusing): ``run_status``, ``header_rows_disagree``,
+        ``limited_run``, ``plan_from_rows``, ``duplicate_import``,
+        ``id_normalised``, ``not_a_score``, ``nonfinite_score``.
+        ``info``: one dict per log (format, inspect version, status, task,
+        model, run_id, eval_id, eval_set_id, created, dataset size, declared
+        sample ids, limit, epochs, header totals, chosen scorer, samples read).
 
     Raises
     ------
     InputFormatError
-        When a path does not exist. A file that exists but cannot be read
-        (truncated archive, invalid JSON, missing header or keys) is an
-        ``unreadable_file`` note naming the file and member or line; the
-        other files are still read.
+        When a path does not exist.
+    ImportRefused
+        With every note, when any refuses: ``unreadable_file`` (a truncated
+        or oversized archive member, invalid JSON, a missing header or key;
+        naming the file and member or line), ``no_export`` (a folder with no
+        log), ``unknown_score``/``ambiguous_score``, ``empty_plan`` and any
+        problem of the plan itself (e.g. a padded sample id).
 
     Examples
     --------
@@ -655,19 +702,22 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ 2       ┆ 1     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
     │ 2       ┆ 2     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
     └─────────┴───────┴─────────┴─────────────┴──────────────┴───────┴────────┘
-    >>> imported.info[0]["dataset_samples"], imported.info[0]["status"]
-    (100, 'success')
+    >>> imported.notes.select("kind", "detail").rows()
+    [('limited_run', 'the run was limited to 2 of 100 samples (eval.config.limit = 2): only those are planned')]
     """
-    files = _expand(paths)
-    source = "; ".join(files) if files else "inspect_ai"
-    acc = _Rows()
+    found, notes = find_files(paths, is_export=_is_log, what=".eval or .json Inspect log")
+    files = [f for f in found if f.name not in _COMPANIONS]
+    if found and not files:
+        named = "; ".join(str(f) for f in found)
+        notes.append(note("no_export", named, "an eval set's manifest, index or id file is not a log: name its logs"))
+    source = "; ".join(str(f) for f in files) if files else "inspect_ai"
     info: list[dict[str, Any]] = []
     logs: list[_Log] = []
     for path in files:
-        log, notes = _read_log(path)
-        acc.notes.extend(notes)
+        log, file_notes = _read_log(path)
+        notes.extend(file_notes)
         if log is None:
-            info.append({"source": path, "format": Path(path).suffix.lstrip("."), "readable": False})
+            info.append({"source": str(path), "format": path.suffix.lstrip("."), "readable": False})
         else:
             logs.append(log)
     prefixed = len({log.task for log in logs}) > 1
@@ -675,40 +725,37 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     def case_of(task: str, raw: int | str) -> str:
         return f"{task}/{raw}" if prefixed else str(raw)
 
-    units: set[tuple[str, str, int]] = set()
-    case_task: dict[str, str] = {}
+    units: list[tuple[str, str, int, str]] = []
+    chosen: dict[str, str | None] = {}
     # sample-id spellings per (task, string form): to flag 1 vs "1"
     spellings: dict[tuple[str, str], set[str]] = defaultdict(set)
     ids_in_log: dict[str, set[str]] = defaultdict(set)
-    groups: dict[tuple[str, str], list[_Log]] = defaultdict(list)
     for log in logs:
-        groups[(log.task, log.model)].append(log)
-        epochs, note = _epochs(log)
+        epochs, epochs_note = _epochs(log)
         declared, id_note = _declared_ids(log)
-        acc.notes.extend(n for n in (note, id_note) if n is not None)
-        acc.notes.extend(_header_notes(log))
-        raw_ids: list[int | str] = [s.raw_id for s in log.samples]
+        notes.extend(n for n in (epochs_note, id_note) if n is not None)
+        notes.extend(_header_notes(log))
+        raw_ids = [s.raw_id for s in log.samples]
         if declared is None:
             plan_ids = sorted(set(raw_ids), key=lambda r: (str(r), type(r).__name__))
             if id_note is None:
-                detail = "the header lists no eval.dataset.sample_ids: the plan could not be read from the header"
-                detail += (
-                    f"; it was taken from the {len({str(i) for i in plan_ids})} sample id(s) present"
-                    if plan_ids
-                    else " and the log has no samples, so it plans no units"
-                )
-                acc.notes.append(_note("header_rows_disagree", log.path, detail))
+                n = len({str(i) for i in plan_ids})
+                taken = f"it was taken from the {n} sample id(s) present" if n else "the log has no samples: no unit"
+                notes.append(note("plan_from_rows", log.path, f"the header lists no eval.dataset.sample_ids; {taken}"))
         else:
             plan_ids = declared
+            limited = _limited_note(log, len({str(i) for i in declared}))
+            if limited is not None:
+                notes.append(limited)
         for raw in [*plan_ids, *raw_ids]:
             spellings[(log.task, str(raw))].add(type(raw).__name__)
             ids_in_log[log.path].add(str(raw))
-        for raw in plan_ids:
-            case_id = case_of(log.task, raw)
-            case_task[case_id] = log.task
-            units.update((log.model, case_id, t) for t in range(1, epochs + 1))
-        chosen, available = _choose_scorer(log, score)
-        facts = _log_info(log, scorer=chosen, available=available, epochs=epochs)
+        units.extend((log.model, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1))
+        scorer, available, score_note = _choose_scorer(log, score)
+        if score_note is not None:
+            notes.append(score_note)
+        chosen[log.path] = scorer
+        facts = _log_info(log, scorer=scorer, available=available, epochs=epochs)
         facts["case_id_prefix"] = f"{log.task}/" if prefixed else None
         info.append(facts)
     for log in logs:
@@ -716,36 +763,59 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             kinds = spellings[(log.task, raw)]
             if len(kinds) > 1:
                 detail = f"sample id {raw!r} appears as {' and '.join(sorted(kinds))}; both read as one case"
-                acc.notes.append(_note("id_normalised", log.path, detail, case_id=case_of(log.task, raw)))
+                notes.append(note("id_normalised", log.path, detail, case_id=case_of(log.task, raw)))
 
-    for group in groups.values():
-        next_attempt: dict[tuple[str, int], int] = defaultdict(lambda: 1)
-        for log in sorted(group, key=_created):
-            chosen, _ = _choose_scorer(log, score)
-            used: dict[tuple[str, int], int] = {}
-            problems: list[tuple[str, Any]] = []
-            for sample in log.samples:
-                case_id = case_of(log.task, sample.raw_id)
-                case_task.setdefault(case_id, log.task)
-                key = (case_id, sample.epoch)
-                for row in _sample_rows(log, sample, case_id, chosen, next_attempt[key]):
-                    problem = row.pop("_problem", None)
-                    if problem is not None:
-                        problems.append(problem)
-                    acc.rows.append(row)
-                    used[key] = max(used.get(key, 0), row[ATTEMPT])
-            for key, last in used.items():
-                next_attempt[key] = last + 1
-            acc.notes.extend(_value_notes(log, chosen, problems))
-
-    planned_cases = {c for _, c, _ in units}
-    plan, plan_notes, plan_problems = _build_plan(
-        units, {c: t for c, t in case_task.items() if c in planned_cases}, source
-    )
-    acc.notes.extend(plan_notes)
-    ledger = pl.DataFrame(acc.rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
+    rows = _attempt_rows(logs, chosen, case_of, notes)
+    frame = pl.DataFrame(
+        units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String}, orient="row"
+    ).unique()
+    plan, plan_problems = build_plan(frame.sort(CANDIDATE, CASE_ID, TRIAL), source=source)
+    if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
+        plan_problems = plan_problems.clear()
+    ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
     scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
     if scored.filter(~pl.col(SCORE).is_in([0.0, 1.0])).height:
         ledger = ledger.drop(PASSED)
-    found = concat_problems([problems_frame(acc.notes), plan_problems])
-    return Imported(plan=plan, ledger=ledger, notes=found, info=sorted(info, key=lambda d: str(d["source"])))
+    return finish(plan, ledger, [notes, plan_problems], sorted(info, key=lambda d: str(d["source"])))
+
+
+def _attempt_rows(
+    logs: Sequence[_Log],
+    chosen: Mapping[str, str | None],
+    case_of: Callable[[str, int | str], str],
+    notes: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Ledger rows of every log: runs of one (task, model) numbered on by start time, each sample read once."""
+    groups: dict[tuple[str, str], list[_Log]] = defaultdict(list)
+    for log in logs:
+        groups[(log.task, log.model)].append(log)
+    rows: list[dict[str, Any]] = []
+    first_seen: dict[str, str] = {}  # sample identity -> where it was first read
+    for group in groups.values():
+        next_attempt: dict[tuple[str, int], int] = defaultdict(lambda: 1)
+        for log in sorted(group, key=_started):
+            scorer = chosen[log.path]
+            used: dict[tuple[str, int], int] = {}
+            values: list[Any] = []
+            for sample in log.samples:
+                identity = sample.identity
+                if identity in first_seen:
+                    detail = (
+                        f"sample {sample.raw_id!r} epoch {sample.epoch} ({identity.split(' ')[0]} equal) was already "
+                        f"read from {first_seen[identity]}: one attempt imported twice, read once"
+                    )
+                    case_id = case_of(log.task, sample.raw_id)
+                    notes.append(note("duplicate_import", sample.source, detail, case_id=case_id, line=sample.line))
+                    continue
+                first_seen[identity] = sample.source
+                case_id = case_of(log.task, sample.raw_id)
+                key = (case_id, sample.epoch)
+                for row in _sample_rows(log, sample, case_id, scorer, next_attempt[key]):
+                    if "_value" in row:
+                        values.append(row.pop("_value"))
+                    rows.append(row)
+                    used[key] = max(used.get(key, 0), row[ATTEMPT])
+            for key, last in used.items():
+                next_attempt[key] = last + 1
+            notes.extend(_value_notes(log, scorer, values))
+    return rows

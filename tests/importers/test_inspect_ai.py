@@ -13,10 +13,11 @@ import pytest
 import evalframe
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported, inspect_ai
+from evalframe.importers._kit import ImportRefused
 from evalframe.load import Loaded
 from evalframe.plan import Plan
 from evalframe.report import AuditReport
-from tests.conftest import REAL
+from tests.conftest import FIXTURES, REAL
 
 INSPECT = REAL / "inspect_ai"
 UK = INSPECT / "UKGovernmentBEIS-inspect_ai" / "tests"
@@ -52,6 +53,25 @@ ARC_QWEN = EVALEVAL / "data_arc_qwen.json"
 ARC_SONNET = EVALEVAL / "data_arc_sonnet.json"
 CVEBENCH = EVALEVAL / "data_cvebench_empty_choices.json"
 INTERCODE = EVALEVAL / "data_intercode_ctf_local_path.json"
+CYSE2 = EVALEVAL / "data_cyse2_vuln_exploit_challenges.json"
+LLM_SCORING = EVALEVAL / "data_with_llm_scoring.json"
+ZSTD_LEGACY = INSPECT / "UKGovernmentBEIS-inspect_ai-PR3860/tests/_helpers/fixtures/legacy/retry-2-then-success.eval"
+ZSTD_POSTFIX = INSPECT / "UKGovernmentBEIS-inspect_ai-PR4526/tests/_helpers/fixtures/postfix/retry-2-then-success.eval"
+EVAL_SET = INSPECT / "UKGovernmentBEIS-inspect_ai-PR2488" / "eval-set1"
+TOOL_CALL_ERROR = UK / "log" / "test_eval_log" / "log_tool_call_error.json"
+SECURITY_JSON = UK / "analysis" / "test_logs" / "2025-05-12T20-28-26-04-00_security-guide.json"
+SECURITY_EVAL = SCOUT.with_name("2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval")
+SONNET_37 = CCOT / (
+    "2025-08-28T14-03-04-04-00_word_avoidance_open_ended-inner_anthropic_claude_3_7_sonnet_20250219_"
+    "ChYLYyerDb8JEXVGkY4MNv.json"
+)
+GPT_OSS = CCOT / (
+    "2025-08-28T15-10-38-04-00_word_avoidance_open_ended-inner_openrouter_openai_gpt_oss_20b_"
+    "77vw5ZNmUYAQQPmRnvEXQc.json"
+)
+RETRIED_SET = FIXTURES / "inspect_ai" / "eval-set-retried"
+RETRIED_FIRST = RETRIED_SET / "2025-05-12T20-28-13-04-00_popularity.json"
+RETRIED_SECOND = RETRIED_SET / "2025-05-12T20-28-13-04-00_popularity-retried.json"
 
 ALL_REAL = [
     LOG_STREAMING,
@@ -151,7 +171,7 @@ def test_log_streaming_two_cases_two_epochs() -> None:
     assert (info["total_samples"], info["completed_samples"], info["samples_read"]) == (4, 4, 4)
     assert info["inspect_version"] == "0.3.42.dev228+g349eca8e.d20241022"
     assert info["header"] == "header.json"
-    assert imported.notes.height == 0
+    assert imported.notes.select("kind", "refusing").rows() == [("limited_run", False)]
 
 
 def test_cancelled_run_is_partial_and_says_so() -> None:
@@ -165,7 +185,7 @@ def test_cancelled_run_is_partial_and_says_so() -> None:
     assert info["sample_ids_declared"] == 3
     assert info["run_id"] == "7KyCuAQSqp76qKQZEKmG6M"
     assert info["eval_id"] == "VnKtvCqGnnegLQ7qSBFDzx"
-    notes = imported.notes
+    notes = imported.notes.filter(pl.col("kind") == "run_status")
     assert notes.select("kind", "refusing").rows() == [("run_status", False)]
     assert "cancelled" in notes.item(0, "detail")
     assert report.problems.filter(pl.col("kind") == "run_status").height == 1
@@ -216,21 +236,20 @@ def test_twins_together_are_two_attempts_ordered_by_created() -> None:
 
 
 def test_header_only_eval_set_logs_refuse_rates() -> None:
-    imported = inspect_ai.read([SET_OK, SET_ERROR])
-    assert imported.ledger.height == 0
-    assert imported.plan.n_units == 0
-    refusing = imported.notes.filter(pl.col("refusing"))
-    assert refusing.get_column("kind").to_list() == ["empty_plan"]
-    run_status = imported.notes.filter(pl.col("kind") == "run_status")
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([SET_OK, SET_ERROR])
+    problems = excinfo.value.problems
+    assert sorted(problems.filter(pl.col("refusing")).get_column("kind").to_list()) == [
+        "empty_candidates",
+        "empty_plan",
+    ]
+    run_status = problems.filter(pl.col("kind") == "run_status")
     assert run_status.get_column("source").to_list() == [str(SET_ERROR)]
     assert "'error'" in run_status.item(0, "detail")
-    # header totals (total 1, completed 1) vs 0 rows, and no sample_ids, for each log
-    assert imported.notes.filter(pl.col("kind") == "header_rows_disagree").height == 6
-    assert [i["status"] for i in imported.info] == ["success", "error"]
-    assert {i["run_id"] for i in imported.info} == {"o6Sd6xm3yv7pcqhmX2MJn9"}
-    with pytest.raises(AuditRefused) as excinfo:
-        audit(imported)
-    assert "empty_plan" in excinfo.value.problems.filter(pl.col("refusing")).get_column("kind").to_list()
+    # header totals (total 1, completed 1) vs 0 rows, for each log; no sample_ids: the plan is the (no) rows
+    assert problems.filter(pl.col("kind") == "header_rows_disagree").height == 4
+    from_rows = problems.filter(pl.col("kind") == "plan_from_rows")
+    assert from_rows.select("source", "refusing").rows() == [(str(SET_OK), False), (str(SET_ERROR), False)]
 
 
 def test_metr_one_case_six_epochs_numeric_scores() -> None:
@@ -417,23 +436,26 @@ def test_directory_reads_every_log_below_it() -> None:
 def test_truncated_eval_is_a_refusing_note_and_other_files_are_read(tmp_path: Path) -> None:
     broken = tmp_path / "truncated.eval"
     broken.write_bytes(LOG_STREAMING.read_bytes()[:3000])
-    imported = inspect_ai.read([broken, CANCELLED])
-    unreadable = imported.notes.filter(pl.col("kind") == "unreadable_file")
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken, CANCELLED])
+    problems = excinfo.value.problems
+    unreadable = problems.filter(pl.col("kind") == "unreadable_file")
     assert unreadable.select("source", "refusing").rows() == [(str(broken), True)]
-    assert imported.ledger.height == 3  # the cancelled log is still read
-    assert {i["source"]: i["readable"] for i in imported.info} == {str(broken): False, str(CANCELLED): True}
-    with pytest.raises(AuditRefused) as excinfo:
-        audit(imported)
-    assert excinfo.value.problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["unreadable_file"]
+    assert problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["unreadable_file"]
+    # the cancelled log is still read: its own notes are there
+    assert problems.filter(pl.col("source") == str(CANCELLED)).get_column("kind").sort().to_list() == [
+        "limited_run",
+        "run_status",
+    ]
 
 
 def test_invalid_json_log_names_the_line(tmp_path: Path) -> None:
     broken = tmp_path / "bad.json"
     broken.write_text('{\n  "version": 2,\n  "eval": {,\n}\n')
-    imported = inspect_ai.read([broken, SCORED_TWIN])
-    note = imported.notes.filter(pl.col("kind") == "unreadable_file").row(0, named=True)
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken, SCORED_TWIN])
+    note = excinfo.value.problems.filter(pl.col("kind") == "unreadable_file").row(0, named=True)
     assert (note["source"], note["line"], note["refusing"]) == (str(broken), 3, True)
-    assert imported.ledger.height == 10
 
 
 def test_bad_sample_member_is_named_and_the_rest_of_the_archive_is_read(tmp_path: Path) -> None:
@@ -442,17 +464,22 @@ def test_bad_sample_member_is_named_and_the_rest_of_the_archive_is_read(tmp_path
         for name in src.namelist():
             data = src.read(name)
             dst.writestr(name, data[:100] if name == "samples/2_epoch_2.json" else data)
-    imported = inspect_ai.read([broken])
-    note = imported.notes.filter(pl.col("refusing")).row(0, named=True)
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken])
+    problems = excinfo.value.problems
+    note = problems.filter(pl.col("refusing")).row(0, named=True)
     assert (note["kind"], note["source"], note["refusing"]) == (
         "unreadable_file",
         f"{broken}!samples/2_epoch_2.json",
         True,
     )
-    assert kinds(imported) == ["header_rows_disagree", "header_rows_disagree", "unreadable_file"]
-    assert imported.ledger.height == 3
-    with pytest.raises(AuditRefused):
-        audit(imported)
+    # the 3 other samples are read: header totals (4) disagree with 3 rows
+    assert sorted(problems.get_column("kind").to_list()) == [
+        "header_rows_disagree",
+        "header_rows_disagree",
+        "limited_run",
+        "unreadable_file",
+    ]
 
 
 def test_eval_without_header_or_journal(tmp_path: Path) -> None:
@@ -461,9 +488,11 @@ def test_eval_without_header_or_journal(tmp_path: Path) -> None:
         for name in src.namelist():
             if name.startswith("samples/"):
                 dst.writestr(name, src.read(name))
-    imported = inspect_ai.read([broken])
-    assert kinds(imported) == ["empty_plan", "unreadable_file"]
-    assert "header.json" in imported.notes.filter(pl.col("kind") == "unreadable_file").item(0, "detail")
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken])
+    problems = excinfo.value.problems
+    assert problems.get_column("kind").to_list() == ["unreadable_file"]
+    assert "header.json" in problems.filter(pl.col("kind") == "unreadable_file").item(0, "detail")
 
 
 def test_json_log_without_model(tmp_path: Path) -> None:
@@ -471,11 +500,11 @@ def test_json_log_without_model(tmp_path: Path) -> None:
     del doc["eval"]["model"]
     broken = tmp_path / "no_model.json"
     broken.write_text(json.dumps(doc))
-    imported = inspect_ai.read([broken, ARC_SONNET])
-    assert imported.notes.filter(pl.col("refusing")).select("kind", "source").rows() == [
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken, ARC_SONNET])
+    assert excinfo.value.problems.filter(pl.col("refusing")).select("kind", "source").rows() == [
         ("unreadable_file", str(broken))
     ]
-    assert imported.plan.candidates == ("anthropic/claude-sonnet-4-0",)
 
 
 def test_sample_without_id(tmp_path: Path) -> None:
@@ -483,11 +512,11 @@ def test_sample_without_id(tmp_path: Path) -> None:
     del doc["samples"][1]["id"]
     broken = tmp_path / "no_id.json"
     broken.write_text(json.dumps(doc))
-    imported = inspect_ai.read([broken])
-    note = imported.notes.filter(pl.col("refusing")).row(0, named=True)
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken])
+    note = excinfo.value.problems.filter(pl.col("refusing")).row(0, named=True)
     assert (note["kind"], note["line"], note["refusing"]) == ("unreadable_file", 2, True)
     assert "samples[1]" in note["detail"]
-    assert imported.ledger.height == 2
 
 
 def test_interrupted_eval_reads_the_journal(tmp_path: Path) -> None:
@@ -499,7 +528,7 @@ def test_interrupted_eval_reads_the_journal(tmp_path: Path) -> None:
     imported = inspect_ai.read([started])
     assert imported.info[0]["header"] == "_journal/start.json"
     assert imported.info[0]["status"] == "started"
-    assert imported.notes.select("kind", "refusing").rows() == [("run_status", False)]
+    assert imported.notes.select("kind", "refusing").rows() == [("limited_run", False), ("run_status", False)]
     # no results in the journal: the scorer is the one the samples carry
     c = counts(audit(imported))
     assert (c["planned"], c["scored"], c["passed"]) == (4, 4, 3)
@@ -520,9 +549,15 @@ def _log(
     status: str = "success",
     scorers: list[str] | None = None,
     totals: tuple[int, int] | None = None,
+    dataset_samples: int | None = None,
+    limit: Any = None,
+    started: str | None = None,
 ) -> dict[str, Any]:
     config: dict[str, Any] = {} if epochs is None else {"epochs": epochs}
-    dataset: dict[str, Any] = {"samples": 100}
+    # a complete run unless said otherwise: the dataset holds the samples planned
+    dataset: dict[str, Any] = {"samples": len(set(map(str, sample_ids))) if sample_ids else 100}
+    if dataset_samples is not None:
+        dataset["samples"] = dataset_samples
     if sample_ids is not None:
         dataset["sample_ids"] = sample_ids
     doc: dict[str, Any] = {
@@ -542,6 +577,10 @@ def _log(
             "scores": [{"name": s, "scorer": s} for s in (scorers or [])],
         },
     }
+    if limit is not None:
+        config["limit"] = limit
+    if started is not None:
+        doc["stats"] = {"started_at": started}
     if samples is not None:
         doc["samples"] = samples
     return doc
@@ -667,8 +706,9 @@ def test_no_sample_ids_falls_back_to_rows(tmp_path: Path) -> None:
     imported = inspect_ai.read([path])
     assert imported.plan.cases.get_column("case_id").to_list() == ["a", "b"]
     assert imported.plan.trials == 2
-    note = imported.notes.row(0, named=True)
-    assert note["kind"] == "header_rows_disagree" and "could not be read from the header" in note["detail"]
+    assert imported.notes.select("kind", "detail").rows() == [
+        ("plan_from_rows", "the header lists no eval.dataset.sample_ids; it was taken from the 2 sample id(s) present")
+    ]
     c = counts(audit(imported))
     assert (c["planned"], c["scored"], c["missing"]) == (4, 2, 2)
 
@@ -720,3 +760,276 @@ def test_eval_archive_with_retries_and_limits(tmp_path: Path) -> None:
         f"{path}!samples/x_epoch_1.json",
         1,
     )
+
+
+# --- issue 17: zstd-compressed .eval members (Inspect >= 0.3.206) ----------------------------------
+
+
+@pytest.mark.parametrize("path", [ZSTD_LEGACY, ZSTD_POSTFIX], ids=["PR3860-legacy", "PR4526-postfix"])
+def test_zstd_eval_is_read(path: Path) -> None:
+    with zipfile.ZipFile(path) as archive:
+        assert {m.compress_type for m in archive.infolist()} == {93}
+    imported = inspect_ai.read([path])
+    assert counts(audit(imported)) == {
+        "planned": 1,
+        "attempted": 1,
+        "completed": 1,
+        "with_output": 1,
+        "scored": 0,
+        "passed": 0,
+        "missing": 0,
+        "exec_failed": 0,
+        "judge_failed": 0,
+        "not_scored": 1,
+    }
+    # the sample's two failed model calls are retries inside the sample, not attempts of the unit
+    assert imported.ledger.select("case_id", "trial", "attempt", "exec_status").rows() == [("1", 1, 1, "completed")]
+    assert imported.info[0]["scorer"] is None and imported.info[0]["scorers"] == []
+    assert imported.notes.height == 0
+
+
+def _refused_member(path: Path, tmp_path: Path, edit: Any) -> str:
+    """The one refusing note's detail for a copy of ``path`` whose bytes ``edit(data, info)`` rewrote.
+
+    ``info`` is the ZipInfo of the sample member; the note must be its ``unreadable_file``.
+    """
+    member = "samples/1_epoch_1.json"
+    with zipfile.ZipFile(path) as archive:
+        info = archive.getinfo(member)
+    data = bytearray(path.read_bytes())
+    edit(data, info)
+    broken = tmp_path / path.name
+    broken.write_bytes(bytes(data))
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([broken])
+    refusing = excinfo.value.problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "source").rows() == [("unreadable_file", f"{broken}!{member}")]
+    return str(refusing.item(0, "detail"))
+
+
+def test_zstd_member_whose_declared_size_is_wrong_is_unreadable(tmp_path: Path) -> None:
+    def shrink(data: bytearray, info: zipfile.ZipInfo) -> None:
+        # the member's central directory entry claims an uncompressed size (offset 24) of 10 bytes
+        start = 0
+        while (start := data.find(b"PK\x01\x02", start)) != -1:
+            name_len = int.from_bytes(data[start + 28 : start + 30], "little")
+            if data[start + 46 : start + 46 + name_len].decode() == info.filename:
+                data[start + 24 : start + 28] = (10).to_bytes(4, "little")
+            start += 4
+
+    detail = _refused_member(ZSTD_POSTFIX, tmp_path, shrink)
+    assert detail == "the decompressed archive member does not match its recorded size and CRC-32"
+
+
+def test_corrupt_zstd_member_is_unreadable(tmp_path: Path) -> None:
+    def corrupt(data: bytearray, info: zipfile.ZipInfo) -> None:
+        name_len, extra_len = (
+            int.from_bytes(data[info.header_offset + k : info.header_offset + k + 2], "little") for k in (26, 28)
+        )
+        body = info.header_offset + 30 + name_len + extra_len
+        data[body : body + 8] = b"\xff" * 8  # the zstd frame's magic number and header
+
+    assert _refused_member(ZSTD_LEGACY, tmp_path, corrupt).startswith("invalid zstd data: ")
+
+
+@pytest.mark.parametrize("path", [ZSTD_POSTFIX, LOG_STREAMING], ids=["zstd", "deflate"])
+def test_member_larger_than_the_bound_is_unreadable(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with zipfile.ZipFile(path) as archive:
+        header = archive.getinfo("header.json").file_size
+        largest = max(m.file_size for m in archive.infolist() if m.filename.startswith("samples/"))
+    assert header < largest
+    monkeypatch.setattr(inspect_ai, "MAX_MEMBER_BYTES", header)
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([path])
+    refusing = excinfo.value.problems.filter(pl.col("refusing") & (pl.col("kind") == "unreadable_file"))
+    assert refusing.height >= 1
+    assert all(f"more than {header} bytes" in d for d in refusing.get_column("detail").to_list())
+    assert excinfo.value.problems.filter(pl.col("refusing")).height == refusing.height
+    assert all("!samples/" in s for s in refusing.get_column("source").to_list())
+
+
+# --- issue 17: eval-set folders, retried eval sets, duplicates -------------------------------------
+
+
+def test_eval_set_folder_skips_its_manifest_index_and_id_file() -> None:
+    imported = inspect_ai.read([EVAL_SET])
+    assert [Path(i["source"]).name for i in imported.info] == [
+        "2025-09-12T11-41-56-04-00_popularity_HdSVrmTDEge636qZ2op64f.eval"
+    ]
+    assert imported.info[0]["eval_set_id"] == "8bMAzyM8id2v2XxR7M9fVM"
+    c = counts(audit(imported))
+    assert (c["planned"], c["attempted"], c["scored"], c["passed"]) == (1, 1, 1, 0)
+    assert audit(imported).summary.item(0, "pass_rate_scored") == 0.0
+    assert imported.notes.get_column("kind").to_list() == ["limited_run"]
+
+
+def test_eval_set_manifest_named_alone_is_no_export() -> None:
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([EVAL_SET / "eval-set.json", EVAL_SET / "logs.json"])
+    assert excinfo.value.problems.select("kind", "refusing").rows() == [("no_export", True)]
+
+
+def test_retried_eval_set_reads_each_sample_once_in_start_time_order() -> None:
+    imported = inspect_ai.read([RETRIED_SET])
+    assert sorted(Path(i["source"]).name for i in imported.info) == sorted([RETRIED_FIRST.name, RETRIED_SECOND.name])
+    # started 20:28:13 (first) and 20:41:02 (retry); eval.created is equal; the retry's name sorts first
+    assert imported.ledger.sort("case_id", "attempt").select("case_id", "attempt", "score", "source").rows() == [
+        ("1", 1, 1.0, str(RETRIED_FIRST)),
+        ("2", 1, 1.0, str(RETRIED_FIRST)),
+        ("3", 1, 0.0, str(RETRIED_FIRST)),
+        ("3", 2, 1.0, str(RETRIED_SECOND)),
+    ]
+    duplicates = imported.notes.filter(pl.col("kind") == "duplicate_import")
+    assert duplicates.select("source", "case_id", "line", "refusing").rows() == [
+        (str(RETRIED_SECOND), "1", 1, False),
+        (str(RETRIED_SECOND), "2", 2, False),
+    ]
+    assert "uuid equal" in duplicates.item(0, "detail") and str(RETRIED_FIRST) in duplicates.item(0, "detail")
+    first = counts(audit(imported, retry="first"))
+    assert (first["planned"], first["attempted"], first["scored"], first["passed"]) == (3, 3, 3, 2)
+
+
+def test_same_log_copied_is_one_attempt_imported_twice(tmp_path: Path) -> None:
+    copy = tmp_path / "copy-of-popularity.json"
+    copy.write_bytes(CANCELLED.read_bytes())
+    imported = inspect_ai.read([CANCELLED, copy])
+    assert imported.ledger.height == 3
+    (kept,) = set(imported.ledger.get_column("source").to_list())  # equal start times: the first path is kept
+    duplicates = imported.notes.filter(pl.col("kind") == "duplicate_import")
+    assert duplicates.get_column("case_id").to_list() == ["1", "2", "3"]
+    assert set(duplicates.get_column("source").to_list()) == {str(CANCELLED), str(copy)} - {kept}
+    c = counts(audit(imported))
+    assert (c["planned"], c["attempted"], c["scored"], c["passed"]) == (3, 3, 3, 2)
+
+
+def test_log_without_uuids_copied_is_read_once_by_content(tmp_path: Path) -> None:
+    copy = tmp_path / "copy.eval"
+    copy.write_bytes(SCORED_TWIN.read_bytes())
+    imported = inspect_ai.read([SCORED_TWIN, copy, NO_SCORER])  # NO_SCORER: same cases, other samples
+    assert imported.ledger.height == 20
+    duplicates = imported.notes.filter(pl.col("kind") == "duplicate_import")
+    assert duplicates.height == 10
+    assert "content equal" in duplicates.item(0, "detail")
+
+
+def test_security_guide_two_runs_overlap_on_ids_1_to_3() -> None:
+    imported = inspect_ai.read([SECURITY_EVAL, SECURITY_JSON])
+    assert imported.plan.n_units == 16
+    twice = imported.ledger.filter(pl.col("attempt") == 2)
+    assert sorted(twice.get_column("case_id").to_list()) == ["1", "2", "3"]
+    assert set(twice.get_column("run_id").to_list()) == {"9zsQGSCUfJL6aZdSHP6PQc"}  # the later (September) run
+    assert imported.notes.filter(pl.col("kind") == "duplicate_import").height == 0  # different samples (uuids)
+    c = counts(audit(imported))
+    assert (c["planned"], c["attempted"], c["scored"], c["passed"], c["missing"]) == (16, 16, 16, 11, 0)
+
+
+# --- issue 17: --score -----------------------------------------------------------------------------
+
+
+def test_mistyped_score_refuses_naming_the_scorers() -> None:
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([SCORED_TWIN], score="mach")
+    problems = excinfo.value.problems.filter(pl.col("refusing"))
+    assert problems.select("kind", "source", "refusing").rows() == [("unknown_score", str(SCORED_TWIN), True)]
+    assert problems.item(0, "detail") == "no scorer named 'mach' in the export (has: match)"
+
+
+def test_declared_score_missing_from_a_log_without_scorers_refuses() -> None:
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([ZSTD_POSTFIX], score="match")
+    assert excinfo.value.problems.select("kind", "detail").rows() == [
+        ("unknown_score", "no scorer named 'match' in the export (has: none)")
+    ]
+
+
+def test_several_scorers_only_in_samples_are_ambiguous(tmp_path: Path) -> None:
+    samples = [
+        {"id": 1, "epoch": 1, "output": {"completion": "y"}, "scores": {"b": {"value": "I"}, "a": {"value": "C"}}},
+    ]
+    path = _write(tmp_path, "unlisted.json", _log(samples, sample_ids=[1]))
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([path])
+    assert excinfo.value.problems.select("kind", "detail").rows() == [
+        ("ambiguous_score", "2 scorers in the export (a, b) and none declared: name one with --score")
+    ]
+    chosen = inspect_ai.read([path], score="b")
+    assert chosen.ledger.select("score_status", "score").rows() == [("scored", 0.0)]
+
+
+# --- issue 17: --limit runs ------------------------------------------------------------------------
+
+
+def test_limited_run_says_how_many_of_the_dataset_were_planned() -> None:
+    imported = inspect_ai.read([SECURITY_JSON])
+    assert imported.notes.select("kind", "detail", "refusing").rows() == [
+        (
+            "limited_run",
+            "the run was limited to 3 of 16 samples (eval.config.limit = 3): only those are planned",
+            False,
+        )
+    ]
+    c = counts(audit(imported))
+    assert (c["planned"], c["scored"], c["passed"]) == (3, 3, 3)
+
+
+def test_header_only_log_of_its_whole_dataset_is_not_limited() -> None:
+    imported = inspect_ai.read([LLM_SCORING])  # 1000 sample_ids of a 1000-sample dataset, samples stripped
+    assert "limited_run" not in kinds(imported)
+    c = counts(audit(imported))
+    assert (c["planned"], c["attempted"], c["missing"], c["scored"]) == (1000, 0, 1000, 0)
+
+
+def test_a_limit_larger_than_the_dataset_did_not_limit_the_run() -> None:
+    imported = inspect_ai.read([CYSE2])  # eval.config.limit = 20000, dataset.samples = 1
+    assert imported.info[0]["limit"] == 20000
+    assert "limited_run" not in kinds(imported)
+
+
+def test_limit_without_a_dataset_size(tmp_path: Path) -> None:
+    doc = _log([_sample(1), _sample(2)], sample_ids=[1, 2], limit=[0, 2])
+    del doc["eval"]["dataset"]["samples"]
+    imported = inspect_ai.read([_write(tmp_path, "limit.json", doc)])
+    assert imported.notes.select("kind", "detail").rows() == [
+        (
+            "limited_run",
+            "the run was limited to 2 samples (eval.config.limit = [0, 2]); the dataset's size is not recorded",
+        )
+    ]
+
+
+# --- issue 17: ids and trials outside the plan -------------------------------------------------------
+
+
+def test_cyse2_string_id_in_header_and_int_in_sample_is_one_case() -> None:
+    imported = inspect_ai.read([CYSE2])
+    assert imported.notes.filter(pl.col("kind") == "id_normalised").select("case_id", "refusing").rows() == [
+        ("1", False)
+    ]
+    report = audit(imported, grade="numeric")
+    c = counts(report)
+    assert (c["planned"], c["attempted"], c["completed"], c["scored"], c["missing"]) == (4, 1, 1, 1, 3)
+    assert imported.ledger.select("trial", "score").rows() == [(1, 0.65)]
+
+
+def test_epoch_4_of_a_one_epoch_plan_refuses_as_trial_out_of_range() -> None:
+    imported = inspect_ai.read([TOOL_CALL_ERROR])
+    assert (imported.plan.trials, imported.plan.n_units) == (1, 1)  # eval.config {}: 1 epoch; sample_ids [1]
+    assert imported.plan.candidates == ("...",)
+    with pytest.raises(AuditRefused) as excinfo:
+        audit(imported)
+    refusing = excinfo.value.problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "case_id", "trial").rows() == [("trial_out_of_range", "1", 4)]
+
+
+def test_claude_3_7_ids_against_the_other_models_ten_ids() -> None:
+    imported = inspect_ai.read([SONNET_37, GPT_OSS])
+    # both headers plan the whole 2970-sample dataset: each candidate ran 10 of them, different ones
+    c = counts(audit(imported), "anthropic/claude-3-7-sonnet-20250219")
+    assert (c["planned"], c["attempted"], c["missing"], c["not_scored"]) == (2970, 10, 2960, 10)
+    ten = imported.ledger.filter(pl.col("candidate") == "openrouter/openai/gpt-oss-20b").get_column("case_id")
+    frozen = Plan.from_frame(pl.DataFrame({"case_id": ten.sort()}), candidates=list(imported.plan.candidates))
+    with pytest.raises(AuditRefused) as excinfo:
+        evalframe.audit(frozen, imported.results)
+    unknown = excinfo.value.problems.filter(pl.col("kind") == "unknown_case")
+    assert unknown.height == 9
+    assert set(unknown.get_column("candidate").to_list()) == {"anthropic/claude-3-7-sonnet-20250219"}
