@@ -592,13 +592,20 @@ class _Batch:
                     f"(n-samples.effective); the samples file holds {len(rows)} row(s) for filter {choice.filter!r}"
                 )
                 notes.append(note("header_rows_disagree", f.source, detail, **who))
-            if run.header is None:
-                doc_ids = {r.doc_id for r in f.rows}
-                detail = (
-                    f"no results file with timestamp {f.run_id} beside this samples file: the rows do not record "
-                    f"the model, so the candidate is {UNKNOWN_MODEL!r}, and the plan is the {len(doc_ids)} doc ids "
-                    "present, so documents that never ran cannot show as missing"
-                )
+            if run.candidate == UNKNOWN_MODEL:
+                if run.header is None:
+                    reason = f"no results file with timestamp {f.run_id} beside this samples file"
+                elif run.header.data is None:
+                    reason = f"its results file {run.header.path.name} cannot be read"
+                else:
+                    reason = f"its results file {run.header.path.name} records no model"
+                detail = f"{reason}: the rows do not record the model, so the candidate is {UNKNOWN_MODEL!r}"
+                if original is None and (run.header is None or run.header.data is None):
+                    n_docs = len({r.doc_id for r in f.rows})
+                    detail += (
+                        f", and the plan is the {n_docs} doc ids present, so documents that never ran cannot "
+                        "show as missing"
+                    )
                 notes.append(note("plan_from_rows", f.source, detail, **who))
             info.append(
                 {
@@ -679,10 +686,11 @@ class _Batch:
                     continue
                 original, effective = _n_samples(h.data, task)
                 limit = _dig(h.data, "config", "limit")
+                limit = int(limit) if isinstance(limit, float) and limit.is_integer() else limit
                 if original is not None and effective is not None and effective < original:
                     detail = (
                         f"task {task!r}: limited to {effective} of {original} docs "
-                        f"(n-samples effective/original; config.limit {limit!r}); the rest are planned and missing"
+                        f"(n-samples effective/original; config.limit {limit}); the rest are planned and missing"
                     )
                     notes.append(note("limited_run", h.source, detail, **who))
                 if h.path.resolve() in given and (h.path.parent.resolve(), h.run_id, task) not in read_runs:
