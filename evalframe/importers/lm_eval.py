@@ -644,7 +644,7 @@ class _Batch:
             if run.header is None:
                 continue
             key = run.header.path.resolve()
-            h, r, tasks = listed.setdefault(key, (run.header, run, []))
+            _header, _run, tasks = listed.setdefault(key, (run.header, run, []))
             if f.task not in tasks:
                 tasks.append(f.task)
         return sorted(listed.values(), key=lambda item: item[0].source)
