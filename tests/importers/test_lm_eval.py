@@ -13,11 +13,14 @@ import pytest
 from evalframe import audit
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers.lm_eval import LEDGER_SCHEMA, read
-from evalframe.load import Loaded
+from evalframe.importers._kit import ImportRefused
+from evalframe.importers.lm_eval import LEDGER_SCHEMA, UNKNOWN_MODEL, read
 from evalframe.report import AuditReport
 from evalframe.validate import validate_ledger
-from tests.conftest import REAL
+from tests.conftest import FIXTURES, REAL
+
+#: The real exports are MIT-licensed but stay in ../shared (CI always lays it beside the repository).
+needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/data/real is not laid beside the repository")
 
 LM = REAL / "lm_eval"
 BIAS = (
@@ -38,10 +41,28 @@ MATH = LM / "evaleval-every_eval_ever/tests/data/lm_eval"
 MATH_SAMPLES = MATH / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
 MATH_RESULTS = MATH / "results_2026-01-21T03-44-18.458309.json"
 MATH_MODEL = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
+FLOR = LM / "EleutherAI-lm-evaluation-harness-PR3168/results/FLOR-760M"
+FLOR_TS = "2025-07-21T14-41-47.889425"
+FLOR_RESULTS = FLOR / f"results_FLOR-760M:2025-07-21T1441-16_{FLOR_TS}.json"
+FLOR_CA = FLOR / f"samples_eqbench_ca_{FLOR_TS}.jsonl"
+FLOR_MODEL = "/gpfs/projects/bsc88/hf-models/FLOR-760M"
+ASDIV = LM / "EleutherAI-lm-evaluation-harness-PR2236/results/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct"
+TRUTHFULQA = (
+    LM / "EleutherAI-lm-evaluation-harness-PR3032/results/samples_truthfulqa_gen_2025-05-31T14-30-51.983293.jsonl"
+)
+NER = LM / "EleutherAI-lm-evaluation-harness-PR3506/african_nlp_benchmarks/google__gemma-2b"
+TWO_FILTERS = FIXTURES / "lm_eval" / "two_filters"
 
 
 def run_audit(imported: Imported, **options: Any) -> AuditReport:
-    return audit(imported.plan, Loaded(imported.ledger.lazy(), imported.notes, "x"), **options)
+    return audit(imported.plan, imported.results, **options)
+
+
+def refusal(paths: list[Path], score: str | None = None) -> pl.DataFrame:
+    """The refusing notes of an import that must refuse."""
+    with pytest.raises(ImportRefused) as caught:
+        read(paths, score=score)
+    return caught.value.problems.filter(pl.col("refusing"))
 
 
 def counts(report: AuditReport, *names: str) -> dict[str, Any]:
@@ -106,7 +127,7 @@ def test_bias_classification_reproduces_acc_311_of_609_from_rows() -> None:
     assert samples_info["layout"] == "older (no metrics list)"
     assert samples_info["metric"] == "acc"
     assert samples_info["metric_kind"] == "binary"
-    assert samples_info["metrics"] == ["acc", "acc_norm", "f1"]
+    assert samples_info["metrics"] == ["acc", "f1", "acc_norm"]  # file order; acc is the preferred default
     assert samples_info["candidate_from"] == "config.model_args.pretrained"
     assert (samples_info["n_samples_original"], samples_info["n_samples_effective"]) == (609, 609)
     assert samples_info["limit"] is None
@@ -128,8 +149,9 @@ def test_bias_classification_acc_norm_gives_the_same_passes() -> None:
 
 def test_bias_classification_f1_pairs_are_not_scores() -> None:
     imported = read([BIAS_SAMPLES], score="f1")
-    assert kinds(imported) == {("not_a_score", False): 609}
-    assert imported.notes.get_column("line").sort().to_list() == list(range(1, 610))
+    # a metric that is never a per-row score: one note for the file, not a grader failure per row
+    assert kinds(imported) == {("not_a_score", False): 1}
+    assert "never a per-row score" in imported.notes.get_column("detail")[0]
     assert imported.ledger.get_column("score_status").unique().to_list() == ["not_scored"]
     assert imported.ledger.get_column("score").null_count() == 609
     report = run_audit(imported)
@@ -149,22 +171,30 @@ def test_bias_classification_results_file_with_its_samples_file_plans_once() -> 
     assert [i["source"] for i in imported.info] == [str(BIAS_SAMPLES), str(BIAS_RESULTS)]
 
 
-def test_a_metric_that_is_not_in_the_rows_refuses() -> None:
-    imported = read([BIAS_SAMPLES], score="bleu")
-    assert kinds(imported) == {("missing_column", True): 1}
-    with pytest.raises(AuditRefused) as caught:
-        run_audit(imported)
-    assert caught.value.problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["missing_column"]
+def test_a_mistyped_metric_refuses_naming_the_metrics_present() -> None:
+    refusing = refusal([BIAS_SAMPLES], score="bleu")
+    assert refusing.select("kind", "source").rows() == [("unknown_score", str(BIAS_SAMPLES))]
+    assert refusing.get_column("detail")[0] == "no metric named 'bleu' in the export (has: acc, acc_norm, f1)"
 
 
 # --- negotiationtom: --limit 20, two re-runs, list-valued f1 metrics ------------------------------------
 
 
-def test_negotiationtom_belief_limit_run_shows_true_coverage() -> None:
+def test_negotiationtom_belief_limit_run_shows_true_coverage_and_says_it_was_limited() -> None:
     imported = read([BELIEF1])
     assert imported.plan.candidates == ("Qwen/Qwen3-8B",)
     assert imported.plan.n_units == 13812
-    assert imported.notes.height == 0  # effective 20 = 20 rows: no disagreement
+    # effective 20 = 20 rows: no disagreement; the --limit is said
+    assert imported.notes.select("kind", "source", "candidate", "refusing", "detail").rows() == [
+        (
+            "limited_run",
+            str(NEGO / f"results_{RUN1}.json"),
+            "Qwen/Qwen3-8B",
+            False,
+            "task 'negotiationtom_belief': limited to 20 of 13812 docs (n-samples effective/original; "
+            "config.limit 20); the rest are planned and missing",
+        )
+    ]
     report = run_audit(imported)
     assert counts(report, *FUNNEL) == {
         "planned": 13812,
@@ -209,7 +239,7 @@ def test_negotiationtom_reruns_are_attempts_1_and_2_in_timestamp_order() -> None
 
 def test_negotiationtom_intention_scores_exact_match_not_the_f1_lists() -> None:
     imported = read([INTENTION1])
-    assert imported.notes.height == 0
+    assert kinds(imported) == {("limited_run", False): 1}
     assert imported.info[0]["metric"] == "exact_match"
     assert imported.info[0]["metrics"] == ["micro_f1", "macro_f1", "exact_match"]
     report = run_audit(imported)
@@ -223,10 +253,12 @@ def test_negotiationtom_intention_scores_exact_match_not_the_f1_lists() -> None:
 
 def test_negotiationtom_micro_f1_chosen_is_not_a_score() -> None:
     imported = read([INTENTION1], score="micro_f1")
-    assert kinds(imported) == {("not_a_score", False): 20}
-    first = imported.notes.sort("line").row(0, named=True)
-    assert (first["line"], first["case_id"], first["candidate"]) == (1, "negotiationtom_intention/0", "Qwen/Qwen3-8B")
-    assert "is a list, not a score" in first["detail"]
+    assert kinds(imported) == {("not_a_score", False): 1, ("limited_run", False): 1}
+    first = imported.notes.filter(pl.col("kind") == "not_a_score").row(0, named=True)
+    assert (first["source"], first["candidate"]) == (str(INTENTION1), "Qwen/Qwen3-8B")
+    assert first["detail"].startswith(
+        "metric 'micro_f1' of task 'negotiationtom_intention' is never a per-row score: each row holds a list"
+    )
     report = run_audit(imported)
     assert counts(report, "planned", "attempted", "scored", "not_scored") == {
         "planned": 4618,
@@ -244,34 +276,33 @@ def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
         "negotiationtom_desire",
         "negotiationtom_intention",
     ]
-    assert imported.ledger.height == 80
-    assert sorted(imported.ledger.get_column("run_id").unique().to_list()) == [RUN1, RUN2]
-    # desire has no samples file in either run: a header/rows disagreement per results file
-    notes = imported.notes
-    assert kinds(imported) == {("header_rows_disagree", False): 2}
-    assert all("negotiationtom_desire" in d for d in notes.get_column("detail").to_list())
-    assert sorted(notes.get_column("source").to_list()) == [
-        str(NEGO / f"results_{RUN1}.json"),
-        str(NEGO / f"results_{RUN2}.json"),
-    ]
-    report = run_audit(imported)
+    assert imported.ledger.height == 7 * 20  # seven samples files of 20 rows
+    per_run = imported.ledger.group_by("run_id", "attempt").len().sort("run_id", "attempt")
+    assert per_run.rows() == [(RUN1, 1, 60), ("2026-07-08T17-52-34.622576", 2, 20), (RUN2, 2, 40), (RUN2, 3, 20)]
+    # the 17-52 run wrote only intention; 3 results files x 3 tasks were each limited to 20 docs
+    assert kinds(imported) == {("header_rows_disagree", False): 2, ("limited_run", False): 9}
+    disagree = imported.notes.filter(pl.col("kind") == "header_rows_disagree")
+    assert disagree.get_column("source").unique().to_list() == [str(NEGO / "results_2026-07-08T17-52-34.622576.json")]
+    report = run_audit(imported)  # retry policy "first": the 16-04 run counts
     assert by_task(report) == {
         ("negotiationtom_belief", "passed"): 9,
         ("negotiationtom_belief", "failed"): 11,
         ("negotiationtom_belief", "missing"): 13792,
-        ("negotiationtom_desire", "missing"): 13812,
+        ("negotiationtom_desire", "passed"): 12,
+        ("negotiationtom_desire", "failed"): 8,
+        ("negotiationtom_desire", "missing"): 13792,
         ("negotiationtom_intention", "passed"): 4,
         ("negotiationtom_intention", "failed"): 16,
         ("negotiationtom_intention", "missing"): 4598,
     }
-    assert counts(report, "planned", "scored", "passed") == {"planned": 32242, "scored": 40, "passed": 13}
+    assert counts(report, "planned", "scored", "passed") == {"planned": 32242, "scored": 60, "passed": 25}
     results_info = [i for i in imported.info if i["format"] == "lm-eval results"]
     assert [i["n_samples"]["negotiationtom_intention"] for i in results_info] == [
-        {"original": 4618, "effective": 20},
-        {"original": 4618, "effective": 20},
-    ]
-    # the two runs' aggregate micro_f1 differ; recorded, never used
+        {"original": 4618, "effective": 20}
+    ] * 3
+    # the runs' aggregate micro_f1 differ; recorded, never used
     assert [i["aggregates"]["negotiationtom_intention"]["micro_f1,none"] for i in results_info] == [
+        0.30188679245283023,
         0.30188679245283023,
         0.2857142857142857,
     ]
@@ -382,56 +413,203 @@ def test_math_folder_plans_the_task_without_samples_as_missing() -> None:
     }
 
 
-def test_all_real_files_together() -> None:
-    imported = read([LM])
-    report = run_audit(imported, grade="numeric", score_range=(0.0, 1000.0))
-    summary = {r["candidate"]: (r["planned"], r["scored"], r["judge_failed"]) for r in report.summary.to_dicts()}
-    assert summary == {
-        "Qwen/Qwen3-8B": (32242, 40, 0),
-        "gpt-4o-mini": (24, 7, 17),
-        "meta-llama/Meta-Llama-3-8B": (609, 609, 0),
-        MATH_MODEL: (10000, 10, 0),
-    }
-    assert len(imported.info) == 7 + 5  # seven samples files, five results files
+def test_all_real_files_together_refuse_only_for_truthfulqa_whose_metric_must_be_named() -> None:
+    refusing = refusal([LM])
+    assert refusing.select("kind", "source").rows() == [("ambiguous_score", str(TRUTHFULQA))]
 
 
-# --- multiple filters -------------------------------------------------------------------------------
+# --- bullet 1: filters (fixture written for evalframe: 3 docs x 2 filters) -----------------------------
 
 
-def test_a_task_with_two_filters_keys_cases_by_filter(tmp_path: Path) -> None:
-    folder = tmp_path / "org__model"
-    folder.mkdir()
-    ts = "2025-01-02T03-04-05.000006"
-    rows = [
-        '{"doc_id": 0, "filter": "strict-match", "metrics": ["exact_match"], "resps": [["4"]], "exact_match": 1.0}',
-        '{"doc_id": 0, "filter": "flexible-extract", "metrics": ["exact_match"], "resps": [["4"]], "exact_match": 0.0}',
-        '{"doc_id": 1, "filter": "strict-match", "metrics": ["exact_match"], "resps": [[""]], "exact_match": 0.0}',
-    ]
-    (folder / f"samples_gsm8k_{ts}.jsonl").write_text("\n".join(rows) + "\n")
-    results = (
-        '{"results": {"gsm8k": {"exact_match,strict-match": 0.5, "exact_match,flexible-extract": 0.0}},'
-        ' "n-samples": {"gsm8k": {"original": 3, "effective": 2}}, "config": {"model_args": "pretrained=org/model"}}'
-    )
-    (folder / f"results_{ts}.json").write_text(results)
-    imported = read([folder])
-    assert imported.plan.n_units == 6
-    assert imported.plan.cases.get_column("case_id").to_list() == [
-        "gsm8k/flexible-extract/0",
-        "gsm8k/flexible-extract/1",
-        "gsm8k/flexible-extract/2",
-        "gsm8k/strict-match/0",
-        "gsm8k/strict-match/1",
-        "gsm8k/strict-match/2",
-    ]
-    # flexible-extract has 1 row against effective 2
-    assert kinds(imported) == {("header_rows_disagree", False): 1}
+def test_two_filters_and_none_declared_refuse_naming_filter_and_the_filters() -> None:
+    # before: 6 units planned, 6 scored / 3 passed for 3 documents
+    for score in (None, "exact_match"):
+        refusing = refusal([TWO_FILTERS], score=score)
+        assert refusing.get_column("kind").to_list() == ["ambiguous_rows"]
+        detail = refusing.get_column("detail")[0]
+        assert detail.startswith(
+            "task 'gsm8k' has one row per document for each of 2 filters (flexible-extract, strict-match): "
+            "the rows differ by 'filter' and none was declared"
+        )
+
+
+@pytest.mark.parametrize(("flt", "passed"), [("strict-match", 1), ("flexible-extract", 2)])
+def test_a_declared_filter_selects_its_rows(flt: str, passed: int) -> None:
+    imported = read([TWO_FILTERS], score=f"exact_match,{flt}")
+    assert imported.plan.cases.rows() == [(f"gsm8k/{i}", "gsm8k", flt) for i in range(3)]
+    assert imported.plan.candidates == ("example-org/tiny-model",)
+    assert imported.ledger.get_column("line").to_list() == ([1, 2, 3] if flt == "strict-match" else [4, 5, 6])
+    assert imported.notes.height == 0
     report = run_audit(imported)
-    assert counts(report, "planned", "scored", "passed", "missing") == {
-        "planned": 6,
+    assert counts(report, "planned", "attempted", "scored", "passed", "missing") == {
+        "planned": 3,
+        "attempted": 3,
         "scored": 3,
-        "passed": 1,
-        "missing": 3,
+        "passed": passed,
+        "missing": 0,
     }
+    assert report.summary.get_column("pass_rate_scored")[0] == next(
+        v for k, v in imported.info[0]["aggregates"].items() if k == f"exact_match,{flt}"
+    )
+
+
+def test_a_filter_that_is_not_in_the_rows_refuses_naming_those_that_are() -> None:
+    refusing = refusal([TWO_FILTERS], score="exact_match,strict")
+    assert refusing.select("kind", "detail").rows() == [
+        ("unknown_score", "no filter named 'strict' in the export (has: flexible-extract, strict-match)")
+    ]
+
+
+@needs_real
+def test_a_task_with_one_named_filter_needs_no_declaration() -> None:
+    imported = read([NER])
+    assert imported.plan.cases.get_column("filter").unique().to_list() == ["flexible-extract"]
+    assert imported.info[0]["filter"] == "flexible-extract"
+    assert read([NER], score="f1,flexible-extract").plan.n_units == 185
+    assert refusal([NER], score="f1,none").get_column("kind").to_list() == ["unknown_score"]
+
+
+# --- bullet 2: the model comes from the content, never from the folder ---------------------------------
+
+
+@needs_real
+def test_flor_model_is_the_pretrained_path_as_lm_eval_wrote_it() -> None:
+    imported = read([FLOR])
+    assert imported.plan.candidates == (FLOR_MODEL,)
+    assert {i["candidate_from"] for i in imported.info} == {"config.model_args.pretrained"}
+
+
+@needs_real
+def test_the_candidate_does_not_change_with_the_folder_name_or_how_the_path_is_typed(tmp_path: Path) -> None:
+    renamed = copy_run(NEGO, tmp_path / "someorg__othermodel", BELIEF1.name, f"results_{RUN1}.json")
+    (tmp_path / "link").symlink_to(renamed)
+    typed = [renamed, tmp_path / "link", tmp_path / "link" / ".." / "someorg__othermodel" / BELIEF1.name]
+    for path in typed:
+        assert read([path]).plan.candidates == ("Qwen/Qwen3-8B",), path
+
+
+@needs_real
+def test_samples_without_a_results_file_are_the_documented_unknown_model_with_a_note() -> None:
+    # before: the candidate was the folder name "results"
+    imported = read([TRUTHFULQA], score="bleu_acc")
+    assert imported.plan.candidates == (UNKNOWN_MODEL,) == ("unknown-model",)
+    assert imported.notes.select("kind", "source", "refusing").rows() == [("plan_from_rows", str(TRUTHFULQA), False)]
+    assert "the candidate is 'unknown-model'" in imported.notes.get_column("detail")[0]
+    assert imported.info[0]["candidate_from"] == "no results file"
+    report = run_audit(imported)
+    assert counts(report, "planned", "scored", "passed") == {"planned": 20, "scored": 20, "passed": 10}
+
+
+# --- bullet 3: <stem>_<date>.json results files and unparseable answers ---------------------------------
+
+
+@needs_real
+def test_flor_results_file_named_stem_date_is_linked_by_its_timestamp() -> None:
+    imported = read([FLOR])
+    report = run_audit(imported)
+    assert counts(report, *FUNNEL) == {
+        "planned": 167 + 168,
+        "attempted": 20,
+        "scored": 0,
+        "passed": 0,
+        "failed": 0,
+        "missing": 315,
+        "judge_failed": 20,
+        "exec_failed": 0,
+        "not_scored": 0,
+    }
+    samples_info = [i for i in imported.info if i["format"] == "lm-eval samples"]
+    assert {i["results_file"] for i in samples_info} == {str(FLOR_RESULTS)}
+    alone = read([FLOR_CA])  # the samples file alone still finds its results file
+    assert alone.plan.n_units == 167
+
+
+@needs_real
+def test_flor_eqbench_zeros_of_unparseable_answers_are_grader_failures() -> None:
+    imported = read([FLOR])
+    assert kinds(imported) == {("not_a_score", False): 20, ("limited_run", False): 2}
+    unparsed = imported.notes.filter(pl.col("kind") == "not_a_score").sort("source", "line")
+    assert unparsed.get_column("line").to_list() == list(range(1, 11)) * 2
+    assert unparsed.get_column("detail")[0] == (
+        "eqbench = 0 on a row whose percent_parseable is 0: lm-eval could not parse the answer, "
+        "so the value is not a judgment; read as a grader failure"
+    )
+    assert imported.ledger.get_column("score_status").unique().to_list() == ["judge_error"]
+    # percent_parseable itself, named, is a real value: 0 parseable answers
+    named = read([FLOR], score="percent_parseable")
+    assert named.ledger.get_column("score").to_list() == [0.0] * 20
+
+
+# --- bullet 4: --limit runs say how many docs they ran ------------------------------------------------
+
+
+@needs_real
+def test_asdiv_limit_runs_plan_2305_and_each_results_file_says_limited_to_50() -> None:
+    imported = read([ASDIV])
+    limited = imported.notes.filter(pl.col("kind") == "limited_run")
+    assert limited.get_column("source").to_list() == [
+        str(ASDIV / "results_2024-08-21T03-40-10.802679.json"),
+        str(ASDIV / "results_2024-08-21T03-41-15.831724.json"),
+    ]
+    assert all("limited to 50 of 2305 docs" in d for d in limited.get_column("detail").to_list())
+    report = run_audit(imported)
+    assert counts(report, "planned", "attempted", "scored", "passed", "missing") == {
+        "planned": 2305,
+        "attempted": 50,
+        "scored": 50,
+        "passed": 46,
+        "missing": 2255,
+    }
+    assert imported.ledger.group_by("attempt").len().sort("attempt").rows() == [(1, 50), (2, 50)]
+
+
+@needs_real
+@pytest.mark.parametrize("path", [BIAS, TG], ids=["609-of-609", "limit-200-on-24"])
+def test_a_run_that_covered_its_task_is_not_limited(path: Path) -> None:
+    assert ("limited_run", False) not in kinds(read([path]))
+
+
+# --- bullet 5: score choice and what is not a score -----------------------------------------------------
+
+
+@needs_real
+def test_truthfulqa_has_several_per_row_scores_and_none_declared_refuses() -> None:
+    refusing = refusal([TRUTHFULQA])
+    assert refusing.get_column("kind").to_list() == ["ambiguous_score"]
+    assert refusing.get_column("detail")[0].startswith("12 metrics in the export (bleu_acc, bleu_diff, bleu_max, ")
+    assert counts(run_audit(read([TRUTHFULQA], score="rougeL_acc")), "scored", "passed") == {"scored": 20, "passed": 9}
+
+
+@needs_real
+def test_masakhaner_f1_pairs_are_not_a_grade_all_rows_not_scored() -> None:
+    imported = read([NER])
+    assert kinds(imported) == {("not_a_score", False): 1}
+    assert imported.ledger.get_column("score_status").unique().to_list() == ["not_scored"]
+    report = run_audit(imported)
+    assert counts(report, "planned", "attempted", "completed", "scored", "not_scored", "judge_failed") == {
+        "planned": 185,
+        "attempted": 185,
+        "completed": 185,
+        "scored": 0,
+        "not_scored": 185,
+        "judge_failed": 0,
+    }
+
+
+def test_a_value_that_is_not_a_score_on_a_scoring_metric_is_a_grader_failure(tmp_path: Path) -> None:
+    path = tmp_path / "samples_t_2025-01-01T00-00-00.000001.jsonl"
+    path.write_text('{"doc_id": 0, "acc": 1.0}\n{"doc_id": 1, "acc": "N/A"}\n{"doc_id": 2, "acc": null}\n')
+    imported = read([path])
+    assert imported.ledger.select("case_id", "score_status", "score").rows() == [
+        ("t/0", "scored", 1.0),
+        ("t/1", "judge_error", None),
+        ("t/2", "judge_error", None),
+    ]
+    assert imported.notes.select("kind", "line").sort("kind", "line", nulls_last=True).rows() == [
+        ("not_a_score", 2),
+        ("not_a_score", 3),
+        ("plan_from_rows", None),
+    ]
 
 
 # --- malformed and partial input ---------------------------------------------------------------------
@@ -444,6 +622,14 @@ def copy_run(src: Path, dst: Path, *names: str) -> Path:
     return dst
 
 
+def refused(paths: list[Path]) -> pl.DataFrame:
+    """Every note of an import that must refuse."""
+    with pytest.raises(ImportRefused) as caught:
+        read(paths)
+    return caught.value.problems
+
+
+@needs_real
 def test_bad_json_lines_are_refusing_notes_and_other_files_still_read(tmp_path: Path) -> None:
     folder = copy_run(NEGO, tmp_path / "Qwen__Qwen3-8B", BELIEF1.name, f"results_{RUN1}.json")
     broken = folder / BELIEF1.name
@@ -451,45 +637,39 @@ def test_bad_json_lines_are_refusing_notes_and_other_files_still_read(tmp_path: 
     lines[4] = b'{"doc_id": 4, "acc": '  # line 5: invalid JSON
     data = b"\n".join(lines).rstrip(b"\n")
     broken.write_bytes(data[: len(data) - 40])  # line 20 truncated mid-object
-    imported = read([folder, TG_SAMPLES])
-    unreadable = imported.notes.filter(pl.col("kind") == "unreadable_file")
-    assert unreadable.select("source", "line", "refusing").rows() == [(str(broken), 5, True), (str(broken), 20, True)]
-    ledger = imported.ledger
-    assert ledger.filter(pl.col("source") == str(broken)).height == 18
-    assert ledger.filter(pl.col("source") == str(TG_SAMPLES)).height == 24  # the other file is still read
+    problems = refused([folder, TG_SAMPLES])
+    refusing = problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "source", "line").rows() == [
+        ("unreadable_file", str(broken), 5),
+        ("unreadable_file", str(broken), 20),
+    ]
     # 18 rows against n-samples.effective = 20, plus desire and intention without samples files
-    disagree = imported.notes.filter(pl.col("kind") == "header_rows_disagree").sort("source")
+    disagree = problems.filter(pl.col("kind") == "header_rows_disagree").sort("source")
     assert disagree.get_column("source").to_list() == [str(folder / f"results_{RUN1}.json")] * 2 + [str(broken)]
     assert "holds 18 row(s)" in disagree.get_column("detail")[2]
-    with pytest.raises(AuditRefused) as caught:
-        run_audit(imported, grade="numeric", score_range=(0.0, 1000.0))
-    refusing = caught.value.problems.filter(pl.col("refusing"))
-    assert refusing.select("kind", "line").rows() == [("unreadable_file", 5), ("unreadable_file", 20)]
+    assert problems.filter(pl.col("kind") == "nonfinite_score").height == 17  # the other file is still read
 
 
-def test_a_truncated_results_file_falls_back_to_the_folder_and_the_rows(tmp_path: Path) -> None:
+@needs_real
+def test_a_truncated_results_file_refuses(tmp_path: Path) -> None:
     folder = copy_run(NEGO, tmp_path / "Qwen__Qwen3-8B", BELIEF1.name)
     text = (NEGO / f"results_{RUN1}.json").read_bytes()
     (folder / f"results_{RUN1}.json").write_bytes(text[:500])
-    imported = read([folder / BELIEF1.name])
-    assert imported.plan.candidates == ("Qwen/Qwen3-8B",)  # from the folder name Qwen__Qwen3-8B
-    assert imported.plan.n_units == 20  # no n-samples: only the doc ids present
-    found = kinds(imported)
-    assert found == {("unreadable_file", True): 1, ("header_rows_disagree", False): 1}
-    unreadable = imported.notes.filter(pl.col("kind") == "unreadable_file").row(0, named=True)
-    assert unreadable["source"] == str(folder / f"results_{RUN1}.json")
-    assert unreadable["line"] is not None
-    assert imported.info[0]["candidate_from"] == "folder name"
-    with pytest.raises(AuditRefused):
-        run_audit(imported)
+    problems = refused([folder / BELIEF1.name])
+    refusing = problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "source").rows() == [("unreadable_file", str(folder / f"results_{RUN1}.json"))]
+    assert refusing.get_column("line")[0] is not None
+    # the folder name is never the model: an unreadable results file records none
+    assert set(problems.filter(pl.col("kind") == "plan_from_rows").get_column("candidate").to_list()) == {UNKNOWN_MODEL}
 
 
+@needs_real
 def test_a_samples_file_without_results_plans_the_doc_ids_present(tmp_path: Path) -> None:
     folder = copy_run(MATH, tmp_path / "someorg__somemodel", MATH_SAMPLES.name)
     imported = read([folder])
-    assert imported.plan.candidates == ("someorg/somemodel",)
-    assert kinds(imported) == {("header_rows_disagree", False): 1}
-    assert "only the doc ids present (10)" in imported.notes.get_column("detail")[0]
+    assert imported.plan.candidates == (UNKNOWN_MODEL,)  # before: "someorg/somemodel", from the folder
+    assert kinds(imported) == {("plan_from_rows", False): 1}
+    assert "the plan is the 10 doc ids present" in imported.notes.get_column("detail")[0]
     assert imported.info[0]["results_file"] is None
     report = run_audit(imported)
     assert counts(report, "planned", "scored", "passed", "missing") == {
@@ -500,46 +680,36 @@ def test_a_samples_file_without_results_plans_the_doc_ids_present(tmp_path: Path
     }
 
 
+@needs_real
 def test_undecodable_bytes_and_an_unknown_file_name_are_refusing_notes(tmp_path: Path) -> None:
     folder = copy_run(TG, tmp_path / "gpt-4o-mini", TG_SAMPLES.name)
     bad = folder / "samples_other_2025-06-30T19-40-09.461247.jsonl"
     bad.write_bytes(b'{"doc_id": 0, "acc": 1.0}\n\xff\xfe\n')
     stray = tmp_path / "notes.json"
     stray.write_text("{}")
-    imported = read([folder, stray])
-    unreadable = imported.notes.filter(pl.col("kind") == "unreadable_file").sort("source")
-    assert unreadable.select("source", "line").rows() == [(str(bad), 2), (str(stray), None)]
-    assert "not UTF-8" in unreadable.get_column("detail")[0]
-    assert imported.ledger.filter(pl.col("source") == str(bad)).select("case_id", "line").rows() == [("other/0", 1)]
-    assert unreadable.get_column("refusing").all()
-    assert imported.ledger.filter(pl.col("source") == str(folder / TG_SAMPLES.name)).height == 24
+    unreadable = refused([folder, stray]).filter(pl.col("kind") == "unreadable_file").sort("source")
+    assert unreadable.select("source", "line", "refusing").rows() == [(str(bad), 2, True), (str(stray), None, True)]
+    assert unreadable.get_column("detail")[0].startswith("not UTF-8")
 
 
 def test_rows_that_are_not_objects_or_lack_doc_id_are_refusing_notes(tmp_path: Path) -> None:
-    folder = tmp_path / "org__m"
-    folder.mkdir()
-    path = folder / "samples_t_2025-01-01T00-00-00.000001.jsonl"
+    path = tmp_path / "samples_t_2025-01-01T00-00-00.000001.jsonl"
     path.write_text('[1, 2]\n{"acc": 1.0}\n{"doc_id": "3", "acc": 1.0}\n\n{"doc_id": 4, "acc": 0.0}\n')
-    imported = read([path])
-    notes = imported.notes.sort("kind", "line")
+    notes = refused([path]).sort("kind", "line", nulls_last=False)
     assert notes.select("kind", "line", "refusing").rows() == [
-        ("header_rows_disagree", None, False),
         ("id_normalised", None, False),
+        ("plan_from_rows", None, False),
         ("unreadable_file", 1, True),
         ("unreadable_file", 2, True),
     ]
-    assert imported.ledger.select("case_id", "line").rows() == [("t/3", 3), ("t/4", 5)]
 
 
-def test_nothing_readable_refuses_with_an_empty_plan(tmp_path: Path) -> None:
+def test_a_folder_with_no_lm_eval_file_refuses_no_export(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    imported = read([empty])
-    assert imported.ledger.height == 0
-    assert imported.plan.n_units == 0
-    assert ("empty_plan", True) in kinds(imported)
-    with pytest.raises(AuditRefused):
-        run_audit(imported)
+    (empty / "readme.txt").write_text("nothing here")
+    refusing = refused([empty]).filter(pl.col("refusing"))
+    assert refusing.select("kind", "source").rows() == [("no_export", str(empty))]
 
 
 def test_a_path_that_does_not_exist_raises(tmp_path: Path) -> None:
