@@ -5,9 +5,10 @@ A HELM run folder (``benchmark_output/runs/<suite>/<run name>/``) holds
 ``max_eval_instances``, ``num_train_trials``), ``scenario_state.json``
 (``request_states``: one request per instance × train trial, more for the
 ``multiple_choice_separate_*`` methods), ``per_instance_stats.json`` (one
-entry per instance × perturbation × train trial with its list of stats) and
-``stats.json`` (run-level stats per metric name and split). The schema is the
-set of dataclasses of stanford-crfm/helm: ``PerInstanceStats``
+entry per instance × perturbation × train trial — or several, one per metric
+class — with its list of stats) and ``stats.json`` (run-level stats per
+metric name and split). The schema is the set of dataclasses of
+stanford-crfm/helm: ``PerInstanceStats``
 (``src/helm/benchmark/metrics/metric.py``), ``Stat`` / ``MetricName``
 (``src/helm/benchmark/metrics/statistic.py``, ``metric_name.py``),
 ``ScenarioState`` / ``RequestState`` (``src/helm/benchmark/adaptation/``) and
@@ -26,11 +27,31 @@ How the export maps onto evalframe:
 * **run_id**: the run name (``run_spec.name``);
 * **plan**: the instances of ``scenario_state.request_states`` × trials
   ``1..num_train_trials``, with plan columns ``split`` (the instance's split,
-  e.g. ``valid`` / ``test``: a slice) and ``scenario``;
+  a slice) and ``scenario``;
+* **split**: one audit never pools two splits (HELM reports each split on its
+  own, so a pooled rate matches none of its numbers). A run whose instances
+  are all in one split is planned whole. A run holding several splits plans
+  only its ``test`` instances (the split HELM's leaderboards report) and a
+  ``limited_run`` note names how many instances of each other split were left
+  out (of the plan and of the ledger). Another split is declared with
+  ``score="<stat>,split=<split>"`` (``--score exact_match,split=valid``;
+  not ``@``, which HELM stat names use: ``exact_match@5``); a declared split
+  the run does not have refuses (``unknown_score``), and several splits none
+  of which is ``test`` refuse (``ambiguous_score``) until one is declared;
 * **grade**: the ``mean`` of the chosen stat (default ``exact_match``) in the
-  unit's per-instance stats. ``passed`` is set when every score read in the
-  call is exactly 0 or 1; otherwise the ledger has no ``passed`` column and
-  the audit needs ``grade="numeric"`` and a pass threshold.
+  unit's per-instance stats, graded by :func:`~evalframe.importers._kit.grade`:
+  a stat entry without a value (HELM writes ``count`` 0 and a null ``mean``
+  when its metric could not compute one) or with a non-finite value is a
+  ``judge_error``; a unit with no entry of that stat is ``not_scored``. A stat
+  name the run does not have — the default ``exact_match`` included, e.g. in
+  the safety suites — refuses naming the stats it has (``unknown_score``).
+  ``passed`` is set when every score read in the call is exactly 0 or 1;
+  otherwise the ledger has no ``passed`` column and the audit needs
+  ``grade="numeric"`` and a pass threshold;
+* **execution**: a request whose ``result.success`` is false (e.g. "Content
+  blocked") is an execution ``error`` and a request without a result is
+  ``not_started``, even when HELM's metrics (LLM judges included) recorded a
+  value for it: that value is never a grade (a ``run_status`` note names it).
 
 ``stats.json`` and the run spec's ``max_eval_instances`` are reported in
 ``info`` and are never evidence: coverage comes from the per-instance rows.
@@ -38,9 +59,7 @@ How the export maps onto evalframe:
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,27 +71,37 @@ from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
     CASE_ID,
-    DETAIL,
     EXEC_STATUS,
     HAS_OUTPUT,
-    KIND,
     LINE,
     PASSED,
-    REFUSING,
     RUN_ID,
     SCORE,
     SCORE_STATUS,
     SOURCE,
     TRIAL,
 )
-from evalframe.errors import InputFormatError, PlanError
 from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    Unreadable,
+    build_plan,
+    choose_score,
+    find_files,
+    finish,
+    grade,
+    note,
+    read_json,
+)
 from evalframe.load import PathLike
-from evalframe.plan import Plan
-from evalframe.problems import concat_problems, problems_frame
 
 #: The stat read when ``score`` is None.
 DEFAULT_STAT: Final = "exact_match"
+#: The split planned when a run holds several and none is declared.
+DEFAULT_SPLIT: Final = "test"
+#: Separates a stat from a declared split in ``score`` (``exact_match,split=valid``); not ``@``, which
+#: HELM stat names use (``exact_match@5``).
+SPLIT_MARK: Final = ",split="
 #: Plan slice column holding the instance's split (``train``/``valid``/``test``).
 SPLIT: Final = "split"
 #: Plan column holding the scenario (the run name without its model argument).
@@ -84,7 +113,14 @@ PER_INSTANCE_STATS: Final = "per_instance_stats.json"
 STATS: Final = "stats.json"
 #: Files every run folder must hold.
 REQUIRED_FILES: Final = (RUN_SPEC, SCENARIO_STATE, PER_INSTANCE_STATS)
-_KNOWN_FILES: Final = (*REQUIRED_FILES, STATS, "scenario.json")
+_KNOWN_FILES: Final = (
+    *REQUIRED_FILES,
+    STATS,
+    "scenario.json",
+    "instances.json",
+    "display_predictions.json",
+    "display_requests.json",
+)
 #: Run-name arguments that name the model, not the scenario.
 _MODEL_ARGS: Final = ("model=", "model_deployment=")
 
@@ -96,7 +132,7 @@ _InstanceKey = tuple[str, str]
 
 
 class _Malformed(Exception):
-    """A run file that cannot be read: becomes an ``unreadable_file`` note."""
+    """A run file that cannot be read as HELM wrote it: becomes an ``unreadable_file`` note."""
 
     def __init__(self, path: Path, place: str, detail: str, *, line: int | None = None) -> None:
         self.path = path
@@ -107,31 +143,23 @@ class _Malformed(Exception):
 
     def note(self) -> dict[str, Any]:
         where = f" at {self.place}" if self.place else ""
-        return {
-            KIND: "unreadable_file",
-            SOURCE: str(self.path),
-            LINE: self.line,
-            DETAIL: f"{self.path.name}{where}: {self.detail}",
-            REFUSING: True,
-        }
+        return note("unreadable_file", str(self.path), f"{self.path.name}{where}: {self.detail}", line=self.line)
+
+
+class _Refused(Exception):
+    """A run that cannot be graded as asked (unknown stat or split): carries its refusing note."""
+
+    def __init__(self, note_row: dict[str, Any]) -> None:
+        self.note = note_row
+        super().__init__(note_row["detail"])
 
 
 def _load_json(path: Path) -> Any:
-    """Parse one JSON document (bare NaN/Infinity accepted), or raise :class:`_Malformed`."""
+    """One JSON document read by the kit; an unreadable file becomes :class:`_Malformed`."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise _Malformed(path, "", f"cannot read file: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Malformed(path, f"byte {exc.start}", "bytes that are not UTF-8") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Malformed(
-            path, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}", line=exc.lineno
-        ) from exc
+        return read_json(path)
+    except Unreadable as exc:
+        raise _Malformed(path, "", exc.note["detail"], line=exc.note.get(LINE)) from None
 
 
 def _field(
@@ -150,6 +178,32 @@ def _field(
         names = "/".join(t.__name__ for t in wanted)
         raise _Malformed(path, f"{place}.{key}" if place else key, f"expected {names}, found {type(value).__name__}")
     return value
+
+
+def _parse_score(score: str | None) -> tuple[str | None, str | None]:
+    """Split a declared score into the stat and the split (``"exact_match,split=valid"``).
+
+    Parameters
+    ----------
+    score
+        ``<stat>``, ``<stat>,split=<split>`` or None (the default stat; the split
+        by the rule of the module docstring).
+
+    Returns
+    -------
+    tuple
+        The declared stat (None: :data:`DEFAULT_STAT`) and the declared split
+        (None: the rule decides).
+
+    Examples
+    --------
+    >>> _parse_score("exact_match,split=valid"), _parse_score("f1_score"), _parse_score(None)
+    (('exact_match', 'valid'), ('f1_score', None), (None, None))
+    """
+    if score is None:
+        return None, None
+    stat, mark, split = score.partition(SPLIT_MARK)
+    return stat, (split if mark else None)
 
 
 def _scenario_of(run_name: str) -> str:
@@ -187,10 +241,9 @@ def _labels(perts: Mapping[_InstanceKey, Mapping[str, Any] | None]) -> dict[_Ins
 
 @dataclass
 class _Stat:
-    """The chosen stat's value(s) for one unit, with where they came from."""
+    """The chosen stat's value(s) for one unit: each with the 1-based entry it came from and its split."""
 
-    entry: int
-    values: list[Any] = field(default_factory=list)
+    values: list[tuple[int, Any]] = field(default_factory=list)
     splits: list[str | None] = field(default_factory=list)
 
 
@@ -203,41 +256,24 @@ class _RunRead:
     info: dict[str, Any]
 
 
+def _is_run_file(path: Path) -> bool:
+    return path.name in REQUIRED_FILES
+
+
 def _run_folders(paths: Sequence[PathLike]) -> tuple[list[Path], list[dict[str, Any]]]:
-    """Expand the given paths into run folders (a file names its folder; a folder is searched)."""
-    folders: list[Path] = []
-    notes: list[dict[str, Any]] = []
-    for given in paths:
-        path = Path(given)
-        if not path.exists():
-            raise InputFormatError(str(given), "no such file or directory")
-        if path.is_file():
-            if path.name in _KNOWN_FILES:
-                folders.append(path.parent)
-            else:
-                notes.append(
-                    {
-                        KIND: "unreadable_file",
-                        SOURCE: str(path),
-                        DETAIL: f"not a HELM run file: expected a run folder or one of {', '.join(_KNOWN_FILES)}",
-                    }
-                )
-            continue
-        found = sorted({f.parent for name in REQUIRED_FILES for f in path.rglob(name)})
-        if not found:
-            notes.append(
-                {
-                    KIND: "unreadable_file",
-                    SOURCE: str(path),
-                    DETAIL: f"no HELM run folder under this path (none holds {', '.join(REQUIRED_FILES)})",
-                }
-            )
-        folders.extend(found)
-    unique = sorted(set(folders), key=str)
-    return unique, notes
+    """The run folders named by ``paths`` (a file names its folder; a folder is searched)."""
+    files, notes = find_files(paths, is_export=_is_run_file, what=f"HELM run ({', '.join(REQUIRED_FILES)})")
+    folders: dict[Path, Path] = {}
+    for path in files:
+        if path.name in _KNOWN_FILES:
+            folders.setdefault(path.parent.resolve(), path.parent)
+        else:
+            detail = f"not a HELM run file: expected a run folder or one of {', '.join(_KNOWN_FILES)}"
+            notes.append(note("unreadable_file", str(path), detail))
+    return sorted(folders.values(), key=str), notes
 
 
-def _stats_json(path: Path, stat: str) -> dict[str, dict[str, float | None]]:
+def _stats_json(path: Path, stat: str | None) -> dict[str, dict[str, float | None]]:
     """Run-level values of ``stat`` and ``num_instances`` per split (unperturbed, no sub-split)."""
     doc = _load_json(path)
     if not isinstance(doc, list):
@@ -254,8 +290,38 @@ def _stats_json(path: Path, stat: str) -> dict[str, dict[str, float | None]]:
     return dict(sorted(out.items()))
 
 
-def _read_run(folder: Path, stat: str) -> _RunRead:
-    """Read one run folder (raises :class:`_Malformed` for a missing or malformed file)."""
+def _stat_value(s: Mapping[str, Any]) -> Any:
+    """A stat's value: its ``mean``, else ``sum / count`` when HELM left the mean out; None when it has none."""
+    value = s.get("mean")
+    count, total = s.get("count"), s.get("sum")
+    if value is None and isinstance(count, int) and count > 0 and isinstance(total, (int, float)):
+        return total / count
+    return value
+
+
+def _choose_split(
+    splits: Mapping[_InstanceKey, str | None], declared: str | None, stat: str | None, source: str
+) -> str | None:
+    """The one split a run is audited on (see the module docstring); raises :class:`_Refused`."""
+    present = sorted({s for s in splits.values() if s is not None})
+    if declared is not None:
+        if declared not in present:
+            have = ", ".join(present) or "none"
+            raise _Refused(note("unknown_score", source, f"no split {declared!r} in this run (has: {have})"))
+        return declared
+    if len(present) <= 1:
+        return None  # one split (or none recorded): nothing is pooled
+    if DEFAULT_SPLIT in present:
+        return DEFAULT_SPLIT
+    detail = (
+        f"instances of {len(present)} splits ({', '.join(present)}) and no {DEFAULT_SPLIT!r} split: "
+        f"declare one, e.g. --score {stat or DEFAULT_STAT}{SPLIT_MARK}{present[0]}"
+    )
+    raise _Refused(note("ambiguous_score", source, detail))
+
+
+def _read_run(folder: Path, declared_stat: str | None, declared_split: str | None) -> _RunRead:
+    """Read one run folder (raises :class:`_Malformed` or :class:`_Refused`)."""
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if missing:
         also = f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else ""
@@ -301,8 +367,8 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
     pis = _load_json(pis_path)
     if not isinstance(pis, list):
         raise _Malformed(pis_path, "", f"expected a JSON list, found {type(pis).__name__}")
-    found: dict[_UnitKey, _Stat] = {}
-    stat_seen = False
+    entries: list[tuple[_UnitKey, list[tuple[str, dict[str, Any], dict[str, Any]]]]] = []
+    available: list[str] = []
     for j, entry in enumerate(pis):
         place = f"[{j}]"
         iid = _field(entry, "instance_id", str, pis_path, place)
@@ -313,17 +379,24 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
         stats = _field(entry, "stats", list, pis_path, place)
         ikey = (iid, _perturbation_key(pert))
         perts.setdefault(ikey, pert)
-        got = found.setdefault((*ikey, tti), _Stat(entry=j + 1))
+        named: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         for k, s in enumerate(stats):
             name = _field(s, "name", dict, pis_path, f"{place}.stats[{k}]")
-            if _field(name, "name", str, pis_path, f"{place}.stats[{k}].name") != stat:
+            metric = _field(name, "name", str, pis_path, f"{place}.stats[{k}].name")
+            named.append((metric, name, s))
+            available.append(metric)
+        entries.append(((*ikey, tti), named))
+    try:
+        stat = choose_score(declared_stat, available, default=DEFAULT_STAT, what="stat", source=str(pis_path))
+    except ScoreChoiceError as exc:
+        raise _Refused(exc.note) from None
+    found: dict[_UnitKey, _Stat] = {}
+    for j, (key, named) in enumerate(entries):
+        for metric, name, s in named:
+            if metric != stat:
                 continue
-            stat_seen = True
-            value = s.get("mean")
-            count, total = s.get("count"), s.get("sum")
-            if value is None and isinstance(count, int) and count > 0 and isinstance(total, (int, float)):
-                value = total / count
-            got.values.append(value)
+            got = found.setdefault(key, _Stat())
+            got.values.append((j + 1, _stat_value(s)))
             got.splits.append(name.get("split") if isinstance(name.get("split"), str) else None)
 
     labels = _labels(perts)
@@ -332,53 +405,34 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
     ledger_rows: list[dict[str, Any]] = []
     plan_rows: list[dict[str, Any]] = []
 
-    def note(
+    def flag(
         kind: str, key: _UnitKey | None, detail: str, *, source: str = source_pis, line: int | None = None
     ) -> None:
-        notes.append(
-            {
-                KIND: kind,
-                SOURCE: source,
-                LINE: line,
-                CANDIDATE: model,
-                CASE_ID: labels[(key[0], key[1])] if key else None,
-                TRIAL: key[2] + 1 if key else None,
-                DETAIL: detail,
-                REFUSING: False,
-            }
-        )
+        case = labels[(key[0], key[1])] if key else None
+        trial = key[2] + 1 if key else None
+        notes.append(note(kind, source, detail, line=line, candidate=model, case_id=case, trial=trial))
 
-    def grade(key: _UnitKey, got: _Stat) -> tuple[str, float | None]:
-        """Score status and score of one unit from its stat values."""
+    def graded(key: _UnitKey, got: _Stat) -> tuple[str, float | None, int]:
+        """Score status, score and entry line of one unit from its stat values."""
+        line = got.values[0][0]
         numbers: list[float] = []
-        for value in got.values:
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                note(
-                    "not_a_score",
-                    key,
-                    f"stat {stat!r} has value {value!r}, which is not a number; ignored",
-                    line=got.entry,
-                )
-                continue
-            numbers.append(float(value))
-        if not numbers:
-            return "not_scored", None
-        bad = [v for v in numbers if not math.isfinite(v)]
-        if bad:
-            note("nonfinite_score", key, f"stat {stat!r} = {bad[0]!r} read as a grader failure", line=got.entry)
-            return "judge_error", None
+        for entry_line, value in got.values:
+            status, number = grade(value)
+            if status != "scored" or number is None:
+                if isinstance(value, float):
+                    flag("nonfinite_score", key, f"stat {stat!r} = {value!r} read as a grader failure", line=entry_line)
+                return "judge_error", None, entry_line
+            numbers.append(number)
         if len(set(numbers)) > 1:
-            note(
+            flag(
                 "not_a_score",
                 key,
                 f"stat {stat!r} appears {len(numbers)} times with different means "
                 f"{sorted(set(numbers))}; read as a grader failure",
-                line=got.entry,
+                line=line,
             )
-            return "judge_error", None
-        return "scored", numbers[0]
+            return "judge_error", None, line
+        return "scored", numbers[0], line
 
     for key, got in found.items():
         ikey = (key[0], key[1])
@@ -386,21 +440,50 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
         if ikey in splits and splits[ikey] is None and stat_splits:
             splits[ikey] = stat_splits[0]  # the request's instance has no split: take the stat's
         elif ikey in splits and stat_splits and stat_splits != [splits[ikey]]:
-            note(
+            flag(
                 "header_rows_disagree",
                 key,
                 f"the instance's split is {splits[ikey]!r} in scenario_state.json but stat {stat!r} "
                 f"is filed under split(s) {stat_splits}; the plan keeps the instance's split",
-                line=got.entry,
+                line=got.values[0][0],
             )
+    planned_splits = {ikey: splits[ikey] for ikey in planned}
+    chosen = _choose_split(planned_splits, declared_split, stat, source_state)
+
+    def kept(ikey: _InstanceKey, got: _Stat | None = None) -> bool:
+        if chosen is None:
+            return True
+        if ikey in splits:
+            return splits[ikey] == chosen
+        return got is not None and chosen in got.splits
+
+    left_out: dict[str, int] = {}
     for ikey in planned:
-        split = splits[ikey]
+        if not kept(ikey):
+            label = str(splits[ikey])
+            left_out[label] = left_out.get(label, 0) + 1
+    if left_out:
+        others = ", ".join(f"{n} instance(s) of split {s!r}" for s, n in sorted(left_out.items()))
+        flag(
+            "limited_run",
+            None,
+            f"the run holds several splits and splits are never pooled: only split {chosen!r} is audited; "
+            f"{others} left out (declare another with --score {stat or DEFAULT_STAT}{SPLIT_MARK}<name>)",
+            source=source_state,
+        )
+
+    for ikey in planned:
+        if not kept(ikey):
+            continue
         for trial in range(1, n_trials + 1):
-            plan_rows.append({CANDIDATE: model, CASE_ID: labels[ikey], TRIAL: trial, SPLIT: split, SCENARIO: scenario})
+            plan_rows.append(
+                {CANDIDATE: model, CASE_ID: labels[ikey], TRIAL: trial, SPLIT: splits[ikey], SCENARIO: scenario}
+            )
     for key, reqs in requests.items():
+        if not kept((key[0], key[1])):
+            continue
         stat_of = found.get(key)
         results = [r for _, r in reqs]
-        first_line = reqs[0][0]
         row: dict[str, Any] = {
             CANDIDATE: model,
             CASE_ID: labels[(key[0], key[1])],
@@ -408,7 +491,7 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
             ATTEMPT: 1,
             RUN_ID: run_name,
             SCORE: None,
-            LINE: first_line,
+            LINE: reqs[0][0],
             SOURCE: source_state,
         }
         failed = [r for r in results if r is not None and r["success"] is False]
@@ -424,23 +507,23 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
             row[HAS_OUTPUT] = all(bool(r and r.get("completions")) for r in results)
             detail = "request returned no completion"
         row[SCORE_STATUS] = "not_scored"
-        if stat_of is not None and stat_of.values:
-            status, value = grade(key, stat_of)
+        if stat_of is not None:
+            status, value, line = graded(key, stat_of)
             if row[EXEC_STATUS] == "completed" and row[HAS_OUTPUT]:
                 row[SCORE_STATUS], row[SCORE] = status, value
-                row[LINE], row[SOURCE] = stat_of.entry, source_pis
+                row[LINE], row[SOURCE] = line, source_pis
             elif status == "scored":
-                note(
+                flag(
                     "run_status",
                     key,
                     f"{detail}, yet HELM recorded {stat} = {value}; that value was not used as a grade",
-                    line=stat_of.entry,
+                    line=line,
                 )
         ledger_rows.append(row)
     for key, got in found.items():
-        if key in requests or not got.values:
+        if key in requests or not kept((key[0], key[1]), got):
             continue
-        status, value = grade(key, got)
+        status, value, line = graded(key, got)
         ledger_rows.append(
             {
                 CANDIDATE: model,
@@ -452,22 +535,16 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
                 SCORE_STATUS: status,
                 SCORE: value,
                 HAS_OUTPUT: True,
-                LINE: got.entry,
+                LINE: line,
                 SOURCE: source_pis,
             }
         )
-        note(
+        flag(
             "header_rows_disagree",
             key,
             "per_instance_stats.json has this unit but scenario_state.json has no request for it "
             "(kept as a row: the plan does not list it)",
-            line=got.entry,
-        )
-    if request_states and not stat_seen:
-        note(
-            "not_a_score",
-            None,
-            f"no per-instance stat is named {stat!r} in this run: every unit is not scored",
+            line=line,
         )
 
     instances_by_split: dict[str, int] = {}
@@ -487,19 +564,15 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
             declared = values.get("num_instances")
             rows = instances_by_split.get(split_name, 0)
             if declared is not None and declared != rows:
-                notes.append(
-                    {
-                        KIND: "header_rows_disagree",
-                        SOURCE: str(stats_path),
-                        CANDIDATE: model,
-                        DETAIL: f"stats.json says num_instances = {declared:g} in split {split_name!r}; "
-                        f"scenario_state.json has {rows} unperturbed instance(s) there",
-                        REFUSING: False,
-                    }
+                detail = (
+                    f"stats.json says num_instances = {declared:g} in split {split_name!r}; "
+                    f"scenario_state.json has {rows} unperturbed instance(s) there"
                 )
+                notes.append(note("header_rows_disagree", str(stats_path), detail, candidate=model))
     info = {
         "format": "helm",
         "source": str(folder),
+        "run_id": run_name,
         "run_name": run_name,
         "scenario": scenario,
         "model": model,
@@ -509,7 +582,8 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
         "num_train_trials": declared_trials,
         "num_trials": adapter.get("num_trials"),
         "score_stat": stat,
-        "stat_found": stat_seen,
+        "split": chosen,
+        "split_left_out": dict(sorted(left_out.items())),
         "request_states": len(request_states),
         "instances": len(planned),
         "instances_by_split": dict(sorted(instances_by_split.items())),
@@ -517,35 +591,6 @@ def _read_run(folder: Path, stat: str) -> _RunRead:
         "stats_json": header,
     }
     return _RunRead(scenario, plan_rows, ledger_rows, notes, info)
-
-
-def _plan(plan_rows: list[dict[str, Any]], source: str) -> tuple[Plan, pl.DataFrame]:
-    """Build the plan from planned units, or an empty plan and the plan's problems.
-
-    The cases (one row per case id, with ``split`` and ``scenario``) and the
-    candidates are validated by :meth:`Plan.from_frame`; the units table is
-    then attached, so each candidate keeps its own case set and trial count.
-    A case listed with different plan columns by two runs is a
-    ``duplicate_case`` problem.
-    """
-    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
-    rows = pl.DataFrame(plan_rows, schema=schema)
-    empty = Plan(cases=rows.select(CASE_ID, SPLIT, SCENARIO).clear(), candidates=(), source=source)
-    if rows.height == 0:
-        return empty, problems_frame()
-    units = rows.select(CANDIDATE, CASE_ID, TRIAL).unique().sort([CANDIDATE, CASE_ID, TRIAL])
-    cases = rows.select(CASE_ID, SPLIT, SCENARIO).unique(maintain_order=True)
-    candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()
-    try:
-        plan = Plan.from_frame(cases, candidates=candidates, source=source)
-    except PlanError as exc:
-        return empty, exc.problems
-    trials = max(units.get_column(TRIAL).to_list())
-    # Units are unique and within candidates × cases × trials: equal sizes mean the full cross product.
-    cross = len(candidates) * plan.cases.height * trials
-    explicit = None if units.height == cross else units
-    plan = dataclasses.replace(plan, trials=trials)
-    return (plan if explicit is None else plan.with_units(explicit)), problems_frame()
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
@@ -560,38 +605,45 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         run folder below is read, e.g. ``benchmark_output/runs/<suite>``).
     score
         Name of the per-instance stat to grade with (``MetricName.name``, e.g.
-        ``quasi_exact_match``, ``f1_score``); None reads ``exact_match``.
+        ``quasi_exact_match``, ``f1_score``, ``sst_score``), optionally with
+        the split to audit (``exact_match,split=valid``); None reads
+        ``exact_match`` on the split the module docstring's rule gives.
 
     Returns
     -------
     Imported
-        ``plan``: a units table, one row per (candidate, case_id, trial)
-        request planned in ``scenario_state.json`` (instances ×
+        ``plan``: one row per (candidate, case_id, trial) request planned in
+        ``scenario_state.json`` (instances of the audited split ×
         ``num_train_trials``), with case columns ``split`` (String) and
         ``scenario`` (String). ``ledger``: one row per unit with at least one
         request (or a stat), columns ``candidate``, ``case_id``, ``run_id``
         (String), ``trial``, ``attempt`` (Int64, always 1), ``exec_status``
         (``completed``; ``error`` when a request's ``result.success`` is
         false; ``not_started`` when it has no result), ``score_status``
-        (``scored``; ``judge_error`` for a non-finite or ambiguous stat;
-        ``not_scored`` when the unit has no such stat), ``score`` (Float64,
-        the stat's ``mean``), ``passed`` (Boolean, only when every score is 0
-        or 1), ``has_output`` (Boolean), ``line`` (Int64: 1-based position of
-        the unit's entry in ``per_instance_stats.json``, or of its first
-        request in ``scenario_state.json``) and ``source`` (String: that
-        file). ``notes``: problems table (``unreadable_file`` refusing; flags
-        ``header_rows_disagree``, ``not_a_score``, ``nonfinite_score``,
-        ``run_status``). ``info``: one dict per run folder (run name,
-        scenario, model, ``max_eval_instances``, ``num_train_trials``,
-        instances per split, ``stats_json`` values per split — never
-        evidence).
+        (``scored``; ``judge_error`` for a stat with no value, a non-finite
+        or an ambiguous one; ``not_scored`` when the unit has no such stat or
+        its request did not complete), ``score`` (Float64, the stat's
+        ``mean``), ``passed`` (Boolean, only when every score is 0 or 1),
+        ``has_output`` (Boolean), ``line`` (Int64: 1-based position of the
+        unit's entry in ``per_instance_stats.json``, or of its first request
+        in ``scenario_state.json``) and ``source`` (String: that file).
+        ``notes``: problems table of flags (``limited_run`` for the splits
+        left out, ``header_rows_disagree``, ``not_a_score``,
+        ``nonfinite_score``, ``run_status``). ``info``: one dict per run
+        folder (run id, scenario, model, stat and split audited, splits left
+        out, ``max_eval_instances``, ``num_train_trials``, instances per
+        split, ``stats_json`` values per split — never evidence).
 
     Raises
     ------
     InputFormatError
-        When a path does not exist. A missing or malformed run file is
-        never raised: it becomes a refusing ``unreadable_file`` note and the
-        other runs are still read.
+        When a path does not exist.
+    ImportRefused
+        When any note refuses: a missing or malformed run file
+        (``unreadable_file``), a folder with no run (``no_export``), a stat
+        or split the run does not have (``unknown_score``), several splits
+        and none of them ``test`` (``ambiguous_score``). ``problems`` holds
+        every note, of the other runs too.
 
     Examples
     --------
@@ -604,28 +656,26 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ ---         ┆ ---          ┆ ---    ┆ --- │
     │ str         ┆ str          ┆ bool   ┆ u32 │
     ╞═════════════╪══════════════╪════════╪═════╡
-    │ openai/gpt2 ┆ scored       ┆ false  ┆ 9   │
+    │ openai/gpt2 ┆ scored       ┆ false  ┆ 8   │
     │ openai/gpt2 ┆ scored       ┆ true   ┆ 1   │
     └─────────────┴──────────────┴────────┴─────┘
-    >>> imported.plan.cases.group_by("split").len().sort("split")
-    shape: (2, 2)
-    ┌───────┬─────┐
-    │ split ┆ len │
-    │ ---   ┆ --- │
-    │ str   ┆ u32 │
-    ╞═══════╪═════╡
-    │ test  ┆ 9   │
-    │ valid ┆ 1   │
-    └───────┴─────┘
+    >>> imported.notes.select("kind", "refusing").rows()
+    [('limited_run', False)]
+    >>> read(["../shared/data/real/helm/evaleval-every_eval_ever/tests/data/helm/"
+    ...       "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"],
+    ...      score="exact_match,split=valid").plan.cases.select("case_id", "split").rows()
+    [('id11', 'valid')]
     """
-    stat = DEFAULT_STAT if score is None else score
+    declared_stat, declared_split = _parse_score(score)
     folders, raw_notes = _run_folders(paths)
     runs: list[_RunRead] = []
     for folder in folders:
         try:
-            runs.append(_read_run(folder, stat))
+            runs.append(_read_run(folder, declared_stat, declared_split))
         except _Malformed as exc:
             raw_notes.append(exc.note())
+        except _Refused as exc:
+            raw_notes.append(exc.note)
     if len({run.scenario for run in runs}) > 1:
         for run in runs:
             for row in (*run.plan_rows, *run.ledger_rows, *run.notes):
@@ -633,7 +683,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
                     row[CASE_ID] = f"{run.scenario}/{row[CASE_ID]}"
     plan_rows = [row for run in runs for row in run.plan_rows]
     ledger_rows = [row for run in runs for row in run.ledger_rows]
-    raw_notes.extend(note for run in runs for note in run.notes)
+    raw_notes.extend(n for run in runs for n in run.notes)
     source = ";".join(str(p) for p in paths)
 
     ledger = pl.DataFrame(ledger_rows, schema=LEDGER_SCHEMA)
@@ -644,6 +694,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ledger = ledger.drop(PASSED)
     ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
 
-    plan, plan_problems = _plan(plan_rows, source)
-    notes = concat_problems([problems_frame(raw_notes), plan_problems])
-    return Imported(plan=plan, ledger=ledger, notes=notes, info=[run.info for run in runs])
+    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
+    plan, plan_problems = build_plan(pl.DataFrame(plan_rows, schema=schema), source=source)
+    if not plan_rows and any(n["refusing"] for n in raw_notes):  # nothing was read: the notes say why
+        plan_problems = plan_problems.clear()
+    return finish(plan, ledger, [raw_notes, plan_problems], [run.info for run in runs])

@@ -21,24 +21,33 @@ How the log maps onto evalframe:
 * **run_id**: the spec's ``run_id``;
 * **plan**: the sample ids seen in the events. The log declares no dataset
   size, so a sample that never produced an event cannot be seen as missing:
-  every file gets a ``run_status`` note saying so;
+  every log gets a ``plan_from_rows`` note saying so. A log with no event
+  naming a sample (e.g. only its spec and ``final_report``) is no evidence
+  at all and refuses the import (``empty_plan``): a summary is never audited;
 * **grade**: events are grouped by ``sample_id`` (never counted as samples).
   A sample's grade events are its ``match`` events (``data.correct``) and its
   ``metrics`` events carrying ``data.score``; with ``score="<key>"`` both
-  read ``data[<key>]`` instead. A grade that is null or non-finite makes the
+  read ``data[<key>]`` instead, and a key that no grade event of the log
+  carries refuses naming the keys they do carry (``unknown_score``). Each
+  value is graded by :func:`~evalframe.importers._kit.grade`: a null, a
+  non-finite number or a value that is not a score (text, a list) makes the
   sample ``judge_error``; a sample with events but no grade is
   ``not_scored``; a sample with an ``error`` event and no grade is an
   execution ``error``. Several grades of one sample give their mean as the
   score and ``passed`` only when all of them passed.
 
-``final_report`` numbers are reported in ``info`` and are never evidence;
-a log with no ``final_report`` gets a ``run_status`` note (the run stopped
-early or the log was cut).
+``final_report`` numbers are reported in ``info`` and are never evidence.
+Where they can be recomputed from the events and differ, a
+``header_rows_disagree`` note says so: ``accuracy`` against the mean of the
+``match`` grades (over events, as oaieval computes it), ``score`` against
+the mean of the ``metrics`` scores (a declared key: against the mean of that
+key over the grade events) and ``n_samples`` against the samples seen. A log
+with no ``final_report`` gets a ``run_status`` note (the run stopped early or
+the log was cut).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,10 +60,8 @@ from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
     CASE_ID,
-    DETAIL,
     EXEC_STATUS,
     HAS_OUTPUT,
-    KIND,
     LINE,
     PASSED,
     REFUSING,
@@ -64,11 +71,19 @@ from evalframe.columns import (
     SOURCE,
     TRIAL,
 )
-from evalframe.errors import InputFormatError, PlanError
 from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    Unreadable,
+    build_plan,
+    choose_score,
+    find_files,
+    finish,
+    grade,
+    note,
+    read_json_lines,
+)
 from evalframe.load import PathLike
-from evalframe.plan import Plan
-from evalframe.problems import concat_problems, problems_frame
 
 #: Key of a ``match`` event's grade (read when ``score`` is None).
 MATCH_KEY: Final = "correct"
@@ -80,6 +95,10 @@ GRADE_EVENTS: Final = ("match", "metrics")
 OUTPUT_EVENTS: Final = ("sampling", "match", "metrics", "cond_logp", "pick_option", "embedding")
 #: Keys every event line must have.
 EVENT_KEYS: Final = ("sample_id", "type", "data")
+#: ``final_report`` keys recomputed from the events when nothing is declared: key -> event type graded.
+REPORT_KEYS: Final = {"accuracy": "match", METRICS_KEY: "metrics"}
+#: ``final_report`` key some evals use for the number of samples they ran.
+REPORT_SAMPLES: Final = "n_samples"
 
 
 @dataclass
@@ -99,22 +118,17 @@ class _LogRead:
     info: dict[str, Any]
 
 
-def _files(paths: Sequence[PathLike]) -> tuple[list[Path], list[dict[str, Any]]]:
-    """Expand the given paths into log files (a folder is searched for ``*.jsonl``)."""
-    files: list[Path] = []
-    notes: list[dict[str, Any]] = []
-    for given in paths:
-        path = Path(given)
-        if not path.exists():
-            raise InputFormatError(str(given), "no such file or directory")
-        if path.is_file():
-            files.append(path)
-            continue
-        found = sorted(path.rglob("*.jsonl"))
-        if not found:
-            notes.append({KIND: "unreadable_file", SOURCE: str(path), DETAIL: "no .jsonl record log under this folder"})
-        files.extend(found)
-    return sorted(set(files), key=str), notes
+def _is_log(path: Path) -> bool:
+    """A record log found in a folder: ``*.jsonl``, or a ``*.log`` whose first line is the spec."""
+    if path.suffix == ".jsonl":
+        return True
+    if path.suffix != ".log":
+        return False
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16).removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b'{"spec"')
+    except OSError:
+        return False
 
 
 def _candidate(spec: dict[str, Any]) -> str | None:
@@ -127,16 +141,43 @@ def _candidate(spec: dict[str, Any]) -> str | None:
     return None
 
 
-def _grade_value(raw: Any) -> tuple[str, float | None]:
-    """Classify one raw grade: ``ok`` (with its value), ``null``, ``nonfinite`` or ``not_a_score``."""
-    if raw is None:
-        return "null", None
-    if isinstance(raw, bool):
-        return "ok", 1.0 if raw else 0.0
-    if isinstance(raw, (int, float)):
-        value = float(raw)
-        return ("ok", value) if math.isfinite(value) else ("nonfinite", None)
-    return "not_a_score", None
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _report_checks(
+    final_report: Any, declared: str | None, grade_events: Sequence[tuple[str, dict[str, Any]]], samples: int
+) -> list[str]:
+    """Sentences for each ``final_report`` number the events recompute to another value."""
+    if not isinstance(final_report, dict):
+        return []
+    out: list[str] = []
+    pairs = {declared: None} if declared is not None else REPORT_KEYS
+    for key, etype in pairs.items():
+        claimed = final_report.get(key)
+        if isinstance(claimed, bool) or not isinstance(claimed, (int, float)):
+            continue
+        data_key = key if declared is not None else (MATCH_KEY if etype == "match" else METRICS_KEY)
+        values = [
+            number
+            for type_, data in grade_events
+            if etype is None or type_ == etype
+            for status, number in [grade(data.get(data_key))]
+            if data_key in data and status == "scored" and number is not None
+        ]
+        recomputed = _mean(values)
+        where = f"{etype} events" if etype else "grade events"
+        if recomputed is None:
+            out.append(f"final_report says {key} = {claimed:g}, but no {where} of the log give a {data_key!r} grade")
+        elif not math.isclose(recomputed, float(claimed), rel_tol=1e-9, abs_tol=1e-12):
+            out.append(
+                f"final_report says {key} = {claimed:g}; the {len(values)} {data_key!r} grade(s) of the "
+                f"{where} give {recomputed:g}"
+            )
+    claimed_n = final_report.get(REPORT_SAMPLES)
+    if isinstance(claimed_n, int) and not isinstance(claimed_n, bool) and claimed_n != samples:
+        out.append(f"final_report says {REPORT_SAMPLES} = {claimed_n}; the log's events name {samples} sample(s)")
+    return out
 
 
 def _read_log(path: Path, score: str | None) -> _LogRead:
@@ -145,42 +186,30 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
     notes: list[dict[str, Any]] = []
 
     def unreadable(line: int | None, detail: str) -> None:
-        notes.append({KIND: "unreadable_file", SOURCE: source, LINE: line, DETAIL: detail, REFUSING: True})
+        notes.append(note("unreadable_file", source, detail, line=line))
 
     empty = _LogRead(None, [], notes, {"format": "openai_evals", "source": source})
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        unreadable(None, f"cannot read file: {exc.strerror or exc}")
+        lines, line_notes = read_json_lines(path)
+    except Unreadable as exc:
+        notes.append(exc.note)
         return empty
+    notes.extend(line_notes)
     spec: dict[str, Any] | None = None
     spec_line: int | None = None
     final_report: Any = None
     final_lines: list[int] = []
     samples: dict[str, _Sample] = {}
     type_counts: dict[str, int] = {}
+    grade_events: list[tuple[str, dict[str, Any], _Sample, int]] = []
     events = 0
     foreign_runs: set[str] = set()
     no_sample = 0
-    for number, raw_line in enumerate(data.split(b"\n"), start=1):
-        try:
-            text_line = raw_line.decode("utf-8")
-            if number == 1:
-                text_line = text_line.removeprefix("\ufeff")  # a byte-order mark only at the very start
-        except UnicodeDecodeError as exc:
-            unreadable(number, f"bytes that are not UTF-8 at byte {exc.start} of the line")
-            continue
-        if not text_line.strip():
-            continue
-        try:
-            obj = json.loads(text_line)
-        except json.JSONDecodeError as exc:
-            unreadable(number, f"invalid JSON ({exc.msg}; column {exc.colno})")
-            continue
+    for number, obj in lines:
         if not isinstance(obj, dict):
             unreadable(number, f"expected a JSON object, found {type(obj).__name__}")
             continue
-        if spec is None and spec_line is None:
+        if spec_line is None:
             spec_line = number
             if not isinstance(obj.get("spec"), dict):
                 unreadable(number, 'the first line is not the {"spec": {...}} header')
@@ -209,26 +238,17 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
             no_sample += 1
             continue
         if not isinstance(sid, str):
-            notes.append(
-                {
-                    KIND: "id_normalised",
-                    SOURCE: source,
-                    LINE: number,
-                    CASE_ID: str(sid),
-                    DETAIL: f"sample_id {sid!r} is not a string; read as {str(sid)!r}",
-                    REFUSING: False,
-                }
-            )
+            detail = f"sample_id {sid!r} is not a string; read as {str(sid)!r}"
+            notes.append(note("id_normalised", source, detail, line=number, case_id=str(sid)))
             sid = str(sid)
         sample = samples.setdefault(sid, _Sample(first_line=number))
         sample.types[etype] = sample.types.get(etype, 0) + 1
         payload = obj["data"]
         if etype in GRADE_EVENTS and isinstance(payload, dict):
-            key = score if score is not None else (MATCH_KEY if etype == "match" else METRICS_KEY)
-            if key in payload:
-                sample.grades.append((number, payload[key]))
+            grade_events.append((etype, payload, sample, number))
     if spec is None:
-        unreadable(1, 'empty file: no {"spec": {...}} header line')
+        if not any(n[REFUSING] for n in notes):
+            unreadable(1, 'empty file: no {"spec": {...}} header line')
         return empty
 
     candidate = _candidate(spec)
@@ -240,27 +260,25 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
         run_id = None
 
     def flag(kind: str, detail: str, *, line: int | None = None, case: str | None = None) -> None:
-        notes.append(
-            {
-                KIND: kind,
-                SOURCE: source,
-                LINE: line,
-                CANDIDATE: candidate,
-                CASE_ID: case,
-                DETAIL: detail,
-                REFUSING: False,
-            }
-        )
+        notes.append(note(kind, source, detail, line=line, candidate=candidate, case_id=case))
+
+    keys = [k for _, payload, _, _ in grade_events for k in payload]
+    try:
+        chosen = choose_score(score, keys, default=(MATCH_KEY, METRICS_KEY), what="grade key", source=source)
+    except ScoreChoiceError as exc:
+        notes.append({**exc.note, CANDIDATE: candidate})
+        return _LogRead(candidate, [], notes, {**empty.info, "run_id": run_id, "candidate": candidate})
+    for etype, payload, sample, number in grade_events:
+        key: str | None
+        if chosen in (MATCH_KEY, METRICS_KEY) and score is None:
+            key = MATCH_KEY if etype == "match" else METRICS_KEY
+        else:
+            key = chosen
+        if key is not None and key in payload:
+            sample.grades.append((number, payload[key]))
 
     rows: list[dict[str, Any]] = []
     for sid, sample in samples.items():
-        statuses = [(line, *_grade_value(raw)) for line, raw in sample.grades]
-        for line, status, _ in statuses:
-            if status == "not_a_score":
-                flag("not_a_score", "a grade that is not a number or a bool was ignored", line=line, case=sid)
-            elif status == "nonfinite":
-                flag("nonfinite_score", "a non-finite grade was read as a grader failure", line=line, case=sid)
-        kept = [(line, status, value) for line, status, value in statuses if status != "not_a_score"]
         row: dict[str, Any] = {
             CANDIDATE: candidate,
             CASE_ID: sid,
@@ -275,12 +293,16 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
             LINE: sample.first_line,
             SOURCE: source,
         }
-        if kept:
-            row[LINE] = kept[0][0]
-            if any(status != "ok" for _, status, _ in kept):
+        if sample.grades:
+            row[LINE] = sample.grades[0][0]
+            graded = [(line, raw, *grade(raw)) for line, raw in sample.grades]
+            for line, raw, status, _ in graded:
+                if status != "scored" and isinstance(raw, float):
+                    flag("nonfinite_score", "a non-finite grade was read as a grader failure", line=line, case=sid)
+            values = [value for _, _, status, value in graded if status == "scored" and value is not None]
+            if len(values) < len(graded):
                 row[SCORE_STATUS] = "judge_error"
             else:
-                values = [value for _, _, value in kept if value is not None]
                 row[SCORE_STATUS], row[SCORE] = "scored", sum(values) / len(values)
                 if all(v in (0.0, 1.0) for v in values):
                     row[PASSED] = all(v == 1.0 for v in values)
@@ -301,12 +323,23 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
             "run_status",
             'no {"final_report": ...} line: the run did not finish (it stopped early or the log was cut)',
         )
-    flag(
-        "run_status",
-        f"the log declares no dataset size: the plan is the {len(samples)} sample id(s) seen in its events, "
-        "so a sample that never produced an event cannot be counted as missing",
-        line=spec_line,
-    )
+    else:
+        for detail in _report_checks(final_report, score, [(t, d) for t, d, _, _ in grade_events], len(samples)):
+            flag("header_rows_disagree", detail, line=final_lines[-1])
+    if samples:
+        flag(
+            "plan_from_rows",
+            f"the log declares no dataset size: the plan is the {len(samples)} sample id(s) seen in its events, "
+            "so a sample that never produced an event cannot be counted as missing",
+            line=spec_line,
+        )
+    elif not any(n[REFUSING] for n in notes):
+        flag(
+            "empty_plan",
+            f"no event names a sample ({events} event line(s)): the log holds no per-sample evidence"
+            + (", only its final_report, which is never evidence" if final_report is not None else ""),
+            line=spec_line,
+        )
     if foreign_runs:
         flag("run_status", f"events carry run_id(s) {sorted(foreign_runs)} that differ from the spec's {run_id!r}")
     run_config = spec.get("run_config") if isinstance(spec.get("run_config"), dict) else {}
@@ -321,6 +354,7 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
         "split": spec.get("split"),
         "created_at": spec.get("created_at"),
         "max_samples": run_config.get("max_samples") if run_config else None,
+        "grade_key": score if score is not None or chosen in (MATCH_KEY, METRICS_KEY) else chosen,
         "events": events,
         "events_by_type": dict(sorted(type_counts.items())),
         "events_without_sample_id": no_sample,
@@ -332,22 +366,6 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
     return _LogRead(candidate, rows if candidate is not None else [], notes, info)
 
 
-def _plan(rows: pl.DataFrame, source: str) -> tuple[Plan, pl.DataFrame]:
-    """The plan of the sample ids seen per candidate (or an empty plan and the plan's problems)."""
-    empty = Plan(cases=pl.DataFrame(schema={CASE_ID: pl.String}), candidates=(), source=source)
-    if rows.height == 0:
-        return empty, problems_frame()
-    units = rows.select(CANDIDATE, CASE_ID, TRIAL).unique().sort([CANDIDATE, CASE_ID, TRIAL])
-    candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()
-    try:
-        plan = Plan.from_frame(units.select(CASE_ID).unique().sort(CASE_ID), candidates=candidates, source=source)
-    except PlanError as exc:
-        return empty, exc.problems
-    # Units are unique and within candidates × cases: equal sizes mean the full cross product.
-    explicit = None if units.height == len(candidates) * plan.cases.height else units
-    return (plan if explicit is None else plan.with_units(explicit)), problems_frame()
-
-
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     """Read OpenAI Evals record logs into a plan, a status ledger, notes and run facts.
 
@@ -355,8 +373,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ----------
     paths
         Record logs (JSON Lines written by ``oaieval --record_path``), or
-        folders searched for ``*.jsonl`` logs. Each log is one run of one
-        candidate.
+        folders searched for logs (``*.jsonl``, and ``*.log`` files whose
+        first line is the spec). Each log is one run of one candidate.
     score
         Key of the grade in the data of ``match`` and ``metrics`` events
         (e.g. ``accuracy``); None reads ``correct`` from ``match`` events and
@@ -370,24 +388,27 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``candidate``, ``case_id``, ``run_id`` (String), ``trial``,
         ``attempt`` (Int64, always 1), ``exec_status`` (``completed``, or
         ``error`` for a sample with an ``error`` event and no grade),
-        ``score_status`` (``scored``; ``judge_error`` when a grade is null or
-        non-finite; ``not_scored`` when the sample has no grade event),
-        ``score`` (Float64), ``passed`` (Boolean, only when every grade is 0
-        or 1), ``has_output`` (Boolean: the sample has a sampling or grade
-        event), ``line`` (Int64: the 1-based line of the sample's first grade
-        event, else of its first event) and ``source`` (String: the file).
-        ``notes``: problems table (``unreadable_file`` refusing, with the
-        line; flags ``run_status``, ``not_a_score``, ``nonfinite_score``,
-        ``id_normalised``). ``info``: one dict per file (run id, eval name,
-        split, completion fns, event counts by type, samples, the
-        ``final_report`` — never evidence).
+        ``score_status`` (``scored``; ``judge_error`` when a grade is null,
+        non-finite or not a score; ``not_scored`` when the sample has no
+        grade event), ``score`` (Float64), ``passed`` (Boolean, only when
+        every grade is 0 or 1), ``has_output`` (Boolean: the sample has a
+        sampling or grade event), ``line`` (Int64: the 1-based line of the
+        sample's first grade event, else of its first event) and ``source``
+        (String: the file). ``notes``: problems table of flags
+        (``plan_from_rows``, ``run_status``, ``header_rows_disagree``,
+        ``nonfinite_score``, ``not_a_score``, ``id_normalised``). ``info``:
+        one dict per file (run id, eval name, split, completion fns, event
+        counts by type, samples, the ``final_report`` — never evidence).
 
     Raises
     ------
     InputFormatError
-        When a path does not exist. A malformed log is never raised: it
-        becomes a refusing ``unreadable_file`` note and the other logs (and
-        the other lines of that log) are still read.
+        When a path does not exist.
+    ImportRefused
+        When any note refuses: a malformed log or line (``unreadable_file``,
+        with the line), a folder with no log (``no_export``), a log with no
+        per-sample event (``empty_plan``), a declared grade key no grade
+        event carries (``unknown_score``). ``problems`` holds every note.
 
     Examples
     --------
@@ -404,9 +425,9 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ zhishu/gpt-4-cot ┆ completed   ┆ not_scored   ┆ 8   │
     └──────────────────┴─────────────┴──────────────┴─────┘
     >>> imported.notes.select("kind", "line", "refusing").rows()
-    [('run_status', None, False), ('run_status', 1, False)]
+    [('plan_from_rows', 1, False), ('run_status', None, False)]
     """
-    files, raw_notes = _files(paths)
+    files, raw_notes = find_files(paths, is_export=_is_log, what="OpenAI Evals record log (.jsonl)")
     logs = [_read_log(path, score) for path in files]
     for log in logs:
         raw_notes.extend(log.notes)
@@ -416,6 +437,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     if scored.get_column(PASSED).null_count():
         ledger = ledger.drop(PASSED)
     ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
-    plan, plan_problems = _plan(ledger, source)
-    notes = concat_problems([problems_frame(raw_notes), plan_problems])
-    return Imported(plan=plan, ledger=ledger, notes=notes, info=[log.info for log in logs])
+    units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
+    plan, plan_problems = build_plan(units, source=source)
+    if units.height == 0 and any(n[REFUSING] for n in raw_notes):  # nothing was read: the notes say why
+        plan_problems = plan_problems.clear()
+    return finish(plan, ledger, [raw_notes, plan_problems], [log.info for log in logs])

@@ -13,14 +13,16 @@ import polars as pl
 import pytest
 
 import evalframe
-from evalframe.funnel import funnel
 from evalframe.importers import Imported, helm
+from evalframe.importers._kit import ImportRefused
 from evalframe.load import Loaded
 from tests.conftest import REAL
 
 HELM = REAL / "helm" / "evaleval-every_eval_ever" / "tests" / "data" / "helm"
 HELLASWAG = HELM / "commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0"
 MMLU = HELM / "mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2"
+NARRATIVE_QA = HELM / "narrative_qa-model=openai_gpt2"
+SAFETY = REAL / "helm" / "stanford-crfm-helm-PR2828" / "benchmark_output_TRUE_latest" / "runs" / "v3"
 PYTHIA = "eleutherai/pythia-1b-v0"
 GPT2 = "openai/gpt2"
 HELLASWAG_SCENARIO = "commonsense:dataset=hellaswag,method=multiple_choice_joint"
@@ -88,46 +90,90 @@ def test_hellaswag_pythia_exact_counts() -> None:
     assert info["stats_json"] == {"valid": {"exact_match": 0.3, "num_instances": 10.0}}
 
 
-def test_mmlu_gpt2_split_slices() -> None:
+def test_mmlu_gpt2_plans_only_the_test_split() -> None:
     imported = helm.read([MMLU])
-    assert imported.notes.height == 0
-    split_of = dict(imported.plan.cases.select("case_id", "split").iter_rows())
-    assert split_of["id11"] == "valid"
-    assert sorted(split_of.values()).count("test") == 9
+    # 9 test instances planned; the one valid instance (id11) is left out, never pooled.
+    assert sorted(imported.plan.cases.get_column("split").to_list()) == ["test"] * 9
+    assert "id11" not in imported.ledger.get_column("case_id").to_list()
+    assert imported.notes.select("kind", "refusing").rows() == [("limited_run", False)]
+    assert "1 instance(s) of split 'valid' left out" in imported.notes.get_column("detail")[0]
     report = run_audit(imported)
-    assert counts(report) == {GPT2: funnel_row(10, 10, 1)}
-    by_split = funnel(report.units.lazy(), by=("candidate", "split")).collect()
-    assert by_split.select("split", "planned", "scored", "passed", "pass_rate_scored").rows() == [
-        ("test", 9, 9, 1, pytest.approx(1 / 9)),
-        ("valid", 1, 1, 0, 0.0),
-    ]
+    assert counts(report) == {GPT2: funnel_row(9, 9, 1)}
+    assert report.summary.get_column("pass_rate_scored").to_list() == [pytest.approx(1 / 9)]
     assert imported.ledger.filter(pl.col("passed")).get_column("case_id").to_list() == ["id222"]
+    [info] = imported.info
+    assert (info["split"], info["split_left_out"], info["run_id"]) == ("test", {"valid": 1}, info["run_name"])
     # stats.json reports each split on its own; it is information, never evidence.
-    assert imported.info[0]["stats_json"] == {
+    assert info["stats_json"] == {
         "test": {"exact_match": pytest.approx(1 / 9), "num_instances": 9.0},
         "valid": {"exact_match": 0.0, "num_instances": 1.0},
     }
 
 
-def test_parent_folder_reads_both_runs_with_scenario_prefixed_ids() -> None:
+def test_mmlu_gpt2_declared_valid_split() -> None:
+    imported = helm.read([MMLU], score="exact_match,split=valid")
+    assert imported.plan.cases.select("case_id", "split").rows() == [("id11", "valid")]
+    assert "9 instance(s) of split 'test' left out" in imported.notes.get_column("detail")[0]
+    assert counts(run_audit(imported)) == {GPT2: funnel_row(1, 1, 0)}
+
+
+def test_narrative_qa_splits_kept_apart() -> None:
+    test = helm.read([NARRATIVE_QA])
+    assert sorted(test.plan.cases.get_column("case_id").to_list()) == ["id1332", "id1340", "id1413", "id1514"]
+    assert counts(run_audit(test)) == {GPT2: funnel_row(4, 4, 0)}
+    valid = helm.read([NARRATIVE_QA], score="exact_match,split=valid")
+    assert valid.plan.cases.get_column("case_id").to_list() == ["id1123"]
+    assert counts(run_audit(valid)) == {GPT2: funnel_row(1, 1, 0)}
+    # A numeric stat keeps the same split rule.
+    f1 = helm.read([NARRATIVE_QA], score="f1_score")
+    assert "passed" not in f1.ledger.columns and f1.ledger.height == 4
+
+
+def test_declared_split_the_run_lacks_refuses() -> None:
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([HELLASWAG], score="exact_match,split=test")
+    assert exc.value.problems.select("kind", "refusing").rows() == [("unknown_score", True)]
+    assert exc.value.problems.get_column("detail").to_list() == ["no split 'test' in this run (has: valid)"]
+
+
+def test_several_splits_without_test_refuse(tmp_path: Path) -> None:
+    run = copy_run(MMLU, tmp_path / "run")
+
+    def to_train(doc: dict[str, Any]) -> None:
+        for rs in doc["request_states"]:
+            if rs["instance"]["split"] == "test":
+                rs["instance"]["split"] = "train"
+
+    edit_json(run / "scenario_state.json", to_train)
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([run])
+    refusing = exc.value.problems.filter(pl.col("refusing"))
+    assert refusing.get_column("kind").to_list() == ["ambiguous_score"]
+    assert "--score exact_match,split=train" in refusing.get_column("detail")[0]
+    assert counts(run_audit(helm.read([run], score="exact_match,split=train"))) == {GPT2: funnel_row(9, 9, 1)}
+
+
+def test_parent_folder_reads_every_run_with_scenario_prefixed_ids() -> None:
     imported = helm.read([HELM])
-    assert imported.notes.height == 0
-    assert [i["model"] for i in imported.info] == [PYTHIA, GPT2]
+    assert imported.notes.select("kind").to_series().to_list() == ["limited_run", "limited_run"]
+    assert [i["model"] for i in imported.info] == [PYTHIA, GPT2, GPT2]
     assert imported.plan.candidates == (PYTHIA, GPT2)
-    assert imported.plan.units is not None and imported.plan.units.height == 20
-    assert f"{MMLU_SCENARIO}/id11" in imported.plan.cases.get_column("case_id").to_list()
+    assert imported.plan.units is not None and imported.plan.units.height == 10 + 9 + 4
+    assert f"{MMLU_SCENARIO}/id222" in imported.plan.cases.get_column("case_id").to_list()
     report = run_audit(imported)
-    assert counts(report) == {PYTHIA: funnel_row(10, 10, 3), GPT2: funnel_row(10, 10, 1)}
+    assert counts(report) == {PYTHIA: funnel_row(10, 10, 3), GPT2: funnel_row(13, 13, 1)}
 
 
 def test_file_inside_a_run_folder_reads_that_run() -> None:
     imported = helm.read([MMLU / "per_instance_stats.json"])
-    assert counts(run_audit(imported)) == {GPT2: funnel_row(10, 10, 1)}
+    assert counts(run_audit(imported)) == {GPT2: funnel_row(9, 9, 1)}
 
 
 def test_score_picks_another_binary_stat() -> None:
     report = run_audit(helm.read([HELLASWAG], score="quasi_exact_match"))
     assert counts(report) == {PYTHIA: funnel_row(10, 10, 3)}
+    # HELM stat names may hold "@" (exact_match@5): read as the stat's name, never as a split.
+    assert counts(run_audit(helm.read([MMLU], score="exact_match@5")))[GPT2]["scored"] == 9
 
 
 def test_numeric_stat_has_no_passed_column() -> None:
@@ -149,13 +195,59 @@ def test_numeric_stat_has_no_passed_column() -> None:
     assert counts(report) == {PYTHIA: funnel_row(10, 10, 2)}
 
 
-def test_unknown_stat_is_not_scored_never_failed() -> None:
-    imported = helm.read([MMLU], score="no_such_stat")
-    assert imported.notes.select("kind", "refusing").rows() == [("not_a_score", False)]
-    assert imported.info[0]["stat_found"] is False
-    report = run_audit(imported)
-    assert counts(report) == {GPT2: funnel_row(10, 0, 0, not_scored=10)}
-    assert report.summary.get_column("pass_rate_scored").to_list() == [None]
+def test_mistyped_stat_refuses_naming_the_stats() -> None:
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([MMLU], score="exact_mach")
+    [(kind, refusing, detail)] = exc.value.problems.select("kind", "refusing", "detail").rows()
+    assert (kind, refusing) == ("unknown_score", True)
+    assert detail.startswith("no stat named 'exact_mach' in the export (has: batch_size, exact_match, exact_match@5, ")
+
+
+def test_safety_run_without_exact_match_refuses_naming_its_stats() -> None:
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([SAFETY / "simple_safety_tests:model=google_gemini-1.5-pro-001"])
+    [(kind, detail)] = exc.value.problems.select("kind", "detail").rows()
+    assert kind == "unknown_score"
+    assert detail.startswith("no default stat (exact_match) in the export (has: batch_size, ")
+    assert "sst_claude_score, sst_gpt_score, sst_score" in detail
+
+
+def test_blocked_request_is_an_execution_failure_though_judged() -> None:
+    imported = helm.read([SAFETY / "simple_safety_tests:model=google_gemini-1.5-pro-001"], score="sst_score")
+    status = {r["case_id"]: (r["exec_status"], r["score_status"], r["score"]) for r in imported.ledger.to_dicts()}
+    assert status == {"id26": ("completed", "scored", 1.0), "id86": ("error", "not_scored", None)}
+    [(kind, case, detail)] = imported.notes.select("kind", "case_id", "detail").rows()
+    assert (kind, case) == ("run_status", "id86")
+    assert detail == (
+        "request failed (result.success = false: Content blocked: Prompt blocked with reason: 4), "
+        "yet HELM recorded sst_score = 0.75; that value was not used as a grade"
+    )
+    report = run_audit(imported, grade="numeric")
+    row = counts(report)["google/gemini-1.5-pro-001"]
+    assert (row["planned"], row["completed"], row["exec_failed"], row["scored"]) == (2, 1, 1, 1)
+    assert report.summary.get_column("mean_score").to_list() == [1.0]
+
+
+def test_three_safety_candidates_on_the_same_cases() -> None:
+    imported = helm.read([SAFETY], score="sst_score")
+    assert imported.plan.candidates == (
+        "anthropic/claude-3-5-sonnet-20240620",
+        "google/gemini-1.5-pro-001",
+        "meta/llama-3-8b",
+    )
+    report = run_audit(imported, grade="numeric", pass_threshold=1.0)
+    means = dict(report.summary.select("candidate", "mean_score").iter_rows())
+    assert means == {
+        "anthropic/claude-3-5-sonnet-20240620": 1.0,
+        "google/gemini-1.5-pro-001": 1.0,
+        "meta/llama-3-8b": 0.375,
+    }
+    passed = {c: (v["scored"], v["passed"]) for c, v in counts(report).items()}
+    assert passed == {
+        "anthropic/claude-3-5-sonnet-20240620": (2, 2),
+        "google/gemini-1.5-pro-001": (1, 1),
+        "meta/llama-3-8b": (2, 0),
+    }
 
 
 def test_row_order_does_not_change_the_report(tmp_path: Path) -> None:
@@ -182,13 +274,13 @@ def test_request_without_stat_failed_request_and_perturbation(tmp_path: Path) ->
         by_id["id65"]["result"]["success"] = False
         by_id["id65"]["result"]["error"] = "content filter"
         by_id["id59"]["result"] = None
-        perturbed = json.loads(json.dumps(by_id["id11"]))
+        perturbed = json.loads(json.dumps(by_id["id147"]))
         perturbed["instance"]["perturbation"] = robustness
         states.append(perturbed)
 
     def stats(doc: list[dict[str, Any]]) -> None:
         doc[:] = [e for e in doc if e["instance_id"] != "id344"]  # a request with no stat
-        entry = json.loads(json.dumps(next(e for e in doc if e["instance_id"] == "id11")))
+        entry = json.loads(json.dumps(next(e for e in doc if e["instance_id"] == "id147")))
         entry["perturbation"] = robustness
         for s in entry["stats"]:
             s["name"]["perturbation"] = robustness
@@ -203,18 +295,23 @@ def test_request_without_stat_failed_request_and_perturbation(tmp_path: Path) ->
     assert status["id65"] == ("error", "not_scored", None)
     assert status["id59"] == ("not_started", "not_scored", None)
     assert status["id344"] == ("completed", "not_scored", None)
-    assert status["id11/robustness"] == ("completed", "scored", True)
-    assert imported.plan.cases.filter(pl.col("case_id") == "id11/robustness").get_column("split").to_list() == ["valid"]
+    assert status["id147/robustness"] == ("completed", "scored", True)
+    split_of = imported.plan.cases.filter(pl.col("case_id") == "id147/robustness").get_column("split")
+    assert split_of.to_list() == ["test"]
     # HELM kept a 0 for the failed and the never-run request: reported, not used as a grade.
-    assert imported.notes.select("kind", "case_id").rows() == [("run_status", "id59"), ("run_status", "id65")]
+    assert imported.notes.select("kind", "case_id").rows() == [
+        ("limited_run", None),
+        ("run_status", "id59"),
+        ("run_status", "id65"),
+    ]
     report = run_audit(imported)
     assert counts(report) == {
         GPT2: {
-            "planned": 11,
-            "attempted": 10,
-            "completed": 9,
-            "with_output": 9,
-            "scored": 8,
+            "planned": 10,
+            "attempted": 9,
+            "completed": 8,
+            "with_output": 8,
+            "scored": 7,
             "passed": 2,
             "missing": 0,
             "exec_failed": 1,
@@ -225,19 +322,38 @@ def test_request_without_stat_failed_request_and_perturbation(tmp_path: Path) ->
     assert report.summary.get_column("not_started").to_list() == [1]
 
 
+def set_exact_match(run: Path, instance: str, **values: Any) -> None:
+    """Overwrite fields of one instance's exact_match stat in a copied run."""
+
+    def change(doc: list[dict[str, Any]]) -> None:
+        for entry in doc:
+            if entry["instance_id"] == instance:
+                for s in entry["stats"]:
+                    if s["name"]["name"] == "exact_match":
+                        s.update(values)
+
+    edit_json(run / "per_instance_stats.json", change)
+
+
 def test_nonfinite_stat_is_a_judge_failure(tmp_path: Path) -> None:
     run = copy_run(MMLU, tmp_path / "run")
-    text = (run / "per_instance_stats.json").read_text()
-    doc = json.loads(text)
-    for s in doc[0]["stats"]:
-        if s["name"]["name"] == "exact_match":
-            s["mean"] = math.nan
-    (run / "per_instance_stats.json").write_text(json.dumps(doc))  # writes the bare token NaN
+    set_exact_match(run, "id147", mean=math.nan)  # json.dumps writes the bare token NaN
     imported = helm.read([run])
     assert imported.notes.select("kind", "case_id", "line", "refusing").rows() == [
-        ("nonfinite_score", "id147", 1, False)
+        ("limited_run", None, None, False),
+        ("nonfinite_score", "id147", 1, False),
     ]
-    assert counts(run_audit(imported)) == {GPT2: funnel_row(10, 9, 1, judge_failed=1)}
+    assert counts(run_audit(imported)) == {GPT2: funnel_row(9, 8, 1, judge_failed=1)}
+
+
+def test_stat_with_count_zero_is_a_judge_failure(tmp_path: Path) -> None:
+    # HELM writes a stat it could not compute for an instance as count 0 with null mean/sum.
+    run = copy_run(MMLU, tmp_path / "run")
+    set_exact_match(run, "id222", count=0, sum=0, sum_squared=0, min=None, max=None, mean=None)
+    imported = helm.read([run])
+    row = imported.ledger.filter(pl.col("case_id") == "id222").row(0, named=True)
+    assert (row["exec_status"], row["score_status"], row["score"], row["line"]) == ("completed", "judge_error", None, 8)
+    assert counts(run_audit(imported)) == {GPT2: funnel_row(9, 8, 0, judge_failed=1)}
 
 
 def test_missing_request_for_a_planned_trial_is_missing(tmp_path: Path) -> None:
@@ -245,9 +361,9 @@ def test_missing_request_for_a_planned_trial_is_missing(tmp_path: Path) -> None:
     edit_json(run / "run_spec.json", lambda d: d["adapter_spec"].update(num_train_trials=2))
     imported = helm.read([run])
     report = run_audit(imported)
-    assert counts(report)[GPT2]["planned"] == 20
-    assert counts(report)[GPT2]["missing"] == 10
-    assert counts(report)[GPT2]["scored"] == 10
+    assert counts(report)[GPT2]["planned"] == 18
+    assert counts(report)[GPT2]["missing"] == 9
+    assert counts(report)[GPT2]["scored"] == 9
 
 
 def test_stats_json_header_disagreeing_with_rows_is_a_note(tmp_path: Path) -> None:
@@ -260,32 +376,31 @@ def test_stats_json_header_disagreeing_with_rows_is_a_note(tmp_path: Path) -> No
 
     edit_json(run / "stats.json", header)
     imported = helm.read([run])
-    assert imported.notes.select("kind", "refusing").rows() == [("header_rows_disagree", False)]
-    assert counts(run_audit(imported)) == {GPT2: funnel_row(10, 10, 1)}
+    assert imported.notes.select("kind", "refusing").rows() == [
+        ("header_rows_disagree", False),
+        ("limited_run", False),
+    ]
+    assert counts(run_audit(imported)) == {GPT2: funnel_row(9, 9, 1)}
 
 
-# --- malformed exports: refusing notes, never a traceback, other runs still read -------------
+# --- malformed exports: refusing notes, never a traceback, other runs' notes kept -------------
 
 
-def refusing_notes(imported: Imported) -> list[tuple[str, str, int | None]]:
-    rows = imported.notes.filter(pl.col("refusing")).select("kind", "source", "line").rows()
+def refusing_notes(problems: pl.DataFrame) -> list[tuple[str, str, int | None]]:
+    rows = problems.filter(pl.col("refusing")).select("kind", "source", "line").rows()
     return [(kind, Path(source).name, line) for kind, source, line in rows]
 
 
-def test_truncated_stats_file_is_refused_and_other_run_is_read(tmp_path: Path) -> None:
+def test_truncated_stats_file_is_refused(tmp_path: Path) -> None:
     broken = copy_run(MMLU, tmp_path / "broken")
     good = copy_run(HELLASWAG, tmp_path / "good")
     data = (broken / "per_instance_stats.json").read_bytes()
     (broken / "per_instance_stats.json").write_bytes(data[: len(data) // 2])
-    imported = helm.read([tmp_path])
-    [(kind, name, line)] = refusing_notes(imported)
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([tmp_path])
+    [(kind, name, line)] = refusing_notes(exc.value.problems)
     assert (kind, name) == ("unreadable_file", "per_instance_stats.json")
     assert line is not None and line > 1
-    assert imported.plan.candidates == (PYTHIA,)
-    assert imported.ledger.height == 10
-    with pytest.raises(evalframe.AuditRefused) as info:
-        run_audit(imported)
-    assert info.value.problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["unreadable_file"]
     assert helm.read([good]).notes.height == 0
 
 
@@ -294,40 +409,40 @@ def test_missing_file_and_bad_structure_are_refusing_notes(tmp_path: Path) -> No
     (no_state / "scenario_state.json").unlink()
     bad_id = copy_run(HELLASWAG, tmp_path / "bad_id")
     edit_json(bad_id / "scenario_state.json", lambda d: d["request_states"][4]["instance"].pop("id"))
-    imported = helm.read([no_state, bad_id])
-    assert sorted(refusing_notes(imported)) == [
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([no_state, bad_id])
+    problems = exc.value.problems
+    assert sorted(refusing_notes(problems)) == [
         ("unreadable_file", "scenario_state.json", None),
         ("unreadable_file", "scenario_state.json", None),
     ]
-    details = sorted(imported.notes.get_column("detail").to_list())
-    assert details == [
+    assert sorted(problems.get_column("detail").to_list()) == [
         "scenario_state.json at request_states[4].instance.id: missing required key",
         "scenario_state.json: required file missing from the run folder",
     ]
-    assert imported.ledger.height == 0
-    assert imported.plan.candidates == ()
-    with pytest.raises(evalframe.AuditRefused):
-        run_audit(imported)
 
 
-def test_broken_stats_json_keeps_rows_but_refuses(tmp_path: Path) -> None:
+def test_broken_stats_json_refuses(tmp_path: Path) -> None:
     run = copy_run(MMLU, tmp_path / "run")
     (run / "stats.json").write_text('[{"name": ')
-    imported = helm.read([run])
-    assert refusing_notes(imported) == [("unreadable_file", "stats.json", 1)]
-    assert imported.ledger.height == 10
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([run])
+    assert refusing_notes(exc.value.problems) == [("unreadable_file", "stats.json", 1)]
 
 
 def test_folder_without_runs_and_foreign_file(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     other = tmp_path / "notes.txt"
     other.write_text("hello")
-    imported = helm.read([tmp_path / "empty", other, MMLU])
-    assert sorted(refusing_notes(imported)) == [
-        ("unreadable_file", "empty", None),
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([tmp_path / "empty", other, MMLU])
+    assert sorted(refusing_notes(exc.value.problems)) == [
+        ("no_export", "empty", None),
         ("unreadable_file", "notes.txt", None),
     ]
-    assert imported.plan.candidates == (GPT2,)
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([tmp_path / "empty"])
+    assert exc.value.problems.select("kind", "refusing").rows() == [("no_export", True)]
 
 
 def test_path_that_does_not_exist_raises(tmp_path: Path) -> None:

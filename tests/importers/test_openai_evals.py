@@ -11,6 +11,7 @@ import pytest
 
 import evalframe
 from evalframe.importers import Imported, openai_evals
+from evalframe.importers._kit import ImportRefused
 from evalframe.load import Loaded
 from tests.conftest import REAL
 
@@ -26,6 +27,7 @@ SRL = (
     / "log"
     / "gpt-4-cot_semantic_role_recognition.jsonl"
 )
+ORIPROMPT = REAL / "openai_evals" / "openai-evals" / "evals" / "registry" / "data" / "self_prompting" / "oriprompt.log"
 CANDIDATE = "zhishu/gpt-4-cot"
 SAMPLE_IDS = [f"semantic_role_recognition.test.{n}" for n in (156, 169, 182, 204, 231, 24, 25, 31, 50)]
 COUNTS = ["planned", "attempted", "completed", "with_output", "scored", "passed", "failed", "missing"]
@@ -83,8 +85,8 @@ def test_semantic_role_recognition_exact_counts() -> None:
     assert imported.ledger.get_column("run_id").unique().to_list() == ["240206062816JZOWUWI3"]
     # No final report and no declared dataset size: two non-refusing notes.
     assert imported.notes.select("kind", "line", "refusing").rows() == [
+        ("plan_from_rows", 1, False),
         ("run_status", None, False),
-        ("run_status", 1, False),
     ]
     [info] = imported.info
     assert info["events"] == 33
@@ -127,7 +129,11 @@ def test_match_events_grade_and_final_report_is_not_evidence(tmp_path: Path) -> 
         ],
     )
     imported = openai_evals.read([log])
-    assert imported.notes.select("kind", "line").rows() == [("run_status", 1)]  # only: plan inferred
+    # The report's accuracy is not what its match events give: said in a note, never used.
+    assert imported.notes.select("kind", "line").rows() == [("header_rows_disagree", 6), ("plan_from_rows", 1)]
+    assert imported.notes.get_column("detail")[0] == (
+        "final_report says accuracy = 1; the 2 'correct' grade(s) of the match events give 0.5"
+    )
     assert imported.info[0]["final_report"] == {"accuracy": 1.0, "counts": 10}
     report = run_audit(imported)
     assert counts(report) == {
@@ -180,6 +186,7 @@ def test_score_key_reads_metrics_events(tmp_path: Path) -> None:
     )
     imported = openai_evals.read([log], score="accuracy")
     assert "passed" not in imported.ledger.columns
+    assert imported.notes.get_column("kind").to_list() == ["plan_from_rows"]  # final_report 0.5 agrees
     assert imported.ledger.select("case_id", "score_status", "score").rows() == [
         ("toy.dev.0", "scored", 0.25),
         ("toy.dev.1", "scored", 0.75),
@@ -202,18 +209,77 @@ def test_nonfinite_and_non_numeric_grades(tmp_path: Path) -> None:
     )
     imported = openai_evals.read([log])
     status = dict(imported.ledger.select("case_id", "score_status").iter_rows())
-    assert status == {"toy.dev.0": "judge_error", "toy.dev.1": "not_scored"}
+    # A grade that is not a score (the text "B") is a grader failure, as a NaN is: never "not scored".
+    assert status == {"toy.dev.0": "judge_error", "toy.dev.1": "judge_error"}
     assert imported.notes.select("kind", "case_id").rows() == [
         ("nonfinite_score", "toy.dev.0"),
-        ("not_a_score", "toy.dev.1"),
-        ("run_status", None),
+        ("plan_from_rows", None),
     ]
+
+
+# --- logs with no evidence, score keys ----------------------------------------------------------
+
+
+def test_log_with_only_a_final_report_refuses() -> None:
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([ORIPROMPT])
+    problems = exc.value.problems
+    assert problems.select("kind", "line", "refusing").rows() == [
+        ("empty_plan", 1, True),
+        ("header_rows_disagree", 2, False),
+        ("header_rows_disagree", 2, False),
+    ]
+    assert problems.get_column("detail").to_list() == [
+        "no event names a sample (0 event line(s)): the log holds no per-sample evidence, "
+        "only its final_report, which is never evidence",
+        "final_report says accuracy = 0.207333, but no match events of the log give a 'correct' grade",
+        "final_report says n_samples = 1500; the log's events name 0 sample(s)",
+    ]
+    assert problems.get_column("candidate").unique().to_list() == ["self_prompting/oriprompt/baseline"]
+
+
+def test_spec_only_log_refuses_beside_a_good_one(tmp_path: Path) -> None:
+    bare = write_log(tmp_path / "bare.jsonl", [spec("r1", ["gpt-x"])])
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([bare, SRL])
+    assert exc.value.problems.filter(pl.col("refusing")).select("kind", "source").rows() == [("empty_plan", str(bare))]
+
+
+def test_mistyped_score_key_refuses_naming_the_keys() -> None:
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([SRL], score="scor")
+    assert exc.value.problems.select("kind", "refusing", "detail").rows() == [
+        ("unknown_score", True, "no grade key named 'scor' in the export (has: choice, score)")
+    ]
+    # A key that exists reads it: "choice" is text, so the one graded sample is a judge error.
+    imported = openai_evals.read([SRL], score="choice")
+    assert imported.ledger.filter(pl.col("score_status") != "not_scored").select("case_id", "score_status").rows() == [
+        ("semantic_role_recognition.test.25", "judge_error")
+    ]
+
+
+def test_folder_without_logs_refuses(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "other.log").write_text("plain text log\n")
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([tmp_path])
+    assert exc.value.problems.select("kind", "refusing").rows() == [("no_export", True)]
+
+
+def test_record_log_named_dot_log_is_found_in_a_folder() -> None:
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([ORIPROMPT.parent])
+    assert exc.value.problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["empty_plan"]
 
 
 # --- malformed logs: refusing notes with the line, never a traceback ------------------------------
 
 
-def test_truncated_log_keeps_its_other_lines_and_other_files(tmp_path: Path) -> None:
+def refusing(problems: pl.DataFrame) -> list[tuple[Any, ...]]:
+    return problems.filter(pl.col("refusing")).select("kind", "source", "line").rows()
+
+
+def test_truncated_log_is_refused_at_its_line(tmp_path: Path) -> None:
     data = SRL.read_bytes()
     cut = data.rindex(b'{"run_id"') + 40  # inside the last event (line 34)
     truncated = tmp_path / "truncated.jsonl"
@@ -221,16 +287,11 @@ def test_truncated_log_keeps_its_other_lines_and_other_files(tmp_path: Path) -> 
     other = write_log(
         tmp_path / "other.jsonl", [spec("r9", ["gpt-x"]), event("r9", 0, "toy.dev.0", "match", {"correct": True})]
     )
-    imported = openai_evals.read([truncated, other])
-    refusing = imported.notes.filter(pl.col("refusing")).select("kind", "source", "line").rows()
-    assert refusing == [("unreadable_file", str(truncated), 34)]
-    by_candidate = dict(imported.ledger.group_by("candidate").len().iter_rows())
-    assert by_candidate == {CANDIDATE: 9, "gpt-x": 1}
-    # The graded event was cut off: sample 25 is now only sampled.
-    assert imported.ledger.filter(pl.col("score_status") == "judge_error").height == 0
-    with pytest.raises(evalframe.AuditRefused) as info:
-        run_audit(imported)
-    assert info.value.problems.filter(pl.col("refusing")).get_column("line").to_list() == [34]
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([truncated, other])
+    assert refusing(exc.value.problems) == [("unreadable_file", str(truncated), 34)]
+    # The other log was read: its notes are there too.
+    assert ("plan_from_rows", str(other)) in exc.value.problems.select("kind", "source").rows()
 
 
 def test_bad_json_line_and_event_missing_keys(tmp_path: Path) -> None:
@@ -243,12 +304,12 @@ def test_bad_json_line_and_event_missing_keys(tmp_path: Path) -> None:
             event("r1", 2, "toy.dev.1", "match", {"correct": True}),
         ],
     )
-    imported = openai_evals.read([log])
-    assert imported.notes.filter(pl.col("refusing")).select("kind", "line").rows() == [
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([log])
+    assert [(k, line) for k, _, line in refusing(exc.value.problems)] == [
         ("unreadable_file", 2),
         ("unreadable_file", 3),
     ]
-    assert imported.ledger.get_column("case_id").to_list() == ["toy.dev.1"]
 
 
 def test_log_without_spec_header(tmp_path: Path) -> None:
@@ -257,13 +318,14 @@ def test_log_without_spec_header(tmp_path: Path) -> None:
     empty.write_text("")
     not_utf8 = tmp_path / "latin.jsonl"
     not_utf8.write_bytes(json.dumps(spec("r1", ["gpt-x"])).encode() + b"\n\xff\xfe\n")
-    imported = openai_evals.read([no_spec, empty, not_utf8])
-    rows = imported.notes.filter(pl.col("refusing")).select("source", "line").rows()
-    assert sorted((Path(s).name, line) for s, line in rows) == [("empty.jsonl", 1), ("latin.jsonl", 2), ("x.jsonl", 1)]
-    assert imported.ledger.height == 0
-    assert imported.plan.candidates == ()
-    with pytest.raises(evalframe.AuditRefused):
-        run_audit(imported)
+    with pytest.raises(ImportRefused) as exc:
+        openai_evals.read([no_spec, empty, not_utf8])
+    rows = refusing(exc.value.problems)
+    assert sorted((k, Path(s).name, line) for k, s, line in rows) == [
+        ("unreadable_file", "empty.jsonl", 1),
+        ("unreadable_file", "latin.jsonl", 2),
+        ("unreadable_file", "x.jsonl", 1),
+    ]
 
 
 def test_path_that_does_not_exist_raises(tmp_path: Path) -> None:
