@@ -10,8 +10,8 @@ metadata}`` whose ``results`` is an evaluate summary:
   ``prompts`` lists every (provider × prompt) column the evaluator set up
   (``provider`` is the provider's label, or its id when it has no label);
 * **version 2** ``{version: 2, timestamp, results[], table, stats}``: the same
-  list sits in ``table.head.prompts``. Old rows may lack ``testIdx``,
-  ``promptIdx`` and ``failureReason``.
+  list sits in ``table.head.prompts`` (without ``provider``). Old rows lack
+  ``testIdx``, ``promptIdx`` and ``failureReason``.
 
 A bare summary (``results`` is the list of rows, with ``table``/``stats``
 beside it, as very old versions wrote) is read the same way, and a ``.jsonl``
@@ -24,17 +24,19 @@ https://www.promptfoo.dev/docs/configuration/outputs/.
 
 How rows are read
 -----------------
-* **candidate**: the provider's ``label`` when it has one, else its ``id``
-  (promptfoo's own provider key, the ``provider`` of a ``prompts[]`` column).
-  When the export holds more than one distinct prompt, the prompt is part of
-  the candidate: ``"<provider> | <prompt label>"`` (white space inside the
-  label collapsed to single spaces; a prompt without a label is named by its
-  ``promptId``, else ``prompt <promptIdx>``).
+* **candidate**: the provider's ``label`` when it is not empty, else its
+  ``id`` (promptfoo's own provider key, the ``provider`` of a ``prompts[]``
+  column). When the export holds more than one distinct prompt, the prompt is
+  part of the candidate: ``"<provider> | <prompt label>"`` (white space in the
+  label collapsed to single spaces, cut to 60 characters and an ellipsis; a
+  prompt without a label is named by its ``promptId``, else ``prompt
+  <promptIdx>``; names that still clash get ``#1``, ``#2``). A version 2
+  export of one provider and two prompts thus has two candidates, one per
+  prompt.
 * **case_id**: ``testIdx`` as a string when every row has it (``testCaseIdx``
   in some old versions); else the first 12 hex digits of the SHA-256 of the
-  row's ``vars`` as canonical JSON (keys sorted, no spaces, UTF-8; the
-  ``_conversation`` variable promptfoo injects is left out). promptfoo gives a
-  new ``testIdx`` to every repetition of ``--repeat``; when the config
+  row's ``vars`` as canonical JSON (see :func:`vars_case_id`). promptfoo
+  gives a new ``testIdx`` to every repetition of ``--repeat``; when the config
   declares ``evaluateOptions.repeat = R`` and its tests can be expanded, the
   R repetitions of a test become trials 1..R of one case, whose id is the
   ``testIdx`` of its first repetition. Otherwise every row is trial 1 (and
@@ -43,23 +45,39 @@ How rows are read
   several files are combined on the assumption that they share one test list.
 * **status**: ``failureReason`` 2 is an execution failure (``exec_status``
   ``timeout`` when promptfoo's error says the test timed out or the eval
-  exceeded its maximum duration, else ``error``); the ``error`` text alone
-  never is, because promptfoo also writes an assertion's failure reason there.
-  Otherwise the row completed; it is ``scored`` when it has a
-  ``gradingResult`` (``failureReason`` 1 is a scored fail) and ``not_scored``
-  when it has none (no assertions ran, e.g. ``No output`` rows, or the grading
-  result was stripped). Rows without ``failureReason`` (version 2) count as an
-  execution error when they carry an ``error`` and no grading result, except
-  promptfoo's ``No output`` row, which completed without output.
-* **score**: the row's ``score`` (promptfoo's weighted assertion score,
-  normally in [0, 1], so audit with ``grade="numeric"``) and ``passed`` from
-  ``success`` (``gradingResult.pass`` when ``success`` is absent). With
-  ``score="<name>"`` the named score ``namedScores[<name>]`` is used instead,
-  and ``passed`` comes from the component results whose assertion has
-  ``metric: <name>`` (the column is left out when some scored row has none).
-  A non-finite score is a grader failure (``judge_error``, note
-  ``nonfinite_score``); a score that is not a number is one too (note
-  ``not_a_score``).
+  exceeded its maximum duration, else ``error``); ``failureReason`` 1 is a
+  completed, scored fail. The ``error`` text alone never is an execution
+  failure, because promptfoo also writes an assertion's failure reason there.
+  A completed row is ``scored`` when it has a ``gradingResult`` and
+  ``not_scored`` when it has none (no assertions ran, e.g. ``No output``
+  rows, or the grading result was stripped). Rows without ``failureReason``
+  (version 2) count as an execution error when they carry an ``error`` and
+  no grading result, except promptfoo's ``No output`` row, which completed
+  without output.
+
+The grade (``--score``)
+-----------------------
+The ledger's ``passed`` is promptfoo's own verdict and ``score`` is what
+``score`` chose (:func:`~evalframe.importers._kit.choose_score`; a name the
+export does not have refuses as ``unknown_score``, naming those it has):
+
+* ``success`` (the default): the binary grade from the row's ``success``
+  (``gradingResult.pass`` when ``success`` is absent): ``passed`` is the
+  verdict and ``score`` is 1 or 0, so the audit's default ``--grade binary``
+  reads it (under ``--grade numeric`` the mean score is then the pass rate).
+* ``score``: promptfoo's weighted assertion score (the row's ``score``, else
+  ``gradingResult.score``, normally a fraction in [0, 1]) with ``passed``
+  still from ``success``: audit with ``--grade numeric``, where the mean is
+  the weighted score and ``passed`` (not a threshold) counts the passes.
+* any other name: the named assertion metric ``namedScores[<name>]`` (the
+  ``metric`` of an assertion; promptfoo sums the component scores of a
+  metric into it), with ``passed`` from the component results whose
+  assertion has that ``metric`` (the column is left out when some scored row
+  has none). A row without the metric is ``not_scored``.
+
+A value that is not a score is a grader failure (``judge_error``) with the
+flag ``nonfinite_score`` (NaN, Infinity) or ``not_a_score``
+(:func:`~evalframe.importers._kit.grade`).
 
 The plan
 --------
@@ -70,10 +88,12 @@ Planned units are the declared (provider × prompt) columns (``prompts[]``)
 possible when the tests are written inline. If they are not (a file
 reference, a ``file://`` variable), or if the rows contradict the expansion
 (a ``testIdx`` beyond it, or variables that differ), the plan is the cases
-seen in any row × the declared columns, with a ``plan_from_rows`` note: a
-test that no candidate ran cannot be detected as missing then. Header totals
-(``stats``, ``prompts[].metrics``) are never evidence; when they disagree
-with the rows a ``header_rows_disagree`` note says so.
+seen in any row × the declared columns, with a ``plan_from_rows`` flag: a
+test that no candidate ran cannot be detected as missing then. An export
+with no row and no declared column has no plan and refuses
+(``empty_plan``, ``empty_candidates``). Header totals (``stats``,
+``prompts[].metrics``) are never evidence; when they disagree with the rows
+a ``header_rows_disagree`` flag says so.
 """
 
 from __future__ import annotations
@@ -103,35 +123,37 @@ from evalframe.columns import (
     SOURCE,
     TRIAL,
 )
-from evalframe.errors import InputFormatError, PlanError
+from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    Unreadable,
+    build_plan,
+    choose_score,
+    find_files,
+    finish,
+    grade,
+    note,
+    read_json,
+    read_json_lines,
+)
 from evalframe.load import PathLike
-from evalframe.plan import Plan
-from evalframe.problems import concat_problems, problems_frame
 
-__all__ = ["LEDGER_SCHEMA", "PLAN_FROM_ROWS", "read", "vars_case_id"]
+__all__ = ["LEDGER_SCHEMA", "SUCCESS", "WEIGHTED", "read", "vars_case_id"]
 
 #: ``ResultFailureReason`` values (promptfoo ``src/types/index.ts``).
 FAILURE_NONE: Final = 0
 FAILURE_ASSERT: Final = 1
 FAILURE_ERROR: Final = 2
 
-#: Note kind: the export declares no usable test list, so the plan is the cases seen.
-#: (Listed in :data:`evalframe.problems.PROBLEM_KINDS`; non-refusing.)
-PLAN_FROM_ROWS: Final = "plan_from_rows"
-
+#: ``--score`` of the binary grade from ``success`` (the default).
+SUCCESS: Final = "success"
+#: ``--score`` of promptfoo's weighted assertion score (for ``--grade numeric``).
+WEIGHTED: Final = "score"
 
 _NO_OUTPUT: Final = "No output"
 _CONVERSATION_VAR: Final = "_conversation"
-
-
-class _Unreadable(Exception):
-    """A file (or one row of it) cannot be read; carries the place and the reason."""
-
-    def __init__(self, detail: str, *, line: int | None = None) -> None:
-        self.detail = detail
-        self.line = line
-        super().__init__(detail)
+_NAME_WIDTH: Final = 60
 
 
 @dataclass
@@ -155,15 +177,27 @@ class _Row:
 
 
 @dataclass
+class _Export:
+    """One file as loaded: its result rows (numbered) and header parts."""
+
+    source: str
+    layout: str
+    numbered: list[tuple[int, Any]]
+    columns: list[dict[str, Any]]
+    config: dict[str, Any]
+    stats: dict[str, Any]
+    info: dict[str, Any]
+    #: Lines of a ``.jsonl`` file that could not be read.
+    notes: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
 class _FileRead:
     """Everything read from one file."""
 
-    source: str
     rows: list[dict[str, Any]] = field(default_factory=list)
     units: list[tuple[str, str, int]] = field(default_factory=list)
-    candidates: list[str] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
-    info: dict[str, Any] = field(default_factory=dict)
     named_pass_complete: bool = True
 
 
@@ -222,48 +256,91 @@ def _provider_key(value: Any) -> str | None:
     if isinstance(value, str):
         return value or None
     if isinstance(value, dict):
-        label = _str(value.get("label"))
-        if label:
-            return label
-        ident = _str(value.get("id"))
-        return ident or None
+        return _str(value.get("label")) or _str(value.get("id")) or None
     return None
 
 
-def _prompt_key(prompt: Mapping[str, Any], prompt_id: str | None) -> str:
+def _prompt_key(prompt: Mapping[str, Any]) -> str:
     """Identity of a prompt: its label (or legacy ``display``), else its id."""
-    label = _str(prompt.get("label")) or _str(prompt.get("display"))
-    if label:
-        return label
-    return prompt_id or _str(prompt.get("id")) or ""
+    return _str(prompt.get("label")) or _str(prompt.get("display")) or _str(prompt.get("id")) or ""
 
 
-def _display(label: str) -> str:
-    return " ".join(label.split())
+def _named_scores(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return _dict(obj.get("namedScores")) or _dict(_dict(obj.get("gradingResult")).get("namedScores"))
 
 
 # --- one result row ------------------------------------------------------------
 
 
+def _failure(obj: Mapping[str, Any], *, graded: bool, has_output: bool) -> int:
+    """``failureReason`` as written (version 3), else derived from the row (version 2)."""
+    failure = _int(obj.get("failureReason"))
+    if failure in (FAILURE_NONE, FAILURE_ASSERT, FAILURE_ERROR):
+        return failure
+    error = _str(obj.get("error"))
+    if obj.get("success") is True:
+        return FAILURE_NONE
+    if graded:
+        return FAILURE_ASSERT
+    if error is not None and not (error == _NO_OUTPUT and not has_output):
+        return FAILURE_ERROR
+    return FAILURE_NONE
+
+
+def _grade(
+    obj: Mapping[str, Any], choice: str, line: int, source: str
+) -> tuple[str, float | None, bool | None, bool, list[dict[str, Any]]]:
+    """Score status, score, passed, whether a pass verdict exists, and notes of one graded row."""
+    grading = _dict(obj.get("gradingResult"))
+    success = obj.get("success")
+    verdict = success if isinstance(success, bool) else grading.get("pass")
+    passed = verdict if isinstance(verdict, bool) else None
+    if choice == SUCCESS:
+        if passed is None:
+            detail = "the grading result has no pass verdict (neither success nor gradingResult.pass)"
+            return "judge_error", None, None, True, [note("not_a_score", source, detail, line=line)]
+        return "scored", float(passed), passed, True, []
+    if choice == WEIGHTED:
+        raw: Any = obj.get("score", grading.get("score"))
+        what = "score"
+    else:
+        named = _named_scores(obj)
+        if choice not in named:
+            return "not_scored", None, None, True, []
+        raw, what = named[choice], f"namedScores[{choice!r}]"
+        verdicts = [
+            c.get("pass")
+            for c in grading.get("componentResults") or []
+            if isinstance(c, dict) and _dict(c.get("assertion")).get("metric") == choice
+        ]
+        passed = all(verdicts) if verdicts and all(isinstance(v, bool) for v in verdicts) else None
+    status, value = grade(raw)
+    if status == "scored":
+        return status, value, passed, passed is not None or choice == WEIGHTED, []
+    if isinstance(raw, float) and not math.isfinite(raw):
+        flag = note("nonfinite_score", source, f"{what} = {raw!r} is not finite; read as a grader failure", line=line)
+    else:
+        shown = json.dumps(raw)[:80]
+        flag = note("not_a_score", source, f"{what} = {shown} is not a number; read as a grader failure", line=line)
+    return status, None, None, True, [flag]
+
+
 def _read_row(
-    obj: Any, line: int, *, score_name: str | None, declared: Sequence[Mapping[str, Any]]
+    obj: Any, line: int, *, source: str, choice: str, declared: Sequence[Mapping[str, Any]]
 ) -> tuple[_Row, list[dict[str, Any]], bool]:
     """Read one ``EvaluateResult``; return the row, its notes and whether a named pass verdict exists."""
     if not isinstance(obj, dict):
-        raise _Unreadable(f"result {line} is a {type(obj).__name__}, not an object", line=line)
-    provider = _provider_key(obj.get("provider"))
+        raise Unreadable(source, f"result {line} is a {type(obj).__name__}, not an object", line=line)
     prompt_idx = _int(obj.get("promptIdx"))
     column = declared[prompt_idx] if prompt_idx is not None and 0 <= prompt_idx < len(declared) else {}
+    provider = _provider_key(obj.get("provider")) or _str(column.get("provider")) or None
     if provider is None:
-        provider = _str(column.get("provider")) or None
-    if provider is None:
-        raise _Unreadable(f"result {line} has no provider id or label", line=line)
+        raise Unreadable(source, f"result {line} has no provider id or label", line=line)
     prompt = _dict(obj.get("prompt"))
-    prompt_id = _str(obj.get("promptId"))
     key = _str(prompt.get("label")) or _str(prompt.get("display")) or ""
     if not key and _str(column.get("provider")) == provider:
-        key = _prompt_key(column, None)
-    key = key or prompt_id or ""
+        key = _prompt_key(column)
+    key = key or _str(obj.get("promptId")) or ""
     label = key or (f"prompt {prompt_idx}" if prompt_idx is not None else "prompt")
     test_idx = _int(obj.get("testIdx"))
     if test_idx is None:
@@ -271,30 +348,17 @@ def _read_row(
     variables = obj.get("vars")
     if not isinstance(variables, dict):
         variables = _dict(_dict(obj.get("testCase")).get("vars"))
-    notes: list[dict[str, Any]] = []
     response = obj.get("response")
     has_output = isinstance(response, dict) and response.get("output") is not None
-    error = _str(obj.get("error"))
-    grading = obj.get("gradingResult")
-    graded = isinstance(grading, dict)
-    success = obj.get("success") is True
-    failure = _int(obj.get("failureReason"))
-    if failure not in (FAILURE_NONE, FAILURE_ASSERT, FAILURE_ERROR):
-        # version 2 (or an unknown value): derive it from the row
-        if success:
-            failure = FAILURE_NONE
-        elif graded:
-            failure = FAILURE_ASSERT
-        elif error is not None and not (error == _NO_OUTPUT and not has_output):
-            failure = FAILURE_ERROR
-        else:
-            failure = FAILURE_NONE
+    graded = isinstance(obj.get("gradingResult"), dict)
+    failure = _failure(obj, graded=graded, has_output=has_output)
     limit: str | None = None
     score: float | None = None
     passed: bool | None = None
     named_pass = True
+    notes: list[dict[str, Any]] = []
     if failure == FAILURE_ERROR:
-        text = (error or "").lower()
+        text = (_str(obj.get("error")) or "").lower()
         if "exceeded max duration" in text:
             exec_status, limit = "timeout", "max_eval_time"
         elif "timed out" in text:
@@ -306,64 +370,7 @@ def _read_row(
         exec_status, score_status = "completed", "not_scored"
     else:
         exec_status = "completed"
-        grading_d = _dict(grading)
-        if score_name is None:
-            raw: Any = obj.get("score", grading_d.get("score"))
-            verdict: Any = obj.get("success") if isinstance(obj.get("success"), bool) else grading_d.get("pass")
-            passed = verdict if isinstance(verdict, bool) else None
-            what = "score"
-        else:
-            named = _dict(obj.get("namedScores")) or _dict(grading_d.get("namedScores"))
-            raw = named.get(score_name)
-            components = [
-                c
-                for c in grading_d.get("componentResults") or []
-                if isinstance(c, dict) and _dict(c.get("assertion")).get("metric") == score_name
-            ]
-            verdicts = [c.get("pass") for c in components]
-            if verdicts and all(isinstance(v, bool) for v in verdicts):
-                passed = all(verdicts)
-            what = f"namedScores[{score_name!r}]"
-        if raw is None and score_name is not None:
-            score_status = "not_scored"
-            passed = None
-        elif score_name is None and passed is None:
-            score_status = "judge_error"
-            notes.append(
-                {
-                    "kind": "not_a_score",
-                    "line": line,
-                    "detail": "the grading result has no pass verdict (neither success nor gradingResult.pass)",
-                    "refusing": False,
-                }
-            )
-        elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            if math.isfinite(raw):
-                score, score_status = float(raw), "scored"
-                if score_name is not None and passed is None:
-                    named_pass = False
-            else:
-                score_status, passed = "judge_error", None
-                notes.append(
-                    {
-                        "kind": "nonfinite_score",
-                        "line": line,
-                        "detail": f"{what} = {raw!r} is not finite; read as a grader failure",
-                        "refusing": False,
-                    }
-                )
-        elif raw is None and passed is not None:
-            score_status = "scored"  # a verdict without a number
-        else:
-            score_status, passed = "judge_error", None
-            notes.append(
-                {
-                    "kind": "not_a_score",
-                    "line": line,
-                    "detail": f"{what} = {json.dumps(raw)[:80]} is not a number; read as a grader failure",
-                    "refusing": False,
-                }
-            )
+        score_status, score, passed, named_pass, notes = _grade(obj, choice, line, source)
     row = _Row(
         line=line,
         provider=provider,
@@ -374,10 +381,10 @@ def _read_row(
         exec_status=exec_status,
         score_status=score_status,
         score=score,
-        passed=passed if score_status == "scored" else None,
+        passed=passed,
         has_output=has_output,
         limit=limit,
-        success=success,
+        success=obj.get("success") is True,
         failure=failure,
     )
     return row, notes, named_pass
@@ -474,134 +481,95 @@ def _vars_agree(declared: Mapping[str, Any], seen: Mapping[str, Any]) -> bool:
 # --- one file -------------------------------------------------------------------------
 
 
-def _load_document(path: Path) -> tuple[dict[str, Any], list[Any], list[dict[str, Any]], str]:
-    """Return (wrapper, result rows, declared prompt columns, layout) of a JSON export."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Unreadable(f"bytes that are not UTF-8 at byte {exc.start}") from exc
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Unreadable(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", line=exc.lineno) from exc
+def _is_export(path: Path) -> bool:
+    return path.suffix.lower() in (".json", ".jsonl")
+
+
+def _load(path: Path) -> _Export:
+    """Load one export file; a file that is not a promptfoo export raises :class:`Unreadable`."""
+    source = str(path)
+    if path.suffix.lower() in (".jsonl", ".ndjson"):
+        numbered, bad = read_json_lines(path)
+        jsonl = {"source": source, "format": "promptfoo", "layout": "jsonl"}
+        return _Export(source, "jsonl", numbered, [], {}, {}, jsonl, notes=bad)
+    doc = read_json(path)
     if not isinstance(doc, dict):
-        raise _Unreadable(f"expected a JSON object, found {type(doc).__name__}")
+        raise Unreadable(source, f"expected a JSON object, found {type(doc).__name__}")
     summary = doc.get("results")
-    if isinstance(summary, list):
+    if isinstance(summary, list):  # a bare (legacy) summary: no wrapper
         summary, doc = doc, {}
     if not isinstance(summary, dict):
-        raise _Unreadable("no 'results' object: not a promptfoo eval export")
+        raise Unreadable(source, "no 'results' object: not a promptfoo eval export")
     rows = summary.get("results")
     if not isinstance(rows, list):
-        raise _Unreadable("'results.results' is missing or not a list")
+        raise Unreadable(source, "'results.results' is missing or not a list")
     prompts = summary.get("prompts")
     layout = "v3"
     if not isinstance(prompts, list):
         prompts = _dict(_dict(summary.get("table")).get("head")).get("prompts")
         layout = "v2" if doc else "legacy"
     columns = [p for p in prompts if isinstance(p, dict)] if isinstance(prompts, list) else []
-    wrapper = {**doc, "_summary": summary}
-    return wrapper, rows, columns, layout
+    config, stats = _dict(doc.get("config")), _dict(summary.get("stats"))
+    run_id = _str(doc.get("evalId")) or None
+    info: dict[str, Any] = {
+        "source": source,
+        "format": "promptfoo",
+        "layout": layout,
+        "version": summary.get("version"),
+        "eval_id": run_id,
+        "run_id": run_id,
+        "timestamp": _str(summary.get("timestamp")),
+        "promptfoo_version": _str(_dict(doc.get("metadata")).get("promptfooVersion")),
+        "description": _str(config.get("description")),
+        "stats": {k: stats.get(k) for k in ("successes", "failures", "errors") if k in stats},
+    }
+    return _Export(source, layout, list(enumerate(rows, start=1)), columns, config, stats, info)
 
 
-def _load_jsonl(path: Path) -> tuple[list[tuple[int, Any]], list[dict[str, Any]]]:
-    """Rows of a ``.jsonl`` export with their physical lines, and the bad lines as notes."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _Unreadable(f"bytes that are not UTF-8 at byte {exc.start}") from exc
-    rows: list[tuple[int, Any]] = []
-    bad: list[dict[str, Any]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            bad.append({"kind": "unreadable_file", "line": number, "detail": f"invalid JSON: {exc.msg}"})
-    return rows, bad
+def _tally(rows: Sequence[_Row]) -> dict[str, int]:
+    """Successes, errors and failures as promptfoo's header counts them."""
+    errors = sum(not r.success and r.failure == FAILURE_ERROR for r in rows)
+    successes = sum(r.success for r in rows)
+    return {"successes": successes, "errors": errors, "failures": len(rows) - successes - errors}
 
 
-def _read_file(path: Path, *, score_name: str | None) -> _FileRead:
-    source = str(path)
-    out = _FileRead(source=source, info={"source": source, "format": "promptfoo"})
-    is_jsonl = path.suffix.lower() in (".jsonl", ".ndjson")
-    try:
-        if is_jsonl:
-            numbered, bad = _load_jsonl(path)
-            out.notes.extend(bad)
-            wrapper: dict[str, Any] = {"_summary": {}}
-            columns: list[dict[str, Any]] = []
-            layout = "jsonl"
-        else:
-            wrapper, raw_rows, columns, layout = _load_document(path)
-            numbered = list(enumerate(raw_rows, start=1))
-    except _Unreadable as exc:
-        out.notes.append({"kind": "unreadable_file", "line": exc.line, "detail": exc.detail})
-        out.info.update({"layout": None, "rows_read": 0, "error": exc.detail})
-        return out
-    summary = _dict(wrapper.get("_summary"))
-    config = _dict(wrapper.get("config"))
-    stats = _dict(summary.get("stats"))
-    run_id = _str(wrapper.get("evalId")) or None
-    out.info.update(
-        {
-            "layout": layout,
-            "version": summary.get("version"),
-            "eval_id": run_id,
-            "timestamp": _str(summary.get("timestamp")),
-            "promptfoo_version": _str(_dict(wrapper.get("metadata")).get("promptfooVersion")),
-            "description": _str(config.get("description")),
-            "stats": {k: stats.get(k) for k in ("successes", "failures", "errors") if k in stats},
-        }
-    )
-
+def _read_export(export: _Export, *, choice: str) -> _FileRead:
+    source, columns, config = export.source, export.columns, export.config
+    out = _FileRead(notes=list(export.notes))
     rows: list[_Row] = []
-    for line, obj in numbered:
+    for line, obj in export.numbered:
         try:
-            row, notes, named_pass = _read_row(obj, line, score_name=score_name, declared=columns)
-        except _Unreadable as exc:
-            out.notes.append({"kind": "unreadable_file", "line": exc.line, "detail": exc.detail})
+            row, notes, named_pass = _read_row(obj, line, source=source, choice=choice, declared=columns)
+        except Unreadable as exc:
+            out.notes.append(exc.note)
             continue
         out.named_pass_complete &= named_pass
         out.notes.extend(notes)
         rows.append(row)
     with_idx = [r for r in rows if r.test_idx is not None]
-    by_index = bool(rows) and len(with_idx) == len(rows)
-    if with_idx and not by_index:
-        for r in rows:
-            if r.test_idx is None:
-                msg = "result has no testIdx while other results of the file do: its case cannot be identified"
-                out.notes.append({"kind": "unreadable_file", "line": r.line, "detail": msg})
+    if with_idx and len(with_idx) < len(rows):
+        msg = "result has no testIdx while other results of the file do: its case cannot be identified"
+        out.notes.extend(note("unreadable_file", source, msg, line=r.line) for r in rows if r.test_idx is None)
         rows = with_idx
-        by_index = bool(rows)
+    by_index = bool(with_idx)
 
     # --- candidates ------------------------------------------------------------------
-    declared_pairs = [(p, _prompt_key(c, None)) for c in columns if (p := _str(c.get("provider")) or None) is not None]
-    prompt_labels: dict[str, str] = {}
-    for _, key in declared_pairs:
-        prompt_labels.setdefault(key, key)
+    declared_pairs = [(p, _prompt_key(c)) for c in columns if (p := _str(c.get("provider")) or None) is not None]
+    prompt_labels = {key: key for _, key in declared_pairs}
     for r in rows:
         prompt_labels.setdefault(r.prompt_key, r.prompt_label)
-    several = len(prompt_labels) > 1
     shown = _prompt_names(prompt_labels)
 
     def candidate(provider: str, prompt_key: str) -> str:
-        return f"{provider} | {shown[prompt_key]}" if several else provider
+        return f"{provider} | {shown[prompt_key]}" if len(shown) > 1 else provider
 
     declared = list(dict.fromkeys(candidate(p, k) for p, k in declared_pairs))
     seen = list(dict.fromkeys(candidate(r.provider, r.prompt_key) for r in rows))
     undeclared = [c for c in seen if c not in declared]
     if declared and undeclared:
-        out.notes.append(
-            {
-                "kind": "header_rows_disagree",
-                "detail": f"rows name candidate(s) {undeclared} that the export's prompt columns do not declare",
-                "refusing": False,
-            }
-        )
-    candidates = declared + undeclared if declared else seen
-    out.candidates = candidates
+        detail = f"rows name candidate(s) {undeclared} that the export's prompt columns do not declare"
+        out.notes.append(note("header_rows_disagree", source, detail))
+    candidates = declared + undeclared
 
     # --- cases and trials -------------------------------------------------------------
     repeat = _repeat(config)
@@ -612,20 +580,13 @@ def _read_file(path: Path, *, score_name: str | None) -> _FileRead:
     if expanded is not None:
         if by_index:
             table = _run_table(expanded, repeat)
-            bad_rows = [r for r in rows if r.test_idx is None or not 0 <= r.test_idx < len(table)]
-            mismatch = [
-                r
-                for r in rows
-                if r.test_idx is not None
-                and 0 <= r.test_idx < len(table)
-                and not _vars_agree(table[r.test_idx][2], r.vars)
-            ]
-            if bad_rows or mismatch:
-                first = (bad_rows or mismatch)[0]
-                why = (
-                    f"the config expands to {len(table)} test run(s) but the result at line {first.line} has "
-                    f"testIdx {first.test_idx}"
-                    + ("" if bad_rows else " with variables that differ from the declared test")
+            outside = [r for r in rows if r.test_idx is None or not 0 <= r.test_idx < len(table)]
+            differ = [r for r in rows if r not in outside and not _vars_agree(table[r.test_idx or 0][2], r.vars)]
+            if outside or differ:
+                first = (outside or differ)[0]
+                why = f"the config expands to {len(table)} test run(s) but the result at line {first.line} has "
+                why += f"testIdx {first.test_idx}" + (
+                    "" if outside else " with variables that differ from the declared test"
                 )
                 expanded = None
             else:
@@ -642,24 +603,15 @@ def _read_file(path: Path, *, score_name: str | None) -> _FileRead:
                 planned_cases = [(i, 1) for i in ids]
                 declared_runs = sum(len(combos) for combos in expanded) * repeat
         if expanded is None:
-            out.notes.append(
-                {
-                    "kind": "header_rows_disagree",
-                    "detail": f"config tests disagree with the rows: {why}",
-                    "refusing": False,
-                }
-            )
+            out.notes.append(note("header_rows_disagree", source, f"config tests disagree with the rows: {why}"))
     if planned_cases is None:
         planned_cases = sorted({_case(r, case_of, by_index) for r in rows})
         if rows or columns:
-            out.notes.append(
-                {
-                    "kind": PLAN_FROM_ROWS,
-                    "detail": f"plan = cases seen in the rows × declared candidates ({why}); "
-                    "a test that no candidate ran cannot be counted as missing",
-                    "refusing": False,
-                }
+            detail = (
+                f"plan = cases seen in the rows × declared candidates ({why}); "
+                "a test that no candidate ran cannot be counted as missing"
             )
+            out.notes.append(note("plan_from_rows", source, detail))
     out.units = [(c, case, trial) for c in candidates for case, trial in planned_cases]
 
     # --- ledger rows ------------------------------------------------------------------
@@ -671,7 +623,7 @@ def _read_file(path: Path, *, score_name: str | None) -> _FileRead:
                 CASE_ID: case,
                 TRIAL: trial,
                 ATTEMPT: 1,
-                RUN_ID: run_id,
+                RUN_ID: export.info.get("run_id"),
                 EXEC_STATUS: r.exec_status,
                 SCORE_STATUS: r.score_status,
                 SCORE: r.score,
@@ -684,55 +636,27 @@ def _read_file(path: Path, *, score_name: str | None) -> _FileRead:
         )
 
     # --- header totals vs rows (never evidence) ----------------------------------------
-    counted = {
-        "successes": sum(r.success for r in rows),
-        "errors": sum(not r.success and r.failure == FAILURE_ERROR for r in rows),
-        "failures": sum(not r.success and r.failure != FAILURE_ERROR for r in rows),
-    }
+    counted = _tally(rows)
     for key, n in counted.items():
-        claimed = _int(stats.get(key))
+        claimed = _int(export.stats.get(key))
         if claimed is not None and claimed != n:
             out.notes.append(
-                {
-                    "kind": "header_rows_disagree",
-                    "detail": f"header stats.{key} = {claimed} but the rows hold {n}",
-                    "refusing": False,
-                }
+                note("header_rows_disagree", source, f"header stats.{key} = {claimed} but the rows hold {n}")
             )
     metric_keys = {"testPassCount": "successes", "testFailCount": "failures", "testErrorCount": "errors"}
     for col in columns:
-        provider = _str(col.get("provider"))
-        metrics = _dict(col.get("metrics"))
+        provider, metrics = _str(col.get("provider")), _dict(col.get("metrics"))
         if not provider or not metrics:
             continue
-        name = candidate(provider, _prompt_key(col, None))
-        mine = [r for r in rows if candidate(r.provider, r.prompt_key) == name]
-        per = {
-            "successes": sum(r.success for r in mine),
-            "errors": sum(not r.success and r.failure == FAILURE_ERROR for r in mine),
-            "failures": sum(not r.success and r.failure != FAILURE_ERROR for r in mine),
-        }
+        name = candidate(provider, _prompt_key(col))
+        per = _tally([r for r in rows if candidate(r.provider, r.prompt_key) == name])
         for metric, key in metric_keys.items():
             claimed = _int(metrics.get(metric))
             if claimed is not None and claimed != per[key]:
-                out.notes.append(
-                    {
-                        "kind": "header_rows_disagree",
-                        "candidate": name,
-                        "detail": f"header prompts[].metrics.{metric} = {claimed} but the rows hold {per[key]}",
-                        "refusing": False,
-                    }
-                )
+                detail = f"header prompts[].metrics.{metric} = {claimed} but the rows hold {per[key]}"
+                out.notes.append(note("header_rows_disagree", source, detail, candidate=name))
 
-    named = sorted(
-        {
-            k
-            for _, obj in numbered
-            if isinstance(obj, dict)
-            for k in _dict(obj.get("namedScores")) or _dict(_dict(obj.get("gradingResult")).get("namedScores"))
-        }
-    )
-    out.info.update(
+    export.info.update(
         {
             "rows_read": len(out.rows),
             "candidates": candidates,
@@ -740,11 +664,16 @@ def _read_file(path: Path, *, score_name: str | None) -> _FileRead:
             "repeat": repeat,
             "plan_basis": "config" if expanded is not None else "rows",
             "case_id_basis": "testIdx" if by_index else "vars_sha256",
-            "named_scores": named,
+            "score": choice,
+            "named_scores": _export_named_scores(export),
             "rows_counted": counted,
         }
     )
     return out
+
+
+def _export_named_scores(export: _Export) -> list[str]:
+    return sorted({k for _, obj in export.numbered if isinstance(obj, dict) for k in _named_scores(obj)})
 
 
 def _case(row: _Row, case_of: Mapping[int, tuple[str, int]], by_index: bool) -> tuple[str, int]:
@@ -754,18 +683,20 @@ def _case(row: _Row, case_of: Mapping[int, tuple[str, int]], by_index: bool) -> 
 
 
 def _prompt_names(labels: Mapping[str, str]) -> dict[str, str]:
-    """Printable, unique names for prompt keys (white space collapsed; clashes get a suffix)."""
-    names = {k: _display(v) or "prompt" for k, v in labels.items()}
+    """Printable, unique names for prompt keys (white space collapsed, long labels cut; clashes get a suffix)."""
+    names: dict[str, str] = {}
+    for key, label in labels.items():
+        text = " ".join(label.split()) or "prompt"
+        names[key] = text if len(text) <= _NAME_WIDTH else text[:_NAME_WIDTH].rstrip() + "…"
     counts: dict[str, int] = {}
-    for v in names.values():
-        counts[v] = counts.get(v, 0) + 1
-    clash = {v for v, n in counts.items() if n > 1}
-    if clash:
-        order: dict[str, int] = {}
-        for k in sorted(names):
-            if names[k] in clash:
-                order[names[k]] = order.get(names[k], 0) + 1
-                names[k] = f"{names[k]} #{order[names[k]]}"
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    order: dict[str, int] = {}
+    for key in sorted(names):
+        if counts[names[key]] > 1:
+            base = names[key]
+            order[base] = order.get(base, 0) + 1
+            names[key] = f"{base} #{order[base]}"
     return names
 
 
@@ -783,9 +714,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         summary), or ``--output x.jsonl`` files (one result row per line), or
         folders holding them (searched recursively for ``.json``/``.jsonl``).
     score
-        None: the row's overall ``score`` with ``passed`` from ``success``.
-        A name: the named score ``namedScores[score]`` (see the module
-        documentation for how ``passed`` is found then).
+        What ``score`` holds (see the module documentation): None or
+        ``"success"``, the binary grade from ``success``; ``"score"``,
+        promptfoo's weighted score (audit with ``grade="numeric"``); any
+        other name, the named assertion metric ``namedScores[score]``.
 
     Returns
     -------
@@ -798,26 +730,27 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``trial``, ``attempt`` (Int64; attempt is always 1), ``run_id``
         (String, the ``evalId``), ``exec_status`` and ``score_status``
         (String), ``score`` (Float64, null unless scored), ``passed``
-        (Boolean, null unless scored; absent for a named score without
-        pass verdicts), ``has_output`` (Boolean: the response has an
-        ``output``), ``limit`` (String: ``time`` or ``max_eval_time`` for
-        timeouts), ``line`` (Int64: 1-based position in ``results.results``,
-        or the physical line of a ``.jsonl`` file) and ``source`` (String).
-        promptfoo scores are fractions, so audit this ledger with
-        ``grade="numeric"`` (the default binary grade refuses them).
-        ``notes``: problems table; ``unreadable_file`` (refusing) for a file
-        or a result that cannot be read, and the non-refusing
-        ``header_rows_disagree``, ``nonfinite_score``, ``not_a_score`` and
-        ``plan_from_rows``. ``info``: one dict per file (layout, version,
-        eval id, timestamp, promptfoo version, header ``stats``, rows read,
-        candidates, plan basis, case id basis, named scores).
+        (Boolean, promptfoo's verdict, null unless scored; absent for a named
+        score without pass verdicts), ``has_output`` (Boolean: the response
+        has an ``output``), ``limit`` (String: ``time`` or ``max_eval_time``
+        for timeouts), ``line`` (Int64: 1-based position in
+        ``results.results``, or the physical line of a ``.jsonl`` file) and
+        ``source`` (String). ``notes``: the flags ``header_rows_disagree``,
+        ``nonfinite_score``, ``not_a_score`` and ``plan_from_rows``.
+        ``info``: one dict per file (layout, version, ``run_id`` = eval id,
+        timestamp, promptfoo version, header ``stats``, rows read,
+        candidates, plan basis, case id basis, score read, named scores).
 
     Raises
     ------
     InputFormatError
-        When a path does not exist. A file that exists but cannot be read
-        is reported as an ``unreadable_file`` note and the other files are
-        still read.
+        When a path does not exist.
+    ImportRefused
+        When an import note refuses: ``unreadable_file`` (a file or a result
+        that cannot be read), ``no_export`` (a folder without an export),
+        ``unknown_score`` (``score`` names no score of the export),
+        ``empty_plan``/``empty_candidates`` (nothing planned), or a plan
+        problem such as ``padded_identifier``.
 
     Examples
     --------
@@ -826,75 +759,45 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     (('openai:gpt-5', 'openai:gpt-5-mini'), ['0', '1'])
     >>> imp.ledger.sort("candidate", "case_id").select("candidate", "case_id", "exec_status", "score", "passed")
     shape: (4, 5)
-    ┌───────────────────┬─────────┬─────────────┬──────────┬────────┐
-    │ candidate         ┆ case_id ┆ exec_status ┆ score    ┆ passed │
-    │ ---               ┆ ---     ┆ ---         ┆ ---      ┆ ---    │
-    │ str               ┆ str     ┆ str         ┆ f64      ┆ bool   │
-    ╞═══════════════════╪═════════╪═════════════╪══════════╪════════╡
-    │ openai:gpt-5      ┆ 0       ┆ completed   ┆ 0.5      ┆ false  │
-    │ openai:gpt-5      ┆ 1       ┆ completed   ┆ 0.666667 ┆ false  │
-    │ openai:gpt-5-mini ┆ 0       ┆ completed   ┆ 0.75     ┆ false  │
-    │ openai:gpt-5-mini ┆ 1       ┆ completed   ┆ 0.666667 ┆ false  │
-    └───────────────────┴─────────┴─────────────┴──────────┴────────┘
-    >>> imp.notes.height
-    0
+    ┌───────────────────┬─────────┬─────────────┬───────┬────────┐
+    │ candidate         ┆ case_id ┆ exec_status ┆ score ┆ passed │
+    │ ---               ┆ ---     ┆ ---         ┆ ---   ┆ ---    │
+    │ str               ┆ str     ┆ str         ┆ f64   ┆ bool   │
+    ╞═══════════════════╪═════════╪═════════════╪═══════╪════════╡
+    │ openai:gpt-5      ┆ 0       ┆ completed   ┆ 0.0   ┆ false  │
+    │ openai:gpt-5      ┆ 1       ┆ completed   ┆ 0.0   ┆ false  │
+    │ openai:gpt-5-mini ┆ 0       ┆ completed   ┆ 0.0   ┆ false  │
+    │ openai:gpt-5-mini ┆ 1       ┆ completed   ┆ 0.0   ┆ false  │
+    └───────────────────┴─────────┴─────────────┴───────┴────────┘
+    >>> read(["../shared/data/real/promptfoo/promptfoo-promptfoo/test/__fixtures__/sample-export.json"],
+    ...      score="score").ledger.sort("candidate", "case_id").get_column("score").round(3).to_list()
+    [0.5, 0.667, 0.75, 0.667]
     """
-    files: list[Path] = []
-    for p in paths:
-        path = Path(p)
-        if not path.exists():
-            raise InputFormatError(str(p), "no such file or directory")
-        if path.is_dir():  # a folder of exports: its .json / .jsonl files, recursively
-            found = sorted(f for f in path.rglob("*") if f.is_file() and f.suffix.lower() in (".json", ".jsonl"))
-            if not found:
-                raise InputFormatError(str(p), "no .json or .jsonl promptfoo export in this folder")
-            files.extend(found)
-        else:
-            files.append(path)
-    if not files:
+    files, notes = find_files(paths, is_export=_is_export, what=".json or .jsonl promptfoo export")
+    if not files and not notes:
         raise InputFormatError("", "no input files given")
-    reads = [_read_file(f, score_name=score) for f in files]
-
-    notes: list[dict[str, Any]] = [{**n, "source": r.source} for r in reads for n in r.notes]
+    exports: list[_Export] = []
+    info: list[dict[str, Any]] = []
+    for path in files:
+        try:
+            exports.append(_load(path))
+            info.append(exports[-1].info)
+        except Unreadable as exc:
+            notes.append(exc.note)
+            info.append({"source": str(path), "format": "promptfoo", "layout": None, "rows_read": 0})
+    source = "promptfoo:" + ",".join(str(f) for f in files)
+    named = [name for e in exports for name in _export_named_scores(e)]
+    try:
+        choice = choose_score(score, [SUCCESS, WEIGHTED, *named], default=SUCCESS, what="score", source=source)
+    except ScoreChoiceError as exc:
+        notes.append(exc.note)
+        choice = SUCCESS
+    reads = [_read_export(e, choice=choice or SUCCESS) for e in exports]
     rows = [row for r in reads for row in r.rows]
     ledger = pl.DataFrame(rows, schema=LEDGER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LEDGER_SCHEMA)
-    if score is not None and not all(r.named_pass_complete for r in reads):
+    if not all(r.named_pass_complete for r in reads):
         ledger = ledger.drop(PASSED)
-    candidates = list(dict.fromkeys(c for r in reads for c in r.candidates))
-    units = sorted({u for r in reads for u in r.units})
-    source = "promptfoo:" + ",".join(r.source for r in reads)
-    if not units:
-        notes.append(
-            {
-                "kind": "empty_plan",
-                "source": source,
-                "detail": "no planned unit could be read from the export(s)",
-            }
-        )
-        plan = Plan(cases=pl.DataFrame(schema={CASE_ID: pl.String}), candidates=tuple(candidates), source=source)
-    else:
-        try:
-            plan = _plan(units, candidates, source)
-        except PlanError as exc:
-            notes.extend(exc.problems.to_dicts())
-            plan = Plan(cases=pl.DataFrame(schema={CASE_ID: pl.String}), candidates=tuple(candidates), source=source)
-    return Imported(
-        plan=plan, ledger=ledger, notes=concat_problems([problems_frame(notes)]), info=[r.info for r in reads]
-    )
-
-
-def _plan(units: list[tuple[str, str, int]], candidates: list[str], source: str) -> Plan:
-    """A cases-and-candidates plan when the units are a full cross product, else a units table."""
-    cases = sorted({u[1] for u in units})
-    trials = max(u[2] for u in units)
-    used = [c for c in candidates if any(u[0] == c for u in units)]
-    full = {(c, k, t) for c in used for k in cases for t in range(1, trials + 1)}
-    if set(units) == full:
-        return Plan.from_frame(
-            pl.DataFrame({CASE_ID: cases}, schema={CASE_ID: pl.String}), candidates=used, trials=trials, source=source
-        )
-    frame = pl.DataFrame(
-        {CANDIDATE: [u[0] for u in units], CASE_ID: [u[1] for u in units], TRIAL: [u[2] for u in units]},
-        schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64},
-    )
-    return Plan.from_frame(frame, source=source)
+    units = list(dict.fromkeys(u for r in reads for u in r.units))
+    frame = pl.DataFrame(units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64}, orient="row")
+    plan, plan_problems = build_plan(frame, source=source)
+    return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info)

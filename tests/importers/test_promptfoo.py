@@ -15,11 +15,17 @@ from polars.testing import assert_frame_equal
 import evalframe
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported, promptfoo
-from evalframe.load import Loaded
+from evalframe.importers._kit import ImportRefused
 from evalframe.report import AuditReport
 from tests.conftest import REAL
 
-SAMPLE = REAL / "promptfoo" / "promptfoo-promptfoo" / "test" / "__fixtures__" / "sample-export.json"
+PROMPTFOO = REAL / "promptfoo"
+SAMPLE = PROMPTFOO / "promptfoo-promptfoo" / "test" / "__fixtures__" / "sample-export.json"
+DIALOGUE = PROMPTFOO / "reDreamAI-measure-ai-drift" / "promptfoo-dialogue-results.json"
+DRIFT = PROMPTFOO / "reDreamAI-measure-ai-drift" / "promptfoo-results.json"
+EMPTY = PROMPTFOO / "AlekseyF7-LLM_Security_Range" / "promptfoo-results.json"
+SMOKE = PROMPTFOO / "michaelheckmann-promptfoo-nextjs-viewer" / "experiments" / "results" / "smoke.json"
+WORKBENCH = PROMPTFOO / "krystianbergmann-prompt-eval-workbench" / "promptfoo-results.json"
 GPT5, MINI = "openai:gpt-5", "openai:gpt-5-mini"
 COUNTS = ["planned", "attempted", "completed", "with_output", "scored", "passed", "failed"]
 COUNTS += ["missing", "exec_failed", "no_output", "judge_failed", "not_scored"]
@@ -37,7 +43,14 @@ def _write(tmp_path: Path, doc: Any, name: str = "x.json") -> Path:
 
 
 def _audit(imp: Imported, **kw: Any) -> AuditReport:
-    return evalframe.audit(imp.plan, Loaded(imp.ledger.lazy(), imp.notes, "x"), grade="numeric", **kw)
+    return evalframe.audit(imp.plan, imp.results, **kw)
+
+
+def _refused(paths: list[Path], **kw: Any) -> pl.DataFrame:
+    """The problems of an import that must refuse."""
+    with pytest.raises(ImportRefused) as exc:
+        promptfoo.read(paths, **kw)
+    return exc.value.problems
 
 
 def _counts(report: AuditReport) -> dict[str, dict[str, int]]:
@@ -58,7 +71,8 @@ def _c(**kw: int) -> dict[str, int]:
 # --- the real export ------------------------------------------------------------------
 
 
-def test_real_sample_export_counts() -> None:
+def test_real_sample_export_counts_under_the_default_binary_grade() -> None:
+    # issue 17: the default --grade binary refused this export (invalid_grade x4) although every row has `success`
     imp = promptfoo.read([SAMPLE])
     assert imp.plan.candidates == (GPT5, MINI)
     assert imp.plan.cases.get_column("case_id").to_list() == ["0", "1"]
@@ -80,10 +94,10 @@ def test_real_sample_export_rows() -> None:
     assert imp.ledger.schema == promptfoo.LEDGER_SCHEMA
     got = imp.ledger.sort("line").select("line", "candidate", "case_id", "score", "passed").rows()
     assert got == [
-        (1, MINI, "0", 0.75, False),
-        (2, GPT5, "0", 0.5, False),
-        (3, MINI, "1", 0.6666666666666666, False),
-        (4, GPT5, "1", 0.6666666666666666, False),
+        (1, MINI, "0", 0.0, False),
+        (2, GPT5, "0", 0.0, False),
+        (3, MINI, "1", 0.0, False),
+        (4, GPT5, "1", 0.0, False),
     ]
     # the `error` field holds the latency assertion's message on every row; it is not an exec failure
     assert set(imp.ledger.get_column("exec_status")) == {"completed"}
@@ -94,11 +108,36 @@ def test_real_sample_export_rows() -> None:
     assert imp.ledger.get_column("limit").null_count() == 4
 
 
+def test_weighted_score_under_the_numeric_grade() -> None:
+    imp = promptfoo.read([SAMPLE], score="score")
+    got = imp.ledger.sort("line").select("line", "candidate", "score", "passed").rows()
+    assert got == [
+        (1, MINI, 0.75, False),
+        (2, GPT5, 0.5, False),
+        (3, MINI, 0.6666666666666666, False),
+        (4, GPT5, 0.6666666666666666, False),
+    ]
+    report = _audit(imp, grade="numeric")
+    done = _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, failed=2)
+    assert _counts(report) == {GPT5: done, MINI: done}  # passed comes from `success`, not from a threshold
+    summary = report.summary.sort("candidate")
+    assert summary.get_column("mean_score").to_list() == [pytest.approx(7 / 12), pytest.approx(17 / 24)]
+    assert summary.get_column("pass_rate_scored").to_list() == [0.0, 0.0]
+
+
+def test_weighted_score_refuses_under_the_binary_grade() -> None:
+    imp = promptfoo.read([SAMPLE], score="score")
+    with pytest.raises(AuditRefused) as err:
+        _audit(imp)
+    kinds = err.value.problems.filter(pl.col("refusing")).get_column("kind").to_list()
+    assert kinds == ["invalid_grade"] * 4
+
+
 def test_real_sample_export_info() -> None:
     (info,) = promptfoo.read([SAMPLE]).info
     assert info["layout"] == "v3"
     assert info["version"] == 3
-    assert info["eval_id"] == "eval-WJi-2025-10-01T20:08:11"
+    assert info["eval_id"] == info["run_id"] == "eval-WJi-2025-10-01T20:08:11"
     assert info["timestamp"] == "2025-10-01T20:08:11.168Z"
     assert info["promptfoo_version"] == "0.118.10"
     assert info["stats"] == {"successes": 0, "failures": 4, "errors": 0}
@@ -106,14 +145,84 @@ def test_real_sample_export_info() -> None:
     assert info["declared_test_runs"] == 2
     assert info["plan_basis"] == "config"
     assert info["case_id_basis"] == "testIdx"
+    assert info["score"] == "success"
 
 
-def test_fractional_scores_refuse_under_binary_grade() -> None:
-    imp = promptfoo.read([SAMPLE])
-    with pytest.raises(AuditRefused) as err:
-        evalframe.audit(imp.plan, Loaded(imp.ledger.lazy(), imp.notes, "x"))
-    kinds = err.value.problems.filter(pl.col("refusing")).get_column("kind").to_list()
-    assert kinds == ["invalid_grade"] * 4
+def test_dialogue_export_plans_the_config_tests_and_grades_from_success() -> None:
+    # 6 declared tests, 1 ran: success false although 10 of 11 assertions passed (weighted score 0.909)
+    imp = promptfoo.read([DIALOGUE])
+    report = _audit(imp)
+    provider = "python:prompts/dialogue_provider.py"
+    assert _counts(report) == {
+        provider: _c(planned=6, attempted=1, completed=1, with_output=1, scored=1, failed=1, missing=5)
+    }
+    weighted = _audit(promptfoo.read([DIALOGUE], score="score"), grade="numeric")
+    assert weighted.summary.get_column("mean_score").to_list() == [pytest.approx(10 / 11)]
+    assert _counts(weighted)[provider]["passed"] == 0
+
+
+def test_all_error_run_is_not_a_zero_pass_rate() -> None:
+    # failureReason 2 on all 16 rows: execution errors, never graded; the prompt labels (KB long) are cut
+    report = _audit(promptfoo.read([DRIFT]))
+    provider = "openai:chat:arcee-ai/trinity-large-preview:free"
+    first = f"{provider} | prompts/patient_test_prompt.txt: The therapist has just said…"
+    second = f"{provider} | prompts/patient_test_prompt.txt: You are a therapy patient i…"
+    errors = _c(planned=8, attempted=8, exec_failed=8)
+    assert _counts(report) == {first: errors, second: errors}
+    assert report.summary.get_column("pass_rate_scored").to_list() == [None, None]
+
+
+def test_assertion_message_in_error_is_a_graded_fail() -> None:
+    # failureReason 1 with the assertion's message in `error`: completed and scored, not an execution error
+    imp = promptfoo.read([WORKBENCH])
+    failing = imp.ledger.filter(pl.col("score_status") == "scored", ~pl.col("passed"))
+    assert failing.select("case_id", "exec_status").rows() == [("1", "completed")]
+    assert _counts(_audit(imp)) == {
+        "openai:chat:gpt-4o-mini": _c(planned=3, attempted=3, completed=3, with_output=3, scored=3, passed=2, failed=1)
+    }
+
+
+def test_mistyped_score_refuses_naming_the_metrics() -> None:
+    # issue 17: a mistyped --score silently unscored every row
+    problems = _refused([DIALOGUE], score="NoRoleConfuson")
+    assert problems.filter(pl.col("refusing")).select("kind", "detail").rows() == [
+        (
+            "unknown_score",
+            "no score named 'NoRoleConfuson' in the export (has: AllResponsesReasonableLength, MixOfShortAndLonger, "
+            "NoAIVocabulary, NoConsecutiveRepeats, NoExcessiveRepetition, NoFantasyImagery, NoRoleConfusion, "
+            "ReachesRewriting, RecordingNotTooLong, ResponseLengthVariety, TherapistNoRepeats, score, success)",
+        )
+    ]
+    assert set(_refused([SAMPLE], score="latency").get_column("kind")) == {"unknown_score"}
+
+
+def test_named_metric_of_the_dialogue_export() -> None:
+    imp = promptfoo.read([DIALOGUE], score="MixOfShortAndLonger")
+    assert imp.ledger.select("score", "passed").rows() == [(0.0, False)]
+    assert promptfoo.read([DIALOGUE], score="NoRoleConfusion").ledger.select("score", "passed").rows() == [(1.0, True)]
+
+
+def test_empty_results_file_refuses_as_an_empty_plan() -> None:
+    # issue 17: { "results": { "results": [], "timestamp": null } } has nothing planned
+    problems = _refused([EMPTY])
+    assert problems.select("kind", "refusing").rows() == [("empty_candidates", True), ("empty_plan", True)]
+
+
+def test_version_2_candidates_are_prompts_and_cases_come_from_vars() -> None:
+    imp = promptfoo.read([SMOKE])
+    config = json.loads(SMOKE.read_text(encoding="utf-8"))["config"]
+    cases = sorted(promptfoo.vars_case_id(t["vars"]) for t in config["tests"])
+    assert imp.plan.cases.get_column("case_id").to_list() == cases
+    say, translate = (
+        "openai:gpt-3.5-turbo | Say {{ var1 }} in German",
+        "openai:gpt-3.5-turbo | Translate {{ var1 }} to German",
+    )
+    assert imp.plan.candidates == (say, translate)
+    assert imp.info[0]["layout"] == "v2"
+    assert imp.info[0]["case_id_basis"] == "vars_sha256"
+    assert imp.notes.height == 0
+    half = _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, passed=1, failed=1)
+    assert _counts(_audit(imp)) == {say: half, translate: half}
 
 
 def test_row_order_does_not_matter(tmp_path: Path) -> None:
@@ -179,8 +288,9 @@ def test_header_only_export_is_all_missing(tmp_path: Path) -> None:
     assert kinds == [("header_rows_disagree", None), ("header_rows_disagree", GPT5), ("header_rows_disagree", MINI)]
 
 
-def test_same_export_twice_is_a_duplicate_not_a_retry() -> None:
-    imp = promptfoo.read([SAMPLE, SAMPLE])
+def test_same_export_twice_is_a_duplicate_not_a_retry(tmp_path: Path) -> None:
+    assert promptfoo.read([SAMPLE, SAMPLE]).ledger.height == 4  # one file named twice is read once
+    imp = promptfoo.read([SAMPLE, _write(tmp_path, _doc(), "copy.json")])
     assert imp.ledger.height == 8
     with pytest.raises(AuditRefused) as err:
         _audit(imp)
@@ -253,12 +363,12 @@ def test_nonfinite_and_non_numeric_scores_are_grader_failures(tmp_path: Path) ->
     _row(doc, MINI, 0)["score"] = "0.75"
     path = tmp_path / "x.json"
     path.write_text(json.dumps(doc), encoding="utf-8")  # json.dumps writes the bare token NaN
-    imp = promptfoo.read([path])
+    imp = promptfoo.read([path], score="score")
     assert imp.notes.select("kind", "line", "refusing").sort("line").rows() == [
         ("not_a_score", 1, False),
         ("nonfinite_score", 2, False),
     ]
-    report = _audit(imp)
+    report = _audit(imp, grade="numeric")
     assert _counts(report) == {
         GPT5: _c(planned=2, attempted=2, completed=2, with_output=2, scored=1, failed=1, judge_failed=1),
         MINI: _c(planned=2, attempted=2, completed=2, with_output=2, scored=1, failed=1, judge_failed=1),
@@ -324,7 +434,7 @@ def test_legacy_bare_summary(tmp_path: Path) -> None:
     imp = promptfoo.read([_write(tmp_path, bare)])
     assert imp.info[0]["layout"] == "legacy"
     assert imp.info[0]["plan_basis"] == "rows"
-    assert imp.notes.get_column("kind").to_list() == [promptfoo.PLAN_FROM_ROWS]
+    assert imp.notes.get_column("kind").to_list() == ["plan_from_rows"]
     assert imp.plan.n_units == 4
 
 
@@ -334,18 +444,17 @@ def test_jsonl_output(tmp_path: Path) -> None:
     text = "\n".join(json.dumps(r) for r in rows) + "\n{not json\n"
     path = tmp_path / "out.jsonl"
     path.write_text(text, encoding="utf-8")
-    imp = promptfoo.read([path])
-    assert imp.ledger.get_column("line").to_list() == [1, 2, 3]
-    assert imp.notes.select("kind", "line", "refusing").rows() == [
-        (promptfoo.PLAN_FROM_ROWS, None, False),
+    problems = _refused([path])
+    assert problems.select("kind", "line", "refusing").rows() == [
+        ("plan_from_rows", None, False),
         ("unreadable_file", 4, True),
     ]
+    path.write_text(text.replace("{not json\n", ""), encoding="utf-8")
+    imp = promptfoo.read([path])
+    assert imp.ledger.get_column("line").to_list() == [1, 2, 3]
     # cases seen (0, 1) × candidates seen: gpt-5's test 1 is missing
     assert imp.plan.n_units == 4
-    with pytest.raises(AuditRefused):
-        _audit(imp)
-    ok = Imported(imp.plan, imp.ledger, imp.notes.filter(~pl.col("refusing")), imp.info)
-    assert _counts(_audit(ok))[GPT5]["missing"] == 1
+    assert _counts(_audit(imp))[GPT5]["missing"] == 1
 
 
 def test_several_prompts_make_prompt_part_of_the_candidate(tmp_path: Path) -> None:
@@ -430,7 +539,7 @@ def test_variables_that_differ_from_the_config_fall_back_to_rows(tmp_path: Path)
     doc["config"]["tests"].reverse()
     imp = promptfoo.read([_write(tmp_path, doc)])
     assert imp.info[0]["plan_basis"] == "rows"
-    assert imp.notes.get_column("kind").to_list() == ["header_rows_disagree", promptfoo.PLAN_FROM_ROWS]
+    assert imp.notes.get_column("kind").to_list() == ["header_rows_disagree", "plan_from_rows"]
     assert "variables that differ" in imp.notes.get_column("detail")[0]
 
 
@@ -440,7 +549,7 @@ def test_external_tests_fall_back_to_rows(tmp_path: Path) -> None:
     doc["results"]["results"].remove(_row(doc, GPT5, 1))
     imp = promptfoo.read([_write(tmp_path, doc)])
     assert imp.info[0]["plan_basis"] == "rows"
-    plan_notes = imp.notes.filter(pl.col("kind") == promptfoo.PLAN_FROM_ROWS)
+    plan_notes = imp.notes.filter(pl.col("kind") == "plan_from_rows")
     assert plan_notes.height == 1
     assert not plan_notes.get_column("refusing").any()
     # cases seen by any candidate × declared candidates: gpt-5 still misses test 1
@@ -452,7 +561,7 @@ def test_rows_beyond_the_config_fall_back_to_rows(tmp_path: Path) -> None:
     _row(doc, GPT5, 1)["testIdx"] = 5
     imp = promptfoo.read([_write(tmp_path, doc)])
     kinds = imp.notes.get_column("kind").to_list()
-    assert kinds == ["header_rows_disagree", promptfoo.PLAN_FROM_ROWS]
+    assert kinds == ["header_rows_disagree", "plan_from_rows"]
     assert "testIdx 5" in imp.notes.get_column("detail")[0]
     assert imp.plan.cases.get_column("case_id").to_list() == ["0", "1", "5"]
 
@@ -469,18 +578,12 @@ def test_truncated_file_is_reported_and_others_still_read(tmp_path: Path) -> Non
     data = SAMPLE.read_bytes()
     broken = tmp_path / "broken.json"
     broken.write_bytes(data[: len(data) // 2])
-    imp = promptfoo.read([broken, SAMPLE])
-    assert imp.ledger.height == 4  # the good file is still read
-    assert imp.plan.n_units == 4
-    (note,) = imp.notes.to_dicts()
+    # the good file is still read (its notes come too), and the import refuses for the broken one
+    (note,) = _refused([broken, SAMPLE]).to_dicts()
     assert note["kind"] == "unreadable_file"
     assert note["source"] == str(broken)
     assert note["refusing"] is True
     assert note["line"] is not None and note["detail"].startswith("invalid JSON")
-    assert [i["rows_read"] for i in imp.info] == [0, 4]
-    with pytest.raises(AuditRefused) as err:
-        _audit(imp)
-    assert err.value.problems.filter(pl.col("refusing")).get_column("source").to_list() == [str(broken)]
 
 
 @pytest.mark.parametrize(
@@ -489,20 +592,18 @@ def test_truncated_file_is_reported_and_others_still_read(tmp_path: Path) -> Non
         (b"[1, 2]", "expected a JSON object, found list"),
         (b'{"evalId": "e"}', "no 'results' object: not a promptfoo eval export"),
         (b'{"results": {"version": 3}}', "'results.results' is missing or not a list"),
-        (b"\xff\xfe{}", "bytes that are not UTF-8 at byte 0"),
-        (b"", "invalid JSON: Expecting value at line 1 column 1"),
+        (b"\xff\xfe{}", "not UTF-8 text (invalid start byte at byte 0)"),
+        (b"", "invalid JSON (Expecting value, column 1)"),
+        (b"[" * 100_000, "JSON nested too deeply to read"),
     ],
+    ids=["list", "no-results", "no-rows", "not-utf8", "empty", "deep"],
 )
 def test_unreadable_variants(tmp_path: Path, content: bytes, detail: str) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    imp = promptfoo.read([path])
-    assert imp.notes.filter(pl.col("kind") == "unreadable_file").select("detail", "refusing").rows() == [(detail, True)]
-    assert imp.ledger.height == 0
-    assert imp.ledger.schema == promptfoo.LEDGER_SCHEMA
-    with pytest.raises(AuditRefused) as err:
-        _audit(imp)
-    assert set(err.value.problems.get_column("kind")) == {"unreadable_file", "empty_plan"}
+    problems = _refused([path])
+    assert problems.filter(pl.col("kind") == "unreadable_file").select("detail", "refusing").rows() == [(detail, True)]
+    assert set(problems.get_column("kind")) == {"unreadable_file", "empty_plan", "empty_candidates"}
 
 
 def test_bad_result_row_is_reported_with_its_line(tmp_path: Path) -> None:
@@ -510,30 +611,36 @@ def test_bad_result_row_is_reported_with_its_line(tmp_path: Path) -> None:
     doc["results"]["results"][2] = "oops"
     del doc["results"]["results"][0]["provider"]
     doc["results"]["results"][0]["promptIdx"] = 99  # and no prompt column to take the provider from
-    imp = promptfoo.read([_write(tmp_path, doc)])
-    bad = imp.notes.filter(pl.col("kind") == "unreadable_file").select("line", "detail").rows()
-    assert bad == [(1, "result 1 has no provider id or label"), (3, "result 3 is a str, not an object")]
-    assert imp.ledger.get_column("line").to_list() == [2, 4]
-    with pytest.raises(AuditRefused):
-        _audit(imp)
+    problems = _refused([_write(tmp_path, doc)])
+    bad = problems.filter(pl.col("refusing")).select("kind", "line", "detail").rows()
+    assert bad == [
+        ("unreadable_file", 1, "result 1 has no provider id or label"),
+        ("unreadable_file", 3, "result 3 is a str, not an object"),
+    ]
 
 
-def test_bad_candidate_name_refuses_without_raising(tmp_path: Path) -> None:
+def test_bad_candidate_name_refuses(tmp_path: Path) -> None:
     doc = _doc()
     for r in doc["results"]["results"]:
         r["provider"]["label"] = "gpt-5 " if r["provider"]["id"] == GPT5 else "mini"
     for p in doc["results"]["prompts"]:
         p["provider"] = "gpt-5 " if p["provider"] == GPT5 else "mini"
-    imp = promptfoo.read([_write(tmp_path, doc)])
-    refusing = imp.notes.filter(pl.col("refusing")).select("kind", "candidate").rows()
+    refusing = _refused([_write(tmp_path, doc)]).filter(pl.col("refusing")).select("kind", "candidate").rows()
     assert refusing == [("padded_identifier", "gpt-5 ")]
-    with pytest.raises(AuditRefused):
-        _audit(imp)
+
+
+def test_a_folder_without_an_export_refuses(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not an export", encoding="utf-8")
+    problems = _refused([tmp_path])
+    assert problems.filter(pl.col("kind") == "no_export").select("source", "detail", "refusing").rows() == [
+        (str(tmp_path), "no .json or .jsonl promptfoo export file found in this folder", True)
+    ]
 
 
 def test_a_folder_of_exports_reads_like_its_files(tmp_path: Path) -> None:
-    with pytest.raises(evalframe.InputFormatError, match="no .json or .jsonl promptfoo export"):
-        promptfoo.read([tmp_path])
-    from_folder, from_file = promptfoo.read([REAL / "promptfoo"]), promptfoo.read([SAMPLE])
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    copy = _write(folder, _doc(), "sample-export.json")
+    from_folder, from_file = promptfoo.read([tmp_path]), promptfoo.read([copy])
     assert_frame_equal(from_folder.ledger, from_file.ledger)
     assert from_folder.plan.plan_hash == from_file.plan.plan_hash
