@@ -107,7 +107,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",
     "run_status": "(flag) the export says its run did not finish successfully",
-    "not_a_score": "(flag) a per-row metric value that is not a score (a list, a pair) was ignored",
+    "not_a_score": "(flag) a grader value that is not a score (text, a list, a pair) was read as no grade",
     "nonfinite_score": "(flag) a non-finite metric value (NaN, Infinity) was read as a grader failure",
     # retries (flags)
     "retry_after_scored": "(flag) a retry follows an attempt that was already scored",

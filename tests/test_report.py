@@ -223,9 +223,7 @@ def test_summary_interval_columns_are_described() -> None:
     report, _ = with_comparison()
     undescribed = [c for c in report.summary.columns if describe("summary", c) == CARRIED]
     assert undescribed == []
-    assert DESCRIPTIONS["pass_rate_upper_ci_high"].startswith(
-        "upper end of the interval of pass_rate_upper"
-    )
+    assert DESCRIPTIONS["pass_rate_upper_ci_high"].startswith("upper end of the interval of pass_rate_upper")
     assert describe("units", "passed") != describe("summary", "passed")
 
 

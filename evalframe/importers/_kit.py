@@ -54,6 +54,7 @@ from evalframe.problems import PROBLEM_KINDS, concat_problems, problems_frame
 
 __all__ = [
     "ImportRefused",
+    "ScoreChoiceError",
     "Unreadable",
     "build_plan",
     "choose_score",
