@@ -1,28 +1,35 @@
 """Paired comparison of two candidates with a declared pair policy and a verdict (SPEC §6).
 
 Units are joined on (case_id, trial), never by position. Completion and
-conditional quality are reported separately, and the verdict follows the
-order of DESIGN.md: coverage gate (and different missingness between the
-sides) → worst/best-case bounds → interval of the paired difference.
-Declaring no winner is a normal, correct outcome.
+conditional quality are reported separately. A winner needs every check of
+SPEC §6 (DESIGN.md "Verdict logic"): both sides' coverage at or above the
+declared minimum and no significant difference in missingness; a case-level
+paired interval that excludes zero (clustered by case with t(G − 1) when
+cases repeat trials, Newcombe with an exact McNemar test for one trial per
+case, see :mod:`evalframe.inference`); the same winner under both pair
+policies; and a tipping point that holds: filling every ungraded unit
+against the claimed winner leaves the difference on its side. Declaring no
+winner is a normal, correct outcome.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
+from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
 from evalframe.report import AuditReport, markdown_table
-from evalframe.stats import PairedDifference, mcnemar_exact, paired_difference
+from evalframe.stats import mcnemar_exact
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 Verdict = Literal["candidate_better", "baseline_better", "no_supported_winner"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
-_GRADED: Final = ("passed", "failed")
+_GRADED: Final = ("passed", "failed", "scored_no_threshold")
 
 
 @dataclass(frozen=True)
@@ -78,39 +85,51 @@ class Comparison:
 
 @dataclass(frozen=True)
 class _Tested:
-    diff: PairedDifference | None
+    """A paired test on one set of pairs: the interval and, for one trial per case, exact McNemar."""
+
+    test: PairedTest | None
     mcnemar_p: float | None
     winner: str | None
 
     def describe(self) -> str:
-        if self.diff is None:
+        t = self.test
+        if t is None:
             return "(no pairs)"
-        d = self.diff
-        return (
-            f"{d.mean_difference:+.4g} [{d.ci_low:+.4g}, {d.ci_high:+.4g}] "
-            f"(clustered {d.confidence:.0%} interval; exact McNemar p={self.mcnemar_p:.2g})"
-        )
+        if t.ci_low is None or t.ci_high is None:
+            return f"{t.difference:+.4g} over {t.n_clusters} case(s): fewer than two cases, no interval"
+        text = f"{t.difference:+.4g} [{t.ci_low:+.4g}, {t.ci_high:+.4g}] "
+        text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
+        if self.mcnemar_p is not None:
+            text += f"; exact McNemar p={self.mcnemar_p:.2g}"
+        return text + ")"
 
 
-def _tested_difference(
-    cand: pl.Series, base: pl.Series, cluster: pl.Series, *, confidence: float, alpha: float
-) -> _Tested:
-    """Paired difference cand − base; a winner only if its interval excludes 0 and exact McNemar p < alpha.
+def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float) -> _Tested:
+    """The paired test of candidate − baseline on ``frame``'s pairs (``c``, ``b``, ``case_id``).
 
-    Grades are binary, so the interval (a normal approximation) must be
-    backed by the exact McNemar test: a degenerate interval on a handful of
-    identical discordant pairs is not evidence by itself.
+    A winner needs the interval to exclude 0 and, with one trial per case, exact McNemar p < ``alpha``.
     """
-    if cand.len() == 0:
+    if frame.height == 0:
         return _Tested(None, None, None)
-    diff = paired_difference(cand, base, cluster, confidence=confidence)
-    p = mcnemar_exact(int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
-    winner = None
-    if p < alpha and diff.ci_low > 0:
-        winner = "candidate_better"
-    elif p < alpha and diff.ci_high < 0:
-        winner = "baseline_better"
-    return _Tested(diff, p, winner)
+    cand, base, cluster = frame.get_column("c"), frame.get_column("b"), frame.get_column(CASE_ID)
+    if numeric:
+        test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence)
+    else:
+        test = paired_rate_difference(cand, base, cluster, confidence=confidence)
+    p = None
+    if test.method == "newcombe":
+        p = mcnemar_exact(int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
+    side = test.excludes_zero()
+    if p is not None and p >= alpha:
+        side = 0
+    winner = {1: "candidate_better", -1: "baseline_better"}.get(side)
+    return _Tested(test, p, winner)
+
+
+def _se_naive(differences: pl.Series) -> float:
+    """sqrt(population variance / n) of the paired differences, as if every pair were independent."""
+    mean = math.fsum(differences.to_list()) / differences.len()
+    return math.sqrt(math.fsum((d - mean) ** 2 for d in differences.to_list())) / differences.len()
 
 
 def _side(report: AuditReport, name: str, slices: Sequence[str]) -> pl.DataFrame:
@@ -118,7 +137,7 @@ def _side(report: AuditReport, name: str, slices: Sequence[str]) -> pl.DataFrame
     if units.select(pl.struct(*PAIR_KEY).is_duplicated().any()).item():
         msg = "compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'"
         raise ValueError(msg)
-    return units.select(*PAIR_KEY, *slices, pl.col(OUTCOME).cast(pl.String).alias("outcome"))
+    return units.select(*PAIR_KEY, *slices, pl.col(OUTCOME).cast(pl.String).alias("outcome"), SCORE)
 
 
 def compare(
@@ -140,17 +159,19 @@ def compare(
     baseline, candidate
         Candidate names, compared exactly.
     pairs
-        ``complete_pairs``: use pairs where both sides have a grade; report
-        how many were dropped and from which slices. ``missing_as_fail``:
-        every planned pair is used and an ungraded side counts as a fail
-        (labelled as such in the output).
+        The declared pair policy, whose numbers the table shows:
+        ``complete_pairs`` uses pairs where both sides have a grade and
+        reports how many were dropped and from which slices;
+        ``missing_as_fail`` uses every planned pair and counts an ungraded
+        side as a fail (the low end of the score range for numeric scores),
+        labelled as such. A winner must win under both.
     min_coverage
         Declared minimum ``scored_coverage`` of each side (fraction).
     confidence
-        Coverage of the interval of the paired difference.
+        Coverage of the intervals of the paired difference.
     alpha
-        Significance level for "missingness differs between the sides"
-        (exact McNemar test on paired gradedness).
+        Significance level of the exact McNemar tests (paired gradedness;
+        discordant pairs with one trial per case).
 
     Returns
     -------
@@ -164,20 +185,26 @@ def compare(
 
     Notes
     -----
-    Verdict, in order (DESIGN.md): (1) a refused batch never reaches here;
-    (2) coverage gate: both sides' ``scored_coverage`` ≥ ``min_coverage``
-    and missingness not significantly different, else
-    ``no_supported_winner``; (3) bounds: if one side's worst case
-    (``pass_rate_planned``) exceeds the other's best case
-    (``pass_rate_upper``), that side wins; (4) otherwise the interval of the
-    paired difference on the pairs used (clustered by case_id, Miller 2024):
-    excluding 0 gives a winner, including 0 gives ``no_supported_winner``.
-    Bounds (3) separate missingness uncertainty, not sampling noise: a
-    bounds win also needs the *worst-case* paired difference (the leader's
-    ungraded pairs counted as fails, the other side's as passes, over every
-    planned pair) to be significant. "Significant" means the clustered
-    interval excludes 0 and the exact McNemar test gives p < ``alpha`` (grades
-    are binary; a degenerate interval on a few pairs is not evidence).
+    The compared value is pass (1) / fail (0), or the score for numeric
+    grades without a pass threshold (then the difference of mean scores,
+    inside ± the score range's width). A winner needs all of (SPEC §6):
+
+    1. coverage: both sides' ``scored_coverage`` ≥ ``min_coverage``, and
+       missingness not significantly different between them (exact McNemar
+       on paired gradedness, p ≥ ``alpha``);
+    2. interval: the case-level paired interval of the difference under
+       the declared policy excludes 0 — with several trials per case the
+       per-pair differences clustered by case (CR1, t(G − 1)); with one
+       trial per case Newcombe's interval and the exact McNemar test on the
+       discordant pairs (p < ``alpha``); no interval, hence no winner, with
+       fewer than two cases (:mod:`evalframe.inference`);
+    3. the other pair policy's interval gives the same winner;
+    4. tipping point: over every planned pair, with every ungraded unit
+       filled against the claimed winner (a fail for it, a pass for the
+       other side), the difference is still on the winner's side.
+
+    Worst/best-case bounds (Manski 1990) are reported as a reason, not a
+    route to a winner.
 
     Examples
     --------
@@ -200,50 +227,49 @@ def compare(
     if baseline == candidate:
         msg = "baseline and candidate must differ"
         raise ValueError(msg)
-    slices = [str(s) for s in report.meta.get("slices", [])]
-    base = _side(report, baseline, slices).rename({"outcome": "baseline_outcome"})
-    cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome"})
+    meta = report.meta
+    numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
+    low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
+    slices = [str(s) for s in meta.get("slices", [])]
+    base = _side(report, baseline, slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
+    cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome", SCORE: "_c_score"})
     joined = base.join(cand, on=list(PAIR_KEY), how="full", coalesce=True).sort(list(PAIR_KEY))
     b_graded = pl.col("baseline_outcome").is_in(_GRADED).fill_null(False)
     c_graded = pl.col("candidate_outcome").is_in(_GRADED).fill_null(False)
-    used = (b_graded & c_graded) if pairs == "complete_pairs" else pl.lit(True)
+
+    def value(side: str, score: str, graded: pl.Expr, fill: float) -> pl.Expr:
+        got = pl.col(score) if numeric else (pl.col(side) == "passed").cast(pl.Float64)
+        return pl.when(graded).then(got).otherwise(pl.lit(fill)).cast(pl.Float64)
+
     joined = joined.with_columns(
-        used.alias("used"),
-        (pl.col("baseline_outcome") == "passed").fill_null(False).cast(pl.Float64).alias("baseline_value"),
-        (pl.col("candidate_outcome") == "passed").fill_null(False).cast(pl.Float64).alias("candidate_value"),
+        ((b_graded & c_graded) if pairs == "complete_pairs" else pl.lit(True)).alias("used"),
+        value("baseline_outcome", "_b_score", b_graded, low).alias("baseline_value"),
+        value("candidate_outcome", "_c_score", c_graded, low).alias("candidate_value"),
         b_graded.alias("baseline_graded"),
         c_graded.alias("candidate_graded"),
-    )
+    ).drop("_b_score", "_c_score")
     in_use = joined.filter(pl.col("used"))
     summary = report.summary.filter(pl.col(CANDIDATE).is_in([baseline, candidate]))
     side = {r[CANDIDATE]: r for r in summary.iter_rows(named=True)}
     b, c = side[baseline], side[candidate]
 
-    discordant_cov = joined.select(
+    def tested(frame: pl.DataFrame, c_value: pl.Expr, b_value: pl.Expr) -> _Tested:
+        pairs_frame = frame.select(c_value.alias("c"), b_value.alias("b"), CASE_ID)
+        return _paired_test(pairs_frame, numeric=numeric, width=high - low, confidence=confidence, alpha=alpha)
+
+    values = (pl.col("candidate_value"), pl.col("baseline_value"))
+    complete = tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), *values)
+    as_fail = tested(joined, *values)
+    declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
+    other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
+
+    only_b, only_c = joined.select(
         (pl.col("baseline_graded") & ~pl.col("candidate_graded")).sum().alias("only_baseline"),
         (~pl.col("baseline_graded") & pl.col("candidate_graded")).sum().alias("only_candidate"),
     ).row(0)
-    missingness_p = mcnemar_exact(*discordant_cov)
-    tested = _tested_difference(
-        in_use.get_column("candidate_value"),
-        in_use.get_column("baseline_value"),
-        in_use.get_column(CASE_ID),
-        confidence=confidence,
-        alpha=alpha,
-    )
-    quality: dict[str, Any] = {
-        "quality_difference": tested.diff.mean_difference if tested.diff else None,
-        "se_naive": tested.diff.se_naive if tested.diff else None,
-        "se_clustered": tested.diff.se_clustered if tested.diff else None,
-        "ci_low": tested.diff.ci_low if tested.diff else None,
-        "ci_high": tested.diff.ci_high if tested.diff else None,
-        "baseline_pass_rate_pairs": tested.diff.mean_b if tested.diff else None,
-        "candidate_pass_rate_pairs": tested.diff.mean_a if tested.diff else None,
-    }
-    mcnemar_p = tested.mcnemar_p
+    missingness_p = mcnemar_exact(only_b, only_c)
 
     reasons: list[str] = []
-    verdict: str | None = None
     for n, s_ in ((baseline, b), (candidate, c)):
         if s_["scored_coverage"] < min_coverage:
             reasons.append(
@@ -255,8 +281,56 @@ def compare(
             "coverage: missingness differs between the sides "
             f"(exact McNemar on paired gradedness, p={missingness_p:.2g})"
         )
-    if reasons:
-        verdict = "no_supported_winner"
+    coverage_ok = not reasons
+
+    what = "mean score" if numeric else "pass rate"
+    if declared.test is None:
+        reasons.append("interval: no pair has a grade on both sides")
+    elif declared.winner is None:
+        reasons.append(
+            f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()} "
+            "does not support a winner"
+        )
+    else:
+        reasons.append(
+            f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()} supports "
+            f"{declared.winner}"
+        )
+    winner = declared.winner
+    if winner is not None and other.winner != winner:
+        reasons.append(
+            f"pair policy: under {other_name} the difference is {other.describe()}, which does not give "
+            f"{winner}: the verdict depends on how ungraded units are counted"
+        )
+    # Tipping point: every ungraded unit against the claimed winner, over every planned pair.
+    tipping: float | None = None
+    if winner is not None:
+        lead_is_cand = winner == "candidate_better"
+        worst_c = (
+            pl.when(pl.col("candidate_graded"))
+            .then(pl.col("candidate_value"))
+            .otherwise(pl.lit(low if lead_is_cand else high))
+        )
+        worst_b = (
+            pl.when(pl.col("baseline_graded"))
+            .then(pl.col("baseline_value"))
+            .otherwise(pl.lit(high if lead_is_cand else low))
+        )
+        tipping = float(joined.select((worst_c - worst_b).mean()).item())
+        if (tipping > 0) != lead_is_cand or tipping == 0:
+            leader = candidate if lead_is_cand else baseline
+            reasons.append(
+                f"tipping point: with every ungraded unit a fail for {leader} and a pass for the other side, the "
+                f"difference {candidate} − {baseline} is {tipping:+.4g}: the ungraded units could reverse it"
+            )
+            winner = None
+        else:
+            reasons.append(
+                f"tipping point: the difference stays on its side ({tipping:+.4g}) with every ungraded "
+                "unit filled against the winner"
+            )
+    if winner is not None and other.winner != winner:
+        winner = None
 
     b_low, b_high, c_low, c_high = (
         b["pass_rate_planned"],
@@ -264,44 +338,26 @@ def compare(
         c["pass_rate_planned"],
         c["pass_rate_upper"],
     )
-    bounds_text = f"{candidate} [{c_low:.4g}, {c_high:.4g}] vs {baseline} [{b_low:.4g}, {b_high:.4g}]"
-    if c_low > b_high or b_low > c_high:
-        leader = candidate if c_low > b_high else baseline
-        other = baseline if leader == candidate else candidate
-        # Worst case for the leader: its ungraded pairs fail, the other side's ungraded pairs pass.
-        lead_is_cand = leader == candidate
-        worst_cand = (
-            pl.when(pl.col("candidate_graded")).then(pl.col("candidate_value")).otherwise(0.0 if lead_is_cand else 1.0)
-        )
-        worst_base = (
-            pl.when(pl.col("baseline_graded")).then(pl.col("baseline_value")).otherwise(1.0 if lead_is_cand else 0.0)
-        )
-        imputed = joined.select(worst_cand.alias("c"), worst_base.alias("b"), CASE_ID)
-        worst = _tested_difference(
-            imputed.get_column("c"),
-            imputed.get_column("b"),
-            imputed.get_column(CASE_ID),
-            confidence=confidence,
-            alpha=alpha,
-        )
-        expected_winner = "candidate_better" if lead_is_cand else "baseline_better"
-        text = f"bounds: {leader}'s worst case beats {other}'s best case: {bounds_text}"
-        if worst.winner == expected_winner:
-            reasons.append(f"{text}; worst-case paired difference {worst.describe()}")
-            if verdict is None:
-                verdict = expected_winner
-        else:
-            reasons.append(f"{text}, but the worst-case paired difference {worst.describe()} is not significant")
-    else:
-        reasons.append(f"bounds overlap: {bounds_text}")
-    if tested.diff is None:
-        reasons.append("interval: no pair has a grade on both sides")
-    else:
-        verb = "supports" if tested.winner else "does not support"
-        reasons.append(f"interval: paired difference {candidate} − {baseline} = {tested.describe()} {verb} a winner")
-    if verdict is None:
-        verdict = tested.winner or "no_supported_winner"
+    if None not in (b_low, b_high, c_low, c_high):
+        bounds_text = f"{candidate} [{c_low:.4g}, {c_high:.4g}] vs {baseline} [{b_low:.4g}, {b_high:.4g}]"
+        separate = c_low > b_high or b_low > c_high
+        reasons.append(f"bounds {'separate' if separate else 'overlap'}: {bounds_text}")
+    verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
 
+    t = declared.test
+    differences = in_use.get_column("candidate_value") - in_use.get_column("baseline_value")
+    quality: dict[str, Any] = {
+        "quality_difference": t.difference if t else None,
+        "se_naive": _se_naive(differences) if t else None,
+        "se_clustered": t.se_clustered if t else None,
+        "ci_low": t.ci_low if t else None,
+        "ci_high": t.ci_high if t else None,
+        "interval_method": t.method if t else "none",
+        "cases_used": t.n_clusters if t else 0,
+        "baseline_pass_rate_pairs": t.mean_b if t else None,
+        "candidate_pass_rate_pairs": t.mean_a if t else None,
+    }
+    o = other.test
     table = pl.DataFrame(
         [
             {
@@ -322,7 +378,10 @@ def compare(
                 "completion_difference": c["completion_rate"] - b["completion_rate"],
                 "missingness_p_value": missingness_p,
                 **quality,
-                "mcnemar_p_value": mcnemar_p,
+                "mcnemar_p_value": declared.mcnemar_p,
+                "other_policy_ci_low": o.ci_low if o else None,
+                "other_policy_ci_high": o.ci_high if o else None,
+                "tipping_point_difference": tipping,
                 "baseline_worst": b_low,
                 "baseline_best": b_high,
                 "candidate_worst": c_low,
@@ -332,7 +391,16 @@ def compare(
                 "verdict": verdict,
                 "reasons": reasons,
             }
-        ]
+        ],
+        schema_overrides={
+            "tipping_point_difference": pl.Float64,
+            "other_policy_ci_low": pl.Float64,
+            "other_policy_ci_high": pl.Float64,
+            "mcnemar_p_value": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+            "se_clustered": pl.Float64,
+        },
     )
     dropped = joined.filter(~pl.col("used"))
     by_slice = (

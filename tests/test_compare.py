@@ -21,7 +21,10 @@ def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
     c = compare(orbit_report(), baseline="B", candidate="A")
     assert c.verdict == "no_supported_winner"
     assert c.reasons[0] == "coverage: A scored_coverage 0.5 is below the declared minimum 0.95"
-    assert c.reasons[1] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
+    # Two cases with grades on both sides, both passed by both: a difference of 0, and no winner.
+    assert c.reasons[1].startswith("interval: paired difference of pass rate A − B = +0 [")
+    assert c.reasons[1].endswith("(95% interval over 2 cases; exact McNemar p=1) does not support a winner")
+    assert c.reasons[-1] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
     row = c.table.row(0, named=True)
     assert (row["pairs_planned"], row["pairs_used"], row["pairs_dropped"]) == (4, 2, 2)
     assert (row["candidate_worst"], row["candidate_best"], row["baseline_worst"], row["baseline_best"]) == (
@@ -56,21 +59,31 @@ def lopsided(n: int, base_pass: int, cand_pass: int, base_missing: int, cand_mis
     return ef.audit(plan, pl.DataFrame(rows))
 
 
-def test_worst_case_beating_best_case_wins_despite_missing_grades() -> None:
+def test_a_winner_passes_every_check_and_says_so() -> None:
     # base: 19 of 20 scored, 2 passed → bounds [0.10, 0.15]; cand: 19 scored, 18 passed → [0.90, 0.95].
     report = lopsided(20, base_pass=2, cand_pass=18, base_missing=1, cand_missing=1)
     c = compare(report, baseline="base", candidate="cand", min_coverage=0.9)
     assert c.verdict == "candidate_better"
-    assert c.reasons[0].startswith(
-        "bounds: cand's worst case beats base's best case: cand [0.9, 0.95] vs base [0.1, 0.15]; "
-        # Worst case for cand over all 20 pairs: cand 18/20 (its missing case fails), base 3/20 (passes).
-        "worst-case paired difference +0.75 ["
+    row = c.table.row(0, named=True)
+    # 19 complete pairs: cand 18/19, base 2/19, 16 discordant pairs all for cand.
+    assert row["quality_difference"] == pytest.approx(16 / 19)
+    assert row["mcnemar_p_value"] == pytest.approx(2 * 0.5**16)
+    assert (row["interval_method"], row["cases_used"]) == ("newcombe", 19)
+    # Tipping point over all 20 pairs: cand's missing case fails (18/20), base's passes (3/20).
+    assert row["tipping_point_difference"] == pytest.approx(0.75)
+    assert row["other_policy_ci_low"] > 0
+    assert c.reasons[0].startswith("interval: paired difference of pass rate cand − base = +0.8421 [")
+    assert c.reasons[0].endswith("supports candidate_better")
+    assert c.reasons[1] == (
+        "tipping point: the difference stays on its side (+0.75) with every ungraded unit filled against the winner"
     )
+    assert c.reasons[2] == "bounds separate: cand [0.9, 0.95] vs base [0.1, 0.15]"
     swapped = compare(report, baseline="cand", candidate="base", min_coverage=0.9)
     assert swapped.verdict == "baseline_better"
+    assert swapped.table.item(0, "tipping_point_difference") == pytest.approx(-0.75)
 
 
-def test_interval_decides_when_bounds_overlap() -> None:
+def test_interval_decides_when_coverage_is_complete() -> None:
     # Full coverage; cand passes 30/40, base 10/40, cases nested so every discordant pair favours cand.
     report = lopsided(40, base_pass=10, cand_pass=30, base_missing=0, cand_missing=0)
     c = compare(report, baseline="base", candidate="cand")
@@ -78,24 +91,105 @@ def test_interval_decides_when_bounds_overlap() -> None:
     assert row["quality_difference"] == pytest.approx(0.5)
     assert row["mcnemar_p_value"] == pytest.approx(2 * 0.5**20)  # 20 discordant pairs, all one way
     assert c.verdict == "candidate_better"
-    assert c.reasons[-1].startswith("interval: paired difference cand − base = +0.5 [")
+    assert c.reasons[0].startswith("interval: paired difference of pass rate cand − base = +0.5 [")
 
 
-def test_separated_bounds_on_a_handful_of_pairs_are_not_a_win() -> None:
-    # Two cases, cand passes both, base fails both: bounds [1, 1] vs [0, 0] and interval [+1, +1],
-    # but two discordant pairs give exact McNemar p = 2 · 0.5² = 0.5: no supported winner.
+def test_a_handful_of_pairs_is_not_a_win() -> None:
+    # Two cases, cand passes both, base fails both: bounds [1, 1] vs [0, 0], but two discordant pairs give
+    # exact McNemar p = 2 · 0.5² = 0.5: no supported winner, whatever the interval.
     c = compare(
         lopsided(2, base_pass=0, cand_pass=2, base_missing=0, cand_missing=0), baseline="base", candidate="cand"
     )
     assert c.verdict == "no_supported_winner"
     assert c.table.item(0, "mcnemar_p_value") == 0.5
-    assert "is not significant" in c.reasons[0]
-    assert c.reasons[1].endswith("does not support a winner")
+    assert c.reasons[0].endswith("exact McNemar p=0.5) does not support a winner")
     # Four cases, 3 vs 1 passes, nested: 2 discordant pairs, p = 0.5 again.
     c4 = compare(
         lopsided(4, base_pass=1, cand_pass=3, base_missing=0, cand_missing=0), baseline="base", candidate="cand"
     )
     assert c4.verdict == "no_supported_winner"
+
+
+def trials_report(per_case: list[tuple[int, int]], trials: int, *, shuffle_trials: bool = False) -> ef.AuditReport:
+    """One case per entry (cand passes, base passes) out of ``trials`` trials each."""
+    cases = [f"q{i}" for i in range(len(per_case))]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"], trials=trials)
+    rows = []
+    for case, (c_pass, b_pass) in zip(cases, per_case, strict=True):
+        order = list(range(1, trials + 1))
+        for name, k in (("cand", c_pass), ("base", b_pass)):
+            labels = order[::-1] if shuffle_trials and name == "base" else order
+            rows += [
+                {"candidate": name, "case_id": case, "trial": t, "passed": int(i < k)} for i, t in enumerate(labels)
+            ]
+    return ef.audit(plan, pl.DataFrame(rows))
+
+
+def test_one_case_of_many_trials_has_no_interval_and_no_winner() -> None:
+    c = compare(trials_report([(10, 0)], 10), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    row = c.table.row(0, named=True)
+    assert (row["quality_difference"], row["ci_low"], row["ci_high"], row["interval_method"]) == (
+        1.0,
+        None,
+        None,
+        "none",
+    )
+    assert c.reasons[0] == (
+        "interval: paired difference of pass rate cand − base = +1 over 1 case(s): fewer than two cases, "
+        "no interval does not support a winner"
+    )
+
+
+def test_trial_labels_do_not_change_the_verdict() -> None:
+    # Same per-case counts; base's passes sit on the other trials. A unit-level test over trials saw different
+    # discordant pairs (p 0.008 vs 0.115); the case-level test sees the same per-case differences.
+    per_case = [(5, 1), (4, 2), (5, 3), (3, 0), (4, 4)]
+    one = compare(trials_report(per_case, 5), baseline="base", candidate="cand").table
+    other = compare(trials_report(per_case, 5, shuffle_trials=True), baseline="base", candidate="cand").table
+    keep = ["quality_difference", "ci_low", "ci_high", "interval_method", "cases_used", "verdict"]
+    assert one.select(keep).rows() == other.select(keep).rows()
+    assert one.item(0, "interval_method") == "wilson_clustered"
+    assert one.item(0, "mcnemar_p_value") is None
+
+
+def test_the_pair_policies_must_agree() -> None:
+    # 40 cases. cand has grades on 20 (all passed) and no rows for 20; base is graded on all 40, passing 30,
+    # failing cases q00-q09 of those cand has. complete_pairs: cand 20/20 vs base 10/20; missing_as_fail:
+    # cand 20/40 vs base 30/40. The verdict used to flip with the policy; now neither gives a winner.
+    cases = [f"q{i:02d}" for i in range(40)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": "cand", "case_id": c, "passed": 1} for c in cases[:20]]
+    rows += [{"candidate": "base", "case_id": c, "passed": int(i >= 10)} for i, c in enumerate(cases)]
+    report = ef.audit(plan, pl.DataFrame(rows))
+    complete = compare(report, baseline="base", candidate="cand", min_coverage=0.0)
+    as_fail = compare(report, baseline="base", candidate="cand", pairs="missing_as_fail", min_coverage=0.0)
+    assert (complete.verdict, as_fail.verdict) == ("no_supported_winner", "no_supported_winner")
+    assert complete.table.item(0, "quality_difference") == pytest.approx(0.5)
+    assert as_fail.table.item(0, "quality_difference") == pytest.approx(-0.25)
+    assert complete.reasons[0].startswith("coverage: missingness differs between the sides")
+    assert complete.reasons[1].endswith("supports candidate_better")
+    assert complete.reasons[2].startswith("pair policy: under missing_as_fail the difference is -0.25 [")
+    # Tipping point: cand's 20 ungraded units fail, base has none: 20/40 − 30/40.
+    assert complete.table.item(0, "tipping_point_difference") == pytest.approx(-0.25)
+    assert complete.reasons[3].startswith("tipping point: with every ungraded unit a fail for cand")
+    assert as_fail.reasons[1].endswith("does not support a winner")
+
+
+def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
+    cases = [f"q{i}" for i in range(12)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": "cand", "case_id": c, "score": 0.9 - 0.01 * i} for i, c in enumerate(cases)]
+    rows += [{"candidate": "base", "case_id": c, "score": 0.4 + 0.01 * i} for i, c in enumerate(cases)]
+    report = ef.audit(plan, pl.DataFrame(rows), grade="numeric")
+    c = compare(report, baseline="base", candidate="cand")
+    row = c.table.row(0, named=True)
+    # Differences 0.5 − 0.02 i, i = 0..11: mean 0.39.
+    assert row["quality_difference"] == pytest.approx(0.39)
+    assert row["interval_method"] == "wilson_clustered"
+    assert -1.0 <= row["ci_low"] <= 0.39 <= row["ci_high"] <= 1.0
+    assert c.verdict == "candidate_better"
+    assert c.reasons[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
 
 
 def test_different_missingness_between_sides_blocks_a_winner() -> None:
