@@ -4,7 +4,7 @@ The full version, with 400 simulations per design, is ``benchmarks/sim_missingne
 (results in benchmarks/RESULTS.md). Here each design runs fewer audits with 999
 permutations per test (any number of permutations gives a valid p-value); the
 bounds are alpha + 2 Monte Carlo standard errors for false flags and, for
-detection, 0.80 − 1 MC SE (the benchmark measures 0.85 at 400 simulations).
+detection, 0.80 − 1 MC SE (the benchmark measures 0.850 at 400 simulations).
 """
 
 from __future__ import annotations
