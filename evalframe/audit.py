@@ -51,7 +51,7 @@ from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems
 from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
-from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag, slice_funnel
+from evalframe.slices import Bins, bin_edges, case_slices, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import FILE_PROBLEMS, KNOWN_COLUMNS, only_value, validate_ledger
 
 #: A frame, eager or lazy (helpers that keep the kind they are given).
@@ -122,6 +122,8 @@ class _Part:
     shape: str
     summary: pl.DataFrame | None = None
     slices: pl.DataFrame | None = None
+    #: Cases counted by their planned, ungraded and missing units per slice value (the missingness test's input).
+    case_slices: pl.DataFrame | None = None
     #: Units counted on codes: ``candidate`` (Enum), ``_case`` and the outcome columns, without the plan's text
     #: and all-null payload columns, which :func:`_table` gives back (see ``unit_schema``).
     units: pl.DataFrame | None = None
@@ -190,12 +192,13 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     units = units.with_columns(plan.candidate_name())
     named = unit_outcomes(planned_units_coded(plan).head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
     del planned
-    summary, slice_table = _summarize(units, o, plan)
+    summary, slice_table, case_table = _summarize(units, o, plan)
     return replace(
         found,
         problems=problems,
         summary=summary,
         slices=slice_table,
+        case_slices=case_table,
         # Each keeps its case code: a spill stores it instead of the case's text columns (see _Spill).
         units=units.drop(CAND_CODE, UID),
         attempts=attempts.drop(CAND_CODE, UID),
@@ -220,8 +223,10 @@ def _table(
     return _given_back(frame, schema.names(), {**_nulls(schema), **given})
 
 
-def _summarize(units: pl.DataFrame, o: _Options, plan: Plan) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """The per-candidate summary (funnel, intervals, missing case ids) and slice funnel of unit outcomes.
+def _summarize(
+    units: pl.DataFrame, o: _Options, plan: Plan
+) -> tuple[pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
+    """The per-candidate summary (funnel, intervals, missing case ids), slice funnel and case slices of units.
 
     ``units`` are counted on codes (``candidate`` an Enum, ``_cand``, ``_case``); the case ids listed and the
     slice columns are taken from ``plan``'s cases. Every number is per candidate, so summaries of candidate
@@ -262,11 +267,14 @@ def _summarize(units: pl.DataFrame, o: _Options, plan: Plan) -> tuple[pl.DataFra
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
     )
-    slice_table = None
+    slice_table = case_table = None
     if o.slices:
-        labelled = units.select(CANDIDATE, "outcome", *(case_column(plan.cases.get_column(c)) for c in o.slices))
-        slice_table = slice_funnel(labelled, o.slices, o.bins).with_columns(_AS_TEXT)
-    return summary.with_columns(_AS_TEXT), slice_table
+        labelled = units.select(
+            CANDIDATE, CASE_CODE, "outcome", *(case_column(plan.cases.get_column(c)) for c in o.slices)
+        )
+        slice_table = slice_funnel(labelled.drop(CASE_CODE), o.slices, o.bins).with_columns(_AS_TEXT)
+        case_table = case_slices(labelled, o.slices, o.bins, case=CASE_CODE)
+    return summary.with_columns(_AS_TEXT), slice_table, case_table
 
 
 #: ``partition_by="candidate"`` audits several candidates at a time, on as many threads as keep the ledger rows
@@ -785,7 +793,9 @@ def audit(
         if slices
         else pl.DataFrame()
     )
-    tests = missingness_tests(slice_table, alpha=alpha) if slices else pl.DataFrame()
+    # One test family for the whole audit (every candidate and slice column): Holm's correction spans them all.
+    case_tables = [p.case_slices for p in computed if p.case_slices is not None]
+    tests = missingness_tests(pl.concat(case_tables), alpha=alpha) if slices and case_tables else pl.DataFrame()
     if slices:
         summary = summary.join(selective_flag(tests), on=CANDIDATE, how="left")
     meta: dict[str, Any] = {

@@ -278,14 +278,18 @@ def _print_report(report: AuditReport, fmt: str) -> None:
         tests = report.missingness.select(
             CANDIDATE,
             "slice_column",
-            "missing",
+            "cases",
             "planned",
-            "test",
-            "p_value",
+            "ungraded",
+            "p_adjusted_ungraded",
+            "selective_ungraded",
+            pl.col("stands_out_ungraded").list.join(", "),
+            "missing",
+            "p_adjusted",
             "selective",
             pl.col("stands_out").list.join(", "),
         )
-        console.print(_frame_table(tests, "does missingness depend on the slice?"))
+        console.print(_frame_table(tests, "does missingness depend on the slice? (cases as units, Holm-adjusted)"))
     if report.problems.height:
         counts = report.problems.group_by(KIND).len("count").sort(KIND)
         console.print(_frame_table(counts, "problems (not refusing)"))

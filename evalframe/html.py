@@ -479,7 +479,7 @@ def missing_rate_chart(slices: pl.DataFrame, missingness: pl.DataFrame) -> Html:
                 ys = [index[r["slice_value"]] - 0.4 + band * (j + 0.5) for r in rows]
                 rates = [r["missing_rate"] or 0.0 for r in rows]
                 test = tests.get((cand, column), {})
-                p = test.get("p_value")
+                p = test.get("p_adjusted", test.get("p_value"))
                 label = f"{cand}: {test.get('test', 'none')}" + (f", p={p:.2g}" if p is not None else ", no test")
                 if test.get("selective"):
                     label += " — SELECTIVE"
@@ -601,7 +601,7 @@ def _card(record: Mapping[str, Any]) -> Html:
     if ungraded:
         parts.append(_el("p", "ungraded: " + "; ".join(ungraded)))
     if record.get("selective_missingness"):
-        parts.append(_el("p", f"missing units concentrate in: {record['selective_missingness']}", cls="cov"))
+        parts.append(_el("p", f"selective missingness: {record['selective_missingness']}", cls="cov"))
     return _el("div", *parts, cls="card ok" if complete else "card warn")
 
 
@@ -801,26 +801,34 @@ def _slices_section(report: AuditReport) -> Html:
         CANDIDATE,
         "slice_column",
         "n_slices",
+        "cases",
         "planned",
+        "ungraded",
+        "p_adjusted_ungraded",
+        "selective_ungraded",
+        pl.col("stands_out_ungraded").list.join(", "),
         "missing",
-        "test",
-        "p_value",
+        "p_adjusted",
         "selective",
         pl.col("stands_out").list.join(", "),
     )
+    flags = ("selective_ungraded", "stands_out_ungraded", "selective", "stands_out")
     rows = []
     for r in tests.iter_rows(named=True):
-        selective = _el("span", "yes", cls="yes") if r["selective"] else "no"
-        plain = [r[c] for c in tests.columns if c not in ("selective", "stands_out")]
-        rows.append([*plain, selective, r["stands_out"] or "—"])
+        cells = {c: _el("span", "yes", cls="yes") if r[c] else "no" for c in flags if c.startswith("selective")}
+        cells |= {c: r[c] or "—" for c in flags if c.startswith("stands_out")}
+        rows.append([cells.get(c, r[c]) for c in tests.columns])
     alpha = report.meta.get("alpha")
     parts: list[Any] = [
         _el("h3", "Does missingness depend on the slice?"),
         _table([_el("span", c, title=describe("missingness", c)) for c in tests.columns], rows),
         _el(
             "p",
-            f"selective = p_value < alpha ({fmt_value(alpha)}); stands_out = slice values whose missing rate is at "
-            "least twice the candidate's overall missing rate.",
+            "Cases are the test's units: a seeded permutation test of each case's ungraded fraction (no row, "
+            "execution or grader failure) and, separately, of its missing fraction (no row), across slice values; "
+            "p-values are Holm-adjusted over every test of the audit (Holm 1979). "
+            f"selective = p_adjusted ≤ alpha ({fmt_value(alpha)}); stands_out = when selective, slice values whose "
+            "rate is at least twice the candidate's overall rate (else those with the highest rate).",
             cls="muted",
         ),
         _el("figure", missing_rate_chart(report.slices, report.missingness), cls="chart"),

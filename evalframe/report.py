@@ -98,7 +98,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     "mean_score_ci_high": "upper end of the case-clustered interval of mean_score, inside the score range",
     "missing_cases": "distinct cases with at least one missing unit",
     "missing_case_ids": "the first 20 such case ids, sorted (units.parquet lists every missing unit)",
-    "selective_missingness": "slice columns whose missingness test is significant, with p-value and slices; or null",
+    "selective_missingness": "slice columns whose ungraded or missing units concentrate in slices (Holm-adjusted "
+    "case-level test), naming the slices; or null",
     # unit and ledger columns (units, attempts)
     "counted_attempt": "the attempt counted under the retry policy; null when the unit is missing",
     "attempts": "ledger rows (attempts) of the unit",
@@ -128,12 +129,23 @@ DESCRIPTIONS: Mapping[str, str] = {
     "missing_rate": "missing / planned within the slice",
     "missing_ratio": "the slice's missing_rate over the candidate's overall missing rate; null when nothing is missing",
     "n_slices": "slice values with at least one planned unit",
-    "test": "test of independence between slice and missingness: fisher_exact, chi_square, "
-    "fisher_freeman_halton_mc or none",
-    "statistic": "the test statistic; null when no test is possible",
-    "p_value": "p-value of the test of independence; null when no test is possible",
-    "selective": "p_value < alpha (meta): missingness depends on the slice",
-    "stands_out": "slice values whose missing rate is at least twice the candidate's overall rate",
+    "cases": "planned cases of the candidate over every slice value (the test's independent units)",
+    "ungraded": "units without a grade (no row, not started, execution failure, no output, grader failure, not scored)",
+    "correction": "multiplicity correction over every test of the audit: holm (Holm 1979, step-down)",
+    "test": "test of whether cases' missing fraction depends on the slice: case_permutation, or none",
+    "statistic": "between-slice statistic H of cases' missing fraction; null when no test is possible",
+    "p_value": "permutation p-value (b+1)/(m+1) of the missing test, unadjusted; null when no test is possible",
+    "p_adjusted": "Holm-adjusted p-value of the missing test over every test of the audit",
+    "selective": "p_adjusted <= alpha (meta): missing units (no row) depend on the slice",
+    "stands_out": "when selective: slice values whose missing rate is at least twice the candidate's "
+    "overall rate, else those with the highest rate",
+    "test_ungraded": "test of whether cases' ungraded fraction depends on the slice: case_permutation, or none",
+    "statistic_ungraded": "between-slice statistic H of cases' ungraded fraction; null when no test is possible",
+    "p_value_ungraded": "permutation p-value (b+1)/(m+1) of the ungraded test, unadjusted",
+    "p_adjusted_ungraded": "Holm-adjusted p-value of the ungraded test over every test of the audit",
+    "selective_ungraded": "p_adjusted_ungraded <= alpha (meta): ungraded units depend on the slice",
+    "stands_out_ungraded": "when selective_ungraded: slice values whose ungraded rate is at least twice the "
+    "candidate's overall rate, else those with the highest rate",
     # comparison
     "baseline": "the baseline candidate",
     "pair_policy": "complete_pairs (drop pairs without a grade on both sides) or missing_as_fail",
@@ -190,6 +202,7 @@ TABLE_DESCRIPTIONS: Mapping[str, Mapping[str, str]] = {
     "missingness": {
         "planned": "planned units of the candidate over every slice value",
         "missing": "missing units of the candidate over every slice value",
+        "ungraded": "ungraded units of the candidate over every slice value",
     },
     "comparison": {"candidate": "the candidate compared against the baseline"},
     "dropped_pairs": {"pairs_dropped": "pairs of this slice value dropped under complete_pairs"},
@@ -356,7 +369,7 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     if ungraded:
         lines.append("Ungraded: " + "; ".join(ungraded) + ".")
     if record.get("selective_missingness"):
-        lines.append(f"Missing units concentrate in a slice: {record['selective_missingness']}.")
+        lines.append(f"Selective missingness: {record['selective_missingness']}.")
     return lines
 
 
@@ -670,9 +683,25 @@ class AuditReport:
         if self.missingness.width:
             lines += ["", "## Missingness by slice", ""]
             tests = self.missingness.select(
-                CANDIDATE, "slice_column", "planned", "missing", "test", "p_value", "selective", "stands_out"
+                CANDIDATE,
+                "slice_column",
+                "cases",
+                "planned",
+                "ungraded",
+                "p_adjusted_ungraded",
+                "selective_ungraded",
+                "stands_out_ungraded",
+                "missing",
+                "p_adjusted",
+                "selective",
+                "stands_out",
             )
             lines.append(markdown_table(tests))
+            lines += [
+                "",
+                "Cases are the test's units (case-level permutation test of each case's ungraded, and missing, "
+                "fraction); p-values are Holm-adjusted over every test of the audit (Holm 1979).",
+            ]
             lines += [
                 "",
                 markdown_table(

@@ -14,15 +14,15 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
-from evalframe.columns import CANDIDATE, MISSING, PLANNED
-from evalframe.funnel import funnel
+from evalframe.columns import CANDIDATE, CASE_ID, MISSING, PLANNED
+from evalframe.funnel import funnel, outcome_in
 
 SLICE_COLUMN: Final = "slice_column"
 SLICE_VALUE: Final = "slice_value"
 MISSING_RATE: Final = "missing_rate"
 MISSING_RATIO: Final = "missing_ratio"
-#: Monte Carlo resamples for the Fisher–Freeman–Halton test of larger sparse tables (seeded: reproducible).
-MONTE_CARLO_RESAMPLES: Final = 20_000
+#: Permutations per test (seeded: reproducible); the smallest p-value is 1/(9999 + 1) = 0.0001.
+MONTE_CARLO_RESAMPLES: Final = 9_999
 
 #: Bins for a numeric slice column: explicit edges, or ``"q<k>"`` for k quantile bins.
 Bins = Mapping[str, Sequence[float] | str]
@@ -187,21 +187,193 @@ def slice_funnel(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None =
     )
 
 
+#: Outcomes that carry a grade; every other outcome (no row, not started, execution failure, no output,
+#: grader failure, not scored) is *ungraded*.
+GRADED_OUTCOMES: Final = ("passed", "failed", "scored_no_threshold")
+UNGRADED: Final = "ungraded"
+CASES: Final = "cases"
+#: The multiplicity correction of :func:`missingness_tests` (Holm 1979).
+CORRECTION: Final = "holm"
+#: Resampled statistics within this relative distance of the observed one count as ties (as large as it).
+TIE_TOLERANCE: Final = 1e-9
+_BATCH: Final = 2_000
+
+
+def case_slices(
+    units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None, *, case: str = CASE_ID
+) -> pl.DataFrame:
+    """Count cases by how many of their units are ungraded and missing, per slice value.
+
+    The case is the independent unit of the selective-missingness test
+    (SPEC §5): trials of one case share its input, so they go missing
+    together more often than independent units would.
+
+    Parameters
+    ----------
+    units
+        One row per planned unit: ``candidate``, the ``case`` column,
+        ``outcome`` and the slice columns (one value per case).
+    slices
+        Slice column names.
+    bins
+        Bins for numeric slice columns (see :func:`binned`).
+    case
+        The column naming the case (default ``case_id``).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (candidate, slice_column, slice_value, planned,
+        ungraded, missing), sorted by them: ``planned`` (Int64) is a case's
+        planned units, ``ungraded`` (Int64) those whose outcome is not
+        passed, failed or scored_no_threshold (no row, not started, execution
+        failure, no output, grader failure, not scored), ``missing`` (Int64)
+        those with no row at all, and ``cases`` (Int64) the number of cases
+        with these counts. ``slice_value`` is null for cases without a value.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A"] * 6, "case_id": ["a", "a", "b", "b", "c", "c"],
+    ...     "case_type": ["x", "x", "x", "x", "y", "y"],
+    ...     "outcome": ["missing", "exec_failed", "passed", "failed", "passed", "judge_failed"]})
+    >>> case_slices(units, ["case_type"])
+    shape: (3, 7)
+    ┌───────────┬──────────────┬─────────────┬─────────┬──────────┬─────────┬───────┐
+    │ candidate ┆ slice_column ┆ slice_value ┆ planned ┆ ungraded ┆ missing ┆ cases │
+    │ ---       ┆ ---          ┆ ---         ┆ ---     ┆ ---      ┆ ---     ┆ ---   │
+    │ str       ┆ str          ┆ str         ┆ i64     ┆ i64      ┆ i64     ┆ i64   │
+    ╞═══════════╪══════════════╪═════════════╪═════════╪══════════╪═════════╪═══════╡
+    │ A         ┆ case_type    ┆ x           ┆ 2       ┆ 0        ┆ 0       ┆ 1     │
+    │ A         ┆ case_type    ┆ x           ┆ 2       ┆ 2        ┆ 1       ┆ 1     │
+    │ A         ┆ case_type    ┆ y           ┆ 2       ┆ 1        ┆ 0       ┆ 1     │
+    └───────────┴──────────────┴─────────────┴─────────┴──────────┴─────────┴───────┘
+    """
+    key = [CANDIDATE, SLICE_COLUMN, SLICE_VALUE, PLANNED, UNGRADED, MISSING]
+    schema = pl.Schema({c: pl.String() if i < 3 else pl.Int64() for i, c in enumerate([*key, CASES])})
+    if not slices:
+        return pl.DataFrame(schema=schema)
+    labelled = binned(units, slices, bins)
+    graded = outcome_in(labelled.schema, *GRADED_OUTCOMES)
+    per_case = (
+        labelled.lazy()
+        .group_by(CANDIDATE, case)
+        .agg(
+            pl.len().cast(pl.Int64).alias(PLANNED),
+            (~graded).sum().cast(pl.Int64).alias(UNGRADED),
+            outcome_in(labelled.schema, "missing").sum().cast(pl.Int64).alias(MISSING),
+            *(pl.col(name).first() for name in slices),
+        )
+    )
+    parts = [
+        per_case.group_by(CANDIDATE, pl.col(name).alias(SLICE_VALUE), PLANNED, UNGRADED, MISSING)
+        .agg(pl.len().cast(pl.Int64).alias(CASES))
+        .with_columns(pl.lit(name).alias(SLICE_COLUMN))
+        for name in slices
+    ]
+    return (
+        pl.concat(parts).select(pl.col(CANDIDATE).cast(pl.String), *key[1:], CASES).sort(key, nulls_last=True).collect()
+    )
+
+
 @dataclass(frozen=True)
 class IndependenceTest:
     """Result of a test of independence between slice and missingness."""
 
+    #: The test used (see :func:`independence_test`, :func:`case_permutation_test`).
     test: str
+    #: The test statistic; None when no test is possible.
     statistic: float | None
+    #: The p-value; None when no test is possible.
     p_value: float | None
 
 
+def case_permutation_test(
+    counts: np.ndarray[Any, Any],
+    values: np.ndarray[Any, Any],
+    *,
+    resamples: int = MONTE_CARLO_RESAMPLES,
+    seed: int = 0,
+) -> IndependenceTest:
+    """Permutation test of whether a case-level value depends on the slice.
+
+    ``counts[j, s]`` is the number of cases in slice ``s`` whose value is
+    ``values[j]`` (e.g. a case's ungraded fraction). Under the null the cases
+    are exchangeable across slices: every assignment of the cases to the
+    slices, with the slices' sizes kept, is equally likely. Permuting the
+    cases is drawing a table with ``counts``' row and column sums, which
+    scipy does by Patefield's algorithm (Patefield 1981, "Algorithm AS 159:
+    An efficient method of generating random R × C tables with given row and
+    column totals", Applied Statistics 30(1):91–97), in time that does not
+    grow with the number of cases.
+
+    The statistic is the between-slice sum of squares scaled by the total
+    variance, H = (N − 1) Σ_s n_s (ȳ_s − ȳ)² / Σ_i (y_i − ȳ)², the
+    Kruskal–Wallis form (Kruskal & Wallis 1952, "Use of ranks in
+    one-criterion variance analysis", JASA 47(260):583–621) on the values
+    themselves; for values 0 and 1 it is (N − 1)/N times Pearson's
+    chi-square of the slice × value table. The p-value is
+    (b + 1)/(m + 1), with b the resampled statistics at least the observed
+    one among m (Phipson & Smyth 2010, "Permutation p-values should never be
+    zero", Stat. Appl. Genet. Mol. Biol. 9(1):39), a valid p-value:
+    P(p ≤ α) ≤ α. A resampled statistic within a relative
+    :data:`TIE_TOLERANCE` of the observed one counts as a tie (as large), so
+    a table every arrangement of which ties gives p = 1. Seeded: results
+    repeat.
+
+    Returns
+    -------
+    IndependenceTest
+        ``case_permutation`` with H and the p-value; ``none`` (no p-value)
+        with fewer than two non-empty slices or when every case has the same
+        value.
+
+    Examples
+    --------
+    >>> # 4 slices of 10 cases; in the last every case lost all its units.
+    >>> r = case_permutation_test(np.array([[10, 10, 10, 0], [0, 0, 0, 10]]), np.array([0.0, 1.0]))
+    >>> (r.test, r.statistic, r.p_value)
+    ('case_permutation', 39.0, 0.0001)
+    >>> case_permutation_test(np.array([[5, 5], [5, 5]]), np.array([0.0, 1.0])).p_value
+    1.0
+    """
+    from scipy import stats as sps  # imported on use: scipy is slow to import
+
+    c = np.asarray(counts, dtype=np.int64)
+    v = np.asarray(values, dtype=np.float64)
+    c = c[:, c.sum(axis=0) > 0]
+    keep = c.sum(axis=1) > 0
+    c, v = c[keep], v[keep]
+    n_s, n_j = c.sum(axis=0), c.sum(axis=1)
+    total = int(n_s.sum())
+    mean = float(n_j @ v) / total if total else 0.0
+    sst = float(n_j @ (v - mean) ** 2)
+    if c.shape[1] < 2 or c.shape[0] < 2 or sst <= 0:
+        return IndependenceTest("none", None, None)
+    s2 = (float(total) * mean) ** 2 / total
+
+    def q(sums: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:  # Σ_s S_s² / n_s: H up to constants
+        return np.asarray((sums**2 / n_s).sum(axis=-1))
+
+    q_obs = float(q(v @ c))
+    table = sps.random_table(n_j, n_s, seed=np.random.default_rng(seed))
+    at_least, done = 0, 0
+    while done < resamples:
+        size = min(_BATCH, resamples - done)
+        sums = np.einsum("j,mjs->ms", v, table.rvs(size))
+        at_least += int(np.count_nonzero(q(sums) >= q_obs - TIE_TOLERANCE * abs(q_obs)))
+        done += size
+    statistic = (total - 1) * (q_obs - s2) / sst
+    return IndependenceTest("case_permutation", float(statistic), (at_least + 1) / (resamples + 1))
+
+
 def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
-    """Test whether the missing/present split is independent of the slice.
+    """Test whether the missing/present split of *units* is independent of the slice.
 
     ``table`` has one row per slice value and two columns (missing,
-    present). Slices with no units are dropped. The test is chosen by the
-    table, never by the result:
+    present). Slices with no units are dropped. This is a unit-level test:
+    :func:`missingness_tests` tests cases instead (see
+    :func:`case_permutation_test`). The test is chosen by the table, never by
+    the result:
 
     * fewer than two slice values, or nothing (or everything) missing:
       ``none`` (no test possible, p-value null);
@@ -209,15 +381,18 @@ def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
       from contingency tables, and the calculation of P", JRSS 85(1):87–94);
     * every expected count ≥ 5: Pearson's chi-square test of independence
       (Pearson 1900, Phil. Mag. 50(302):157–175), no continuity correction;
-    * otherwise the Fisher–Freeman–Halton exact test by Monte Carlo
-      (Freeman & Halton 1951, Biometrika 38:141–149) with
-      :data:`MONTE_CARLO_RESAMPLES` seeded resamples, so results repeat.
+    * otherwise ``permutation_chi_square``: Pearson's statistic referred to
+      :data:`MONTE_CARLO_RESAMPLES` seeded random tables with the same
+      margins, ties counted (see :func:`case_permutation_test`, whose
+      statistic is (N − 1)/N times Pearson's on a 0/1 value).
 
     Examples
     --------
     >>> r = independence_test(np.array([[5, 0], [0, 5]]))
     >>> (r.test, round(r.p_value, 6))
     ('fisher_exact', 0.007937)
+    >>> independence_test(np.array([[1, 4], [1, 4], [1, 4]]))  # every table ties or is more extreme: p = 1
+    IndependenceTest(test='permutation_chi_square', statistic=0.0, p_value=1.0)
     """
     from scipy import stats as sps  # imported on use: scipy is slow to import
 
@@ -231,98 +406,231 @@ def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
     chi = sps.chi2_contingency(t, correction=False)
     if float(np.min(chi.expected_freq)) >= 5:
         return IndependenceTest("chi_square", float(chi.statistic), float(chi.pvalue))
-    method = sps.MonteCarloMethod(n_resamples=MONTE_CARLO_RESAMPLES, rng=np.random.default_rng(0))
-    res = sps.fisher_exact(t, method=method)
-    # scipy returns 1-element arrays for some table shapes.
-    statistic, p_value = (float(np.asarray(v).reshape(-1)[0]) for v in (res.statistic, res.pvalue))
-    return IndependenceTest("fisher_freeman_halton_mc", statistic, p_value)
+    perm = case_permutation_test(t.T, np.array([1.0, 0.0]))
+    return IndependenceTest("permutation_chi_square", float(chi.statistic), perm.p_value)
 
 
-def missingness_tests(slice_table: pl.DataFrame, *, alpha: float = 0.05) -> pl.DataFrame:
-    """Test, per (candidate, slice column), whether the missing rate depends on the slice.
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the given order.
+
+    p̃_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j)) over the ordered p-values;
+    rejecting every hypothesis with p̃ ≤ α keeps the family-wise error rate
+    at most α under any dependence between the tests (Holm 1979, "A simple
+    sequentially rejective multiple test procedure", Scand. J. Statist.
+    6(2):65–70).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+#: ``missingness_tests`` columns of each test: (ungraded test suffix "_ungraded", missing test no suffix).
+_KINDS: Final = ((UNGRADED, "_ungraded"), (MISSING, ""))
+
+
+def _stands_out(values: list[str | None], units: np.ndarray[Any, Any], planned: np.ndarray[Any, Any]) -> list[str]:
+    """Slices whose rate is at least twice the overall rate, else those with the highest rate (non-null only)."""
+    rate = units / planned
+    overall = units.sum() / planned.sum()
+    chosen = rate >= 2 * overall
+    if not chosen.any():
+        chosen = rate == rate.max()
+    return sorted(str(v) for v, c in zip(values, chosen, strict=True) if c and v is not None)
+
+
+def missingness_tests(
+    cases: pl.DataFrame, *, alpha: float = 0.05, resamples: int = MONTE_CARLO_RESAMPLES, seed: int = 0
+) -> pl.DataFrame:
+    """Test, per (candidate, slice column), whether ungraded and missing units depend on the slice.
+
+    Two tests per (candidate, slice column), each a :func:`case_permutation_test`
+    with cases as the units (trials of a case are not independent): of the
+    cases' *ungraded* fraction (ungraded / planned units: no row, execution
+    failure, grader failure, ...) and of their *missing* fraction (no row at
+    all). Cases without a slice value form a slice of their own. All the
+    audit's p-values — both tests, every slice column, every candidate — are
+    adjusted together by Holm's step-down procedure (Holm 1979, "A simple
+    sequentially rejective multiple test procedure", Scand. J. Statist.
+    6(2):65–70; see :func:`holm`), so that under a case-level
+    missing-at-random null the chance that an audit flags anything is at
+    most ``alpha``. When a candidate's ungraded units are exactly its missing
+    ones in every case, the two tests are one test and count once.
 
     Parameters
     ----------
-    slice_table
-        Output of :func:`slice_funnel`.
+    cases
+        Output of :func:`case_slices` (every candidate of the audit).
     alpha
-        Significance level for ``selective`` (default 0.05).
+        Family-wise significance level (default 0.05).
+    resamples, seed
+        Permutations per test and their seed (each test starts from ``seed``).
 
     Returns
     -------
     polars.DataFrame
-        One row per (candidate, slice_column): ``n_slices`` (Int64),
-        ``planned``/``missing`` (Int64), ``test`` (String, see
-        :func:`independence_test`), ``statistic`` and ``p_value``
-        (Float64, null when no test is possible), ``selective`` (Boolean,
-        p_value < alpha) and ``stands_out`` (List[String]: when selective, the
-        slice values whose missing rate is at least twice the candidate's
-        overall rate and that hold at least one missing unit; else empty).
+        One row per (candidate, slice_column), sorted: ``n_slices``,
+        ``cases``, ``planned``, ``ungraded``, ``missing`` (Int64, totals over
+        the slice values), ``correction`` (``"holm"``), and for each test —
+        ``_ungraded`` suffix for ungraded units, no suffix for missing ones —
+        ``test`` (String: ``case_permutation``, or ``none`` when nothing
+        varies), ``statistic``, ``p_value`` (Float64, unadjusted) and
+        ``p_adjusted`` (Float64, Holm-adjusted; all null without a test),
+        ``selective`` (Boolean: p_adjusted ≤ alpha) and ``stands_out``
+        (List[String]; empty unless selective: the slice values whose rate
+        is at least twice the candidate's overall rate or, when none is, those
+        with the highest rate).
 
     Examples
     --------
-    >>> units = pl.DataFrame({"candidate": ["A"] * 10, "case_type": ["x"] * 5 + ["y"] * 5,
-    ...     "outcome": ["missing"] * 5 + ["passed"] * 5})
-    >>> missingness_tests(slice_funnel(units, ["case_type"])).select("test", "selective", "stands_out").row(0)
-    ('fisher_exact', True, ['x'])
+    >>> units = pl.DataFrame({"candidate": ["A"] * 20, "case_id": [f"c{i}" for i in range(20)],
+    ...     "case_type": ["x"] * 10 + ["y"] * 10, "outcome": ["exec_failed"] * 8 + ["passed"] * 12})
+    >>> t = missingness_tests(case_slices(units, ["case_type"]))
+    >>> t.select("ungraded", "p_value_ungraded", "selective_ungraded", "stands_out_ungraded", "missing", "test")
+    shape: (1, 6)
+    ┌──────────┬──────────────────┬────────────────────┬─────────────────────┬─────────┬──────┐
+    │ ungraded ┆ p_value_ungraded ┆ selective_ungraded ┆ stands_out_ungraded ┆ missing ┆ test │
+    │ ---      ┆ ---              ┆ ---                ┆ ---                 ┆ ---     ┆ ---  │
+    │ i64      ┆ f64              ┆ bool               ┆ list[str]           ┆ i64     ┆ str  │
+    ╞══════════╪══════════════════╪════════════════════╪═════════════════════╪═════════╪══════╡
+    │ 8        ┆ 0.001            ┆ true               ┆ ["x"]               ┆ 0       ┆ none │
+    └──────────┴──────────────────┴────────────────────┴─────────────────────┴─────────┴──────┘
     """
-    rows: list[dict[str, Any]] = []
-    if slice_table.is_empty():
-        return pl.DataFrame()
-    for (cand, col), group in slice_table.group_by(CANDIDATE, SLICE_COLUMN, maintain_order=True):
-        missing = group.get_column(MISSING).to_numpy().astype(np.int64)
-        planned = group.get_column(PLANNED).to_numpy().astype(np.int64)
-        result = independence_test(np.column_stack([missing, planned - missing]))
-        selective = result.p_value is not None and result.p_value < alpha
-        # Name slices only when the test supports selective dropout (else single-case slices "stand out").
-        stands = group.filter(pl.lit(selective) & (pl.col(MISSING_RATIO) >= 2) & (pl.col(MISSING) > 0))
-        rows.append(
-            {
-                CANDIDATE: cand,
-                SLICE_COLUMN: col,
-                "n_slices": group.height,
-                PLANNED: int(planned.sum()),
-                MISSING: int(missing.sum()),
-                "test": result.test,
-                "statistic": result.statistic,
-                "p_value": result.p_value,
-                "selective": selective,
-                "stands_out": sorted(str(v) for v in stands.get_column(SLICE_VALUE).drop_nulls().to_list()),
-            }
-        )
-    schema = pl.Schema(
-        {
-            CANDIDATE: pl.String(),
-            SLICE_COLUMN: pl.String(),
-            "n_slices": pl.Int64(),
-            PLANNED: pl.Int64(),
-            MISSING: pl.Int64(),
-            "test": pl.String(),
-            "statistic": pl.Float64(),
-            "p_value": pl.Float64(),
-            "selective": pl.Boolean(),
-            "stands_out": pl.List(pl.String),
+    columns: dict[str, pl.DataType] = {
+        CANDIDATE: pl.String(),
+        SLICE_COLUMN: pl.String(),
+        "n_slices": pl.Int64(),
+        CASES: pl.Int64(),
+        PLANNED: pl.Int64(),
+        UNGRADED: pl.Int64(),
+        MISSING: pl.Int64(),
+        "correction": pl.String(),
+    }
+    for _, sfx in _KINDS:
+        columns |= {
+            f"test{sfx}": pl.String(),
+            f"statistic{sfx}": pl.Float64(),
+            f"p_value{sfx}": pl.Float64(),
+            f"p_adjusted{sfx}": pl.Float64(),
+            f"selective{sfx}": pl.Boolean(),
+            f"stands_out{sfx}": pl.List(pl.String),
         }
-    )
+    schema = pl.Schema(columns)
+    if cases.is_empty():
+        return pl.DataFrame(schema=schema)
+    key = [CANDIDATE, SLICE_COLUMN, SLICE_VALUE, PLANNED, UNGRADED, MISSING]
+    cases = cases.group_by(key).agg(pl.col(CASES).sum()).sort(key, nulls_last=True)
+    rows: list[dict[str, Any]] = []
+    family: list[tuple[int, str]] = []  # (row, suffix) of each distinct test with a p-value
+    for (cand, col), group in cases.group_by(CANDIDATE, SLICE_COLUMN, maintain_order=True):
+        planned, n = (group.get_column(c).to_numpy().astype(np.int64) for c in (PLANNED, CASES))
+        slice_values: list[str | None] = group.get_column(SLICE_VALUE).to_list()
+        labels = list(dict.fromkeys(slice_values))  # in order; None (cases without a value) is a slice too
+        slice_index = np.array([labels.index(v) for v in slice_values], dtype=np.int64)
+        row: dict[str, Any] = {
+            CANDIDATE: cand,
+            SLICE_COLUMN: col,
+            "n_slices": len(labels),
+            CASES: int(n.sum()),
+            PLANNED: int((planned * n).sum()),
+            "correction": CORRECTION,
+        }
+        same = bool(np.array_equal(group.get_column(UNGRADED).to_numpy(), group.get_column(MISSING).to_numpy()))
+        for kind, sfx in _KINDS:
+            count = group.get_column(kind).to_numpy().astype(np.int64)
+            row[kind] = int((count * n).sum())
+            fraction = count / planned
+            values, value_index = np.unique(fraction, return_inverse=True)
+            table = np.zeros((values.size, len(labels)), dtype=np.int64)
+            np.add.at(table, (value_index, slice_index), n)
+            if same and kind == MISSING:  # the same test on the same fractions
+                result = IndependenceTest(row["test_ungraded"], row["statistic_ungraded"], row["p_value_ungraded"])
+            else:
+                result = case_permutation_test(table, values, resamples=resamples, seed=seed)
+            units_by_slice = np.bincount(slice_index, weights=count * n, minlength=len(labels))
+            planned_by_slice = np.bincount(slice_index, weights=planned * n, minlength=len(labels))
+            row |= {
+                f"test{sfx}": result.test,
+                f"statistic{sfx}": result.statistic,
+                f"p_value{sfx}": result.p_value,
+                f"_stands{sfx}": _stands_out(labels, units_by_slice, planned_by_slice),
+            }
+            if result.p_value is not None and not (same and kind == MISSING):
+                family.append((len(rows), sfx))
+        row["_same"] = same
+        rows.append(row)
+    adjusted = holm([rows[i][f"p_value{sfx}"] for i, sfx in family])
+    for (i, sfx), p in zip(family, adjusted, strict=True):
+        rows[i][f"p_adjusted{sfx}"] = p
+    for row in rows:
+        if row.pop("_same") and row["p_value"] is not None:  # the missing test is the ungraded one
+            row["p_adjusted"] = row["p_adjusted_ungraded"]
+        for _, sfx in _KINDS:
+            adjusted_p = row.setdefault(f"p_adjusted{sfx}", None)
+            row[f"selective{sfx}"] = adjusted_p is not None and adjusted_p <= alpha
+            stands = row.pop(f"_stands{sfx}")
+            row[f"stands_out{sfx}"] = stands if row[f"selective{sfx}"] else []
     return pl.DataFrame(rows, schema=schema).sort(CANDIDATE, SLICE_COLUMN)
 
 
-def selective_flag(tests: pl.DataFrame) -> pl.DataFrame:
-    """One row per candidate: ``selective_missingness`` (String or null) for the summary.
+def _flag_text(row: Mapping[str, Any]) -> list[str]:
+    """The clauses naming where a (candidate, slice column)'s flagged units concentrate."""
 
-    The text names each slice column whose test is significant, its p-value
-    and the slices that stand out, e.g. ``"case_type (p=0.0004): long_context"``.
+    def where(stands: list[str]) -> str:
+        return ", ".join(stands) if stands else f"the cases without a {row[SLICE_COLUMN]} value"
+
+    def holm_p(p: float) -> str:
+        return f"Holm-adjusted p={p:.2g}"
+
+    col = row[SLICE_COLUMN]
+    ungraded, missing = row["selective_ungraded"], row["selective"]
+    if ungraded and missing and row[UNGRADED] == row[MISSING]:
+        return [
+            f"{col}: ungraded units, all of them absent rows, concentrate in {where(row['stands_out'])} "
+            f"({holm_p(row['p_adjusted'])})"
+        ]
+    clauses = []
+    if ungraded:
+        clauses.append(
+            f"{col}: ungraded units concentrate in {where(row['stands_out_ungraded'])} "
+            f"({holm_p(row['p_adjusted_ungraded'])})"
+        )
+    if missing:
+        clauses.append(f"{col}: absent rows concentrate in {where(row['stands_out'])} ({holm_p(row['p_adjusted'])})")
+    return clauses
+
+
+def selective_flag(tests: pl.DataFrame) -> pl.DataFrame:
+    """One row per candidate with a flagged test: ``selective_missingness`` (String) for the summary.
+
+    The text names, per slice column, which units concentrate (ungraded
+    units, absent rows) in which slices, with the Holm-adjusted p-value
+    (Holm 1979; see :func:`missingness_tests`); clauses are joined by ``"; "``.
+    It names a slice only for a flagged test, and always names one when a
+    test is flagged.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A"] * 20, "case_id": [f"c{i}" for i in range(20)],
+    ...     "case_type": ["x"] * 10 + ["y"] * 10, "outcome": ["missing"] * 8 + ["passed"] * 12})
+    >>> selective_flag(missingness_tests(case_slices(units, ["case_type"]))).item(0, 1)
+    'case_type: ungraded units, all of them absent rows, concentrate in x (Holm-adjusted p=0.001)'
     """
-    if tests.is_empty():
-        return pl.DataFrame(schema={CANDIDATE: pl.String, "selective_missingness": pl.String})
-    text = pl.format(
-        "{} (p={}): {}",
-        pl.col(SLICE_COLUMN),
-        pl.col("p_value").round_sig_figs(2).cast(pl.String),
-        pl.col("stands_out").list.join(", "),
-    )
-    return (
-        tests.filter(pl.col("selective"))
-        .group_by(CANDIDATE)
-        .agg(text.sort().str.join("; ").alias("selective_missingness"))
+    texts: dict[str, list[str]] = {}
+    for row in tests.iter_rows(named=True) if not tests.is_empty() else ():
+        clauses = _flag_text(row)
+        if clauses:
+            texts.setdefault(row[CANDIDATE], []).extend(clauses)
+    return pl.DataFrame(
+        {CANDIDATE: list(texts), "selective_missingness": ["; ".join(t) for t in texts.values()]},
+        schema={CANDIDATE: pl.String, "selective_missingness": pl.String},
     )

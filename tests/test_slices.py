@@ -8,7 +8,17 @@ import pytest
 from scipy import stats as sps
 
 import evalframe as ef
-from evalframe.slices import binned, independence_test, missingness_tests, slice_funnel
+from evalframe.slices import (
+    IndependenceTest,
+    binned,
+    case_permutation_test,
+    case_slices,
+    holm,
+    independence_test,
+    missingness_tests,
+    selective_flag,
+    slice_funnel,
+)
 
 
 def plan_and_ledger(missing_cases: set[str]) -> tuple[ef.Plan, pl.DataFrame]:
@@ -32,28 +42,177 @@ def test_missing_units_concentrated_in_one_slice_are_flagged() -> None:
     plan, ledger = plan_and_ledger({f"c{i}" for i in range(30, 38)})
     report = ef.audit(plan, ledger, slices=["case_type"])
     test = report.missingness.row(0, named=True)
-    assert (test["planned"], test["missing"], test["n_slices"]) == (40, 8, 4)
-    # Expected counts 2 and 8 per slice (< 5): the Monte Carlo Fisher–Freeman–Halton test is used.
-    assert test["test"] == "fisher_freeman_halton_mc"
-    assert test["p_value"] < 0.001
-    assert test["selective"] is True
-    assert test["stands_out"] == ["long_context"]
+    assert (test["cases"], test["planned"], test["missing"], test["ungraded"], test["n_slices"]) == (40, 40, 8, 8, 4)
+    assert (test["test"], test["test_ungraded"], test["correction"]) == ("case_permutation", "case_permutation", "holm")
+    # H = 39·(Σ n_s ȳ_s² − Nȳ²)/SST = 39·(10·0.8² − 40·0.2²)/(40·0.2·0.8) = 39·4.8/6.4 = 29.25.
+    assert test["statistic"] == pytest.approx(29.25, rel=1e-12)
+    # Ungraded units are exactly the missing ones: one test, counted once (Holm over one test: unadjusted).
+    assert test["p_value"] == test["p_value_ungraded"] == test["p_adjusted"] == test["p_adjusted_ungraded"]
+    assert test["p_value"] == 0.0001  # (0 + 1)/(9999 + 1): no permutation as extreme
+    assert (test["selective"], test["selective_ungraded"]) == (True, True)
+    assert test["stands_out"] == test["stands_out_ungraded"] == ["long_context"]
     flag = report.summary.get_column("selective_missingness").item()
-    assert flag.startswith("case_type (p=") and flag.endswith("): long_context")
+    assert flag == (
+        "case_type: ungraded units, all of them absent rows, concentrate in long_context (Holm-adjusted p=0.0001)"
+    )
     lc = report.slices.filter(pl.col("slice_value") == "long_context").row(0, named=True)
     assert (lc["planned"], lc["missing"], lc["missing_rate"], lc["missing_ratio"]) == (10, 8, 0.8, 4.0)
 
 
 def test_evenly_spread_missingness_is_not_flagged() -> None:
-    # Two missing per case type.
+    # Two missing per case type: every permutation ties or beats the observed table, so p = 1 exactly.
     plan, ledger = plan_and_ledger({"c00", "c01", "c10", "c11", "c20", "c21", "c30", "c31"})
     report = ef.audit(plan, ledger, slices=["case_type"])
     test = report.missingness.row(0, named=True)
     assert test["selective"] is False
-    assert test["p_value"] == pytest.approx(1.0)
+    assert test["statistic"] == 0.0
+    assert test["p_value"] == 1.0
     assert test["stands_out"] == []
     assert report.summary.get_column("selective_missingness").item() is None
     assert report.slices.get_column("missing_rate").to_list() == [0.2, 0.2, 0.2, 0.2]
+
+
+def units_of(
+    outcomes: dict[str, list[str]], trials: int, candidate: str = "A", column: str = "case_type"
+) -> pl.DataFrame:
+    """Units of ``trials`` trials per case; ``outcomes[slice]`` lists each case's trial outcomes, flattened."""
+    rows = []
+    for value, flat in outcomes.items():
+        for k, outcome in enumerate(flat):
+            rows.append((candidate, f"{value}{k // trials:03d}", k % trials + 1, value, outcome))
+    return pl.DataFrame(rows, schema=["candidate", "case_id", "trial", column, "outcome"], orient="row")
+
+
+def test_whole_cases_dropping_out_are_counted_once() -> None:
+    # 4 slices × 10 cases × 5 trials; one whole case absent in each of three slices, three in long_context.
+    # Units: 15 of 50 missing in long_context vs 5 of 50 elsewhere (the unit-level chi-square: p = 0.008);
+    # cases: 3 of 10 vs 1 of 10, well within chance.
+    def cases(absent: int) -> list[str]:
+        return ["missing"] * 5 * absent + ["passed"] * 5 * (10 - absent)
+
+    units = units_of({"qa": cases(1), "math": cases(1), "code": cases(1), "long_context": cases(3)}, trials=5)
+    unit_level = missingness_tests_old_style(units)
+    assert unit_level.test == "chi_square" and unit_level.p_value == pytest.approx(0.008234217622652893, rel=1e-9)
+    test = missingness_tests(case_slices(units, ["case_type"])).row(0, named=True)
+    assert (test["cases"], test["planned"], test["missing"]) == (40, 200, 6 * 5)
+    # H = 39·(Σ n_s ȳ_s² − Nȳ²)/SST with ȳ_s = 0.1, 0.1, 0.1, 0.3 and ȳ = 0.15: 39·(1.2 − 0.9)/5.1.
+    assert test["statistic"] == pytest.approx(39 * 0.3 / 5.1, rel=1e-12)
+    assert test["p_value"] > 0.5 and test["selective"] is False and test["stands_out"] == []
+
+
+def missingness_tests_old_style(units: pl.DataFrame) -> IndependenceTest:
+    table = slice_funnel(units.drop("case_id", "trial"), ["case_type"]).select("missing", "planned").to_numpy()
+    return independence_test(np.column_stack([table[:, 0], table[:, 1] - table[:, 0]]))
+
+
+def test_timeouts_and_judge_errors_are_ungraded_and_tested() -> None:
+    # Every long_context case timed out or its judge failed; no row is absent.
+    graded = ["passed", "failed"] * 10
+    failed = ["exec_failed", "judge_failed"] * 10
+    units = units_of({"code": graded, "long_context": failed, "math": graded, "qa": graded}, trials=2)
+    test = missingness_tests(case_slices(units, ["case_type"])).row(0, named=True)
+    assert (test["ungraded"], test["missing"]) == (20, 0)
+    assert (test["test"], test["p_value"], test["selective"], test["stands_out"]) == ("none", None, False, [])
+    assert test["test_ungraded"] == "case_permutation"
+    assert test["statistic_ungraded"] == 39.0  # all the variance is between slices: H = N − 1
+    assert test["p_value_ungraded"] == test["p_adjusted_ungraded"] == 0.0001
+    assert test["selective_ungraded"] is True and test["stands_out_ungraded"] == ["long_context"]
+    flag = selective_flag(missingness_tests(case_slices(units, ["case_type"]))).rows()
+    assert flag == [("A", "case_type: ungraded units concentrate in long_context (Holm-adjusted p=0.0001)")]
+
+
+def test_ungraded_and_missing_tests_are_reported_separately() -> None:
+    # qa: 8 of 10 cases lost every row; long_context: 8 of 10 cases timed out; code, math: all graded.
+    lost = ["missing"] * 16 + ["passed"] * 4
+    timed = ["exec_failed"] * 16 + ["passed"] * 4
+    ok = ["passed"] * 20
+    units = units_of({"code": ok, "long_context": timed, "math": ok, "qa": lost}, trials=2)
+    test = missingness_tests(case_slices(units, ["case_type"])).row(0, named=True)
+    assert (test["ungraded"], test["missing"]) == (32, 16)
+    assert test["stands_out_ungraded"] == ["long_context", "qa"]
+    assert test["stands_out"] == ["qa"]
+    # Two distinct tests in the family: Holm multiplies the smaller p by 2 and the larger by 1 (monotone).
+    assert test["p_adjusted"] == pytest.approx(min(1.0, 2 * min(test["p_value"], test["p_value_ungraded"])))
+    flag = selective_flag(missingness_tests(case_slices(units, ["case_type"]))).item(0, 1)
+    assert flag == (
+        "case_type: ungraded units concentrate in long_context, qa (Holm-adjusted p=0.0002); "
+        "case_type: absent rows concentrate in qa (Holm-adjusted p=0.0002)"
+    )
+
+
+def test_holm_adjusts_across_candidates_and_columns() -> None:
+    assert holm([0.01, 0.04, 0.03]) == [0.03, 0.06, 0.06]
+    assert holm([0.5, 0.001]) == [0.5, 0.002]
+    assert holm([]) == []
+    # The same selective table for two candidates: each p is doubled by Holm over the two tests.
+    lost = ["missing"] * 6 + ["passed"] * 14
+    ok = ["passed"] * 20
+    one = units_of({"x": lost, "y": ok}, trials=1, candidate="A")
+    both = pl.concat([one, units_of({"x": lost, "y": ok}, trials=1, candidate="B")])
+    alone = missingness_tests(case_slices(one, ["case_type"])).row(0, named=True)
+    together = missingness_tests(case_slices(both, ["case_type"]))
+    assert together.get_column("p_value").to_list() == [alone["p_value"]] * 2
+    assert together.get_column("p_adjusted").to_list() == [min(1.0, 2 * alone["p_value"])] * 2
+
+
+def test_flagged_test_always_names_a_slice() -> None:
+    # Rates 0.6, 0.6, 0.6, 0.0 over 10 cases each: none is twice the overall 0.45, so the highest are named.
+    lost = ["missing"] * 6 + ["passed"] * 4
+    ok = ["passed"] * 10
+    units = units_of({"a": lost, "b": lost, "c": lost, "d": ok}, trials=1)
+    test = missingness_tests(case_slices(units, ["case_type"])).row(0, named=True)
+    assert test["selective"] is True
+    assert test["stands_out"] == ["a", "b", "c"]
+    assert (
+        selective_flag(missingness_tests(case_slices(units, ["case_type"])))
+        .item(0, 1)
+        .endswith("concentrate in a, b, c (Holm-adjusted p=0.015)")
+    )
+
+
+def test_unflagged_tests_name_nothing_and_leave_no_text() -> None:
+    units = units_of({"x": ["missing"] + ["passed"] * 9, "y": ["missing"] + ["passed"] * 9}, trials=1)
+    tests = missingness_tests(case_slices(units, ["case_type"]))
+    assert tests.select("selective", "selective_ungraded", "stands_out", "stands_out_ungraded").row(0) == (
+        False,
+        False,
+        [],
+        [],
+    )
+    assert selective_flag(tests).is_empty()
+
+
+def test_permutation_counts_ties_and_a_tied_table_has_p_one() -> None:
+    # Regression (issue 18): scipy's Monte Carlo Fisher–Freeman–Halton test dropped exactly tied tables and
+    # flagged p = 0.04 for a table whose exact p is 1. Every slice here has the same rate.
+    r = independence_test(np.array([[1, 4], [1, 4], [1, 4]]))
+    assert (r.test, r.statistic, r.p_value) == ("permutation_chi_square", 0.0, 1.0)
+    tied = case_permutation_test(np.array([[3, 3, 3], [1, 1, 1]]), np.array([0.0, 0.5]))
+    assert (tied.test, tied.statistic, tied.p_value) == ("case_permutation", 0.0, 1.0)
+
+
+def test_permutation_p_value_matches_the_exact_one() -> None:
+    # Two slices of 10 cases, 8 ungraded cases all in one: exact two-sided p = 2·C(10,8)/C(20,8) = 90/125970.
+    r = case_permutation_test(np.array([[2, 10], [8, 0]]), np.array([0.0, 1.0]), resamples=200_000, seed=3)
+    exact = 90 / 125970
+    assert r.p_value == pytest.approx(exact, abs=4 * (exact / 200_000) ** 0.5 + 1 / 200_001)
+    # Seeded: the same call gives the same p-value.
+    assert case_permutation_test(np.array([[2, 10], [8, 0]]), np.array([0.0, 1.0])).p_value == 0.001
+
+
+def test_no_case_level_test_without_variation() -> None:
+    assert case_permutation_test(np.array([[5, 5]]), np.array([0.0])).test == "none"
+    assert case_permutation_test(np.array([[5, 0], [2, 0]]), np.array([0.0, 1.0])).p_value is None
+
+
+def test_whole_and_partitioned_audits_agree() -> None:
+    plan, ledger = plan_and_ledger({f"c{i}" for i in range(30, 38)})
+    whole = ef.audit(plan, ledger, slices=["case_type", "input_length"], bins={"input_length": "q4"})
+    parts = ef.audit(
+        plan, ledger, slices=["case_type", "input_length"], bins={"input_length": "q4"}, partition_by="candidate"
+    )
+    assert whole.missingness.equals(parts.missingness)
+    assert whole.missingness.get_column("p_adjusted").to_list() == [0.0002, 0.0002]
 
 
 def test_numeric_slice_binned_by_edges_and_quantiles() -> None:
@@ -93,4 +252,4 @@ def test_bad_slice_and_bins_are_value_errors() -> None:
 
 
 def test_missingness_tests_empty_without_slices() -> None:
-    assert missingness_tests(slice_funnel(pl.DataFrame({"candidate": [], "outcome": []}), [])).is_empty()
+    assert missingness_tests(case_slices(pl.DataFrame({"candidate": [], "case_id": [], "outcome": []}), [])).is_empty()
