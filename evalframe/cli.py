@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import click
 import polars as pl
@@ -70,6 +70,14 @@ FORMULAS = {
 }
 
 
+#: Summary columns that say why an interval is wide, with their label in the terminal table.
+CLUSTER_COLUMNS: Final = {
+    "cases_planned": "cases_planned (the independent units)",
+    "design_effect": "design_effect of pass_rate_scored (trials per case)",
+    "effective_n": "effective_n = scored / design_effect",
+}
+
+
 def _cell(record: dict[str, Any], name: str) -> str:
     value = record[name]
     if value is None:
@@ -82,8 +90,10 @@ def _cell(record: dict[str, Any], name: str) -> str:
 
 def funnel_long(summary: pl.DataFrame) -> pl.DataFrame:
     """One row per funnel count or rate (with its interval), one column per candidate (fits a terminal)."""
-    rows = [*COUNT_COLUMNS, *RATE_COLUMNS]
-    out: dict[str, list[str]] = {"measure": [f"{r} = {FORMULAS[r]}" if r in RATE_COLUMNS else r for r in rows]}
+    rows = [*COUNT_COLUMNS, *RATE_COLUMNS, *(c for c in CLUSTER_COLUMNS if c in summary.columns)]
+    out: dict[str, list[str]] = {
+        "measure": [f"{r} = {FORMULAS[r]}" if r in RATE_COLUMNS else CLUSTER_COLUMNS.get(r, r) for r in rows]
+    }
     for record in summary.iter_rows(named=True):
         out[str(record[CANDIDATE])] = [_cell(record, r) for r in rows]
     return pl.DataFrame(out)
@@ -246,7 +256,7 @@ def _print_report(report: AuditReport, fmt: str) -> None:
     )
     console.print(
         _frame_table(
-            funnel_long(report.summary), "funnel: counts, then rates named by their denominator [Wilson interval]"
+            funnel_long(report.summary), "funnel: counts, then rates named by their denominator [interval over cases]"
         )
     )
     if m.get("grade") == "numeric":

@@ -554,8 +554,9 @@ class AuditReport:
     summary
         One row per candidate: the funnel counts (UInt32), rates (Float64
         fractions named by their denominators, see :mod:`evalframe.funnel`)
-        with Wilson intervals ``<rate>_ci_low``/``_high`` and clustered
-        standard errors, ``missing_cases`` (UInt32, distinct cases with a
+        with intervals ``<rate>_ci_low``/``_high`` that treat cases as the
+        independent units (see :func:`evalframe.funnel.with_uncertainty`),
+        clustered standard errors, the design effect, ``missing_cases`` (UInt32, distinct cases with a
         missing unit) and ``missing_case_ids`` (List[String], the first 20
         of them, sorted).
     units
@@ -669,7 +670,8 @@ class AuditReport:
             ", ".join(f"`{r}` = {RATE_FORMULAS[r]}" for r in RATE_COLUMNS)
             + "; `pass_rate_planned` is the worst case and `pass_rate_upper` the best case of the full-plan pass rate.",
             "",
-            f"{_confidence_text(m)} Wilson score intervals:",
+            f"{_confidence_text(m)} intervals, cases as the independent units (Wilson; with several trials per case "
+            "on the effective sample size with t(cases − 1); none with fewer than two cases):",
             "",
             markdown_table(intervals),
             "",

@@ -1,0 +1,96 @@
+"""Seeded simulation of evalframe's inference under repeated trials and few cases (issue 18, SPEC §4, §6).
+
+For each design (cases × trials) it runs ``ef.audit`` and ``ef.compare`` end to end on batches drawn under a
+case-level null: every case has its own pass probability (Beta(a, b) across cases), shared by both
+candidates, and every trial is an independent draw. It reports
+
+- the false-winner rate: how often ``compare`` declares ``candidate_better`` or ``baseline_better``
+  (nominal 5 %; the bound printed is 5 % + 2 Monte Carlo standard errors);
+- the coverage of the summary's 95 % interval of ``pass_rate_scored`` for the population mean of the case
+  probabilities (a / (a + b) = 0.5), and whether every interval lies inside [0, 1];
+- the power to detect a shift of +d in every case's pass probability for the candidate.
+
+Run: ``python benchmarks/sim_inference.py [--sims 400] [--seed 2026]``. Not part of the test run; a smaller
+seeded version runs in tests/property/test_inference_simulation.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import polars as pl
+
+import evalframe as ef
+
+DESIGNS = [(1, 10), (2, 20), (3, 10), (5, 20), (10, 20), (20, 20), (30, 5), (200, 1)]
+
+
+def batch(rng: np.random.Generator, cases: int, trials: int, shift: float = 0.0) -> tuple[ef.Plan, pl.DataFrame]:
+    """A plan and a complete ledger of two candidates under a case-level model."""
+    p = rng.beta(1.0, 1.0, size=cases)
+    ids = [f"q{i:04d}" for i in range(cases)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["base", "cand"], trials=trials)
+    frames = []
+    for name, prob in (("base", p), ("cand", np.clip(p + shift, 0.0, 1.0))):
+        passed = rng.random((cases, trials)) < prob[:, None]
+        frames.append(
+            pl.DataFrame(
+                {
+                    "candidate": name,
+                    "case_id": np.repeat(ids, trials),
+                    "trial": np.tile(np.arange(1, trials + 1), cases),
+                    "passed": passed.ravel().astype(np.int64),
+                }
+            )
+        )
+    return plan, pl.concat(frames)
+
+
+def run(cases: int, trials: int, sims: int, rng: np.random.Generator, shift: float = 0.0) -> dict[str, float]:
+    winners = covered = inside = 0
+    intervals = 0
+    for _ in range(sims):
+        plan, ledger = batch(rng, cases, trials, shift)
+        report = ef.audit(plan, ledger)
+        verdict = ef.compare(report, baseline="base", candidate="cand").verdict
+        winners += verdict != "no_supported_winner"
+        row = report.summary.filter(pl.col("candidate") == "base").row(0, named=True)
+        low, high = row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]
+        if low is not None:
+            intervals += 1
+            covered += low <= 0.5 <= high
+            inside += 0.0 <= low <= high <= 1.0
+    return {
+        "winner_rate": winners / sims,
+        "coverage": covered / intervals if intervals else float("nan"),
+        "inside": inside / intervals if intervals else float("nan"),
+        "intervals": intervals / sims,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sims", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--shift", type=float, default=0.15, help="candidate's shift for the power column")
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    bound = 0.05 + 2 * (0.05 * 0.95 / args.sims) ** 0.5
+    print(f"{args.sims} simulations per design, seed {args.seed}; false-winner bound {bound:.3f}")
+    print(f"| design | false winners | 95% interval coverage of 0.5 | inside [0, 1] | power at +{args.shift:.2f} | s |")
+    print("|---|---|---|---|---|---|")
+    for cases, trials in DESIGNS:
+        start = time.perf_counter()
+        null = run(cases, trials, args.sims, rng)
+        power = run(cases, trials, args.sims // 4, rng, shift=args.shift)
+        flag = "" if null["winner_rate"] <= bound else " (over)"
+        print(
+            f"| {cases} × {trials} | {null['winner_rate']:.3f}{flag} | {null['coverage']:.3f} "
+            f"| {null['inside']:.3f} | {power['winner_rate']:.2f} | {time.perf_counter() - start:.0f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
