@@ -732,6 +732,8 @@ def audit(
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
+    if bins:
+        plan = plan.with_numeric([name for name in bins if name in plan.cases.columns])
     options = _Options(
         retry,
         max_attempts,

@@ -45,21 +45,6 @@ from evalframe.problems import concat_problems, problems_frame
 from evalframe.schemas import PlanCasesModel, failures_as_problems
 
 
-def _infer_dtypes(frame: pl.DataFrame, keep: Sequence[str]) -> pl.DataFrame:
-    """Cast String columns of a CSV plan to Int64 or Float64 when every value parses."""
-    casts = []
-    for name, dtype in frame.schema.items():
-        if name in keep or dtype != pl.String:
-            continue
-        col = frame.get_column(name)
-        for target in (pl.Int64, pl.Float64):
-            parsed = col.cast(target, strict=False)
-            if parsed.null_count() == col.null_count() and col.len() > 0:
-                casts.append(parsed.alias(name))
-                break
-    return frame.with_columns(casts) if casts else frame
-
-
 def _identifier_problems(values: Sequence[str], what: str, source: str) -> list[dict[str, Any]]:
     problems: list[dict[str, Any]] = []
     if not values:
@@ -593,21 +578,22 @@ class Plan:
         --------
         >>> import tempfile, pathlib
         >>> p = pathlib.Path(tempfile.mkdtemp()) / "plan.csv"
-        >>> _ = p.write_text("case_id,input_length\\nquote,120\\n")
+        >>> _ = p.write_text("case_id,input_length,expected\\nquote,120,007\\n")
         >>> Plan.from_file(p, candidates=["A"]).cases
-        shape: (1, 2)
-        ┌─────────┬──────────────┐
-        │ case_id ┆ input_length │
-        │ ---     ┆ ---          │
-        │ str     ┆ i64          │
-        ╞═════════╪══════════════╡
-        │ quote   ┆ 120          │
-        └─────────┴──────────────┘
+        shape: (1, 3)
+        ┌─────────┬──────────────┬──────────┐
+        │ case_id ┆ input_length ┆ expected │
+        │ ---     ┆ ---          ┆ ---      │
+        │ str     ┆ str          ┆ str      │
+        ╞═════════╪══════════════╪══════════╡
+        │ quote   ┆ 120          ┆ 007      │
+        └─────────┴──────────────┴──────────┘
+
+        A CSV's columns stay text (SPEC §3: ``007`` is not ``7``); a column
+        declared numeric (binned with ``bins=``) is parsed by :meth:`with_numeric`.
         """
         loaded: Loaded = load(path)
         frame: pl.DataFrame | pl.LazyFrame = loaded.frame.drop(SOURCE)
-        if str(path).lower().endswith(".csv"):
-            frame = _infer_dtypes(loaded.frame.drop(SOURCE).collect(), keep=(CANDIDATE, CASE_ID, LINE, SOURCE))
         return cls.from_frame(
             frame,
             candidates=candidates,
@@ -616,6 +602,40 @@ class Plan:
             source=str(path),
             problems=loaded.problems,
         )
+
+    def with_numeric(self, names: Sequence[str]) -> Plan:
+        """The same plan with the text columns ``names`` parsed as numbers (they were declared numeric).
+
+        Only a column declared numeric is ever parsed (SPEC §3: text stays
+        text): the audit calls this for the slice columns given ``bins``. An
+        empty field is null.
+
+        Raises
+        ------
+        ValueError
+            When a value of a named column is not a number, naming the
+            column, the case and the value.
+
+        Examples
+        --------
+        >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"], "n": ["120", "7"]}), candidates=["A"])
+        >>> plan.with_numeric(["n"]).cases.get_column("n").to_list()
+        [120.0, 7.0]
+        """
+        casts = []
+        for name in names:
+            column = self.cases.get_column(name)
+            if column.dtype != pl.String:
+                continue
+            text = column.str.strip_chars()
+            parsed = text.cast(pl.Float64, strict=False)
+            bad = parsed.is_null() & text.is_not_null() & (text != "")
+            if bad.any():
+                case, value = self.cases.filter(bad).select(CASE_ID, name).row(0)
+                msg = f"column {name!r} is declared numeric (bins) but case {case!r} has {value!r}, not a number"
+                raise ValueError(msg)
+            casts.append(parsed.alias(name))
+        return replace(self, cases=self.cases.with_columns(casts)) if casts else self
 
     def with_units(self, units: pl.DataFrame) -> Plan:
         """The same plan with an explicit units table (``candidate``, ``case_id``, ``trial``).

@@ -170,7 +170,7 @@ def test_import_then_audit_round_trip(tmp_path: Path) -> None:
         (["--candidates", "A,B", "--pass-threshold", "0.5"], "--grade numeric only"),
         (["--candidates", "A,B", "--slice", "case_id"], "identity, not a slice"),
         (["--candidates", "A,B", "--bins", "case_type=0,1"], "without --slice"),
-        (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not numeric"),
+        (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not a number"),
         (["--candidates", "A,B", "--out", "/dev/null/x"], "cannot write"),
     ],
 )
@@ -311,3 +311,25 @@ def test_declared_extra_columns_reach_the_units_and_attempts_tables(tmp_path: Pa
         assert units.rows() == [("q1", "passed", "hello", "0.50"), ("q2", "failed", "a, b", "1.25")]
         attempts = pl.read_parquet(out / "attempts.parquet").select("case_id", "output")
         assert attempts.rows() == [("q1", "hello"), ("q2", "a, b")]
+
+
+def test_text_stays_text_in_a_csv_plan(tmp_path: Path) -> None:
+    # Issue 19's repro: 007 and 1.50 were read as 7 and 1.5, so the answers 007 and 1.50 were graded wrong.
+    plan = tmp_path / "p.csv"
+    plan.write_text("case_id,expected,dataset_version,input_length\nq1,007,1.10,120\nq2,1.50,1.10,3000\n")
+    results = tmp_path / "r.csv"
+    results.write_text("case_id,answer,dataset_version\nq1,007,1.10\nq2,1.50,1.10\n")
+    code, out, err = run(
+        ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--format", "json"]
+    )
+    assert code == 0, err
+    row = json.loads(out)["summary"][0]
+    assert (row["scored"], row["passed"]) == (2, 2)
+    # A column declared numeric by --bins is parsed; a value that is not a number says where it is.
+    args = ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--slice", "input_length"]
+    code, out, err = run([*args, "--bins", "input_length=0,512", "--format", "json"])
+    assert code == 0, err
+    plan.write_text("case_id,expected,dataset_version,input_length\nq1,007,1.10,120\nq2,1.50,1.10,long\n")
+    code, _, err = run([*args, "--bins", "input_length=0,512"])
+    assert code == 2
+    assert "column 'input_length' is declared numeric (bins) but case 'q2' has 'long', not a number" in err
