@@ -45,7 +45,7 @@ from evalframe.columns import (
 )
 from evalframe.engine import in_memory, sorts_on_this_thread
 from evalframe.errors import AuditRefused
-from evalframe.funnel import funnel, outcome_in, unit_outcomes, with_uncertainty
+from evalframe.funnel import check_reducer, funnel, outcome_in, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, collect_input, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems
@@ -110,6 +110,7 @@ class _Options:
     bins: Bins | None = None
     confidence: float = 0.95
     extra_columns: tuple[str, ...] = ()
+    reducer: str = "mean"
 
 
 @dataclass(frozen=True)
@@ -242,6 +243,7 @@ def _summarize(
         # A pass/fail grade's score is 0 or 1 whatever score_range says (it bounds numeric scores only).
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         cluster="_cluster",
+        reducer=o.reducer,
     )
     # Case codes follow the sorted case ids: the first codes are the first ids.
     missing = (
@@ -606,6 +608,7 @@ def audit(
     partition_by: Literal["candidate", "auto"] | None = None,
     provenance: Mapping[str, Any] | None = None,
     extra_columns: Sequence[str] = (),
+    reducer: str = "mean",
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
 
@@ -666,6 +669,11 @@ def audit(
         attempt) and ``report.units`` (the counted attempt's values): model
         output, prompt, latency, tokens, cost (SPEC §3). Any other column
         the ledger does not define refuses the batch as ``unexpected_column``.
+    reducer
+        How trials of a case reduce to a case outcome for the case-level
+        rate beside the trial-level one (SPEC §4): ``mean``, ``any``,
+        ``all``, ``majority`` or ``at_least:k`` (see
+        :func:`evalframe.funnel.reduce_case`).
 
     Returns
     -------
@@ -747,6 +755,7 @@ def audit(
         _resolved_bins(plan, slices, bins),
         confidence,
         tuple(extra_columns),
+        check_reducer(reducer),
     )
     if partition_by == "auto":  # the ledger's row count (Parquet: from the footers) or the plan's size decides
         rows = collect_input(loaded.frame.select(pl.len()), loaded.source).item()
@@ -822,6 +831,7 @@ def audit(
         "partition_by": partition_by,
         "partition_folders_ignored": layout_only,
         "retry": retry,
+        "case_reducer": reducer,
         "max_attempts": max_attempts,
         "retry_on": list(retry_on),
         "missing": missing,

@@ -156,6 +156,12 @@ def audit_options(func: F) -> F:
         ),
         click.option("--strict-retries", is_flag=True, help="Make retry flags refuse the batch."),
         click.option(
+            "--reducer",
+            default="mean",
+            show_default=True,
+            help="How trials of a case reduce to the case-level rate: mean, any (pass@k), all, majority, at_least:K.",
+        ),
+        click.option(
             "--extra-columns",
             "extra_columns",
             default=None,

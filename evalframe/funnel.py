@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Final
 
+import numpy as np
 import polars as pl
 
 from evalframe.attempts import COUNTS
@@ -234,6 +236,7 @@ def with_uncertainty(
     confidence: float = 0.95,
     score_range: tuple[float, float] = (0.0, 1.0),
     cluster: str = CASE_ID,
+    reducer: str = "mean",
 ) -> pl.DataFrame:
     """Add intervals that treat cases as the independent units, and the design effect, to a per-candidate summary.
 
@@ -251,6 +254,11 @@ def with_uncertainty(
     cluster
         Column identifying a case (default ``case_id``; the audit passes an
         integer code of (candidate, case)).
+    reducer
+        How a case's trials reduce to a case outcome (SPEC §4): ``mean``
+        (the case's fraction of passed trials), ``any`` (pass@k: passes if
+        any trial passed), ``all``, ``majority`` (more than half passed) or
+        ``at_least:k`` (k or more passed); see :func:`reduce_case`.
 
     Returns
     -------
@@ -273,6 +281,12 @@ def with_uncertainty(
         ``mean_score_se_clustered`` and interval ``mean_score_ci_low`` /
         ``_high`` inside ``score_range`` (:func:`evalframe.inference.bounded_mean_interval`).
         Standard errors and intervals are null where the rate is null.
+        The case-level rate beside the trial-level one: ``case_reducer``
+        (String), ``cases_scored`` (UInt32: cases all of whose planned units
+        got a grade, its denominator) and ``case_pass_rate`` (Float64: mean
+        over those cases of the reduced outcome) with ``case_pass_rate_ci_low``
+        / ``_high`` (cases are independent: Wilson for a pass/fail reducer,
+        :func:`evalframe.inference.bounded_mean_interval` for ``mean``).
 
     Examples
     --------
@@ -340,6 +354,17 @@ def with_uncertainty(
                     else min(1.0, (est.design_effect - 1.0) / (per - 1.0))
                 )
                 row["effective_n"] = est.effective_n
+        full = cases.filter((pl.col(SCORED) == pl.col(PLANNED)) & (pl.col(SCORED) > 0))
+        reduced = reduce_case(full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy(), reducer)
+        ones = np.ones(full.height)
+        case_est = (
+            bounded_mean_interval(reduced, ones, confidence=confidence)
+            if reducer == "mean"
+            else rate_interval(reduced, ones, confidence=confidence)
+        )
+        row["cases_scored"] = full.height
+        row["case_pass_rate"] = case_est.rate
+        row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"] = case_est.ci_low, case_est.ci_high
         score = bounded_mean_interval(
             cases.get_column("_score_sum").to_numpy(),
             cases.get_column("_score_n").to_numpy(),
@@ -352,6 +377,9 @@ def with_uncertainty(
         rows.append(row)
     names = [
         *(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high")),
+        "case_pass_rate",
+        "case_pass_rate_ci_low",
+        "case_pass_rate_ci_high",
         "pass_rate_scored_se_naive",
         "pass_rate_scored_se_clustered",
         "design_effect",
@@ -368,19 +396,75 @@ def with_uncertainty(
             CANDIDATE: summary.schema[CANDIDATE],
             "cases_planned": pl.UInt32,
             "cases_fully_scored": pl.UInt32,
+            "cases_scored": pl.UInt32,
             **dict.fromkeys(names, pl.Float64),
         },
-    )
+    ).with_columns(pl.lit(reducer, pl.String).alias("case_reducer"))
     defined = {f"{r}_ci_{end}": r for r in RATE_COLUMNS for end in ("low", "high")}
     defined |= dict.fromkeys(
-        ("pass_rate_scored_se_naive", "pass_rate_scored_se_clustered", "design_effect", "icc", "effective_n"),
+        (
+            "pass_rate_scored_se_naive",
+            "pass_rate_scored_se_clustered",
+            "design_effect",
+            "icc",
+            "effective_n",
+            "case_pass_rate",
+            "case_pass_rate_ci_low",
+            "case_pass_rate_ci_high",
+        ),
         PASS_RATE_SCORED,
     )
     first = [*(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high")), "cases_planned", "cases_fully_scored"]
-    rest = [n for n in names if n not in first]
+    rest = ["case_reducer", "cases_scored", *(n for n in names if n not in first)]
     return (
         summary.join(added, on=CANDIDATE, how="left")
         .with_columns(pl.when(pl.col(rate).is_not_null()).then(pl.col(c)).alias(c) for c, rate in defined.items())
         .select(*summary.columns, *first, *rest)
         .sort(CANDIDATE)
     )
+
+
+#: How trials of a case reduce to a case outcome (SPEC §4); ``at_least:k`` takes a count.
+REDUCERS: Final = ("mean", "any", "all", "majority", "at_least:k")
+
+
+def check_reducer(reducer: str) -> str:
+    """``reducer`` when it is one of :data:`REDUCERS` (``at_least:k`` with an integer k ≥ 1); else ValueError."""
+    if reducer in ("mean", "any", "all", "majority"):
+        return reducer
+    head, _, count = reducer.partition(":")
+    if head == "at_least" and count.isdigit() and int(count) >= 1:
+        return reducer
+    msg = f"reducer must be mean, any, all, majority or at_least:k (k a positive integer), got {reducer!r}"
+    raise ValueError(msg)
+
+
+def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndarray:
+    """The case outcome of each case from its passed and scored trial counts.
+
+    Parameters
+    ----------
+    passed, scored
+        Per case: trials passed and trials scored (scored ≥ 1).
+    reducer
+        ``mean`` gives the fraction passed / scored; ``any`` 1 when a trial
+        passed (pass@k); ``all`` 1 when every trial passed; ``majority`` 1
+        when more than half passed; ``at_least:k`` 1 when k or more passed.
+
+    Examples
+    --------
+    >>> passed, scored = np.array([0, 1, 2, 3]), np.array([3, 3, 3, 3])
+    >>> [reduce_case(passed, scored, r).tolist() for r in ("any", "all", "majority", "at_least:1")]
+    [[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
+    """
+    p, n = passed.astype(np.float64), scored.astype(np.float64)
+    if reducer == "mean":
+        fraction: np.ndarray = p / n
+        return fraction
+    if reducer == "any":
+        return (p >= 1).astype(np.float64)
+    if reducer == "all":
+        return np.equal(p, n).astype(np.float64)
+    if reducer == "majority":
+        return (2 * p > n).astype(np.float64)
+    return (p >= int(check_reducer(reducer).partition(":")[2])).astype(np.float64)

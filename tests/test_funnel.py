@@ -148,3 +148,30 @@ def test_an_all_pass_mean_score_has_an_interval_of_positive_width() -> None:
     assert row["mean_score_ci_low"] == pytest.approx(1 / (1 + T1**2 / 2))
     assert row["mean_score_ci_high"] == 1.0
     assert row["pass_rate_scored_ci_low"] == pytest.approx(1 / (1 + T1**2 / 2))
+
+
+@pytest.mark.parametrize(
+    ("reducer", "rate"),
+    [("mean", (1 + 2 / 3 + 0) / 3), ("any", 2 / 3), ("all", 1 / 3), ("majority", 2 / 3), ("at_least:3", 1 / 3)],
+)
+def test_case_level_rate_beside_the_trial_level_one(reducer: str, rate: float) -> None:
+    # Fully scored cases: a 3/3, b 2/3, c 0/3; d has two missing trials and is left out of the case-level rate.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c", "d"]}), candidates=["M"], trials=3)
+    rows = [("a", t, 1) for t in (1, 2, 3)] + [("b", 1, 1), ("b", 2, 1), ("b", 3, 0)] + [("c", t, 0) for t in (1, 2, 3)]
+    rows += [("d", 1, 1)]
+    ledger = pl.DataFrame(rows, schema=["case_id", "trial", "passed"], orient="row")
+    row = ef.audit(plan, ledger, reducer=reducer).summary.row(0, named=True)
+    assert (row["case_reducer"], row["cases_scored"]) == (reducer, 3)
+    assert row["case_pass_rate"] == pytest.approx(rate)
+    assert row["pass_rate_scored"] == pytest.approx(6 / 10)  # the trial-level rate is unchanged
+    assert 0.0 <= row["case_pass_rate_ci_low"] < row["case_pass_rate"] < row["case_pass_rate_ci_high"] <= 1.0
+    if reducer != "mean":  # cases are independent: Wilson over 3 cases
+        assert (row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"]) == tuple(
+            pytest.approx(v) for v in wilson(rate, 3, 1.959963984540054)
+        )
+
+
+def test_an_unknown_reducer_is_a_value_error() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"]}), candidates=["M"])
+    with pytest.raises(ValueError, match="reducer must be mean, any, all, majority or at_least:k"):
+        ef.audit(plan, pl.DataFrame({"case_id": ["a"], "passed": [1]}), reducer="at_least:0")
