@@ -48,7 +48,7 @@ from evalframe.errors import AuditRefused
 from evalframe.funnel import check_reducer, funnel, outcome_in, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, collect_input, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
-from evalframe.problems import concat_problems
+from evalframe.problems import concat_problems, problems_frame
 from evalframe.reconcile import planned_units_coded, reconcile
 from evalframe.report import AuditReport
 from evalframe.slices import Bins, bin_edges, case_slices, missingness_tests, selective_flag, slice_funnel
@@ -843,6 +843,15 @@ def audit(
         "confidence": confidence,
         **(provenance or {}),
     }
+    recorded = sorted(
+        {str(e["case_reducer"]) for e in meta.get("exports", []) if isinstance(e, Mapping) and e.get("case_reducer")}
+    )
+    differs = [r for r in recorded if r != reducer]
+    if differs:  # the plan's declared reducer applies; the export's header said otherwise (SPEC §4)
+        detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
+        problems = concat_problems(
+            [problems, problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])]
+        )
     report = AuditReport(
         summary=summary,
         units=units,

@@ -594,6 +594,28 @@ def _header_notes(log: _Log) -> list[dict[str, Any]]:
     return notes
 
 
+def _case_reducer(declared: Any) -> str | None:
+    """Inspect's ``epochs_reducer`` in evalframe's reducer names (see :func:`evalframe.funnel.reduce_case`).
+
+    ``mean`` is ``mean``; ``pass_at_k`` and ``max`` pass a case when any epoch passed (``any``);
+    ``at_least_k`` is ``at_least:k``; others (``median``, ``mode``, custom reducers) keep Inspect's name.
+    Several reducers are joined with ``+``; None when the header records none.
+    """
+    names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else None
+    if not names:
+        return None
+    out = []
+    for name in map(str, names):
+        head, _, k = name.rpartition("_")
+        if name in ("max",) or head == "pass_at" and k.isdigit():
+            out.append("any")
+        elif head == "at_least" and k.isdigit():
+            out.append(f"at_least:{k}")
+        else:
+            out.append(name)
+    return "+".join(out)
+
+
 def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: int) -> dict[str, Any]:
     ids = log.dataset.get("sample_ids")
     packages = _obj(log.spec.get("packages")) or {}
@@ -617,6 +639,7 @@ def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: in
         "sample_ids_declared": len(ids) if isinstance(ids, list) else None,
         "limit": log.config.get("limit"),
         "epochs": epochs,
+        "case_reducer": _case_reducer(log.config.get("epochs_reducer")),
         "total_samples": log.results.get("total_samples"),
         "completed_samples": log.results.get("completed_samples"),
         "scorer": scorer,

@@ -196,3 +196,18 @@ def test_imported_results_carry_the_notes_into_the_audit() -> None:
     report = ef.audit(imported.plan, imported.results)
     assert report.summary.select("planned", "attempted", "scored").row(0) == (3, 0, 0)
     assert {"run_status", "header_rows_disagree"} <= set(report.problems.get_column("kind").to_list())
+
+
+def test_a_reducer_other_than_the_exports_is_applied_and_noted() -> None:
+    # The log's header records epochs_reducer ["mean"]; an audit declaring pass@k (any) applies it and says so.
+    path = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_cyse2_vuln_exploit_challenges.json")
+    imported = inspect_ai.read([path])
+    assert [i["case_reducer"] for i in imported.info] == ["mean"]
+    provenance = {"exports": imported.info}
+    kept = ef.audit(imported.plan, imported.results, grade="numeric", provenance=provenance)
+    assert "reducer_differs" not in kept.problems.get_column("kind").to_list()
+    other = ef.audit(imported.plan, imported.results, grade="numeric", reducer="any", provenance=provenance)
+    noted = other.problems.filter(pl.col("kind") == "reducer_differs")
+    assert noted.select("detail", "refusing").rows() == [
+        ("the export records the case reducer mean; the audit applies the declared 'any'", False)
+    ]
