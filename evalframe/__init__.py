@@ -18,6 +18,7 @@ try:
     from evalframe.funnel import funnel
     from evalframe.load import load
     from evalframe.plan import Plan
+    from evalframe.power import cases_needed, detectable_difference
     from evalframe.report import AuditReport
 finally:
     if _collecting:
@@ -32,7 +33,9 @@ __all__ = [
     "Plan",
     "PlanError",
     "audit",
+    "cases_needed",
     "compare",
+    "detectable_difference",
     "funnel",
     "load",
     "select_attempts",

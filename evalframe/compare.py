@@ -23,6 +23,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
+from evalframe.power import detectable_difference
 from evalframe.report import AuditReport, markdown_table
 from evalframe.stats import mcnemar_exact
 
@@ -124,6 +125,36 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
         side = 0
     winner = {1: "candidate_better", -1: "baseline_better"}.get(side)
     return _Tested(test, p, winner)
+
+
+def _detectable(
+    used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float
+) -> tuple[float | None, float | None]:
+    """The correlation of the two sides' case means and the difference this batch could detect at 80% power.
+
+    Pass/fail only (:func:`evalframe.power.detectable_difference` with the used pairs' cases and mean
+    trials per case, the baseline's pass rate and ``icc``, and the observed pair correlation).
+    """
+    if numeric or used.height == 0:
+        return None, None
+    means = used.group_by(CASE_ID).agg(
+        pl.col("candidate_value").mean().alias("c"), pl.col("baseline_value").mean().alias("b"), pl.len().alias("m")
+    )
+    r = means.select(pl.corr("c", "b")).item() if means.height > 2 else None
+    r = None if r is None or not math.isfinite(r) else max(-1.0, min(float(r), 0.99))
+    rate = used.get_column("baseline_value").mean()
+    if means.height < 2 or not isinstance(rate, float) or not 0.0 < rate < 1.0:
+        return r, None
+    icc = baseline.get("icc")
+    found = detectable_difference(
+        means.height,
+        float(used.height) / means.height,
+        rate=rate,
+        icc=0.0 if icc is None else min(max(float(icc), 0.0), 1.0),
+        pair_correlation=0.0 if r is None else r,
+        alpha=alpha,
+    )
+    return r, found.difference
 
 
 def _se_naive(differences: pl.Series) -> float:
@@ -343,6 +374,12 @@ def compare(
         separate = c_low > b_high or b_low > c_high
         reasons.append(f"bounds {'separate' if separate else 'overlap'}: {bounds_text}")
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
+    pair_r, detectable = _detectable(in_use, b, numeric=numeric, alpha=alpha)
+    if verdict == "no_supported_winner" and detectable is not None:
+        reasons.append(
+            f"power: with {in_use.get_column(CASE_ID).n_unique()} cases this batch could have detected a difference "
+            f"of {detectable:.3g} in pass rate with 80% power (SPEC §6a); smaller differences may be missed"
+        )
 
     t = declared.test
     differences = in_use.get_column("candidate_value") - in_use.get_column("baseline_value")
@@ -382,6 +419,8 @@ def compare(
                 "other_policy_ci_low": o.ci_low if o else None,
                 "other_policy_ci_high": o.ci_high if o else None,
                 "tipping_point_difference": tipping,
+                "pair_correlation": pair_r,
+                "detectable_difference": detectable,
                 "baseline_worst": b_low,
                 "baseline_best": b_high,
                 "candidate_worst": c_low,
@@ -394,6 +433,8 @@ def compare(
         ],
         schema_overrides={
             "tipping_point_difference": pl.Float64,
+            "pair_correlation": pl.Float64,
+            "detectable_difference": pl.Float64,
             "other_policy_ci_low": pl.Float64,
             "other_policy_ci_high": pl.Float64,
             "mcnemar_p_value": pl.Float64,
