@@ -585,6 +585,11 @@ def check_output_folder(out: str | os.PathLike[str], *, inputs: Iterable[str | o
         a symbolic link); also when ``out`` is a file, or the current folder
         or one holding it (the folder is replaced as a whole).
 
+    Notes
+    -----
+    The check holds the lock that writes beside the folder exchange under, so
+    it never sees a folder half exchanged by another run.
+
     Examples
     --------
     >>> import tempfile
@@ -596,6 +601,16 @@ def check_output_folder(out: str | os.PathLike[str], *, inputs: Iterable[str | o
     ...         print([Path(p).name for p in exc.foreign], exc.reason.split(":")[0])
     ['notes.txt'] holds 1 file(s) evalframe did not write (not in its evalframe-manifest.json, or changed since)
     """
+    parent = Path(os.path.realpath(out)).parent
+    if not parent.is_dir():
+        _check(out, inputs)
+        return
+    with _locked(parent):
+        _check(out, inputs)
+
+
+def _check(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """:func:`check_output_folder` without the lock (for a caller that holds it)."""
     shown = os.fspath(out)
     dest = Path(os.path.realpath(out))
     inside = [text for text, root in _input_roots(inputs) if root.is_relative_to(dest) or dest.is_relative_to(root)]
@@ -770,7 +785,7 @@ def write_output(
         _step("manifest written")
         with _signals_held(), _locked(parent):
             _clean_stale(parent)
-            check_output_folder(out, inputs=inputs)  # a person or another run may have written there meanwhile
+            _check(out, inputs)  # a person or another run may have written there meanwhile
             old = tmp / "old"
             if os.path.lexists(dest):
                 os.rename(dest, old)
