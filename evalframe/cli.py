@@ -19,17 +19,18 @@ import click
 import polars as pl
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from evalframe.audit import AUTO_PARTITION_ROWS, audit
 from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
 from evalframe.compare import compare
-from evalframe.errors import AuditRefused, EvalframeError
+from evalframe.errors import AuditRefused, EvalframeError, OutputFolderError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.importers._kit import ImportRefused, declare
 from evalframe.load import Loaded
 from evalframe.plan import Plan
-from evalframe.report import AUDIT_OUTPUTS, STOP_SIGNALS, AuditReport, write_parquet_atomic
+from evalframe.report import STOP_SIGNALS, AuditReport, check_output_folder, write_output, write_refusal
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
@@ -230,7 +231,8 @@ def audit_options(func: F) -> F:
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,
-            help="Write every table as Parquet plus report.md, report.json and report.html here (atomically).",
+            help="Write every table as Parquet plus report.md, report.json and report.html here: a new or empty "
+            "folder, or an earlier evalframe output (replaced whole; other files are refused).",
         ),
         click.option(
             "--format",
@@ -390,6 +392,9 @@ def build_report(
         score_range=options["score_range"],
         pass_threshold=options["pass_threshold"],
     )
+    inputs = _inputs(paths, plan_path, results_paths)
+    if out is not None:  # refused before the audit runs: a folder that is not evalframe's own is never touched
+        _write(lambda: check_output_folder(out, inputs=inputs))
     options["retry_on"] = retry_on.split(",")
     options["partition_by"] = None if options["partition_by"] == "none" else options["partition_by"]
     try:
@@ -423,17 +428,33 @@ def build_report(
             counts = exc.problems.filter(pl.col(REFUSING)).group_by(KIND).len().sort(KIND)
             click.echo(json.dumps({"refused": True, "refusing_problems_by_kind": dict(counts.iter_rows())}, indent=2))
         if out is not None:
-            problems, folder = exc.problems, out
-            _write(lambda: write_parquet_atomic({"problems": problems}, folder, replaces=AUDIT_OUTPUTS))
+            problems, folder, command = exc.problems, out, f"evalframe {click.get_current_context().info_name}"
+            _write(lambda: write_refusal(problems, folder, command=command, inputs=inputs))
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
 
 
+def _inputs(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
+    """Every path and glob a command reads (none may lie in its --out)."""
+    return [*(str(p) for p in paths), *([] if plan_path is None else [str(plan_path)]), *results_paths]
+
+
 def _write(action: Callable[[], object]) -> None:
-    """Run a write; a folder that cannot be written is a clear input error (exit 2), not a traceback."""
+    """Run a check or write of --out; a refused or unwritable folder is an input error (exit 2), not a traceback.
+
+    A refusal prints each path in the way on its own line, then the reason.
+    """
     try:
         action()
+    except OutputFolderError as exc:
+        console = _stderr()
+        for path in exc.foreign[:PROBLEM_ROWS_SHOWN]:
+            console.print(Text(path), highlight=False, soft_wrap=True)
+        if len(exc.foreign) > PROBLEM_ROWS_SHOWN:
+            console.print(f"… and {len(exc.foreign) - PROBLEM_ROWS_SHOWN} more", highlight=False)
+        console.print(Text.assemble(("error", "bold red"), f": {exc}"), highlight=False, soft_wrap=True)
+        sys.exit(EXIT_USAGE)
     except OSError as exc:
         _fail(f"cannot write the output folder: {exc.strerror or exc} ({exc.filename or ''})")
 
@@ -499,7 +520,8 @@ def audit_command(out: Path | None, fmt: str, min_coverage: float | None, **kwar
     report = build_report(out=out, fmt=fmt, **kwargs)
     _print_report(report, fmt)
     if out is not None:
-        _write(lambda: report.write(out))
+        inputs = _inputs(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+        _write(lambda: report.write(out, inputs=inputs, command="evalframe audit"))
     if min_coverage is not None:
         low = report.summary.filter(pl.col("scored_coverage") < min_coverage)
         if low.height:
@@ -559,7 +581,8 @@ def compare_command(
         _fail(str(exc))
     if out is not None:
         # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
-        _write(lambda: report.write(out, comparison=comparison))
+        inputs = _inputs(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+        _write(lambda: report.write(out, comparison=comparison, inputs=inputs, command="evalframe compare"))
     if fmt == "json":
         click.echo(comparison.table.write_json())
     elif fmt == "markdown":
@@ -586,7 +609,7 @@ def compare_command(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
-    help="Folder for plan.parquet, ledger.parquet and notes.parquet.",
+    help="Folder for plan.parquet, ledger.parquet and notes.parquet: new, empty, or an earlier evalframe output.",
 )
 @click.option("--score", "score_name", default=None, help="The scorer / metric / stat to read.")
 def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str | None) -> None:
@@ -597,14 +620,15 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
     OUT/ledger.parquet`. Exit 1 when a file could not be read (its problems
     are in notes.parquet and on stderr).
     """
-    family = ("plan.parquet", "ledger.parquet", "notes.parquet")
     console = _stderr()
+    inputs, command = [str(p) for p in paths], f"evalframe import {fmt}"
+    _write(lambda: check_output_folder(out, inputs=inputs))
     try:
         imported = _import(fmt, [str(p) for p in paths], score_name)
     except ImportRefused as exc:
         # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
         notes = exc.problems
-        _write(lambda: write_parquet_atomic({"notes": notes}, out, replaces=family))
+        _write(lambda: write_output(out, {"notes": notes}, command=command, outcome="refused", inputs=inputs))
         console.print(f"import refused: {notes.height} note(s) → {out}", highlight=False)
         print_problems(notes, console)
         sys.exit(EXIT_REFUSED)
@@ -612,7 +636,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         _fail(str(exc))
     plan_units = imported.plan.planned_units().join(imported.plan.cases.lazy(), on="case_id", how="left").collect()
     tables = {"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}
-    _write(lambda: write_parquet_atomic(tables, out, replaces=family))
+    _write(lambda: write_output(out, tables, command=command, outcome="imported", inputs=inputs))
     console.print(
         f"imported {len(paths)} file(s): {plan_units.height} planned units, {imported.ledger.height} ledger rows, "
         f"{imported.notes.height} note(s) → {out}",
@@ -646,8 +670,8 @@ def run() -> None:
     code of the contract (click turns Ctrl-C into 1, the code of a refused batch), and only after the
     audit's temporary folder is removed: SIGTERM's default action ends the process with no clean-up at
     all. Python runs the handler between two bytecodes, so a signal that arrives during one long query
-    takes effect when the query returns; the moves that put ``--out`` files in place finish first (see
-    :func:`~evalframe.report.write_parquet_atomic`). A signal the process was started ignoring (SIGINT
+    takes effect when the query returns; the exchange that puts the new ``--out`` folder in place finishes
+    first (see :func:`~evalframe.report.write_output`). A signal the process was started ignoring (SIGINT
     of a background job) stays ignored. Before this runs, while Python imports the command (about
     0.5 s, nothing written yet), and after it, as Python shuts down, a signal has its default action.
     """

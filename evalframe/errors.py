@@ -8,6 +8,8 @@ raised.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 
 from evalframe.columns import KIND, REFUSING
@@ -60,4 +62,32 @@ class InputFormatError(EvalframeError):
         self.detail = detail
         where = f"{path}:{line}" if line is not None else path
         msg = f"{where}: {detail}"
+        super().__init__(msg)
+
+
+class OutputFolderError(EvalframeError):
+    """An output folder was not written: it is not evalframe's own, it holds an input, or it cannot be written.
+
+    Nothing in the folder was changed: evalframe never overwrites, moves or
+    deletes a file it did not write.
+
+    Attributes
+    ----------
+    folder
+        The output folder, as given.
+    foreign
+        Every path in the way, one per entry: files in the folder that
+        evalframe did not write (not in its ``evalframe-manifest.json``, or
+        changed since), or inputs of the run that lie inside it. Empty when the
+        folder could not be written for another reason (full disk, no
+        permission).
+    reason
+        Why the folder was refused, in one line for a person.
+    """
+
+    def __init__(self, folder: str, reason: str, *, foreign: Sequence[str] = ()) -> None:
+        self.folder = folder
+        self.foreign = list(foreign)
+        self.reason = reason
+        msg = f"--out {folder}: {reason}"
         super().__init__(msg)

@@ -27,6 +27,10 @@ ORBIT_ARGS = [
 ]
 
 
+#: What a refused batch leaves in --out.
+REFUSAL_FILES = ["evalframe-manifest.json", "problems.parquet", "report.html", "report.json", "report.md"]
+
+
 def run(args: list[str]) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, args)
     return result.exit_code, result.stdout, result.stderr
@@ -62,6 +66,7 @@ def test_out_writes_every_table(tmp_path: Path) -> None:
     names = sorted(p.name for p in out.iterdir())
     assert names == [
         "attempts.parquet",
+        "evalframe-manifest.json",
         "problems.parquet",
         "report.html",
         "report.json",
@@ -73,7 +78,7 @@ def test_out_writes_every_table(tmp_path: Path) -> None:
     assert pl.read_parquet(out / "units.parquet").height == 8
 
 
-def test_refused_batch_exits_1_and_writes_only_problems(tmp_path: Path) -> None:
+def test_refused_batch_exits_1_and_writes_its_problems_and_the_refusal_reports(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     raw = b"candidate,case_id,passed\nA,quote,1\nA,quote,1\nA,invented,true\n"
     bad.write_bytes(raw)
@@ -84,7 +89,7 @@ def test_refused_batch_exits_1_and_writes_only_problems(tmp_path: Path) -> None:
     assert code == 1
     assert stdout == ""
     assert "batch refused" in stderr and "duplicate_key" in stderr and "unknown_case" in stderr
-    assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
     problems = pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing"))
     assert sorted(problems.select("kind", "line").rows()) == [
         ("duplicate_key", 2),
@@ -92,6 +97,26 @@ def test_refused_batch_exits_1_and_writes_only_problems(tmp_path: Path) -> None:
         ("invalid_grade", 4),
         ("unknown_case", 4),
     ]
+    # CI shows the refusal from the report files: counts by kind, then the first rows.
+    markdown = (out / "report.md").read_text(encoding="utf-8").splitlines()
+    assert markdown[:3] == [
+        "# evalframe: batch refused",
+        "",
+        "No rate was computed: 4 refusing problem(s); every problem is in problems.parquet.",
+    ]
+    assert "| unknown_case | True | 1 |" in markdown and "| duplicate_key | True | 2 |" in markdown
+    assert "## refusing problems (first 4 of 4)" in markdown
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert doc["refusing_problems_by_kind"] == {"duplicate_key": 2, "invalid_grade": 1, "unknown_case": 1}
+    assert [(p["kind"], p["line"]) for p in doc["first_refusing_problems"]] == [
+        ("duplicate_key", 2),
+        ("duplicate_key", 3),
+        ("invalid_grade", 4),
+        ("unknown_case", 4),
+    ]
+    assert "<h1>evalframe: batch refused</h1>" in (out / "report.html").read_text(encoding="utf-8")
+    manifest = json.loads((out / "evalframe-manifest.json").read_text(encoding="utf-8"))
+    assert (manifest["command"], manifest["outcome"]) == ("evalframe audit", "refused")
     assert bad.read_bytes() == raw  # inputs are never modified
 
 
@@ -205,7 +230,7 @@ def test_refusal_replaces_an_old_report_and_speaks_json(tmp_path: Path) -> None:
     assert code == 1
     assert json.loads(stdout) == {"refused": True, "refusing_problems_by_kind": {"invalid_grade": 1}}
     # No stale rates next to the refusal.
-    assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
 
 
 def test_the_command_freezes_its_imports_out_of_the_collector_and_main_does_not() -> None:
@@ -237,40 +262,52 @@ def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: 
     assert "cannot read its files as one lake" in err and "key=value folder names" in err
 
 
-#: Script lines after which every file moved into an output folder sends the process SIGTERM.
-STOP_AT_EACH_MOVE = """
-replace = os.replace
-def replace_then_stop(src, dst):
-    replace(src, dst)
-    os.kill(os.getpid(), signal.SIGTERM)
-os.replace = replace_then_stop
+#: Script lines that send the process SIGTERM after each step of writing an output folder for which ``{when}``.
+STOP_AT_STEPS = """
+import evalframe.report
+def step_then_stop(name):
+    if {when}:
+        os.kill(os.getpid(), signal.SIGTERM)
+evalframe.report._step = step_then_stop
 """
 
 
-def test_a_stop_signal_during_the_moves_of_out_takes_effect_after_them(tmp_path: Path) -> None:
-    # A refusal replaces an earlier run's rates. SIGTERM arrives with the first move: the stale files still go.
+def test_a_stop_signal_during_the_write_of_out_takes_effect_after_the_exchange(tmp_path: Path) -> None:
+    # A refusal replaces an earlier run's rates. SIGTERM at each step of the write: a stop while files are
+    # written leaves the earlier output whole; once the exchange starts, it finishes first, then the command stops.
     out = tmp_path / "out"
     assert run([*ORBIT_ARGS, "--out", str(out)])[0] == 0
-    assert {"summary.parquet", "units.parquet", "report.md"} <= {p.name for p in out.iterdir()}
+    earlier = sorted(p.name for p in out.iterdir())
+    assert {"summary.parquet", "units.parquet", "report.md"} <= set(earlier)
     bad = tmp_path / "bad.csv"
     bad.write_text("candidate,case_id,passed\nA,quote,1\nA,quote,1\n")
-    script = f"""
+
+    def command(when: str) -> subprocess.CompletedProcess[str]:
+        script = f"""
 import os, signal, sys
 from evalframe import cli
-{STOP_AT_EACH_MOVE}
+{STOP_AT_STEPS.format(when=when)}
 sys.argv = ["evalframe", "audit", "--plan", {str(ORBIT / "plan.csv")!r}, "--results", {str(bad)!r},
             "--candidates", "A,B", "--out", {str(out)!r}]
 cli.run()
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+    done = command("True")
     assert done.returncode == 143, done.stderr
     assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
-    assert sorted(p.name for p in out.iterdir()) == ["problems.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out"]
+    assert sorted(p.name for p in out.iterdir()) == earlier
+    done = command("name == 'earlier output moved aside'")
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out"]
+    assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
     assert pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing")).height == 2
 
 
-def test_sigterm_with_its_default_action_during_the_moves_still_leaves_a_whole_folder(tmp_path: Path) -> None:
-    # Python, no command: SIGTERM ends the process, but only after every move and the temporary folder's removal.
+def test_sigterm_with_its_default_action_during_the_exchange_still_leaves_a_whole_folder(tmp_path: Path) -> None:
+    # Python, no command: SIGTERM ends the process, but only after the exchange and the temporary folder's removal.
     out = tmp_path / "out"
     script = f"""
 import os, signal
@@ -281,14 +318,14 @@ def report(candidates):
     results = ef.load({str(ORBIT / "results.csv")!r}).frame
     return ef.audit(plan, results.filter(pl.col("candidate").is_in(candidates)))
 report(["A", "B"]).write({str(out)!r})
-{STOP_AT_EACH_MOVE}
+{STOP_AT_STEPS.format(when="name == 'earlier output moved aside'")}
 report(["A"]).write({str(out)!r})
 print("not reached")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == -15, done.stderr
     assert "not reached" not in done.stdout
-    assert not [p for p in out.iterdir() if p.name.startswith(".evalframe-")]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
     for table in ("summary", "units", "attempts"):
         assert pl.read_parquet(out / f"{table}.parquet").get_column("candidate").unique().to_list() == ["A"], table
     assert json.loads((out / "report.json").read_text())["summary"][0]["candidate"] == "A"
