@@ -140,7 +140,7 @@ def print_problems(problems: pl.DataFrame, console: Console) -> None:
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    _stderr().print(f"[bold red]error[/]: {_plain(message)}", highlight=False)
+    _stderr().print(f"[bold red]error[/]: {_plain(message)}", highlight=False, soft_wrap=True)  # one line
     sys.exit(code)
 
 
@@ -451,6 +451,9 @@ def build_report(
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
+    except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
+        where = f" {exc.filename}" if exc.filename else ""
+        _fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")
 
 
 def _write(action: Callable[[], object]) -> None:
