@@ -18,6 +18,7 @@ from typing import Any, Final, NoReturn, TypeVar
 import click
 import polars as pl
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -52,12 +53,39 @@ def _stderr() -> Console:
     return _console(stderr=True)
 
 
+#: Control characters (C0, DEL, C1) shown as Python escapes: a newline in an id must not start a table row, and
+#: an ESC must not reach the terminal as the start of an escape sequence.
+_CONTROL: Final = {i: repr(chr(i))[1:-1] for i in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def _visible(text: str) -> str:
+    r"""``text`` with its control characters written as escapes (a newline as ``\n``), else as it is.
+
+    Examples
+    --------
+    >>> print(_visible("line\nbreak\x1b[31m"))
+    line\nbreak\x1b[31m
+    """
+    return text.translate(_CONTROL)
+
+
+def _plain(text: str) -> str:
+    """Input-derived ``text`` ready to go inside a rich markup string: control characters and markup escaped."""
+    return escape(_visible(text))
+
+
 def _frame_table(frame: pl.DataFrame, title: str) -> Table:
-    table = Table(title=title, title_justify="left")
+    """A rich table of ``frame``; titles, names and cells are plain :class:`~rich.text.Text`, never markup.
+
+    Ids come from the input: ``test_add[int-1]`` must print as written, and an
+    id such as ``a[/x]b`` must not be read as a closing tag.
+    """
+    table = Table(title=Text(title), title_justify="left")
     for name in frame.columns:
-        table.add_column(name, justify="right" if frame.schema[name].is_numeric() else "left")
+        table.add_column(Text(_visible(name)), justify="right" if frame.schema[name].is_numeric() else "left")
     for row in frame.iter_rows():
-        table.add_row(*["null" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row])
+        cells = ("null" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row)
+        table.add_row(*[Text(_visible(c)) for c in cells])
     return table
 
 
@@ -112,7 +140,7 @@ def print_problems(problems: pl.DataFrame, console: Console) -> None:
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    _stderr().print(f"[bold red]error[/]: {message}", highlight=False)
+    _stderr().print(f"[bold red]error[/]: {_plain(message)}", highlight=False, soft_wrap=True)  # one line
     sys.exit(code)
 
 
@@ -258,7 +286,7 @@ def _print_report(report: AuditReport, fmt: str) -> None:
     console = _stdout()
     m = report.meta
     console.print(
-        f"[bold]evalframe audit[/] plan {m['plan_source']} ({m['n_cases']} cases × {len(m['candidates'])} "
+        f"[bold]evalframe audit[/] plan {_plain(str(m['plan_source']))} ({m['n_cases']} cases × {len(m['candidates'])} "
         f"candidates × {m['trials']} trial(s) = {m['planned_units']} planned units); retry policy {m['retry']}",
         highlight=False,
     )
@@ -433,6 +461,9 @@ def build_report(
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
+    except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
+        where = f" {exc.filename}" if exc.filename else ""
+        _fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")
 
 
 def _inputs(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
@@ -526,7 +557,7 @@ def audit_command(out: Path | None, fmt: str, min_coverage: float | None, **kwar
         low = report.summary.filter(pl.col("scored_coverage") < min_coverage)
         if low.height:
             names = ", ".join(f"{c} ({v:.4g})" for c, v in low.select(CANDIDATE, "scored_coverage").iter_rows())
-            _stderr().print(f"[bold red]gate failed[/]: scored_coverage below {min_coverage:g}: {names}")
+            _stderr().print(f"[bold red]gate failed[/]: scored_coverage below {min_coverage:g}: {_plain(names)}")
             sys.exit(EXIT_GATE)
 
 
@@ -591,10 +622,11 @@ def compare_command(
         console = _stdout()
         colour = "green" if comparison.verdict != "no_supported_winner" else "yellow"
         console.print(
-            f"[bold]verdict[/]: [{colour}]{comparison.verdict}[/]  ({challenger} vs baseline {baseline}, {pairs})"
+            f"[bold]verdict[/]: [{colour}]{comparison.verdict}[/]  "
+            f"({_plain(challenger)} vs baseline {_plain(baseline)}, {pairs})"
         )
         for reason in comparison.reasons:
-            console.print(f"  - {reason}", highlight=False)
+            console.print(Text(_visible(f"  - {reason}")), highlight=False)
         numbers = comparison.table.drop("reasons", "verdict").transpose(include_header=True, column_names=["value"])
         console.print(_frame_table(numbers.with_columns(pl.col("value").cast(pl.String)), "comparison"))
     if require_winner and comparison.verdict != "candidate_better":

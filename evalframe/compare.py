@@ -24,7 +24,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
 from evalframe.power import detectable_difference
-from evalframe.report import AuditReport, markdown_table
+from evalframe.report import AuditReport, markdown_table, markdown_text
 from evalframe.stats import mcnemar_exact
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
@@ -71,11 +71,11 @@ class Comparison:
         """The comparison as Markdown: verdict, reasons, numbers."""
         row = self.table.row(0, named=True)
         lines = [
-            f"## Comparison: {row['candidate']} vs baseline {row['baseline']}",
+            f"## Comparison: {markdown_text(row['candidate'])} vs baseline {markdown_text(row['baseline'])}",
             "",
             f"**Verdict: `{row['verdict']}`** (pair policy `{row['pair_policy']}`)",
             "",
-            *[f"- {r}" for r in row["reasons"]],
+            *[f"- {markdown_text(r)}" for r in row["reasons"]],
             "",
             markdown_table(self.table.drop("reasons")),
         ]

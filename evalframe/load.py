@@ -19,17 +19,23 @@ import io
 import itertools
 import json
 import os
+import stat
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
 from evalframe.problems import concat_problems, problems_frame
+
+#: Columns the loader adds to every row (SPEC §3 "reserved names"): an input column of that name is refused
+#: (``unexpected_column``), never overwritten.
+RESERVED: Final = (LINE, SOURCE)
 
 _BOM = "\ufeff"
 _BOM_BYTES = b"\xef\xbb\xbf"
@@ -53,12 +59,32 @@ class Loaded:
         The path (or paths) the frame was read from.
     partitions
         Columns that came from hive ``key=value`` folders, not from the files.
+    stored
+        Of ``line`` and ``source``, those the files hold themselves (Parquet
+        only, e.g. a ledger written by ``evalframe import``: they name the
+        original export). A CSV or JSON Lines column of either name is
+        refused instead.
     """
 
     frame: pl.LazyFrame
     problems: pl.DataFrame = field(default_factory=problems_frame)
     source: str = ""
     partitions: tuple[str, ...] = ()
+    stored: tuple[str, ...] = ()
+
+
+def _reserved(name: str, source: str, line: int | None) -> dict[str, Any]:
+    """The ``unexpected_column`` problem of an input column named like one the loader adds."""
+    what = "the row's line number" if name == LINE else "the file the row came from"
+    msg = f"column {name!r} is reserved: evalframe adds it ({what}); rename it"
+    return {"kind": "unexpected_column", "source": source, "line": line, "detail": msg}
+
+
+def _digits(value: int) -> str:
+    """An integer for a message: itself, or its first digits and how many there are."""
+    text = str(value)
+    digits = text.lstrip("-")
+    return text if len(digits) <= 30 else f"{text[: len(text) - len(digits)]}{digits[:20]}… ({len(digits)} digits)"
 
 
 def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
@@ -119,8 +145,10 @@ def read_csv_strict(path: PathLike) -> Loaded:
     Loaded
         All header columns as String (the first of a repeated name wins), plus
         ``line`` (Int64, physical line where the record starts) and ``source``.
-        Records with a structural problem are left out of the frame and
-        reported in ``problems`` with kinds ``repeated_column``,
+        A header name the loader adds itself (``line``, ``source``) is left
+        out and reported as ``unexpected_column``. Records with a structural
+        problem are left out of the frame and reported in ``problems`` with
+        kinds ``repeated_column``,
         ``field_count``, ``blank_line``, ``malformed_quoting``,
         ``undecodable_bytes`` or ``misplaced_bom``.
 
@@ -170,7 +198,9 @@ def read_csv_strict(path: PathLike) -> Loaded:
     seen: set[str] = set()
     keep: list[int] = []
     for i, name in enumerate(header):
-        if name in seen:
+        if name in RESERVED:
+            problems.append(_reserved(name, source, header_line))
+        elif name in seen:
             msg = f"header name {name!r} is repeated"
             problems.append({"kind": "repeated_column", "source": source, "line": header_line, "detail": msg})
         else:
@@ -202,6 +232,69 @@ def read_csv_strict(path: PathLike) -> Loaded:
     return Loaded(frame.lazy(), problems_frame(problems), source)
 
 
+#: The range of a JSON integer evalframe reads: polars' Int64 (a larger one is refused, never wrapped or rounded).
+INT64_RANGE: Final = (-(2**63), 2**63 - 1)
+
+
+class JSONLimitError(ValueError):
+    """A JSON text that is well formed but beyond what is read: nested too deeply, a number Python cannot convert.
+
+    Attributes
+    ----------
+    detail
+        What is wrong, for a person.
+    """
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(detail)
+
+
+def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
+    """Parse one JSON text: the one place evalframe turns JSON text into values (loaders and importers).
+
+    ``NaN``, ``Infinity`` and ``-Infinity`` are read as floats. With
+    ``repeated`` (a list), it is set to the keys that the outermost object
+    holds more than once (Python keeps the last value silently; the object
+    is parsed last, after the values nested in it).
+
+    Raises
+    ------
+    json.JSONDecodeError
+        When the text is not JSON.
+    JSONLimitError
+        When it is nested too deeply for the parser (a ``RecursionError``) or
+        holds a number literal Python does not convert (over 4300 digits).
+
+    Examples
+    --------
+    >>> repeated = []
+    >>> parse_json_text('{"a": 1, "a": 2, "b": NaN}', repeated=repeated), repeated
+    ({'a': 2, 'b': nan}, ['a'])
+    >>> try:
+    ...     parse_json_text("[" * 100_000)
+    ... except JSONLimitError as exc:
+    ...     print(exc.detail)
+    JSON nested too deeply to read
+    """
+    hook = None
+    if repeated is not None:
+
+        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            obj = dict(pairs)
+            repeated[:] = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1] if len(obj) < len(pairs) else []
+            return obj
+
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise JSONLimitError("JSON nested too deeply to read") from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python converts
+        raise JSONLimitError(f"unreadable JSON value ({exc})") from None
+
+
 def _json_column(values: list[Any]) -> pl.Series:
     present = [v for v in values if v is not None]
     if present and all(isinstance(v, bool) for v in present):
@@ -212,6 +305,14 @@ def _json_column(values: list[Any]) -> pl.Series:
         return pl.Series([None if v is None else float(v) for v in values], dtype=pl.Float64)
     return pl.Series(
         [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values], dtype=pl.String
+    )
+
+
+def _out_of_range(obj: dict[str, Any]) -> str | None:
+    """The first key of ``obj`` whose value is an integer outside :data:`INT64_RANGE`, if any."""
+    low, high = INT64_RANGE
+    return next(
+        (k for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high), None
     )
 
 
@@ -233,12 +334,15 @@ def read_jsonl(path: PathLike) -> Loaded:
     Loaded
         One row per object plus ``line`` (Int64) and ``source``. Lines that
         are not a JSON object are reported as ``unreadable_file`` problems;
-        blank lines are skipped.
+        a key repeated in an object as ``repeated_column``; a key named like
+        a column the loader adds (``line``, ``source``) as
+        ``unexpected_column``; blank lines are skipped.
 
     Raises
     ------
     InputFormatError
-        When the file cannot be opened.
+        When the file cannot be opened, a line is nested too deeply to parse,
+        or holds an integer outside :data:`INT64_RANGE` (naming the line).
 
     Examples
     --------
@@ -255,19 +359,37 @@ def read_jsonl(path: PathLike) -> Loaded:
     text, problems = _read_text(path)
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
+    reserved_seen: set[str] = set()
     for number, text_line in enumerate(text.split("\n"), start=1):
         if not text_line.strip():
             continue
+        repeated: list[str] = []
         try:
-            obj = json.loads(text_line)
+            obj = parse_json_text(text_line, repeated=repeated)
         except json.JSONDecodeError as exc:
-            msg = f"invalid JSON ({exc.msg}; column {exc.colno})"
+            msg = f"invalid JSON ({exc.msg}, column {exc.colno})"
             problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
             continue
+        except JSONLimitError as exc:
+            raise InputFormatError(source, exc.detail, line=number) from None
         if not isinstance(obj, dict):
             msg = f"expected a JSON object, found {type(obj).__name__}"
             problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
             continue
+        for name in repeated:
+            msg = f"key {name!r} is repeated in the object (a JSON object names each column once)"
+            problems.append({"kind": "repeated_column", "source": source, "line": number, "detail": msg})
+        huge = _out_of_range(obj)
+        if huge is not None:
+            low, high = INT64_RANGE
+            msg = f"integer {_digits(obj[huge])} of key {huge!r} is outside the 64-bit range {low}..{high}"
+            raise InputFormatError(source, msg, line=number)
+        for name in RESERVED:
+            if name in obj:
+                if name not in reserved_seen:  # one problem per file, at the first line that has it
+                    reserved_seen.add(name)
+                    problems.append(_reserved(name, source, number))
+                del obj[name]
         rows.append(obj)
         lines.append(number)
     names: list[str] = []
@@ -283,15 +405,22 @@ def read_jsonl(path: PathLike) -> Loaded:
 _READERS_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
 
 
-#: What the reader raises when the files of one input cannot be read together (schemas differ, a page is damaged).
-_READ_ERRORS = (
+#: What the reader raises when the files of one input disagree on columns or dtypes.
+_SCHEMA_ERRORS = (
     pl.exceptions.SchemaError,
     pl.exceptions.SchemaFieldNotFoundError,
     pl.exceptions.ColumnNotFoundError,
-    pl.exceptions.ComputeError,
     pl.exceptions.ShapeError,
+)
+#: What the reader raises on a damaged file (a bad page, bad compression, bad metadata) or a failing disk. A
+#: panic of the reader (``PanicException`` derives from ``BaseException``, not ``Exception``) is one too.
+_DAMAGE_ERRORS = (
+    pl.exceptions.ComputeError,
+    pl.exceptions.InvalidOperationError,
+    pl.exceptions.PanicException,
     OSError,
 )
+_READ_ERRORS = (*_SCHEMA_ERRORS, *_DAMAGE_ERRORS)
 
 
 def collect_input(frame: pl.LazyFrame, source: str) -> pl.DataFrame:
@@ -308,15 +437,39 @@ def collect_input(frame: pl.LazyFrame, source: str) -> pl.DataFrame:
     """
     try:
         return frame.collect()
-    except _READ_ERRORS as exc:
+    except _SCHEMA_ERRORS as exc:
         hint = "files of one input need one schema"
         raise _reader_error(source, exc, "cannot read its files together", hint) from exc
+    except _DAMAGE_ERRORS as exc:
+        hint = "a file is damaged or cannot be read: write it again"
+        raise _reader_error(source, exc, "cannot read its rows", hint) from exc
 
 
-def _reader_error(source: str, exc: Exception, what: str, hint: str) -> InputFormatError:
+def _reader_error(source: str, exc: BaseException, what: str, hint: str) -> InputFormatError:
     """An :class:`InputFormatError` for ``source`` that quotes the reader's error (its first line)."""
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return InputFormatError(source, f"{what} ({type(exc).__name__}: {first}); {hint}")
+
+
+#: What a path that exists but is neither a file nor a folder is, by its ``stat`` mode.
+_SPECIAL_FILES: Final = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _not_a_file(path: str) -> str:
+    """Why ``path`` cannot be read as input: it does not exist, cannot be looked at, or is not a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file or directory"
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    what = next((name for test, name in _SPECIAL_FILES if test(mode)), "not a regular file")
+    return f"{what}, not a regular file: evalframe reads files (write the data to one first)"
 
 
 def _expand(path: PathLike) -> list[str]:
@@ -329,7 +482,7 @@ def _expand(path: PathLike) -> list[str]:
     elif Path(text).is_file():
         return [text]
     else:
-        raise InputFormatError(text, "no such file or directory")
+        raise InputFormatError(text, _not_a_file(text))
     known = [f for f in files if Path(f).suffix.lower() in _READERS_BY_SUFFIX]
     if not known:
         raise InputFormatError(text, "no .parquet, .csv or .jsonl files found")
@@ -476,8 +629,8 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
             rows.append(pl.scan_parquet(f).select(pl.len()).collect(engine="in-memory").item())
         except OSError as exc:
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
-        except Exception as exc:  # a damaged footer
-            raise InputFormatError(f, f"not a valid Parquet file ({type(exc).__name__}: {exc})") from exc
+        except (Exception, pl.exceptions.PanicException) as exc:  # a damaged footer
+            raise _reader_error(f, exc, "not a valid Parquet file", "write it again") from exc
     names = set(pl.read_parquet_schema(files[0]))
     hive_keys, above = _hive_keys(path, files)
     hive = bool(hive_keys)
@@ -490,17 +643,18 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     starts = dict(zip(files, itertools.accumulate(rows[:-1], initial=0), strict=True))
     stored_keys = [k for k in hive_keys if k in names]
     problems = _partition_mismatches(files, stored_keys, starts) if stored_keys else problems_frame()
+    stored = tuple(c for c in RESERVED if c in names)
     if LINE in names:
         lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
         _schema(lf, label)
-        return Loaded(lf.drop(above), problems, label, tuple(hive_keys))
+        return Loaded(lf.drop(above), problems, label, tuple(hive_keys), stored)
     path_col = "_file" if SOURCE in names else SOURCE
     lf = pl.scan_parquet(files, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1, **options).drop(
         above
     )
     lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - _file_start(starts, path_col)).alias(LINE))
     lf = lf.select(*[c for c in _schema(lf, label).names() if c not in (LINE, "_file")], LINE)
-    return Loaded(lf, problems, label, tuple(hive_keys))
+    return Loaded(lf, problems, label, tuple(hive_keys), stored)
 
 
 def _schema(frame: pl.LazyFrame, source: str) -> pl.Schema:
@@ -551,6 +705,7 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
             pl.concat([p.problems for p in parts]),
             ",".join(p.source for p in parts),
             tuple(dict.fromkeys(k for p in parts for k in p.partitions)),
+            tuple(dict.fromkeys(k for p in parts for k in p.stored)),
         )
     files = _expand(path)
     kind = _READERS_BY_SUFFIX.get(Path(files[0]).suffix.lower(), "parquet")
@@ -558,5 +713,5 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
         return scan_parquet(path if len(files) > 1 or files[0] != str(path) else files[0])
     if len(files) > 1 or files[0] != str(path):
         loaded = load(files)
-        return Loaded(loaded.frame, loaded.problems, str(path))
+        return Loaded(loaded.frame, loaded.problems, str(path), stored=loaded.stored)
     return read_csv_strict(path) if kind == "csv" else read_jsonl(path)

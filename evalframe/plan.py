@@ -163,6 +163,12 @@ def case_column(column: pl.Series, code: str = CASE_CODE) -> pl.Expr:
     return pl.lit(column).gather(pl.col(code)).alias(column.name)
 
 
+def _reserved_column(name: str, source: str) -> dict[str, Any]:
+    """The ``unexpected_column`` problem of a plan column named like one evalframe adds (``line``, ``source``)."""
+    detail = f"plan column {name!r} is reserved: evalframe adds it to every row (SPEC §3 reserved names); rename it"
+    return {"kind": "unexpected_column", "source": source, "detail": detail}
+
+
 def _column_problems(schema: pl.Schema, source: str) -> list[dict[str, Any]]:
     """``unexpected_column`` problems for plan columns with a reserved name or a type a plan cannot hold.
 
@@ -173,6 +179,9 @@ def _column_problems(schema: pl.Schema, source: str) -> list[dict[str, Any]]:
     found = []
     reserved = set(RESERVED_COLUMNS) | ({TRIAL} if CANDIDATE not in schema else set())
     for name, dtype in schema.items():
+        if name == SOURCE:  # the loader's own is dropped before this (Plan.from_file)
+            found.append(_reserved_column(name, source))
+            continue
         if name in reserved:
             detail = f"plan column {name!r} is a name the ledger or the audit gives per attempt or unit; rename it"
         elif name not in (LINE, SOURCE) and (dtype.is_nested() or dtype in (pl.Binary, pl.Object, pl.Duration)):
@@ -594,13 +603,15 @@ class Plan:
         """
         loaded: Loaded = load(path)
         frame: pl.DataFrame | pl.LazyFrame = loaded.frame.drop(SOURCE)
+        # A Parquet plan's own line / source columns (a CSV's or JSON Lines' are refused by the loader).
+        reserved = [_reserved_column(name, str(path)) for name in loaded.stored]
         return cls.from_frame(
             frame,
             candidates=candidates,
             trials=trials,
             run_id=run_id,
             source=str(path),
-            problems=loaded.problems,
+            problems=concat_problems([loaded.problems, problems_frame(reserved)]) if reserved else loaded.problems,
         )
 
     def with_numeric(self, names: Sequence[str]) -> Plan:

@@ -266,23 +266,65 @@ def fmt_value(value: Any, *, digits: int = 4) -> str:
     return str(value)
 
 
-def markdown_table(frame: pl.DataFrame) -> str:
-    """Render a frame as a GitHub Markdown table (nulls as ``null``).
+#: Control characters (C0, DEL, C1) written as Python escapes (a newline as ``\n``): a cell stays on its row.
+_CONTROL: Final = {i: repr(chr(i))[1:-1] for i in (*range(0x20), *range(0x7F, 0xA0))}
+#: Markdown text escapes: backslash escapes for the characters that make code, links, emphasis, strikethrough,
+#: headings and table cells; entities for those that make HTML and entities. Applied before :data:`_CONTROL`.
+_MARKDOWN: Final = str.maketrans({**{c: f"\\{c}" for c in "\\`*[]|~#!"}, "&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def markdown_text(value: Any) -> str:
+    r"""A value as Markdown text that renders as written: no code, link, HTML, emphasis or table break.
+
+    Text from the input (ids, candidate names, paths, reasons quoting them)
+    goes through this before it is placed in Markdown: ``|`` cannot end a
+    table cell, ``<script>`` is shown rather than run, ``[x](url)`` is not a
+    link, and a newline is written ``\n`` so the cell stays on its row.
 
     Examples
     --------
-    >>> print(markdown_table(pl.DataFrame({"candidate": ["A"], "scored_coverage": [0.5]})))
+    >>> print(markdown_text("<script>alert(1)</script> a|b [x](y) `c`"))
+    &lt;script&gt;alert(1)&lt;/script&gt; a\|b \[x\](y) \`c\`
+    >>> print(markdown_text("line\nbreak"))
+    line\nbreak
+    """
+    return fmt_value(value).translate(_MARKDOWN).translate(_CONTROL)
+
+
+def markdown_code(value: Any) -> str:
+    r"""A value as a Markdown code span that shows it as written, whatever backticks it holds.
+
+    The fence is one backtick longer than the longest run inside (CommonMark);
+    a newline is written ``\n`` so the span stays on its line.
+
+    Examples
+    --------
+    >>> print(markdown_code("plan.csv"), markdown_code("a`b"), markdown_code("`x"))
+    `plan.csv` ``a`b`` `` `x ``
+    """
+    text = str(value).translate(_CONTROL)
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def markdown_table(frame: pl.DataFrame) -> str:
+    """Render a frame as a GitHub Markdown table (nulls as ``null``); every name and cell is :func:`markdown_text`.
+
+    Examples
+    --------
+    >>> print(markdown_table(pl.DataFrame({"candidate": ["A|B"], "scored_coverage": [0.5]})))
     | candidate | scored_coverage |
     |---|---|
-    | A | 0.5 |
+    | A\\|B | 0.5 |
     """
-
-    def cell(value: Any) -> str:
-        return fmt_value(value).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-    head = "| " + " | ".join(cell(c) for c in frame.columns) + " |"
+    head = "| " + " | ".join(markdown_text(c) for c in frame.columns) + " |"
     rule = "|" + "---|" * len(frame.columns)
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.iter_rows()]
+    body = ["| " + " | ".join(markdown_text(v) for v in row) + " |" for row in frame.iter_rows()]
     return "\n".join([head, rule, *body])
 
 
@@ -1049,16 +1091,16 @@ class AuditReport:
         lines = [
             "# evalframe audit",
             "",
-            *[f"- {k}: {v}" for k, v in provenance_lines(m, markdown=True)],
+            *[f"- {markdown_text(k)}: {v}" for k, v in provenance_lines(m, markdown=True)],
             "",
             "## Headline",
             "",
         ]
         for record in self.summary.iter_rows(named=True):
-            lines += [f"- {' '.join(headline(record))}"]
+            lines += [f"- {markdown_text(' '.join(headline(record)))}"]
         note = ranking_note(self.summary)
         if note:
-            lines += ["", f"**{note}**"]
+            lines += ["", f"**{markdown_text(note)}**"]
         lines += [
             "",
             "## Funnel (counts)",
@@ -1264,7 +1306,8 @@ def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list
     meta
         :attr:`AuditReport.meta`.
     markdown
-        Put identifiers (paths, hashes, policies) in backticks.
+        Put identifiers (paths, hashes, policies) in code spans (:func:`markdown_code`) and write every
+        other value as :func:`markdown_text`.
 
     Examples
     --------
@@ -1278,8 +1321,7 @@ def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list
     """
 
     def code(value: Any) -> str:
-        text = str(value)
-        return f"`{text}`" if markdown else text
+        return markdown_code(value) if markdown else str(value)
 
     def listed(value: Any, empty: str = "none recorded") -> str:
         items = [str(v) for v in (value or [])]

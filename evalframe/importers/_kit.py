@@ -48,7 +48,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, REFUSING, RUN_ID, SOURCE, TRIAL
 from evalframe.errors import AuditRefused, InputFormatError, PlanError
 from evalframe.importers import Imported
-from evalframe.load import PathLike
+from evalframe.load import JSONLimitError, PathLike, parse_json_text
 from evalframe.plan import Plan
 from evalframe.problems import PROBLEM_KINDS, concat_problems, problems_frame
 
@@ -192,16 +192,14 @@ def parse_json(data: bytes | str, source: str, *, line: int | None = None) -> An
     """
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return json.loads(text)
+        return parse_json_text(text)
     except UnicodeDecodeError as exc:
         raise Unreadable(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})", line=line) from None
     except json.JSONDecodeError as exc:
         where = line if line is not None else exc.lineno
         raise Unreadable(source, f"invalid JSON ({exc.msg}, column {exc.colno})", line=where) from None
-    except RecursionError:
-        raise Unreadable(source, "JSON nested too deeply to read", line=line) from None
-    except ValueError as exc:  # e.g. an integer literal longer than Python converts
-        raise Unreadable(source, f"unreadable JSON value ({exc})", line=line) from None
+    except JSONLimitError as exc:  # nested too deeply, an integer literal longer than Python converts
+        raise Unreadable(source, exc.detail, line=line) from None
 
 
 def read_json(path: Path) -> Any:
