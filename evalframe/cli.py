@@ -342,6 +342,8 @@ def _print_report(report: AuditReport, fmt: str) -> None:
 
 
 IMPORT_FORMATS = ["inspect", "lm-eval", "helm", "promptfoo", "openai-evals"]
+#: The score an export reads under --grade numeric when --score is not given (its default is a pass/fail).
+NUMERIC_SCORE: Final = {"promptfoo": "score"}
 
 
 def _import(fmt: str, paths: Sequence[str], score: str | None) -> Imported:
@@ -430,7 +432,13 @@ def build_report(
             if plan_path is not None or results_paths or not paths:
                 raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
             imported = declare(
-                _import(from_format, [str(p) for p in paths], score_name),
+                _import(
+                    from_format,
+                    [str(p) for p in paths],
+                    NUMERIC_SCORE.get(from_format)
+                    if score_name is None and options["grade"] == "numeric"
+                    else score_name,
+                ),
                 candidates=_split_list(candidates),
                 trials=trials,
                 run_id=run_id,

@@ -17,7 +17,7 @@ from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported, promptfoo
 from evalframe.importers._kit import ImportRefused
 from evalframe.report import AuditReport
-from tests.conftest import REAL
+from tests.conftest import REAL, real
 
 PROMPTFOO = REAL / "promptfoo"
 SAMPLE = PROMPTFOO / "promptfoo-promptfoo" / "test" / "__fixtures__" / "sample-export.json"
@@ -644,3 +644,26 @@ def test_a_folder_of_exports_reads_like_its_files(tmp_path: Path) -> None:
     from_folder, from_file = promptfoo.read([tmp_path]), promptfoo.read([copy])
     assert_frame_equal(from_folder.ledger, from_file.ledger)
     assert from_folder.plan.plan_hash == from_file.plan.plan_hash
+
+
+def test_grade_numeric_alone_reads_the_weighted_score() -> None:
+    # Issue 17: "--grade numeric takes the weighted score" without naming it; recomputed from the file.
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    path = real("promptfoo/promptfoo-promptfoo/test/__fixtures__/sample-export.json")
+    rows = _json.loads(path.read_text())["results"]["results"]
+    expected: dict[str, list[float]] = {}
+    for row in rows:
+        expected.setdefault(row["provider"]["id"], []).append(row["score"])
+    result = CliRunner().invoke(
+        main, ["audit", "--from", "promptfoo", str(path), "--grade", "numeric", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.stderr
+    summary = {r["candidate"]: r for r in _json.loads(result.stdout)["summary"]}
+    assert {c: (r["scored"], r["mean_score"]) for c, r in summary.items()} == {
+        c: (2, pytest.approx(sum(v) / len(v))) for c, v in expected.items()
+    }
