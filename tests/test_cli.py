@@ -160,9 +160,9 @@ def test_every_command_has_help_text() -> None:
 
 
 def test_import_then_audit_round_trip(tmp_path: Path) -> None:
-    from tests.conftest import REAL
+    from tests.conftest import real
 
-    export = REAL / "inspect_ai/UKGovernmentBEIS-inspect_ai/tests/log/test_eval_log/log_streaming.eval"
+    export = real("inspect_ai/UKGovernmentBEIS-inspect_ai/tests/log/test_eval_log/log_streaming.eval")
     code, _, _ = run(["import", "inspect", str(export), "--out", str(tmp_path / "imp")])
     assert code == 0
     code, out, _ = run(

@@ -64,9 +64,31 @@ __all__ = [
     "grade",
     "note",
     "parse_json",
+    "planned_size",
     "read_json",
     "read_json_lines",
 ]
+
+#: The most planned units an import builds from an export's declared sizes (epochs, documents, trials):
+#: a header claiming more is refused before anything is allocated (a 10**9-epoch header took 14 GB).
+MAX_PLANNED_UNITS: Final = 100_000_000
+
+
+def planned_size(count: int, source: str, what: str) -> dict[str, Any] | None:
+    """A refusing ``unreadable_file`` note when ``count`` planned units exceed :data:`MAX_PLANNED_UNITS`, else None.
+
+    Examples
+    --------
+    >>> planned_size(10**9, "a.eval", "eval.config.epochs × sample ids")["detail"]
+    'eval.config.epochs × sample ids declares 1000000000 planned units, more than the 100000000 evalframe plans'
+    >>> planned_size(100, "a.eval", "epochs") is None
+    True
+    """
+    if count <= MAX_PLANNED_UNITS:
+        return None
+    detail = f"{what} declares {count} planned units, more than the {MAX_PLANNED_UNITS} evalframe plans"
+    return note("unreadable_file", source, detail)
+
 
 #: Scores Inspect-style letter grades stand for (``value_to_float`` in Inspect AI's scorer module).
 LETTER_GRADES: Final = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -91,6 +91,7 @@ from evalframe.importers._kit import (
     finish,
     grade,
     note,
+    planned_size,
     read_json,
 )
 from evalframe.load import PathLike
@@ -363,6 +364,9 @@ def _read_run(folder: Path, declared_stat: str | None, declared_split: str | Non
         requests.setdefault((*ikey, tti), []).append((i + 1, result))
         max_trial_index = max(max_trial_index, tti)
     n_trials = declared_trials if declared_trials is not None else max(max_trial_index + 1, 1)
+    too_many = planned_size(len(planned) * n_trials, str(spec_path), "instances × adapter_spec.num_train_trials")
+    if too_many is not None:
+        raise _Refused(too_many)
 
     pis = _load_json(pis_path)
     if not isinstance(pis, list):

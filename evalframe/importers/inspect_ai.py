@@ -125,6 +125,7 @@ from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
     LETTER_GRADES,
+    MAX_PLANNED_UNITS,
     ScoreChoiceError,
     Unreadable,
     build_plan,
@@ -134,6 +135,7 @@ from evalframe.importers._kit import (
     grade,
     note,
     parse_json,
+    planned_size,
     read_json,
 )
 from evalframe.load import PathLike
@@ -250,7 +252,7 @@ def _read_sample(value: Any, line: int, source: str, place: str) -> _Sample:
     raw_id, epoch = sample.get("id"), sample.get("epoch")
     if not _is_id(raw_id):
         raise Unreadable(source, f"{place} has no valid id (got {raw_id!r})", line=line)
-    if not _is_count(epoch) or epoch < 1:
+    if not _is_count(epoch) or not 1 <= epoch <= MAX_PLANNED_UNITS:
         raise Unreadable(source, f"{place} has no valid epoch (got {epoch!r})", line=line)
     return _Sample(sample, raw_id, epoch, line, source)
 
@@ -773,7 +775,13 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         for raw in [*plan_ids, *raw_ids]:
             spellings[(log.task, str(raw))].add(type(raw).__name__)
             ids_in_log[log.path].add(str(raw))
-        units.extend((log.model, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1))
+        too_many = planned_size(len(plan_ids) * epochs, log.path, "eval.config.epochs × sample ids")
+        if too_many is not None:
+            notes.append(too_many)
+        else:
+            units.extend(
+                (log.model, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1)
+            )
         scorer, available, score_note = _choose_scorer(log, score)
         if score_note is not None:
             notes.append(score_note)

@@ -82,6 +82,7 @@ from evalframe.importers._kit import (
     finish,
     grade,
     note,
+    planned_size,
     read_json,
     read_json_lines,
 )
@@ -716,6 +717,11 @@ class _Batch:
             originals = [n for n in (_n_samples(h.data if h else None, task)[0] for h in headers) if n is not None]
             own = [f for f in self.by_task.get(task, []) if self.runs[f.source].candidate == candidate]
             if originals:
+                where = next((h.source for h in headers if h is not None), task)
+                too_many = planned_size(max(originals), where, f"task {task!r}: n-samples.original")
+                if too_many is not None:
+                    notes.append(too_many)
+                    continue
                 doc_ids = [str(i) for i in range(max(originals))]  # a row outside them is an unknown case
             else:
                 doc_ids = _sort_ids(r.doc_id for f in own for r in f.rows)

@@ -211,3 +211,70 @@ def test_a_reducer_other_than_the_exports_is_applied_and_noted() -> None:
     assert noted.select("detail", "refusing").rows() == [
         ("the export records the case reducer mean; the audit applies the declared 'any'", False)
     ]
+
+
+def _copy(relative: str, to: Path) -> Path:
+    import shutil
+
+    source = real(relative)
+    target = to / source.name
+    if source.is_dir():
+        shutil.copytree(source, target)
+    else:
+        shutil.copy(source, target)
+    return target
+
+
+def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp_path: Path) -> None:
+    from evalframe.importers import helm, lm_eval
+
+    big = _kit.MAX_PLANNED_UNITS * 10
+    log = _copy("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_sonnet.json", tmp_path)
+    doc = json.loads(log.read_text())
+    doc["eval"]["config"]["epochs"] = big
+    log.write_text(json.dumps(doc))
+    with pytest.raises(ImportRefused) as exc:
+        inspect_ai.read([log])
+    details = exc.value.problems.filter(pl.col("kind") == "unreadable_file").get_column("detail").to_list()
+    assert details == [
+        f"eval.config.epochs × sample ids declares {5 * big} planned units, more than the 100000000 evalframe plans"
+    ]
+    doc["eval"]["config"]["epochs"] = 1
+    doc["samples"][0]["epoch"] = 10**30
+    log.write_text(json.dumps(doc))
+    with pytest.raises(ImportRefused) as exc:
+        inspect_ai.read([log])
+    refusing = exc.value.problems.filter(pl.col("refusing")).get_column("detail").to_list()
+    assert refusing == [f"samples[0] has no valid epoch (got {10**30})"]
+
+    folder = _copy(
+        "lm_eval/EleutherAI-lm-evaluation-harness-PR1974/lm_eval/tasks/bias_classification/results/"
+        "meta-llama__Meta-Llama-3-8B",
+        tmp_path,
+    )
+    results = next(folder.glob("results_*.json"))
+    doc = json.loads(results.read_text())
+    for task in doc["n-samples"]:
+        doc["n-samples"][task]["original"] = big
+    results.write_text(json.dumps(doc))
+    with pytest.raises(ImportRefused) as exc:
+        lm_eval.read([folder])
+    assert any(
+        d.endswith(f"n-samples.original declares {big} planned units, more than the 100000000 evalframe plans")
+        for d in exc.value.problems.get_column("detail").to_list()
+    )
+
+    run = _copy(
+        "helm/evaleval-every_eval_ever/tests/data/helm/"
+        "commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0",
+        tmp_path,
+    )
+    spec = json.loads((run / "run_spec.json").read_text())
+    spec["adapter_spec"]["num_train_trials"] = big
+    (run / "run_spec.json").write_text(json.dumps(spec))
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([run])
+    assert exc.value.problems.get_column("detail").to_list() == [
+        f"instances × adapter_spec.num_train_trials declares {10 * big} planned units, more than the 100000000 "
+        "evalframe plans"
+    ]
