@@ -32,6 +32,7 @@ from evalframe.importers._kit import ImportRefused, declare
 from evalframe.load import Loaded
 from evalframe.plan import Plan
 from evalframe.report import STOP_SIGNALS, AuditReport, check_output_folder, write_output, write_refusal
+from evalframe.slices import missingness_shown
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
@@ -321,20 +322,7 @@ def _print_report(report: AuditReport, fmt: str) -> None:
     )
     console.print(_frame_table(missing, "missing units (not failures)"))
     if report.missingness.width:
-        tests = report.missingness.select(
-            CANDIDATE,
-            "slice_column",
-            "cases",
-            "planned",
-            "ungraded",
-            "p_adjusted_ungraded",
-            "selective_ungraded",
-            pl.col("stands_out_ungraded").list.join(", "),
-            "missing",
-            "p_adjusted",
-            "selective",
-            pl.col("stands_out").list.join(", "),
-        )
+        tests = missingness_shown(report.missingness, joined=True)
         console.print(_frame_table(tests, "does missingness depend on the slice? (cases as units, Holm-adjusted)"))
     if report.problems.height:
         counts = report.problems.group_by(KIND).len("count").sort(KIND)

@@ -50,6 +50,7 @@ from evalframe.report import (
     provenance_lines,
     ranking_note,
 )
+from evalframe.slices import missingness_shown
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -797,21 +798,8 @@ def _problems_section(problems: pl.DataFrame) -> Html:
 def _slices_section(report: AuditReport) -> Html:
     if not report.slices.width or report.slices.is_empty():
         return _el("p", "No slice column was declared (audit with slices=[...] or --slice COLUMN).")
-    tests = report.missingness.select(
-        CANDIDATE,
-        "slice_column",
-        "n_slices",
-        "cases",
-        "planned",
-        "ungraded",
-        "p_adjusted_ungraded",
-        "selective_ungraded",
-        pl.col("stands_out_ungraded").list.join(", "),
-        "missing",
-        "p_adjusted",
-        "selective",
-        pl.col("stands_out").list.join(", "),
-    )
+    shown = missingness_shown(report.missingness, joined=True)
+    tests = shown.insert_column(2, report.missingness.get_column("n_slices"))
     flags = ("selective_ungraded", "stands_out_ungraded", "selective", "stands_out")
     rows = []
     for r in tests.iter_rows(named=True):

@@ -39,6 +39,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, KIND, OUTCOME
 from evalframe.errors import OutputFolderError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.slices import missingness_shown
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -1128,20 +1129,7 @@ class AuditReport:
         lines.append(markdown_table(missing))
         if self.missingness.width:
             lines += ["", "## Missingness by slice", ""]
-            tests = self.missingness.select(
-                CANDIDATE,
-                "slice_column",
-                "cases",
-                "planned",
-                "ungraded",
-                "p_adjusted_ungraded",
-                "selective_ungraded",
-                "stands_out_ungraded",
-                "missing",
-                "p_adjusted",
-                "selective",
-                "stands_out",
-            )
+            tests = missingness_shown(self.missingness)
             lines.append(markdown_table(tests))
             lines += [
                 "",

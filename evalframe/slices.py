@@ -23,6 +23,28 @@ MISSING_RATE: Final = "missing_rate"
 MISSING_RATIO: Final = "missing_ratio"
 #: Permutations per test (seeded: reproducible); the smallest p-value is 1/(9999 + 1) = 0.0001.
 MONTE_CARLO_RESAMPLES: Final = 9_999
+#: The columns of the missingness tests every report shows, in order (lists of slices are ``stands_out*``).
+MISSINGNESS_SHOWN: Final = (
+    "candidate",
+    "slice_column",
+    "cases",
+    "planned",
+    "ungraded",
+    "p_adjusted_ungraded",
+    "selective_ungraded",
+    "stands_out_ungraded",
+    "missing",
+    "p_adjusted",
+    "selective",
+    "stands_out",
+)
+
+
+def missingness_shown(tests: pl.DataFrame, *, joined: bool = False) -> pl.DataFrame:
+    """The :data:`MISSINGNESS_SHOWN` columns of a missingness table; ``joined``: slice lists as text."""
+    return tests.select(
+        pl.col(c).list.join(", ") if joined and c.startswith("stands_out") else pl.col(c) for c in MISSINGNESS_SHOWN
+    )
 
 #: Bins for a numeric slice column: explicit edges, or ``"q<k>"`` for k quantile bins.
 Bins = Mapping[str, Sequence[float] | str]
