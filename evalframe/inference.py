@@ -50,7 +50,7 @@ from typing import Final, Literal
 import numpy as np
 import polars as pl
 
-from evalframe.stats import normal_quantile
+from evalframe.stats import normal_quantile, wilson_bounds
 
 __all__ = [
     "PairedTest",
@@ -93,16 +93,6 @@ def critical_value(confidence: float, clusters: int | None) -> float:
     return float(t.ppf((1.0 + confidence) / 2.0, clusters - 1))
 
 
-def _wilson(p: float, n: float, q: float) -> tuple[float, float]:
-    """Wilson score interval of a proportion ``p`` over ``n`` (possibly effective, fractional) with quantile ``q``."""
-    q2n = q * q / n
-    center = (p + q2n / 2.0) / (1.0 + q2n)
-    half = q / (1.0 + q2n) * math.sqrt(max(p * (1.0 - p) / n + q2n / (4.0 * n), 0.0))
-    low = 0.0 if p == 0.0 else min(max(center - half, 0.0), p)
-    high = 1.0 if p == 1.0 else max(min(center + half, 1.0), p)
-    return low, high
-
-
 @dataclass(frozen=True, slots=True)
 class RateEstimate:
     """A rate (or a mean on [0, 1]) over units clustered in cases, with its interval.
@@ -140,7 +130,7 @@ def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate
     p = math.fsum(totals.tolist()) / n
     bernoulli = p * (1.0 - p) / n
     if (m <= 1).all() and truncate:  # independent 0/1 units: Wilson (1927) on n
-        low, high = _wilson(p, n, normal_quantile(confidence))
+        low, high = wilson_bounds(p, n, normal_quantile(confidence))
         return RateEstimate(int(n), clusters, p, low, high, math.sqrt(bernoulli), 1.0, n, "wilson")
     if clusters < MIN_CASES:
         return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
@@ -152,7 +142,7 @@ def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate
             n_eff = min(n_eff, n)
     else:  # no spread seen: as if each case were one observation
         n_eff = float(clusters)
-    low, high = _wilson(p, n_eff, critical_value(confidence, clusters))
+    low, high = wilson_bounds(p, n_eff, critical_value(confidence, clusters))
     deff = n / n_eff
     return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), deff, n_eff, "wilson_clustered")
 

@@ -46,6 +46,7 @@ def missingness_shown(tests: pl.DataFrame, *, joined: bool = False) -> pl.DataFr
         pl.col(c).list.join(", ") if joined and c.startswith("stands_out") else pl.col(c) for c in MISSINGNESS_SHOWN
     )
 
+
 #: Bins for a numeric slice column: explicit edges, or ``"q<k>"`` for k quantile bins.
 Bins = Mapping[str, Sequence[float] | str]
 

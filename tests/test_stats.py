@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import polars as pl
 import pytest
-from polars.testing import assert_frame_equal
 
 from evalframe.stats import (
-    CI_HIGH,
-    CI_LOW,
-    PairedDifference,
     bounds,
-    clustered_se,
     mcnemar_exact,
     normal_quantile,
-    paired_difference,
-    wilson_exprs,
     wilson_interval,
 )
 
@@ -47,8 +39,6 @@ def test_confidence_outside_open_unit_interval_is_refused(confidence: float) -> 
         normal_quantile(confidence)
     with pytest.raises(ValueError, match="confidence"):
         wilson_interval(1, 2, confidence=confidence)
-    with pytest.raises(ValueError, match="confidence"):
-        wilson_exprs("s", "n", confidence=confidence)
 
 
 # --- Wilson ---------------------------------------------------------------------------
@@ -109,34 +99,6 @@ def test_wilson_bad_counts_are_refused(successes: object, n: object) -> None:
         wilson_interval(successes, n)  # type: ignore[arg-type]
 
 
-def test_wilson_exprs_match_scalar_and_null_without_denominator() -> None:
-    frame = pl.LazyFrame(
-        {
-            "passed": [0, 2, 4, 63, 0, None, 5, -1],
-            "scored": [4, 4, 4, 100, 0, 4, 4, 4],
-        }
-    )
-    low, high = wilson_exprs(pl.col("passed"), pl.col("scored"))
-    result = frame.with_columns(low, high).collect()
-    expected_low: list[float | None] = []
-    expected_high: list[float | None] = []
-    for s, n in [(0, 4), (2, 4), (4, 4), (63, 100)]:
-        lo, hi = wilson_interval(s, n)
-        expected_low.append(lo)
-        expected_high.append(hi)
-    # n = 0, null successes, successes > n, successes < 0: no interval
-    expected_low += [None] * 4
-    expected_high += [None] * 4
-    assert_frame_equal(
-        result.select(CI_LOW, CI_HIGH),
-        pl.DataFrame({CI_LOW: expected_low, CI_HIGH: expected_high}, schema={CI_LOW: pl.Float64, CI_HIGH: pl.Float64}),
-        abs_tol=1e-15,
-        rel_tol=0,
-    )
-    assert result[CI_LOW][0] == 0.0
-    assert result[CI_HIGH][2] == 1.0
-
-
 # --- clustered standard error -----------------------------------------------------------
 
 # Three cases × three trials:
@@ -150,197 +112,7 @@ TRIALS = pl.DataFrame(
 )
 
 
-def test_clustered_se_three_cases_three_trials() -> None:
-    # n = 9, G = 3, mean m = 4/9
-    # residuals: a: +5/9 ×3; b: +5/9, −4/9, −4/9; c: −4/9 ×3
-    # cluster sums: a = 15/9 = 5/3, b = −3/9 = −1/3, c = −12/9 = −4/3   (total 0)
-    # Σ_c (cluster sum)² = 25/9 + 1/9 + 16/9 = 42/9 = 14/3
-    # se_clustered = sqrt(14/3) / 9 = 2.160247 / 9 = 0.2400274332743652
-    # naive: Σ r² = 4·25/81 + 5·16/81 = 180/81 = 20/9; population variance = (20/9)/9 = 20/81
-    # se_naive = sqrt((20/81)/9) = sqrt(20)/27 = 0.16563466499998444
-    # cr1 = se_clustered · sqrt(3/2) = 0.2939723678960656
-    # interval = 4/9 ∓ 1.959963984540054 · 0.2400274332743652 = 0.444444 ∓ 0.470445
-    result = clustered_se(TRIALS.lazy(), value="passed", cluster="case_id")
-    se_cl = math.sqrt(14 / 3) / 9
-    expected = pl.DataFrame(
-        {
-            "n": [9],
-            "n_clusters": [3],
-            "mean": [4 / 9],
-            "se_naive": [math.sqrt(20) / 27],
-            "se_clustered": [se_cl],
-            "se_clustered_cr1": [se_cl * math.sqrt(3 / 2)],
-            "ci_low": [4 / 9 - Z95 * se_cl],
-            "ci_high": [4 / 9 + Z95 * se_cl],
-        },
-        schema_overrides={"n": pl.UInt32, "n_clusters": pl.UInt32},
-    )
-    assert_frame_equal(result, expected, abs_tol=1e-12, rel_tol=0)
-    assert result["ci_low"][0] < 0  # not clipped by default
-
-
-def test_clustered_se_accepts_eager_frames_and_booleans() -> None:
-    eager = clustered_se(TRIALS, value="passed", cluster="case_id")
-    as_bool = clustered_se(TRIALS.with_columns(pl.col("passed").cast(pl.Boolean)), value="passed", cluster="case_id")
-    assert_frame_equal(eager, clustered_se(TRIALS.lazy(), value="passed", cluster="case_id"))
-    assert_frame_equal(as_bool, eager)
-
-
-def test_clustered_se_clip() -> None:
-    result = clustered_se(TRIALS, value="passed", cluster="case_id", clip=(0.0, 1.0))
-    assert result["ci_low"][0] == 0.0
-    assert result["ci_high"][0] == pytest.approx(4 / 9 + Z95 * math.sqrt(14 / 3) / 9, abs=1e-12)
-    with pytest.raises(ValueError, match="clip"):
-        clustered_se(TRIALS, value="passed", cluster="case_id", clip=(1.0, 0.0))
-
-
-def test_clustered_se_by_group_sorted() -> None:
-    # candidate B: the TRIALS table; candidate A: every trial passes → mean 1, all residuals 0
-    frame = pl.concat(
-        [
-            TRIALS.with_columns(candidate=pl.lit("B")),
-            TRIALS.with_columns(candidate=pl.lit("A"), passed=pl.lit(1, dtype=pl.Int64)),
-        ]
-    )
-    result = clustered_se(frame, value="passed", cluster="case_id", by=["candidate"])
-    assert result["candidate"].to_list() == ["A", "B"]
-    assert result.row(0, named=True) == {
-        "candidate": "A",
-        "n": 9,
-        "n_clusters": 3,
-        "mean": 1.0,
-        "se_naive": 0.0,
-        "se_clustered": 0.0,
-        "se_clustered_cr1": 0.0,
-        "ci_low": 1.0,
-        "ci_high": 1.0,
-    }
-    assert result["se_clustered"][1] == pytest.approx(math.sqrt(14 / 3) / 9, abs=1e-12)
-
-
-def test_clustered_se_singleton_clusters_equal_naive() -> None:
-    # one observation per cluster: Σ_c (r_i)² = Σ_i r_i², so se_clustered = se_naive = sqrt(20)/27
-    singletons = TRIALS.with_row_index("unit")
-    result = clustered_se(singletons, value="passed", cluster="unit")
-    assert result["n_clusters"][0] == 9
-    assert result["se_clustered"][0] == result["se_naive"][0]
-    assert result["se_naive"][0] == pytest.approx(math.sqrt(20) / 27, abs=1e-12)
-
-
-def test_clustered_se_one_cluster_is_degenerate() -> None:
-    # one cluster: its residual sum is Σ r_i = 0, so se_clustered = 0; CR1 is undefined (null)
-    one = pl.DataFrame({"case_id": ["a"] * 4, "passed": [1, 0, 1, 1]})
-    result = clustered_se(one, value="passed", cluster="case_id")
-    assert result["se_clustered"][0] == pytest.approx(0.0, abs=1e-15)
-    assert result["se_clustered_cr1"][0] is None
-
-
-def test_clustered_se_empty_frame() -> None:
-    empty = TRIALS.clear()
-    assert clustered_se(empty, value="passed", cluster="case_id").height == 0
-    grouped = empty.with_columns(candidate=pl.lit("A"))
-    assert clustered_se(grouped, value="passed", cluster="case_id", by=["candidate"]).height == 0
-
-
-@pytest.mark.parametrize(
-    ("values", "clusters", "match"),
-    [
-        ([1.0, None], ["a", "b"], "1 null"),
-        ([1.0, math.nan], ["a", "b"], "1 nan"),
-        ([1.0, math.inf], ["a", "b"], "1 infinite"),
-        ([1.0, 0.0], ["a", None], "1 cluster_null"),
-    ],
-)
-def test_clustered_se_refuses_missing_values(
-    values: list[float | None], clusters: list[str | None], match: str
-) -> None:
-    frame = pl.DataFrame({"v": values, "c": clusters}, schema={"v": pl.Float64, "c": pl.String})
-    with pytest.raises(ValueError, match=match):
-        clustered_se(frame, value="v", cluster="c")
-
-
-@pytest.mark.parametrize("by", [["case_id"], ["passed"], ["mean"], ["candidate", "candidate"]])
-def test_clustered_se_refuses_colliding_by(by: list[str]) -> None:
-    frame = TRIALS.with_columns(candidate=pl.lit("A"), mean=pl.lit(0))
-    with pytest.raises(ValueError, match="by"):
-        clustered_se(frame, value="passed", cluster="case_id", by=by)
-
-
-def test_clustered_se_ignores_row_order() -> None:
-    shuffled = TRIALS.sample(fraction=1.0, shuffle=True, seed=7)
-    assert_frame_equal(
-        clustered_se(shuffled, value="passed", cluster="case_id"),
-        clustered_se(TRIALS, value="passed", cluster="case_id"),
-        check_exact=True,
-    )
-
-
 # --- paired difference ------------------------------------------------------------------
-
-
-def test_paired_difference_by_hand() -> None:
-    # a = 1 1 | 0 1 | 0 0   b = 0 1 | 0 0 | 0 1   clusters x x | y y | z z
-    # d = a − b = 1 0 | 0 1 | 0 −1, n = 6, mean d̄ = 1/6; mean_a = 3/6, mean_b = 2/6
-    # residuals: x: 5/6, −1/6 (sum 4/6); y: −1/6, 5/6 (sum 4/6); z: −1/6, −7/6 (sum −8/6)
-    # Σ_c sums² = (16 + 16 + 64)/36 = 96/36 = 8/3 → se_clustered = sqrt(8/3)/6 = 0.2721655269759087
-    # Σ r² = (25 + 1 + 1 + 25 + 1 + 49)/36 = 102/36 → se_naive = sqrt(102/36)/6 = 0.28050753...
-    result = paired_difference([1, 1, 0, 1, 0, 0], [0, 1, 0, 0, 0, 1], ["x", "x", "y", "y", "z", "z"])
-    se_cl = math.sqrt(8 / 3) / 6
-    expected = PairedDifference(
-        n=6,
-        n_clusters=3,
-        mean_a=0.5,
-        mean_b=2 / 6,
-        mean_difference=1 / 6,
-        se_naive=math.sqrt(102 / 36) / 6,
-        se_clustered=se_cl,
-        ci_low=1 / 6 - Z95 * se_cl,
-        ci_high=1 / 6 + Z95 * se_cl,
-        confidence=0.95,
-    )
-    assert result.n == expected.n
-    assert result.n_clusters == expected.n_clusters
-    for field in ("mean_a", "mean_b", "mean_difference", "se_naive", "se_clustered", "ci_low", "ci_high"):
-        assert getattr(result, field) == pytest.approx(getattr(expected, field), abs=1e-12), field
-
-
-def test_paired_difference_accepts_mixed_numbers() -> None:
-    # d = 0.5, −0.5 in clusters x, y: mean 0, residual sums ±0.5 → se_clustered = sqrt(0.5)/2
-    result = paired_difference([1, 0.5], [0.5, 1], ["x", "y"])
-    assert result.mean_difference == 0.0
-    assert result.se_clustered == pytest.approx(math.sqrt(0.5) / 2, abs=1e-12)
-
-
-def test_paired_difference_accepts_series_and_booleans() -> None:
-    a = pl.Series([True, True, False, True, False, False])
-    b = pl.Series([False, True, False, False, False, True])
-    cluster = pl.Series(["x", "x", "y", "y", "z", "z"])
-    assert paired_difference(a, b, cluster) == paired_difference(
-        [1, 1, 0, 1, 0, 0], [0, 1, 0, 0, 0, 1], ["x", "x", "y", "y", "z", "z"]
-    )
-
-
-def test_paired_difference_swapped_is_negated() -> None:
-    a, b, c = [1, 1, 0, 1, 0, 0], [0, 1, 0, 0, 0, 1], ["x", "x", "y", "y", "z", "z"]
-    forward, backward = paired_difference(a, b, c), paired_difference(b, a, c)
-    assert backward.mean_difference == -forward.mean_difference
-    assert backward.se_clustered == forward.se_clustered
-    assert (backward.ci_low, backward.ci_high) == (-forward.ci_high, -forward.ci_low)
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "cluster", "match"),
-    [
-        ([1, 0], [1], ["x", "y"], "same length"),
-        ([], [], [], "at least one pair"),
-        ([1, None], [1, 0], ["x", "y"], "a has null"),
-        ([1, 0], [1, math.nan], ["x", "y"], "b has null"),
-        ([1, 0], [1, 0], ["x", None], "cluster_null"),
-    ],
-)
-def test_paired_difference_refusals(a: list[float], b: list[float], cluster: list[str], match: str) -> None:
-    with pytest.raises(ValueError, match=match):
-        paired_difference(a, b, cluster)
 
 
 # --- McNemar ------------------------------------------------------------------------------
@@ -397,25 +169,3 @@ def test_bounds(passed: int, scored: int, planned: int, expected: tuple[float | 
 def test_bounds_refuses_inconsistent_counts(passed: object, scored: object, planned: object) -> None:
     with pytest.raises(ValueError):
         bounds(passed, scored, planned)  # type: ignore[arg-type]
-
-
-def test_a_groups_clustered_error_does_not_depend_on_the_groups_beside_it() -> None:
-    # Integer values take an exact path, others a float one; the path is chosen per group, so a candidate's
-    # numbers are the same audited alone (a partition) or beside candidates with fractional scores.
-    rng = np.random.default_rng(1)
-    whole = pl.DataFrame(
-        {
-            "g": ["ints"] * 60 + ["floats"] * 60,
-            "c": np.repeat(np.arange(40), 3),
-            "v": np.concatenate([rng.integers(0, 2, 60), rng.choice([0.0, 0.25, 0.5, 1.0], 60)]).astype(float),
-        }
-    )
-    together = clustered_se(whole.lazy(), value="v", cluster="c", by=["g"], nested=True)
-    apart = pl.concat(
-        [
-            clustered_se(whole.filter(pl.col("g") == g).lazy(), value="v", cluster="c", by=["g"], nested=True)
-            for g in ("floats", "ints")
-        ]
-    )
-    assert together.get_column("g").to_list() == ["floats", "ints"]
-    assert_frame_equal(together, apart, check_exact=True)
