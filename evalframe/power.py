@@ -126,9 +126,9 @@ def detectable_difference(
     deff = 1.0 + (trials - 1.0) * icc
     if cases < 2:
         return Detectable(cases, trials, None, case_sd, deff)
-    from scipy.stats import t  # imported on use: scipy is slow to import
+    from evalframe.inference import _t_quantile
 
-    q = float(t.ppf(1.0 - alpha / 2.0, cases - 1) + t.ppf(power, cases - 1))
+    q = _t_quantile(1.0 - alpha / 2.0, cases - 1) + _t_quantile(power, cases - 1)
     return Detectable(cases, trials, min(1.0, q * case_sd / math.sqrt(cases)), case_sd, deff)
 
 
