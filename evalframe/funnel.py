@@ -317,6 +317,9 @@ def with_uncertainty(
             pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
             scored_score.sum().cast(pl.Float64).alias("_score_n"),
         )
+        # Cases in key order: the sums over them are then the same, bit for bit, however the units were read
+        # (whole batch, candidate by candidate, a lake) — a group-by gives its groups in any order.
+        .sort(CANDIDATE, cluster)
         .collect()
     )
     rates = {
@@ -330,7 +333,7 @@ def with_uncertainty(
     rows = []
     for (name,), cases in per_case.with_columns(
         (pl.col(PASSED) + pl.col(PLANNED) - pl.col(SCORED)).alias("_upper")
-    ).group_by(CANDIDATE):
+    ).group_by(CANDIDATE, maintain_order=True):
         row: dict[str, object] = {
             CANDIDATE: name,
             "cases_planned": cases.height,
