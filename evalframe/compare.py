@@ -328,7 +328,8 @@ def compare(
             f"{declared.winner}"
         )
     winner = declared.winner
-    if winner is not None and other.winner != winner:
+    policies_agree = winner is None or other.winner == winner
+    if not policies_agree:
         reasons.append(
             f"pair policy: under {other_name} the difference is {other.describe()}, which does not give "
             f"{winner}: the verdict depends on how ungraded units are counted"
@@ -360,7 +361,7 @@ def compare(
                 f"tipping point: the difference stays on its side ({tipping:+.4g}) with every ungraded "
                 "unit filled against the winner"
             )
-    if winner is not None and other.winner != winner:
+    if not policies_agree:
         winner = None
 
     b_low, b_high, c_low, c_high = (
@@ -375,9 +376,9 @@ def compare(
         reasons.append(f"bounds {'separate' if separate else 'overlap'}: {bounds_text}")
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     pair_r, detectable = _detectable(in_use, b, numeric=numeric, alpha=alpha)
-    if verdict == "no_supported_winner" and detectable is not None:
+    if verdict == "no_supported_winner" and detectable is not None and declared.test is not None:
         reasons.append(
-            f"power: with {in_use.get_column(CASE_ID).n_unique()} cases this batch could have detected a difference "
+            f"power: with {declared.test.n_clusters} cases this batch could have detected a difference "
             f"of {detectable:.3g} in pass rate with 80% power (SPEC §6a); smaller differences may be missed"
         )
 

@@ -509,8 +509,7 @@ def declare(
         names = list(candidates) if candidates is not None else list(plan.candidates)
         n = trials if trials is not None else plan.trial_range[1]
         if plan.units is None:
-            checked = Plan.from_frame(plan.cases, candidates=names, trials=n, run_id=plan.run_id, source=plan.source)
-            plan = checked
+            plan = Plan.from_frame(plan.cases, candidates=names, trials=n, run_id=plan.run_id, source=plan.source)
         else:
             cases_of = plan.units.select(CANDIDATE, CASE_ID).unique()
             all_cases = plan.cases.select(CASE_ID)
@@ -523,8 +522,3 @@ def declare(
             base = Plan.from_frame(plan.cases, candidates=names, trials=n, run_id=plan.run_id, source=plan.source)
             plan = replace(base.with_units(units.select(CANDIDATE, CASE_ID, TRIAL)), candidates=tuple(names))
     return replace(imported, plan=plan)
-
-
-def notes_of(problems: pl.DataFrame, kind: str) -> pl.DataFrame:
-    """The notes of one kind (a convenience for tests and the report)."""
-    return problems.filter(pl.col(KIND) == kind)
