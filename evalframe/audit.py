@@ -236,8 +236,10 @@ def _summarize(
     # Units are sorted by unit code, hence by (candidate, case): one integer names each cluster, in order. It is
     # not flagged sorted: with_uncertainty checks the order (2 ms) before it sums clusters as runs of rows.
     cases = units.with_columns((pl.col(CAND_CODE).cast(pl.Int64) * 2**32 + pl.col(CASE_CODE)).alias("_cluster"))
+    # Under ``every`` a unit has a row per counted attempt: planned counts the unit codes, not the rows.
+    unit = UID if o.retry == "every" else None
     summary = with_uncertainty(
-        funnel(units.lazy()).collect(),
+        funnel(units.lazy(), unit=unit).collect(),
         cases,
         confidence=o.confidence,
         # A pass/fail grade's score is 0 or 1 whatever score_range says (it bounds numeric scores only).
@@ -272,9 +274,9 @@ def _summarize(
     slice_table = case_table = None
     if o.slices:
         labelled = units.select(
-            CANDIDATE, CASE_CODE, "outcome", *(case_column(plan.cases.get_column(c)) for c in o.slices)
+            CANDIDATE, CASE_CODE, UID, "outcome", *(case_column(plan.cases.get_column(c)) for c in o.slices)
         )
-        slice_table = slice_funnel(labelled.drop(CASE_CODE), o.slices, o.bins).with_columns(_AS_TEXT)
+        slice_table = slice_funnel(labelled.drop(CASE_CODE), o.slices, o.bins, unit=unit).with_columns(_AS_TEXT)
         case_table = case_slices(labelled, o.slices, o.bins, case=CASE_CODE)
     return summary.with_columns(_AS_TEXT), slice_table, case_table
 

@@ -91,6 +91,7 @@ OutputFormat = Literal["table", "json", "markdown"]
 
 # --- funnel / summary columns (SPEC §2) -----------------------------------------
 PLANNED: Final = "planned"
+OBSERVATIONS: Final = "observations"
 ATTEMPTED: Final = "attempted"
 COMPLETED: Final = "completed"
 WITH_OUTPUT: Final = "with_output"

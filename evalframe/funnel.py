@@ -34,6 +34,7 @@ from evalframe.columns import (
     NO_OUTPUT,
     NOT_SCORED,
     NOT_STARTED,
+    OBSERVATIONS,
     OUTCOMES,
     PASS_RATE_PLANNED,
     PASS_RATE_SCORED,
@@ -150,7 +151,7 @@ def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, *, key: Sequenc
     return joined.with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
 
 
-def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:
+def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str | None = None) -> pl.LazyFrame:
     """Count outcomes and compute the SPEC §2 rates per group.
 
     Parameters
@@ -159,18 +160,27 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
         Unit outcomes (see :func:`unit_outcomes`), with an ``outcome`` column.
     by
         Grouping columns (default: ``candidate``).
+    unit
+        Column naming the planned unit of each row, when a unit can have
+        several rows (retry policy ``every``: one row per counted attempt).
+        None (the default): one row per planned unit.
 
     Returns
     -------
     polars.LazyFrame
         One row per group, sorted by ``by``: the counts of
-        :data:`COUNT_COLUMNS` (UInt32) and the rates of :data:`RATE_COLUMNS`
-        (Float64 fractions): ``completion_rate`` = completed / planned,
-        ``scored_coverage`` = scored / planned, ``pass_rate_scored`` =
-        passed / scored (null when scored = 0), ``pass_rate_planned`` =
-        passed / planned (the worst case) and ``pass_rate_upper`` = (passed +
-        planned − scored) / planned (the best case). Rates are null when
-        planned = 0.
+        :data:`COUNT_COLUMNS` (UInt32), ``observations`` (UInt32) and the rates
+        of :data:`RATE_COLUMNS` (Float64 fractions). ``planned`` counts planned units and
+        ``observations`` the rows the rates are over: each planned unit once,
+        or under ``every`` each counted attempt and each unit without one
+        (SPEC §4); ``missing`` and ``not_started`` count units, the other
+        stages count observations. ``completion_rate`` = completed /
+        observations, ``scored_coverage`` = scored / observations,
+        ``pass_rate_scored`` = passed / scored (null when scored = 0),
+        ``pass_rate_planned`` = passed / observations (the worst case) and
+        ``pass_rate_upper`` = (passed + observations − scored) /
+        observations (the best case). Rates are null when there are no
+        observations.
 
     Examples
     --------
@@ -193,7 +203,8 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
         return outcome_in(schema, *values).sum().cast(pl.UInt32)
 
     counts = units.group_by(list(by)).agg(
-        pl.len().cast(pl.UInt32).alias(PLANNED),
+        (pl.len() if unit is None else pl.col(unit).n_unique()).cast(pl.UInt32).alias(PLANNED),
+        pl.len().cast(pl.UInt32).alias(OBSERVATIONS),
         (pl.len() - n("missing", "not_started")).cast(pl.UInt32).alias(ATTEMPTED),
         n("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed").alias(COMPLETED),
         n("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed").alias(WITH_OUTPUT),
@@ -208,8 +219,8 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFram
         n("judge_failed").alias(JUDGE_FAILED),
         n("not_scored").alias(NOT_SCORED),
     )
-    planned = pl.col(PLANNED).cast(pl.Float64)
-    per_planned = pl.when(pl.col(PLANNED) > 0)
+    planned = pl.col(OBSERVATIONS).cast(pl.Float64)
+    per_planned = pl.when(pl.col(OBSERVATIONS) > 0)
     # Pass rates exist only when every scored unit has a pass/fail (binary grade or declared threshold).
     has_pass = pl.col("_no_threshold") == 0
     return (
@@ -310,7 +321,7 @@ def with_uncertainty(
         units.lazy()
         .group_by(CANDIDATE, cluster)
         .agg(
-            pl.len().cast(pl.Float64).alias(PLANNED),
+            pl.len().cast(pl.Float64).alias(OBSERVATIONS),
             completed.sum().cast(pl.Float64).alias(COMPLETED),
             graded.sum().cast(pl.Float64).alias(SCORED),
             outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
@@ -323,21 +334,21 @@ def with_uncertainty(
         .collect()
     )
     rates = {
-        COMPLETION_RATE: (COMPLETED, PLANNED),
-        SCORED_COVERAGE: (SCORED, PLANNED),
+        COMPLETION_RATE: (COMPLETED, OBSERVATIONS),
+        SCORED_COVERAGE: (SCORED, OBSERVATIONS),
         PASS_RATE_SCORED: (PASSED, SCORED),
-        PASS_RATE_PLANNED: (PASSED, PLANNED),
-        PASS_RATE_UPPER: ("_upper", PLANNED),
+        PASS_RATE_PLANNED: (PASSED, OBSERVATIONS),
+        PASS_RATE_UPPER: ("_upper", OBSERVATIONS),
     }
     low, high = score_range
     rows = []
     for (name,), cases in per_case.with_columns(
-        (pl.col(PASSED) + pl.col(PLANNED) - pl.col(SCORED)).alias("_upper")
+        (pl.col(PASSED) + pl.col(OBSERVATIONS) - pl.col(SCORED)).alias("_upper")
     ).group_by(CANDIDATE, maintain_order=True):
         row: dict[str, object] = {
             CANDIDATE: name,
             "cases_planned": cases.height,
-            "cases_fully_scored": int((cases.get_column(SCORED) == cases.get_column(PLANNED)).sum()),
+            "cases_fully_scored": int((cases.get_column(SCORED) == cases.get_column(OBSERVATIONS)).sum()),
         }
         for rate, (num, den) in rates.items():
             est = rate_interval(
@@ -357,7 +368,7 @@ def with_uncertainty(
                     else min(1.0, (est.design_effect - 1.0) / (per - 1.0))
                 )
                 row["effective_n"] = est.effective_n
-        full = cases.filter((pl.col(SCORED) == pl.col(PLANNED)) & (pl.col(SCORED) > 0))
+        full = cases.filter((pl.col(SCORED) == pl.col(OBSERVATIONS)) & (pl.col(SCORED) > 0))
         reduced = reduce_case(full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy(), reducer)
         ones = np.ones(full.height)
         case_est = (

@@ -72,6 +72,10 @@ DESCRIPTIONS: Mapping[str, str] = {
     "run_id": "identity of the run that produced the row",
     # funnel counts (summary, slices)
     "planned": "planned units (candidate × case × trial)",
+    "observations": (
+        "what the rates are over: the planned units, or under retry policy every each counted attempt and each"
+        " unit without one"
+    ),
     "attempted": "units with a row whose execution started",
     "completed": "units whose counted attempt completed",
     "with_output": "completed units that produced an output",

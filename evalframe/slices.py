@@ -138,8 +138,13 @@ def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> li
     return edges
 
 
-def slice_funnel(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None) -> pl.DataFrame:
+def slice_funnel(
+    units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None, *, unit: str | None = None
+) -> pl.DataFrame:
     """The funnel per (candidate, slice column, slice value).
+
+    ``unit`` names the planned unit of each row when a unit can have several
+    (retry policy ``every``), as in :func:`evalframe.funnel.funnel`.
 
     Returns
     -------
@@ -167,14 +172,16 @@ def slice_funnel(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None =
     └─────────────┴─────────┴─────────┴──────────────┴───────────────┘
     """
     labelled = binned(units, slices, bins)
-    overall = funnel(labelled.lazy()).select(
+    overall = funnel(labelled.lazy(), unit=unit).select(
         CANDIDATE,
         pl.col(MISSING).cast(pl.Float64).alias("_missing_all"),
         pl.col(PLANNED).cast(pl.Float64).alias("_planned_all"),
     )
     parts = []
     for name in slices:
-        per = funnel(labelled.lazy().with_columns(pl.col(name).alias(SLICE_VALUE)), by=[CANDIDATE, SLICE_VALUE])
+        per = funnel(
+            labelled.lazy().with_columns(pl.col(name).alias(SLICE_VALUE)), by=[CANDIDATE, SLICE_VALUE], unit=unit
+        )
         spec = (bins or {}).get(name)
         # Binned values sort by interval, not by label text.
         order = (

@@ -108,7 +108,40 @@ def test_retry_after_ineligible_failure() -> None:
 def test_every_reports_each_attempt_as_an_observation() -> None:
     report = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="every")
     assert outcomes(report) == [("q1", 1, "exec_failed"), ("q1", 2, "passed"), ("q2", None, "missing")]
-    assert report.summary.select("planned", "exec_failed", "passed", "missing").row(0) == (3, 1, 1, 1)
+    # SPEC §4: planned counts the 2 planned units; the rates are over the 3 observations (2 attempts + 1
+    # unit without one), each named by that denominator.
+    counts = ("planned", "observations", "attempted", "completed", "scored", "passed", "exec_failed", "missing")
+    assert report.summary.select(counts).row(0) == (2, 3, 2, 1, 1, 1, 1, 1)
+    rates = ("completion_rate", "scored_coverage", "pass_rate_scored", "pass_rate_planned", "pass_rate_upper")
+    assert report.summary.select(rates).row(0) == (1 / 3, 1 / 3, 1.0, 1 / 3, 1.0)
+
+
+def test_every_counts_planned_units_by_slice_and_by_candidate_partition() -> None:
+    plan = ef.Plan.from_frame(
+        pl.DataFrame({"case_id": ["q1", "q2", "q3"], "kind": ["x", "x", "y"]}), candidates=["A", "B"]
+    )
+    rows = ledger(
+        [
+            ("q1", 1, "timeout", "not_scored", None),
+            ("q1", 2, "timeout", "not_scored", None),
+            ("q1", 3, "completed", "scored", 1.0),
+            ("q3", 1, "completed", "scored", 0.0),
+        ]
+    )
+    rows = pl.concat([rows, rows.with_columns(candidate=pl.lit("B"))])
+    whole = ef.audit(plan, rows, retry="every", slices=["kind"])
+    parts = ef.audit(plan, rows, retry="every", slices=["kind"], partition_by="candidate")
+    for report in (whole, parts):
+        assert report.summary.select("candidate", "planned", "observations", "attempted", "missing").rows() == [
+            ("A", 3, 5, 4, 1),
+            ("B", 3, 5, 4, 1),
+        ]
+        by_slice = report.slices.filter(pl.col("candidate") == "A")
+        # Slice x: q1 (three attempts) and q2 (no row); slice y: q3. The missing rate is per planned unit.
+        assert by_slice.select("slice_value", "planned", "observations", "missing", "missing_rate").rows() == [
+            ("x", 2, 4, 1, 0.5),
+            ("y", 1, 1, 0, 0.0),
+        ]
 
 
 def test_unknown_policy_is_a_value_error() -> None:
