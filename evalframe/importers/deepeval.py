@@ -111,7 +111,7 @@ def _read_run(path: Path, score: str | None) -> MetricTable:
             raise InputFormatError(source, f'"{key}" is not a list')
         for case in listed:
             position = len(cases) + 1
-            if not isinstance(case, dict) or not isinstance(case.get("metricsData") or [], list):
+            if not isinstance(case, dict) or not isinstance(case.get("metricsData", []), (list, type(None))):
                 raise InputFormatError(source, f"test case {position} is not an object with a metricsData list")
             if not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in case.get("metricsData") or []):
                 raise InputFormatError(source, f"test case {position} has a metric without a string name")
