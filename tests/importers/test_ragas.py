@@ -131,3 +131,11 @@ def test_the_real_books_csv_reads_four_questions() -> None:
     imported = ragas.read([BOOKS], score="context_recall")
     assert imported.ledger.get_column("score").to_list() == [1.0, 1.0, 0.0, 0.0]
     assert imported.info[0]["metrics"] == ["context_precision", "faithfulness", "context_recall"]
+
+
+def test_id_column_without_from_is_a_usage_error() -> None:
+    orbit = Path(__file__).resolve().parents[2] / "data" / "fixtures" / "orbit_desk"
+    args = ["audit", "--plan", str(orbit / "plan.csv"), "--results", str(orbit / "results.csv"), "--id-column", "q"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "--id-column names a column of an export: it needs --from ragas or deepeval" in result.stderr
