@@ -329,15 +329,32 @@ def _print_report(report: AuditReport, fmt: str) -> None:
         console.print(_frame_table(counts, "problems (not refusing)"))
 
 
-IMPORT_FORMATS = ["inspect", "lm-eval", "helm", "promptfoo", "openai-evals"]
+IMPORT_FORMATS = [
+    "inspect",
+    "lm-eval",
+    "helm",
+    "promptfoo",
+    "openai-evals",
+    "evalscope",
+    "ragas",
+    "deepeval",
+    "lighteval",
+]
+#: Formats whose case id may come from a declared column (--id-column) instead of the question text.
+ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
 #: The score an export reads under --grade numeric when --score is not given (its default is a pass/fail).
 NUMERIC_SCORE: Final = {"promptfoo": "score"}
 
 
-def _import(fmt: str, paths: Sequence[str], score: str | None) -> Imported:
-    from evalframe.importers import registry
+def _import(fmt: str, paths: Sequence[str], score: str | None, id_column: str | None = None) -> Imported:
+    from evalframe.importers import deepeval, ragas, registry
 
-    return registry()[fmt]([Path(p) for p in paths], score=score)
+    if id_column is None:
+        return registry()[fmt]([Path(p) for p in paths], score=score)
+    if fmt not in ID_COLUMN_FORMATS:
+        raise click.UsageError(f"--id-column names the case column of --from {' or '.join(ID_COLUMN_FORMATS)} only")
+    read = ragas.read if fmt == "ragas" else deepeval.read
+    return read([Path(p) for p in paths], score=score, id_column=id_column)
 
 
 def input_options(func: F) -> F:
@@ -370,6 +387,7 @@ def input_options(func: F) -> F:
             default=None,
             help="With --from: the scorer / metric / stat to read (default: the importer's).",
         ),
+        click.option("--id-column", default=None, help="With --from ragas|deepeval: the CSV column naming the cases."),
         click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
         click.option(
             "--trials",
@@ -393,6 +411,7 @@ def build_report(
     results_paths: tuple[str, ...],
     from_format: str | None,
     score_name: str | None,
+    id_column: str | None,
     candidates: str | None,
     trials: int | None,
     run_id: str | None,
@@ -426,6 +445,7 @@ def build_report(
                     NUMERIC_SCORE.get(from_format)
                     if score_name is None and options["grade"] == "numeric"
                     else score_name,
+                    id_column,
                 ),
                 candidates=_split_list(candidates),
                 trials=trials,
@@ -441,6 +461,8 @@ def build_report(
                 raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
             if score_name is not None:
                 raise click.UsageError("--score names the scorer of an export: it needs --from FORMAT")
+            if id_column is not None:
+                raise click.UsageError("--id-column names a column of an export: it needs --from ragas or deepeval")
             plan = Plan.from_file(
                 plan_path, candidates=_split_list(candidates), trials=1 if trials is None else trials, run_id=run_id
             )
@@ -640,7 +662,8 @@ def compare_command(
     help="Folder for plan.parquet, ledger.parquet and notes.parquet: new, empty, or an earlier evalframe output.",
 )
 @click.option("--score", "score_name", default=None, help="The scorer / metric / stat to read.")
-def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str | None) -> None:
+@click.option("--id-column", default=None, help="ragas, deepeval: the CSV column naming the cases.")
+def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str | None, id_column: str | None) -> None:
     """Convert exports of another tool into plan.parquet + ledger.parquet (+ notes.parquet).
 
     The plan is what the export says was planned; the ledger is the rows it
@@ -652,7 +675,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
     inputs, command = [str(p) for p in paths], f"evalframe import {fmt}"
     _write(lambda: check_output_folder(out, inputs=inputs))
     try:
-        imported = _import(fmt, [str(p) for p in paths], score_name)
+        imported = _import(fmt, [str(p) for p in paths], score_name, id_column)
     except ImportRefused as exc:
         # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
         notes = exc.problems

@@ -110,6 +110,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "run_status": "(flag) the export says its run did not finish successfully",
     "not_a_score": "(flag) a grader value that is not a score (text, a list, a pair) was read as no grade",
     "nonfinite_score": "(flag) a non-finite metric value (NaN, Infinity) was read as a grader failure",
+    "grader_error": "(flag) the grader (a judge, a metric) reported an error for a unit: a grader failure, not a fail",
     # retries (flags)
     "retry_after_scored": "(flag) a retry follows an attempt that was already scored",
     "retry_after_ineligible": "(flag) a retry follows a failure the policy does not retry",

@@ -96,7 +96,17 @@ class Reader(Protocol):
 
 def registry() -> dict[str, Reader]:
     """Importers by format name (imported lazily so a missing one never breaks the others)."""
-    from evalframe.importers import helm, inspect_ai, lm_eval, openai_evals, promptfoo
+    from evalframe.importers import (
+        deepeval,
+        evalscope,
+        helm,
+        inspect_ai,
+        lighteval,
+        lm_eval,
+        openai_evals,
+        promptfoo,
+        ragas,
+    )
 
     return {
         "inspect": inspect_ai.read,
@@ -104,4 +114,8 @@ def registry() -> dict[str, Reader]:
         "helm": helm.read,
         "promptfoo": promptfoo.read,
         "openai-evals": openai_evals.read,
+        "evalscope": evalscope.read,
+        "ragas": ragas.read,
+        "deepeval": deepeval.read,
+        "lighteval": lighteval.read,
     }

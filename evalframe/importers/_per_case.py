@@ -1,0 +1,350 @@
+"""What the per-case importers (EvalScope, ragas, DeepEval, lighteval) share, on top of the kit.
+
+These four formats hold one row (or record) per case and one value per
+metric; none writes attempts, and only DeepEval writes a pass/fail verdict of
+its own. The shared facts:
+
+* **A malformed file is an input error** (:func:`input_error`): a file that
+  is not the format (invalid JSON or CSV, a record without its required
+  keys) raises :class:`~evalframe.errors.InputFormatError` naming the file,
+  the line and the reason (exit 2), instead of a refusing note.
+* **One ledger row per case** (:func:`unit_row`): trial and attempt 1 unless
+  the format says otherwise, ``exec_status`` ``completed`` (these formats
+  write only cases that ran).
+* **One grade meaning** (:func:`graded`): the kit's
+  :func:`~evalframe.importers._kit.grade`; an empty cell of a metric column
+  (what pandas writes for NaN) is a grader failure like a NaN.
+* **Metric tables** (:func:`read_metric_csv`): a CSV of one row per
+  question and one column per metric, as ragas' ``to_pandas().to_csv()``
+  writes and as DeepEval results are often summarised.
+* **Assembling** (:func:`assemble`): the ledger, the plan from the rows (with
+  the case columns given, e.g. ``task`` or ``subset``) and the notes, through
+  :func:`~evalframe.importers._kit.build_plan` and
+  :func:`~evalframe.importers._kit.finish`. ``passed`` is kept only when every
+  scored row has the export's own verdict; otherwise the audit derives it
+  (``--grade binary``: a score of 1; ``--grade numeric``: ``--pass-threshold``).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from evalframe.columns import (
+    ATTEMPT,
+    CANDIDATE,
+    CASE_ID,
+    EXEC_STATUS,
+    HAS_OUTPUT,
+    LIMIT,
+    LINE,
+    PASSED,
+    RUN_ID,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+)
+from evalframe.errors import InputFormatError
+from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    Unreadable,
+    build_plan,
+    choose_score,
+    finish,
+    grade,
+    note,
+)
+
+__all__ = ["MetricTable", "assemble", "graded", "input_error", "read_metric_csv", "unit_row"]
+
+#: Columns of a ragas / DeepEval table that hold the test's inputs and outputs, never a metric
+#: (ragas ``SingleTurnSample`` / legacy dataset names, DeepEval ``LLMTestCase`` names).
+TEXT_COLUMNS: Final = frozenset(
+    {
+        "user_input",
+        "retrieved_contexts",
+        "reference_contexts",
+        "response",
+        "multi_responses",
+        "reference",
+        "rubrics",
+        "question",
+        "contexts",
+        "answer",
+        "ground_truth",
+        "ground_truths",
+        "input",
+        "actual_output",
+        "expected_output",
+        "context",
+        "retrieval_context",
+        "reasoning",
+        "reason",
+        "name",
+    }
+)
+#: Columns that name the question of a row, tried in order when no id column is declared.
+QUESTION_COLUMNS: Final = ("user_input", "question", "input")
+
+
+def input_error(exc: Unreadable) -> InputFormatError:
+    """The input error (exit 2) of a file the kit could not read.
+
+    Examples
+    --------
+    >>> str(input_error(Unreadable("a.jsonl", "invalid JSON (Expecting value, column 1)", line=3)))
+    'a.jsonl:3: invalid JSON (Expecting value, column 1)'
+    """
+    return InputFormatError(exc.note[SOURCE], exc.note["detail"], line=exc.note.get(LINE))
+
+
+def unit_row(
+    candidate: str,
+    case_id: str,
+    *,
+    status: str,
+    score: float | None,
+    line: int,
+    source: str,
+    trial: int = 1,
+    passed: bool | None = None,
+    run_id: str | None = None,
+    has_output: bool | None = None,
+) -> dict[str, Any]:
+    """One completed ledger row (see :data:`~evalframe.importers.LEDGER_SCHEMA`).
+
+    Examples
+    --------
+    >>> row = unit_row("m", "q1", status="scored", score=0.5, line=2, source="r.csv")
+    >>> row["exec_status"], row["score_status"], row["trial"], row["attempt"]
+    ('completed', 'scored', 1, 1)
+    """
+    return {
+        CANDIDATE: candidate,
+        CASE_ID: case_id,
+        TRIAL: trial,
+        ATTEMPT: 1,
+        RUN_ID: run_id,
+        EXEC_STATUS: "completed",
+        SCORE_STATUS: status,
+        SCORE: score,
+        PASSED: passed,
+        HAS_OUTPUT: has_output,
+        LIMIT: None,
+        LINE: line,
+        SOURCE: source,
+    }
+
+
+def graded(value: Any) -> tuple[str, float | None, str | None]:
+    """Score status, score and the flag kind of one metric value.
+
+    An empty string (a CSV cell where pandas wrote NaN) and a NaN are a
+    grader failure flagged ``nonfinite_score``; text or a container is a
+    grader failure flagged ``not_a_score``; numbers are scores.
+
+    Examples
+    --------
+    >>> graded(0.25), graded(""), graded(float("nan")), graded("yes")
+    (('scored', 0.25, None), ('judge_error', None, 'nonfinite_score'), \
+('judge_error', None, 'nonfinite_score'), ('judge_error', None, 'not_a_score'))
+    """
+    if value == "":
+        return "judge_error", None, "nonfinite_score"
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return "judge_error", None, "not_a_score"
+    status, score = grade(value)
+    if status == "scored":
+        return status, score, None
+    nonfinite = value is None or (isinstance(value, float) and not math.isfinite(value))
+    return status, None, "nonfinite_score" if nonfinite else "not_a_score"
+
+
+def failures_note(source: str, metric: str, kinds: Mapping[str, list[str]], *, candidate: str) -> list[dict[str, Any]]:
+    """One flag per kind of grader failure of ``metric`` in a file (case ids listed, first 5)."""
+    notes = []
+    for kind, cases in kinds.items():
+        if not cases:
+            continue
+        shown = ", ".join(repr(c[:60]) for c in cases[:5]) + (f" … (+{len(cases) - 5} more)" if len(cases) > 5 else "")
+        what = "no value (NaN or an empty cell)" if kind == "nonfinite_score" else "a value that is not a score"
+        detail = f"{metric}: {len(cases)} case(s) have {what}, read as a grader failure (judge_error): {shown}"
+        notes.append(note(kind, source, detail, candidate=candidate))
+    return notes
+
+
+@dataclass
+class MetricTable:
+    """One metric CSV as read: its ledger rows, notes and facts."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_metric_csv(
+    path: Path,
+    *,
+    score: str | None,
+    id_column: str | None,
+    candidate: str,
+    fmt: str,
+) -> MetricTable:
+    """Read a CSV of one row per question and one column per metric.
+
+    Parameters
+    ----------
+    path
+        The CSV (UTF-8, a header row; quoted fields may span lines).
+    score
+        The metric column to grade with; None: the only one (several refuse
+        as ``ambiguous_score``, naming them).
+    id_column
+        The column holding the case id; None: the first of
+        :data:`QUESTION_COLUMNS` present (the question text is the case).
+    candidate
+        The candidate every row belongs to.
+    fmt
+        The format name, for ``info``.
+
+    Returns
+    -------
+    MetricTable
+        One ledger row per data row: ``scored`` with the cell's number, or
+        ``judge_error`` when the cell is empty, NaN or not a number (flagged).
+        Metric columns are the columns that are neither the id column nor one
+        of :data:`TEXT_COLUMNS` and whose every non-empty cell is a number (a
+        column empty in every row is a metric that always failed).
+
+    Raises
+    ------
+    InputFormatError
+        Not UTF-8, malformed CSV quoting, a row with another number of fields
+        than the header, no header, no id column.
+    """
+    source = str(path)
+    try:
+        text = path.read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    except OSError as exc:
+        raise InputFormatError(source, f"cannot read the file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    records: list[tuple[int, list[str]]] = []
+    try:
+        header = next(reader, None)
+        for record in reader:
+            if record:
+                records.append((reader.line_num, record))
+    except csv.Error as exc:
+        raise InputFormatError(source, f"malformed CSV ({exc})", line=reader.line_num) from None
+    if not header or not any(header):
+        raise InputFormatError(source, "no header row: expected a CSV with one column per metric")
+    if len(set(header)) != len(header):
+        repeated = sorted({h for h in header if header.count(h) > 1})
+        raise InputFormatError(source, f"header names repeated: {', '.join(repeated)}", line=1)
+    for line, record in records:
+        if len(record) != len(header):
+            detail = f"a record with {len(record)} fields under a header of {len(header)}"
+            raise InputFormatError(source, detail, line=line)
+    if id_column is not None and id_column not in header:
+        raise InputFormatError(source, f"no column {id_column!r} (the declared id column) in the header", line=1)
+    key = id_column or next((c for c in QUESTION_COLUMNS if c in header), None)
+    if key is None:
+        detail = f"no question column ({', '.join(QUESTION_COLUMNS)}) to name the cases: declare one with --id-column"
+        raise InputFormatError(source, detail, line=1)
+    at = header.index(key)
+    metrics = [
+        name
+        for i, name in enumerate(header)
+        if name != key and name not in TEXT_COLUMNS and all(r[i] == "" or _numeric(r[i]) for _, r in records)
+    ]
+    table = MetricTable(
+        info={"format": fmt, "source": source, "candidate": candidate, "id_column": key, "metrics": metrics, "rows": 0}
+    )
+    try:
+        chosen = choose_score(score, metrics, default=None, what="metric", source=source)
+    except ScoreChoiceError as exc:
+        table.notes.append({**exc.note, CANDIDATE: candidate})
+        return table
+    table.info.update(metric=chosen, rows=len(records))
+    if chosen is None:
+        table.notes.append(note("unknown_score", source, "no metric column in the CSV", candidate=candidate))
+        return table
+    column = header.index(chosen)
+    failed: dict[str, list[str]] = {"nonfinite_score": [], "not_a_score": []}
+    for line, record in records:
+        case = record[at]
+        status, value, flag = graded(record[column])
+        if flag is not None:
+            failed[flag].append(case)
+        table.rows.append(unit_row(candidate, case, status=status, score=value, line=line, source=source))
+    table.notes.extend(failures_note(source, chosen, failed, candidate=candidate))
+    return table
+
+
+def assemble(
+    rows: Sequence[dict[str, Any]],
+    notes: Iterable[dict[str, Any]],
+    info: list[dict[str, Any]],
+    *,
+    source: str,
+    case_columns: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Imported:
+    """The import of ``rows``: ledger, plan from the rows (one flag per file says so) and notes.
+
+    Parameters
+    ----------
+    rows
+        Ledger rows (:func:`unit_row`).
+    notes
+        Every note of the import.
+    info
+        One dict per file.
+    source
+        The paths, for the plan.
+    case_columns
+        Per case id, its case (slice) columns; None: none.
+
+    Raises
+    ------
+    ImportRefused
+        When a note refuses (the kit's :func:`~evalframe.importers._kit.finish`).
+    """
+    all_notes = list(notes)
+    ledger = pl.DataFrame(list(rows), schema=LEDGER_SCHEMA)
+    scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
+    if ledger.get_column(PASSED).null_count() == ledger.height or scored.get_column(PASSED).null_count():
+        ledger = ledger.drop(PASSED)
+    ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
+    units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
+    if case_columns:
+        names = sorted({k for columns in case_columns.values() for k in columns})
+        cases = pl.DataFrame(
+            [{CASE_ID: case, **{n: columns.get(n) for n in names}} for case, columns in case_columns.items()],
+            schema={CASE_ID: pl.String, **dict.fromkeys(names, pl.String)},
+        )
+        units = units.join(cases, on=CASE_ID, how="left")
+    plan, plan_problems = build_plan(units, source=source)
+    if units.height == 0 and any(n["refusing"] for n in all_notes):  # nothing was read: the notes say why
+        plan_problems = plan_problems.clear()
+    return finish(plan, ledger, [all_notes, plan_problems], info)

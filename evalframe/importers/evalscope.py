@@ -1,0 +1,343 @@
+"""Import EvalScope reviews and reports (``evalscope eval`` output folders) into a plan and status ledger.
+
+Format
+------
+``evalscope eval`` writes ``<work_dir>/<timestamp>/{configs,predictions,
+reviews,reports}/<model>/…``. Each **review** file
+``reviews/<model>/<benchmark>_<subset>.jsonl`` (``CacheManager`` in
+``evalscope/api/evaluator/cache.py`` of modelscope/evalscope) holds one
+``ReviewResult`` per sample: ``index`` (the sample's index in the dataset),
+``input``/``messages``, ``target`` and ``sample_score``: ``score.value`` (a
+dict metric -> value), ``score.main_score_name``, ``sample_id`` and
+``group_id`` (the dataset sample a repeated sample belongs to). Each
+**report** ``reports/<model>/<benchmark>.json`` holds ``dataset_name``,
+``model_name`` and ``metrics[]``: ``name`` (``mean_<metric>``), ``num`` and
+``score``, broken down by ``categories[].subsets[].{name, num, score}``.
+User documentation: https://evalscope.readthedocs.io/en/latest/.
+
+How files are read
+------------------
+* **candidate**: the review file's folder (``reviews/<model>/``), the
+  model name EvalScope writes under.
+* **case_id**: ``<benchmark>_<subset>/<group_id>`` (the file's stem, then the
+  sample's ``group_id``, else ``sample_id``, else ``index``), so two models'
+  reviews of one subset share their cases. Samples of one group (EvalScope's
+  ``repeats``) are trials 1..k of the case, numbered in ``sample_id`` order;
+  attempt 1.
+* **slices**: ``dataset`` (the report's ``dataset_name`` whose
+  ``<dataset>_`` prefixes the file's stem, else the stem) and ``subset``
+  (the rest of the stem, else the stem): ``--slice subset`` breaks the
+  funnel down by subset.
+* **grade** (``--score``): one metric of ``score.value``. The default is the
+  rows' ``main_score_name`` (``prompt_level_strict`` for IFEval), else the
+  only metric; several and no main one refuse (``ambiguous_score``), and a
+  name no row has refuses (``unknown_score``) naming those there are. Each
+  value goes through :func:`~evalframe.importers._kit.grade` (a null, NaN or
+  text is ``judge_error``); a row without the metric is ``not_scored``.
+  Scores of 0 and 1 read under ``--grade binary``; fractional ones
+  (``inst_level_strict``) need ``--grade numeric``.
+* **plan**: the samples of the reviews (``plan_from_rows``: reviews declare
+  no dataset size). The report is never evidence: when its subset ``num``
+  differs from the review rows, or its ``mean_<metric>`` score from the
+  rows' mean (beyond its 4 decimals), a ``header_rows_disagree`` flag says
+  so. The report is found beside the reviews
+  (``../../reports/<model>/<benchmark>.json``) or given as a path.
+
+A file that is not a review file (invalid JSON, a row without an integer
+``index`` or a ``sample_score.score.value`` dict) or not a report is an input
+error naming the file, line and reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from evalframe.columns import CANDIDATE, CASE_ID, SCORE, SCORE_STATUS
+from evalframe.errors import InputFormatError
+from evalframe.importers import Imported
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    Unreadable,
+    choose_score,
+    find_files,
+    grade,
+    note,
+    read_json,
+    read_json_lines,
+)
+from evalframe.importers._per_case import assemble, input_error, unit_row
+from evalframe.load import PathLike
+
+__all__ = ["read"]
+
+#: Decimals EvalScope rounds report scores to.
+REPORT_DECIMALS: Final = 4
+
+
+@dataclass
+class _Report:
+    path: Path
+    dataset: str
+    model: str | None
+    metrics: list[dict[str, Any]]
+
+
+@dataclass
+class _Review:
+    path: Path
+    candidate: str
+    stem: str
+    #: (line, index, sample id, group id, values, main score name)
+    samples: list[tuple[int, int, int, int, dict[str, Any], str | None]] = field(default_factory=list)
+
+
+def _is_export(path: Path) -> bool:
+    return (
+        path.suffix == ".jsonl"
+        and path.parent.parent.name == "reviews"
+        or (path.suffix == ".json" and path.parent.parent.name == "reports")
+    )
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _read_report(path: Path) -> _Report:
+    try:
+        obj = read_json(path)
+    except Unreadable as exc:
+        raise input_error(exc) from None
+    if (
+        not isinstance(obj, dict)
+        or not isinstance(obj.get("dataset_name"), str)
+        or not isinstance(obj.get("metrics"), list)
+    ):
+        raise InputFormatError(str(path), 'not an EvalScope report: expected "dataset_name" and a "metrics" list')
+    metrics = [m for m in obj["metrics"] if isinstance(m, dict) and isinstance(m.get("name"), str)]
+    model = obj.get("model_name") if isinstance(obj.get("model_name"), str) else None
+    return _Report(path, obj["dataset_name"], model, metrics)
+
+
+def _read_review(path: Path) -> _Review:
+    source = str(path)
+    try:
+        lines, unreadable = read_json_lines(path)
+    except Unreadable as exc:
+        raise input_error(exc) from None
+    if unreadable:
+        raise input_error(Unreadable(source, unreadable[0]["detail"], line=unreadable[0]["line"]))
+    review = _Review(path, path.parent.name, path.stem)
+    for number, obj in lines:
+        sample = obj.get("sample_score") if isinstance(obj, dict) else None
+        score = sample.get("score") if isinstance(sample, dict) else None
+        index = _int(obj.get("index")) if isinstance(obj, dict) else None
+        if index is None or not isinstance(score, dict) or not isinstance(score.get("value"), dict):
+            detail = "not an EvalScope review row: expected an integer index and a sample_score.score.value dict"
+            raise InputFormatError(source, detail, line=number)
+        assert isinstance(sample, dict)
+        sample_id = _int(sample.get("sample_id"))
+        sample_id = index if sample_id is None else sample_id
+        group = _int(sample.get("group_id"))
+        main = score.get("main_score_name")
+        review.samples.append(
+            (
+                number,
+                index,
+                sample_id,
+                sample_id if group is None else group,
+                score["value"],
+                main if isinstance(main, str) else None,
+            )
+        )
+    if not review.samples:
+        raise InputFormatError(source, "an EvalScope review file with no row")
+    return review
+
+
+def _report_of(review: _Review, reports: list[_Report]) -> _Report | None:
+    """The report of the review's benchmark: same model folder, ``<dataset>_`` prefixing the stem (longest)."""
+    beside = review.path.parent.parent.parent / "reports" / review.candidate
+    found = [r for r in reports if review.stem.startswith(r.dataset + "_")]
+    if not found and beside.is_dir():
+        for path in sorted(beside.glob("*.json")):
+            if review.stem.startswith(path.stem + "_"):
+                found.append(_read_report(path))
+    same_model = [r for r in found if r.model in (None, review.candidate)]
+    return max(same_model, key=lambda r: len(r.dataset)) if same_model else None
+
+
+def _report_checks(review: _Review, report: _Report, metric: str, rows: list[dict[str, Any]], subset: str) -> list[str]:
+    """Where the report's ``num`` / ``score`` of this subset disagree with the review rows."""
+    details = []
+    for entry in report.metrics:
+        if entry["name"] not in (metric, f"mean_{metric}"):
+            continue
+        for category in entry.get("categories") or []:
+            for part in (category.get("subsets") or []) if isinstance(category, dict) else []:
+                if not isinstance(part, dict) or part.get("name") != subset:
+                    continue
+                num, value = _int(part.get("num")), part.get("score")
+                if num is not None and num != len(rows):
+                    details.append(
+                        f"report {report.path} says {entry['name']} num {num} for subset {subset!r}, "
+                        f"the review file has {len(rows)} row(s)"
+                    )
+                scores = [r[SCORE] for r in rows if r[SCORE_STATUS] == "scored"]
+                stated = grade(value)[1]
+                if stated is not None and scores:
+                    mean = math.fsum(scores) / len(scores)
+                    if abs(round(mean, REPORT_DECIMALS) - stated) > 10**-REPORT_DECIMALS:
+                        details.append(
+                            f"report {report.path} says {entry['name']} {value} for subset {subset!r}, "
+                            f"the {len(scores)} scored row(s) average {mean:.4f}"
+                        )
+    return details
+
+
+def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
+    """Read EvalScope review files (and their reports) into a plan, a status ledger, notes and file facts.
+
+    Parameters
+    ----------
+    paths
+        Review files (``reviews/<model>/<benchmark>_<subset>.jsonl``),
+        reports (``reports/<model>/<benchmark>.json``), or output folders
+        searched for both.
+    score
+        The metric of ``sample_score.score.value``; None: the rows'
+        ``main_score_name``, else the only metric.
+
+    Returns
+    -------
+    Imported
+        ``plan``: per candidate the samples of its reviews, with case columns
+        ``dataset`` and ``subset`` (String). ``ledger``: one row per review
+        row, columns ``candidate``, ``case_id``, ``run_id`` (String, null),
+        ``trial``, ``attempt`` (Int64), ``exec_status`` (``completed``),
+        ``score_status`` (``scored``, ``judge_error``, ``not_scored``),
+        ``score`` (Float64), ``has_output`` (null), ``limit`` (null),
+        ``line`` (Int64, the JSON Lines line) and ``source``; no ``passed``
+        (the audit reads 0/1 scores under ``--grade binary``). ``notes``:
+        ``plan_from_rows`` per review file, ``header_rows_disagree`` where the
+        report disagrees, ``nonfinite_score`` / ``not_a_score`` per value that
+        is not a score. ``info``: per review file its dataset, subset,
+        metrics, chosen metric, rows and report.
+
+    Raises
+    ------
+    InputFormatError
+        A path that does not exist, or a file that is not a review / report.
+    ImportRefused
+        ``unknown_score`` / ``ambiguous_score``, ``no_export``, or no review
+        file at all (``empty_plan``: a report alone is no per-sample evidence).
+
+    Examples
+    --------
+    >>> viz = "data/fixtures/real/evalscope/modelscope-evalscope/examples/viz/"
+    >>> imported = read([viz + "qwen3-max/reviews/qwen3-max/ifeval_default.jsonl"])
+    >>> imported.info[0]["metric"], imported.ledger.get_column("score").sum()
+    ('prompt_level_strict', 8.0)
+    >>> imported.plan.cases.head(2)
+    shape: (2, 3)
+    ┌──────────────────┬─────────┬─────────┐
+    │ case_id          ┆ dataset ┆ subset  │
+    │ ---              ┆ ---     ┆ ---     │
+    │ str              ┆ str     ┆ str     │
+    ╞══════════════════╪═════════╪═════════╡
+    │ ifeval_default/0 ┆ ifeval  ┆ default │
+    │ ifeval_default/1 ┆ ifeval  ┆ default │
+    └──────────────────┴─────────┴─────────┘
+    """
+    files, notes = find_files(paths, is_export=_is_export, what="EvalScope review (.jsonl) or report (.json)")
+    if not files and not notes:
+        raise InputFormatError("", "no input files given")
+    reports = [_read_report(p) for p in files if p.suffix == ".json"]
+    reviews = [_read_review(p) for p in files if p.suffix != ".json"]
+    rows: list[dict[str, Any]] = []
+    info: list[dict[str, Any]] = []
+    cases: dict[str, dict[str, Any]] = {}
+    for review in reviews:
+        source, candidate = str(review.path), review.candidate
+        report = _report_of(review, reports)
+        dataset = report.dataset if report is not None else review.stem
+        subset = review.stem.removeprefix(dataset + "_") if report is not None else review.stem
+        mains = {main for *_, main in review.samples if main is not None}
+        available = [name for *_, values, _ in review.samples for name in values]
+        facts = {
+            "format": "evalscope",
+            "source": source,
+            "candidate": candidate,
+            "dataset": dataset,
+            "subset": subset,
+            "metrics": sorted(set(available)),
+            "rows": len(review.samples),
+            "report": None if report is None else str(report.path),
+        }
+        info.append(facts)
+        try:
+            chosen = choose_score(
+                score, available, default=sorted(mains) if len(mains) == 1 else None, what="metric", source=source
+            )
+        except ScoreChoiceError as exc:
+            notes.append({**exc.note, CANDIDATE: candidate})
+            continue
+        facts["metric"] = chosen
+        trials: dict[int, list[int]] = {}
+        for _, _, sample_id, group, _, _ in review.samples:
+            trials.setdefault(group, []).append(sample_id)
+        own: list[dict[str, Any]] = []
+        for number, _, sample_id, group, values, _ in review.samples:
+            case_id = f"{review.stem}/{group}"
+            cases[case_id] = {"dataset": dataset, "subset": subset}
+            trial = sorted(trials[group]).index(sample_id) + 1
+            if chosen is None or chosen not in values:
+                status, value = "not_scored", None
+            else:
+                status, value = grade(values[chosen])
+                if status != "scored":
+                    raw = values[chosen]
+                    kind = "nonfinite_score" if raw is None or isinstance(raw, float) else "not_a_score"
+                    notes.append(
+                        note(
+                            kind,
+                            source,
+                            f"{chosen} = {raw!r} is not a score: read as a grader failure",
+                            line=number,
+                            candidate=candidate,
+                            case_id=case_id,
+                        )
+                    )
+            own.append(
+                unit_row(candidate, case_id, status=status, score=value, trial=trial, line=number, source=source)
+            )
+        rows.extend(own)
+        if report is not None and chosen is not None:
+            for detail in _report_checks(review, report, chosen, own, subset):
+                notes.append(note("header_rows_disagree", source, detail, candidate=candidate))
+        detail = (
+            f"EvalScope reviews declare no dataset size: the plan is the {len(trials)} sample(s) of this file, "
+            "so a sample that was never reviewed cannot be counted as missing"
+        )
+        notes.append(note("plan_from_rows", source, detail, candidate=candidate))
+    if not reviews:
+        shown = ", ".join(str(r.path) for r in reports)
+        notes.append(
+            note(
+                "empty_plan",
+                shown or ";".join(map(str, paths)),
+                "no review file: a report's totals are no per-sample evidence",
+            )
+        )
+    case_ids = {r[CASE_ID] for r in rows}
+    return assemble(
+        rows,
+        notes,
+        info,
+        source=";".join(str(p) for p in paths),
+        case_columns={c: v for c, v in cases.items() if c in case_ids},
+    )

@@ -1,0 +1,160 @@
+"""EvalScope reviews + reports -> plan + ledger: subsets as slices, the report never evidence."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from evalframe.cli import main
+from evalframe.importers import evalscope
+from evalframe.importers._kit import ImportRefused
+from tests.conftest import real
+
+VIZ = "evalscope/modelscope-evalscope/examples/viz"
+GSM8K = real(f"{VIZ}/qwen3-max/reviews/qwen3-max/gsm8k_main.jsonl")
+GSM8K_REPORT = real(f"{VIZ}/qwen3-max/reports/qwen3-max/gsm8k.json")
+
+
+def review(index: int, values: dict[str, Any], *, group: int | None = None, sample: int | None = None) -> str:
+    score = {"value": values, "main_score_name": None}
+    sample_score = {"score": score, "sample_id": index if sample is None else sample, "group_id": group}
+    return json.dumps({"index": index, "target": "t", "messages": [], "sample_score": sample_score})
+
+
+def run_folder(tmp_path: Path, lines: list[str], *, report: dict[str, Any] | None = None) -> Path:
+    path = tmp_path / "out" / "reviews" / "m" / "general_qa_mine.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if report is not None:
+        reports = tmp_path / "out" / "reports" / "m"
+        reports.mkdir(parents=True)
+        (reports / "general_qa.json").write_text(json.dumps(report), encoding="utf-8")
+    return path
+
+
+def report_of(num: int, score: float) -> dict[str, Any]:
+    subset = {"name": "mine", "num": num, "score": score}
+    metric = {
+        "name": "mean_acc",
+        "num": num,
+        "score": score,
+        "categories": [{"name": ["default"], "subsets": [subset]}],
+    }
+    return {"name": "m@general_qa", "dataset_name": "general_qa", "model_name": "m", "metrics": [metric], "num": num}
+
+
+def audit(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["audit", "--from", "evalscope", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_report_beside_the_reviews_names_dataset_and_subset(tmp_path: Path) -> None:
+    path = run_folder(tmp_path, [review(0, {"acc": 1.0}), review(1, {"acc": 0.0})], report=report_of(2, 0.5))
+    imported = evalscope.read([path])
+    assert imported.plan.cases.rows() == [
+        ("general_qa_mine/0", "general_qa", "mine"),
+        ("general_qa_mine/1", "general_qa", "mine"),
+    ]
+    assert imported.notes.get_column("kind").to_list() == ["plan_from_rows"]
+    assert imported.info[0]["report"] == str(tmp_path / "out" / "reports" / "m" / "general_qa.json")
+
+
+def test_without_a_report_the_stem_is_dataset_and_subset(tmp_path: Path) -> None:
+    path = run_folder(tmp_path, [review(0, {"acc": 1.0})])
+    assert evalscope.read([path]).plan.cases.rows() == [("general_qa_mine/0", "general_qa_mine", "general_qa_mine")]
+
+
+def test_a_report_num_or_score_unlike_the_rows_is_flagged(tmp_path: Path) -> None:
+    path = run_folder(tmp_path, [review(0, {"acc": 1.0}), review(1, {"acc": 0.0})], report=report_of(5, 0.8))
+    imported = evalscope.read([path])
+    report = tmp_path / "out" / "reports" / "m" / "general_qa.json"
+    flags = imported.notes.filter(imported.notes["kind"] == "header_rows_disagree").get_column("detail").to_list()
+    assert sorted(flags) == [
+        f"report {report} says mean_acc 0.8 for subset 'mine', the 2 scored row(s) average 0.5000",
+        f"report {report} says mean_acc num 5 for subset 'mine', the review file has 2 row(s)",
+    ]
+    assert imported.plan.n_units == 2  # the report is never evidence: rows are
+
+
+def test_repeats_of_one_sample_are_trials_of_one_case(tmp_path: Path) -> None:
+    lines = [review(0, {"acc": 1.0}, group=0, sample=0), review(1, {"acc": 0.0}, group=0, sample=1)]
+    lines.append(review(2, {"acc": 1.0}, group=2, sample=2))
+    imported = evalscope.read([run_folder(tmp_path, lines)])
+    assert imported.ledger.select("case_id", "trial", "score").rows() == [
+        ("general_qa_mine/0", 1, 1.0),
+        ("general_qa_mine/0", 2, 0.0),
+        ("general_qa_mine/2", 1, 1.0),
+    ]
+
+
+def test_a_null_metric_value_is_a_grader_failure_and_an_absent_one_not_scored(tmp_path: Path) -> None:
+    path = run_folder(tmp_path, [review(0, {"acc": None}), review(1, {"other": 1.0}), review(2, {"acc": 1.0})])
+    imported = evalscope.read([path], score="acc")
+    assert imported.ledger.get_column("score_status").to_list() == ["judge_error", "not_scored", "scored"]
+    assert "nonfinite_score" in imported.notes.get_column("kind").to_list()
+
+
+def test_several_metrics_without_a_main_one_refuse(tmp_path: Path) -> None:
+    path = run_folder(tmp_path, [review(0, {"acc": 1.0, "f1": 0.5})])
+    with pytest.raises(ImportRefused) as exc:
+        evalscope.read([path])
+    assert exc.value.problems.get_column("kind").to_list() == ["ambiguous_score"]
+
+
+def test_a_report_alone_is_no_evidence(tmp_path: Path) -> None:
+    target = tmp_path / "reports" / "qwen3-max" / "gsm8k.json"
+    target.parent.mkdir(parents=True)
+    shutil.copy(GSM8K_REPORT, target)
+    code, _, err = audit(str(target), "--format", "json")
+    assert code == 1
+    assert "no review file: a report's totals are no per-sample evidence" in " ".join(err.split())
+
+
+def test_a_subset_slice_breaks_the_real_run_down() -> None:
+    ifeval = real(f"{VIZ}/qwen3-max/reviews/qwen3-max/ifeval_default.jsonl")
+    imported = evalscope.read([GSM8K, ifeval], score=None)
+    assert sorted(i["metric"] for i in imported.info) == ["acc", "prompt_level_strict"]
+    code, out, err = audit(str(GSM8K), str(ifeval), "--slice", "dataset", "--format", "json")
+    assert code == 0, err
+    by_slice = {r["slice_value"]: (r["planned"], r["passed"]) for r in json.loads(out)["slices"]}
+    assert by_slice == {"gsm8k": (10, 10), "ifeval": (10, 8)}
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("{oops", ":1: invalid JSON (Expecting property name enclosed in double quotes, column 2)"),
+        (
+            '{"index": 0}',
+            ":1: not an EvalScope review row: expected an integer index and a sample_score.score.value dict",
+        ),
+        (
+            '{"index": "0", "sample_score": {"score": {"value": {}}}}',
+            ":1: not an EvalScope review row: expected an integer index and a sample_score.score.value dict",
+        ),
+    ],
+)
+def test_a_malformed_review_is_an_input_error_naming_file_line_and_reason(
+    tmp_path: Path, line: str, reason: str
+) -> None:
+    path = run_folder(tmp_path, [line])
+    code, out, err = audit(str(path))
+    assert (code, out) == (2, "")
+    assert " ".join(err.split()) == f"error: {path}{reason}"
+
+
+def test_a_malformed_report_is_an_input_error(tmp_path: Path) -> None:
+    path = run_folder(tmp_path, [review(0, {"acc": 1.0})])
+    report = tmp_path / "out" / "reports" / "m" / "general_qa.json"
+    report.parent.mkdir(parents=True)
+    report.write_text('{"dataset_name": "general_qa"}', encoding="utf-8")
+    code, _, err = audit(str(path), str(report))
+    assert (code, " ".join(err.split())) == (
+        2,
+        f'error: {report}: not an EvalScope report: expected "dataset_name" and a "metrics" list',
+    )
