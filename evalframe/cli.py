@@ -329,9 +329,9 @@ def _print_report(report: AuditReport, fmt: str) -> None:
         console.print(_frame_table(counts, "problems (not refusing)"))
 
 
-IMPORT_FORMATS = ["inspect", "lm-eval", "helm", "promptfoo", "openai-evals"]
+IMPORT_FORMATS = ["inspect", "lm-eval", "helm", "promptfoo", "openai-evals", "every-eval-ever"]
 #: The score an export reads under --grade numeric when --score is not given (its default is a pass/fail).
-NUMERIC_SCORE: Final = {"promptfoo": "score"}
+NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
 
 
 def _import(fmt: str, paths: Sequence[str], score: str | None) -> Imported:

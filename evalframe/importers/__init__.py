@@ -96,7 +96,7 @@ class Reader(Protocol):
 
 def registry() -> dict[str, Reader]:
     """Importers by format name (imported lazily so a missing one never breaks the others)."""
-    from evalframe.importers import helm, inspect_ai, lm_eval, openai_evals, promptfoo
+    from evalframe.importers import every_eval_ever, helm, inspect_ai, lm_eval, openai_evals, promptfoo
 
     return {
         "inspect": inspect_ai.read,
@@ -104,4 +104,5 @@ def registry() -> dict[str, Reader]:
         "helm": helm.read,
         "promptfoo": promptfoo.read,
         "openai-evals": openai_evals.read,
+        "every-eval-ever": every_eval_ever.read,
     }
