@@ -41,7 +41,8 @@ How it maps onto evalframe
   refuses (``hash_mismatch``);
 * **trial / attempt**: the schema has neither, so every row is trial 1,
   attempt 1, except in records evalframe wrote (see below), whose rows carry
-  ``metadata["evalframe.trial"]`` and whose sources carry
+  ``metadata["evalframe.trial"]`` (and ``["evalframe.has_output"]``, since
+  evalframe does not keep the output text) and whose sources carry
   ``source_data.additional_details["evalframe.trials"]``;
 * **status**: a row with an ``error`` (a non-empty string or any other
   non-null value) is an execution failure (``exec_status = error``), its
@@ -107,6 +108,7 @@ from evalframe.columns import (
     EXEC_STATUS,
     EXEC_STATUSES,
     HAS_OUTPUT,
+    KIND,
     LIMIT,
     LINE,
     OUTCOME,
@@ -119,7 +121,7 @@ from evalframe.columns import (
     SOURCE,
     TRIAL,
 )
-from evalframe.errors import EvalframeError
+from evalframe.errors import EvalframeError, InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
@@ -147,6 +149,7 @@ GRADES: Final = ("is_correct", "score")
 META_TRIAL: Final = "evalframe.trial"
 META_EXEC: Final = "evalframe.exec_status"
 META_SCORE: Final = "evalframe.score_status"
+META_OUTPUT: Final = "evalframe.has_output"
 #: ``source_data.additional_details`` key of the planned trials in records evalframe writes.
 DETAIL_TRIALS: Final = "evalframe.trials"
 #: The schema version :func:`write` writes.
@@ -335,7 +338,10 @@ def _grade_row(
     if meta.get(META_EXEC) in EXEC_STATUSES:
         exec_status = meta[META_EXEC]
     out: dict[str, Any] = {EXEC_STATUS: exec_status, SCORE_STATUS: "not_scored", SCORE: None, PASSED: None}
-    out[HAS_OUTPUT] = exec_status == "completed" and _has_output(row)
+    written = meta.get(META_OUTPUT)
+    out[HAS_OUTPUT] = (
+        written == "true" if written in ("true", "false") else exec_status == "completed" and _has_output(row)
+    )
     if exec_status != "completed":
         return out
     if meta.get(META_SCORE) in SCORE_STATUSES and meta[META_SCORE] != "scored":
@@ -430,13 +436,16 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     Raises
     ------
     InputFormatError
-        When a path does not exist.
+        When a path does not exist, or a file is malformed: not JSON (a line
+        of an instance file that is not), not an aggregate record, a record
+        without ``model_info.id``, a row without a string or integer
+        ``sample_id`` or ``model_id`` (naming the file, the line and the
+        reason; the CLI exits 2).
     ImportRefused
-        When a note refuses: a file that is not JSON, not a record, or a row
-        without a sample id (``unreadable_file``, naming the file, line and
-        reason), a folder with neither (``no_export``), a record with no
-        per-sample evidence (``empty_plan``), a ``score`` that is not a grade
-        of the rows (``unknown_score``).
+        When a note refuses: a folder with neither records nor instance
+        files (``no_export``), a record with no per-sample evidence
+        (``empty_plan``), a ``score`` that is not a grade of the rows
+        (``unknown_score``).
 
     Examples
     --------
@@ -605,6 +614,10 @@ is not the record's 'ai2_arc/ollama_qwen2.5:0.5b/1761001924.0'
             detail = f"sample id {raw!r} appears as {' and '.join(sorted(kinds))}; both read as one case"
             notes.append(note("id_normalised", label, detail, case_id=case_of(task, raw)))
 
+    broken = [n for n in notes if n[KIND] == "unreadable_file" and n[REFUSING]]
+    if broken:  # a malformed file is an input error (SPEC 6b): the first place, and how many more
+        more = f" (and {len(broken) - 1} more unreadable place(s))" if len(broken) > 1 else ""
+        raise InputFormatError(broken[0][SOURCE], broken[0]["detail"] + more, line=broken[0].get(LINE))
     ledger = pl.DataFrame(ledger_rows, schema=SCHEMA).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
     if ledger.filter(pl.col(SCORE_STATUS) == "scored").get_column(PASSED).null_count():
         ledger = ledger.drop(PASSED)
@@ -688,6 +701,8 @@ def _instance(
     outcome = str(unit[OUTCOME])
     scored = unit[SCORE_STATUS] == "scored" and unit[EXEC_STATUS] == "completed"
     meta = {META_TRIAL: str(unit[TRIAL]), META_EXEC: str(unit[EXEC_STATUS]), META_SCORE: str(unit[SCORE_STATUS])}
+    if unit.get(HAS_OUTPUT) is not None:
+        meta[META_OUTPUT] = "true" if unit[HAS_OUTPUT] else "false"
     meta |= {s: str(unit[s]) for s in slices if unit.get(s) is not None}
     answer = unit.get("answer")
     row: dict[str, Any] = {

@@ -10,7 +10,9 @@ SONNET_ROWS = (
 QWEN = f"{PR30}/data/ai2_arc/ollama/qwen2.5-0.5b/75e7b3c4-5d2f-4526-aef0-9ccd88690f5a.json"
 QWEN_ROWS = f"{PR30}/instance_level_data/ai2_arc_ollama_qwen2.5:0.5b_2e4e64ca-5622-42d3-9ef1-0f4e4475cdf7.Format.jsonl"
 GAIA = f"{PR30}/data/GAIA/openai/gpt-4.1-mini-2025-04-14/5917cc37-8805-4453-bf5f-13411ea66ccf.json"
-GAIA_ROWS = f"{PR30}/instance_level_data/GAIA_openai_azure_gpt-4.1-mini-2025-04-14_aaf3a6fe-fe1e-41ad-9707-4e6f948086ca.Format.jsonl"
+GAIA_ROWS = f"{PR30}/instance_level_data/GAIA_openai_azure_gpt-4.1-mini-2025-04-14_" + (
+    "aaf3a6fe-fe1e-41ad-9707-4e6f948086ca.Format.jsonl"
+)
 TESTS = "every_eval_ever/evaleval-every_eval_ever/tests/data"
 OPEN_LLM = f"{TESTS}/98ea850e-7019-4728-a558-8b1819ec47c2.json"
 DEMO = f"{TESTS}/skill_reference_conversion/data/demo-source/demo-org/demo-model/f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40"
