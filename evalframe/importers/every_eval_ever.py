@@ -132,6 +132,7 @@ from evalframe.importers._kit import (
     finish,
     grade,
     note,
+    planned_size,
     read_json,
     read_json_lines,
 )
@@ -242,7 +243,7 @@ def _record(path: Path, obj: Any) -> _Record:
                 isinstance(i, bool) or not isinstance(i, (str, int)) for i in listed
             ):
                 raise Unreadable(source, f"evaluation_results[{number}].source_data.sample_ids is not a list of ids")
-            ids.extend(i for i in listed if i not in ids)
+            ids.extend(listed)
         if _int(data.get("samples_number")) is not None:
             numbers.append(data["samples_number"])
         if task is None and isinstance(data.get("dataset_name"), str):
@@ -266,7 +267,7 @@ def _record(path: Path, obj: Any) -> _Record:
         candidate=candidate,
         evaluation_id=obj.get("evaluation_id") if isinstance(obj.get("evaluation_id"), str) else None,
         task=task,
-        sample_ids=ids,
+        sample_ids=list(dict.fromkeys(ids)),
         samples_number=max(numbers) if numbers else None,
         trials=trials,
         results=results,
@@ -580,7 +581,11 @@ is not the record's 'ai2_arc/ollama_qwen2.5:0.5b/1761001924.0'
                         "have no per-sample evidence, so nothing can be audited"
                     )
                     notes.append(note("empty_plan", source, detail, candidate=rec.candidate))
-            units.extend((rec.candidate, c, t, task) for c in planned for t in range(1, rec.trials + 1))
+            too_many = planned_size(len(planned) * rec.trials, source, f"{len(planned)} sample_ids × {DETAIL_TRIALS}")
+            if too_many is not None:
+                notes.append(too_many)
+            else:
+                units.extend((rec.candidate, c, t, task) for c in planned for t in range(1, rec.trials + 1))
             n_ids = len(rec.sample_ids)
             if rec.samples_number is not None and n_ids and rec.samples_number > n_ids:
                 detail = f"the record lists {n_ids} of the dataset's {rec.samples_number} samples (samples_number)"

@@ -292,6 +292,12 @@ def test_a_folder_without_records_refuses(tmp_path: Path) -> None:
         ("i.jsonl", '{"sample_id": "a", "model_id": "m"}\n{"sample_id": ', "i.jsonl:2: invalid JSON"),
         ("i.jsonl", '{"model_id": "m"}\n', "i.jsonl:1: an instance row without a string or integer sample_id"),
         ("i.jsonl", '{"sample_id": "a"}\n', "i.jsonl:1: an instance row without a model_id"),
+        (
+            "r.json",
+            '{"model_info": {"id": "m"}, "evaluation_results": [{"source_data": {"sample_ids": ["a", "b"], '
+            '"additional_details": {"evalframe.trials": "100000000"}}}]}',
+            "r.json: 2 sample_ids × evalframe.trials declares 200000000 planned units, more than the 100000000",
+        ),
     ],
 )
 def test_a_malformed_file_is_an_input_error_naming_file_and_reason(
