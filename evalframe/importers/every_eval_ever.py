@@ -721,7 +721,10 @@ def _instance(
         "input": {"raw": "", "reference": [str(unit["expected"])] if unit.get("expected") is not None else []},
         "output": {"raw": [str(answer)] if answer is not None else []},
         "answer_attribution": [],
-        "evaluation": {"score": float(unit[SCORE]), "is_correct": bool(unit[PASSED])}
+        "evaluation": {
+            "score": float(unit[SCORE] if unit[SCORE] is not None else unit[PASSED]),
+            "is_correct": bool(unit[PASSED]),
+        }
         if scored
         else {"score": 0.0, "is_correct": False},
         "error": None
