@@ -339,11 +339,12 @@ IMPORT_FORMATS = [
     "ragas",
     "deepeval",
     "lighteval",
+    "every-eval-ever",
 ]
 #: Formats whose case id may come from a declared column (--id-column) instead of the question text.
 ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
 #: The score an export reads under --grade numeric when --score is not given (its default is a pass/fail).
-NUMERIC_SCORE: Final = {"promptfoo": "score"}
+NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
 
 
 def _import(fmt: str, paths: Sequence[str], score: str | None, id_column: str | None = None) -> Imported:
@@ -560,16 +561,37 @@ def main() -> None:
     default=None,
     help="Release gate: exit 3 when any candidate's scored_coverage is below this fraction.",
 )
-def audit_command(out: Path | None, fmt: str, min_coverage: float | None, **kwargs: Any) -> None:
+@click.option(
+    "--export",
+    nargs=2,
+    type=(click.Choice(["every-eval-ever"]), click.Path(file_okay=False, path_type=Path)),
+    default=None,
+    metavar="FORMAT DIR",
+    help="Also publish the audit in FORMAT to DIR (evalframe's own folder, as --out): counts and clustered intervals.",
+)
+def audit_command(
+    out: Path | None, fmt: str, min_coverage: float | None, export: tuple[str, Path] | None, **kwargs: Any
+) -> None:
     """Audit a results ledger against a frozen plan.
 
     Either --plan and --results, or --from FORMAT followed by export files
     (e.g. `evalframe audit --from inspect logs/*.eval`).
     """
+    inputs = _inputs(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+    if export is not None:
+        if out is not None and out.resolve() == export[1].resolve():
+            raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
+        _write(lambda: check_output_folder(export[1], inputs=inputs))
     report = build_report(out=out, fmt=fmt, **kwargs)
+    if export is not None:
+        from evalframe.importers.every_eval_ever import ExportError, write
+
+        try:
+            _write(lambda: write(report, export[1], inputs=inputs, command="evalframe audit --export"))
+        except ExportError as exc:
+            _fail(str(exc))
     _print_report(report, fmt)
     if out is not None:
-        inputs = _inputs(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
         _write(lambda: report.write(out, inputs=inputs, command="evalframe audit"))
     if min_coverage is not None:
         low = report.summary.filter(pl.col("scored_coverage") < min_coverage)

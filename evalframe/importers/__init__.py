@@ -99,6 +99,7 @@ def registry() -> dict[str, Reader]:
     from evalframe.importers import (
         deepeval,
         evalscope,
+        every_eval_ever,
         helm,
         inspect_ai,
         lighteval,
@@ -118,4 +119,5 @@ def registry() -> dict[str, Reader]:
         "ragas": ragas.read,
         "deepeval": deepeval.read,
         "lighteval": lighteval.read,
+        "every-eval-ever": every_eval_ever.read,
     }

@@ -23,7 +23,16 @@ HANDLES_ABSENT_SHARED = True
 ABSENT = "../shared/data/real is not laid beside the repository, and this export has no licence to copy it here"
 
 #: Folders of ../shared/data/real that evalframe reads (each has its rows in real_<folder>.py).
-FORMATS = ("inspect_ai", "lm_eval", "helm", "promptfoo", "openai_evals", "evalscope", "deepeval_ragas")
+FORMATS = (
+    "inspect_ai",
+    "lm_eval",
+    "helm",
+    "promptfoo",
+    "openai_evals",
+    "evalscope",
+    "deepeval_ragas",
+    "every_eval_ever",
+)
 #: Files that are part of an export but never an export on their own (read with their folder or sibling).
 COMPANIONS = ("eval-set.json", "logs.json", ".eval-set-id")
 

@@ -1,0 +1,309 @@
+"""every_eval_ever records → plan + ledger, and audits → every_eval_ever records, with exact values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import polars as pl
+import pytest
+from click.testing import CliRunner, Result
+
+from evalframe.cli import main
+from evalframe.importers import every_eval_ever, inspect_ai
+from evalframe.importers._kit import ImportRefused
+from tests.conftest import FIXTURES, real
+
+FIX = FIXTURES / "every_eval_ever"
+SCHEMAS = FIX / "schemas"
+ORBIT = [
+    "--plan",
+    str(FIXTURES / "orbit_desk" / "plan.csv"),
+    "--results",
+    str(FIXTURES / "orbit_desk" / "results.csv"),
+    "--candidates",
+    "A,B",
+]
+MULTI = [
+    "--plan",
+    str(FIX / "multi_trial" / "plan.csv"),
+    "--results",
+    str(FIX / "multi_trial" / "results.csv"),
+    "--candidates",
+    "X,Y",
+    "--trials",
+    "3",
+]
+PR30 = "every_eval_ever/evaleval-every_eval_ever-PR30"
+SONNET = f"{PR30}/data/ai2_arc/anthropic/claude-sonnet-4-0/0479dd23-e008-47f5-a790-15e7cbb08fc7.json"
+GAIA = f"{PR30}/data/GAIA/openai/gpt-4.1-mini-2025-04-14/5917cc37-8805-4453-bf5f-13411ea66ccf.json"
+COUNTS = ("planned", "attempted", "completed", "with_output", "scored", "passed", "missing")
+COUNTS += ("exec_failed", "judge_failed", "not_scored")
+
+#: SPEC §7 Orbit Desk: A passed quote and refund, privacy and handoff missing; B 3 of 4.
+ORBIT_COUNTS = {
+    "A": dict(zip(COUNTS, (4, 2, 2, 2, 2, 2, 2, 0, 0, 0), strict=True)),
+    "B": dict(zip(COUNTS, (4, 4, 4, 4, 4, 3, 0, 0, 0, 0), strict=True)),
+}
+#: data/fixtures/every_eval_ever/README.md, counted from the rows of multi_trial/results.csv.
+MULTI_COUNTS = {
+    "X": dict(zip(COUNTS, (9, 8, 7, 7, 6, 4, 1, 1, 1, 0), strict=True)),
+    "Y": dict(zip(COUNTS, (9, 6, 5, 5, 5, 3, 3, 1, 0, 0), strict=True)),
+}
+
+
+def cli(*args: str) -> Result:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result
+
+
+def summary(result: Result) -> dict[str, dict[str, Any]]:
+    return {row["candidate"]: row for row in json.loads(result.stdout)["summary"]}
+
+
+def counts(result: Result) -> dict[str, dict[str, int]]:
+    return {c: {k: row[k] for k in COUNTS} for c, row in summary(result).items()}
+
+
+def export(tmp_path: Path, source: list[str], *more: str) -> tuple[Path, Result]:
+    out = tmp_path / "published"
+    result = cli("audit", *source, *more, "--export", "every-eval-ever", str(out), "--format", "json")
+    return out, result
+
+
+@pytest.mark.parametrize(("source", "expected"), [(ORBIT, ORBIT_COUNTS), (MULTI, MULTI_COUNTS)], ids=["orbit", "multi"])
+def test_round_trip_preserves_planned_scored_and_passed(tmp_path: Path, source: list[str], expected: Any) -> None:
+    out, first = export(tmp_path, source)
+    assert first.exit_code == 0, first.stderr
+    assert counts(first) == expected
+    back = cli("audit", "--from", "every-eval-ever", str(out), "--format", "json")
+    assert back.exit_code == 0, back.stderr
+    assert counts(back) == expected
+    again = summary(back)
+    for candidate, row in summary(first).items():  # the same units give the same clustered intervals
+        for name in ("pass_rate_scored_ci_low", "pass_rate_scored_ci_high", "design_effect"):
+            assert again[candidate][name] == row[name]
+    assert json.loads(back.stdout)["meta"]["trials"] == (3 if source is MULTI else 1)
+
+
+def test_records_carry_the_counts_and_the_clustered_uncertainty(tmp_path: Path) -> None:
+    out, first = export(tmp_path, MULTI)
+    row = summary(first)["Y"]
+    record = json.loads((out / "Y.json").read_text())
+    primary, planned, coverage = record["evaluation_results"]
+    assert [r["evaluation_name"] for r in record["evaluation_results"]] == [
+        "plan",
+        "plan pass_rate_planned",
+        "plan scored_coverage",
+    ]
+    assert primary["score_details"]["score"] == 3 / 5
+    uncertainty = primary["score_details"]["uncertainty"]
+    assert uncertainty["num_samples"] == 5
+    interval = uncertainty["confidence_interval"]
+    assert (interval["lower"], interval["upper"], interval["confidence_level"]) == (
+        row["pass_rate_scored_ci_low"],
+        row["pass_rate_scored_ci_high"],
+        0.95,
+    )
+    assert uncertainty["standard_error"]["value"] == row["pass_rate_scored_se_clustered"]
+    details = primary["score_details"]["details"]
+    assert {k: details[k] for k in ("planned", "scored", "passed", "missing", "exec_failed", "judge_failed")} == {
+        "planned": "9",
+        "scored": "5",
+        "passed": "3",
+        "missing": "3",
+        "exec_failed": "1",
+        "judge_failed": "0",
+    }
+    assert float(details["design_effect"]) == row["design_effect"] == pytest.approx(4.8)
+    assert (planned["score_details"]["score"], planned["score_details"]["uncertainty"]["num_samples"]) == (3 / 9, 9)
+    assert (coverage["score_details"]["score"], coverage["score_details"]["uncertainty"]["num_samples"]) == (5 / 9, 9)
+    assert primary["source_data"]["sample_ids"] == ["c1", "c2", "c3"]
+    assert primary["source_data"]["additional_details"] == {"evalframe.trials": "3"}
+    assert record["detailed_evaluation_results"]["total_rows"] == 6
+
+
+def test_missing_units_are_never_written_as_rows(tmp_path: Path) -> None:
+    out, _ = export(tmp_path, MULTI, "--slice", "topic")
+    rows = {c: [json.loads(line) for line in (out / f"{c}_samples.jsonl").read_text().splitlines()] for c in "XY"}
+    keys = {c: [(r["sample_id"], r["metadata"]["evalframe.trial"]) for r in rows[c]] for c in "XY"}
+    assert keys["X"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "1"), ("c2", "2")] + [
+        ("c3", "1"),
+        ("c3", "2"),
+        ("c3", "3"),
+    ]
+    assert keys["Y"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "1"), ("c2", "2"), ("c2", "3")]
+    ungraded = {(r["sample_id"], r["metadata"]["evalframe.trial"]): r for r in rows["X"] if r["error"] is not None}
+    assert sorted(ungraded) == [("c2", "1"), ("c3", "1")]
+    timeout, judge = ungraded[("c2", "1")], ungraded[("c3", "1")]
+    assert timeout["error"].startswith("no valid grade (evalframe outcome exec_failed: exec_status timeout")
+    assert (judge["metadata"]["evalframe.exec_status"], judge["metadata"]["evalframe.score_status"]) == (
+        "completed",
+        "judge_error",
+    )
+    assert rows["X"][0]["metadata"]["topic"] == "billing"  # a declared slice travels as metadata
+
+
+def test_written_records_validate_against_the_published_schema(tmp_path: Path) -> None:
+    aggregate = jsonschema.Draft7Validator(json.loads((SCHEMAS / "eval.schema.json").read_text()))
+    instance = jsonschema.Draft7Validator(json.loads((SCHEMAS / "instance_level_eval.schema.json").read_text()))
+    out, _ = export(tmp_path, MULTI)
+    checked = 0
+    for path in sorted(out.glob("*.json")):
+        if path.name == "evalframe-manifest.json":
+            continue
+        assert [e.message for e in aggregate.iter_errors(json.loads(path.read_text()))] == []
+        checked += 1
+    for path in sorted(out.glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            assert [e.message for e in instance.iter_errors(json.loads(line))] == []
+            checked += 1
+    assert checked == 2 + 8 + 6
+    # The schema is a real check: a row with a null score (what a missing unit would need) is refused.
+    assert not instance.is_valid({**json.loads(line), "evaluation": {"score": None, "is_correct": False}})
+
+
+def test_numeric_grades_export_with_a_threshold_only(tmp_path: Path) -> None:
+    numeric = [*MULTI, "--grade", "numeric"]
+    out, refused = export(tmp_path, numeric)
+    assert refused.exit_code == 2
+    assert "every instance row needs is_correct (--pass-threshold)" in refused.stderr
+    assert not out.exists()
+    _, done = export(tmp_path, numeric, "--pass-threshold", "0.5")
+    assert done.exit_code == 0, done.stderr
+    back = cli("audit", "--from", "every-eval-ever", str(out), "--format", "json")
+    assert {c: (r["scored"], r["passed"]) for c, r in summary(back).items()} == {"X": (6, 4), "Y": (5, 3)}
+
+
+def test_policy_every_is_not_exported(tmp_path: Path) -> None:
+    out, result = export(tmp_path, MULTI, "--retry", "every")
+    assert result.exit_code == 2
+    assert "retry policy 'every' counts several attempts per unit" in result.stderr
+    assert not out.exists()
+
+
+def test_export_folder_is_evalframe_own(tmp_path: Path) -> None:
+    (tmp_path / "published").mkdir()
+    (tmp_path / "published" / "notes.txt").write_text("mine")
+    _, result = export(tmp_path, ORBIT)
+    assert result.exit_code == 2
+    assert (tmp_path / "published" / "notes.txt").read_text() == "mine"
+    same = cli("audit", *ORBIT, "--out", str(tmp_path / "o"), "--export", "every-eval-ever", str(tmp_path / "o"))
+    assert same.exit_code == 2
+    assert "DIR must not be the --out folder" in same.stderr
+
+
+def test_the_record_agrees_with_the_inspect_import_of_the_same_run() -> None:
+    eee = every_eval_ever.read([real(SONNET)])
+    log = inspect_ai.read([real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_sonnet.json")])
+    for imported in (eee, log):
+        scored = imported.ledger.filter(pl.col("score_status") == "scored")
+        assert (imported.plan.n_units, scored.height, scored.get_column("passed").sum()) == (5, 5, 5)
+    assert sorted(eee.ledger.get_column("case_id")) == sorted(log.ledger.get_column("case_id"))
+
+
+def test_a_folder_of_two_tasks_prefixes_case_ids_and_marks_the_message_limit() -> None:
+    imported = every_eval_ever.read([real(PR30)])
+    ledger = imported.ledger
+    assert imported.plan.n_units == 5 + 3 + 2
+    qwen = ledger.filter(pl.col("candidate") == "ollama/qwen2.5-0.5b").get_column("case_id").to_list()
+    assert qwen == ["ai2_arc/1", "ai2_arc/2", "ai2_arc/3"]
+    gaia = ledger.filter(pl.col("candidate") == "openai/gpt-4.1-mini-2025-04-14").sort("case_id")
+    assert gaia.select("case_id", "limit").rows() == [
+        ("GAIA/17b5a6a3-bc87-42e8-b0fb-6ab0781ef2cc", None),
+        ("GAIA/c61d22de-5f6c-4958-a7f6-5e9707bd3466", "message=100"),
+    ]
+    assert gaia.get_column("case_hash").null_count() == 0
+
+
+def write_record(folder: Path, rows: list[dict[str, Any]], *, model: str = "m", total: int | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{model}_rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    record = {
+        "schema_version": "0.2.1",
+        "evaluation_id": f"e/{model}",
+        "model_info": {"name": model, "id": model},
+        "evaluation_results": [
+            {
+                "evaluation_name": "t",
+                "source_data": {"dataset_name": "t", "source_type": "other", "sample_ids": ["a", "b", "c", "d"]},
+                "score_details": {"score": 0.5},
+            }
+        ],
+        "detailed_evaluation_results": {"file_path": f"{model}_rows.jsonl", "total_rows": total or len(rows)},
+    }
+    path = folder / f"{model}.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+def row(sample: str, **fields: Any) -> dict[str, Any]:
+    base = {"evaluation_id": "e/m", "sample_id": sample, "sample_hash": f"h-{sample}", "output": {"raw": ["x"]}}
+    return base | fields
+
+
+def test_error_rows_are_execution_failures_and_a_null_grade_is_a_grader_failure(tmp_path: Path) -> None:
+    rows = [
+        row("a", evaluation={"score": 1.0, "is_correct": True}),
+        row("b", evaluation={"score": 0.0, "is_correct": False}, error="RuntimeError: sandbox did not start"),
+        row("c", evaluation={"score": 0.0, "is_correct": None}),
+    ]
+    imported = every_eval_ever.read([write_record(tmp_path, rows, total=5)])
+    assert imported.ledger.select("case_id", "exec_status", "score_status", "passed", "case_hash").rows() == [
+        ("a", "completed", "scored", True, "h-a"),
+        ("b", "error", "not_scored", None, "h-b"),
+        ("c", "completed", "judge_error", None, "h-c"),
+    ]
+    assert imported.plan.n_units == 4
+    notes = imported.notes.select("kind", "detail").rows()
+    assert ("not_a_score", "evaluation.is_correct = None is not a grade") in notes
+    total = "detailed_evaluation_results.total_rows = 5; the instance file has 3 row(s)"
+    assert ("header_rows_disagree", total) in notes
+    assert ("header_rows_disagree", "'t' claims score 0.5; the 1 graded row(s) give 1") in notes
+    result = cli("audit", "--from", "every-eval-ever", str(tmp_path / "m.json"), "--format", "json")
+    assert counts(result) == {"m": dict(zip(COUNTS, (4, 3, 2, 2, 1, 1, 1, 1, 1, 0), strict=True))}
+
+
+def test_one_sample_id_with_other_content_refuses(tmp_path: Path) -> None:
+    write_record(tmp_path, [row("a", evaluation={"score": 1.0, "is_correct": True})], model="m")
+    other = row("a", evaluation={"score": 1.0, "is_correct": True}, sample_hash="h-other")
+    write_record(tmp_path, [other], model="n")
+    result = cli("audit", "--from", "every-eval-ever", str(tmp_path), "--format", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["refusing_problems_by_kind"] == {"hash_mismatch": 1}
+
+
+def test_a_folder_without_records_refuses(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("nothing here")
+    with pytest.raises(ImportRefused) as exc:
+        every_eval_ever.read([tmp_path])
+    assert exc.value.problems.get_column("kind").to_list() == ["no_export"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "reason"),
+    [
+        ("r.json", '{"evaluation_results": [', "r.json:1: invalid JSON"),
+        ("r.json", "[]", "r.json: not an every_eval_ever aggregate record (no evaluation_results list)"),
+        ("r.json", '{"evaluation_results": []}', "r.json: model_info has no id (nor name): the candidate is unknown"),
+        ("i.jsonl", '{"sample_id": "a", "model_id": "m"}\n{"sample_id": ', "i.jsonl:2: invalid JSON"),
+        ("i.jsonl", '{"model_id": "m"}\n', "i.jsonl:1: an instance row without a string or integer sample_id"),
+        ("i.jsonl", '{"sample_id": "a"}\n', "i.jsonl:1: an instance row without a model_id"),
+        (
+            "r.json",
+            '{"model_info": {"id": "m"}, "evaluation_results": [{"source_data": {"sample_ids": ["a", "b"], '
+            '"additional_details": {"evalframe.trials": "100000000"}}}]}',
+            "r.json: 2 sample_ids × evalframe.trials declares 200000000 planned units, more than the 100000000",
+        ),
+    ],
+)
+def test_a_malformed_file_is_an_input_error_naming_file_and_reason(
+    tmp_path: Path, name: str, text: str, reason: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    result = cli("audit", "--from", "every-eval-ever", str(tmp_path / name))
+    assert result.exit_code == 2
+    assert reason in result.stderr
