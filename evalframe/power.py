@@ -82,6 +82,7 @@ __all__ = [
     "cases_needed",
     "detectable_difference",
     "pair_correlation_at",
+    "pair_correlation_limit",
     "power",
 ]
 
@@ -425,8 +426,7 @@ def pair_correlation_at(r: float, *, icc: float, measured_at: float, trials: flo
     """
     if r == 0.0 or trials == measured_at:
         return r
-    limit = icc / _shrink(icc, measured_at)
-    if abs(r) > limit + 1e-12:
+    if abs(r) > pair_correlation_limit(icc, measured_at) + 1e-12:
         k = f"{measured_at:g} trial{'' if measured_at == 1 else 's'}"
         msg = (
             f"a pair correlation of {r:.4g} at {k} per case needs an icc of at least "
@@ -435,6 +435,19 @@ def pair_correlation_at(r: float, *, icc: float, measured_at: float, trials: flo
         )
         raise ValueError(msg)
     return r * _shrink(icc, measured_at) / _shrink(icc, trials)
+
+
+def pair_correlation_limit(icc: float, trials: float) -> float:
+    """The largest correlation of two candidates' case means that ``icc`` allows at ``trials`` per case.
+
+    ρ/(ρ + (1 − ρ)/K): the two sides' case means share at most the variance between cases.
+
+    Examples
+    --------
+    >>> pair_correlation_limit(0.3, 1), round(pair_correlation_limit(0.3, 3), 4)
+    (0.3, 0.5625)
+    """
+    return icc / _shrink(icc, trials)
 
 
 def _icc_for(r: float, trials: float) -> float:
@@ -610,8 +623,12 @@ def power(
         },
     )
     notes = [
-        f"the power is that of compare's test: {found.model.replace('_', ' ')}"
-        + (" (one trial per case)" if trials == 1 else f" over {cases} cases (t with {cases - 1} df)"),
+        "the power is that of compare's test: "
+        + (
+            "the exact McNemar test (one trial per case)"
+            if trials == 1
+            else f"the interval clustered by case (t with {cases - 1} degrees of freedom)"
+        ),
     ]
     if trials == 1 and icc == 0.0 and any(k > 1 for k in ks):
         notes.append("icc 0 assumed: with icc 0 more trials per case count as more independent cases")
