@@ -11,10 +11,10 @@ that d: a fixed point, reached in a few rounds.
 
 It reports how often the case-level paired test declares the candidate better (``test``: the interval of
 :func:`evalframe.inference.paired_rate_difference`, which ``compare`` uses, and with one trial per case also
-the exact McNemar test) and, with ``--compare``, how often ``ef.compare`` declares ``candidate_better``
-(every check of SPEC §6, on complete data). The Monte Carlo standard error is sqrt(p(1 − p)/sims).
+the exact McNemar test) and, on the first ``--compare-sims`` batches, how often ``ef.compare`` declares
+``candidate_better`` (every check of SPEC §6, on complete data). The Monte Carlo standard error is sqrt(p(1 − p)/sims).
 
-Run: ``python benchmarks/sim_power.py [--sims 400] [--compare] [--extra]``. Not part of the test run; a
+Run: ``python benchmarks/sim_power.py [--sims 4000] [--compare-sims 400] [--extra]``. Not part of the test run; a
 smaller seeded version is ``tests/property/test_power_simulation.py``.
 """
 
@@ -103,33 +103,36 @@ def compare_wins(y: np.ndarray) -> bool:
 
 
 def achieved(
-    design: tuple[int, int, float, float], sims: int, rng: np.random.Generator, *, with_compare: bool
+    design: tuple[int, int, float, float], sims: int, rng: np.random.Generator, *, compare_sims: int = 0
 ) -> tuple[float, float, float, float]:
-    """(MDE, r, power of the test, power of compare) at the planted MDE."""
+    """(MDE, r, power of the test, power of compare) at the planted MDE; compare on the first ``compare_sims``."""
     cases, trials, rate, icc = design
     mde, r = planted(cases, trials, rate, icc)
     wins = verdicts = 0
-    for _ in range(sims):
+    for i in range(sims):
         y = draw(rng, cases, trials, rate, icc, mde)
         wins += candidate_wins(y)
-        verdicts += with_compare and compare_wins(y)
-    return mde, r, wins / sims, verdicts / sims if with_compare else float("nan")
+        verdicts += i < compare_sims and compare_wins(y)
+    return mde, r, wins / sims, verdicts / compare_sims if compare_sims else float("nan")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sims", type=int, default=400)
+    parser.add_argument("--sims", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--compare", action="store_true", help="also run ef.compare end to end (slower)")
+    parser.add_argument("--compare-sims", type=int, default=0, help="run ef.compare end to end on this many")
     parser.add_argument("--extra", action="store_true", help="also the other designs (rates, iccs, trials)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     se = math.sqrt(0.8 * 0.2 / args.sims)
-    print(f"{args.sims} simulations per design, seed {args.seed}; Monte Carlo SE at 0.80: {se:.3f}")
+    print(f"{args.sims} simulations per design, seed {args.seed}; Monte Carlo SE at 0.80: {se:.3f}", end="")
+    if args.compare_sims:
+        print(f"; compare on the first {args.compare_sims} (SE {math.sqrt(0.16 / args.compare_sims):.3f})", end="")
+    print()
     print("| design | rate | icc | r | reported MDE | power of the test | power of compare |")
     print("|---|---|---|---|---|---|---|")
     for design in DESIGNS + (EXTRA if args.extra else []):
-        mde, r, test, verdict = achieved(design, args.sims, rng, with_compare=args.compare)
+        mde, r, test, verdict = achieved(design, args.sims, rng, compare_sims=args.compare_sims)
         cases, trials, rate, icc = design
         print(f"| {cases} × {trials} | {rate:g} | {icc:g} | {r:.3f} | {mde:.4f} | {test:.3f} | {verdict:.3f} |")
 

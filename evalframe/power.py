@@ -357,9 +357,9 @@ def cases_needed(
     Returns
     -------
     int or None
-        G with :func:`achieved_power` ≥ ``power`` at G and below it at G − 1, found by bisection over
-        [2, ``most``]. With one trial per case the exact power saw-tooths in G (Chernick & Liu 2002), so a
-        few larger G may fall back below the target.
+        G with :func:`achieved_power` ≥ ``power`` at G and below it at G − 1, found by doubling from 2 and
+        then bisection, up to ``most``. With one trial per case the exact power saw-tooths in G (Chernick &
+        Liu 2002), so a few larger G may fall back below the target.
 
     Raises
     ------
@@ -382,10 +382,12 @@ def cases_needed(
         got = achieved_power(difference, g, trials, rate=rate, icc=icc, pair_correlation=pair_correlation, alpha=alpha)
         return got >= power
 
-    if most < 2 or not reaches(most):
-        return None
-    low, high = 2, most  # reaches(high)
-    while low < high:
+    low, high = 2, 2
+    while not reaches(high):  # doubling first: small designs are cheap to evaluate, huge ones are not
+        if high >= most:
+            return None
+        low, high = high + 1, min(2 * high, most)
+    while low < high:  # reaches(high), not reaches(low - 1)
         mid = (low + high) // 2
         if reaches(mid):
             high = mid
