@@ -18,7 +18,7 @@ try:
     from evalframe.funnel import funnel
     from evalframe.load import load
     from evalframe.plan import Plan
-    from evalframe.power import cases_needed, detectable_difference
+    from evalframe.power import achieved_power, cases_needed, detectable_difference, power
     from evalframe.report import AuditReport
 finally:
     if _collecting:
@@ -32,11 +32,13 @@ __all__ = [
     "InputFormatError",
     "Plan",
     "PlanError",
+    "achieved_power",
     "audit",
     "cases_needed",
     "compare",
     "detectable_difference",
     "funnel",
     "load",
+    "power",
     "select_attempts",
 ]

@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evalframe.audit import AUTO_PARTITION_ROWS, audit
+from evalframe.cli_power import power_command
 from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
 from evalframe.compare import compare
 from evalframe.errors import AuditRefused, EvalframeError, OutputFolderError
@@ -550,6 +551,9 @@ def check_options(
 @click.version_option(package_name="evalframe")
 def main() -> None:
     """Audit AI evaluation results against a frozen plan before anyone believes a score."""
+
+
+main.add_command(power_command)  # evalframe power (SPEC §6a), in its own module
 
 
 @main.command("audit")

@@ -23,7 +23,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
-from evalframe.power import detectable_difference
+from evalframe.power import Detectable, detectable_difference
 from evalframe.report import AuditReport, markdown_table, markdown_text
 from evalframe.stats import mcnemar_exact
 
@@ -128,12 +128,14 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
 
 
 def _detectable(
-    used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float
-) -> tuple[float | None, float | None]:
+    used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float, confidence: float
+) -> tuple[float | None, Detectable | None]:
     """The correlation of the two sides' case means and the difference this batch could detect at 80% power.
 
     Pass/fail only (:func:`evalframe.power.detectable_difference` with the used pairs' cases and mean
-    trials per case, the baseline's pass rate and ``icc``, and the observed pair correlation).
+    trials per case, the baseline's pass rate and ``icc``, and the observed pair correlation): the power of
+    the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
+    clustered interval at ``confidence``.
     """
     if numeric or used.height == 0:
         return None, None
@@ -146,15 +148,16 @@ def _detectable(
     if means.height < 2 or not isinstance(rate, float) or not 0.0 < rate < 1.0:
         return r, None
     icc = baseline.get("icc")
+    trials = float(used.height) / means.height
     found = detectable_difference(
         means.height,
-        float(used.height) / means.height,
+        trials,
         rate=rate,
         icc=0.0 if icc is None else min(max(float(icc), 0.0), 1.0),
         pair_correlation=0.0 if r is None else r,
-        alpha=alpha,
+        alpha=alpha if trials == 1 else 1.0 - confidence,
     )
-    return r, found.difference
+    return r, found
 
 
 def _se_naive(differences: pl.Series) -> float:
@@ -375,11 +378,15 @@ def compare(
         separate = c_low > b_high or b_low > c_high
         reasons.append(f"bounds {'separate' if separate else 'overlap'}: {bounds_text}")
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
-    pair_r, detectable = _detectable(in_use, b, numeric=numeric, alpha=alpha)
-    if verdict == "no_supported_winner" and detectable is not None and declared.test is not None:
+    pair_r, found = _detectable(in_use, b, numeric=numeric, alpha=alpha, confidence=confidence)
+    detectable = None if found is None else found.difference
+    if verdict == "no_supported_winner" and found is not None and declared.test is not None:
+        batch = f"power: with {declared.test.n_clusters} cases this batch"
         reasons.append(
-            f"power: with {declared.test.n_clusters} cases this batch could have detected a difference "
-            f"of {detectable:.3g} in pass rate with 80% power (SPEC §6a); smaller differences may be missed"
+            f"{batch} could have detected a difference of {detectable:.3g} in pass rate ({100 * detectable:.1f} "
+            "points) with 80% power (SPEC §6a); smaller differences may be missed"
+            if detectable is not None
+            else f"{batch} could not have detected any difference in pass rate with 80% power (SPEC §6a): too few cases"
         )
 
     t = declared.test

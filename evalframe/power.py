@@ -1,36 +1,103 @@
 """Power and minimum detectable effect of a paired comparison of two candidates (SPEC §6a).
 
 Before a run: how small a difference in pass rate a plan of ``cases`` ×
-``trials`` can detect, and how many cases a target difference needs. After a
-run: how large a difference the batch could have detected (``compare`` says
-so beside a ``no_supported_winner``).
+``trials`` can detect, how many cases a target difference needs, and what
+more trials buy against more cases (:func:`power`, the ``evalframe power``
+command). After a run: how large a difference the batch could have detected
+(``compare`` says so beside a ``no_supported_winner``).
 
-The model is the one behind the case-level paired test of
-:mod:`evalframe.inference`: the per-case difference of the two candidates'
-mean outcomes is the independent unit. With pass rate p, intra-case
-correlation ρ of one candidate's trials (the ICC, see the summary's ``icc``)
-and K trials per case, one candidate's case mean has variance
-σ² = p(1 − p)·(ρ + (1 − ρ)/K) (Kish 1965, the design effect 1 + (K − 1)ρ per
-case); with r the correlation of the two candidates' case means (pairing on
-the same cases, estimated by ``compare`` as ``pair_correlation``), the
-per-case difference has variance 2σ²(1 − r). With G cases the minimum
-detectable difference at two-sided level α and power 1 − β is
+The power is that of the test ``compare`` runs (SPEC §6), not of a textbook
+stand-in, and the minimum detectable difference (MDE) is the difference d at
+which that power reaches the target, found by root finding
+(:func:`scipy.optimize.brentq`). The baseline passes with rate p, the
+candidate with p + d.
 
-    MDE = (t_{1 − α/2, G − 1} + t_{1 − β, G − 1}) · sqrt(2σ²(1 − r) / G),
+**One trial per case** (``compare``: Newcombe's interval and the exact
+McNemar test, both required). Each case is one pair; with φ the correlation
+of the two sides' outcomes (``pair_correlation``), the cells are
+p₁₁ = p(p + d) + φ·sqrt(p(1 − p)(p + d)(1 − p − d)), p₁₀ = p + d − p₁₁
+(candidate passes alone), p₀₁ = p − p₁₁, so the discordant pairs number
+N ~ Binomial(G, ψ) with ψ = p₁₀ + p₀₁ and, given N = n, the baseline-only
+ones B ~ Binomial(n, p₀₁/ψ). The exact test rejects for the candidate when
+B ≤ j_n, the largest j with 2·P(Binomial(n, ½) ≤ j) < α, so its power is the
+exact sum
 
-the usual normal-approximation power formula for a paired mean difference
-(e.g. Cohen 1988, *Statistical Power Analysis for the Behavioral Sciences*,
-ch. 2) with t quantiles for few cases, as in E. Miller (2024), "Adding Error
-Bars to Evals", arXiv:2411.00640, §4 (power analysis with clustered
-questions and resampled answers).
+    power = Σ_n P(N = n) · P(B ≤ j_n | n),
+
+over every n carrying probability above 1e-16 (Miettinen 1968 and Connor
+1987 give the normal approximations of this sum; it is computed exactly here
+with :mod:`scipy.stats`). Newcombe's interval excludes zero whenever the
+exact test rejects (every rejecting 2 × 2 table of 12, 20 and 30 cases in
+``tests/test_power.py``; every one up to 500 cases when this was written),
+so this is the power of the whole rule. φ is
+clamped to the range the two rates allow. The power is not monotone in G
+(the saw-tooth of exact tests; Chernick & Liu 2002): :func:`cases_needed`
+returns a G where it crosses the target, G − 1 staying below.
+
+**Several trials per case** (``compare``: the per-pair differences clustered
+by case, :func:`evalframe.inference.bounded_mean_interval`). With K trials
+per case and ρ the intra-case correlation of one candidate's trials (the
+summary's ``icc``, the same for both sides), a side's case mean has variance
+σ²(p) = p(1 − p)·(ρ + (1 − ρ)/K) (Kish 1965: the design effect 1 + (K − 1)ρ);
+with r the correlation of the two sides' case means (``pair_correlation`` as
+``compare`` estimates it), one per-case difference has variance
+σ_D² = σ²(p) + σ²(p + d) − 2r·σ(p)σ(p + d). For balanced cases the bounded
+interval is a Wilson score interval of w = (1 + D̄)/2 on the effective
+sample size n_eff = (1 − D̄²)/V, V the CR1 variance of D̄ (s²/G), with the
+t(G − 1) quantile; it excludes 0 exactly when D̄·sqrt(1 − D̄²)/sqrt(V) exceeds
+t_{1 − α/2, G − 1}, i.e. a one-sample t test whose critical value is
+divided by sqrt(1 − D̄²). With D̄ ≈ d in that factor, the power is the
+noncentral t probability (Cohen 1988, ch. 2; E. Miller 2024, "Adding Error
+Bars to Evals", arXiv:2411.00640, §4, for clustered questions and resampled
+answers)
+
+    power = P(T'_{G − 1, δ} > t_{1 − α/2, G − 1} / sqrt(1 − d²)),  δ = d·sqrt(G)/σ_D.
+
+The noncentral t is exact for normal per-case differences; bounded, slightly
+skewed ones (the seeded simulation, ``benchmarks/sim_power.py``) give about
+one point more power at 20 to 100 cases, which is left in rather than fitted.
+
+Sources
+-------
+O. S. Miettinen (1968), "The matched pairs design in the case of all-or-none
+responses", Biometrics 24(2):339–352. R. J. Connor (1987), "Sample size for
+testing differences in proportions for the paired-sample design", Biometrics
+43(1):207–211. M. R. Chernick and C. Y. Liu (2002), "The saw-toothed behavior
+of power versus sample size and software solutions: single binomial
+proportion using exact methods", The American Statistician 56(2):149–155.
+L. Kish (1965), *Survey Sampling*, Wiley. J. Cohen (1988), *Statistical Power
+Analysis for the Behavioral Sciences*, 2nd ed., Erlbaum. E. Miller (2024),
+arXiv:2411.00640.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
 
-__all__ = ["Detectable", "cases_needed", "detectable_difference"]
+import numpy as np
+import polars as pl
+
+__all__ = [
+    "Detectable",
+    "PowerPlan",
+    "achieved_power",
+    "cases_needed",
+    "detectable_difference",
+    "pair_correlation_at",
+    "pair_correlation_limit",
+    "power",
+]
+
+Model = Literal["exact_mcnemar", "clustered_t"]
+#: Trials per case compared in :func:`power`'s trade table.
+TRADE_TRIALS: Final = (1, 2, 3, 5, 10)
+#: Probability mass of the discordant-pair count left out of the exact sum, on each side.
+_TAIL: Final = 1e-16
+#: Points of the grid on which the first crossing of the target power is bracketed before root finding.
+_GRID: Final = 48
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +109,14 @@ class Detectable:
     trials: float
     """Trials per case K (a mean for an unbalanced batch)."""
     difference: float | None
-    """Minimum detectable difference in pass rate (a fraction), None with fewer than two cases."""
+    """Minimum detectable difference in pass rate (a fraction); None with fewer than two cases or when no
+    difference the rate allows (up to 1 − rate) reaches the power."""
     case_sd: float
-    """Standard deviation of one per-case difference, sqrt(2σ²(1 − r))."""
+    """Standard deviation of one per-case difference at d = 0, sqrt(2σ²(p)(1 − r))."""
     design_effect: float
     """1 + (K − 1)ρ: the variance of a case mean over that of one trial, times K."""
+    model: Model
+    """``exact_mcnemar`` (one trial per case) or ``clustered_t`` (several): the test whose power is used."""
 
 
 def _check(name: str, value: float, low: float, high: float, *, closed: bool = False) -> None:
@@ -55,6 +125,136 @@ def _check(name: str, value: float, low: float, high: float, *, closed: bool = F
         brackets = "[]" if closed else "()"
         msg = f"{name} must be in {brackets[0]}{low}, {high}{brackets[1]}, got {value!r}"
         raise ValueError(msg)
+
+
+def _check_design(
+    cases: int, trials: float, rate: float, icc: float, pair_correlation: float, alpha: float, target: float
+) -> None:
+    if isinstance(cases, bool) or not isinstance(cases, (int, np.integer)) or cases < 0:
+        msg = f"cases must be a non-negative whole number, got {cases!r}"
+        raise ValueError(msg)
+    if not (math.isfinite(trials) and trials >= 1):
+        msg = f"trials must be at least 1, got {trials!r}"
+        raise ValueError(msg)
+    _check("rate", rate, 0.0, 1.0)
+    _check("icc", icc, 0.0, 1.0, closed=True)
+    _check("alpha", alpha, 0.0, 1.0)
+    _check("power", target, 0.0, 1.0)
+    if not (math.isfinite(pair_correlation) and -1.0 <= pair_correlation < 1.0):
+        msg = f"pair_correlation must be in [-1, 1), got {pair_correlation!r}"
+        raise ValueError(msg)
+
+
+def _mcnemar_critical(n: np.ndarray, alpha: float) -> np.ndarray:
+    """j_n: the largest j with 2·P(Binomial(n, ½) ≤ j) < α (−1 when none), as :func:`evalframe.stats.mcnemar_exact`."""
+    from scipy.stats import binom
+
+    guess = np.floor(binom.ppf(alpha / 2.0, n, 0.5)).astype(np.int64)
+    best = np.full(n.shape, -1, dtype=np.int64)
+    for j in (guess - 2, guess - 1, guess, guess + 1):
+        ok = (j >= 0) & (2.0 * binom.cdf(j, n, 0.5) < alpha) & (2 * j < n)
+        best = np.where(ok, np.maximum(best, j), best)
+    return best
+
+
+def _cells(rate: float, difference: float, phi: float) -> tuple[float, float]:
+    """(p₁₀, p₀₁) of one pair: candidate passes alone, baseline passes alone (φ clamped to what the rates allow)."""
+    pb, pc = rate, rate + difference
+    p11 = pb * pc + phi * math.sqrt(pb * (1.0 - pb) * pc * (1.0 - pc))
+    p11 = min(max(p11, max(0.0, pb + pc - 1.0)), min(pb, pc))
+    return max(pc - p11, 0.0), max(pb - p11, 0.0)
+
+
+def _power_mcnemar(cases: int, rate: float, difference: float, phi: float, alpha: float) -> float:
+    from scipy.stats import binom
+
+    p10, p01 = _cells(rate, difference, phi)
+    psi = p10 + p01
+    if psi <= 0.0 or cases == 0:
+        return 0.0
+    if psi >= 1.0:
+        low, high = cases, cases
+    else:
+        low = max(int(binom.ppf(_TAIL, cases, psi)) - 1, 0)
+        high = min(cases - int(binom.ppf(_TAIL, cases, 1.0 - psi)) + 1, cases)
+    n = np.arange(low, high + 1, dtype=np.int64)
+    critical = _mcnemar_critical(n, alpha)
+    given_n = np.where(critical >= 0, binom.cdf(critical, n, p01 / psi), 0.0)
+    return float(np.sum(binom.pmf(n, cases, psi) * given_n))
+
+
+def _power_clustered(
+    cases: int, trials: float, rate: float, difference: float, icc: float, r: float, alpha: float
+) -> float:
+    from scipy.stats import nct
+
+    from evalframe.inference import _t_quantile
+
+    if cases < 2:
+        return 0.0
+    shrink = icc + (1.0 - icc) / trials
+    pc = rate + difference
+    sb, sc = math.sqrt(rate * (1.0 - rate) * shrink), math.sqrt(max(pc * (1.0 - pc), 0.0) * shrink)
+    sd = math.sqrt(max(sb * sb + sc * sc - 2.0 * r * sb * sc, 1e-300))
+    critical = _t_quantile(1.0 - alpha / 2.0, cases - 1) / math.sqrt(max(1.0 - difference * difference, 1e-12))
+    return float(nct.sf(critical, cases - 1, difference * math.sqrt(cases) / sd))
+
+
+def achieved_power(
+    difference: float,
+    cases: int,
+    trials: float = 1,
+    *,
+    rate: float = 0.5,
+    icc: float = 0.0,
+    pair_correlation: float = 0.0,
+    alpha: float = 0.05,
+) -> float:
+    """The probability that ``compare``'s paired test declares the candidate better when it is ``difference`` better.
+
+    Parameters
+    ----------
+    difference
+        True difference in pass rate, candidate − baseline, in [0, 1 − rate].
+    cases
+        Cases G.
+    trials
+        Trials per case K ≥ 1; exactly 1 uses the exact McNemar model, more the clustered t model
+        (module docstring).
+    rate
+        The baseline's pass rate p in (0, 1).
+    icc
+        Intra-case correlation ρ in [0, 1] of one candidate's trials (unused with one trial).
+    pair_correlation
+        Correlation r in [−1, 1) of the two sides' case means (one trial: of their outcomes, φ).
+    alpha
+        Two-sided level of the test (``compare``'s ``alpha``; its interval at confidence 1 − α).
+
+    Returns
+    -------
+    float
+        Power in [0, 1]: the exact sum over the discordant pairs (one trial per case), or the noncentral
+        t probability (several).
+
+    Raises
+    ------
+    ValueError
+        When an argument is outside its range.
+
+    Examples
+    --------
+    >>> round(achieved_power(0.1, 200, 1, rate=0.5), 4)
+    0.4793
+    >>> round(achieved_power(0.1, 200, 3, rate=0.5, icc=0.3, pair_correlation=0.4), 4)
+    0.9434
+    """
+    _check_design(cases, trials, rate, icc, pair_correlation, alpha, 0.5)
+    if not (math.isfinite(difference) and 0.0 <= difference <= 1.0 - rate):
+        msg = f"difference must be in [0, 1 - rate] = [0, {1.0 - rate:.4g}], got {difference!r}"
+        raise ValueError(msg)
+    if trials == 1:
+        return _power_mcnemar(int(cases), rate, difference, pair_correlation, alpha)
+    return _power_clustered(int(cases), trials, rate, difference, icc, pair_correlation, alpha)
 
 
 def detectable_difference(
@@ -67,7 +267,7 @@ def detectable_difference(
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> Detectable:
-    """The smallest difference in pass rate a paired design detects with the given power.
+    """The smallest difference in pass rate ``compare``'s paired test detects with the given power.
 
     Parameters
     ----------
@@ -81,8 +281,8 @@ def detectable_difference(
         Intra-case correlation ρ in [0, 1] of one candidate's trials (0:
         trials are independent draws; 1: a case's trials always agree).
     pair_correlation
-        Correlation r in [−1, 1) of the two candidates' case means (0 when
-        unknown; positive when both find the same cases hard).
+        Correlation r in [−1, 1) of the two candidates' case means at K
+        trials (0 when unknown; positive when both find the same cases hard).
     alpha
         Two-sided significance level.
     power
@@ -91,8 +291,10 @@ def detectable_difference(
     Returns
     -------
     Detectable
-        ``difference`` = (t_{1 − α/2, G − 1} + t_{1 − β, G − 1})·sqrt(2σ²(1 − r)/G)
-        with σ² = p(1 − p)(ρ + (1 − ρ)/K); None with fewer than two cases.
+        ``difference``: the root d of :func:`achieved_power` (d) = ``power``
+        (the first crossing on a grid over (0, 1 − rate], refined by
+        :func:`scipy.optimize.brentq` to 1e-10); None with fewer than two
+        cases or when even d = 1 − rate falls short.
 
     Raises
     ------
@@ -102,34 +304,37 @@ def detectable_difference(
     Examples
     --------
     >>> round(detectable_difference(200, 1, rate=0.5).difference, 4)
-    0.1408
+    0.1434
     >>> round(detectable_difference(200, 3, rate=0.5, icc=0.3).difference, 4)
-    0.1028
+    0.1021
     >>> detectable_difference(1, 10).difference is None
     True
     """
-    if cases < 0:
-        msg = f"cases must be a non-negative count, got {cases!r}"
-        raise ValueError(msg)
-    if not (math.isfinite(trials) and trials >= 1):
-        msg = f"trials must be at least 1, got {trials!r}"
-        raise ValueError(msg)
-    _check("rate", rate, 0.0, 1.0)
-    _check("icc", icc, 0.0, 1.0, closed=True)
-    _check("alpha", alpha, 0.0, 1.0)
-    _check("power", power, 0.0, 1.0)
-    if not (math.isfinite(pair_correlation) and -1.0 <= pair_correlation < 1.0):
-        msg = f"pair_correlation must be in [-1, 1), got {pair_correlation!r}"
-        raise ValueError(msg)
-    variance = rate * (1.0 - rate) * (icc + (1.0 - icc) / trials)
-    case_sd = math.sqrt(2.0 * variance * (1.0 - pair_correlation))
+    _check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
+    shrink = icc + (1.0 - icc) / trials
+    case_sd = math.sqrt(2.0 * rate * (1.0 - rate) * shrink * (1.0 - pair_correlation))
     deff = 1.0 + (trials - 1.0) * icc
+    model: Model = "exact_mcnemar" if trials == 1 else "clustered_t"
     if cases < 2:
-        return Detectable(cases, trials, None, case_sd, deff)
-    from evalframe.inference import _t_quantile
+        return Detectable(int(cases), trials, None, case_sd, deff, model)
 
-    q = _t_quantile(1.0 - alpha / 2.0, cases - 1) + _t_quantile(power, cases - 1)
-    return Detectable(cases, trials, min(1.0, q * case_sd / math.sqrt(cases)), case_sd, deff)
+    def gap(d: float) -> float:
+        got = achieved_power(d, cases, trials, rate=rate, icc=icc, pair_correlation=pair_correlation, alpha=alpha)
+        return got - power
+
+    top = 1.0 - rate
+    below = 0.0
+    if gap(below) >= 0.0:  # a target power below the test's level: any difference, even none
+        return Detectable(int(cases), trials, 0.0, case_sd, deff, model)
+    for i in range(1, _GRID + 1):
+        d = top * (i / _GRID) ** 2  # denser near 0, where large designs cross
+        if gap(d) >= 0.0:
+            from scipy.optimize import brentq
+
+            found = float(brentq(gap, below, d, xtol=1e-10))
+            return Detectable(int(cases), trials, found, case_sd, deff, model)
+        below = d
+    return Detectable(int(cases), trials, None, case_sd, deff, model)
 
 
 def cases_needed(
@@ -143,39 +348,306 @@ def cases_needed(
     power: float = 0.8,
     most: int = 10_000_000,
 ) -> int | None:
-    """The fewest cases whose minimum detectable difference is at most ``difference``.
+    """The fewest cases at which ``compare``'s paired test reaches ``power`` for a true ``difference``.
 
     Parameters
     ----------
     difference
-        Target difference in pass rate, in (0, 1].
+        Target difference in pass rate, in (0, 1 − rate].
     trials, rate, icc, pair_correlation, alpha, power
         As in :func:`detectable_difference`.
     most
         Search bound: None is returned when even this many cases do not suffice.
 
+    Returns
+    -------
+    int or None
+        G with :func:`achieved_power` ≥ ``power`` at G and below it at G − 1, found by doubling from 2 and
+        then bisection, up to ``most``. With one trial per case the exact power saw-tooths in G (Chernick &
+        Liu 2002), so a few larger G may fall back below the target.
+
+    Raises
+    ------
+    ValueError
+        When an argument is outside its range.
+
     Examples
     --------
     >>> cases_needed(0.10, 1, rate=0.5)
-    395
+    408
     >>> cases_needed(0.10, 5, rate=0.5, icc=0.3)  # more trials per case need fewer cases
-    175
+    173
     """
-    _check("difference", difference, 0.0, 1.0)
+    _check_design(most, trials, rate, icc, pair_correlation, alpha, power)
+    if not (math.isfinite(difference) and 0.0 < difference <= 1.0 - rate):
+        msg = f"difference must be in (0, 1 - rate] = (0, {1.0 - rate:.4g}], got {difference!r}"
+        raise ValueError(msg)
 
-    def detects(g: int) -> bool:
-        found = detectable_difference(
-            g, trials, rate=rate, icc=icc, pair_correlation=pair_correlation, alpha=alpha, power=power
-        ).difference
-        return found is not None and found <= difference
+    def reaches(g: int) -> bool:
+        got = achieved_power(difference, g, trials, rate=rate, icc=icc, pair_correlation=pair_correlation, alpha=alpha)
+        return got >= power
 
-    if not detects(most):
-        return None
-    low, high = 2, most  # detects(high); MDE decreases as cases grow
-    while low < high:
+    low, high = 2, 2
+    while not reaches(high):  # doubling first: small designs are cheap to evaluate, huge ones are not
+        if high >= most:
+            return None
+        low, high = high + 1, min(2 * high, most)
+    while low < high:  # reaches(high), not reaches(low - 1)
         mid = (low + high) // 2
-        if detects(mid):
+        if reaches(mid):
             high = mid
         else:
             low = mid + 1
     return low
+
+
+def _shrink(icc: float, trials: float) -> float:
+    return icc + (1.0 - icc) / trials
+
+
+def pair_correlation_at(r: float, *, icc: float, measured_at: float, trials: float) -> float:
+    """The correlation of two candidates' case means at ``trials``, from ``r`` measured at ``measured_at`` trials.
+
+    The two sides' case probabilities keep their covariance whatever the trials; each side's case mean has
+    variance p(1 − p)(ρ + (1 − ρ)/K), so r_K = r·(ρ + (1 − ρ)/K₀)/(ρ + (1 − ρ)/K). That needs |r| ≤
+    ρ/(ρ + (1 − ρ)/K₀): the sides can share only the variance between cases.
+
+    Parameters
+    ----------
+    r
+        The correlation measured at ``measured_at`` trials per case (``compare``'s ``pair_correlation``).
+    icc
+        Intra-case correlation ρ of one side's trials.
+    measured_at, trials
+        Trials per case K₀ of the measurement and K wanted (each ≥ 1).
+
+    Raises
+    ------
+    ValueError
+        When ``|r|`` exceeds what ``icc`` allows at ``measured_at`` trials (the hint says which icc would do).
+
+    Examples
+    --------
+    >>> round(pair_correlation_at(0.2, icc=0.3, measured_at=1, trials=3), 4)
+    0.375
+    """
+    if r == 0.0 or trials == measured_at:
+        return r
+    if abs(r) > pair_correlation_limit(icc, measured_at) + 1e-12:
+        k = f"{measured_at:g} trial{'' if measured_at == 1 else 's'}"
+        msg = (
+            f"a pair correlation of {r:.4g} at {k} per case needs an icc of at least "
+            f"{_icc_for(abs(r), measured_at):.4g} (got {icc:.4g}): the two candidates can share only the "
+            "variance between cases"
+        )
+        raise ValueError(msg)
+    return r * _shrink(icc, measured_at) / _shrink(icc, trials)
+
+
+def pair_correlation_limit(icc: float, trials: float) -> float:
+    """The largest correlation of two candidates' case means that ``icc`` allows at ``trials`` per case.
+
+    ρ/(ρ + (1 − ρ)/K): the two sides' case means share at most the variance between cases.
+
+    Examples
+    --------
+    >>> pair_correlation_limit(0.3, 1), round(pair_correlation_limit(0.3, 3), 4)
+    (0.3, 0.5625)
+    """
+    return icc / _shrink(icc, trials)
+
+
+def _icc_for(r: float, trials: float) -> float:
+    """The least ρ with ρ/(ρ + (1 − ρ)/K) ≥ r."""
+    return r / (trials - r * (trials - 1.0)) if trials > 1 else r
+
+
+@dataclass(frozen=True)
+class PowerPlan:
+    """What a design can detect: returned by :func:`power`."""
+
+    inputs: dict[str, Any]
+    """The design and assumptions: cases, trials, alpha, power, rate, icc, pair_correlation, target_difference."""
+    detectable: Detectable
+    """The minimum detectable difference of the design."""
+    cases_needed: int | None
+    """Cases needed for ``target_difference`` at these trials (None without a target or when out of reach)."""
+    trade: pl.DataFrame
+    """The trade of trials against cases (see :func:`power`)."""
+    notes: list[str] = field(default_factory=list)
+    """Assumptions the numbers rest on, in words."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for JSON.
+
+        Keys: ``inputs``, ``sentence``, ``detectable_difference``, ``model``, ``design_effect``,
+        ``cases_needed``, ``trade`` (a list of rows) and ``notes``.
+        """
+        d = self.detectable
+        return {
+            "inputs": dict(self.inputs),
+            "sentence": self.sentence(),
+            "detectable_difference": d.difference,
+            "model": d.model,
+            "design_effect": d.design_effect,
+            "cases_needed": self.cases_needed,
+            "trade": self.trade.to_dicts(),
+            "notes": list(self.notes),
+        }
+
+    def sentence(self) -> str:
+        """The headline in words: "with 200 cases × 1 trial you can detect 14.3 points (...)"."""
+        i, d = self.inputs, self.detectable
+        k = f"{i['trials']:g} trial{'' if i['trials'] == 1 else 's'}"
+        what = "no difference in pass rate" if d.difference is None else f"{100 * d.difference:.1f} points"
+        return (
+            f"with {i['cases']} cases × {k} you can detect {what} "
+            f"({i['power']:.0%} power, two-sided α {i['alpha']:g}, baseline rate {i['rate']:g})"
+        )
+
+
+def power(
+    cases: int,
+    trials: int = 1,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    rate: float = 0.5,
+    icc: float = 0.0,
+    pair_correlation: float = 0.0,
+    pair_trials: float | None = None,
+    target_difference: float | None = None,
+    trade_trials: Sequence[int] = TRADE_TRIALS,
+) -> PowerPlan:
+    """What a paired design of ``cases`` × ``trials`` can detect, and what more trials or more cases buy.
+
+    Parameters
+    ----------
+    cases, trials
+        The design: cases G ≥ 2 and trials per case K ≥ 1.
+    alpha, power
+        Two-sided level of ``compare``'s test and the target power.
+    rate
+        The baseline's pass rate in (0, 1).
+    icc
+        Intra-case correlation of one candidate's trials in [0, 1] (an earlier audit's summary ``icc``).
+    pair_correlation
+        Correlation of the two candidates' case means (``compare``'s ``pair_correlation``), measured at
+        ``pair_trials`` trials per case (default ``trials``); carried to other trials by
+        :func:`pair_correlation_at`.
+    pair_trials
+        Trials per case at which ``pair_correlation`` was measured.
+    target_difference
+        A difference in pass rate to size the design for (``cases_needed``), or None.
+    trade_trials
+        Trials per case for the trade table.
+
+    Returns
+    -------
+    PowerPlan
+        ``trade`` has one row per (basis, trials): ``basis`` (String: ``same_cases`` keeps G cases,
+        ``same_budget`` keeps the G·K units and takes ⌊G·K/K'⌋ cases), ``trials``, ``cases``, ``units``
+        (Int64), ``pair_correlation`` (Float64, at those trials), ``detectable_difference`` (Float64, a
+        fraction; null when out of reach) and ``cases_needed`` (Int64, for ``target_difference``; null
+        without one).
+
+    Raises
+    ------
+    ValueError
+        When an input is out of range or ``pair_correlation`` exceeds what ``icc`` allows.
+
+    Examples
+    --------
+    >>> plan = power(200, 1, rate=0.5, icc=0.3, target_difference=0.1)
+    >>> round(plan.detectable.difference, 4), plan.cases_needed
+    (0.1434, 408)
+    >>> print(plan.sentence())
+    with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)
+    >>> [(k, g, round(d, 3)) for k, g, d in plan.trade.filter(basis="same_budget").select(
+    ...     "trials", "cases", "detectable_difference").rows()]
+    [(1, 200, 0.143), (2, 100, 0.159), (3, 66, 0.177), (5, 40, 0.207), (10, 20, 0.27)]
+    """
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        msg = f"trials must be a whole number of at least 1, got {trials!r}"
+        raise ValueError(msg)
+    if not isinstance(cases, (int, np.integer)) or isinstance(cases, bool) or cases < 2:
+        msg = f"cases must be a whole number of at least 2, got {cases!r}"
+        raise ValueError(msg)
+    if target_difference is not None and not (
+        math.isfinite(target_difference) and 0.0 < target_difference <= 1.0 - rate
+    ):
+        msg = f"target_difference must be in (0, 1 - rate] = (0, {1.0 - rate:.4g}], got {target_difference!r}"
+        raise ValueError(msg)
+    measured = float(trials if pair_trials is None else pair_trials)
+    if not (math.isfinite(measured) and measured >= 1):
+        msg = f"pair_trials must be at least 1, got {pair_trials!r}"
+        raise ValueError(msg)
+    ks = sorted({int(k) for k in trade_trials} | {int(trials)})
+    if ks[0] < 1:
+        msg = f"trade_trials must be at least 1, got {min(trade_trials)!r}"
+        raise ValueError(msg)
+    r_at = {k: pair_correlation_at(pair_correlation, icc=icc, measured_at=measured, trials=k) for k in ks}
+
+    def mde_at(g: int, k: int) -> float | None:
+        found = detectable_difference(g, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power)
+        return found.difference
+
+    found = detectable_difference(
+        cases, trials, rate=rate, icc=icc, pair_correlation=r_at[trials], alpha=alpha, power=power
+    )
+    needed_at: dict[int, int | None] = {
+        k: None
+        if target_difference is None
+        else cases_needed(target_difference, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power)
+        for k in ks
+    }
+    rows = []
+    for basis in ("same_cases", "same_budget"):
+        for k in ks:
+            g = cases if basis == "same_cases" else cases * trials // k
+            mde = mde_at(g, k) if g >= 2 else None
+            rows.append(
+                {
+                    "basis": basis,
+                    "trials": k,
+                    "cases": g,
+                    "units": g * k,
+                    "pair_correlation": r_at[k],
+                    "detectable_difference": mde,
+                    "cases_needed": needed_at[k],
+                }
+            )
+    trade = pl.DataFrame(
+        rows,
+        schema={
+            "basis": pl.String,
+            "trials": pl.Int64,
+            "cases": pl.Int64,
+            "units": pl.Int64,
+            "pair_correlation": pl.Float64,
+            "detectable_difference": pl.Float64,
+            "cases_needed": pl.Int64,
+        },
+    )
+    notes = [
+        "the power is that of compare's test: "
+        + (
+            "the exact McNemar test (one trial per case)"
+            if trials == 1
+            else f"the interval clustered by case (t with {cases - 1} degrees of freedom)"
+        ),
+    ]
+    if trials == 1 and icc == 0.0 and any(k > 1 for k in ks):
+        notes.append("icc 0 assumed: with icc 0 more trials per case count as more independent cases")
+    inputs = {
+        "cases": int(cases),
+        "trials": int(trials),
+        "alpha": alpha,
+        "power": power,
+        "rate": rate,
+        "icc": icc,
+        "pair_correlation": pair_correlation,
+        "pair_trials": measured,
+        "target_difference": target_difference,
+    }
+    return PowerPlan(inputs, found, needed_at[int(trials)], trade, notes)

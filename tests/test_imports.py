@@ -31,12 +31,14 @@ def test_public_api_is_explicit() -> None:
         "InputFormatError",
         "Plan",
         "PlanError",
+        "achieved_power",
         "audit",
         "cases_needed",
         "compare",
         "detectable_difference",
         "funnel",
         "load",
+        "power",
         "select_attempts",
     ]
     for name in evalframe.__all__:

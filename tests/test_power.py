@@ -1,50 +1,226 @@
-"""Minimum detectable difference and cases needed (SPEC §6a), with the arithmetic written out."""
+"""Power and minimum detectable difference (SPEC §6a): the power is that of the test compare runs."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
-from scipy.stats import t
+from click.testing import CliRunner
+from scipy.stats import multinomial, nct
+from scipy.stats import t as student_t
 
 import evalframe as ef
+from evalframe.cli import main
 from evalframe.compare import compare
-from evalframe.power import cases_needed, detectable_difference
-
-T975_199, T80_199 = (float(t.ppf(q, 199)) for q in (0.975, 0.8))
-
-
-def test_the_detectable_difference_of_a_single_trial_design() -> None:
-    # 200 cases × 1 trial at p = 0.5: per-case difference variance 2 · 0.25 = 0.5.
-    found = detectable_difference(200, 1, rate=0.5)
-    assert found.difference == pytest.approx((T975_199 + T80_199) * math.sqrt(0.5 / 200))
-    assert (found.case_sd, found.design_effect) == (pytest.approx(math.sqrt(0.5)), 1.0)
-
-
-def test_more_trials_help_less_when_trials_of_a_case_agree() -> None:
-    # σ² = p(1 − p)(ρ + (1 − ρ)/K): K = 3 trials, ρ = 0.3 → 0.25 · (0.3 + 0.7/3).
-    found = detectable_difference(200, 3, rate=0.5, icc=0.3)
-    variance = 0.25 * (0.3 + 0.7 / 3)
-    assert found.difference == pytest.approx((T975_199 + T80_199) * math.sqrt(2 * variance / 200))
-    assert found.design_effect == pytest.approx(1.6)
-    # With ρ = 1 a case's trials are one observation: any number of trials detects what one does.
-    one = detectable_difference(200, 1, rate=0.5, icc=1.0).difference
-    assert detectable_difference(200, 20, rate=0.5, icc=1.0).difference == pytest.approx(one)
-    # Pairing on the same cases (r > 0) shrinks the variance of a difference by (1 − r).
-    paired = detectable_difference(200, 1, rate=0.5, pair_correlation=0.5).difference
-    assert paired == pytest.approx(detectable_difference(200, 1, rate=0.5).difference * math.sqrt(0.5))
+from evalframe.inference import bounded_mean_interval, paired_rate_difference
+from evalframe.power import (
+    _mcnemar_critical,
+    achieved_power,
+    cases_needed,
+    detectable_difference,
+    pair_correlation_at,
+    pair_correlation_limit,
+    power,
+)
+from evalframe.stats import mcnemar_exact
 
 
-def test_one_case_detects_nothing_and_cases_needed_is_the_inverse() -> None:
+def _cells(rate: float, d: float, phi: float) -> tuple[float, float, float]:
+    """(p11, p10, p01) written out: p11 = p(p + d) + φ·sqrt(p(1 − p)(p + d)(1 − p − d))."""
+    p11 = rate * (rate + d) + phi * math.sqrt(rate * (1 - rate) * (rate + d) * (1 - rate - d))
+    return p11, rate + d - p11, rate - p11
+
+
+@pytest.mark.parametrize(("cases", "rate", "d", "phi"), [(12, 0.4, 0.25, 0.2), (17, 0.5, 0.3, 0.0), (9, 0.2, 0.5, 0.1)])
+def test_one_trial_power_is_the_exact_mcnemar_rejection_probability_over_every_table(
+    cases: int, rate: float, d: float, phi: float
+) -> None:
+    p11, p10, p01 = _cells(rate, d, phi)
+    total = 0.0
+    for n10 in range(cases + 1):
+        for n01 in range(cases + 1 - n10):
+            if n10 > n01 and mcnemar_exact(n10, n01) < 0.05:
+                rest = cases - n10 - n01
+                total += float(multinomial.pmf([n10, n01, rest], cases, [p10, p01, 1 - p10 - p01]))
+    assert total > 0.05
+    assert achieved_power(d, cases, 1, rate=rate, pair_correlation=phi) == pytest.approx(total, abs=1e-12)
+
+
+def test_critical_counts_are_those_of_mcnemar_exact() -> None:
+    n = np.arange(0, 81)
+    critical = _mcnemar_critical(n, 0.05)
+    for k, j in zip(n.tolist(), critical.tolist(), strict=True):
+        rejecting = [b for b in range(k + 1) if 2 * b < k and mcnemar_exact(b, k - b) < 0.05]
+        assert j == (max(rejecting) if rejecting else -1), k
+    assert critical[:6].tolist() == [-1, -1, -1, -1, -1, -1]  # five discordant pairs never reject at 0.05
+    assert critical[6] == 0  # 6 to 0: p = 2/64
+
+
+@pytest.mark.parametrize("cases", [12, 20, 30])
+def test_newcombe_excludes_zero_whenever_the_exact_test_rejects(cases: int) -> None:
+    # compare needs both; with one trial per case the exact test is the binding one, so its power is the rule's.
+    critical = _mcnemar_critical(np.arange(cases + 1), 0.05)
+    tables = 0
+    for n in range(cases + 1):
+        for n01 in range(int(critical[n]) + 1):
+            n10 = n - n01
+            for n11 in range(cases - n + 1):
+                n00 = cases - n - n11
+                cand = [1] * (n11 + n10) + [0] * (n01 + n00)
+                base = [1] * n11 + [0] * n10 + [1] * n01 + [0] * n00
+                low = paired_rate_difference(cand, base, range(cases)).ci_low
+                assert low is not None and low > 0, (n11, n10, n01, n00)
+                tables += 1
+    assert tables == {12: 39, 20: 275, 30: 1139}[cases]
+
+
+def test_the_bounded_interval_excludes_zero_exactly_when_the_t_rule_says_so() -> None:
+    # Balanced cases: Wilson on n_eff = (1 − D̄²)/V excludes 0 iff D̄·sqrt(1 − D̄²)/sqrt(V) > t(G − 1).
+    rng = np.random.default_rng(23)
+    agreed = 0
+    for _ in range(300):
+        g, k = int(rng.integers(3, 40)), int(rng.integers(2, 8))
+        shift = rng.uniform(0, 0.4)
+        b = rng.random((g, k)) < 0.5
+        c = rng.random((g, k)) < 0.5 + shift
+        d = (c.astype(float) - b.astype(float)).sum(axis=1)
+        est = bounded_mean_interval(d, np.full(g, k), low=-1.0, high=1.0)
+        mean = d.sum() / (g * k)
+        v = float(np.var(d / k, ddof=1)) / g
+        if v == 0 or abs(mean) == 1:
+            continue
+        rule = mean * math.sqrt(1 - mean * mean) / math.sqrt(v) > float(student_t.ppf(0.975, g - 1))
+        assert est.ci_low is not None
+        assert (est.ci_low > 0) == rule
+        agreed += 1
+    assert agreed > 250
+
+
+def test_several_trials_power_is_the_noncentral_t_written_out() -> None:
+    # 100 cases × 5 trials, p = 0.5, d = 0.06, ρ = 0.3, r = 0.6.
+    g, k, p, d, rho, r = 100, 5, 0.5, 0.06, 0.3, 0.6
+    shrink = rho + (1 - rho) / k
+    sb, sc = math.sqrt(p * (1 - p) * shrink), math.sqrt((p + d) * (1 - p - d) * shrink)
+    sd = math.sqrt(sb**2 + sc**2 - 2 * r * sb * sc)
+    expected = nct.sf(student_t.ppf(0.975, g - 1) / math.sqrt(1 - d * d), g - 1, d * math.sqrt(g) / sd)
+    assert achieved_power(d, g, k, rate=p, icc=rho, pair_correlation=r) == pytest.approx(float(expected), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("cases", "trials", "rate", "icc", "r", "expected"),
+    [
+        (200, 1, 0.5, 0.0, 0.0, 0.143386),
+        (30, 1, 0.5, 0.3, 0.268, 0.320135),
+        (500, 1, 0.5, 0.3, 0.299, 0.075897),
+        (100, 5, 0.5, 0.3, 0.679, 0.074913),
+        (20, 20, 0.5, 0.3, 0.890, 0.089238),
+        (200, 3, 0.5, 0.3, 0.0, 0.102095),
+    ],
+)
+def test_the_mde_is_where_the_power_reaches_80_percent(
+    cases: int, trials: int, rate: float, icc: float, r: float, expected: float
+) -> None:
+    found = detectable_difference(cases, trials, rate=rate, icc=icc, pair_correlation=r)
+    assert found.difference == pytest.approx(expected, abs=5e-7)
+    assert found.model == ("exact_mcnemar" if trials == 1 else "clustered_t")
+    at = achieved_power(found.difference, cases, trials, rate=rate, icc=icc, pair_correlation=r)
+    assert at == pytest.approx(0.8, abs=1e-8)
+    assert achieved_power(0.98 * found.difference, cases, trials, rate=rate, icc=icc, pair_correlation=r) < 0.8
+
+
+def test_what_changes_the_mde() -> None:
+    one = detectable_difference(200, 1, rate=0.5).difference
+    assert one is not None
+    # More cases, pairing, more trials (while ρ < 1) each make it smaller.
+    assert detectable_difference(400, 1, rate=0.5).difference < one
+    assert detectable_difference(200, 1, rate=0.5, pair_correlation=0.5).difference < one
+    three = detectable_difference(200, 3, rate=0.5, icc=0.3).difference
+    assert three < one
+    # With ρ = 1 a case's trials are one observation: 2 or 20 trials detect the same.
+    assert detectable_difference(200, 20, rate=0.5, icc=1.0).difference == pytest.approx(
+        detectable_difference(200, 2, rate=0.5, icc=1.0).difference, abs=1e-9
+    )
+    # Five cases × one trial: even 0 → 1 on every case is not significant (p = 1/16): nothing is detectable.
+    assert detectable_difference(5, 1, rate=0.5).difference is None
     assert detectable_difference(1, 10).difference is None
+    found = detectable_difference(200, 3, rate=0.5, icc=0.3)
+    assert (found.design_effect, found.case_sd) == (pytest.approx(1.6), pytest.approx(math.sqrt(0.5 * 1.6 / 3)))
+
+
+def test_cases_needed_is_the_inverse() -> None:
     needed = cases_needed(0.10, 1, rate=0.5)
-    assert needed is not None
-    assert detectable_difference(needed, 1).difference <= 0.10 < detectable_difference(needed - 1, 1).difference
+    assert needed == 408
+    assert achieved_power(0.10, needed, 1, rate=0.5) >= 0.8 > achieved_power(0.10, needed - 1, 1, rate=0.5)
+    assert cases_needed(0.10, 5, rate=0.5, icc=0.3) == 173
     assert cases_needed(0.001, 1, most=1000) is None
-    with pytest.raises(ValueError, match="rate must be in"):
+    with pytest.raises(ValueError, match=r"difference must be in \(0, 1 - rate\] = \(0, 0.5\], got 0.6"):
+        cases_needed(0.6, 1, rate=0.5)
+    with pytest.raises(ValueError, match=r"rate must be in \(0.0, 1.0\), got 1.0"):
         detectable_difference(10, rate=1.0)
+
+
+def test_pair_correlation_across_trials() -> None:
+    # r_K = r·(ρ + (1 − ρ)/K₀)/(ρ + (1 − ρ)/K): 0.2 at 1 trial, ρ 0.3 → 0.2 / (0.3 + 0.7/3) at 3.
+    assert pair_correlation_at(0.2, icc=0.3, measured_at=1, trials=3) == pytest.approx(0.2 / (0.3 + 0.7 / 3))
+    assert pair_correlation_limit(0.3, 1) == 0.3
+    with pytest.raises(ValueError) as info:
+        pair_correlation_at(0.4, icc=0.0, measured_at=1, trials=3)
+    assert str(info.value) == (
+        "a pair correlation of 0.4 at 1 trial per case needs an icc of at least 0.4 (got 0): the two "
+        "candidates can share only the variance between cases"
+    )
+
+
+def test_power_plan_trades_trials_against_cases() -> None:
+    plan = power(60, 2, rate=0.6, icc=0.2, pair_correlation=0.3, target_difference=0.15, trade_trials=[1, 3])
+    assert plan.sentence() == (
+        f"with 60 cases × 2 trials you can detect {100 * plan.detectable.difference:.1f} points "
+        "(80% power, two-sided α 0.05, baseline rate 0.6)"
+    )
+    rows = plan.trade.rows(named=True)
+    assert [(r["basis"], r["trials"], r["cases"], r["units"]) for r in rows] == [
+        ("same_cases", 1, 60, 60),
+        ("same_cases", 2, 60, 120),
+        ("same_cases", 3, 60, 180),
+        ("same_budget", 1, 120, 120),
+        ("same_budget", 2, 60, 120),
+        ("same_budget", 3, 40, 120),
+    ]
+    for row in rows:
+        r = pair_correlation_at(0.3, icc=0.2, measured_at=2, trials=row["trials"])
+        assert row["pair_correlation"] == pytest.approx(r)
+        mde = detectable_difference(row["cases"], row["trials"], rate=0.6, icc=0.2, pair_correlation=r).difference
+        assert row["detectable_difference"] == pytest.approx(mde)
+        assert row["cases_needed"] == cases_needed(0.15, row["trials"], rate=0.6, icc=0.2, pair_correlation=r)
+    assert plan.cases_needed == rows[1]["cases_needed"]
+    assert plan.to_dict()["trade"][0]["basis"] == "same_cases"
+    with pytest.raises(ValueError, match="target_difference must be in"):
+        power(60, 2, rate=0.6, target_difference=0.5)
+    with pytest.raises(ValueError, match="cases must be a whole number of at least 2, got 1"):
+        power(1, 2)
+
+
+def _batch(cases: int, trials: int, seed: int) -> tuple[ef.Plan, pl.DataFrame]:
+    rng = np.random.default_rng(seed)
+    ids = [f"q{i:03d}" for i in range(cases)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["base", "cand"], trials=trials)
+    p = rng.beta(1.5, 1.5, size=cases)
+    frames = [
+        pl.DataFrame(
+            {
+                "candidate": name,
+                "case_id": np.repeat(ids, trials),
+                "trial": np.tile(np.arange(1, trials + 1), cases),
+                "passed": (rng.random((cases, trials)) < p[:, None]).astype(np.int64).ravel(),
+            }
+        )
+        for name in ("base", "cand")
+    ]
+    return plan, pl.concat(frames)
 
 
 def test_no_supported_winner_says_what_the_batch_could_have_detected() -> None:
@@ -55,13 +231,131 @@ def test_no_supported_winner_says_what_the_batch_could_have_detected() -> None:
     c = compare(ef.audit(plan, pl.DataFrame(rows)), baseline="base", candidate="cand")
     assert c.verdict == "no_supported_winner"
     row = c.table.row(0, named=True)
-    # One trial per case: icc is null (taken as 0); base rate 0.5 over the 40 pairs; r = corr of the pairs.
-    expected = detectable_difference(40, 1, rate=0.5, pair_correlation=row["pair_correlation"]).difference
-    assert row["detectable_difference"] == pytest.approx(expected)
     base = np.array([float(i % 2 == 0) for i in range(40)])
     cand = np.array([float(i % 2 == 0 or i == 1) for i in range(40)])
     assert row["pair_correlation"] == pytest.approx(float(np.corrcoef(cand, base)[0, 1]))
+    # One trial per case: the exact McNemar model, icc unused; base rate 0.5 over the 40 pairs.
+    expected = detectable_difference(40, 1, rate=0.5, pair_correlation=row["pair_correlation"]).difference
+    assert expected == pytest.approx(0.190464, abs=5e-7)
+    assert row["detectable_difference"] == pytest.approx(expected)
     assert c.reasons[-1] == (
-        f"power: with 40 cases this batch could have detected a difference of {expected:.3g} in pass rate "
+        "power: with 40 cases this batch could have detected a difference of 0.19 in pass rate (19.0 points) "
         "with 80% power (SPEC §6a); smaller differences may be missed"
     )
+    assert json.loads(ef.audit(plan, pl.DataFrame(rows)).to_json(c))["comparison"]["detectable_difference"] == (
+        pytest.approx(expected)
+    )
+
+
+def test_with_several_trials_compare_uses_the_clustered_model_and_the_summary_icc() -> None:
+    plan, ledger = _batch(30, 4, seed=4)
+    report = ef.audit(plan, ledger)
+    c = compare(report, baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    row = c.table.row(0, named=True)
+    base = report.summary.filter(pl.col("candidate") == "base").row(0, named=True)
+    # The summary gives icc, design_effect and effective_n (Kish: icc = (deff − 1)/(m − 1), n_eff = n/deff).
+    assert base["icc"] == pytest.approx((base["design_effect"] - 1) / 3)
+    assert base["effective_n"] == pytest.approx(120 / base["design_effect"])
+    rate = float(ledger.filter(pl.col("candidate") == "base").get_column("passed").mean())
+    expected = detectable_difference(
+        30, 4, rate=rate, icc=base["icc"], pair_correlation=row["pair_correlation"], alpha=0.05
+    )
+    assert expected.model == "clustered_t"
+    assert row["detectable_difference"] == pytest.approx(expected.difference)
+    assert f"({100 * expected.difference:.1f} points)" in c.reasons[-1]
+
+
+def test_too_few_cases_to_detect_anything_is_said() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": list("wxyz")}), candidates=["base", "cand"])
+    ledger = pl.DataFrame(
+        {"candidate": ["base"] * 4 + ["cand"] * 4, "case_id": list("wxyz") * 2, "passed": [1, 1, 0, 0, 1, 1, 1, 0]}
+    )
+    c = compare(ef.audit(plan, ledger), baseline="base", candidate="cand")
+    assert c.table.item(0, "detectable_difference") is None
+    assert c.reasons[-1] == (
+        "power: with 4 cases this batch could not have detected any difference in pass rate with 80% power "
+        "(SPEC §6a): too few cases"
+    )
+
+
+def _cli(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["power", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_power_command_text_and_json() -> None:
+    code, out, _ = _cli(["--cases", "200", "--trials", "1", "--icc", "0.3", "--target-difference", "0.1"])
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)"
+    )
+    assert "cases needed for 10.0 points at 1 trial(s) per case: 408" in out
+    assert "trials vs cases: same budget of units" in out
+    code, out, _ = _cli(["--cases", "200", "--trials", "3", "--icc", "0.3", "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["detectable_difference"] == pytest.approx(0.102095, abs=5e-7)
+    assert (doc["model"], doc["design_effect"], doc["cases_needed"]) == ("clustered_t", pytest.approx(1.6), None)
+    budget = [(r["trials"], r["cases"]) for r in doc["trade"] if r["basis"] == "same_budget"]
+    assert budget == [(1, 600), (2, 300), (3, 200), (5, 120), (10, 60)]
+
+
+@pytest.mark.parametrize(
+    ("args", "message", "hint"),
+    [
+        (["--cases", "200", "--rate", "1.2"], "error: rate must be in (0.0, 1.0), got 1.2", "--rate is the baseline"),
+        (["--trials", "2"], "error: give --cases (or --from-units)", "--cases is the number of cases"),
+        (["--cases", "200", "--pair-correlation", "0.4"], "error: a pair correlation of 0.4", "give --icc"),
+        (["--cases", "1"], "error: cases must be a whole number of at least 2, got 1", "--cases is"),
+        (["--cases", "50", "--trade-trials", "1,x"], "error: --trade-trials '1,x' is not a list", "--trade-trials"),
+        (["--cases", "50", "--target-difference", "0"], "error: target_difference must be in", "--target-diff"),
+    ],
+)
+def test_power_command_bad_inputs_exit_2_with_a_hint(args: list[str], message: str, hint: str) -> None:
+    code, out, err = _cli(args)
+    assert (code, out) == (2, "")
+    first, second = err.splitlines()
+    assert first.startswith(message)
+    assert second.startswith(f"hint: {hint}")
+
+
+def test_power_command_reads_an_earlier_audit_and_compare(tmp_path: Path) -> None:
+    plan, ledger = _batch(30, 4, seed=4)
+    plan.cases.write_csv(tmp_path / "plan.csv")
+    ledger.write_csv(tmp_path / "results.csv")
+    common = ["--plan", str(tmp_path / "plan.csv"), "--results", str(tmp_path / "results.csv")]
+    common += ["--candidates", "base,cand", "--trials", "4"]
+    out = tmp_path / "out"
+    args = ["compare", *common, "--baseline", "base", "--candidate", "cand", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.stderr
+    report = ef.audit(plan, ledger)
+    base = report.summary.filter(pl.col("candidate") == "base").row(0, named=True)
+    r = compare(report, baseline="base", candidate="cand").table.item(0, "pair_correlation")
+    units = str(out / "units.parquet")
+    code, text, err = _cli(["--from-units", units, "--format", "json"])
+    assert (code, text) == (2, "")
+    assert err.splitlines()[0] == f"error: --from-units {units} holds candidates base, cand: give --candidate"
+    code, text, err = _cli(["--from-units", units, "--candidate", "base", "--from-compare",
+                            str(out / "comparison.parquet"), "--format", "json"])  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(text)
+    assert doc["inputs"] | {"icc": pytest.approx(base["icc"]), "rate": pytest.approx(base["pass_rate_scored"])} == {
+        "cases": 30,
+        "trials": 4,
+        "alpha": 0.05,
+        "power": 0.8,
+        "rate": base["pass_rate_scored"],
+        "icc": base["icc"],
+        "pair_correlation": pytest.approx(min(r, pair_correlation_limit(base["icc"], 4))),
+        "pair_trials": 4.0,
+        "target_difference": None,
+    }
+    assert doc["detectable_difference"] == pytest.approx(compare(report, baseline="base", candidate="cand").table.item(
+        0, "detectable_difference"
+    ))  # fmt: skip
+    assert any(s.startswith("icc ") and s.endswith(units) for s in doc["sources"])
+    code, _, err = _cli(["--cases", "30", "--from-units", str(tmp_path / "plan.csv")])
+    assert code == 2
+    assert err.startswith(f"error: --from-units {tmp_path / 'plan.csv'}: not a readable units table")

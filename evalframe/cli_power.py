@@ -1,0 +1,253 @@
+"""``evalframe power``: what a plan can detect before the compute is spent (SPEC §6a).
+
+The command is a thin layer over :func:`evalframe.power.power`. Its assumptions come from the options or
+from earlier runs: ``--from-units`` reads an audit's ``units.parquet`` (the chosen candidate's ``icc`` and,
+unless given, its pass rate, cases and trials, as the audit's summary computes them) and
+``--from-compare`` a compare's ``comparison.parquet`` or JSON (``pair_correlation``, measured at that
+batch's pairs per case). Bad inputs exit 2 with a hint.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+import polars as pl
+
+from evalframe.columns import CANDIDATE, CASE_ID
+
+EXIT_USAGE = 2
+
+#: What to do about each input the power analysis refuses, keyed by the start of its message.
+HINTS = {
+    "rate": "--rate is the baseline's pass rate as a fraction strictly between 0 and 1, e.g. --rate 0.62",
+    "icc": "--icc is the intra-case correlation in [0, 1] (an audit's summary icc; --from-units estimates it)",
+    "alpha": "--alpha is the two-sided level, e.g. 0.05",
+    "power": "--power is the target power, e.g. 0.8",
+    "pair_correlation must": "--pair-correlation is in [-1, 1) (compare's pair_correlation)",
+    "a pair correlation": "give --icc (or --from-units), or a smaller --pair-correlation",
+    "target_difference": "--target-difference is a fraction of pass rate, e.g. 0.05 for 5 points",
+    "cases": "--cases is the number of cases, at least 2",
+    "trials": "--trials is a whole number of trials per case, at least 1",
+    "pair_trials": "--pair-trials is the trials per case at which --pair-correlation was measured",
+    "trade_trials": "--trade-trials lists whole numbers of trials, e.g. 1,2,3,5,10",
+}
+
+
+def _fail(message: str, hint: str | None = None) -> NoReturn:
+    click.echo(f"error: {message}" + ("" if hint is None else f"\nhint: {hint}"), err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def _hint(message: str) -> str | None:
+    return next((h for key, h in HINTS.items() if message.startswith(key)), None)
+
+
+def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
+    """icc, pass rate, cases and trials per case of one candidate of an audit's units table.
+
+    The numbers are those of the audit's summary (:func:`evalframe.funnel.funnel` and
+    :func:`evalframe.funnel.with_uncertainty` over the units): ``icc`` (None with one scored unit per
+    case), ``rate`` (``pass_rate_scored``), ``cases`` (``cases_planned``) and ``trials`` (planned units
+    per case, rounded). Raises ValueError naming the candidates when ``candidate`` is needed or unknown.
+    """
+    from evalframe.funnel import funnel, with_uncertainty
+
+    try:
+        units = pl.read_parquet(path)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        msg = f"--from-units {path}: not a readable units table ({type(exc).__name__})"
+        raise ValueError(msg) from None
+    missing = {CANDIDATE, CASE_ID, "outcome", "score"} - set(units.columns)
+    if missing:
+        msg = f"--from-units {path}: not an audit's units table (no {', '.join(sorted(missing))} column)"
+        raise ValueError(msg)
+    names = sorted(str(n) for n in units.get_column(CANDIDATE).unique().to_list())
+    if candidate is None and len(names) == 1:
+        candidate = names[0]
+    if candidate not in names:
+        listed = ", ".join(names)
+        msg = (
+            f"--from-units {path} holds candidates {listed}: give --candidate"
+            if candidate is None
+            else f"--candidate {candidate!r} is not in --from-units {path} (candidates: {listed})"
+        )
+        raise ValueError(msg)
+    mine = units.filter(pl.col(CANDIDATE) == candidate)
+    summary = with_uncertainty(funnel(mine.lazy()).collect(), mine).row(0, named=True)
+    cases = int(summary["cases_planned"])
+    return {
+        "candidate": candidate,
+        "icc": summary["icc"],
+        "rate": summary["pass_rate_scored"],
+        "cases": cases,
+        "trials": max(1, round(summary["planned"] / cases)) if cases else 1,
+    }
+
+
+def read_comparison(path: Path) -> dict[str, Any]:
+    """``pair_correlation`` and the pairs per case it was measured at, from a compare's output.
+
+    Reads ``comparison.parquet`` (``--out`` of ``evalframe compare``), the JSON of ``compare --format
+    json`` (a list of one row) or an output folder's ``report.json`` (its ``comparison``).
+    """
+    row: Any
+    try:
+        if path.suffix == ".parquet":
+            row = pl.read_parquet(path).row(0, named=True)
+        else:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            row = doc[0] if isinstance(doc, list) else doc.get("comparison") if isinstance(doc, dict) else None
+    except (OSError, ValueError, IndexError, pl.exceptions.PolarsError) as exc:
+        msg = f"--from-compare {path}: not a readable comparison ({type(exc).__name__})"
+        raise ValueError(msg) from None
+    if not isinstance(row, dict) or "pair_correlation" not in row:
+        msg = f"--from-compare {path}: no pair_correlation (give comparison.parquet or compare's JSON)"
+        raise ValueError(msg)
+    r, pairs, cases = row["pair_correlation"], row.get("pairs_used"), row.get("cases_used")
+    if r is None or not math.isfinite(r):
+        msg = f"--from-compare {path}: the comparison has no pair correlation (numeric scores, or under 3 cases)"
+        raise ValueError(msg)
+    return {"pair_correlation": float(r), "pair_trials": float(pairs) / cases if pairs and cases else 1.0}
+
+
+def _text(result: Any, sources: list[str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    doc = result.to_dict()
+    probe = Console()
+    console = Console(width=None if probe.is_terminal else 200, highlight=False)
+    console.print(result.sentence())
+    i = doc["inputs"]
+    if i["target_difference"] is not None:
+        needed = doc["cases_needed"]
+        console.print(
+            f"cases needed for {100 * i['target_difference']:.1f} points at {i['trials']} trial(s) per case: "
+            + ("more than 10,000,000" if needed is None else f"{needed}")
+        )
+    for note in [*sources, *doc["notes"]]:
+        console.print(f"  - {note}")
+    for basis, title in (("same_cases", f"same {i['cases']} cases"), ("same_budget", "same budget of units")):
+        table = Table(title=f"trials vs cases: {title}", title_justify="left")
+        columns = ["trials", "cases", "units", "pair_correlation", "detectable_difference", "cases_needed"]
+        for name in columns:
+            table.add_column(name, justify="right")
+        for row in (r for r in doc["trade"] if r["basis"] == basis):
+            cells = [
+                "-" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])
+                for c in columns
+            ]
+            table.add_row(*cells)
+        console.print(table)
+
+
+@click.command("power")
+@click.option("--cases", type=int, default=None, help="Cases planned (default: those of --from-units).")
+@click.option("--trials", type=int, default=None, help="Trials per case (default: --from-units', else 1).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Two-sided level of compare's test.")
+@click.option("--power", "target_power", type=float, default=0.8, show_default=True, help="Target power.")
+@click.option("--rate", type=float, default=None, help="Baseline pass rate (default: --from-units', else 0.5).")
+@click.option("--icc", type=float, default=None, help="Intra-case correlation (default: --from-units', else 0).")
+@click.option(
+    "--pair-correlation",
+    type=float,
+    default=None,
+    help="Correlation of the two candidates' case means (default: --from-compare's, else 0).",
+)
+@click.option("--pair-trials", type=float, default=None, help="Trials per case --pair-correlation was measured at.")
+@click.option(
+    "--from-units",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="An audit's units.parquet: estimate icc (and the rate, cases, trials) from it.",
+)
+@click.option("--candidate", default=None, help="With --from-units: the candidate (the baseline) to read.")
+@click.option(
+    "--from-compare",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A compare's comparison.parquet or JSON: read pair_correlation from it.",
+)
+@click.option("--target-difference", type=float, default=None, help="Difference to size for (fraction of rate).")
+@click.option("--trade-trials", default="1,2,3,5,10", show_default=True, help="Trials per case to trade off.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def power_command(
+    cases: int | None,
+    trials: int | None,
+    alpha: float,
+    target_power: float,
+    rate: float | None,
+    icc: float | None,
+    pair_correlation: float | None,
+    pair_trials: float | None,
+    from_units: Path | None,
+    candidate: str | None,
+    from_compare: Path | None,
+    target_difference: float | None,
+    trade_trials: str,
+    fmt: str,
+) -> None:
+    """The difference in pass rate a paired plan can detect, the cases a target needs, trials vs cases.
+
+    The power is that of compare's test (exact McNemar with one trial per case, the clustered interval
+    with several). Example: `evalframe power --cases 200 --trials 3 --icc 0.3`.
+    """
+    from evalframe.power import pair_correlation_limit, power
+
+    sources: list[str] = []
+    try:
+        if from_units is not None:
+            got = read_units(from_units, candidate)
+            cases = got["cases"] if cases is None else cases
+            trials = got["trials"] if trials is None else trials
+            if rate is None:
+                rate = got["rate"]
+                sources.append(f"rate {rate:.4g}: {got['candidate']}'s pass_rate_scored in {from_units}")
+            if icc is None and got["icc"] is not None:
+                icc = min(max(float(got["icc"]), 0.0), 1.0)
+                sources.append(f"icc {icc:.4g}: {got['candidate']}'s intra-case correlation in {from_units}")
+            elif icc is None:
+                sources.append(f"icc 0: {from_units} holds one scored unit per case, which cannot show it")
+        measured_at: float | None = pair_trials
+        if from_compare is not None and pair_correlation is None:
+            got = read_comparison(from_compare)
+            pair_correlation = got["pair_correlation"]
+            measured_at = got["pair_trials"] if measured_at is None else measured_at
+            sources.append(
+                f"pair correlation {pair_correlation:.4g} at {measured_at:g} pair(s) per case: {from_compare}"
+            )
+            limit = pair_correlation_limit(0.0 if icc is None else icc, measured_at)
+            if abs(pair_correlation) > limit:  # an estimate beyond what the icc allows: sampling noise
+                pair_correlation = math.copysign(limit, pair_correlation)
+                sources.append(f"pair correlation clamped to {pair_correlation:.4g}, the most the icc allows")
+        if cases is None:
+            _fail("give --cases (or --from-units)", HINTS["cases"])
+        try:
+            ks = [int(k) for k in trade_trials.split(",") if k.strip()]
+        except ValueError:
+            _fail(f"--trade-trials {trade_trials!r} is not a list of whole numbers", HINTS["trade_trials"])
+        result = power(
+            cases,
+            1 if trials is None else trials,
+            alpha=alpha,
+            power=target_power,
+            rate=0.5 if rate is None else rate,
+            icc=0.0 if icc is None else icc,
+            pair_correlation=0.0 if pair_correlation is None else pair_correlation,
+            pair_trials=measured_at,
+            target_difference=target_difference,
+            trade_trials=ks or [1],
+        )
+    except ValueError as exc:
+        _fail(str(exc), _hint(str(exc)))
+    if fmt == "json":
+        doc = result.to_dict()
+        doc["sources"] = sources
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        _text(result, sources)
