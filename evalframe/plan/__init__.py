@@ -7,7 +7,7 @@
 """
 
 from evalframe.plan.checks import RESERVED_COLUMNS
-from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID, CaseIndex, UnitCoding, case_column
+from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID, UnitCoding, case_column
 from evalframe.plan.model import Plan
 
-__all__ = ["CAND_CODE", "CASE_CODE", "RESERVED_COLUMNS", "UID", "CaseIndex", "Plan", "UnitCoding", "case_column"]
+__all__ = ["CAND_CODE", "CASE_CODE", "RESERVED_COLUMNS", "UID", "Plan", "UnitCoding", "case_column"]

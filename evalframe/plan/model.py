@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -19,7 +19,7 @@ from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
 from evalframe.engine import in_memory
 from evalframe.load import PathLike
 from evalframe.plan import build
-from evalframe.plan.coding import CAND_CODE, UID, CaseIndex, UnitCoding, case_column
+from evalframe.plan.coding import CAND_CODE, UID, UnitCoding, case_codes, case_column, id_codes
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,6 @@ class Plan:
     unit_codes: pl.Series | None = None
     source: str = "plan"
     trial_bounds: tuple[int, int] | None = None
-    #: (the cases it was built from, their :class:`CaseIndex`): built on first use, shared by derived plans.
-    _index: tuple[pl.DataFrame, CaseIndex] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Case codes are row numbers of the cases sorted by case_id.
@@ -69,12 +67,9 @@ class Plan:
             object.__setattr__(self, "cases", self.cases.sort(CASE_ID))
 
     @property
-    def case_index(self) -> CaseIndex:
-        """The :class:`CaseIndex` of :attr:`cases` (built once, then shared by the plans derived from this one)."""
-        if self._index is None or self._index[0] is not self.cases:
-            object.__setattr__(self, "_index", (self.cases, CaseIndex(self.cases.get_column(CASE_ID))))
-        assert self._index is not None
-        return self._index[1]
+    def case_index(self) -> pl.DataFrame:
+        """The cases' ids and codes: ``case_id`` (String) and ``_case`` (UInt32, the case's row in :attr:`cases`)."""
+        return id_codes(self.cases.get_column(CASE_ID))
 
     @classmethod
     @in_memory
@@ -265,13 +260,13 @@ class Plan:
         ``_cand`` and ``_case`` (UInt32) are null when the candidate / case is
         not planned; ``_uid`` (Int64) is null unless both are planned and the
         trial is within :attr:`trial_range`. Case ids are matched exactly
-        (:class:`CaseIndex`). Rows keep their order; a lazy input is collected.
+        (a join on the strings). Rows keep their order; a lazy input is collected.
         """
         coding = self.coding
         in_range = pl.col(TRIAL).is_between(coding.low, coding.low + coding.span - 1)
         # The case codes are looked up on the case_id column alone, then put beside the rows (same order).
         frame = rows.collect() if isinstance(rows, pl.LazyFrame) else rows
-        cases = self.case_index.codes(frame.get_column(CASE_ID))
+        cases = case_codes(self.case_index, frame.get_column(CASE_ID))
         coded = frame.with_columns(coding.candidate_code().alias(CAND_CODE), cases)
         # The code is computed apart and put beside the rows as a Series: as an expression of with_columns
         # over rows read in several chunks (Parquet row groups), polars copied every column into one chunk
