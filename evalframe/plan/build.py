@@ -8,8 +8,7 @@ and construct the :class:`~evalframe.plan.Plan` they are given as ``cls``;
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -131,7 +130,8 @@ def from_units_table(
     named_once = pl.DataFrame({CASE_ID: candidates}, schema={CASE_ID: pl.String})
     bad_names = set(failures_as_problems(named_once, PlanCasesModel).get_column(CASE_ID).to_list())
     reader = _UnitsReader([c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)], source, bad_names, found)
-    for (name, _), chunk in zip(chunks, _read_ahead(lf, [f for _, f in chunks], source), strict=True):
+    for name, where in chunks:
+        chunk = collect_input(lf.filter(where), source)
         if TRIAL not in names:
             chunk = chunk.join(pl.DataFrame({TRIAL: range(1, trials + 1)}, schema={TRIAL: pl.Int64}), how="cross")
         reader.add(name, chunk)
@@ -347,26 +347,3 @@ def _unit_codes(
     trial = codes % 2**_TRIAL_BITS
     unit: pl.Series = (candidate * coding.n_cases + row) * coding.span + (trial - coding.low)
     return unit.alias(UID).sort()
-
-
-def _read_ahead(lf: pl.LazyFrame, filters: Sequence[pl.Expr], source: str) -> Iterator[pl.DataFrame]:
-    """The rows of ``lf`` under each filter, in order; the next chunk is read while the caller works on this one.
-
-    At most two chunks exist at a time. Reading a chunk keeps about one core busy while the work on the
-    chunk before it runs: reading one ahead overlaps the two (median of 3 loads of a plan lake of 20
-    candidates: 1M units 0.23 -> 0.18 s, 10M 0.87-0.94 -> 0.77-0.81 s, 50M 4.78 -> 4.06 s).
-
-    Raises
-    ------
-    InputFormatError
-        When a chunk cannot be read (see :func:`~evalframe.load.collect_input`).
-    """
-    if not filters:  # a plan without rows has no chunk
-        return
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalframe-plan") as reader:
-        pending = reader.submit(collect_input, lf.filter(filters[0]), source)
-        for following in [*filters[1:], None]:
-            chunk = pending.result()
-            if following is not None:
-                pending = reader.submit(collect_input, lf.filter(following), source)
-            yield chunk
