@@ -22,6 +22,7 @@ from evalframe.columns import (
     CASE_ID,
     DATASET_VERSION,
     DETAIL,
+    EXPECTED,
     KIND,
     LIMIT,
     LINE,
@@ -203,7 +204,7 @@ def _token_problems(frame: pl.DataFrame, checks: list[Check]) -> pl.DataFrame:
 
 def _graded_answers(canonical: pl.DataFrame, plan: Plan) -> pl.DataFrame:
     """An answers ledger graded by exact match against the plan's ``expected``: ``passed``, and ``score`` 0 or 1."""
-    expected = plan.cases.select(CASE_ID, pl.col("expected").cast(pl.String).alias("_expected"))
+    expected = plan.cases.select(CASE_ID, pl.col(EXPECTED).cast(pl.String).alias("_expected"))
     return (
         canonical.join(expected, on=CASE_ID, how="left", maintain_order="left")
         .with_columns((pl.col(ANSWER) == pl.col("_expected")).alias(PASSED))

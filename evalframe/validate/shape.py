@@ -20,6 +20,7 @@ from evalframe.columns import (
     CASE_ID,
     DATASET_VERSION,
     EXEC_STATUS,
+    EXPECTED,
     HAS_OUTPUT,
     LIMIT,
     LINE,
@@ -93,7 +94,7 @@ def read_shape(
         shape = "unknown"
         detail = "no grade column: need one of passed, score, answer, exec_status"
         structural.append({"kind": "missing_column", "source": where, "detail": detail})
-    if shape == "answers" and (plan.cases.get_column("expected", default=None) is None):
+    if shape == "answers" and (plan.cases.get_column(EXPECTED, default=None) is None):
         detail = "answers given but the plan has no expected column"
         structural.append({"kind": "missing_expected", "source": where, "detail": detail})
     return frame, shape, structural
