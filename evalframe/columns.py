@@ -52,24 +52,11 @@ DETAIL: Final = "detail"
 REFUSING: Final = "refusing"
 
 # --- status vocabularies ----------------------------------------------------
-ExecStatus = Literal["completed", "timeout", "error", "not_started"]
-ScoreStatus = Literal["scored", "judge_error", "not_scored"]
 EXEC_STATUSES: Final = ("completed", "timeout", "error", "not_started")
 SCORE_STATUSES: Final = ("scored", "judge_error", "not_scored")
 #: Execution statuses that count as an execution failure.
 EXEC_FAILURES: Final = ("timeout", "error")
 
-Outcome = Literal[
-    "missing",
-    "not_started",
-    "exec_failed",
-    "no_output",
-    "judge_failed",
-    "not_scored",
-    "scored_no_threshold",
-    "failed",
-    "passed",
-]
 #: Per-unit outcomes, from least to most evidence.
 OUTCOMES: Final = (
     "missing",
@@ -87,7 +74,6 @@ OUTCOMES: Final = (
 RetryPolicyName = Literal["first", "last_allowed", "every"]
 MissingPolicy = Literal["report", "refuse"]
 GradeKind = Literal["binary", "numeric"]
-OutputFormat = Literal["table", "json", "markdown"]
 
 # --- funnel / summary columns (SPEC §2) -----------------------------------------
 PLANNED: Final = "planned"

@@ -1,11 +1,10 @@
 """Which polars engine the audit's queries run on.
 
 The audit's frames are one partition held in memory at a time; for those,
-polars' in-memory engine is faster and leaner than the streaming engine
-(measured in ``benchmarks/``: 10M ledger rows per candidate partition, 15 s
-and 0.8 GiB in memory against 18 s and 1.3 GiB streaming). The choice is
-made for the duration of a call only: a user's own polars settings are
-restored afterwards.
+polars' in-memory engine takes less time and memory than the streaming
+engine (figures in ``benchmarks/RESULTS.md``). The choice is made for the
+duration of a call only: a user's own polars settings are restored
+afterwards.
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ def in_memory(func: Callable[P, R]) -> Callable[P, R]:
 
 
 #: Whether a sort may run on polars' thread pool. Off while the audit runs several candidates at once on
-#: threads of its own, which keep the cores busy already: a sort on one thread then takes less CPU (0.5M
-#: ledger rows sorted by unit and attempt: 69 -> 49 ms of CPU).
+#: threads of its own, which keep the cores busy already: a sort on one thread then spends less CPU on
+#: coordinating the pool (see benchmarks/RESULTS.md).
 _SORT_ON_POOL: ContextVar[bool] = ContextVar("evalframe_sort_on_pool", default=True)
 
 

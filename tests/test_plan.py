@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import evalframe as ef
-from evalframe.plan import CaseIndex, UnitCoding
+from evalframe.plan import UnitCoding
+from evalframe.plan.coding import case_codes, id_codes
 
 
 def units_table(rows: list[tuple[str, str, int, str]]) -> pl.DataFrame:
@@ -174,46 +175,14 @@ def string_join_codes(ids: list[str], probe: list[str | None]) -> list[int | Non
     return [where.get(p) if p is not None else None for p in probe]
 
 
-@pytest.mark.parametrize("slot_bits", [None, 1], ids=["own slots", "shared slots"])
-def test_a_hash_shared_with_another_id_never_matches_that_case(slot_bits: int | None) -> None:
-    index = CaseIndex(pl.Series(["q1", "q2", "q3"]), slot_bits=slot_bits)
-    assert index.slots is not None
-
-    def slot(hashes: pl.Series) -> pl.Series:
-        return (hashes // index._per_slot).cast(pl.Int64)
-
-    # Pretend an id "zz…" collides with q1: the lookup finds q1's row by hash, and the id check must refuse it.
-    if slot_bits is None:  # 16 slots an id: q1's row is written into zz's (empty) slot
-        zz = pl.Series(["zz"])
-        assert index.shared.height == 0 and index.slots.gather(slot(zz.hash(20_251_201))).to_list() == [None]
-        index.slots = index.slots.scatter(slot(zz.hash(20_251_201)), 0)
-    else:  # two slots for three ids: one is shared; a probe that falls there is resolved by the whole hash
-        assert index.shared.height >= 2
-        zz = next(
-            s
-            for s in (pl.Series([f"zz{i}"]) for i in range(64))
-            if index.slots.gather(slot(s.hash(20_251_201))).item() == 2**32 - 1
-        )
-        collision = pl.DataFrame({"_hash": zz.hash(20_251_201), "_case": pl.Series([0], dtype=pl.UInt32)})
-        index.shared = pl.concat([index.shared, collision])
-    assert index.codes(pl.Series([zz.item(), "q2", "q1"])).to_list() == [None, 1, 0]
-
-
 ids_strategy = st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=30, unique=True).map(sorted)
 
 
 @settings(max_examples=80, deadline=None)
-@given(
-    ids_strategy,
-    st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=40),
-    st.sampled_from(["slots", "few slots", "strings"]),
-)
-def test_case_index_equals_a_join_on_the_strings(ids: list[str], probe: list[str | None], path: str) -> None:
-    index = CaseIndex(pl.Series(ids), slot_bits=2 if path == "few slots" else None)
-    if path == "strings":  # the path taken when two ids share a whole hash
-        index.slots = None
+@given(ids_strategy, st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=40))
+def test_case_codes_are_the_rows_of_the_ids_matched_exactly(ids: list[str], probe: list[str | None]) -> None:
     probe = [*probe, *ids[::2]]
-    codes = index.codes(pl.Series(probe, dtype=pl.String))
+    codes = case_codes(id_codes(pl.Series(ids)), pl.Series(probe, dtype=pl.String))
     assert codes.dtype == pl.UInt32
     assert codes.to_list() == string_join_codes(ids, probe)
 

@@ -1,0 +1,150 @@
+"""The checks a plan must pass: identifiers, column names and types, repeated cases.
+
+Each check returns problems (rows of :mod:`evalframe.problems`);
+:func:`checked_cases` raises :class:`~evalframe.errors.PlanError` with all of
+them at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from evalframe.columns import (
+    ANSWER,
+    ATTEMPT,
+    ATTEMPTS,
+    CANDIDATE,
+    CASE_HASH,
+    CASE_ID,
+    COUNTED_ATTEMPT,
+    DATASET_VERSION,
+    EXEC_STATUS,
+    HAS_OUTPUT,
+    LIMIT,
+    LINE,
+    OUTCOME,
+    PASSED,
+    RUN_ID,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+)
+from evalframe.errors import PlanError
+from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID
+from evalframe.problems import concat_problems, problems_frame
+from evalframe.schemas import PlanCasesModel, failures_as_problems
+
+#: Names a plan column may not have: the ledger's per-attempt columns and those the audit computes per unit
+#: (a plan column of that name would stand in for them in the units table), and the audit's code columns.
+RESERVED_COLUMNS: Final = (
+    ATTEMPT,
+    RUN_ID,
+    EXEC_STATUS,
+    SCORE_STATUS,
+    SCORE,
+    PASSED,
+    HAS_OUTPUT,
+    ANSWER,
+    LIMIT,
+    COUNTED_ATTEMPT,
+    ATTEMPTS,
+    OUTCOME,
+    CAND_CODE,
+    CASE_CODE,
+    UID,
+    "_trial",
+    # A plan's dataset_version / case_hash stand beside the ledger's in the units table, which names those
+    # "<name>_right" (as a join does).
+    f"{DATASET_VERSION}_right",
+    f"{CASE_HASH}_right",
+)
+
+
+def identifier_problems(values: Sequence[str], what: str, source: str) -> list[dict[str, Any]]:
+    """Problems of declared identifiers (``what``: e.g. "candidate"): none, empty, padded or repeated."""
+    problems: list[dict[str, Any]] = []
+    if not values:
+        problems.append({"kind": "empty_candidates", "source": source, "detail": f"no {what} declared"})
+    seen: set[str] = set()
+    for v in values:
+        if v == "":
+            problems.append({"kind": "empty_identifier", "source": source, "detail": f"empty {what}"})
+        elif v.strip() != v:
+            problems.append(
+                {
+                    "kind": "padded_identifier",
+                    "source": source,
+                    CANDIDATE: v,
+                    "detail": f"{what} {v!r} has white space around it",
+                }
+            )
+        if v in seen:
+            problems.append(
+                {
+                    "kind": "repeated_candidate",
+                    "source": source,
+                    CANDIDATE: v,
+                    "detail": f"{what} {v!r} declared more than once",
+                }
+            )
+        seen.add(v)
+    return problems
+
+
+def reserved_column(name: str, source: str) -> dict[str, Any]:
+    """The ``unexpected_column`` problem of a plan column named like one evalframe adds (``line``, ``source``)."""
+    detail = f"plan column {name!r} is reserved: evalframe adds it to every row (SPEC §3 reserved names); rename it"
+    return {"kind": "unexpected_column", "source": source, "detail": detail}
+
+
+def column_problems(schema: pl.Schema, source: str) -> list[dict[str, Any]]:
+    """``unexpected_column`` problems for plan columns with a reserved name or a type a plan cannot hold.
+
+    A plan column is text, a number, a boolean, a date or a time: those are
+    compared exactly and written into the plan hash. ``trial`` is a key of a
+    units table (which has a ``candidate`` column), not a case column.
+    """
+    found = []
+    reserved = set(RESERVED_COLUMNS) | ({TRIAL} if CANDIDATE not in schema else set())
+    for name, dtype in schema.items():
+        if name == SOURCE:  # the loader's own is dropped before this (Plan.from_file)
+            found.append(reserved_column(name, source))
+            continue
+        if name in reserved:
+            detail = f"plan column {name!r} is a name the ledger or the audit gives per attempt or unit; rename it"
+        elif name not in (LINE, SOURCE) and (dtype.is_nested() or dtype in (pl.Binary, pl.Object, pl.Duration)):
+            detail = f"plan column {name!r} has type {dtype}; plan columns hold text, numbers, booleans, dates or times"
+        else:
+            continue
+        found.append({"kind": "unexpected_column", "source": source, "detail": detail})
+    return found
+
+
+def repeated_cases(frame: pl.DataFrame, source: str, detail: str) -> pl.DataFrame:
+    """``duplicate_case`` problems for every row of ``frame`` whose ``case_id`` occurs more than once."""
+    return frame.filter(pl.len().over(CASE_ID) > 1).select(
+        pl.lit("duplicate_case").alias("kind"),
+        pl.lit(source).alias(SOURCE),
+        LINE,
+        CASE_ID,
+        pl.lit(detail).alias("detail"),
+    )
+
+
+def checked_cases(
+    frame: pl.DataFrame, source: str, found: list[pl.DataFrame], extra: list[dict[str, Any]]
+) -> pl.DataFrame:
+    """Validate the cases table (pandera), raise :class:`PlanError` with every problem, else sort it."""
+    if frame.height == 0:
+        extra.append({"kind": "empty_plan", "source": source, "detail": "the plan has no cases"})
+    plan_failures = failures_as_problems(frame, PlanCasesModel)
+    if plan_failures.height:
+        found.append(plan_failures.with_columns(pl.lit(source).alias(SOURCE)))
+    all_problems = concat_problems([*found, problems_frame(extra)])
+    if all_problems.height:
+        raise PlanError(all_problems)
+    return frame.drop(LINE, SOURCE, strict=False).sort(CASE_ID)
