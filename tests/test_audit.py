@@ -91,7 +91,12 @@ def test_strict_retries_refuse_a_flagged_retry() -> None:
 
 def test_every_counts_each_attempt_as_an_observation() -> None:
     report = ef.audit(PLAN, LEDGER, retry="every")
-    assert counts(report) == [("A", 5, 5, 3, 3, 2, 1, 0, 2), B_FIRST]
+    # SPEC §4: planned still counts A's 4 planned units; its 5 observations (attempts) are what the rates are over.
+    assert counts(report) == [("A", 4, 5, 3, 3, 2, 1, 0, 2), B_FIRST]
+    assert report.summary.select("candidate", "observations", "scored_coverage").rows() == [
+        ("A", 5, 0.6),
+        ("B", 4, 0.5),
+    ]
 
 
 def test_missing_refuse_refuses_a_batch_with_a_missing_unit() -> None:
