@@ -563,7 +563,8 @@ def tally_table(path: str) -> str:
         record = json.loads(line)
         rows[record["family"]][record["verdict"]] += 1
     columns = ["silent_acceptance", "false_refusal", "wrong_outcome", "traceback", "data_lost"]
-    out = ["| family | cases | " + " | ".join(c.replace("_", " ") + "s" for c in columns) + " |"]
+    names = ["silent acceptances", "false refusals", "wrong outcomes", "tracebacks", "data lost"]
+    out = ["| family | cases | " + " | ".join(names) + " |"]
     out.append("|---" * (len(columns) + 2) + "|")
     total: Counter[str] = Counter()
     for family in [*FAMILIES, "parquet", "json"]:
