@@ -19,10 +19,11 @@ import io
 import itertools
 import json
 import os
+import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -87,8 +88,17 @@ def _digits(value: int) -> str:
     return text if len(digits) <= 30 else f"{text[: len(text) - len(digits)]}{digits[:20]}… ({len(digits)} digits)"
 
 
-def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
-    """Decode UTF-8, accepting a BOM only at the very start; report bad lines."""
+#: Line breaks of a CSV file (LF, CRLF or a lone CR each end a physical line) and of a JSON Lines file (LF).
+_CSV_BREAKS: Final = re.compile(r"\r\n|\r|\n")
+_CSV_BREAKS_BYTES: Final = re.compile(rb"\r\n|\r|\n")
+
+
+def _decode(data: bytes, source: str, *, csv_lines: bool = False) -> tuple[str, list[dict[str, Any]]]:
+    """Decode UTF-8, accepting a BOM only at the very start; report bad lines.
+
+    Lines are counted as the file's reader counts them: with ``csv_lines``, a lone CR ends a line too (as
+    it ends a CSV record), else only LF does (JSON Lines).
+    """
     problems: list[dict[str, Any]] = []
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputFormatError(source, "UTF-16 text: save the file as UTF-8", line=1)
@@ -100,7 +110,7 @@ def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        for number, raw_line in enumerate(data.split(b"\n"), start=1):
+        for number, raw_line in enumerate(_CSV_BREAKS_BYTES.split(data) if csv_lines else data.split(b"\n"), start=1):
             try:
                 raw_line.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -109,20 +119,55 @@ def _decode(data: bytes, source: str) -> tuple[str, list[dict[str, Any]]]:
                 )
                 problems.append({"kind": "undecodable_bytes", "source": source, "line": number, "detail": msg})
         text = data.decode("utf-8", errors="replace")
-    for number, text_line in enumerate(text.split("\n"), start=1):
+    for number, text_line in enumerate(_CSV_BREAKS.split(text) if csv_lines else text.split("\n"), start=1):
         if _BOM in text_line:
             msg = "a byte-order mark (U+FEFF) is only accepted at the very start of the file"
             problems.append({"kind": "misplaced_bom", "source": source, "line": number, "detail": msg})
     return text, problems
 
 
-def _read_text(path: PathLike) -> tuple[str, list[dict[str, Any]]]:
+def _read_text(path: PathLike, *, csv_lines: bool = False) -> tuple[str, list[dict[str, Any]]]:
     """Read a file's bytes and decode them (see :func:`_decode`); an unreadable file is an input error."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise InputFormatError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
-    return _decode(data, str(path))
+    return _decode(data, str(path), csv_lines=csv_lines)
+
+
+def _mixed_line_ending(text: str) -> tuple[int, str] | None:
+    """The first line whose record ends otherwise than the first record does, and how each ends (SPEC §3).
+
+    A line break inside a quoted field is data (a spreadsheet writes LF inside cells of a CRLF file), so
+    only the break that ends a record counts. Counting the three kinds of break first keeps the usual
+    file, which uses one kind, to three scans of its text.
+    """
+    crlf = text.count("\r\n")
+    if (crlf > 0) + (text.count("\n") > crlf) + (text.count("\r") > crlf) < 2:
+        return None
+    last = [""]
+
+    def physical_lines() -> Iterator[str]:
+        for line in io.StringIO(text, newline=""):
+            last[0] = line
+            yield line
+
+    names = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
+    reader = csv.reader(physical_lines(), strict=True)
+    first: str | None = None
+    try:
+        for _ in reader:
+            end = last[0]
+            ending = "\r\n" if end.endswith("\r\n") else end[-1:] if end[-1:] in ("\r", "\n") else ""
+            if not ending:
+                continue
+            if first is None:
+                first = ending
+            elif ending != first:
+                return reader.line_num, f"this line ends with {names[ending]}, the first record with {names[first]}"
+    except csv.Error:  # reported as malformed_quoting by the reader
+        return None
+    return None
 
 
 def read_csv_strict(path: PathLike) -> Loaded:
@@ -150,7 +195,9 @@ def read_csv_strict(path: PathLike) -> Loaded:
         problem are left out of the frame and reported in ``problems`` with
         kinds ``repeated_column``,
         ``field_count``, ``blank_line``, ``malformed_quoting``,
-        ``undecodable_bytes`` or ``misplaced_bom``.
+        ``undecodable_bytes``, ``misplaced_bom`` or ``mixed_line_endings``
+        (once, at the first line whose record ends with another line break
+        than the first record's; a break inside a quoted field is data).
 
     Raises
     ------
@@ -177,7 +224,11 @@ def read_csv_strict(path: PathLike) -> Loaded:
     [{'kind': 'field_count', 'line': 3}]
     """
     source = str(path)
-    text, problems = _read_text(path)
+    text, problems = _read_text(path, csv_lines=True)
+    mixed = _mixed_line_ending(text)
+    if mixed is not None:
+        msg = f"line endings are mixed (LF, CRLF, CR): {mixed[1]}; save the file with one kind"
+        problems.append({"kind": "mixed_line_endings", "source": source, "line": mixed[0], "detail": msg})
     csv.field_size_limit(sys.maxsize)  # a long field is data, not a quoting problem
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     records: list[tuple[int, list[str]]] = []

@@ -65,6 +65,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "malformed_quoting": "a CSV quote is unterminated or misplaced",
     "undecodable_bytes": "bytes that are not valid UTF-8",
     "misplaced_bom": "a byte-order mark anywhere but the very start of the file",
+    "mixed_line_endings": "a CSV file whose records end in more than one way (LF, CRLF, lone CR)",
     "unreadable_file": "a file that could not be read or parsed at all",
     "partition_mismatch": "a row's own value differs from the key=value folder (hive partition) it is stored in",
     # identifiers

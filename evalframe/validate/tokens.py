@@ -60,8 +60,10 @@ def int_token(col: str, dtype: pl.DataType, *, allow_zero: bool = False) -> tupl
     if dtype.is_integer():
         return c.cast(pl.Int64), pl.lit(False)
     s = c.cast(pl.String)
-    ok = s.str.contains(_INT_TOKEN) | ((s == "0") if allow_zero else pl.lit(False))
-    return pl.when(ok).then(s.cast(pl.Int64, strict=False)), s.is_null() | ~ok
+    parsed = s.cast(pl.Int64, strict=False)
+    # Digits beyond Int64 are not a number evalframe reads (a null there would be reported as an empty value).
+    ok = (s.str.contains(_INT_TOKEN) | ((s == "0") if allow_zero else pl.lit(False))) & parsed.is_not_null()
+    return pl.when(ok).then(parsed), s.is_null() | ~ok
 
 
 def bool_token(col: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
