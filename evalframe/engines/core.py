@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import narwhals.stable.v2 as nw
 
@@ -48,6 +48,9 @@ from evalframe.columns import (
     GradeKind,
     RetryPolicyName,
 )
+
+#: A narwhals lazy frame over any backend.
+Lazy: TypeAlias = "nw.LazyFrame[Any]"
 
 #: Columns of every problems frame built here, in :data:`evalframe.problems.PROBLEM_SCHEMA` order.
 PROBLEM_COLUMNS = (KIND, SOURCE, LINE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, DETAIL, REFUSING)
@@ -89,13 +92,11 @@ class Options:
     extra_columns: tuple[str, ...] = ()
 
 
-def _lit(value: object, dtype: Any = None) -> nw.Expr:
+def _lit(value: Any, dtype: Any = None) -> nw.Expr:
     return nw.lit(value, dtype) if dtype is not None else nw.lit(value)
 
 
-def problems(
-    rows: nw.LazyFrame, kind: str, detail: nw.Expr, *, refusing: bool = True, keys: Sequence[str] = ()
-) -> nw.LazyFrame:
+def problems(rows: Lazy, kind: str, detail: nw.Expr, *, refusing: bool = True, keys: Sequence[str] = ()) -> Lazy:
     """``rows`` as problems of ``kind``: the key columns in ``keys`` are kept, the others null."""
     kept = set(keys)
     cols = []
@@ -122,11 +123,11 @@ def _quoted(name: str) -> nw.Expr:
     return nw.when(s.is_null()).then(_lit("null")).otherwise(nw.concat_str([_lit("'"), s, _lit("'")]))
 
 
-def _grade(name: str, dtype: Any) -> tuple[nw.Expr, nw.Expr]:
+def _grade(name: str, dtype: Any) -> tuple[nw.Expr, nw.Expr | None]:
     """(parsed Boolean, invalid mask) of a binary grade column (see ``validate._grade_token``)."""
     c = nw.col(name)
     if dtype == nw.Boolean:
-        return c, _lit(False)
+        return c, None
     if dtype.is_integer():
         return c == 1, ~c.is_null() & ~c.is_in([0, 1])
     if dtype.is_float():
@@ -136,11 +137,11 @@ def _grade(name: str, dtype: Any) -> tuple[nw.Expr, nw.Expr]:
     return parsed, ~s.is_null() & ~s.is_in(["0", "1"])
 
 
-def _integer(name: str, dtype: Any, *, allow_zero: bool) -> tuple[nw.Expr, nw.Expr]:
+def _integer(name: str, dtype: Any, *, allow_zero: bool) -> tuple[nw.Expr, nw.Expr | None]:
     """(parsed Int64, invalid mask) of a trial or attempt column (see ``validate._int_token``)."""
     c = nw.col(name)
     if dtype.is_integer():
-        return c.cast(nw.Int64()), _lit(False)
+        return c.cast(nw.Int64()), None
     s = c.cast(nw.String())
     ok = s.str.contains(_INT_TOKEN) | ((s == "0") if allow_zero else _lit(False))
     return nw.when(ok.fill_null(False)).then(s.cast(nw.Int64())), s.is_null() | ~ok.fill_null(False)
@@ -150,12 +151,12 @@ def _integer(name: str, dtype: Any, *, allow_zero: bool) -> tuple[nw.Expr, nw.Ex
 class Canonical:
     """A typed ledger in canonical columns and the row problems found making it."""
 
-    ledger: nw.LazyFrame
-    problems: list[nw.LazyFrame]
+    ledger: Lazy
+    problems: list[Lazy]
 
 
 def canonical(
-    frame: nw.LazyFrame, shape: str, options: Options, expected: nw.LazyFrame | None, only_candidate: str | None
+    frame: Lazy, shape: str, options: Options, expected: Lazy | None, only_candidate: str | None
 ) -> Canonical:
     """The canonical ledger of a typed ledger whose columns passed the structural checks, with its row problems.
 
@@ -169,13 +170,17 @@ def canonical(
         frame = frame.with_columns(_lit(only_candidate, nw.String()).alias(CANDIDATE))
         schema = frame.collect_schema()
     checks: list[tuple[nw.Expr, str, nw.Expr]] = []
-    exprs: dict[str, nw.Expr] = {CANDIDATE: nw.col(CANDIDATE).cast(nw.String()), CASE_ID: nw.col(CASE_ID).cast(nw.String())}
+    exprs: dict[str, nw.Expr] = {
+        CANDIDATE: nw.col(CANDIDATE).cast(nw.String()),
+        CASE_ID: nw.col(CASE_ID).cast(nw.String()),
+    }
     for name in (TRIAL, ATTEMPT):
         if name in cols:
             parsed, bad = _integer(name, schema[name], allow_zero=name == TRIAL)
             exprs[name] = parsed
             detail = nw.concat_str([_lit(f"{name} = "), _text(name), _lit(" is not a positive integer")])
-            checks.append((bad, "invalid_integer", detail))
+            if bad is not None:  # an integer column needs no token check
+                checks.append((bad, "invalid_integer", detail))
         else:
             exprs[name] = _lit(1, nw.Int64())
     for name in (RUN_ID, DATASET_VERSION, CASE_HASH, LIMIT, ANSWER):
@@ -183,7 +188,8 @@ def canonical(
     passed: nw.Expr = _lit(None, nw.Boolean())
     score: nw.Expr = _lit(None, nw.Float64())
     if PASSED in cols:
-        passed, bad = _grade(PASSED, schema[PASSED])
+        passed, token_bad = _grade(PASSED, schema[PASSED])
+        bad = nw.col(PASSED).is_null() & _lit(False) if token_bad is None else token_bad
         if shape == "grades":
             bad = bad | nw.col(PASSED).is_null()
         elif schema[PASSED] == nw.String:
@@ -268,7 +274,7 @@ def canonical(
     return Canonical(ledger, found)
 
 
-def _schema_problems(ledger: nw.LazyFrame, *, found_tokens: bool) -> list[nw.LazyFrame]:
+def _schema_problems(ledger: Lazy, *, found_tokens: bool) -> list[Lazy]:
     """The checks of :class:`evalframe.schemas.LedgerModel`, with its problem kinds and details."""
     keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
 
@@ -278,25 +284,46 @@ def _schema_problems(ledger: nw.LazyFrame, *, found_tokens: bool) -> list[nw.Laz
     found = []
     for name in (CANDIDATE, CASE_ID, RUN_ID):
         c = nw.col(name)
-        found.append(problems(ledger.filter((c == "").fill_null(False)), "empty_identifier", fails(name, "empty_identifier"), keys=keys))
+        found.append(
+            problems(
+                ledger.filter((c == "").fill_null(False)),
+                "empty_identifier",
+                fails(name, "empty_identifier"),
+                keys=keys,
+            )
+        )
         padded = c.str.strip_chars().str.len_chars() != c.str.len_chars()
-        found.append(problems(ledger.filter(padded.fill_null(False)), "padded_identifier", fails(name, "padded_identifier"), keys=keys))
+        found.append(
+            problems(
+                ledger.filter(padded.fill_null(False)), "padded_identifier", fails(name, "padded_identifier"), keys=keys
+            )
+        )
     for name, low in ((TRIAL, 0), (ATTEMPT, 1)):
         c = nw.col(name)
         found.append(
-            problems(ledger.filter((c < low).fill_null(False)), "invalid_integer", fails(name, f"greater_than_or_equal_to({low})"), keys=keys)
+            problems(
+                ledger.filter((c < low).fill_null(False)),
+                "invalid_integer",
+                fails(name, f"greater_than_or_equal_to({low})"),
+                keys=keys,
+            )
         )
         if not found_tokens:
             found.append(problems(ledger.filter(c.is_null()), "empty_value", fails(name, "not_nullable"), keys=keys))
     for name, allowed in ((EXEC_STATUS, EXEC_STATUSES), (SCORE_STATUS, SCORE_STATUSES)):
         c = nw.col(name)
         found.append(
-            problems(ledger.filter(~c.is_null() & ~c.is_in(list(allowed))), "invalid_status", fails(name, f"isin({list(allowed)})"), keys=keys)
+            problems(
+                ledger.filter(~c.is_null() & ~c.is_in(list(allowed))),
+                "invalid_status",
+                fails(name, f"isin({list(allowed)})"),
+                keys=keys,
+            )
         )
     return found
 
 
-def _status_problems(ledger: nw.LazyFrame) -> list[nw.LazyFrame]:
+def _status_problems(ledger: Lazy) -> list[Lazy]:
     """Rows whose statuses contradict their score (see ``validate._status_problems``)."""
     scored = nw.col(SCORE_STATUS) == "scored"
     has_score = ~nw.col(SCORE).is_null() | ~nw.col(PASSED).is_null()
@@ -305,7 +332,10 @@ def _status_problems(ledger: nw.LazyFrame) -> list[nw.LazyFrame]:
         (has_score & ~scored & ~nw.col(SCORE_STATUS).is_null(), "a score is present but score_status is not 'scored'"),
         (scored & ~has_score, "score_status is 'scored' but there is no score"),
         (scored & ~completed, "score_status is 'scored' but exec_status is not 'completed'"),
-        (scored & completed & ~nw.col(HAS_OUTPUT).fill_null(True), "score_status is 'scored' but the attempt has no output"),
+        (
+            scored & completed & ~nw.col(HAS_OUTPUT).fill_null(True),
+            "score_status is 'scored' but the attempt has no output",
+        ),
     ]
     valid = nw.col(EXEC_STATUS).is_in(list(EXEC_STATUSES)) & nw.col(SCORE_STATUS).is_in(list(SCORE_STATUSES))
     keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
@@ -319,14 +349,14 @@ def _status_problems(ledger: nw.LazyFrame) -> list[nw.LazyFrame]:
 class Identity:
     """The ledger with its planned-unit marker, and the identity problems (see :func:`identity`)."""
 
-    ledger: nw.LazyFrame
-    problems: list[nw.LazyFrame]
+    ledger: Lazy
+    problems: list[Lazy]
 
 
 def identity(
-    ledger: nw.LazyFrame,
-    cases: nw.LazyFrame,
-    planned: nw.LazyFrame,
+    ledger: Lazy,
+    cases: Lazy,
+    planned: Lazy,
     *,
     candidates: Sequence[str],
     trial_range: tuple[int, int],
@@ -344,7 +374,10 @@ def identity(
     low, high = trial_range
     marked = ledger.join(
         cases.select(CASE_ID, _lit(True, nw.Boolean()).alias("_case_ok")), on=CASE_ID, how="left"
-    ).with_columns(nw.col("_case_ok").fill_null(False), nw.col(CANDIDATE).is_in(list(candidates)).fill_null(False).alias("_cand_ok"))
+    ).with_columns(
+        nw.col("_case_ok").fill_null(False),
+        nw.col(CANDIDATE).is_in(list(candidates)).fill_null(False).alias("_cand_ok"),
+    )
     in_range = (nw.col(TRIAL) >= low) & (nw.col(TRIAL) <= high)
     keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
     cand, case = nw.col("_cand_ok"), nw.col("_case_ok")
@@ -409,7 +442,9 @@ def identity(
     for col, kind in ((DATASET_VERSION, "version_mismatch"), (CASE_HASH, "hash_mismatch")):
         if col not in names:
             continue
-        joined = marked.join(cases.select(CASE_ID, nw.col(col).cast(nw.String()).alias("_plan_value")), on=CASE_ID, how="inner")
+        joined = marked.join(
+            cases.select(CASE_ID, nw.col(col).cast(nw.String()).alias("_plan_value")), on=CASE_ID, how="inner"
+        )
         differ = ~nw.col(col).is_null() & ~nw.col("_plan_value").is_null() & (nw.col(col) != nw.col("_plan_value"))
         found.append(
             problems(
@@ -437,11 +472,11 @@ def identity(
 class Selection:
     """Every attempt of a planned unit with ``attempts`` and ``counts``, and the retry flags."""
 
-    attempts: nw.LazyFrame
-    flags: list[nw.LazyFrame]
+    attempts: Lazy
+    flags: list[Lazy]
 
 
-def select_attempts(ledger: nw.LazyFrame, options: Options) -> Selection:
+def select_attempts(ledger: Lazy, options: Options) -> Selection:
     """The retry policies of :func:`evalframe.attempts.select_attempts`, as windows ordered by attempt."""
     unit = _UNIT
     prev_exec = nw.col(EXEC_STATUS).shift(1).over(*unit, order_by=ATTEMPT)
@@ -522,7 +557,7 @@ def outcome() -> nw.Expr:
     )
 
 
-def unit_outcomes(planned: nw.LazyFrame, attempts: nw.LazyFrame, plan_columns: Sequence[str]) -> nw.LazyFrame:
+def unit_outcomes(planned: Lazy, attempts: Lazy, plan_columns: Sequence[str]) -> Lazy:
     """Planned units (with their plan columns) joined to their counted attempt(s), each with its outcome.
 
     A ledger column named like a plan column becomes ``<name>_right``, as in the polars units table.
@@ -534,12 +569,12 @@ def unit_outcomes(planned: nw.LazyFrame, attempts: nw.LazyFrame, plan_columns: S
     return joined.with_columns(nw.col(ATTEMPTS).fill_null(0), outcome().alias("outcome"))
 
 
-def outcome_counts(units: nw.LazyFrame) -> nw.LazyFrame:
+def outcome_counts(units: Lazy) -> Lazy:
     """Units per candidate and outcome (the input of :func:`evalframe.funnel.funnel_from_outcome_counts`)."""
     return units.group_by(CANDIDATE, "outcome").agg(nw.len().alias("n"))
 
 
-def case_sums(units: nw.LazyFrame) -> nw.LazyFrame:
+def case_sums(units: Lazy) -> Lazy:
     """Per candidate and case, the sums of :func:`evalframe.funnel.case_sums`, plus its missing units."""
     o = nw.col("outcome")
     graded = o.is_in(["passed", "failed", "scored_no_threshold"])

@@ -12,6 +12,7 @@ pyspark is imported only here, and only when a Spark audit runs (``pip install '
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +21,8 @@ from typing import Any, Final
 import narwhals.stable.v2 as nw
 import polars as pl
 
+from evalframe.attempts import RETRY_FLAGS
+from evalframe.audit import is_spark_frame
 from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
@@ -38,10 +41,11 @@ from evalframe.columns import (
     TRIAL,
 )
 from evalframe.engines import core
+from evalframe.engines.core import Lazy
 from evalframe.errors import AuditRefused
 from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_sums
 from evalframe.plan import Plan
-from evalframe.problems import PROBLEM_SCHEMA, concat_problems
+from evalframe.problems import concat_problems
 from evalframe.report import AuditReport
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
@@ -49,13 +53,6 @@ from evalframe.validate import FILE_PROBLEMS, validate_ledger
 FIRST_ROWS: Final = 1000
 #: How many missing case ids the summary lists per candidate (as :data:`evalframe.audit.MISSING_IDS_SHOWN`).
 MISSING_IDS_SHOWN: Final = 20
-
-
-def is_spark_frame(obj: object) -> bool:
-    """Whether ``obj`` is a PySpark or Spark Connect DataFrame (decided without importing pyspark)."""
-    return any(
-        k.__module__.startswith("pyspark.") and k.__name__ == "DataFrame" for k in type(obj).__mro__
-    )
 
 
 def spark_session(remote: str | None = None) -> Any:
@@ -77,15 +74,17 @@ def spark_session(remote: str | None = None) -> Any:
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.shuffle.partitions", os.environ.get("EVALFRAME_SPARK_PARTITIONS", "4"))
         .getOrCreate()
     )
 
 
 def read_ledger(spark: Any, source: str | Sequence[str]) -> Any:
-    """A Spark DataFrame of a Parquet path (file, folder, glob; or several) or, without a path separator or a
-    ``.parquet`` suffix that exists, a table name. Each row gets its file name as ``source`` and its 1-based
-    row number in that file as ``line`` when it has none.
+    """A Spark DataFrame of Parquet paths (files, folders, globs) or of a table name.
+
+    A single name without a path separator that is no existing path is a table. Each Parquet row gets its
+    file name as ``source`` and its 1-based row number in that file as ``line`` when it has none.
     """
     paths = [source] if isinstance(source, str) else list(source)
     if len(paths) == 1 and not Path(paths[0]).exists() and "/" not in paths[0] and "://" not in paths[0]:
@@ -123,24 +122,26 @@ def _cases_frame(spark: Any, plan: Plan) -> Any:
     return spark.createDataFrame(cases.to_pandas()) if cases.height else spark.createDataFrame([], "case_id string")
 
 
-def _planned_units(spark: Any, plan: Plan, cases: nw.LazyFrame) -> nw.LazyFrame:
+def _planned_units(spark: Any, plan: Plan, cases: Lazy) -> Lazy:
     """The planned units with their plan columns: a units table's own, else cases × candidates × trials."""
+    columns = [c for c in plan.cases.columns if c != CASE_ID]
     if plan.unit_codes is not None:
         listed = plan.planned_units().select(CANDIDATE, CASE_ID, pl.col(TRIAL).cast(pl.Int64)).collect()
-        units = nw.from_native(spark.createDataFrame(listed.to_pandas()))
-        return units.join(cases, on=CASE_ID, how="left")
+        units: Lazy = nw.from_native(spark.createDataFrame(listed.to_pandas()))
+        return units.join(cases, on=CASE_ID, how="left").select(CANDIDATE, CASE_ID, TRIAL, *columns)
     low, high = plan.trial_range
     grid = [(c, t) for c in plan.candidates for t in range(low, high + 1)]
-    pairs = nw.from_native(spark.createDataFrame(grid, f"{CANDIDATE} string, {TRIAL} long"))
-    return pairs.join(cases, how="cross").select(CANDIDATE, CASE_ID, TRIAL, *(c for c in plan.cases.columns if c != CASE_ID))
+    pairs: Lazy = nw.from_native(spark.createDataFrame(grid, f"{CANDIDATE} string, {TRIAL} long"))
+    return pairs.join(cases, how="cross").select(CANDIDATE, CASE_ID, TRIAL, *columns)
 
 
-def _cache(frame: nw.LazyFrame) -> nw.LazyFrame:
-    native = frame.to_native()
-    return nw.from_native(native.cache())
+def _cache(frame: Lazy) -> Lazy:
+    """The frame, cached by Spark (computed once, at its first use, for every later query that reads it)."""
+    cached: Lazy = nw.from_native(frame.to_native().cache())
+    return cached
 
 
-def _first_rows(found: nw.LazyFrame) -> tuple[pl.DataFrame, dict[str, int]]:
+def _first_rows(found: Lazy) -> tuple[pl.DataFrame, dict[str, int]]:
     """Problem counts per kind and the first :data:`FIRST_ROWS` rows of each kind (in the problems' sort order)."""
     counts = found.group_by(KIND).agg(nw.len().alias("n")).collect("polars").to_native()
     order = [SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL]
@@ -149,8 +150,15 @@ def _first_rows(found: nw.LazyFrame) -> tuple[pl.DataFrame, dict[str, int]]:
     return concat_problems([first]), dict(counts.iter_rows())
 
 
-def _write(frame: nw.LazyFrame, path: Path) -> None:
+def _write(frame: Lazy, path: Path) -> None:
     frame.to_native().write.mode("overwrite").parquet(str(path))
+
+
+def _rename(old: Path, new: Path) -> None:
+    """Move a folder Spark wrote to its final name (a local folder; elsewhere it is written again)."""
+    if new.exists():
+        shutil.rmtree(new)
+    old.rename(new)
 
 
 def _units_schema(units: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
@@ -212,7 +220,7 @@ def audit_on_spark(
     else:
         spark = spark_session(spark_remote)
         native = read_ledger(spark, results)
-        source = str(results)
+        source = results if isinstance(results, str) else ", ".join(map(str, results))
     frame = nw.from_native(native)
     names = frame.collect_schema().names()
     if SOURCE not in names:
@@ -262,19 +270,21 @@ def audit_on_spark(
         missing_refuses=options.missing_refuses,
     )
     marked = _cache(ident.ledger)
-    ident = core.Identity(marked, ident.problems)
-    found = [*made.problems, *ident.problems]
-    checked = _union(found)
-    refusing = checked.filter(nw.col(REFUSING)).select(nw.len()).collect("polars").to_native().item()
-    if refusing:
-        _write(checked, folder / "problems")
-        first, counts = _first_rows(checked)
-        raise AuditRefused(first)
     selection = core.select_attempts(marked.filter(nw.col("_planned")).drop("_planned"), options)
-    attempts = _cache(selection.attempts)
-    all_problems = _union([*found, *selection.flags])
-    _write(all_problems, folder / "problems")
-    first, counts = _first_rows(nw.from_native(spark.read.parquet(str(folder / "problems"))))
+    attempts = selection.attempts
+    # One write of every problem; the first rows and counts are read back from it (no second evaluation).
+    everything = folder / "_problems_all"
+    _write(_union([*made.problems, *ident.problems, *selection.flags]), everything)
+    found = nw.from_native(spark.read.parquet(str(everything)))
+    is_flag = nw.col(KIND).is_in(list(RETRY_FLAGS))
+    checks_refused = found.filter(nw.col(REFUSING) & ~is_flag).select(nw.len()).collect("polars").to_native().item()
+    if checks_refused:  # as on polars: a batch refused by its checks selects no attempt, so has no retry flags
+        _write(found.filter(~is_flag), folder / "problems")
+        found = nw.from_native(spark.read.parquet(str(folder / "problems")))
+    else:
+        _rename(everything, folder / "problems")
+        found = nw.from_native(spark.read.parquet(str(folder / "problems")))
+    first, counts = _first_rows(found)
     if first.filter(pl.col(REFUSING)).height:
         raise AuditRefused(first)
     units = core.unit_outcomes(planned, attempts, plan.cases.columns)
@@ -351,13 +361,6 @@ def audit_on_spark(
     )
 
 
-def _union(frames: Sequence[nw.LazyFrame]) -> nw.LazyFrame:
+def _union(frames: Sequence[Lazy]) -> Lazy:
     """One problems frame of several (every part has :data:`evalframe.engines.core.PROBLEM_COLUMNS`)."""
-    typed = [f.select(*(nw.col(c).cast(_NW[c]) for c in core.PROBLEM_COLUMNS)) for f in frames]
-    return nw.concat(typed, how="vertical")
-
-
-_NW: Final = {
-    name: {pl.String: nw.String(), pl.Int64: nw.Int64(), pl.Boolean: nw.Boolean()}[type(dtype)]
-    for name, dtype in PROBLEM_SCHEMA.items()
-}
+    return nw.concat(list(frames), how="vertical")
