@@ -22,7 +22,7 @@ import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.attempts import RETRY_FLAGS
-from evalframe.audit import is_spark_frame
+from evalframe.audit import evalframe_version, is_spark_frame
 from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
@@ -150,12 +150,12 @@ def _first_rows(found: Lazy) -> tuple[pl.DataFrame, dict[str, int]]:
     return concat_problems([first]), dict(counts.iter_rows())
 
 
-def _write(frame: Lazy, path: Path) -> None:
-    frame.to_native().write.mode("overwrite").parquet(str(path))
+def _write(frame: Lazy, path: str) -> None:
+    frame.to_native().write.mode("overwrite").parquet(path)
 
 
 def _rename(old: Path, new: Path) -> None:
-    """Move a folder Spark wrote to its final name (a local folder; elsewhere it is written again)."""
+    """Move a local folder Spark wrote to its final name (on object storage the table is written again)."""
     if new.exists():
         shutil.rmtree(new)
     old.rename(new)
@@ -210,8 +210,14 @@ def audit_on_spark(
     ValueError
         For slices (audited on polars) and for text score or has_output columns.
     """
-    folder = Path(tables) if tables is not None else Path(tempfile.mkdtemp(prefix="evalframe-spark-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    root = str(tables) if tables is not None else tempfile.mkdtemp(prefix="evalframe-spark-")
+    local = "://" not in root or root.startswith("file://")
+    if local:
+        Path(root.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+
+    def at(name: str) -> str:
+        return f"{root.rstrip('/')}/{name}"
+
     spark = None
     if is_spark_frame(results):
         native = results
@@ -273,24 +279,25 @@ def audit_on_spark(
     selection = core.select_attempts(marked.filter(nw.col("_planned")).drop("_planned"), options)
     attempts = selection.attempts
     # One write of every problem; the first rows and counts are read back from it (no second evaluation).
-    everything = folder / "_problems_all"
+    everything = at("problems-all")
     _write(_union([*made.problems, *ident.problems, *selection.flags]), everything)
     found = nw.from_native(spark.read.parquet(str(everything)))
     is_flag = nw.col(KIND).is_in(list(RETRY_FLAGS))
     checks_refused = found.filter(nw.col(REFUSING) & ~is_flag).select(nw.len()).collect("polars").to_native().item()
     if checks_refused:  # as on polars: a batch refused by its checks selects no attempt, so has no retry flags
-        _write(found.filter(~is_flag), folder / "problems")
-        found = nw.from_native(spark.read.parquet(str(folder / "problems")))
+        _write(found.filter(~is_flag), at("problems"))
+    elif local:
+        _rename(Path(everything.removeprefix("file://")), Path(at("problems").removeprefix("file://")))
     else:
-        _rename(everything, folder / "problems")
-        found = nw.from_native(spark.read.parquet(str(folder / "problems")))
+        _write(found, at("problems"))
+    found = nw.from_native(spark.read.parquet(at("problems")))
     first, counts = _first_rows(found)
     if first.filter(pl.col(REFUSING)).height:
         raise AuditRefused(first)
     units = core.unit_outcomes(planned, attempts, plan.cases.columns)
-    _write(units, folder / "units")
-    _write(attempts, folder / "attempts")
-    written = nw.from_native(spark.read.parquet(str(folder / "units")))
+    _write(units, at("units"))
+    _write(attempts, at("attempts"))
+    written = nw.from_native(spark.read.parquet(at("units")))
     outcome_counts = core.outcome_counts(written).collect("polars").to_native()
     per_case = (
         core.case_sums(written)
@@ -318,14 +325,16 @@ def audit_on_spark(
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
     )
-    units_scan = _units_schema(pl.scan_parquet(folder / "units" / "*.parquet"), plan)
-    attempts_scan = _units_schema(pl.scan_parquet(folder / "attempts" / "*.parquet"), plan)
+    units_scan = _units_schema(pl.scan_parquet(at("units") + "/*.parquet"), plan)
+    attempts_scan = _units_schema(pl.scan_parquet(at("attempts") + "/*.parquet"), plan)
     rows = marked.select(nw.len()).collect("polars").to_native().item()
     run_ids = sorted(
         attempts.select(RUN_ID).unique().drop_nulls().collect("polars").to_native().get_column(RUN_ID).to_list()
     )
     meta: dict[str, Any] = {
         "engine": "spark",
+        "evalframe_version": evalframe_version(),
+        "slices": [],
         "plan_source": plan.source,
         "plan_hash": plan.plan_hash,
         "n_cases": plan.cases.height,
@@ -346,7 +355,7 @@ def audit_on_spark(
         "score_range": list(score_range),
         "pass_threshold": pass_threshold,
         "confidence": confidence,
-        "tables": str(folder),
+        "tables": root,
         "problem_counts": counts,
         **(provenance or {}),
     }
