@@ -85,6 +85,11 @@ def evalframe_version() -> str:
         return "0+unknown"
 
 
+def is_spark_frame(obj: object) -> bool:
+    """A PySpark or Spark Connect DataFrame, told by its class (pyspark is never imported here)."""
+    return any(k.__module__.startswith("pyspark.") and k.__name__ == "DataFrame" for k in type(obj).__mro__)
+
+
 def _as_loaded(results: Results) -> Loaded:
     if isinstance(results, Loaded):
         return results
@@ -611,6 +616,9 @@ def audit(
     provenance: Mapping[str, Any] | None = None,
     extra_columns: Sequence[str] = (),
     reducer: str = "mean",
+    engine: Literal["polars", "spark"] = "polars",
+    spark_tables: str | Path | None = None,
+    spark_remote: str | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
 
@@ -676,6 +684,18 @@ def audit(
         rate beside the trial-level one (SPEC §4): ``mean``, ``any``,
         ``all``, ``majority`` or ``at_least:k`` (see
         :func:`evalframe.funnel.reduce_case`).
+    engine
+        ``polars`` (default) or ``spark``: the row work runs on Spark
+        (:func:`evalframe.engines.spark.audit_on_spark`; ``results`` a
+        Parquet path or a table name). A PySpark or Spark Connect DataFrame
+        as ``results`` selects ``spark`` by itself. Needs
+        ``pip install 'evalframe[spark]'``; slices stay on polars.
+    spark_tables
+        Folder Spark writes the full units, attempts and problems tables to
+        (Parquet); default a new temporary folder.
+    spark_remote
+        Spark Connect address (``sc://HOST:PORT``); default a local
+        ``local[2]`` session.
 
     Returns
     -------
@@ -738,6 +758,29 @@ def audit(
         usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"
         msg = f"slice column(s) {', '.join(map(repr, unknown_slices))} not in the plan (plan columns: {usable})"
         raise ValueError(msg)
+    if engine == "spark" or is_spark_frame(results):
+        if slices:
+            raise ValueError("slices are audited on the polars engine (engine='polars'), not yet on Spark")
+        from evalframe.engines.spark import audit_on_spark
+
+        return audit_on_spark(
+            plan,
+            results,
+            tables=spark_tables,
+            spark_remote=spark_remote,
+            retry=retry,
+            max_attempts=max_attempts,
+            retry_on=retry_on,
+            strict_retries=strict_retries,
+            missing=missing,
+            grade=grade,
+            score_range=score_range,
+            pass_threshold=pass_threshold,
+            confidence=confidence,
+            extra_columns=extra_columns,
+            reducer=check_reducer(reducer),
+            provenance=provenance,
+        )
     loaded = _as_loaded(results)
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]

@@ -258,6 +258,20 @@ def audit_options(func: F) -> F:
             help="Two-sided coverage of every interval.",
         ),
         click.option(
+            "--engine",
+            type=click.Choice(["polars", "spark"]),
+            default="polars",
+            show_default=True,
+            help="Where the row work runs: polars on this machine, or Spark (--results: Parquet paths or a table; "
+            "needs pip install 'evalframe[spark]'; the JVM alone takes 30+ s to start).",
+        ),
+        click.option("--spark-remote", default=None, help="Spark Connect address sc://HOST:PORT (default: local[2])."),
+        click.option(
+            "--spark-tables",
+            default=None,
+            help="Folder (or URI) Spark writes the full units, attempts and problems tables to, as Parquet.",
+        ),
+        click.option(
             "--out",
             type=click.Path(file_okay=False, path_type=Path),
             default=None,

@@ -205,20 +205,89 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str |
     counts = units.group_by(list(by)).agg(
         (pl.len() if unit is None else pl.col(unit).n_unique()).cast(pl.UInt32).alias(PLANNED),
         pl.len().cast(pl.UInt32).alias(OBSERVATIONS),
-        (pl.len() - n("missing", "not_started")).cast(pl.UInt32).alias(ATTEMPTED),
-        n("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed").alias(COMPLETED),
-        n("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed").alias(WITH_OUTPUT),
-        n("scored_no_threshold", "failed", "passed").alias(SCORED),
-        n("scored_no_threshold").alias("_no_threshold"),
-        n("passed").alias(PASSED),
-        n("failed").alias(FAILED),
-        n("missing").alias(MISSING),
-        n("not_started").alias(NOT_STARTED),
-        n("exec_failed").alias(EXEC_FAILED),
-        n("no_output").alias(NO_OUTPUT),
-        n("judge_failed").alias(JUDGE_FAILED),
-        n("not_scored").alias(NOT_SCORED),
+        *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
     )
+    return funnel_rates(counts, by)
+
+
+#: Each count of the funnel (after ``planned``) and the outcomes it adds up.
+_FUNNEL_OUTCOMES: Final = {
+    "_not_attempted": ("missing", "not_started"),
+    COMPLETED: ("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
+    WITH_OUTPUT: ("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
+    SCORED: ("scored_no_threshold", "failed", "passed"),
+    "_no_threshold": ("scored_no_threshold",),
+    PASSED: ("passed",),
+    FAILED: ("failed",),
+    MISSING: ("missing",),
+    NOT_STARTED: ("not_started",),
+    EXEC_FAILED: ("exec_failed",),
+    NO_OUTPUT: ("no_output",),
+    JUDGE_FAILED: ("judge_failed",),
+    NOT_SCORED: ("not_scored",),
+}
+
+
+def funnel_from_outcome_counts(
+    counts: pl.DataFrame, by: Sequence[str] = (CANDIDATE,), *, planned: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """The funnel of :func:`funnel` from units already counted per group and outcome.
+
+    Parameters
+    ----------
+    counts
+        One row per group and outcome: the ``by`` columns, ``outcome`` (String
+        or Enum, one of :data:`~evalframe.columns.OUTCOMES`) and ``n`` (integer:
+        units with that outcome). An engine that counts units elsewhere (Spark,
+        see :mod:`evalframe.engines`) sends this small table to the driver.
+    by
+        Grouping columns.
+    planned
+        The ``by`` columns and ``planned`` (integer: planned units), when the
+        counted rows are observations rather than units (retry policy
+        ``every``); None: every counted row is one planned unit.
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :func:`funnel`, one row per group, sorted by ``by``.
+
+    Examples
+    --------
+    >>> counts = pl.DataFrame({"candidate": ["A"] * 4, "outcome": ["passed", "exec_failed", "judge_failed", "failed"],
+    ...                        "n": [1, 1, 1, 1]})
+    >>> funnel_from_outcome_counts(counts).select("planned", "scored", "passed", "pass_rate_upper").row(0)
+    (4, 2, 1, 0.75)
+    """
+    outcome = pl.col("outcome").cast(pl.String)
+
+    def n(*values: str) -> pl.Expr:
+        return pl.col("n").filter(outcome.is_in(list(values))).sum().cast(pl.UInt32)
+
+    summed = (
+        counts.lazy()
+        .group_by(list(by))
+        .agg(
+            pl.col("n").sum().cast(pl.UInt32).alias(OBSERVATIONS),
+            *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
+        )
+    )
+    units = pl.col(OBSERVATIONS) if planned is None else pl.col("_planned").cast(pl.UInt32)
+    if planned is not None:
+        summed = summed.join(planned.lazy().rename({PLANNED: "_planned"}), on=list(by), how="left")
+    return funnel_rates(summed.with_columns(units.alias(PLANNED)), by).collect()
+
+
+def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:
+    """The SPEC §2 counts in funnel order and their rates, from the counts and sums of :data:`_FUNNEL_OUTCOMES`.
+
+    ``counts`` holds ``planned``, ``observations`` and those sums per group.
+
+    The one implementation of the funnel's arithmetic, for units counted by polars (:func:`funnel`) or by
+    another engine (:func:`funnel_from_outcome_counts`).
+    """
+    attempted = (pl.col(OBSERVATIONS) - pl.col("_not_attempted")).cast(pl.UInt32).alias(ATTEMPTED)
+    counts = counts.with_columns(attempted).select(*by, PLANNED, OBSERVATIONS, *COUNT_COLUMNS[1:], "_no_threshold")
     planned = pl.col(OBSERVATIONS).cast(pl.Float64)
     per_planned = pl.when(pl.col(OBSERVATIONS) > 0)
     # Pass rates exist only when every scored unit has a pass/fail (binary grade or declared threshold).
@@ -311,13 +380,44 @@ def with_uncertainty(
     >>> out.select("pass_rate_scored_se_clustered", "design_effect", "icc", "cases_fully_scored").row(0)
     (0.28867513459481287, 2.0, 1.0, 3)
     """
-    from evalframe.inference import bounded_mean_interval, rate_interval
+    return uncertainty_from_case_sums(
+        summary, case_sums(units, cluster), confidence=confidence, score_range=score_range, reducer=reducer
+    )
 
+
+#: Columns of :func:`case_sums` after ``candidate`` and the case (all Float64 sums over the case's units).
+CASE_SUM_COLUMNS: Final = (OBSERVATIONS, COMPLETED, SCORED, PASSED, "_score_sum", "_score_n")
+
+
+def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
+    """Per candidate and case: the sums behind every interval of :func:`with_uncertainty`.
+
+    Parameters
+    ----------
+    units
+        Unit outcomes (``candidate``, ``outcome``, ``score`` and ``cluster``).
+    cluster
+        Column identifying a case.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``candidate``, ``cluster`` and the Float64 sums of :data:`CASE_SUM_COLUMNS`: observations (rows: units,
+        or counted attempts under ``every``), completed, scored and passed, the sum of scores of scored units and
+        their number; sorted by candidate and case.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "a"], "outcome": ["passed", "missing"],
+    ...                       "score": [1.0, None]})
+    >>> case_sums(units).row(0)
+    ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    """
     schema = units.schema
     graded = outcome_in(schema, "passed", "failed", "scored_no_threshold")
     completed = outcome_in(schema, "no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed")
     scored_score = graded & pl.col(SCORE).is_not_null()
-    per_case = (
+    return (
         units.lazy()
         .group_by(CANDIDATE, cluster)
         .agg(
@@ -329,10 +429,41 @@ def with_uncertainty(
             scored_score.sum().cast(pl.Float64).alias("_score_n"),
         )
         # Cases in key order: the sums over them are then the same, bit for bit, however the units were read
-        # (whole batch, candidate by candidate, a lake) — a group-by gives its groups in any order.
+        # (whole batch, candidate by candidate, a lake, another engine) — a group-by gives its groups in any order.
         .sort(CANDIDATE, cluster)
         .collect()
     )
+
+
+def uncertainty_from_case_sums(
+    summary: pl.DataFrame,
+    per_case: pl.DataFrame,
+    *,
+    confidence: float = 0.95,
+    score_range: tuple[float, float] = (0.0, 1.0),
+    reducer: str = "mean",
+) -> pl.DataFrame:
+    """The columns :func:`with_uncertainty` adds, from the per-case sums of :func:`case_sums`.
+
+    The one implementation of the audit's interval statistics (:mod:`evalframe.inference`): polars computes
+    ``per_case`` from its units, another engine (Spark, :mod:`evalframe.engines`) from its own and sends
+    only these sums to the driver. ``per_case`` must be sorted by candidate and case (sums in a fixed order
+    are the same bit for bit); its case column may have any name. Parameters and returned columns are those
+    of :func:`with_uncertainty`.
+
+    Examples
+    --------
+    >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [2], "completed": [2], "scored": [2],
+    ...     "passed": [1], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
+    ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
+    >>> per_case = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "b"], "observations": [1.0, 1.0],
+    ...     "completed": [1.0, 1.0], "scored": [1.0, 1.0], "passed": [1.0, 0.0], "_score_sum": [1.0, 0.0],
+    ...     "_score_n": [1.0, 1.0]})
+    >>> uncertainty_from_case_sums(summary, per_case).select("cases_planned", "case_pass_rate").row(0)
+    (2, 0.5)
+    """
+    from evalframe.inference import bounded_mean_interval, rate_interval
+
     rates = {
         COMPLETION_RATE: (COMPLETED, OBSERVATIONS),
         SCORED_COVERAGE: (SCORED, OBSERVATIONS),

@@ -1,0 +1,87 @@
+"""What the Spark test modules share: the engine-against-polars comparison of one batch."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import evalframe as ef
+from tests.conftest import FIXTURES, ROOT
+
+GEN = ROOT.parent / "shared" / "tools" / "gen_ledger.py"
+
+needs_spark = pytest.mark.skipif(
+    importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("narwhals") is None,
+    reason="needs the spark extra: pip install '.[spark]'",
+)
+
+
+def frame_of(path: Path) -> pl.DataFrame:
+    """A ledger file as polars reads it (strict CSV: every field text; line and source included)."""
+    return ef.load(path).frame.collect()
+
+
+def as_spark(spark: Any, frame: pl.DataFrame, folder: Path) -> Any:
+    """The same rows as a Spark DataFrame, through Parquet (as a lake gives them)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"ledger-{len(list(folder.iterdir()))}.parquet"
+    frame.write_parquet(path)
+    return spark.read.parquet(str(path))
+
+
+def outcome(plan: ef.Plan, ledger: Any, **options: Any) -> tuple[str, ef.AuditReport | pl.DataFrame]:
+    """("report", report) or ("refused", problems)."""
+    try:
+        return "report", ef.audit(plan, ledger, **options)
+    except ef.AuditRefused as refused:
+        return "refused", refused.problems
+
+
+def assert_same_audit(
+    spark: Any, plan: ef.Plan, frame: pl.DataFrame, folder: Path, **options: Any
+) -> tuple[str, ef.AuditReport | pl.DataFrame]:
+    """Audit ``frame`` with polars and the same rows on Spark; assert identical summary, units and problems."""
+    kind, polars_side = outcome(plan, frame, **options)
+    tables = folder / f"tables-{len(list(folder.glob('tables-*')))}"
+    spark_kind, spark_side = outcome(plan, as_spark(spark, frame, folder), spark_tables=tables, **options)
+    assert spark_kind == kind
+    if isinstance(polars_side, pl.DataFrame):
+        assert isinstance(spark_side, pl.DataFrame)
+        assert_frame_equal(spark_side, polars_side)
+        written = pl.read_parquet(tables / "problems" / "*.parquet")
+        assert_frame_equal(ef.problems.concat_problems([written]), polars_side)
+        return kind, polars_side
+    assert isinstance(spark_side, ef.AuditReport)
+    assert_frame_equal(spark_side.summary, polars_side.summary)
+    assert_frame_equal(spark_side.problems, polars_side.problems)
+    assert_frame_equal(spark_side.units.lazy().collect(), polars_side.units.lazy().collect())
+    attempts = polars_side.attempts.lazy().collect()
+    assert_frame_equal(spark_side.attempts.lazy().collect().select(attempts.columns), attempts)
+    return kind, polars_side
+
+
+def generated(folder: Path, rows: int, seed: int, **knobs: float) -> tuple[ef.Plan, pl.DataFrame, dict[str, Any]]:
+    """A seeded ledger of ../shared/tools/gen_ledger.py, its plan and its manifest."""
+    import json
+
+    args = [sys.executable, str(GEN), str(folder), "--rows", str(rows), "--seed", str(seed), "--layout", "single"]
+    args += [f"--{k}={v}" for k, v in knobs.items()]
+    subprocess.run(args, check=True, capture_output=True)
+    plan = ef.Plan.from_file(folder / "plan.parquet")
+    ledger = pl.read_parquet(folder / "results.parquet")
+    ledger = ledger.with_row_index("line", offset=1).with_columns(
+        pl.col("line").cast(pl.Int64), pl.lit("results.parquet").alias("source")
+    )
+    return plan, ledger, json.loads((folder / "manifest.json").read_text())
+
+
+ORBIT = FIXTURES / "orbit_desk"
+LEDGER = FIXTURES / "ledger"
+REVERSED = FIXTURES / "reversed_answers"

@@ -1,0 +1,146 @@
+"""The audit on Spark (PySpark ``local[2]`` on 127.0.0.1) gives the polars audit's tables, value for value.
+
+Summary, units, attempts and problems are compared with ``assert_frame_equal`` (exact) on the SPEC §7
+fixtures, on seeded ledgers of ../shared/tools/gen_ledger.py with each of its defects, and under every
+retry policy. One Spark session serves the module; ``test_spark_connect.py`` repeats a part on Spark Connect.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import evalframe as ef
+from tests.spark_support import GEN, LEDGER, ORBIT, REVERSED, assert_same_audit, frame_of, generated, needs_spark
+
+pytestmark = [
+    needs_spark,
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+]
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    from evalframe.engines.spark import spark_session
+
+    os.environ.setdefault("EVALFRAME_SPARK_PARTITIONS", "2")
+    session = spark_session()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def orbit_plan() -> ef.Plan:
+    return ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
+
+
+def test_orbit_desk_and_its_header_only_export(spark: Any, tmp_path: Path) -> None:
+    kind, report = assert_same_audit(spark, orbit_plan(), frame_of(ORBIT / "results.csv"), tmp_path)
+    assert kind == "report" and isinstance(report, ef.AuditReport)
+    got = report.summary.select("candidate", "planned", "scored", "passed", "missing_case_ids").rows()
+    assert got == [("A", 4, 2, 2, ["handoff", "privacy"]), ("B", 4, 4, 3, [])]
+    kind, report = assert_same_audit(spark, orbit_plan(), frame_of(ORBIT / "results_header_only.csv"), tmp_path)
+    assert isinstance(report, ef.AuditReport)
+    assert report.summary.select("scored", "pass_rate_scored", "pass_rate_planned").rows() == [(0, None, 0.0)] * 2
+
+
+@pytest.mark.parametrize(
+    ("rows", "kinds"),
+    [
+        ("A,quote,1\nA,quote,1\n", {("duplicate_key", 2), ("duplicate_key", 3)}),
+        ("A,invented,1\n", {("unknown_case", 2)}),
+        ("C,quote,1\n", {("unknown_candidate", 2)}),
+        ("A,quote,\nA,refund,true\nA,privacy,2\nA,handoff, 1\n", {("invalid_grade", n) for n in (2, 3, 4, 5)}),
+    ],
+)
+def test_orbit_desk_refusals(spark: Any, tmp_path: Path, rows: str, kinds: set[tuple[str, int]]) -> None:
+    path = tmp_path / "results.csv"
+    path.write_text("candidate,case_id,passed\n" + rows)
+    kind, problems = assert_same_audit(spark, orbit_plan(), frame_of(path), tmp_path)
+    assert kind == "refused" and isinstance(problems, pl.DataFrame)
+    assert set(problems.filter(pl.col("refusing")).select("kind", "line").iter_rows()) == kinds
+
+
+def test_status_ledger(spark: Any, tmp_path: Path) -> None:
+    plan = ef.Plan.from_file(LEDGER / "plan.csv", candidates=["agent"])
+    frame = frame_of(LEDGER / "results.csv").with_columns(
+        pl.col("score").replace("", None).cast(pl.Float64), pl.col("has_output") == "true"
+    )
+    kind, report = assert_same_audit(spark, plan, frame, tmp_path)
+    assert isinstance(report, ef.AuditReport)
+    counts = ("planned", "attempted", "completed", "with_output", "scored", "passed", "exec_failed", "judge_failed")
+    assert report.summary.select(*counts, "pass_rate_scored", "pass_rate_upper").row(0) == (
+        4,
+        4,
+        3,
+        3,
+        2,
+        1,
+        1,
+        1,
+        0.5,
+        0.75,
+    )
+
+
+def test_reversed_answers_and_a_wrong_run(spark: Any, tmp_path: Path) -> None:
+    plan = ef.Plan.from_file(REVERSED / "plan.csv", candidates=["m"], run_id="run-1")
+    frame = frame_of(REVERSED / "results.csv")
+    kind, report = assert_same_audit(spark, plan, frame, tmp_path)
+    assert isinstance(report, ef.AuditReport)
+    assert report.summary.select("scored", "passed").row(0) == (2, 0)
+    kind, problems = assert_same_audit(spark, plan, frame.with_columns(pl.lit("run-2").alias("run_id")), tmp_path)
+    assert isinstance(problems, pl.DataFrame)
+    assert problems.get_column("kind").to_list() == ["run_mismatch", "run_mismatch"]
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[ef.Plan, pl.DataFrame, dict[str, Any]]:
+    if not GEN.exists():
+        pytest.skip("needs ../shared/tools/gen_ledger.py beside the repository (CI has it)")
+    return generated(tmp_path_factory.mktemp("clean"), 20_000, 7, unknown=0, dups=0, missing=0.05, retries=0.1)
+
+
+@pytest.mark.parametrize("retry", ["first", "last_allowed", "every"])
+def test_generated_clean_ledger_under_each_retry_policy(
+    spark: Any, tmp_path: Path, clean: tuple[ef.Plan, pl.DataFrame, dict[str, Any]], retry: str
+) -> None:
+    plan, frame, manifest = clean
+    kind, report = assert_same_audit(spark, plan, frame, tmp_path, retry=retry, max_attempts=2)
+    assert isinstance(report, ef.AuditReport)
+    truth = manifest["truth"]
+    assert int(report.summary.get_column("missing").sum()) == truth["missing_pairs"]
+
+
+def test_generated_ledger_with_every_defect(
+    spark: Any, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    if not GEN.exists():
+        pytest.skip("needs ../shared/tools/gen_ledger.py beside the repository (CI has it)")
+    plan, frame, manifest = generated(tmp_path_factory.mktemp("defects"), 20_000, 11, unknown=0.002, dups=0.002)
+    kind, problems = assert_same_audit(spark, plan, frame, tmp_path)
+    assert isinstance(problems, pl.DataFrame)
+    truth = manifest["truth"]
+    by_kind = dict(problems.group_by("kind").len().iter_rows())
+    assert by_kind["unknown_case"] == truth["unknown_rows"]
+    assert by_kind["missing_unit"] == truth["missing_pairs"]
+
+
+def test_the_polars_path_never_imports_pyspark() -> None:
+    code = (
+        "import sys; sys.modules['pyspark'] = None\n"  # any import of pyspark raises ImportError
+        "import evalframe as ef, polars as pl\n"
+        "plan = ef.Plan.from_frame(pl.DataFrame({'case_id': ['q']}), candidates=['A'])\n"
+        "report = ef.audit(plan, pl.DataFrame({'candidate': ['A'], 'case_id': ['q'], 'passed': [1]}))\n"
+        "print(report.summary.item(0, 'passed'), [m for m in sys.modules if m.startswith('evalframe.engines')])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "1 []"
