@@ -24,7 +24,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
 from evalframe.power import detectable_difference
-from evalframe.report import AuditReport, markdown_table, markdown_text
+from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import mcnemar_exact
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
@@ -68,20 +68,12 @@ class Comparison:
         return list(self.table.item(0, "reasons"))
 
     def to_markdown(self) -> str:
-        """The comparison as Markdown: verdict, reasons, numbers."""
-        row = self.table.row(0, named=True)
-        lines = [
-            f"## Comparison: {markdown_text(row['candidate'])} vs baseline {markdown_text(row['baseline'])}",
-            "",
-            f"**Verdict: `{row['verdict']}`** (pair policy `{row['pair_policy']}`)",
-            "",
-            *[f"- {markdown_text(r)}" for r in row["reasons"]],
-            "",
-            markdown_table(self.table.drop("reasons")),
-        ]
-        if self.dropped_by_slice.height:
-            lines += ["", "Dropped pairs by slice:", "", markdown_table(self.dropped_by_slice)]
-        return "\n".join(lines) + "\n"
+        """The comparison as Markdown: verdict, reasons, numbers, dropped and flipped pairs.
+
+        Rendered by :func:`evalframe.report.markdown.comparison_markdown`, reached through the
+        report's registry: this module imports no renderer.
+        """
+        return str(RENDERERS["comparison_markdown"](self))
 
 
 @dataclass(frozen=True)
