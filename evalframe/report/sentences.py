@@ -16,6 +16,9 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.report.format import fmt_value, markdown_code
 
+#: Overlapping ranges a ranking note names; beyond, it counts them.
+RANGES_NAMED = 3
+
 
 def missing_ids_text(record: Mapping[str, Any]) -> str:
     """The summary's missing case ids as text, with how many more the units table holds.
@@ -139,9 +142,12 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
         if r is not top and low <= top_high and top_low <= high:
             overlapping.append(f"{r[CANDIDATE]} [{fmt_value(low)}, {fmt_value(high)}]")
     if overlapping:
+        others = ", ".join(overlapping)
+        if len(overlapping) > RANGES_NAMED:
+            others = f"{len(overlapping)} other candidates' ranges (e.g. {', '.join(overlapping[:RANGES_NAMED])})"
         return (
             f"{lead}, but its full-plan range [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
-            f"{', '.join(overlapping)}: the missing grades alone could reverse the order, so pass_rate_scored "
+            f"{others}: the missing grades alone could reverse the order, so pass_rate_scored "
             "does not rank these candidates."
         )
     return (

@@ -31,40 +31,53 @@ def _table(title: str, **kwargs: Any) -> Table:
     return Table(title=Text(title, style="bold"), title_justify="left", box=box.HEAVY_HEAD, **kwargs)
 
 
+def _column(table: Table, name: str, **kwargs: Any) -> None:
+    """A column whose long words fold (never cut with an ellipsis)."""
+    table.add_column(Text(name), overflow="fold", **kwargs)
+
+
 def frame_table(frame: pl.DataFrame, title: str) -> Table:
     """A rich table of ``frame``: numbers right-aligned and rounded for people, text as written."""
     table = _table(title)
     for name in frame.columns:
-        table.add_column(Text(visible(name)), justify="right" if frame.schema[name].is_numeric() else "left")
+        _column(table, visible(name), justify="right" if frame.schema[name].is_numeric() else "left")
     for row in frame.iter_rows():
         table.add_row(*[_text(v) for v in row])
     return table
 
 
 def _candidates_table(view: View) -> Table:
+    """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
     level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
-    table = _table("candidates: funnel and rates, each beside its counts")
-    table.add_column("candidate", no_wrap=False, overflow="fold")
-    table.add_column(Text("scored_coverage\n(scored/planned)"), no_wrap=True)
-    table.add_column(Text(f"pass_rate_scored\n(passed/scored) [{level}CI]"))
-    table.add_column(Text("full-plan range\n(worst–best)"))
-    table.add_column(Text("missing\n(no row)"), justify="right")
-    table.add_column(Text("other ungraded"), overflow="fold")
+    coverage, passing, spans, missing, others = [], [], [], [], []
     for c in view.candidates:
         cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
-        coverage = Text(f"{fmt_rate(cov.value)} ({cov.numerator}/{cov.denominator})")
-        if not c.complete:
-            coverage.stylize("yellow")
+        coverage.append(
+            Text(f"{fmt_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
+        )
         if rate.value is None:
-            passing = Text("no pass rate", style="dim")
+            passing.append(Text("no pass rate", style="dim"))
         else:
-            passing = Text(f"{fmt_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
-            passing.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+            cell = Text(f"{fmt_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
+            cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+            passing.append(cell)
         low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
-        span = "—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"
-        missing = f"{c.counts['missing']}" + (f" ({c.missing_cases} cases)" if c.missing_cases else "")
-        others = ", ".join(f"{n} {name}" for name, n in c.ungraded) or "—"
-        table.add_row(Text(visible(c.name), style="bold"), coverage, passing, Text(span), Text(missing), Text(others))
+        spans.append(Text("—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"))
+        missing.append(Text(str(c.counts["missing"])))
+        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or "—"))
+
+    table = _table("candidates: funnel and rates, each beside its counts")
+    _column(table, "candidate")
+    _column(table, "scored_coverage\n(scored/planned)")
+    _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
+    _column(table, "full-plan\nrange")
+    _column(table, "missing\n(no row)", justify="right")
+    show_others = any(c.ungraded for c in view.candidates)
+    if show_others:
+        _column(table, "other\nungraded")
+    for c, *cells in zip(view.candidates, coverage, passing, spans, missing, others, strict=True):
+        row = [Text(visible(c.name), style="bold"), *cells]
+        table.add_row(*(row if show_others else row[:-1]))
     return table
 
 
@@ -86,12 +99,20 @@ def _gate(gate: Gate) -> Text:
     return Text.assemble(("gate failed", "bold red"), f": scored_coverage below {gate.min_coverage:g}: {below}")
 
 
+#: Up to this many candidates, the headline gives each one's first sentence (more read better as table rows).
+HEADLINE_CANDIDATES = 8
+
+
 def _headline(candidates: Sequence[Candidate], ranking: str | None) -> Iterator[RenderableType]:
+    """The ranking note, then each candidate's first headline sentence (its range and missing ids are below)."""
     yield Text("headline", style="bold")
-    for c in candidates:
-        yield Text(f"• {visible(' '.join(c.headline))}")
     if ranking:
         yield Text(visible(ranking), style="bold yellow")
+    if len(candidates) <= HEADLINE_CANDIDATES:
+        for c in candidates:
+            yield Text(f"• {visible(c.headline[0])}")
+    else:
+        yield Text(f"{len(candidates)} candidates: one row each below.")
 
 
 def _missing(view: View) -> Table | None:
@@ -99,10 +120,10 @@ def _missing(view: View) -> Table | None:
     if not rows:
         return None
     table = _table("missing units (no row at all: not failures)")
-    table.add_column("candidate", overflow="fold")
-    table.add_column("missing", justify="right")
-    table.add_column("cases", justify="right")
-    table.add_column("first missing case ids (natural order)", overflow="fold")
+    _column(table, "candidate")
+    _column(table, "missing", justify="right")
+    _column(table, "cases", justify="right")
+    _column(table, "first missing case ids (natural order)")
     for c in rows:
         table.add_row(
             Text(visible(c.name)),
@@ -118,7 +139,7 @@ def _numeric(view: View) -> Table:
         "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if view.numeric else "")
     )
     for name in ("candidate", "scored", "mean_score", "interval (clustered)"):
-        table.add_column(name, justify="left" if name == "candidate" else "right")
+        _column(table, name, justify="left" if name == "candidate" else "right")
     for c in view.candidates:
         u = c.uncertainty
         table.add_row(
@@ -141,7 +162,7 @@ def _tests(view: View) -> Table:
         "missing (no row)",
         "missing: selective?",
     ):
-        table.add_column(name, overflow="fold")
+        _column(table, name)
 
     def said(selective: bool, p: float | None, stands_out: str) -> Text:
         if p is None:
@@ -166,7 +187,7 @@ def _slice_funnel(view: View) -> Table:
     assert view.slices is not None
     table = _table("funnel by slice")
     for name in ("candidate", "slice", "value", "scored_coverage (scored/planned)", "missing", "pass_rate_scored"):
-        table.add_column(name, justify="right" if name == "missing" else "left", overflow="fold")
+        _column(table, name, justify="right" if name == "missing" else "left")
     for r in view.slices.funnel.iter_rows(named=True):
         rate = r.get("pass_rate_scored")
         table.add_row(
@@ -182,9 +203,9 @@ def _slice_funnel(view: View) -> Table:
 
 def _notes(notes: Sequence[Note]) -> Table:
     table = _table("notes and problems (not refusing)")
-    table.add_column("kind", no_wrap=True)
-    table.add_column("count", justify="right")
-    table.add_column("what it says", overflow="fold")
+    _column(table, "kind")
+    _column(table, "count", justify="right")
+    _column(table, "what it says")
     for n in notes:
         texts = "\n".join(visible(t) for t in n.texts) or visible(n.meaning)
         table.add_row(Text(n.kind), Text(str(n.count)), Text(texts))
@@ -206,15 +227,15 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         "detectable_difference",
     )
     table = _table("comparison")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
+    _column(table, "measure")
+    _column(table, "value", justify="right")
     for name, value, _ in c.measures:
         if name in wanted:
             table.add_row(Text(name), _text(value))
     yield table
     flips = _table(f"flipped pairs ({c.flips.total})")
-    flips.add_column("flip")
-    flips.add_column("pairs", justify="right")
+    _column(flips, "flip")
+    _column(flips, "pairs", justify="right")
     for key, label in FLIPS.items():
         flips.add_row(Text(label), Text(str(c.flips.counts[key])))
     yield flips
