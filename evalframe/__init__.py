@@ -19,6 +19,7 @@ try:
     from evalframe.load import load
     from evalframe.plan import Plan
     from evalframe.power import cases_needed, detectable_difference
+    from evalframe.read import read
     from evalframe.report import AuditReport
 finally:
     if _collecting:
@@ -38,5 +39,6 @@ __all__ = [
     "detectable_difference",
     "funnel",
     "load",
+    "read",
     "select_attempts",
 ]

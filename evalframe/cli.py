@@ -30,6 +30,7 @@ from evalframe.importers._kit import ImportRefused, declare
 from evalframe.load import Loaded, load
 from evalframe.plan import Plan
 from evalframe.progress import Progress as ProgressCallback
+from evalframe.read import plan_units
 from evalframe.report import (
     STOP_SIGNALS,
     AuditReport,
@@ -658,11 +659,11 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         sys.exit(EXIT_REFUSED)
     except EvalframeError as exc:
         _fail(str(exc))
-    plan_units = imported.plan.planned_units().join(imported.plan.cases.lazy(), on="case_id", how="left").collect()
-    tables = {"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}
+    planned = plan_units(imported)
+    tables = {"plan": planned, "ledger": imported.ledger, "notes": imported.notes}
     _write(lambda: write_output(out, tables, command=command, outcome="imported", inputs=inputs))
     console.print(
-        f"imported {len(paths)} file(s): {plan_units.height} planned units, {imported.ledger.height} ledger rows, "
+        f"imported {len(paths)} file(s): {planned.height} planned units, {imported.ledger.height} ledger rows, "
         f"{imported.notes.height} note(s) → {out}",
         highlight=False,
     )

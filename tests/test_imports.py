@@ -37,6 +37,7 @@ def test_public_api_is_explicit() -> None:
         "detectable_difference",
         "funnel",
         "load",
+        "read",
         "select_attempts",
     ]
     for name in evalframe.__all__:

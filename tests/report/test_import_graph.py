@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 
 PACKAGE = ROOT / "evalframe"
 #: Modules above the core: the core (the steps of the audit) never imports them.
-ABOVE_THE_CORE = ("evalframe.cli", "evalframe.importers", "evalframe.report")
+ABOVE_THE_CORE = ("evalframe.cli", "evalframe.importers", "evalframe.read", "evalframe.report")
 #: Of the report package, what the core may build on: the data object and what it stands on.
 REPORT_FOR_THE_CORE = ("evalframe.report.model", "evalframe.report.output", "evalframe.report.descriptions")
 
