@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 #: Slice values per chart panel (those with the highest missing rate).
 SLICE_VALUES_CHARTED: Final = 30
+#: Up to this many candidates the pass-rate panel labels each point and range.
+LABELLED_CANDIDATES: Final = 8
 #: The coverage funnel, in order, and what is lost beside it.
 FUNNEL_STAGES: Final = ("planned", "attempted", "completed", "with_output", "scored", "passed")
 FUNNEL_LOSSES: Final = ("missing", "exec_failed", "judge_failed")
@@ -153,6 +155,7 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
         share.set_title("Where the planned units went (share of planned)", loc="left")
         share.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=min(5, len(handles)))
 
+        labelled = k <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
         for y, r in zip(ys, records, strict=True):
             low, high = r.rates["pass_rate_planned"].value, r.rates["pass_rate_upper"].value
             value = r.rates["pass_rate_scored"].value
@@ -162,16 +165,17 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
                 else:
                     rate.plot([low, low], [y - 0.25, y + 0.25], color="#f08c00", linewidth=3)
                 span = pct(low) if high - low <= 1e-9 else f"{pct(low)} to {pct(high)}"
-                rate.text(
-                    (low + high) / 2,
-                    y + 0.27,
-                    f"over all {r.planned} planned: {span}",
-                    ha="center",
-                    va="top",
-                    fontsize=8,
-                    color="#d9480f",
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                )
+                if labelled:
+                    rate.text(
+                        (low + high) / 2,
+                        y + 0.27,
+                        f"over all {r.planned} planned: {span}",
+                        ha="center",
+                        va="top",
+                        fontsize=8,
+                        color="#d9480f",
+                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
+                    )
             if value is not None:
                 lo_ci, hi_ci = r.rates["pass_rate_scored"].ci_low, r.rates["pass_rate_scored"].ci_high
                 if lo_ci is not None and hi_ci is not None:
@@ -186,16 +190,17 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
                     )
                 else:
                     rate.plot([value], [y], "o", color="#1864ab", markersize=7)
-                rate.annotate(
-                    f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}",
-                    (value, y),
-                    xytext=(0, 9),
-                    textcoords="offset points",
-                    ha="center",
-                    fontsize=8.5,
-                    color="#1864ab",
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                )
+                if labelled:
+                    rate.annotate(
+                        f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}",
+                        (value, y),
+                        xytext=(0, 9),
+                        textcoords="offset points",
+                        ha="center",
+                        fontsize=8.5,
+                        color="#1864ab",
+                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
+                    )
             else:
                 rate.text(0.5, y, "no pass rate (nothing scored)", ha="center", va="center", color="#868e96")
         _percent_axis(rate)

@@ -60,16 +60,31 @@ def _gate(gate: Gate) -> Html:
 
 
 def _card(c: Candidate) -> Html:
+    """One candidate's card: its largest number is the pass rate over every planned unit.
+
+    Exact when every unit is graded, else the range from worst to best case; pass_rate_scored (over graded
+    units only) comes second.
+    """
     scored, passed, planned = c.counts["scored"], c.counts["passed"], c.planned
     rate, coverage = c.rates["pass_rate_scored"].value, c.rates["scored_coverage"].value
+    low, high = c.rates["pass_rate_planned"], c.rates["pass_rate_upper"]
     parts: list[Any] = [el("h3", c.name)]
+    conditional = (
+        el("p", el("b", pct(rate)), f" pass_rate_scored = passed / scored = {passed} / {scored}", cls="cond")
+        if rate is not None
+        else None
+    )
     if rate is None:
         reason = "nothing scored" if scored == 0 else "no pass threshold declared"
         parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {reason}"), cls="big na"))
-    else:
+    elif c.complete:
         parts.append(
             el("div", pct(rate), small(f"pass_rate_scored = passed / scored = {passed} / {scored}"), cls="big")
         )
+    elif low.value is not None and high.value is not None:
+        span = f"{pct(low.value).removesuffix('%')}–{pct(high.value)}"
+        parts += [el("div", span, small(f"pass rate over all {planned} planned units, worst to best case"), cls="big")]
+        parts.append(conditional)
     if c.complete:
         text = f"all {planned} planned units scored: scored_coverage {pct(coverage)} (scored / planned)"
         parts.append(el("p", text, cls="cov"))
@@ -77,7 +92,6 @@ def _card(c: Candidate) -> Html:
         some = f"only {scored}" if scored else "none"
         text = f"{some} of {planned} planned units scored: scored_coverage {pct(coverage)} (scored / planned)"
         parts.append(el("p", text, cls="cov"))
-        low, high = c.rates["pass_rate_planned"], c.rates["pass_rate_upper"]
         if low.value is not None and high.value is not None:
             parts.append(
                 el(
@@ -114,7 +128,39 @@ def _ranking(view: View) -> Html:
     return el("p", view.ranking, cls="callout" if view.ranking_overlap else "callout ok")
 
 
+#: Up to this many candidates the headline is one card each; more read better as the rows of one table.
+CARDS_SHOWN: Final = 8
+
+
+def _headline_table(view: View) -> Html:
+    """One row per candidate: full-plan pass rate range, pass_rate_scored with its counts, coverage, missing."""
+    header = [
+        "candidate",
+        join(["pass rate over all planned", small("worst – best case")]),
+        join(["pass_rate_scored", small("passed / scored")]),
+        join(["scored_coverage", small("scored / planned")]),
+        join(["missing", small("no row at all")]),
+    ]
+    rows = []
+    for c in view.candidates:
+        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+        rate, cov = c.rates["pass_rate_scored"], c.rates["scored_coverage"]
+        span = "—" if low is None or high is None else pct(low) if c.complete else f"{pct(low)} – {pct(high)}"
+        rows.append(
+            [
+                el("b", c.name),
+                el("b", span),
+                join([pct(rate.value), small(f"{rate.numerator} / {rate.denominator}")]),
+                join([pct(cov.value), small(f"{cov.numerator} / {cov.denominator}")]),
+                c.counts["missing"],
+            ]
+        )
+    return table(header, rows)
+
+
 def _cards(view: View) -> Html:
+    if len(view.candidates) > CARDS_SHOWN:
+        return _headline_table(view)
     return el("div", *[_card(c) for c in view.candidates], cls="cards")
 
 

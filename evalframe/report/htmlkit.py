@@ -50,6 +50,8 @@ CSS: Final = """
 .ef .chart svg{max-width:100%;height:auto}.ef figure{margin:.5em 0}
 .ef figcaption{color:#495057;font-size:.9em}.ef .yes{color:#c92a2a;font-weight:700}
 .ef .card p small{display:block}.ef .card .big.na{font-size:1.6em}.ef .scroll{overflow-x:auto;max-width:100%}
+.ef .card .big small{display:block;margin:0 0 .2em}
+.ef .card p.cond{font-size:1.05em;margin:.1em 0 .4em}.ef .card p.cond b{font-size:1.3em}
 .ef details{margin:.3em 0}.ef ul.reasons li{margin:.2em 0}
 .ef .gate{border-radius:6px;padding:8px 14px;margin:.6em 0;border:2px solid}
 .ef .gate.fail{background:#fff5f5;border-color:#c92a2a}.ef .gate.pass{background:#ebfbee;border-color:#2b8a3e}

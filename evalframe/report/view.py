@@ -542,7 +542,7 @@ def _title(report: AuditReport, comparison: ComparisonView | None) -> tuple[str,
         title = f"evalframe comparison: {comparison.candidate} vs baseline {comparison.baseline}"
     else:
         names = ", ".join(candidates)
-        title = "evalframe audit: " + (names if len(names) <= 90 else names[:88] + " …")
+        title = "evalframe audit: " + (names if len(names) <= 60 else f"{len(candidates)} candidates")
     sub = (
         f"{m.get('n_cases')} cases × {len(candidates)} candidates × {m.get('trials')} trial(s) = "
         f"{m.get('planned_units')} planned units · retry policy {m.get('retry')} · evalframe "
