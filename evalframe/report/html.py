@@ -19,10 +19,11 @@ from typing import Any, Final
 
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
+from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import RATE_FORMULAS, describe
 from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
-from evalframe.report.view import FLIPS, Candidate, ComparisonView, Gate, Note, View
+from evalframe.report.view import Candidate, Gate, Note, View
 
 #: Missing case ids named on a headline card (the missing-units section names up to 20).
 CARD_IDS_SHOWN: Final = 5

@@ -13,6 +13,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.report.comparison import FLIPS, ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import (
     fmt_rate,
@@ -23,7 +24,7 @@ from evalframe.report.format import (
     markdown_text,
     pct,
 )
-from evalframe.report.view import FLIPS, ComparisonView, Gate, Note, View, comparison_view
+from evalframe.report.view import Gate, Note, View
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison

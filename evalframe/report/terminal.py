@@ -19,8 +19,9 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
-from evalframe.report.view import FLIPS, Candidate, ComparisonView, Gate, Note, View
+from evalframe.report.view import Candidate, Gate, Note, View
 
 
 def _text(value: Any, style: str = "") -> Text:

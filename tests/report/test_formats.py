@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import evalframe as ef
 from evalframe.cli import main
 from evalframe.report import build_view, render_github, render_html, render_markdown
-from evalframe.report.view import flips
+from evalframe.report.comparison import flips
 from tests.conftest import FIXTURES
 
 ORBIT = FIXTURES / "orbit_desk"
