@@ -19,6 +19,7 @@ try:
     from evalframe.load import load
     from evalframe.plan import Plan
     from evalframe.power import achieved_power, cases_needed, detectable_difference, power
+    from evalframe.read import read
     from evalframe.report import AuditReport
 finally:
     if _collecting:
@@ -40,5 +41,6 @@ __all__ = [
     "funnel",
     "load",
     "power",
+    "read",
     "select_attempts",
 ]

@@ -15,12 +15,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final, Literal, NamedTuple, TypeVar, get_args
 
 import polars as pl
 
+from evalframe._version import evalframe_version
 from evalframe.attempts import RETRY_FLAGS, select_attempts
 from evalframe.columns import (
     ANSWER,
@@ -46,11 +46,12 @@ from evalframe.columns import (
 from evalframe.engine import in_memory, sorts_on_this_thread
 from evalframe.errors import AuditRefused
 from evalframe.funnel import check_reducer, funnel, outcome_in, unit_outcomes, with_uncertainty
-from evalframe.load import Loaded, PathLike, collect_input, load
+from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import concat_problems, problems_frame
+from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded, reconcile
-from evalframe.report import AuditReport
+from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, case_slices, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import FILE_PROBLEMS, KNOWN_COLUMNS, only_value, validate_ledger
 
@@ -75,19 +76,6 @@ AUTO_PARTITION_ROWS: Final = 2_000_000
 MISSING_IDS_SHOWN = 20
 
 Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]
-
-
-def evalframe_version() -> str:
-    """The installed evalframe version (``0+unknown`` when not installed)."""
-    try:
-        return version("evalframe")
-    except PackageNotFoundError:
-        return "0+unknown"
-
-
-def is_spark_frame(obj: object) -> bool:
-    """A PySpark or Spark Connect DataFrame, told by its class (pyspark is never imported here)."""
-    return any(k.__module__.startswith("pyspark.") and k.__name__ == "DataFrame" for k in type(obj).__mro__)
 
 
 def _as_loaded(results: Results) -> Loaded:
@@ -460,7 +448,13 @@ class _Spill:
 
 
 def _by_candidate(
-    plan: Plan, frame: pl.LazyFrame, o: _Options, spill: _Spill, source: str, folders: Sequence[str] = ()
+    plan: Plan,
+    frame: pl.LazyFrame,
+    o: _Options,
+    spill: _Spill,
+    source: str,
+    folders: Sequence[str] = (),
+    progress: Progress | None = None,
 ) -> list[_Part]:
     """Run :func:`_check_and_select` per candidate, in candidate order; stop computing once anything refuses.
 
@@ -508,9 +502,12 @@ def _by_candidate(
         part = finish(*running.pop(0))
         blocked = blocked or part.checks_refused
         parts.append(part)
+        if progress is not None:
+            progress("candidates audited", len(parts), len(order))
 
+    order = sorted({*plan.candidates, *(c for c in in_ledger if c is not None)})
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalframe-audit") as pool:
-        for name in sorted({*plan.candidates, *(c for c in in_ledger if c is not None)}):
+        for name in order:
             running.append((name, not blocked, pool.submit(run, name, not blocked)))
             while len(running) >= workers:
                 take_first()
@@ -619,6 +616,7 @@ def audit(
     engine: Literal["polars", "spark"] = "polars",
     spark_tables: str | Path | None = None,
     spark_remote: str | None = None,
+    progress: Progress | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
 
@@ -696,6 +694,11 @@ def audit(
     spark_remote
         Spark Connect address (``sc://HOST:PORT``); default a local
         ``local[2]`` session.
+    progress
+        Called as ``progress(stage, done, total)`` once the inputs are read
+        (``"inputs read"``) and as candidates are audited (``"candidates
+        audited"``: one step per candidate when auditing candidate by
+        candidate, else all at once); see :mod:`evalframe.progress`.
 
     Returns
     -------
@@ -782,6 +785,8 @@ def audit(
             provenance=provenance,
         )
     loaded = _as_loaded(results)
+    if progress is not None:
+        progress("inputs read", 1, 1)
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
@@ -809,9 +814,11 @@ def audit(
     try:
         if partition_by is None:
             parts = [_check_and_select(plan, loaded.frame, options)]
+            if progress is not None:
+                progress("candidates audited", len(plan.candidates), len(plan.candidates))
         elif partition_by == CANDIDATE:
             spill = _Spill(plan.cases)
-            parts = _by_candidate(plan, loaded.frame, options, spill, loaded.source, loaded.partitions)
+            parts = _by_candidate(plan, loaded.frame, options, spill, loaded.source, loaded.partitions, progress)
             spill.flush()  # a failed write fails the audit here, and the folder goes
         else:
             msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"

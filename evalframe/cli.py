@@ -6,34 +6,48 @@ stderr), 2 usage or input error, 3 a declared release gate failed.
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import json
 import math
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
 import click
-import polars as pl
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from evalframe.audit import AUTO_PARTITION_ROWS, audit
 from evalframe.cli_power import power_command
-from evalframe.columns import CANDIDATE, EXEC_FAILURES, KIND, REFUSING
+from evalframe.columns import CANDIDATE, EXEC_FAILURES
 from evalframe.compare import compare
 from evalframe.errors import AuditRefused, EvalframeError, OutputFolderError
-from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.importers._kit import ImportRefused, declare
-from evalframe.load import Loaded
+from evalframe.load import Loaded, load
 from evalframe.plan import Plan
-from evalframe.report import STOP_SIGNALS, AuditReport, check_output_folder, write_output, write_refusal
-from evalframe.slices import missingness_shown
+from evalframe.progress import Progress as ProgressCallback
+from evalframe.read import plan_units
+from evalframe.report import (
+    STOP_SIGNALS,
+    AuditReport,
+    View,
+    build_refusal,
+    check_output_folder,
+    print_refusal,
+    print_view,
+    render_github,
+    render_json,
+    render_markdown,
+    write_output,
+    write_refusal,
+)
+from evalframe.report.format import visible as _visible
+from evalframe.report.refusal import refusal_json
 
 F = TypeVar("F", bound=Callable[..., Any])
 PROBLEM_ROWS_SHOWN = 50
@@ -55,90 +69,48 @@ def _stderr() -> Console:
     return _console(stderr=True)
 
 
-#: Control characters (C0, DEL, C1) shown as Python escapes: a newline in an id must not start a table row, and
-#: an ESC must not reach the terminal as the start of an escape sequence.
-_CONTROL: Final = {i: repr(chr(i))[1:-1] for i in (*range(0x20), *range(0x7F, 0xA0))}
-
-
-def _visible(text: str) -> str:
-    r"""``text`` with its control characters written as escapes (a newline as ``\n``), else as it is.
-
-    Examples
-    --------
-    >>> print(_visible("line\nbreak\x1b[31m"))
-    line\nbreak\x1b[31m
-    """
-    return text.translate(_CONTROL)
-
-
 def _plain(text: str) -> str:
     """Input-derived ``text`` ready to go inside a rich markup string: control characters and markup escaped."""
     return escape(_visible(text))
 
 
-def _frame_table(frame: pl.DataFrame, title: str) -> Table:
-    """A rich table of ``frame``; titles, names and cells are plain :class:`~rich.text.Text`, never markup.
+def print_problems(problems: Any, console: Console) -> None:
+    """Print a refusal's problems: counts by kind, then the first rows of each refusing kind."""
+    print_refusal(problems, console)
 
-    Ids come from the input: ``test_add[int-1]`` must print as written, and an
-    id such as ``a[/x]b`` must not be read as a closing tag.
+
+# --- progress (state lives here, in the command; the library only calls back) ---------------------------
+
+
+@contextlib.contextmanager
+def progress_bars(console: Console | None = None) -> Iterator[ProgressCallback | None]:
+    """Rich progress bars on stderr while the block runs, when stderr is a terminal; else no callback.
+
+    The callback the library receives (``progress(stage, done, total)``, see :mod:`evalframe.progress`)
+    adds one bar per stage (inputs read, candidates audited, outputs written) and moves it; bars stay on
+    the screen when the block ends. Not on a terminal (CI logs, pipes, files), nothing is drawn.
     """
-    table = Table(title=Text(title), title_justify="left")
-    for name in frame.columns:
-        table.add_column(Text(_visible(name)), justify="right" if frame.schema[name].is_numeric() else "left")
-    for row in frame.iter_rows():
-        cells = ("null" if v is None else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row)
-        table.add_row(*[Text(_visible(c)) for c in cells])
-    return table
+    console = console or Console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    bars = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    tasks: dict[str, Any] = {}
 
+    def update(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bars.add_task(stage, total=total)
+        bars.update(tasks[stage], completed=done, total=total)
 
-#: Each rate's formula, shown next to its name.
-FORMULAS = {
-    "completion_rate": "completed / planned",
-    "scored_coverage": "scored / planned",
-    "pass_rate_scored": "passed / scored",
-    "pass_rate_planned": "passed / planned (worst case)",
-    "pass_rate_upper": "(passed + planned − scored) / planned (best case)",
-}
-
-
-#: Summary columns that say why an interval is wide, with their label in the terminal table.
-CLUSTER_COLUMNS: Final = {
-    "cases_planned": "cases_planned (the independent units)",
-    "design_effect": "design_effect of pass_rate_scored (trials per case)",
-    "effective_n": "effective_n = scored / design_effect",
-}
-
-
-def _cell(record: dict[str, Any], name: str) -> str:
-    value = record[name]
-    if value is None:
-        return "null"
-    if not isinstance(value, float):
-        return str(value)
-    low, high = record.get(f"{name}_ci_low"), record.get(f"{name}_ci_high")
-    return f"{value:.4g} [{low:.3g}, {high:.3g}]" if low is not None and high is not None else f"{value:.4g}"
-
-
-def funnel_long(summary: pl.DataFrame) -> pl.DataFrame:
-    """One row per funnel count or rate (with its interval), one column per candidate (fits a terminal)."""
-    rows = [*COUNT_COLUMNS, *RATE_COLUMNS, *(c for c in CLUSTER_COLUMNS if c in summary.columns)]
-    out: dict[str, list[str]] = {
-        "measure": [f"{r} = {FORMULAS[r]}" if r in RATE_COLUMNS else CLUSTER_COLUMNS.get(r, r) for r in rows]
-    }
-    for record in summary.iter_rows(named=True):
-        out[str(record[CANDIDATE])] = [_cell(record, r) for r in rows]
-    return pl.DataFrame(out)
-
-
-def print_problems(problems: pl.DataFrame, console: Console) -> None:
-    """Print problem counts by kind, then the first rows (never one giant string)."""
-    refusing = problems.filter(pl.col(REFUSING))
-    console.print(f"[bold red]batch refused[/]: {refusing.height} refusing problem(s); no rate was computed.")
-    counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND)
-    console.print(_frame_table(counts, "problems by kind"))
-    shown = refusing.head(PROBLEM_ROWS_SHOWN).drop(REFUSING)
-    shown = shown.select([c for c in shown.columns if shown.get_column(c).null_count() < shown.height])
-    console.print(_frame_table(shown, f"refusing problems (first {shown.height} of {refusing.height})"))
+    with bars:
+        yield update
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -281,10 +253,11 @@ def audit_options(func: F) -> F:
         click.option(
             "--format",
             "fmt",
-            type=click.Choice(["table", "json", "markdown"]),
+            type=click.Choice(["table", "json", "markdown", "github"]),
             default="table",
             show_default=True,
-            help="What to print on stdout.",
+            help="What to print on stdout: a terminal table, JSON (full precision), the Markdown report, or github: "
+            "a short Markdown summary (verdict, coverage, gate) for $GITHUB_STEP_SUMMARY.",
         ),
     ]
     for option in reversed(options):
@@ -292,56 +265,27 @@ def audit_options(func: F) -> F:
     return func
 
 
-def _print_report(report: AuditReport, fmt: str) -> None:
+# --- rendering: every format lays out one view (evalframe.report.view) ------------------------------------
+
+
+def print_view_as(view: View, fmt: str) -> None:
+    """Print the view on stdout in the chosen ``--format``."""
     if fmt == "json":
-        click.echo(report.to_json())
+        click.echo(render_json(view))
+    elif fmt == "markdown":
+        click.echo(render_markdown(view), nl=False)
+    elif fmt == "github":
+        click.echo(render_github(view), nl=False)
+    else:
+        print_view(view, _stdout())
+
+
+def print_gate(view: View) -> None:
+    """On a failed ``--min-coverage`` gate, say who is below it on stderr (exit 3 follows)."""
+    if view.gate is None or view.gate.passed:
         return
-    if fmt == "markdown":
-        click.echo(report.to_markdown(), nl=False)
-        return
-    console = _stdout()
-    m = report.meta
-    console.print(
-        f"[bold]evalframe audit[/] plan {_plain(str(m['plan_source']))} ({m['n_cases']} cases × {len(m['candidates'])} "
-        f"candidates × {m['trials']} trial(s) = {m['planned_units']} planned units); retry policy {m['retry']}",
-        highlight=False,
-    )
-    console.print(
-        _frame_table(
-            funnel_long(report.summary), "funnel: counts, then rates named by their denominator [interval over cases]"
-        )
-    )
-    if m.get("grade") == "numeric":
-        scores = report.summary.select(
-            CANDIDATE,
-            "scored",
-            pl.format(
-                "{} [{}, {}]",
-                pl.col("mean_score").round_sig_figs(4),
-                pl.col("mean_score_ci_low").round_sig_figs(3),
-                pl.col("mean_score_ci_high").round_sig_figs(3),
-            ).alias("mean_score [clustered interval]"),
-        )
-        no_pass = report.summary.get_column("pass_rate_scored").null_count() == report.summary.height
-        title = "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if no_pass else "")
-        console.print(_frame_table(scores, title))
-    more = pl.col("missing_cases") - pl.col("missing_case_ids").list.len()
-    missing = report.summary.select(
-        CANDIDATE,
-        "missing",
-        "missing_cases",
-        pl.concat_str(
-            pl.col("missing_case_ids").list.join(", "),
-            pl.when(more > 0).then(pl.format(" … (+{} more)", more)).otherwise(pl.lit("")),
-        ).alias("missing_case_ids"),
-    )
-    console.print(_frame_table(missing, "missing units (not failures)"))
-    if report.missingness.width:
-        tests = missingness_shown(report.missingness, joined=True)
-        console.print(_frame_table(tests, "does missingness depend on the slice? (cases as units, Holm-adjusted)"))
-    if report.problems.height:
-        counts = report.problems.group_by(KIND).len("count").sort(KIND)
-        console.print(_frame_table(counts, "problems (not refusing)"))
+    names = ", ".join(f"{c} ({v:.3g})" for c, v in view.gate.below)
+    _stderr().print(f"[bold red]gate failed[/]: scored_coverage below {view.gate.min_coverage:g}: {_plain(names)}")
 
 
 IMPORT_FORMATS = [
@@ -434,6 +378,7 @@ def build_report(
     out: Path | None,
     retry_on: str,
     fmt: str = "table",
+    progress: ProgressCallback | None = None,
     **options: Any,
 ) -> AuditReport:
     """Read the inputs and audit them; on refusal print the problems and exit 1, on bad input exit 2."""
@@ -479,25 +424,50 @@ def build_report(
                 raise click.UsageError("--score names the scorer of an export: it needs --from FORMAT")
             if id_column is not None:
                 raise click.UsageError("--id-column names a column of an export: it needs --from ragas or deepeval")
+            check_candidates_against_plan(plan_path, candidates)
             plan = Plan.from_file(
                 plan_path, candidates=_split_list(candidates), trials=1 if trials is None else trials, run_id=run_id
             )
             results = list(results_paths)
-        return audit(plan, results, **options)
+        return audit(plan, results, progress=progress, **options)
     except AuditRefused as exc:
         print_problems(exc.problems, _stderr())
-        if fmt == "json":  # machine readers get the refusal on stdout too
-            counts = exc.problems.filter(pl.col(REFUSING)).group_by(KIND).len().sort(KIND)
-            click.echo(json.dumps({"refused": True, "refusing_problems_by_kind": dict(counts.iter_rows())}, indent=2))
+        if fmt == "json":  # machine readers get the refusal on stdout too: counts, then kind, line, key per kind
+            click.echo(refusal_json(build_refusal(exc.problems)))
         if out is not None:
             problems, folder, command = exc.problems, out, f"evalframe {click.get_current_context().info_name}"
-            _write(lambda: write_refusal(problems, folder, command=command, inputs=inputs))
+            _write(lambda: write_refusal(problems, folder, command=command, inputs=inputs, progress=progress))
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
     except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
         where = f" {exc.filename}" if exc.filename else ""
         _fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")
+
+
+def check_candidates_against_plan(plan_path: Path, candidates: str | None) -> None:
+    """Usage errors (exit 2, with a hint) for --candidates against the plan's columns, before any ledger is read.
+
+    A plan without a ``candidate`` column is crossed with the candidates named by --candidates; a plan with
+    one (a units table, e.g. ``evalframe import``'s plan.parquet) names its own. Only the plan's column
+    names are read here; a plan that cannot be read is left for :meth:`Plan.from_file` to report.
+    """
+    try:
+        names = load(plan_path).frame.collect_schema().names()
+    except (EvalframeError, OSError, ValueError):
+        return
+    if CANDIDATE not in names and candidates is None:
+        msg = (
+            f"the plan {plan_path} has no candidate column, so name the candidates: --candidates A,B "
+            "(comma-separated, exactly as in the ledger's candidate column)"
+        )
+        raise click.UsageError(msg)
+    if CANDIDATE in names and candidates is not None:
+        msg = (
+            f"the plan {plan_path} has a candidate column (one row per planned unit), which names the candidates: "
+            "drop --candidates"
+        )
+        raise click.UsageError(msg)
 
 
 def _inputs(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
@@ -561,24 +531,50 @@ def check_options(
         raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Exit codes, shown in every command's --help.
+EXIT_CODES_HELP: Final = (
+    "\b\nExit codes:\n  0  audited (or compared)\n  1  batch refused: the problems are printed (and written to --out)\n"
+    "  2  usage or input error (a hint says what to change)\n  3  a declared release gate failed "
+    "(--min-coverage, --require-winner)"
+)
+
+MIN_COVERAGE_HELP: Final = (
+    "Release gate: exit 3 when a candidate's scored_coverage (scored / planned) is below this fraction; in "
+    "compare, either compared side's, and the verdict's coverage check uses it too (0.95 when not given)."
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.version_option(package_name="evalframe")
 def main() -> None:
-    """Audit AI evaluation results against a frozen plan before anyone believes a score."""
+    """Audit AI evaluation results against a frozen plan before anyone believes a score.
+
+    \b
+    Examples:
+      evalframe audit --plan plan.csv --results results.csv --candidates A,B
+      evalframe audit --from inspect logs/*.eval --out report/
+      evalframe compare --plan plan.csv --results lake/ --candidates A,B --baseline A --candidate B
+      evalframe import lm-eval results.json samples.jsonl --out imported/
+    """
 
 
 main.add_command(power_command)  # evalframe power (SPEC §6a), in its own module
 
 
-@main.command("audit")
+def _min_coverage_option(func: F) -> F:
+    return click.option("--min-coverage", type=click.FloatRange(0, 1), default=None, help=MIN_COVERAGE_HELP)(func)
+
+
+@main.command(
+    "audit",
+    epilog="\b\nExamples:\n  evalframe audit --plan plan.csv --results results.csv --candidates A,B\n"
+    "  evalframe audit --plan plan.csv --results 'lake/**/*.parquet' --candidates A,B --slice task --out out/\n"
+    "  evalframe audit --from inspect logs/*.eval --min-coverage 0.95 --format github >> $GITHUB_STEP_SUMMARY\n\n"
+    + EXIT_CODES_HELP,
+)
 @input_options
 @audit_options
-@click.option(
-    "--min-coverage",
-    type=click.FloatRange(0, 1),
-    default=None,
-    help="Release gate: exit 3 when any candidate's scored_coverage is below this fraction.",
-)
+@_min_coverage_option
 @click.option(
     "--export",
     nargs=2,
@@ -600,26 +596,33 @@ def audit_command(
         if out is not None and out.resolve() == export[1].resolve():
             raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
         _write(lambda: check_output_folder(export[1], inputs=inputs))
-    report = build_report(out=out, fmt=fmt, **kwargs)
-    if export is not None:
-        from evalframe.importers.every_eval_ever import ExportError, write
+    with progress_bars() as progress:
+        report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
+        view = report.view(min_coverage=min_coverage)
+        if export is not None:
+            from evalframe.importers.every_eval_ever import ExportError, write
 
-        try:
-            _write(lambda: write(report, export[1], inputs=inputs, command="evalframe audit --export"))
-        except ExportError as exc:
-            _fail(str(exc))
-    _print_report(report, fmt)
-    if out is not None:
-        _write(lambda: report.write(out, inputs=inputs, command="evalframe audit"))
-    if min_coverage is not None:
-        low = report.summary.filter(pl.col("scored_coverage") < min_coverage)
-        if low.height:
-            names = ", ".join(f"{c} ({v:.4g})" for c, v in low.select(CANDIDATE, "scored_coverage").iter_rows())
-            _stderr().print(f"[bold red]gate failed[/]: scored_coverage below {min_coverage:g}: {_plain(names)}")
-            sys.exit(EXIT_GATE)
+            try:
+                _write(lambda: write(report, export[1], inputs=inputs, command="evalframe audit --export"))
+            except ExportError as exc:
+                _fail(str(exc))
+        if out is not None:
+            command = "evalframe audit"
+            _write(
+                lambda: report.write(out, inputs=inputs, command=command, min_coverage=min_coverage, progress=progress)
+            )
+    print_view_as(view, fmt)
+    if view.gate is not None and not view.gate.passed:
+        print_gate(view)
+        sys.exit(EXIT_GATE)
 
 
-@main.command("compare")
+@main.command(
+    "compare",
+    epilog="\b\nExamples:\n  evalframe compare --plan plan.csv --results results.csv --candidates A,B "
+    "--baseline A --candidate B\n  evalframe compare --from lm-eval runs/ --baseline old --candidate new "
+    "--require-winner --format github\n\n" + EXIT_CODES_HELP,
+)
 @input_options
 @audit_options
 @click.option("--baseline", required=True, help="The baseline candidate.")
@@ -631,13 +634,7 @@ def audit_command(
     show_default=True,
     help="complete_pairs: drop pairs without a grade on both sides; missing_as_fail: an ungraded side fails.",
 )
-@click.option(
-    "--min-coverage",
-    type=click.FloatRange(0, 1),
-    default=0.95,
-    show_default=True,
-    help="Declared minimum scored_coverage of each side.",
-)
+@_min_coverage_option
 @click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
 def compare_command(
     out: Path | None,
@@ -645,7 +642,7 @@ def compare_command(
     baseline: str,
     challenger: str,
     pairs: str,
-    min_coverage: float,
+    min_coverage: float | None,
     require_winner: bool,
     **kwargs: Any,
 ) -> None:
@@ -653,40 +650,40 @@ def compare_command(
 
     The verdict is candidate_better, baseline_better or no_supported_winner,
     with its reasons: coverage gate, worst/best-case bounds, interval of the
-    paired difference.
+    paired difference; the cases that flipped are listed by slice.
     """
-    report = build_report(out=out, fmt=fmt, **kwargs)
-    try:
-        comparison = compare(
-            report,
-            baseline=baseline,
-            candidate=challenger,
-            pairs=pairs,  # type: ignore[arg-type]
-            min_coverage=min_coverage,
-            confidence=kwargs["confidence"],
-            alpha=kwargs["alpha"],
-        )
-    except ValueError as exc:
-        _fail(str(exc))
-    if out is not None:
-        # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
-        inputs = _inputs(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
-        _write(lambda: report.write(out, comparison=comparison, inputs=inputs, command="evalframe compare"))
-    if fmt == "json":
-        click.echo(comparison.table.write_json())
-    elif fmt == "markdown":
-        click.echo(comparison.to_markdown(), nl=False)
-    else:
-        console = _stdout()
-        colour = "green" if comparison.verdict != "no_supported_winner" else "yellow"
-        console.print(
-            f"[bold]verdict[/]: [{colour}]{comparison.verdict}[/]  "
-            f"({_plain(challenger)} vs baseline {_plain(baseline)}, {pairs})"
-        )
-        for reason in comparison.reasons:
-            console.print(Text(_visible(f"  - {reason}")), highlight=False)
-        numbers = comparison.table.drop("reasons", "verdict").transpose(include_header=True, column_names=["value"])
-        console.print(_frame_table(numbers.with_columns(pl.col("value").cast(pl.String)), "comparison"))
+    with progress_bars() as progress:
+        report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
+        try:
+            comparison = compare(
+                report,
+                baseline=baseline,
+                candidate=challenger,
+                pairs=pairs,  # type: ignore[arg-type]
+                min_coverage=0.95 if min_coverage is None else min_coverage,
+                confidence=kwargs["confidence"],
+                alpha=kwargs["alpha"],
+            )
+        except ValueError as exc:
+            _fail(str(exc))
+        view = report.view(comparison, min_coverage=min_coverage)
+        if out is not None:
+            # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
+            inputs = _inputs(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+            _write(
+                lambda: report.write(
+                    out,
+                    comparison=comparison,
+                    inputs=inputs,
+                    command="evalframe compare",
+                    min_coverage=min_coverage,
+                    progress=progress,
+                )
+            )
+    print_view_as(view, fmt)
+    if view.gate is not None and not view.gate.passed:
+        print_gate(view)
+        sys.exit(EXIT_GATE)
     if require_winner and comparison.verdict != "candidate_better":
         _stderr().print(f"[bold red]gate failed[/]: verdict is {comparison.verdict}, not candidate_better")
         sys.exit(EXIT_GATE)
@@ -725,11 +722,11 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         sys.exit(EXIT_REFUSED)
     except EvalframeError as exc:
         _fail(str(exc))
-    plan_units = imported.plan.planned_units().join(imported.plan.cases.lazy(), on="case_id", how="left").collect()
-    tables = {"plan": plan_units, "ledger": imported.ledger, "notes": imported.notes}
+    planned = plan_units(imported)
+    tables = {"plan": planned, "ledger": imported.ledger, "notes": imported.notes}
     _write(lambda: write_output(out, tables, command=command, outcome="imported", inputs=inputs))
     console.print(
-        f"imported {len(paths)} file(s): {plan_units.height} planned units, {imported.ledger.height} ledger rows, "
+        f"imported {len(paths)} file(s): {planned.height} planned units, {imported.ledger.height} ledger rows, "
         f"{imported.notes.height} note(s) → {out}",
         highlight=False,
     )

@@ -24,7 +24,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
 from evalframe.power import Detectable, detectable_difference
-from evalframe.report import AuditReport, markdown_table, markdown_text
+from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import mcnemar_exact
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
@@ -68,20 +68,12 @@ class Comparison:
         return list(self.table.item(0, "reasons"))
 
     def to_markdown(self) -> str:
-        """The comparison as Markdown: verdict, reasons, numbers."""
-        row = self.table.row(0, named=True)
-        lines = [
-            f"## Comparison: {markdown_text(row['candidate'])} vs baseline {markdown_text(row['baseline'])}",
-            "",
-            f"**Verdict: `{row['verdict']}`** (pair policy `{row['pair_policy']}`)",
-            "",
-            *[f"- {markdown_text(r)}" for r in row["reasons"]],
-            "",
-            markdown_table(self.table.drop("reasons")),
-        ]
-        if self.dropped_by_slice.height:
-            lines += ["", "Dropped pairs by slice:", "", markdown_table(self.dropped_by_slice)]
-        return "\n".join(lines) + "\n"
+        """The comparison as Markdown: verdict, reasons, numbers, dropped and flipped pairs.
+
+        Rendered by :func:`evalframe.report.markdown.comparison_markdown`, reached through the
+        report's registry: this module imports no renderer.
+        """
+        return str(RENDERERS["comparison_markdown"](self))
 
 
 @dataclass(frozen=True)
@@ -97,8 +89,8 @@ class _Tested:
         if t is None:
             return "(no pairs)"
         if t.ci_low is None or t.ci_high is None:
-            return f"{t.difference:+.4g} over {t.n_clusters} case(s): fewer than two cases, no interval"
-        text = f"{t.difference:+.4g} [{t.ci_low:+.4g}, {t.ci_high:+.4g}] "
+            return f"{t.difference:+.3g} over {t.n_clusters} case(s): fewer than two cases, no interval"
+        text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
         text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
         if self.mcnemar_p is not None:
             text += f"; exact McNemar p={self.mcnemar_p:.2g}"
@@ -307,8 +299,8 @@ def compare(
     for n, s_ in ((baseline, b), (candidate, c)):
         if s_["scored_coverage"] < min_coverage:
             reasons.append(
-                f"coverage: {n} scored_coverage {s_['scored_coverage']:.4g} is below the declared minimum "
-                f"{min_coverage:.4g}"
+                f"coverage: {n} scored_coverage {s_['scored_coverage']:.3g} is below the declared minimum "
+                f"{min_coverage:.3g}"
             )
     if missingness_p < alpha:
         reasons.append(
@@ -356,12 +348,12 @@ def compare(
             leader = candidate if lead_is_cand else baseline
             reasons.append(
                 f"tipping point: with every ungraded unit a fail for {leader} and a pass for the other side, the "
-                f"difference {candidate} − {baseline} is {tipping:+.4g}: the ungraded units could reverse it"
+                f"difference {candidate} − {baseline} is {tipping:+.3g}: the ungraded units could reverse it"
             )
             winner = None
         else:
             reasons.append(
-                f"tipping point: the difference stays on its side ({tipping:+.4g}) with every ungraded "
+                f"tipping point: the difference stays on its side ({tipping:+.3g}) with every ungraded "
                 "unit filled against the winner"
             )
     if not policies_agree:
@@ -374,7 +366,7 @@ def compare(
         c["pass_rate_upper"],
     )
     if None not in (b_low, b_high, c_low, c_high):
-        bounds_text = f"{candidate} [{c_low:.4g}, {c_high:.4g}] vs {baseline} [{b_low:.4g}, {b_high:.4g}]"
+        bounds_text = f"{candidate} [{c_low:.3g}, {c_high:.3g}] vs {baseline} [{b_low:.3g}, {b_high:.3g}]"
         separate = c_low > b_high or b_low > c_high
         reasons.append(f"bounds {'separate' if separate else 'overlap'}: {bounds_text}")
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"

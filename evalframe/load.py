@@ -766,3 +766,8 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
         loaded = load(files)
         return Loaded(loaded.frame, loaded.problems, str(path), stored=loaded.stored)
     return read_csv_strict(path) if kind == "csv" else read_jsonl(path)
+
+
+def is_spark_frame(obj: object) -> bool:
+    """A PySpark or Spark Connect DataFrame, told by its class (pyspark is never imported here)."""
+    return any(k.__module__.startswith("pyspark.") and k.__name__ == "DataFrame" for k in type(obj).__mro__)

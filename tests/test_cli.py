@@ -39,7 +39,10 @@ def run(args: list[str]) -> tuple[int, str, str]:
 def test_audit_table_output_leads_with_denominators() -> None:
     code, out, _ = run(ORBIT_ARGS)
     assert code == 0
-    assert "planned" in out and "scored_coverage = scored / planned" in out
+    lines = out.splitlines()
+    assert lines[0] == "evalframe audit: A, B" and lines[3] == "headline"
+    assert "scored_coverage" in out and "(scored/planned)" in out
+    assert "0.500 (2/4)" in out and "1.000 (2/2 scored)" in out and "0.750 (3/4 scored)" in out
     assert "handoff, privacy" in out
 
 
@@ -145,10 +148,10 @@ def test_usage_and_input_errors_exit_2_without_traceback(args: list[str]) -> Non
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-def test_undeclared_candidates_is_a_clear_refusal() -> None:
+def test_undeclared_candidates_is_a_usage_error_with_a_hint() -> None:
     code, _, stderr = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv")])
-    assert code == 1
-    assert "empty_candidates" in stderr
+    assert code == 2
+    assert "has no candidate column, so name the candidates: --candidates A,B" in stderr
 
 
 def test_every_command_has_help_text() -> None:
@@ -228,7 +231,15 @@ def test_refusal_replaces_an_old_report_and_speaks_json(tmp_path: Path) -> None:
         ]
     )
     assert code == 1
-    assert json.loads(stdout) == {"refused": True, "refusing_problems_by_kind": {"invalid_grade": 1}}
+    doc = json.loads(stdout)
+    assert (doc["refused"], doc["refusing_problems"], doc["refusing_problems_by_kind"]) == (
+        True,
+        1,
+        {"invalid_grade": 1},
+    )
+    assert [(p["kind"], p["line"], p["case_id"]) for p in doc["first_refusing_problems"]] == [
+        ("invalid_grade", 2, "quote")
+    ]
     # No stale rates next to the refusal.
     assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
 
@@ -264,11 +275,11 @@ def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: 
 
 #: Script lines that send the process SIGTERM after each step of writing an output folder for which ``{when}``.
 STOP_AT_STEPS = """
-import evalframe.report
+import evalframe.report.output
 def step_then_stop(name):
     if {when}:
         os.kill(os.getpid(), signal.SIGTERM)
-evalframe.report._step = step_then_stop
+evalframe.report.output._step = step_then_stop
 """
 
 

@@ -72,7 +72,7 @@ def test_a_winner_passes_every_check_and_says_so() -> None:
     # Tipping point over all 20 pairs: cand's missing case fails (18/20), base's passes (3/20).
     assert row["tipping_point_difference"] == pytest.approx(0.75)
     assert row["other_policy_ci_low"] > 0
-    assert c.reasons[0].startswith("interval: paired difference of pass rate cand − base = +0.8421 [")
+    assert c.reasons[0].startswith("interval: paired difference of pass rate cand − base = +0.842 [")
     assert c.reasons[0].endswith("supports candidate_better")
     assert c.reasons[1] == (
         "tipping point: the difference stays on its side (+0.75) with every ungraded unit filled against the winner"

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 import evalframe as ef
 from evalframe.cli import main
 from evalframe.compare import compare
-from evalframe.html import render_html
-from evalframe.report import RATE_FORMULAS, AuditReport
+from evalframe.report import RATE_FORMULAS, AuditReport, build_view
+from evalframe.report import render_html as render_view
 from tests.conftest import FIXTURES
 
 ORBIT = FIXTURES / "orbit_desk"
@@ -69,6 +69,10 @@ class Page(HTMLParser):
             if table and any(cell.startswith(header) for cell in table[0]):
                 return table
         raise AssertionError(f"no table with a {header!r} column")
+
+
+def render_html(report: AuditReport, comparison: object = None) -> str:
+    return render_view(build_view(report, comparison))  # type: ignore[arg-type]
 
 
 def orbit(*, slices: tuple[str, ...] = ("case_type",)) -> AuditReport:

@@ -39,6 +39,7 @@ def test_public_api_is_explicit() -> None:
         "funnel",
         "load",
         "power",
+        "read",
         "select_attempts",
     ]
     for name in evalframe.__all__:

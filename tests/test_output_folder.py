@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import evalframe as ef
-import evalframe.report as report_module
+import evalframe.report.output as report_module
 from evalframe.cli import main
 from evalframe.errors import EvalframeError, OutputFolderError
 from evalframe.report import MANIFEST, read_manifest, write_output
@@ -387,7 +387,7 @@ def test_the_next_write_removes_only_the_temporaries_of_stopped_writes(tmp_path:
 KILLED_WRITE = """
 import os, signal
 import polars as pl
-import evalframe.report
+import evalframe.report.output
 from evalframe.report import write_output
 steps = []
 def step(name):
@@ -395,7 +395,7 @@ def step(name):
     print(name, flush=True)
     if len(steps) == {k}:
         os.kill(os.getpid(), signal.SIGKILL)
-evalframe.report._step = step
+evalframe.report.output._step = step
 tables = {{"summary": pl.DataFrame({{"candidate": ["A"]}}), "units": pl.DataFrame({{"case_id": ["q1", "q2"]}})}}
 write_output({out!r}, tables, {{"report.md": "new\\n", "report.json": "{{}}\\n"}}, outcome="new")
 """

@@ -231,13 +231,15 @@ def test_summary_interval_columns_are_described() -> None:
 # --- Jupyter -----------------------------------------------------------------------------------
 
 
-def test_repr_html_is_a_compact_summary() -> None:
+def test_repr_html_has_the_headline_chart_and_the_slice_table() -> None:
     report, _ = with_comparison()
     fragment = report._repr_html_()
-    assert "<svg" not in fragment and "<script" not in fragment and "<html" not in fragment
+    assert "<script" not in fragment and "<html" not in fragment
+    assert fragment.count("<svg") == 1 and 'aria-label="Share of planned units by outcome' in fragment
     assert "pass_rate_scored = passed / scored = 2 / 2" in fragment
     assert "only 2 of 4 planned units scored" in fragment
     assert "overlaps B [0.75, 0.75]" in fragment
+    assert "Funnel by slice (8 of 8 rows)" in fragment and "Does missingness depend on the slice?" in fragment
 
 
 def test_reports_do_not_depend_on_row_order() -> None:

@@ -21,8 +21,8 @@ from typing import Any, Final
 import narwhals.stable.v2 as nw
 import polars as pl
 
+from evalframe._version import evalframe_version
 from evalframe.attempts import RETRY_FLAGS
-from evalframe.audit import evalframe_version, is_spark_frame
 from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
@@ -44,9 +44,10 @@ from evalframe.engines import core
 from evalframe.engines.core import Lazy
 from evalframe.errors import AuditRefused
 from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_sums
+from evalframe.load import is_spark_frame
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
-from evalframe.report import AuditReport
+from evalframe.report.model import AuditReport
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
 #: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).

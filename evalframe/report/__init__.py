@@ -1,0 +1,92 @@
+"""The audit report: the data object, one view of it, the renderers that lay the view out, and the writers.
+
+Layers, each importing only those before it:
+
+- :mod:`~evalframe.report.descriptions`, :mod:`~evalframe.report.format`:
+  what columns mean; how values are written for people.
+- :mod:`~evalframe.report.output`: the output folder (Parquet tables and
+  text files, replaced all or nothing).
+- :mod:`~evalframe.report.model`: :class:`AuditReport`, the frozen tables
+  the audit returns (the audit and the comparison import only this).
+- :mod:`~evalframe.report.view`: the one view model, built once from the
+  report tables (and a comparison); the only place numbers are read.
+- renderers: :mod:`~evalframe.report.terminal` (rich),
+  :mod:`~evalframe.report.markdown` (also the CI job summary),
+  :mod:`~evalframe.report.jsondoc`, :mod:`~evalframe.report.html` with
+  :mod:`~evalframe.report.charts`; :mod:`~evalframe.report.refusal` for a
+  refused batch.
+
+Importing this package registers the view builder and the renderers with
+the model (:data:`evalframe.report.model.RENDERERS`), which is how
+``report.to_markdown()`` reaches them without the model importing them.
+"""
+
+from evalframe.report import model
+from evalframe.report.descriptions import CARRIED, DESCRIPTIONS, RATE_FORMULAS, TABLE_DESCRIPTIONS, describe
+from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, natural_key
+from evalframe.report.html import render_html, render_summary_html
+from evalframe.report.jsondoc import render_json, view_dict
+from evalframe.report.markdown import comparison_markdown, render_comparison_markdown, render_github, render_markdown
+from evalframe.report.model import AuditReport
+from evalframe.report.output import (
+    MANIFEST,
+    MANIFEST_FORMAT,
+    STOP_SIGNALS,
+    check_output_folder,
+    read_manifest,
+    write_output,
+)
+from evalframe.report.refusal import build_refusal, print_refusal, refusal_texts, write_refusal
+from evalframe.report.sentences import headline, missing_ids_text, provenance_lines, ranking_note
+from evalframe.report.terminal import print_view
+from evalframe.report.view import View, build_view
+
+model.RENDERERS.update(
+    view=build_view,
+    markdown=render_markdown,
+    comparison_markdown=comparison_markdown,
+    github=render_github,
+    json=render_json,
+    dict=view_dict,
+    html=render_html,
+    summary_html=render_summary_html,
+)
+
+__all__ = [
+    "CARRIED",
+    "DESCRIPTIONS",
+    "MANIFEST",
+    "MANIFEST_FORMAT",
+    "RATE_FORMULAS",
+    "STOP_SIGNALS",
+    "TABLE_DESCRIPTIONS",
+    "AuditReport",
+    "View",
+    "build_refusal",
+    "build_view",
+    "check_output_folder",
+    "comparison_markdown",
+    "describe",
+    "fmt_value",
+    "headline",
+    "markdown_code",
+    "markdown_table",
+    "markdown_text",
+    "missing_ids_text",
+    "natural_key",
+    "print_refusal",
+    "print_view",
+    "provenance_lines",
+    "ranking_note",
+    "read_manifest",
+    "refusal_texts",
+    "render_comparison_markdown",
+    "render_github",
+    "render_html",
+    "render_json",
+    "render_markdown",
+    "render_summary_html",
+    "view_dict",
+    "write_output",
+    "write_refusal",
+]

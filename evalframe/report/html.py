@@ -1,0 +1,468 @@
+"""HTML renderer of a :class:`~evalframe.report.view.View`: one self-contained page, and a notebook summary.
+
+The page leads with what a dashboard hides: the verdict (for a comparison)
+and each candidate's pass rate next to its denominator and its coverage of
+the plan, with the range the full-plan pass rate could take given the
+ungraded units. Then the funnel (chart and table), every rate with its
+formula, counts and interval, the missing and ungraded units, the slices
+and the independence test, the comparison with its flipped pairs, the
+notes with their texts, and the provenance last.
+
+The file loads nothing from the network (CSS inline, charts inline SVG,
+see :mod:`evalframe.report.charts`) and has no timestamp: two renders of the
+same report are byte-identical.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
+from evalframe.report.comparison import FLIPS, ComparisonView
+from evalframe.report.descriptions import RATE_FORMULAS, describe
+from evalframe.report.format import fmt_value, interval, pct
+from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
+from evalframe.report.view import Candidate, Gate, Note, View
+
+#: Missing case ids named on a headline card (the missing-units section names up to 20).
+CARD_IDS_SHOWN: Final = 5
+#: Slice rows shown in the slice table.
+SLICE_ROWS_SHOWN: Final = 300
+
+_OUTCOME_MEANING: Final = {
+    "missing": "no row at all (not a failure)",
+    "not_started": "skipped or cancelled before running",
+    "exec_failed": "timed out or errored",
+    "no_output": "completed without an output",
+    "judge_failed": "the grader could not produce a valid judgment",
+    "not_scored": "completed but not graded",
+    "scored_no_threshold": "scored, but no pass threshold was declared",
+    "failed": "graded as a fail (wrong answer)",
+    "passed": "graded as a pass",
+}
+
+
+def _verdict(c: ComparisonView) -> Html:
+    return el(
+        "div",
+        el("b", f"Verdict: {c.verdict}"),
+        f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})",
+        el("ul", *[el("li", r) for r in c.reasons], cls="reasons"),
+        cls="verdict win" if c.winner else "verdict none",
+    )
+
+
+def _gate(gate: Gate) -> Html:
+    if gate.passed:
+        return el("p", f"Gate passed: every scored_coverage is at least {gate.min_coverage:g}.", cls="gate pass")
+    below = ", ".join(f"{n} ({fmt_value(v)})" for n, v in gate.below)
+    return el("p", f"Gate failed: scored_coverage below {gate.min_coverage:g}: {below}.", cls="gate fail")
+
+
+def _card(c: Candidate) -> Html:
+    """One candidate's card: its largest number is the pass rate over every planned unit.
+
+    Exact when every unit is graded, else the range from worst to best case; pass_rate_scored (over graded
+    units only) comes second.
+    """
+    scored, passed, planned = c.counts["scored"], c.counts["passed"], c.planned
+    rate, coverage = c.rates["pass_rate_scored"].value, c.rates["scored_coverage"].value
+    low, high = c.rates["pass_rate_planned"], c.rates["pass_rate_upper"]
+    parts: list[Any] = [el("h3", c.name)]
+    conditional = (
+        el("p", el("b", pct(rate)), f" pass_rate_scored = passed / scored = {passed} / {scored}", cls="cond")
+        if rate is not None
+        else None
+    )
+    if rate is None:
+        reason = "nothing scored" if scored == 0 else "no pass threshold declared"
+        parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {reason}"), cls="big na"))
+    elif c.complete:
+        parts.append(
+            el("div", pct(rate), small(f"pass_rate_scored = passed / scored = {passed} / {scored}"), cls="big")
+        )
+    elif low.value is not None and high.value is not None:
+        span = f"{pct(low.value).removesuffix('%')}–{pct(high.value)}"
+        parts += [el("div", span, small(f"pass rate over all {planned} planned units, worst to best case"), cls="big")]
+        parts.append(conditional)
+    if c.complete:
+        text = f"all {planned} planned units scored: scored_coverage {pct(coverage)} (scored / planned)"
+        parts.append(el("p", text, cls="cov"))
+    else:
+        some = f"only {scored}" if scored else "none"
+        text = f"{some} of {planned} planned units scored: scored_coverage {pct(coverage)} (scored / planned)"
+        parts.append(el("p", text, cls="cov"))
+        if low.value is not None and high.value is not None:
+            parts.append(
+                el(
+                    "p",
+                    "over the whole plan the pass rate could be anywhere from ",
+                    el("b", pct(low.value)),
+                    " to ",
+                    el("b", pct(high.value)),
+                    small(
+                        f"worst case pass_rate_planned = passed / planned = {low.numerator} / {low.denominator}; best "
+                        f"case pass_rate_upper = (passed + planned − scored) / planned = {high.numerator} / "
+                        f"{high.denominator}"
+                    ),
+                )
+            )
+    ungraded = []
+    if c.counts["missing"]:
+        ids = ", ".join(c.missing_ids[:CARD_IDS_SHOWN])
+        more = c.missing_cases - min(len(c.missing_ids), CARD_IDS_SHOWN)
+        ungraded.append(
+            f"{c.counts['missing']} missing (no row at all): {ids}" + (f" … (+{more} more)" if more else "")
+        )
+    ungraded += [f"{n} {name.replace('_', ' ')}" for name, n in c.ungraded]
+    if ungraded:
+        parts.append(el("p", "ungraded: " + "; ".join(ungraded)))
+    if c.selective_missingness:
+        parts.append(el("p", f"selective missingness: {c.selective_missingness}", cls="cov"))
+    return el("div", *parts, cls="card ok" if c.complete else "card warn")
+
+
+def _ranking(view: View) -> Html:
+    if view.ranking is None:
+        return Html("")
+    return el("p", view.ranking, cls="callout" if view.ranking_overlap else "callout ok")
+
+
+#: Up to this many candidates the headline is one card each; more read better as the rows of one table.
+CARDS_SHOWN: Final = 8
+
+
+def _headline_table(view: View) -> Html:
+    """One row per candidate: full-plan pass rate range, pass_rate_scored with its counts, coverage, missing."""
+    header = [
+        "candidate",
+        join(["pass rate over all planned", small("worst – best case")]),
+        join(["pass_rate_scored", small("passed / scored")]),
+        join(["scored_coverage", small("scored / planned")]),
+        join(["missing", small("no row at all")]),
+    ]
+    rows = []
+    for c in view.candidates:
+        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+        rate, cov = c.rates["pass_rate_scored"], c.rates["scored_coverage"]
+        span = "—" if low is None or high is None else pct(low) if c.complete else f"{pct(low)} – {pct(high)}"
+        rows.append(
+            [
+                el("b", c.name),
+                el("b", span),
+                join([pct(rate.value), small(f"{rate.numerator} / {rate.denominator}")]),
+                join([pct(cov.value), small(f"{cov.numerator} / {cov.denominator}")]),
+                c.counts["missing"],
+            ]
+        )
+    return table(header, rows)
+
+
+def _cards(view: View) -> Html:
+    if len(view.candidates) > CARDS_SHOWN:
+        return _headline_table(view)
+    return el("div", *[_card(c) for c in view.candidates], cls="cards")
+
+
+def _rates_table(view: View) -> Html:
+    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
+    header = ["candidate", *[join([rate, small(RATE_FORMULAS[rate])]) for rate in RATE_COLUMNS]]
+    rows = [
+        [
+            c.name,
+            *[
+                join(
+                    [
+                        el("span", fmt_value(r.value)),
+                        small(f"{r.numerator} / {r.denominator}"),
+                        small(interval(r.ci_low, r.ci_high)),
+                    ]
+                )
+                for r in (c.rates[name] for name in RATE_COLUMNS)
+            ],
+        ]
+        for c in view.candidates
+    ]
+    note = el(
+        "p",
+        f"Each cell: the rate, numerator / denominator, and its {level}interval with cases as the independent "
+        "units (Wilson 1927; with several trials per case on the effective sample size, Korn & Graubard 1998). "
+        "pass_rate_planned is the worst case and pass_rate_upper the best case of the pass rate over every "
+        "planned unit.",
+        cls="muted",
+    )
+    return join([table(header, rows), note])
+
+
+def _uncertainty_table(view: View) -> Html:
+    header = [
+        "candidate",
+        join(["cases fully scored", small("cases_fully_scored / cases_planned")]),
+        join(["SE naive", small("pass_rate_scored_se_naive")]),
+        join(["SE clustered by case", small("pass_rate_scored_se_clustered")]),
+        join(["design effect", small("design_effect (icc)")]),
+        join(["effective n", small("effective_n of scored units")]),
+        join(["mean score", small("mean_score (clustered SE)")]),
+    ]
+    rows = []
+    for c in view.candidates:
+        u = c.uncertainty
+        deff, icc, se = u.get("design_effect"), u.get("icc"), u.get("mean_score_se_clustered")
+        rows.append(
+            [
+                c.name,
+                f"{u.get('cases_fully_scored')} / {u.get('cases_planned')}",
+                u.get("pass_rate_scored_se_naive"),
+                u.get("pass_rate_scored_se_clustered"),
+                "null" if deff is None else fmt_value(deff) + ("" if icc is None else f" ({fmt_value(icc, digits=2)})"),
+                u.get("effective_n"),
+                fmt_value(u.get("mean_score")) + ("" if se is None else f" (SE {fmt_value(se)})"),
+            ]
+        )
+    text = (
+        "Repeated trials of one case are not independent: the CR1 standard error clustered by case "
+        "(Cameron & Miller 2015; Miller 2024, arXiv:2411.00640) and the design effect say how many "
+        "independent units the trials are worth; every interval treats cases as the units, with t(cases − 1) "
+        f"critical values at {fmt_value(view.confidence)}."
+    )
+    return join([table(header, rows), el("p", text, cls="muted")])
+
+
+def _funnel_table(view: View) -> Html:
+    header = ["count", "meaning", *[c.name for c in view.candidates]]
+    rows = []
+    for name in COUNT_COLUMNS:
+        cells: list[Any] = [name, describe("summary", name)]
+        for c in view.candidates:
+            share = f" <small>{pct(c.shares[name])} of planned</small>" if c.planned and name != "planned" else ""
+            cells.append(Html(f"{c.counts[name]}{share}"))
+        rows.append(cells)
+    return table(header, rows)
+
+
+def _missing_section(view: View) -> Html:
+    rows = [[c.name, c.planned, c.counts["missing"], c.missing_cases, c.missing_ids_text()] for c in view.candidates]
+    parts: list[Any] = [table(["candidate", "planned", "missing units", "missing cases", "missing case ids"], rows)]
+    header = [
+        "candidate",
+        *[el("span", o, title=_OUTCOME_MEANING.get(o, "")) for o in view.outcomes_present],
+        "planned",
+    ]
+    outcome_rows = [[c.name, *[c.outcomes[o] for o in view.outcomes_present], c.planned] for c in view.candidates]
+    parts += [el("h3", "Units by outcome"), table(header, outcome_rows)]
+    parts.append(
+        el(
+            "p",
+            "A missing unit has no row at all: it is neither a failure nor a pass. exec_failed: the run timed out or "
+            "errored; judge_failed: the grader could not produce a valid judgment; failed: a wrong answer.",
+            cls="muted",
+        )
+    )
+    if view.ungraded_total:
+        shown = view.ungraded_units
+        parts += [
+            el("h3", "Ungraded units"),
+            el(
+                "details",
+                el("summary", f"first {shown.height} of {view.ungraded_total} (units.parquet lists every unit)"),
+                frame_table(shown, "units"),
+                open="open" if view.ungraded_total <= 20 else None,
+            ),
+        ]
+    return join(parts)
+
+
+def _notes_section(notes: tuple[Note, ...]) -> Html:
+    if not notes:
+        return el("p", "No problems were flagged.")
+    rows = [
+        [
+            join([n.kind, small(n.meaning)]),
+            n.count,
+            ", ".join(n.candidates[:10]) + (" …" if len(n.candidates) > 10 else "") or "—",
+            el("ul", *[el("li", t) for t in n.texts]) if n.texts else "—",
+        ]
+        for n in notes
+    ]
+    return join(
+        [
+            table(["kind", "count", "candidates", "texts"], rows),
+            el("p", "These were flagged but do not refuse the batch; problems.parquet lists every one.", cls="muted"),
+        ]
+    )
+
+
+def _slices_section(view: View, *, chart: bool = True) -> Html:
+    s = view.slices
+    if s is None:
+        return el("p", "No slice column was declared (audit with slices=[...] or --slice COLUMN).")
+    rows = []
+    for r in s.tests.iter_rows(named=True):
+        cells = {c: el("span", "yes", cls="yes") if r[c] else "no" for c in r if c.startswith("selective")}
+        cells |= {c: r[c] or "—" for c in r if c.startswith("stands_out")}
+        rows.append([cells.get(c, r[c]) for c in s.tests.columns])
+    parts: list[Any] = [
+        el("h3", "Does missingness depend on the slice?"),
+        table([el("span", c, title=describe("missingness", c)) for c in s.tests.columns], rows),
+        el(
+            "p",
+            "Cases are the test's units: a seeded permutation test of each case's ungraded fraction (no row, "
+            "execution or grader failure) and, separately, of its missing fraction (no row), across slice values; "
+            "p-values are Holm-adjusted over every test of the audit (Holm 1979). "
+            f"selective = p_adjusted ≤ alpha ({fmt_value(view.alpha)}); stands_out = when selective, slice values "
+            "whose rate is at least twice the candidate's overall rate (else those with the highest rate).",
+            cls="muted",
+        ),
+    ]
+    if chart:
+        parts.append(el("figure", Html(missing_rate_chart(s)), cls="chart"))
+    shown = min(s.funnel.height, SLICE_ROWS_SHOWN)
+    parts += [
+        el("h3", f"Funnel by slice ({shown} of {s.funnel.height} rows)"),
+        frame_table(s.funnel.head(SLICE_ROWS_SHOWN), "slices"),
+    ]
+    return join(parts)
+
+
+def _comparison_section(c: ComparisonView) -> Html:
+    rows = [[el("code", name), value, meaning] for name, value, meaning in c.measures]
+    parts: list[Any] = [table(["measure", "value", "meaning"], rows)]
+    if c.dropped_by_slice.height:
+        parts += [el("h3", "Dropped pairs by slice"), frame_table(c.dropped_by_slice, "dropped_pairs")]
+    f = c.flips
+    parts += [
+        el("h3", f"Flipped pairs ({f.total})"),
+        table(["flip", "pairs"], [[label, f.counts[k]] for k, label in FLIPS.items()]),
+    ]
+    if f.by_slice.height:
+        parts += [el("h3", "Flipped pairs by slice"), frame_table(f.by_slice)]
+    if f.pairs.height:
+        summary = f"first {f.pairs.height} of {f.total} flipped pairs (pairs.parquet holds every pair)"
+        parts.append(el("details", el("summary", summary), frame_table(f.pairs), open="open"))
+    return join(parts)
+
+
+def _provenance(view: View) -> Html:
+    items: list[Html] = []
+    for label, text in view.provenance:
+        value: Any = text
+        if len(text) > 240:
+            value = el("details", el("summary", text[:120] + " …"), el("div", text, cls="mono"))
+        items += [el("dt", label), el("dd", value)]
+    return el("dl", *items, cls="prov")
+
+
+def _section(anchor: str, title: str, *body: Any) -> Html:
+    return el("section", el("h2", title), *body, id=anchor)
+
+
+def _headline(view: View) -> Html:
+    caption = (
+        "Left: what happened to each candidate's planned units (hatched = missing, no row at all). "
+        "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
+        "the orange band is where the pass rate over all planned units could lie."
+    )
+    chart = el("figure", Html(headline_chart(view.candidates)), el("figcaption", caption), cls="chart")
+    return join([_ranking(view), _cards(view), chart])
+
+
+def render_html(view: View) -> str:
+    """The view as one self-contained HTML page.
+
+    Sections: verdict (comparison), gate, headline (each pass rate with its
+    denominator and coverage, chart), funnel (chart and table), rates with
+    formulas, counts and intervals, missing and ungraded units, slices and
+    the missingness test, comparison with its flipped pairs, notes,
+    provenance. Two calls with the same view return the same string.
+
+    Examples
+    --------
+    >>> import polars as pl, evalframe as ef
+    >>> from evalframe.report.view import build_view
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund", "privacy", "handoff"]}),
+    ...                           candidates=["A", "B"])
+    >>> results = pl.DataFrame({"candidate": ["A", "A", "B", "B", "B", "B"],
+    ...     "case_id": ["quote", "refund", "quote", "refund", "privacy", "handoff"], "passed": [1, 1, 1, 1, 1, 0]})
+    >>> text = render_html(build_view(ef.audit(plan, results)))
+    >>> text.startswith("<!DOCTYPE html>"), "passed / scored = 2 / 2" in text, "http://" in text
+    (True, True, False)
+    """
+    c = view.comparison
+    anchors = [
+        *((("comparison", "comparison"),) if c is not None else ()),
+        ("headline", "headline"),
+        ("funnel", "funnel"),
+        ("rates", "rates"),
+        ("missing", "missing units"),
+        ("slices", "slices"),
+        ("notes", "notes"),
+        ("provenance", "provenance"),
+    ]
+    body: list[Any] = [
+        el("header", el("h1", view.title), el("p", view.subtitle, cls="sub")),
+        el("nav", *[el("a", label, href=f"#{anchor}") for anchor, label in anchors]),
+    ]
+    if c is not None:
+        body.append(_verdict(c))
+    if view.gate is not None:
+        body.append(_gate(view.gate))
+    body += [
+        _section("headline", "Headline: each pass rate with its denominator", _headline(view)),
+        _section(
+            "funnel",
+            "Coverage funnel",
+            el("figure", Html(funnel_chart(view.candidates)), cls="chart"),
+            _funnel_table(view),
+        ),
+        _section(
+            "rates",
+            "Rates, each named by its denominator",
+            _rates_table(view),
+            el("h3", "Uncertainty of pass_rate_scored (repeated trials clustered by case)"),
+            _uncertainty_table(view),
+        ),
+        _section("missing", "Missing and ungraded units", _missing_section(view)),
+        _section("slices", "Slices and selective missingness", _slices_section(view)),
+    ]
+    if c is not None:
+        body.append(_section("comparison", "Paired comparison", _comparison_section(c)))
+    body += [
+        _section("notes", "Notes and problems (not refusing), by kind", _notes_section(view.notes)),
+        _section("provenance", "Provenance", _provenance(view)),
+    ]
+    return page(view.title, *body)
+
+
+def render_summary_html(view: View) -> str:
+    """What a notebook shows for a report: headline, chart, rates with denominators and the slice table.
+
+    Examples
+    --------
+    >>> import polars as pl, evalframe as ef
+    >>> from evalframe.report.view import build_view
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> results = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]})
+    >>> "only 1 of 2 planned units scored" in render_summary_html(build_view(ef.audit(plan, results)))
+    True
+    """
+    parts: list[Any] = [
+        Html(f"<style>{CSS}</style>"),
+        el(
+            "div",
+            el("h3", view.title),
+            el("p", view.subtitle, cls="sub"),
+            _verdict(view.comparison) if view.comparison is not None else "",
+            _headline(view),
+            _rates_table(view),
+            _slices_section(view, chart=False) if view.slices is not None else "",
+            el(
+                "p",
+                "Tables: report.summary, report.units, report.problems, report.slices; "
+                "report.write(folder) adds report.html with every chart.",
+                cls="muted",
+            ),
+            cls="ef",
+        ),
+    ]
+    return str(join(parts))

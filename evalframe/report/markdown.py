@@ -1,0 +1,257 @@
+"""Markdown renderers of a :class:`~evalframe.report.view.View`: the full report, and a CI job summary.
+
+Every number comes from the view; text from the input goes through
+:func:`~evalframe.report.format.markdown_text` or
+:func:`~evalframe.report.format.markdown_code`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from evalframe.columns import CANDIDATE
+from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.report.comparison import FLIPS, ComparisonView, comparison_view
+from evalframe.report.descriptions import RATE_FORMULAS
+from evalframe.report.format import (
+    fmt_rate,
+    fmt_value,
+    interval,
+    markdown_code,
+    markdown_table,
+    markdown_text,
+    pct,
+)
+from evalframe.report.view import Gate, Note, View
+
+if TYPE_CHECKING:
+    from evalframe.compare import Comparison
+
+
+def _confidence(view: View) -> str:
+    return f"{view.confidence:.0%}" if isinstance(view.confidence, float) else "Two-sided"
+
+
+def _verdict_lines(c: ComparisonView) -> list[str]:
+    return [
+        f"**Verdict: `{c.verdict}`** — {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)} "
+        f"(pair policy `{c.pair_policy}`)",
+        "",
+        *[f"- {markdown_text(r)}" for r in c.reasons],
+    ]
+
+
+def _gate_lines(gate: Gate) -> list[str]:
+    if gate.passed:
+        return [f"**Gate passed**: every scored_coverage is at least {gate.min_coverage:g}."]
+    below = ", ".join(f"{markdown_text(n)} ({fmt_value(v)})" for n, v in gate.below)
+    return [f"**Gate failed**: scored_coverage below {gate.min_coverage:g}: {below}."]
+
+
+def _notes_table(notes: tuple[Note, ...]) -> str:
+    frame = pl.DataFrame(
+        {
+            "kind": [n.kind for n in notes],
+            "count": [n.count for n in notes],
+            "meaning": [n.meaning for n in notes],
+            "texts": [" / ".join(n.texts) or "—" for n in notes],
+        },
+        schema={"kind": pl.String, "count": pl.Int64, "meaning": pl.String, "texts": pl.String},
+    )
+    return markdown_table(frame)
+
+
+def _flips_lines(c: ComparisonView) -> list[str]:
+    f = c.flips
+    lines = ["### Flipped pairs", ""]
+    counts = pl.DataFrame({"flip": list(FLIPS.values()), "pairs": [f.counts[k] for k in FLIPS]})
+    lines.append(markdown_table(counts))
+    if f.by_slice.height:
+        lines += ["", "By slice:", "", markdown_table(f.by_slice)]
+    if f.pairs.height:
+        lines += ["", f"First {f.pairs.height} of {f.total} flipped pairs (pairs.parquet holds all):", ""]
+        lines.append(markdown_table(f.pairs))
+    return lines
+
+
+def render_markdown(view: View) -> str:
+    """The report as Markdown: verdict, headline, funnel, rates, missing units, slices, notes, comparison, provenance.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> from evalframe.report.view import build_view
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+    >>> render_markdown(build_view(report)).splitlines()[0]
+    '# evalframe audit: A'
+    """
+    lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.subtitle), ""]
+    c = view.comparison
+    if c is not None:
+        lines += ["## Verdict", "", *_verdict_lines(c), ""]
+    if view.gate is not None:
+        lines += [*_gate_lines(view.gate), ""]
+    lines += ["## Headline", ""]
+    lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
+    if view.ranking:
+        lines += ["", f"**{markdown_text(view.ranking)}**"]
+    counts = pl.DataFrame(
+        [{CANDIDATE: cand.name, **cand.counts} for cand in view.candidates],
+        schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in COUNT_COLUMNS}},
+    )
+    rates = pl.DataFrame(
+        [{CANDIDATE: cand.name, **{r: cand.rates[r].value for r in RATE_COLUMNS}} for cand in view.candidates],
+        schema={CANDIDATE: pl.String, **{r: pl.Float64 for r in RATE_COLUMNS}},
+    )
+    parts = pl.DataFrame(
+        [
+            {CANDIDATE: cand.name}
+            | {r: f"{cand.rates[r].numerator} / {cand.rates[r].denominator}" for r in RATE_COLUMNS}
+            for cand in view.candidates
+        ],
+        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
+    )
+    intervals = pl.DataFrame(
+        [
+            {CANDIDATE: cand.name} | {r: interval(cand.rates[r].ci_low, cand.rates[r].ci_high) for r in RATE_COLUMNS}
+            for cand in view.candidates
+        ],
+        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
+    )
+    lines += [
+        "",
+        "## Funnel (counts)",
+        "",
+        markdown_table(counts),
+        "",
+        "## Rates (each named by its denominator)",
+        "",
+        markdown_table(rates),
+        "",
+        ", ".join(f"`{r}` = {RATE_FORMULAS[r]}" for r in RATE_COLUMNS)
+        + "; `pass_rate_planned` is the worst case and `pass_rate_upper` the best case of the full-plan pass rate.",
+        "",
+        "Numerator / denominator of each rate:",
+        "",
+        markdown_table(parts),
+        "",
+        f"{_confidence(view)} intervals, cases as the independent units (Wilson; with several trials per case "
+        "on the effective sample size with t(cases − 1); none with fewer than two cases):",
+        "",
+        markdown_table(intervals),
+        "",
+        "## Missing units",
+        "",
+    ]
+    missing = pl.DataFrame(
+        {
+            CANDIDATE: [cand.name for cand in view.candidates],
+            "missing": [cand.counts["missing"] for cand in view.candidates],
+            "missing_cases": [cand.missing_cases for cand in view.candidates],
+            "missing_case_ids": [cand.missing_ids_text() for cand in view.candidates],
+        },
+        schema={CANDIDATE: pl.String, "missing": pl.Int64, "missing_cases": pl.Int64, "missing_case_ids": pl.String},
+    )
+    lines.append(markdown_table(missing))
+    if view.slices is not None:
+        lines += [
+            "",
+            "## Missingness by slice",
+            "",
+            markdown_table(view.slices.tests),
+            "",
+            "Cases are the test's units (case-level permutation test of each case's ungraded, and missing, "
+            "fraction); p-values are Holm-adjusted over every test of the audit (Holm 1979).",
+            "",
+            "### Funnel by slice",
+            "",
+            markdown_table(view.slices.funnel),
+        ]
+    lines += ["", "## Notes and problems (not refusing)", ""]
+    lines.append(_notes_table(view.notes) if view.notes else "none")
+    if c is not None:
+        lines += ["", f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}", ""]
+        lines.append(markdown_table(c.table.drop("reasons")))
+        if c.dropped_by_slice.height:
+            lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
+        lines += ["", *_flips_lines(c)]
+    lines += ["", "## Provenance", "", *[f"- {markdown_text(k)}: {v}" for k, v in view.provenance_markdown]]
+    return "\n".join(lines) + "\n"
+
+
+def render_comparison_markdown(c: ComparisonView) -> str:
+    """Only the comparison: verdict, reasons, numbers, dropped and flipped pairs."""
+    lines = [
+        f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}",
+        "",
+        *_verdict_lines(c),
+        "",
+        markdown_table(c.table.drop("reasons")),
+    ]
+    if c.dropped_by_slice.height:
+        lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
+    lines += ["", *_flips_lines(c)]
+    return "\n".join(lines) + "\n"
+
+
+def comparison_markdown(comparison: Comparison) -> str:
+    """:func:`render_comparison_markdown` of a comparison's view (what ``Comparison.to_markdown`` returns).
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
+    >>> ledger = pl.DataFrame({"candidate": ["A", "A", "B", "B"], "case_id": ["q1", "q2"] * 2, "passed": [1, 0, 0, 0]})
+    >>> report = ef.audit(plan, ledger)
+    >>> comparison_markdown(ef.compare(report, baseline="B", candidate="A")).splitlines()[2]
+    '**Verdict: `no_supported_winner`** — A vs baseline B (pair policy `complete_pairs`)'
+    """
+    return render_comparison_markdown(comparison_view(comparison))
+
+
+def render_github(view: View) -> str:
+    """A short Markdown summary for a CI job page (``$GITHUB_STEP_SUMMARY``): verdict, coverage, gate.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> from evalframe.report.view import build_view
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+    >>> print(render_github(build_view(report, min_coverage=0.9)).splitlines()[2])
+    **Gate failed**: scored_coverage below 0.9: A (0.5).
+    """
+    lines = [f"### {markdown_text(view.title)}", ""]
+    c = view.comparison
+    if view.gate is not None:
+        lines += [*_gate_lines(view.gate), ""]
+    if c is not None:
+        lines += [*_verdict_lines(c), ""]
+    table = pl.DataFrame(
+        {
+            "candidate": [cand.name for cand in view.candidates],
+            "scored / planned": [f"{cand.counts['scored']} / {cand.planned}" for cand in view.candidates],
+            "scored_coverage": [pct(cand.rates["scored_coverage"].value) for cand in view.candidates],
+            "pass_rate_scored": [
+                f"{fmt_rate(cand.rates['pass_rate_scored'].value)} ({cand.counts['passed']}/{cand.counts['scored']})"
+                for cand in view.candidates
+            ],
+            "full-plan range": [
+                interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
+                for cand in view.candidates
+            ],
+            "missing": [cand.counts["missing"] for cand in view.candidates],
+        }
+    )
+    lines.append(markdown_table(table))
+    if view.ranking:
+        lines += ["", markdown_text(view.ranking)]
+    if c is not None and c.flips.total:
+        flipped = ", ".join(f"{c.flips.counts[k]} {label}" for k, label in FLIPS.items() if c.flips.counts[k])
+        lines += ["", f"Flipped pairs: {markdown_text(flipped)}."]
+    if view.notes:
+        lines += ["", "Notes: " + ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes) + "."]
+    return "\n".join(lines) + "\n"

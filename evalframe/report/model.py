@@ -1,0 +1,234 @@
+"""The frozen audit report: the data object every step above the audit reads.
+
+A report is immutable: its tables are polars DataFrames sorted by key, so the
+same plan and ledger always give byte-identical tables whatever the row order
+of the inputs. It renders and writes itself through the renderers that
+:mod:`evalframe.report` registers in :data:`RENDERERS` when it is imported:
+this module imports none of them, so the audit and the comparison, which
+build on it, never import a renderer.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from evalframe.columns import CANDIDATE, OUTCOME
+from evalframe.progress import Progress
+from evalframe.report.output import write_output
+
+if TYPE_CHECKING:
+    from evalframe.compare import Comparison
+
+#: The view builder and the renderers by name (``view``, ``markdown``, ``comparison_markdown``, ``json``,
+#: ``html``, ``summary_html``), filled by :mod:`evalframe.report` as it is imported.
+RENDERERS: dict[str, Callable[..., Any]] = {}
+
+
+def _render(name: str, view: Any) -> str:
+    return str(RENDERERS[name](view))
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The result of an audit. Immutable; every table is sorted by key.
+
+    Attributes
+    ----------
+    summary
+        One row per candidate: the funnel counts (UInt32), rates (Float64
+        fractions named by their denominators, see :mod:`evalframe.funnel`)
+        with intervals ``<rate>_ci_low``/``_high`` that treat cases as the
+        independent units (see :func:`evalframe.funnel.with_uncertainty`),
+        clustered standard errors, the design effect, ``missing_cases`` (UInt32, distinct cases with a
+        missing unit) and ``missing_case_ids`` (List[String], the first 20
+        of them, sorted).
+    units
+        One row per planned unit (per counted attempt under policy
+        ``every``): plan columns, the counted attempt's ledger columns,
+        ``counted_attempt``, ``attempts`` and ``outcome``. A
+        ``polars.LazyFrame`` over temporary Arrow IPC files after
+        ``audit(..., partition_by="candidate")`` (the files stay until the
+        Python process exits); a DataFrame otherwise.
+    attempts
+        Every ledger row of a planned unit with ``attempts`` and ``counts``
+        (lazy like ``units``).
+    problems
+        Non-refusing problems (missing units, retry flags); see
+        :mod:`evalframe.problems`.
+    slices
+        One row per (candidate, slice column, slice value): the funnel,
+        ``missing_rate`` and ``missing_ratio`` (see :mod:`evalframe.slices`);
+        empty when no slice was declared.
+    missingness
+        One row per (candidate, slice column): the test of independence
+        between slice and missingness; empty when no slice was declared.
+    meta
+        Provenance: evalframe version, plan hash and source, results
+        source, candidates, trials, run ids, policies.
+    """
+
+    summary: pl.DataFrame
+    units: pl.DataFrame | pl.LazyFrame
+    attempts: pl.DataFrame | pl.LazyFrame
+    problems: pl.DataFrame
+    slices: pl.DataFrame = field(default_factory=pl.DataFrame)
+    missingness: pl.DataFrame = field(default_factory=pl.DataFrame)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+        """The report's tables by file stem (``units`` and ``attempts`` lazy after a partitioned audit)."""
+        tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": self.problems}
+        if self.slices.width:
+            tables |= {"slices": self.slices, "missingness": self.missingness}
+        return tables
+
+    def outcome_counts(self) -> pl.DataFrame:
+        """Units per (candidate, outcome), every outcome present in the units table, sorted.
+
+        Returns
+        -------
+        polars.DataFrame
+            Columns ``candidate``, ``outcome`` (String) and ``units``
+            (UInt32); outcomes with no unit are absent.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+        >>> report.outcome_counts().rows()
+        [('A', 'missing', 1), ('A', 'passed', 1)]
+        """
+        return (
+            self.units.lazy()
+            .group_by(CANDIDATE, pl.col(OUTCOME).cast(pl.String))
+            .len("units")
+            .with_columns(pl.col("units").cast(pl.UInt32))
+            .sort(CANDIDATE, OUTCOME)
+            .collect()
+        )
+
+    def view(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> Any:
+        """The one view of the report every renderer lays out (see :func:`evalframe.report.view.build_view`)."""
+        return RENDERERS["view"](self, comparison, min_coverage=min_coverage)
+
+    def to_markdown(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
+        """Render the report as Markdown: verdict, headline, funnel, rates, missing units, slices, notes, provenance.
+
+        Parameters
+        ----------
+        comparison
+            A paired comparison of two of the report's candidates: its verdict
+            heads the page and its numbers and flipped pairs follow the audit.
+        min_coverage
+            A declared release gate, reported as passed or failed.
+        """
+        return _render("markdown", self.view(comparison, min_coverage=min_coverage))
+
+    def to_dict(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> dict[str, Any]:
+        """A JSON-ready dictionary of the report (see :func:`evalframe.report.jsondoc.view_dict`).
+
+        Keys: ``meta`` (provenance), ``summary`` (one dict per candidate),
+        ``outcomes`` (units per candidate and outcome), ``problems_by_kind``,
+        ``notes``, ``slices`` and ``missingness`` (only when slices were
+        declared), ``comparison`` (only when given: the comparison row, its
+        pairs dropped by slice and its flipped pairs) and ``gate`` (only with
+        ``min_coverage``).
+        """
+        result: dict[str, Any] = RENDERERS["dict"](self.view(comparison, min_coverage=min_coverage))
+        return result
+
+    def to_json(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
+        """The :meth:`to_dict` content as indented JSON at full precision (non-finite floats as null)."""
+        return _render("json", self.view(comparison, min_coverage=min_coverage))
+
+    def to_html(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
+        """The report as one self-contained HTML page (see :func:`evalframe.report.html.render_html`)."""
+        return _render("html", self.view(comparison, min_coverage=min_coverage))
+
+    def _repr_html_(self) -> str:
+        """HTML for Jupyter: headline with its chart, rates with denominators, and the slice table."""
+        return _render("summary_html", self.view())
+
+    def write(
+        self,
+        out: str | os.PathLike[str],
+        *,
+        comparison: Comparison | None = None,
+        inputs: Iterable[str | os.PathLike[str]] | None = None,
+        command: str = "python",
+        min_coverage: float | None = None,
+        progress: Progress | None = None,
+    ) -> list[Path]:
+        """Write every table as Parquet plus ``report.md``, ``report.json`` and ``report.html``, all or nothing.
+
+        The folder is evalframe's own (see :func:`write_output`): new, empty
+        or an earlier evalframe output, which this one replaces as a whole;
+        ``evalframe-manifest.json`` lists every file with its SHA-256.
+
+        Parameters
+        ----------
+        out
+            Destination folder (created if needed).
+        comparison
+            When given, also write ``comparison.parquet``, ``pairs.parquet``
+            (and ``dropped_pairs.parquet`` when pairs were dropped by slice),
+            and include the verdict in the text reports.
+        inputs
+            Paths and globs the audit read, refused inside ``out``; by
+            default the plan and results sources in :attr:`meta` that name
+            a file or folder.
+        command
+            What wrote the folder, recorded in its manifest.
+        min_coverage
+            A declared release gate, reported in the text reports.
+        progress
+            Called after each file is written (see
+            :func:`~evalframe.report.output.write_output`).
+
+        Returns
+        -------
+        list of pathlib.Path
+            The files written (the manifest aside), sorted by name.
+
+        Raises
+        ------
+        OutputFolderError
+            ``out`` holds files evalframe did not write or an input, or could
+            not be written; it was left as it was.
+
+        Examples
+        --------
+        >>> import tempfile, evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     names = [p.name for p in report.write(folder)]
+        >>> names
+        ['attempts.parquet', 'problems.parquet', 'report.html', 'report.json', 'report.md',
+         'summary.parquet', 'units.parquet']
+        """
+        tables = self.tables()
+        if comparison is not None:
+            tables |= {"comparison": comparison.table, "pairs": comparison.pairs}
+            if comparison.dropped_by_slice.height:
+                tables["dropped_pairs"] = comparison.dropped_by_slice
+        view = self.view(comparison, min_coverage=min_coverage)
+        texts = {
+            "report.md": _render("markdown", view),
+            "report.json": _render("json", view) + "\n",
+            "report.html": _render("html", view),
+        }
+        if inputs is None:
+            sources = (self.meta.get("plan_source"), self.meta.get("results_source"))
+            inputs = [s for s in sources if isinstance(s, str) and s and os.path.exists(s)]
+        outcome = "audited" if comparison is None else "compared"
+        return write_output(
+            out, tables, texts, meta=self.meta, command=command, outcome=outcome, inputs=inputs, progress=progress
+        )

@@ -1,0 +1,164 @@
+"""A refused batch, for people and CI: counts by kind, then the first rows of each kind (kind, line, key).
+
+No rate exists for a refused batch; what it gets is its problems: the
+Markdown, JSON and HTML reports of its output folder, and the table the
+command prints on stderr. Each lists the counts by (kind, refusing) and,
+for every refusing kind, its first rows with their line and key columns;
+``problems.parquet`` holds every problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from rich.console import Console
+
+from evalframe.columns import KIND, REFUSING
+from evalframe.progress import Progress
+from evalframe.report.format import markdown_table
+from evalframe.report.htmlkit import el, frame_table, page
+from evalframe.report.jsondoc import note_dict
+from evalframe.report.output import write_output
+from evalframe.report.terminal import frame_table as terminal_table
+from evalframe.report.view import REFUSAL_ROWS_SHOWN, Note, notes_of
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What a refused batch shows: how many refusing problems, counts by kind, the first rows of each kind."""
+
+    refusing: int
+    #: kind, refusing, count: every problem.
+    counts: pl.DataFrame
+    #: One note per refusing kind, with its first rows.
+    kinds: tuple[Note, ...]
+
+    @property
+    def first_rows(self) -> pl.DataFrame:
+        """The first rows of every refusing kind, kinds in name order."""
+        frames = [n.rows for n in self.kinds]
+        return pl.concat(frames, how="diagonal_relaxed") if frames else pl.DataFrame()
+
+    @property
+    def lead(self) -> str:
+        """The sentence that opens every rendering."""
+        return f"No rate was computed: {self.refusing} refusing problem(s); every problem is in problems.parquet."
+
+    @property
+    def title(self) -> str:
+        """The heading of the first rows."""
+        return f"refusing problems (first {self.first_rows.height} of {self.refusing})"
+
+
+def build_refusal(problems: pl.DataFrame) -> Refusal:
+    """The refusal of a batch from its problems table (see :mod:`evalframe.problems`).
+
+    Examples
+    --------
+    >>> problems = pl.DataFrame({"kind": ["duplicate_key"] * 30 + ["unknown_case"], "line": [*range(2, 32), 9],
+    ...     "detail": ["twice"] * 30 + ["not planned"], "refusing": [True] * 31})
+    >>> refusal = build_refusal(problems)
+    >>> refusal.refusing, refusal.title, refusal.first_rows.get_column("line").to_list()[-3:]
+    (31, 'refusing problems (first 21 of 31)', [20, 21, 9])
+    """
+    refusing = problems.filter(pl.col(KIND).is_not_null() & pl.col(REFUSING))
+    counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND, REFUSING)
+    return Refusal(refusing=refusing.height, counts=counts, kinds=notes_of(refusing, shown=REFUSAL_ROWS_SHOWN))
+
+
+def refusal_dict(refusal: Refusal) -> dict[str, Any]:
+    """The refusal as a JSON-ready dict: counts, then each refusing kind with its texts and first rows."""
+    return {
+        "refused": True,
+        "refusing_problems": refusal.refusing,
+        "refusing_problems_by_kind": {n.kind: n.count for n in refusal.kinds},
+        "problems_by_kind": refusal.counts.to_dicts(),
+        "first_refusing_problems": refusal.first_rows.to_dicts(),
+        "kinds": [note_dict(n) for n in refusal.kinds],
+    }
+
+
+def refusal_json(refusal: Refusal) -> str:
+    """:func:`refusal_dict` as indented JSON."""
+    return json.dumps(refusal_dict(refusal), indent=2, ensure_ascii=False, default=str)
+
+
+def refusal_texts(problems: pl.DataFrame) -> dict[str, str]:
+    """``report.md``, ``report.json`` and ``report.html`` of a refused batch.
+
+    Examples
+    --------
+    >>> problems = pl.DataFrame({"kind": ["duplicate_key"], "line": [3], "detail": ["<b>x</b>"], "refusing": [True]})
+    >>> texts = refusal_texts(problems)
+    >>> json.loads(texts["report.json"])["refusing_problems_by_kind"]
+    {'duplicate_key': 1}
+    >>> "&lt;b&gt;x&lt;/b&gt;" in texts["report.html"], texts["report.md"].splitlines()[0]
+    (True, '# evalframe: batch refused')
+    """
+    r = build_refusal(problems)
+    markdown = "\n\n".join(
+        [
+            "# evalframe: batch refused",
+            r.lead,
+            "## problems by kind",
+            markdown_table(r.counts),
+            f"## {r.title}",
+            markdown_table(r.first_rows),
+        ]
+    )
+    html = page(
+        "evalframe: batch refused",
+        el("h1", "evalframe: batch refused"),
+        el("p", r.lead, cls="refused"),
+        el("h2", "problems by kind"),
+        frame_table(r.counts),
+        el("h2", r.title),
+        frame_table(r.first_rows, "problems"),
+    )
+    return {"report.md": markdown + "\n", "report.json": refusal_json(r) + "\n", "report.html": html}
+
+
+def print_refusal(problems: pl.DataFrame, console: Console) -> None:
+    """Print a refusal: the lead, counts by kind, then the first rows of each refusing kind."""
+    r = build_refusal(problems)
+    console.print(f"[bold red]batch refused[/]: {r.refusing} refusing problem(s); no rate was computed.")
+    console.print(terminal_table(r.counts, "problems by kind"))
+    console.print(terminal_table(r.first_rows, r.title))
+
+
+def write_refusal(
+    problems: pl.DataFrame,
+    out: str | os.PathLike[str],
+    *,
+    command: str = "python",
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    progress: Progress | None = None,
+) -> list[Path]:
+    """Write a refused batch as evalframe's output folder: ``problems.parquet`` and the refusal's reports.
+
+    The folder follows the rules of :func:`~evalframe.report.output.write_output`: an earlier
+    output's rates are replaced as a whole, so a refusal never sits beside
+    them. The texts are :func:`refusal_texts`.
+
+    Examples
+    --------
+    >>> import tempfile, evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote"]}), candidates=["A"])
+    >>> try:
+    ...     ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [2]}))
+    ... except ef.AuditRefused as refused:
+    ...     with tempfile.TemporaryDirectory() as folder:
+    ...         names = [p.name for p in write_refusal(refused.problems, folder + "/out")]
+    >>> names
+    ['problems.parquet', 'report.html', 'report.json', 'report.md']
+    """
+    texts = refusal_texts(problems)
+    return write_output(
+        out, {"problems": problems}, texts, command=command, outcome="refused", inputs=inputs, progress=progress
+    )

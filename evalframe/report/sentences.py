@@ -1,0 +1,251 @@
+"""The sentences of a report: each candidate's headline, the ranking note and the provenance lines.
+
+Each sentence reads numbers of the summary with their denominators; the view
+model (:mod:`evalframe.report.view`) makes them once, and every renderer
+shows the same text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from evalframe.columns import CANDIDATE
+from evalframe.report.format import fmt_value, markdown_code
+
+#: Overlapping ranges a ranking note names; beyond, it counts them.
+RANGES_NAMED = 3
+
+
+def missing_ids_text(record: Mapping[str, Any]) -> str:
+    """The summary's missing case ids as text, with how many more the units table holds.
+
+    Examples
+    --------
+    >>> missing_ids_text({"missing_cases": 23, "missing_case_ids": ["a", "b"]})
+    'a, b … (+21 more)'
+    >>> missing_ids_text({"missing_cases": 0, "missing_case_ids": []})
+    '—'
+    """
+    ids = [str(v) for v in record.get("missing_case_ids") or []]
+    more = int(record.get("missing_cases") or 0) - len(ids)
+    return (", ".join(ids) or "—") + (f" … (+{more} more)" if more > 0 else "")
+
+
+def _bounds(record: Mapping[str, Any]) -> tuple[float, float] | None:
+    low, high = record.get("pass_rate_planned"), record.get("pass_rate_upper")
+    return None if low is None or high is None else (float(low), float(high))
+
+
+def headline(record: Mapping[str, Any]) -> list[str]:
+    """Sentences that read one candidate's summary row with its denominators.
+
+    Parameters
+    ----------
+    record
+        One row of :attr:`AuditReport.summary` as a dict.
+
+    Returns
+    -------
+    list of str
+        The pass rate with passed / scored, the coverage with scored /
+        planned, the full-plan range (worst and best case) when some unit is
+        ungraded, and what happened to the ungraded units.
+
+    Examples
+    --------
+    >>> row = {"candidate": "A", "planned": 4, "scored": 2, "passed": 2, "missing": 2,
+    ...     "pass_rate_scored": 1.0, "scored_coverage": 0.5, "pass_rate_planned": 0.5, "pass_rate_upper": 1.0,
+    ...     "missing_cases": 2, "missing_case_ids": ["handoff", "privacy"]}
+    >>> for line in headline(row):
+    ...     print(line)
+    A: pass_rate_scored 1.0 = 2 passed / 2 scored, and only 2 of 4 planned units were scored
+    (scored_coverage 0.5).
+    Over all 4 planned units A's pass rate lies between 0.5 (pass_rate_planned = passed / planned,
+    every ungraded unit failed) and 1.0 (pass_rate_upper, every ungraded unit passed).
+    Ungraded: 2 missing (no row at all): handoff, privacy.
+    """
+    name = record[CANDIDATE]
+    planned, scored, passed = int(record["planned"]), int(record["scored"]), int(record["passed"])
+    coverage = fmt_value(record.get("scored_coverage"))
+    rate = record.get("pass_rate_scored")
+    lines = []
+    if rate is None and scored == 0:
+        lines.append(f"{name}: no pass rate — 0 of {planned} planned units were scored (pass_rate_scored is null).")
+    elif rate is None:
+        lines.append(
+            f"{name}: {scored} of {planned} planned units were scored, but no pass threshold was declared: "
+            "no pass rate."
+        )
+    elif scored == planned:
+        lines.append(
+            f"{name}: pass_rate_scored {fmt_value(rate)} = {passed} passed / {scored} scored; "
+            f"every one of the {planned} planned units was scored (scored_coverage {coverage})."
+        )
+    else:
+        lines.append(
+            f"{name}: pass_rate_scored {fmt_value(rate)} = {passed} passed / {scored} scored, and only {scored} of "
+            f"{planned} planned units were scored (scored_coverage {coverage})."
+        )
+    bounds = _bounds(record)
+    if bounds is not None and scored < planned:
+        lines.append(
+            f"Over all {planned} planned units {name}'s pass rate lies between {fmt_value(bounds[0])} "
+            "(pass_rate_planned = passed / planned, every ungraded unit failed) and "
+            f"{fmt_value(bounds[1])} (pass_rate_upper, every ungraded unit passed)."
+        )
+    ungraded = []
+    if record.get("missing"):
+        ungraded.append(f"{record['missing']} missing (no row at all): {missing_ids_text(record)}")
+    for name_ in ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored"):
+        if record.get(name_):
+            ungraded.append(f"{record[name_]} {name_}")
+    if ungraded:
+        lines.append("Ungraded: " + "; ".join(ungraded) + ".")
+    if record.get("selective_missingness"):
+        lines.append(f"Selective missingness: {record['selective_missingness']}.")
+    return lines
+
+
+def ranking_note(summary: pl.DataFrame) -> str | None:
+    """Whether the highest ``pass_rate_scored`` survives the missing grades, in one sentence.
+
+    Each candidate's full-plan pass rate lies in [``pass_rate_planned``,
+    ``pass_rate_upper``]. When the leader's range overlaps another
+    candidate's, missing grades alone could reverse the order. Returns None
+    with fewer than two candidates with a pass rate.
+
+    Examples
+    --------
+    >>> summary = pl.DataFrame({"candidate": ["A", "B"], "planned": [4, 4], "scored": [2, 4],
+    ...     "pass_rate_scored": [1.0, 0.75], "pass_rate_planned": [0.5, 0.75], "pass_rate_upper": [1.0, 0.75]})
+    >>> print(ranking_note(summary))
+    A has the highest pass_rate_scored (1.0), computed on only 2 of 4 planned units, but its full-plan range
+    [0.5, 1.0] overlaps B [0.75, 0.75]: the missing grades alone could reverse the order, so pass_rate_scored
+    does not rank these candidates.
+    """
+    rows = [r for r in summary.iter_rows(named=True) if r.get("pass_rate_scored") is not None and _bounds(r)]
+    if len(rows) < 2:
+        return None
+    top = max(rows, key=lambda r: r["pass_rate_scored"])
+    top_low, top_high = _bounds(top) or (0.0, 0.0)
+    lead = f"{top[CANDIDATE]} has the highest pass_rate_scored ({fmt_value(top['pass_rate_scored'])})"
+    scored, planned = top.get("scored"), top.get("planned")
+    if scored is not None and planned is not None and scored != planned:
+        lead += f", computed on only {scored} of {planned} planned units"
+    overlapping = []
+    for r in rows:
+        low, high = _bounds(r) or (0.0, 0.0)
+        if r is not top and low <= top_high and top_low <= high:
+            overlapping.append(f"{r[CANDIDATE]} [{fmt_value(low)}, {fmt_value(high)}]")
+    if overlapping:
+        others = ", ".join(overlapping)
+        if len(overlapping) > RANGES_NAMED:
+            others = f"{len(overlapping)} other candidates' ranges (e.g. {', '.join(overlapping[:RANGES_NAMED])})"
+        return (
+            f"{lead}, but its full-plan range [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
+            f"{others}: the missing grades alone could reverse the order, so pass_rate_scored "
+            "does not rank these candidates."
+        )
+    return (
+        f"{lead}, and its worst case ({fmt_value(top_low)}) is above every other candidate's best case: missing "
+        "grades alone cannot reverse the order (sampling noise still can; see the intervals)."
+    )
+
+
+def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list[tuple[str, str]]:
+    """What produced a report, as (label, text) pairs: plan, data, runs, policies, version.
+
+    Every key of ``meta`` appears: the known ones in a fixed order under
+    readable labels, any other (e.g. an importer's) after them by name.
+
+    Parameters
+    ----------
+    meta
+        :attr:`AuditReport.meta`.
+    markdown
+        Put identifiers (paths, hashes, policies) in code spans (:func:`markdown_code`) and write every
+        other value as :func:`markdown_text`.
+
+    Examples
+    --------
+    >>> meta = {"plan_source": "plan.csv", "plan_hash": "9b706404a107adbac3bd", "n_cases": 4,
+    ...     "candidates": ["A", "B"], "trials": 1, "planned_units": 8, "retry": "first"}
+    >>> for label, text in provenance_lines(meta)[:3]:
+    ...     print(f"{label}: {text}")
+    plan: plan.csv (hash 9b706404a107), 4 cases × 2 candidates × 1 trial(s) = 8 planned units
+    plan hash: 9b706404a107adbac3bd
+    candidates: A, B
+    """
+
+    def code(value: Any) -> str:
+        return markdown_code(value) if markdown else str(value)
+
+    def listed(value: Any, empty: str = "none recorded") -> str:
+        items = [str(v) for v in (value or [])]
+        return ", ".join(code(v) for v in items) if items else empty
+
+    m = meta
+    candidates = list(m.get("candidates") or [])
+    retry = f"{code(m.get('retry'))}"
+    if m.get("max_attempts") is not None:
+        retry += f", max_attempts {m['max_attempts']}"
+    if m.get("retry_on"):
+        retry += f", retries allowed after {listed(m['retry_on'])}"
+    lines = [
+        (
+            "plan",
+            f"{code(m.get('plan_source'))} (hash {code(str(m.get('plan_hash', ''))[:12])}), "
+            f"{m.get('n_cases')} cases × {len(candidates)} candidates × {m.get('trials')} trial(s) "
+            f"= {m.get('planned_units')} planned units",
+        ),
+        ("plan hash", code(m.get("plan_hash"))),
+        ("candidates", listed(candidates)),
+        ("dataset versions", listed(m.get("dataset_versions"))),
+        (
+            "results",
+            f"{code(m.get('results_source'))} ({m.get('ledger_shape')} ledger, {m.get('ledger_rows')} rows)",
+        ),
+        ("run ids", listed(m.get("run_ids"))),
+        ("required run id", code(m["required_run_id"]) if m.get("required_run_id") else "none"),
+        ("retry policy", retry),
+        ("missing policy", code(m.get("missing"))),
+        ("grade", code(m.get("grade"))),
+        ("slices", listed(m.get("slices"), "none")),
+        ("confidence, alpha", f"{m.get('confidence')}, {m.get('alpha')}"),
+        ("evalframe version", str(m.get("evalframe_version"))),
+    ]
+    known = {
+        "plan_source",
+        "plan_hash",
+        "n_cases",
+        "candidates",
+        "trials",
+        "planned_units",
+        "dataset_versions",
+        "results_source",
+        "ledger_shape",
+        "ledger_rows",
+        "run_ids",
+        "required_run_id",
+        "retry",
+        "max_attempts",
+        "retry_on",
+        "missing",
+        "grade",
+        "slices",
+        "confidence",
+        "alpha",
+        "evalframe_version",
+    }
+    for key in sorted(k for k in m if k not in known):
+        value = m[key]
+        if value is None:
+            lines.append((key, "none"))
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+        lines.append((key, code(text) if markdown else text))
+    return lines

@@ -1,0 +1,291 @@
+"""Terminal renderer (rich) of a :class:`~evalframe.report.view.View`: candidates as rows, verdict first.
+
+Each candidate is one row, its rates beside their counts (``0.750 (3/4
+scored)``), so twenty candidates read as twenty rows at any width; the
+headline (and a comparison's verdict) come first, then the per-slice funnel
+with ``--slice``, the notes with their texts, and a short provenance last.
+Every cell is a :class:`rich.text.Text` with control characters escaped:
+ids from the input are never read as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import polars as pl
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from evalframe.report.comparison import FLIPS, ComparisonView
+from evalframe.report.format import fmt_rate, fmt_value, interval, visible
+from evalframe.report.view import Candidate, Gate, Note, View
+
+
+def _text(value: Any, style: str = "") -> Text:
+    return Text(visible(fmt_value(value)), style=style)
+
+
+def _table(title: str, **kwargs: Any) -> Table:
+    return Table(title=Text(title, style="bold"), title_justify="left", box=box.HEAVY_HEAD, **kwargs)
+
+
+def _column(table: Table, name: str, **kwargs: Any) -> None:
+    """A column whose long words fold (never cut with an ellipsis)."""
+    table.add_column(Text(name), overflow="fold", **kwargs)
+
+
+def frame_table(frame: pl.DataFrame, title: str) -> Table:
+    """A rich table of ``frame``: numbers right-aligned and rounded for people, text as written."""
+    table = _table(title)
+    for name in frame.columns:
+        _column(table, visible(name), justify="right" if frame.schema[name].is_numeric() else "left")
+    for row in frame.iter_rows():
+        table.add_row(*[_text(v) for v in row])
+    return table
+
+
+def _candidates_table(view: View) -> Table:
+    """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
+    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
+    coverage, passing, spans, missing, others = [], [], [], [], []
+    for c in view.candidates:
+        cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
+        coverage.append(
+            Text(f"{fmt_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
+        )
+        if rate.value is None:
+            passing.append(Text("no pass rate", style="dim"))
+        else:
+            cell = Text(f"{fmt_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
+            cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+            passing.append(cell)
+        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+        spans.append(Text("—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"))
+        missing.append(Text(str(c.counts["missing"])))
+        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or "—"))
+
+    table = _table("candidates: funnel and rates, each beside its counts")
+    _column(table, "candidate")
+    _column(table, "scored_coverage\n(scored/planned)")
+    _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
+    _column(table, "full-plan\nrange")
+    _column(table, "missing\n(no row)", justify="right")
+    show_others = any(c.ungraded for c in view.candidates)
+    if show_others:
+        _column(table, "other\nungraded")
+    for c, *cells in zip(view.candidates, coverage, passing, spans, missing, others, strict=True):
+        row = [Text(visible(c.name), style="bold"), *cells]
+        table.add_row(*(row if show_others else row[:-1]))
+    return table
+
+
+def _verdict(c: ComparisonView) -> Iterator[RenderableType]:
+    line = Text.assemble(
+        ("verdict: ", "bold"),
+        (c.verdict, "bold green" if c.winner else "bold yellow"),
+        f"  ({visible(c.candidate)} vs baseline {visible(c.baseline)}, {c.pair_policy})",
+    )
+    yield line
+    for reason in c.reasons:
+        yield Text(f"  - {visible(reason)}")
+
+
+def _gate(gate: Gate) -> Text:
+    if gate.passed:
+        return Text.assemble(("gate passed", "bold green"), f": every scored_coverage ≥ {gate.min_coverage:g}")
+    below = ", ".join(f"{visible(n)} ({fmt_value(v)})" for n, v in gate.below)
+    return Text.assemble(("gate failed", "bold red"), f": scored_coverage below {gate.min_coverage:g}: {below}")
+
+
+#: Up to this many candidates, the headline gives each one's first sentence (more read better as table rows).
+HEADLINE_CANDIDATES = 8
+
+
+def _headline(candidates: Sequence[Candidate], ranking: str | None) -> Iterator[RenderableType]:
+    """The ranking note, then each candidate's first headline sentence (its range and missing ids are below)."""
+    yield Text("headline", style="bold")
+    if ranking:
+        yield Text(visible(ranking), style="bold yellow")
+    if len(candidates) <= HEADLINE_CANDIDATES:
+        for c in candidates:
+            yield Text(f"• {visible(c.headline[0])}")
+    else:
+        yield Text(f"{len(candidates)} candidates: one row each below.")
+
+
+def _missing(view: View) -> Table | None:
+    rows = [c for c in view.candidates if c.counts["missing"]]
+    if not rows:
+        return None
+    table = _table("missing units (no row at all: not failures)")
+    _column(table, "candidate")
+    _column(table, "missing", justify="right")
+    _column(table, "cases", justify="right")
+    _column(table, "first missing case ids (natural order)")
+    for c in rows:
+        table.add_row(
+            Text(visible(c.name)),
+            Text(str(c.counts["missing"])),
+            Text(str(c.missing_cases)),
+            Text(visible(c.missing_ids_text())),
+        )
+    return table
+
+
+def _numeric(view: View) -> Table:
+    table = _table(
+        "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if view.numeric else "")
+    )
+    for name in ("candidate", "scored", "mean_score", "interval (clustered)"):
+        _column(table, name, justify="left" if name == "candidate" else "right")
+    for c in view.candidates:
+        u = c.uncertainty
+        table.add_row(
+            Text(visible(c.name)),
+            Text(str(c.counts["scored"])),
+            _text(u.get("mean_score")),
+            Text(interval(u.get("mean_score_ci_low"), u.get("mean_score_ci_high"))),
+        )
+    return table
+
+
+def _tests(view: View) -> Table:
+    assert view.slices is not None
+    table = _table("does missingness depend on the slice? (cases as units, Holm-adjusted p)")
+    for name in (
+        "candidate",
+        "slice",
+        "ungraded (of planned)",
+        "ungraded: selective?",
+        "missing (no row)",
+        "missing: selective?",
+    ):
+        _column(table, name)
+
+    def said(selective: bool, p: float | None, stands_out: str) -> Text:
+        if p is None:
+            return Text("no test", style="dim")
+        if selective:
+            return Text(f"yes, p={fmt_value(p)}: {visible(stands_out)}", style="bold red")
+        return Text(f"no, p={fmt_value(p)}")
+
+    for r in view.slices.tests.iter_rows(named=True):
+        table.add_row(
+            Text(visible(str(r["candidate"]))),
+            Text(visible(str(r["slice_column"]))),
+            Text(f"{r['ungraded']}/{r['planned']}"),
+            said(bool(r["selective_ungraded"]), r["p_adjusted_ungraded"], r["stands_out_ungraded"]),
+            Text(f"{r['missing']}/{r['planned']}"),
+            said(bool(r["selective"]), r["p_adjusted"], r["stands_out"]),
+        )
+    return table
+
+
+def _slice_funnel(view: View) -> Table:
+    assert view.slices is not None
+    table = _table("funnel by slice")
+    for name in ("candidate", "slice", "value", "scored_coverage (scored/planned)", "missing", "pass_rate_scored"):
+        _column(table, name, justify="right" if name == "missing" else "left")
+    for r in view.slices.funnel.iter_rows(named=True):
+        rate = r.get("pass_rate_scored")
+        table.add_row(
+            Text(visible(str(r["candidate"]))),
+            Text(visible(str(r["slice_column"]))),
+            Text(visible(fmt_value(r["slice_value"]))),
+            Text(f"{fmt_rate(r.get('scored_coverage'))} ({r['scored']}/{r['planned']})"),
+            Text(str(r["missing"])),
+            Text("—" if rate is None else f"{fmt_rate(rate)} ({r['passed']}/{r['scored']} scored)"),
+        )
+    return table
+
+
+def _notes(notes: Sequence[Note]) -> Table:
+    table = _table("notes and problems (not refusing)")
+    _column(table, "kind")
+    _column(table, "count", justify="right")
+    _column(table, "what it says")
+    for n in notes:
+        texts = "\n".join(visible(t) for t in n.texts) or visible(n.meaning)
+        table.add_row(Text(n.kind), Text(str(n.count)), Text(texts))
+    return table
+
+
+def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
+    wanted = (
+        "pairs_planned",
+        "pairs_used",
+        "pairs_dropped",
+        "quality_difference",
+        "ci_low",
+        "ci_high",
+        "interval_method",
+        "cases_used",
+        "mcnemar_p_value",
+        "tipping_point_difference",
+        "detectable_difference",
+    )
+    table = _table("comparison")
+    _column(table, "measure")
+    _column(table, "value", justify="right")
+    for name, value, _ in c.measures:
+        if name in wanted:
+            table.add_row(Text(name), _text(value))
+    yield table
+    flips = _table(f"flipped pairs ({c.flips.total})")
+    _column(flips, "flip")
+    _column(flips, "pairs", justify="right")
+    for key, label in FLIPS.items():
+        flips.add_row(Text(label), Text(str(c.flips.counts[key])))
+    yield flips
+    if c.flips.by_slice.height:
+        yield frame_table(c.flips.by_slice, "flipped pairs by slice")
+    if c.flips.pairs.height:
+        yield frame_table(
+            c.flips.pairs.head(20), f"first {min(20, c.flips.pairs.height)} of {c.flips.total} flipped pairs"
+        )
+
+
+def renderables(view: View) -> list[RenderableType]:
+    """The view's parts in reading order, for :meth:`rich.console.Console.print`."""
+    parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.subtitle), style="dim")]
+    if view.comparison is not None:
+        parts += [Text(""), *_verdict(view.comparison)]
+    if view.gate is not None:
+        parts.append(_gate(view.gate))
+    parts += [Text(""), *_headline(view.candidates, view.ranking), Text(""), _candidates_table(view)]
+    missing = _missing(view)
+    if missing is not None:
+        parts.append(missing)
+    if view.data.get("meta", {}).get("grade") == "numeric":
+        parts.append(_numeric(view))
+    if view.slices is not None:
+        parts += [_tests(view), _slice_funnel(view)]
+    if view.comparison is not None:
+        parts += list(_comparison(view.comparison))
+    if view.notes:
+        parts.append(_notes(view.notes))
+    parts += [
+        Text(visible(f"{label}: {text}"), style="dim") for label, text in view.provenance[:1] + view.provenance[4:5]
+    ]
+    return parts
+
+
+def print_view(view: View, console: Console) -> None:
+    """Print the view on ``console`` (its width decides how cells wrap).
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> from evalframe.report.view import build_view
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3", "q4"]}), candidates=["A"])
+    >>> ledger = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["q1", "q2", "q3", "q4"], "passed": [1, 1, 1, 0]})
+    >>> import io
+    >>> console = Console(width=100, record=True, file=io.StringIO())
+    >>> print_view(build_view(ef.audit(plan, ledger)), console)
+    >>> "0.750 (3/4 scored)" in console.export_text()
+    True
+    """
+    console.print(Group(*renderables(view)))

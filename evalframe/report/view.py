@@ -1,0 +1,476 @@
+"""One view of an audit (and of a comparison), built once from the report tables.
+
+Every number a person sees is read here from the report's tables: each
+candidate's funnel, its rates with their numerator, denominator and
+interval, its missing units, the slices with their funnel and independence
+tests, the notes with their texts, the comparison's verdict with its reasons
+and the cases that flipped, and a release gate's result. The renderers
+(terminal, Markdown, JSON, HTML) only lay this out; none computes a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import polars as pl
+
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, TRIAL
+from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.problems import PROBLEM_KINDS
+from evalframe.report.comparison import ComparisonView, comparison_view
+from evalframe.report.descriptions import RATE_FORMULAS
+from evalframe.report.format import natural_key, natural_sort_frame, natural_sorted
+from evalframe.report.sentences import headline, provenance_lines, ranking_note
+from evalframe.slices import missingness_shown
+
+if TYPE_CHECKING:
+    from evalframe.compare import Comparison
+    from evalframe.report.model import AuditReport
+
+#: Ungraded units listed (units.parquet holds all of them).
+UNGRADED_ROWS_SHOWN: Final = 100
+#: Missing case ids named per candidate (units.parquet lists every missing unit).
+MISSING_IDS_SHOWN: Final = 20
+#: Rows of each note kind (and each refusing kind) listed; the counts cover all of them.
+NOTE_ROWS_SHOWN: Final = 5
+#: Rows of each refusing kind listed for a refused batch (problems.parquet holds all).
+REFUSAL_ROWS_SHOWN: Final = 20
+#: Distinct texts quoted per note kind.
+NOTE_TEXTS_SHOWN: Final = 3
+#: Where a planned unit ended up, from best evidence to none (the headline's stacked bar).
+COMPOSITION: Final = (
+    "passed",
+    "failed",
+    "scored_no_threshold",
+    "not_scored",
+    "judge_failed",
+    "no_output",
+    "exec_failed",
+    "not_started",
+    "missing",
+)
+#: Outcomes with a valid grade.
+GRADED: Final = ("passed", "failed", "scored_no_threshold")
+#: Rate -> (numerator column, denominator column); the upper bound's numerator is passed + planned − scored.
+_PARTS: Final[Mapping[str, tuple[str, str]]] = {
+    "completion_rate": ("completed", "planned"),
+    "scored_coverage": ("scored", "planned"),
+    "pass_rate_scored": ("passed", "scored"),
+    "pass_rate_planned": ("passed", "planned"),
+    "pass_rate_upper": ("upper", "planned"),
+}
+_UNCERTAINTY: Final = (
+    "cases_planned",
+    "cases_fully_scored",
+    "pass_rate_scored_se_naive",
+    "pass_rate_scored_se_clustered",
+    "design_effect",
+    "icc",
+    "effective_n",
+    "mean_score",
+    "mean_score_se_clustered",
+    "mean_score_ci_low",
+    "mean_score_ci_high",
+)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """One rate of one candidate, with what it is a fraction of."""
+
+    name: str
+    #: e.g. ``passed / scored``.
+    formula: str
+    value: float | None
+    numerator: int
+    denominator: int
+    #: The denominator's name (``scored`` or ``planned``).
+    of: str
+    ci_low: float | None
+    ci_high: float | None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate's row: funnel counts, rates, missing units, outcomes and headline sentences."""
+
+    name: str
+    counts: Mapping[str, int]
+    rates: Mapping[str, Rate]
+    missing_cases: int
+    #: The first :data:`MISSING_IDS_SHOWN` missing case ids, in natural order.
+    missing_ids: tuple[str, ...]
+    #: Ungraded units other than missing, by outcome (non-zero only).
+    ungraded: tuple[tuple[str, int], ...]
+    headline: tuple[str, ...]
+    #: Units per outcome (every outcome of :data:`evalframe.columns.OUTCOMES`).
+    outcomes: Mapping[str, int]
+    #: (outcome, units, share of planned) in :data:`COMPOSITION` order, non-zero only.
+    composition: tuple[tuple[str, int, float], ...]
+    selective_missingness: str | None
+    #: Cases, standard errors, design effect and mean score (:data:`_UNCERTAINTY`); None when absent.
+    uncertainty: Mapping[str, Any]
+    #: Each count of :data:`evalframe.funnel.COUNT_COLUMNS` as a share of planned (0 when nothing is planned).
+    shares: Mapping[str, float]
+
+    @property
+    def planned(self) -> int:
+        """Planned units."""
+        return self.counts["planned"]
+
+    @property
+    def complete(self) -> bool:
+        """Every planned unit has a valid grade."""
+        return self.planned > 0 and self.counts["scored"] == self.planned
+
+    @property
+    def more_missing(self) -> int:
+        """Missing cases beyond those named."""
+        return max(0, self.missing_cases - len(self.missing_ids))
+
+    def missing_ids_text(self) -> str:
+        """The named missing ids, with how many more there are (``—`` when none)."""
+        more = f" … (+{self.more_missing} more)" if self.more_missing else ""
+        return (", ".join(self.missing_ids) or "—") + more
+
+
+@dataclass(frozen=True)
+class Note:
+    """The problems (or importer notes) of one kind: count, meaning, texts and the first rows."""
+
+    kind: str
+    meaning: str
+    count: int
+    refusing: bool
+    candidates: tuple[str, ...]
+    #: Up to :data:`NOTE_TEXTS_SHOWN` distinct ``detail`` texts.
+    texts: tuple[str, ...]
+    #: The first :data:`NOTE_ROWS_SHOWN` rows (kind, line, key columns, detail; all-null columns dropped).
+    rows: pl.DataFrame
+
+
+@dataclass(frozen=True)
+class Slices:
+    """The breakdown by slice: the tests of independence and the funnel of every slice value."""
+
+    #: One row per (candidate, slice column): :data:`evalframe.slices.MISSINGNESS_SHOWN` with lists as text.
+    tests: pl.DataFrame
+    #: One row per (candidate, slice column, slice value), values in natural order.
+    funnel: pl.DataFrame
+    #: The report's slices and missingness tables as they are (for the chart).
+    table: pl.DataFrame
+    missingness: pl.DataFrame
+
+
+@dataclass(frozen=True)
+class Gate:
+    """The ``--min-coverage`` release gate: who is below the declared minimum scored_coverage."""
+
+    min_coverage: float
+    #: (candidate, scored_coverage) below the minimum.
+    below: tuple[tuple[str, float], ...]
+
+    @property
+    def passed(self) -> bool:
+        """No candidate is below the minimum."""
+        return not self.below
+
+
+@dataclass(frozen=True)
+class View:
+    """Everything a renderer shows of an audit (and comparison), in reading order."""
+
+    kind: Literal["audit", "comparison"]
+    title: str
+    subtitle: str
+    candidates: tuple[Candidate, ...]
+    ranking: str | None
+    #: The leader's full-plan range overlaps another's: pass_rate_scored does not rank them.
+    ranking_overlap: bool
+    confidence: float | None
+    alpha: float | None
+    #: Numeric grades with no pass threshold: no pass rate, a mean score.
+    numeric: bool
+    ungraded_units: pl.DataFrame
+    ungraded_total: int
+    outcomes_present: tuple[str, ...]
+    slices: Slices | None
+    notes: tuple[Note, ...]
+    comparison: ComparisonView | None
+    gate: Gate | None
+    provenance: tuple[tuple[str, str], ...]
+    provenance_markdown: tuple[tuple[str, str], ...]
+    #: The report's tables and meta, full precision, for JSON.
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
+    counts = {c: int(record.get(c) or 0) for c in ("completed", "scored", "passed", "planned")}
+    counts["upper"] = counts["passed"] + counts["planned"] - counts["scored"]
+    return {
+        rate: Rate(
+            name=rate,
+            formula=RATE_FORMULAS[rate],
+            value=record.get(rate),
+            numerator=counts[_PARTS[rate][0]],
+            denominator=counts[_PARTS[rate][1]],
+            of=_PARTS[rate][1],
+            ci_low=record.get(f"{rate}_ci_low"),
+            ci_high=record.get(f"{rate}_ci_high"),
+        )
+        for rate in RATE_COLUMNS
+    }
+
+
+def _first_naturally(ids: pl.LazyFrame, n: int) -> list[str]:
+    """The ``n`` smallest ids in natural order; polars orders by digit-free shape and length first."""
+    shape = pl.col(CASE_ID).str.replace_all(r"\d", "")
+    top = ids.sort(shape, pl.col(CASE_ID).str.len_chars(), CASE_ID).head(4 * n).collect()
+    return natural_sorted(top.get_column(CASE_ID).to_list())[:n]
+
+
+def _missing_ids(report: AuditReport, record: Mapping[str, Any]) -> tuple[str, ...]:
+    ids = [str(v) for v in record.get("missing_case_ids") or []]
+    if int(record.get("missing_cases") or 0) <= len(ids):
+        return tuple(natural_sorted(ids))
+    missing = (
+        report.units.lazy()
+        .filter((pl.col(CANDIDATE) == record[CANDIDATE]) & (pl.col(OUTCOME).cast(pl.String) == "missing"))
+        .select(pl.col(CASE_ID).cast(pl.String))
+        .unique()
+    )
+    return tuple(_first_naturally(missing, MISSING_IDS_SHOWN))
+
+
+def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate, ...]:
+    by = {(c, o): n for c, o, n in outcomes.iter_rows()}
+    out = []
+    for r in report.summary.iter_rows(named=True):
+        name = str(r[CANDIDATE])
+        planned = int(r["planned"])
+        mine = {o: int(by.get((name, o), 0)) for o in OUTCOMES}
+        composition = tuple((o, mine[o], mine[o] / planned if planned else 0.0) for o in COMPOSITION if mine.get(o, 0))
+        ungraded = tuple(
+            (c, int(r[c]))
+            for c in ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
+            if r.get(c)
+        )
+        ids = _missing_ids(report, r)
+        out.append(
+            Candidate(
+                name=name,
+                counts={c: int(r.get(c) or 0) for c in COUNT_COLUMNS},
+                rates=_rates(r),
+                missing_cases=int(r.get("missing_cases") or 0),
+                missing_ids=ids,
+                ungraded=ungraded,
+                headline=tuple(headline({**r, "missing_case_ids": list(ids)})),
+                outcomes=mine,
+                composition=composition,
+                selective_missingness=r.get("selective_missingness"),
+                uncertainty={c: r.get(c) for c in _UNCERTAINTY},
+                shares={c: int(r.get(c) or 0) / planned if planned else 0.0 for c in COUNT_COLUMNS},
+            )
+        )
+    return tuple(sorted(out, key=lambda c: natural_key(c.name)))
+
+
+def notes_of(problems: pl.DataFrame, *, shown: int = NOTE_ROWS_SHOWN) -> tuple[Note, ...]:
+    """One :class:`Note` per problem kind, kinds in name order, each with its first rows in line order.
+
+    Parameters
+    ----------
+    problems
+        A problems table (:mod:`evalframe.problems`): ``kind``, ``detail``,
+        ``refusing`` and the key columns it has (``source``, ``line``,
+        ``candidate``, ``case_id``, ``trial``, ``attempt``).
+    shown
+        Rows listed per kind.
+
+    Examples
+    --------
+    >>> problems = pl.DataFrame({"kind": ["duplicate_key", "duplicate_key"], "line": [3, 2],
+    ...     "case_id": ["q1", "q1"], "detail": ["again", "again"], "refusing": [True, True]})
+    >>> (note,) = notes_of(problems)
+    >>> note.kind, note.count, note.texts, note.rows.get_column("line").to_list()
+    ('duplicate_key', 2, ('again',), [2, 3])
+    """
+    if problems.is_empty():
+        return ()
+    notes = []
+    keys = [c for c in ("source", "line", CANDIDATE, CASE_ID, TRIAL, "attempt") if c in problems.columns]
+    for (kind,), rows in sorted(problems.group_by(KIND), key=lambda g: str(g[0][0])):
+        details = [d for d in rows.get_column("detail").drop_nulls().unique(maintain_order=True).to_list()]
+        first = rows.sort([c for c in keys if c in ("source", "line")] or keys[:1], nulls_last=True).head(shown)
+        first = first.select([KIND, *keys, "detail"])
+        first = first.select([c for c in first.columns if first.get_column(c).null_count() < first.height])
+        candidates: list[str] = []
+        if CANDIDATE in rows.columns:
+            candidates = rows.get_column(CANDIDATE).drop_nulls().cast(pl.String).unique().to_list()
+        notes.append(
+            Note(
+                kind=str(kind),
+                meaning=PROBLEM_KINDS.get(str(kind), ""),
+                count=rows.height,
+                refusing=bool(rows.get_column("refusing").any()) if "refusing" in rows.columns else False,
+                candidates=tuple(natural_sorted(candidates)),
+                texts=tuple(str(d) for d in details[:NOTE_TEXTS_SHOWN]),
+                rows=first,
+            )
+        )
+    return tuple(notes)
+
+
+def _slices(report: AuditReport) -> Slices | None:
+    if not report.slices.width or report.slices.is_empty():
+        return None
+    tests = missingness_shown(report.missingness, joined=True).insert_column(
+        2, report.missingness.get_column("n_slices")
+    )
+    tests = tests.with_columns(pl.col("^stands_out.*$").replace("", "—"))
+    columns = [
+        CANDIDATE,
+        "slice_column",
+        "slice_value",
+        "planned",
+        "completed",
+        "scored",
+        "passed",
+        "missing",
+        "missing_rate",
+        "scored_coverage",
+        "pass_rate_scored",
+    ]
+    funnel = report.slices.select([c for c in columns if c in report.slices.columns])
+    return Slices(
+        tests=natural_sort_frame(tests, [CANDIDATE]),
+        funnel=natural_sort_frame(funnel, [CANDIDATE, "slice_column", "slice_value"]),
+        table=report.slices,
+        missingness=report.missingness,
+    )
+
+
+def _gate(report: AuditReport, min_coverage: float, names: list[str] | None) -> Gate:
+    rows = report.summary.select(CANDIDATE, "scored_coverage")
+    if names is not None:
+        rows = rows.filter(pl.col(CANDIDATE).is_in(names))
+    below = [(str(n), float(v)) for n, v in rows.iter_rows() if v is not None and v < min_coverage]
+    return Gate(min_coverage=min_coverage, below=tuple(sorted(below, key=lambda x: natural_key(x[0]))))
+
+
+def _ungraded(report: AuditReport) -> tuple[pl.DataFrame, int]:
+    units = report.units.lazy().filter(~pl.col(OUTCOME).cast(pl.String).is_in(list(GRADED)))
+    total = int(units.select(pl.len()).collect().item())
+    if not total:
+        return pl.DataFrame(), 0
+    names = units.collect_schema().names()
+    slices = [str(s) for s in report.meta.get("slices", []) if s in names]
+    extra = [c for c in ("exec_status", "score_status", "line", "source") if c in names]
+    shape = pl.col(CASE_ID).cast(pl.String).str.replace_all(r"\d", "")
+    first = (
+        units.sort(CANDIDATE, shape, pl.col(CASE_ID).cast(pl.String).str.len_chars(), CASE_ID, TRIAL)
+        .head(UNGRADED_ROWS_SHOWN)
+        .select(CANDIDATE, CASE_ID, TRIAL, pl.col(OUTCOME).cast(pl.String), *slices, *extra)
+        .collect()
+    )
+    first = natural_sort_frame(first.with_columns(pl.col(CANDIDATE).cast(pl.String)), [CANDIDATE, CASE_ID])
+    return first.select([c for c in first.columns if first.get_column(c).null_count() < first.height]), total
+
+
+def _title(report: AuditReport, comparison: ComparisonView | None) -> tuple[str, str]:
+    m = report.meta
+    candidates = [str(c) for c in (m.get("candidates") or report.summary.get_column(CANDIDATE).to_list())]
+    if comparison is not None:
+        title = f"evalframe comparison: {comparison.candidate} vs baseline {comparison.baseline}"
+    else:
+        names = ", ".join(candidates)
+        title = "evalframe audit: " + (names if len(names) <= 60 else f"{len(candidates)} candidates")
+    sub = (
+        f"{m.get('n_cases')} cases × {len(candidates)} candidates × {m.get('trials')} trial(s) = "
+        f"{m.get('planned_units')} planned units · retry policy {m.get('retry')} · evalframe "
+        f"{m.get('evalframe_version')}"
+    )
+    return title, sub
+
+
+def build_view(report: AuditReport, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> View:
+    """Build the one view of a report (and a comparison) that every renderer lays out.
+
+    Parameters
+    ----------
+    report
+        The audit report.
+    comparison
+        A paired comparison of two of its candidates: the view's verdict,
+        reasons and flipped pairs.
+    min_coverage
+        A declared release gate: the candidates (or, with a comparison, the
+        two compared sides) whose ``scored_coverage`` is below it.
+
+    Returns
+    -------
+    View
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q10", "q9", "q100"]}), candidates=["A"])
+    >>> view = build_view(ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["q9"], "passed": [1]})),
+    ...                   min_coverage=0.5)
+    >>> (a,) = view.candidates
+    >>> a.missing_ids, a.rates["scored_coverage"].numerator, a.rates["scored_coverage"].denominator
+    (('q10', 'q100'), 1, 3)
+    >>> view.gate.passed, view.gate.below
+    (False, (('A', 0.3333333333333333),))
+    """
+    meta = report.meta
+    outcomes = report.outcome_counts()
+    candidates = _candidates(report, outcomes)
+    note = ranking_note(report.summary)
+    slices = [str(s) for s in meta.get("slices", [])]
+    compared = None if comparison is None else comparison_view(comparison, slices)
+    title, subtitle = _title(report, compared)
+    ungraded, total = _ungraded(report)
+    present = set(outcomes.get_column(OUTCOME).to_list())
+    names = None if compared is None else [compared.baseline, compared.candidate]
+    numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
+    provenance = provenance_lines(meta)
+    provenance_md = provenance_lines(meta, markdown=True)
+    if compared is not None:
+        policy = (
+            f"{compared.pair_policy} ({compared.candidate} vs baseline {compared.baseline}, "
+            f"min_coverage {compared.min_coverage:g})"
+        )
+        provenance.append(("pair policy", policy))
+        provenance_md.append(("pair policy", policy))
+    data: dict[str, Any] = {
+        "meta": dict(meta),
+        "summary": report.summary,
+        "outcomes": outcomes,
+        "problems_by_kind": dict(report.problems.group_by(KIND).len().sort(KIND).iter_rows()),
+    }
+    if report.slices.width:
+        data |= {"slices": report.slices, "missingness": report.missingness}
+    return View(
+        kind="audit" if compared is None else "comparison",
+        title=title,
+        subtitle=subtitle,
+        candidates=candidates,
+        ranking=note,
+        ranking_overlap=note is not None and "overlaps" in note,
+        confidence=meta.get("confidence"),
+        alpha=meta.get("alpha"),
+        numeric=numeric,
+        ungraded_units=ungraded,
+        ungraded_total=total,
+        outcomes_present=tuple(o for o in OUTCOMES if o in present),
+        slices=_slices(report),
+        notes=notes_of(report.problems),
+        comparison=compared,
+        gate=None if min_coverage is None else _gate(report, min_coverage, names),
+        provenance=tuple(provenance),
+        provenance_markdown=tuple(provenance_md),
+        data=data,
+    )

@@ -1,0 +1,176 @@
+"""What each format shows: CI summary, gate result, flipped pairs, usage hints, help, natural order, rounding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+from click.testing import CliRunner
+
+import evalframe as ef
+from evalframe.cli import main
+from evalframe.report import build_view, render_github, render_html, render_markdown
+from evalframe.report.comparison import flips
+from tests.conftest import FIXTURES
+
+ORBIT = FIXTURES / "orbit_desk"
+ARGS = ["--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv"), "--candidates", "A,B"]
+COMPARE = ["compare", *ARGS, "--baseline", "B", "--candidate", "A", "--slice", "case_type"]
+
+
+def run(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, args)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_github_summary_gives_verdict_coverage_and_gate() -> None:
+    code, out, err = run([*COMPARE, "--format", "github", "--min-coverage", "0.9"])
+    assert code == 3 and err.startswith("gate failed: scored_coverage below 0.9: A (0.5)")
+    lines = out.splitlines()
+    assert lines[0] == "### evalframe comparison: A vs baseline B"
+    assert lines[2] == "**Gate failed**: scored_coverage below 0.9: A (0.5)."
+    assert lines[4] == "**Verdict: `no_supported_winner`** — A vs baseline B (pair policy `complete_pairs`)"
+    assert "| A | 2 / 4 | 50% | 1.000 (2/2) | \\[0.5, 1.0\\] | 2 |" in lines
+    assert "Flipped pairs: 2 graded for the baseline only." in lines
+
+
+def test_gate_result_is_in_the_json_and_passes_or_fails() -> None:
+    code, out, _ = run(["audit", *ARGS, "--format", "json", "--min-coverage", "0.5"])
+    assert code == 0
+    assert json.loads(out)["gate"] == {"min_coverage": 0.5, "passed": True, "below": []}
+    code, out, _ = run(["audit", *ARGS, "--format", "json", "--min-coverage", "0.75"])
+    assert code == 3
+    assert json.loads(out)["gate"] == {
+        "min_coverage": 0.75,
+        "passed": False,
+        "below": [{"candidate": "A", "scored_coverage": 0.5}],
+    }
+    code, out, _ = run(["audit", *ARGS, "--format", "json"])
+    assert code == 0 and "gate" not in json.loads(out)
+
+
+def test_min_coverage_is_one_gate_in_audit_and_compare() -> None:
+    # Not given: no gate in either command (compare's verdict uses 0.95).
+    assert run(["audit", *ARGS])[0] == 0
+    assert run(COMPARE)[0] == 0
+    # Given: both exit 3 when a candidate (in compare, a compared side) is below it.
+    assert run(["audit", *ARGS, "--min-coverage", "0.6"])[0] == 3
+    code, out, _ = run([*COMPARE, "--min-coverage", "0.6", "--format", "json"])
+    assert code == 3
+    doc = json.loads(out)
+    assert doc["comparison"]["min_coverage"] == 0.6 and doc["gate"]["below"] == [
+        {"candidate": "A", "scored_coverage": 0.5}
+    ]
+
+
+def test_flipped_pairs_in_every_format(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, _ = run([*COMPARE, "--out", str(out)])
+    assert code == 0
+    assert any(
+        "graded for the baseline only" in line and line.rstrip(" │").endswith(" 2") for line in stdout.splitlines()
+    )
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert doc["comparison"]["flips"]["counts"] == {
+        "pass_to_fail": 0,
+        "fail_to_pass": 0,
+        "baseline_only": 2,
+        "candidate_only": 0,
+    }
+    assert [(r["case_id"], r["case_type"], r["flip"]) for r in doc["comparison"]["flips"]["first_pairs"]] == [
+        ("handoff", "escalation", "baseline_only"),
+        ("privacy", "policy", "baseline_only"),
+    ]
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "| case_type | escalation | 0 | 0 | 1 | 0 |" in markdown
+    assert "| handoff | 1 | escalation | baseline_only | failed | missing |" in markdown
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "Flipped pairs (2)" in page and "<td>handoff</td>" in page
+
+
+def test_flips_count_every_kind_by_slice() -> None:
+    pairs = pl.DataFrame(
+        {
+            "case_id": ["q10", "q9", "q2", "q1", "q3"],
+            "trial": [1] * 5,
+            "task": ["x", "x", "y", "y", "y"],
+            "baseline_outcome": ["passed", "failed", "missing", "passed", "passed"],
+            "candidate_outcome": ["failed", "passed", "passed", "exec_failed", "passed"],
+            "baseline_graded": [True, True, False, True, True],
+            "candidate_graded": [True, True, True, False, True],
+        }
+    )
+    f = flips(pairs, ["task"])
+    assert dict(f.counts) == {"pass_to_fail": 1, "fail_to_pass": 1, "baseline_only": 1, "candidate_only": 1}
+    assert f.by_slice.rows() == [("task", "x", 1, 1, 0, 0), ("task", "y", 0, 0, 1, 1)]
+    assert f.pairs.get_column("case_id").to_list() == ["q1", "q2", "q9", "q10"]  # natural order
+
+
+def test_compare_html_is_titled_comparison_and_puts_the_verdict_and_provenance_in_their_places() -> None:
+    plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
+    report = ef.audit(plan, ORBIT / "results.csv")
+    page = render_html(build_view(report, ef.compare(report, baseline="B", candidate="A")))
+    assert "<title>evalframe comparison: A vs baseline B</title>" in page
+    assert page.index("Verdict: no_supported_winner") < page.index('id="headline"') < page.index('id="provenance"')
+    assert "<title>evalframe audit: A, B</title>" in render_html(build_view(report))
+
+
+def test_missing_ids_sort_naturally_and_numbers_are_rounded_for_people() -> None:
+    ids = [f"case/{n}" for n in (1, 100, 1000, 10000, 2)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["A"])
+    ledger = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["case/1", "case/2", "case/100"], "passed": [1, 1, 0]})
+    report = ef.audit(plan, ledger)
+    (a,) = build_view(report).candidates
+    assert a.missing_ids == ("case/1000", "case/10000")
+    markdown = render_markdown(build_view(report))
+    assert "| A | 0.6 | 0.6 | 0.667 | 0.4 | 0.8 |" in markdown  # 2/3 rounded for people
+    assert json.loads(report.to_json())["summary"][0]["pass_rate_scored"] == 2 / 3  # full precision
+    assert render_github(build_view(report)).count("0.667 (2/3)") == 1
+
+
+def test_many_missing_ids_are_the_first_in_natural_order() -> None:
+    ids = [f"case/{n}" for n in range(1, 40)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["A"])
+    report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["case/1"], "passed": [1]}))
+    (a,) = build_view(report).candidates
+    assert a.missing_ids == tuple(f"case/{n}" for n in range(2, 22))  # not case/10, case/11, ... as text
+    assert a.missing_ids_text().endswith("case/21 … (+18 more)")
+
+
+def test_candidates_given_for_a_plan_with_a_candidate_column_is_a_usage_error_before_the_ledger(
+    tmp_path: Path,
+) -> None:
+    plan = tmp_path / "units.csv"
+    plan.write_text("candidate,case_id\nA,q1\n")
+    # The ledger does not exist: the usage error comes first.
+    code, _, err = run(["audit", "--plan", str(plan), "--results", str(tmp_path / "nope.csv"), "--candidates", "A"])
+    assert code == 2
+    assert "has a candidate column (one row per planned unit), which names the candidates: drop --candidates" in err
+
+
+def test_help_lists_examples_and_exit_codes() -> None:
+    for command in ([], ["audit"], ["compare"]):
+        result = CliRunner().invoke(main, [*command, "--help"])
+        assert result.exit_code == 0
+        text = result.output
+        assert "Exit codes:" in text and "3  a declared release gate failed" in text, command
+        assert "Examples:" in text and "evalframe " in text.split("Examples:")[1], command
+    audit_help = CliRunner().invoke(main, ["audit", "--help"]).output
+    compare_help = CliRunner().invoke(main, ["compare", "--help"]).output
+    gate = "Release gate: exit 3 when a candidate's scored_coverage"
+    assert gate in " ".join(audit_help.split()) and gate in " ".join(compare_help.split())
+
+
+def test_refusal_json_on_stdout_lists_kind_line_and_key_per_kind(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("candidate,case_id,passed\nA,quote,1\nA,quote,1\nA,invented,1\n")
+    code, out, _ = run(
+        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(bad), "--candidates", "A,B", "--format", "json"]
+    )
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["refusing_problems_by_kind"] == {"duplicate_key": 2, "unknown_case": 1}
+    kinds = {k["kind"]: k for k in doc["kinds"]}
+    assert [(r["line"], r["case_id"]) for r in kinds["duplicate_key"]["first_rows"]] == [(2, "quote"), (3, "quote")]
+    assert kinds["unknown_case"]["count"] == 1 and kinds["unknown_case"]["texts"]

@@ -1,0 +1,139 @@
+"""evalframe's modules import each other without a cycle, and the core never imports a renderer.
+
+The graph is read from the source (every ``import`` statement, at module level or inside a function,
+except those under ``if TYPE_CHECKING:``, which never run): an import inside a function is still an
+import, so a cycle cannot hide in one. A package's ``__init__`` gathering its own submodules (the
+importers' registry, the report package registering its renderers) is containment, not a dependency:
+those edges are left out, and a submodule must not import its package's ``__init__`` back for anything
+but names the ``__init__`` defines itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "evalframe"
+#: Modules above the core: the core (the steps of the audit) never imports them.
+ABOVE_THE_CORE = ("evalframe.cli", "evalframe.importers", "evalframe.read", "evalframe.report")
+#: Of the report package, what the core may build on: the data object and what it stands on.
+REPORT_FOR_THE_CORE = ("evalframe.report.model", "evalframe.report.output", "evalframe.report.descriptions")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return True
+    return False
+
+
+def imports_of(path: Path, modules: set[str], here: str | None = None) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    here = module_name(path) if here is None else here
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if _type_checking_only(node, parents):
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    [*package.split(".")[: len(package.split(".")) - node.level + 1], *([base] if base else [])]
+                )
+            names = [base, *(f"{base}.{a.name}" for a in node.names)]
+        for name in names:
+            # the deepest evalframe module the statement names (a submodule, or the package that holds the name)
+            while name and name not in modules:
+                name = name.rpartition(".")[0]
+            if name and name != here and not (path.name == "__init__.py" and name.startswith(f"{here}.")):
+                found.add(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports_of(p, modules) for p in paths}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan 1972), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_walker_sees_a_cycle_through_a_function_level_import(tmp_path: Path) -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x.hidden\ndef f():\n    from x import y\n"
+    )
+    assert sorted(imports_of(module, {"x", "x.y", "x.hidden"}, here="m")) == ["x", "x.y"]
+
+
+def test_evalframe_has_no_import_cycle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_compare_and_report_model_import_no_renderer() -> None:
+    graph = import_graph()
+    renderers = {m for m in graph if m.startswith("evalframe.report.") and m not in REPORT_FOR_THE_CORE}
+    assert graph["evalframe.compare"] & renderers == set()
+    assert graph["evalframe.report.model"] & renderers == set()
+    assert "evalframe.report" not in graph["evalframe.compare"]
+
+
+def test_core_steps_never_import_renderers_importers_or_the_cli() -> None:
+    graph = import_graph()
+    core = [m for m in graph if not m.startswith(ABOVE_THE_CORE) and m != "evalframe"]
+    offenders = {
+        m: sorted(
+            target for target in graph[m] if target.startswith(ABOVE_THE_CORE) and target not in REPORT_FOR_THE_CORE
+        )
+        for m in core
+    }
+    assert {m: t for m, t in offenders.items() if t} == {}

@@ -1,0 +1,127 @@
+"""The terminal rendering, through rich's recording console: snapshots at 80 and 120 columns, and 20 long names.
+
+Snapshots live in tests/snapshots/terminal/. After an intended change, regenerate them with
+``EVALFRAME_UPDATE_SNAPSHOTS=1 pytest tests/report/test_terminal.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+from pathlib import Path
+
+import polars as pl
+import pytest
+from rich.console import Console
+
+import evalframe as ef
+from evalframe.report import AuditReport, build_view, print_view
+from tests.conftest import ROOT
+
+SNAPSHOTS = Path(__file__).parent.parent / "snapshots" / "terminal"
+ORBIT = "data/fixtures/orbit_desk"
+#: Twenty candidate names as model hubs spell them.
+NAMES = [
+    "anthropic/claude-sonnet-4-0",
+    "anthropic/claude-opus-4-1",
+    "anthropic/claude-3-5-haiku",
+    "openai/gpt-4o-2024-08-06",
+    "openai/gpt-4.1-mini",
+    "openai/o3-mini-high",
+    "google/gemini-2.5-pro",
+    "google/gemini-2.0-flash",
+    "meta-llama/Llama-3.3-70B",
+    "meta-llama/Llama-3.1-8B",
+    "mistralai/Mistral-Large-2411",
+    "mistralai/Ministral-8B",
+    "qwen/Qwen2.5-72B-Instruct",
+    "qwen/Qwen3-235B-A22B",
+    "deepseek/deepseek-r1-0528",
+    "deepseek/deepseek-v3-0324",
+    "xai/grok-3-beta",
+    "cohere/command-r-plus-08",
+    "microsoft/phi-4-reasoning",
+    "ibm-granite/granite-3.3-8b",
+]
+
+
+def render(report: AuditReport, width: int, comparison: ef.Comparison | None = None) -> str:
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    print_view(build_view(report, comparison), console)
+    return console.export_text()
+
+
+def check_snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("EVALFRAME_UPDATE_SNAPSHOTS"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def orbit(monkeypatch: pytest.MonkeyPatch) -> AuditReport:
+    monkeypatch.chdir(ROOT)  # relative paths: the report records them
+    plan = ef.Plan.from_file(f"{ORBIT}/plan.csv", candidates=["A", "B"])
+    report = ef.audit(plan, f"{ORBIT}/results.csv", slices=["case_type"])
+    return dataclasses.replace(report, meta={**report.meta, "evalframe_version": "VERSION"})
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_orbit_desk_terminal_snapshot(orbit: AuditReport, width: int) -> None:
+    text = render(orbit, width)
+    check_snapshot(f"orbit_desk_{width}.txt", text)
+    assert max(len(line) for line in text.splitlines()) <= width
+    lines = text.splitlines()
+    assert lines[0] == "evalframe audit: A, B"
+    table = next(i for i, line in enumerate(lines) if line.startswith("candidates: funnel and rates"))
+    assert lines.index("headline") < table
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_orbit_desk_comparison_terminal_snapshot(orbit: AuditReport, width: int) -> None:
+    comparison = ef.compare(orbit, baseline="B", candidate="A")
+    text = render(orbit, width, comparison)
+    check_snapshot(f"orbit_desk_compare_{width}.txt", text)
+    lines = text.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
+    assert lines[verdict] == "verdict: no_supported_winner  (A vs baseline B, complete_pairs)"
+    assert verdict < lines.index("headline")  # the verdict first
+    assert "graded for the baseline only" in text and "escalation" in text
+
+
+def twenty_candidates() -> AuditReport:
+    """20 candidates × 600 cases; candidate k misses its first 20·k cases and fails every third case."""
+    cases = pl.DataFrame({"case_id": [f"task/{i}" for i in range(600)], "task": [f"t{i % 4}" for i in range(600)]})
+    rows = [
+        {"candidate": name, "case_id": f"task/{i}", "passed": int(i % 3 != 0)}
+        for k, name in enumerate(NAMES)
+        for i in range(20 * k, 600)
+    ]
+    plan = ef.Plan.from_frame(cases, candidates=NAMES)
+    return ef.audit(plan, pl.DataFrame(rows))
+
+
+def test_twenty_candidates_at_120_columns_show_full_names_and_counts() -> None:
+    text = render(twenty_candidates(), 120)
+    assert max(len(line) for line in text.splitlines()) <= 120
+    table = text.split("candidates: funnel and rates")[1].split("missing units")[0]
+    rows = {line.split("│")[1].strip(): line for line in table.splitlines() if line.startswith("│")}
+    for k, name in enumerate(NAMES):
+        scored = 600 - 20 * k
+        assert name in rows, name  # whole, on one line
+        assert f"{scored / 600:.3f} ({scored}/600)" in rows[name], name
+        passed = sum(1 for i in range(20 * k, 600) if i % 3 != 0)
+        assert f"{passed / scored:.3f} ({passed}/{scored} scored)" in rows[name], name
+    assert "…" not in text.split("candidates: funnel and rates")[1].split("missing units")[0]
+
+
+def test_twenty_candidates_at_80_columns_wrap_but_never_cut() -> None:
+    text = render(twenty_candidates(), 80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    table = text.split("candidates: funnel and rates")[1].split("missing units")[0]
+    assert "…" not in table
+    for k in range(20):
+        scored = 600 - 20 * k
+        assert f"({scored}/600)" in table
