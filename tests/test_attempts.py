@@ -220,3 +220,18 @@ def test_an_audit_option_outside_its_values_is_a_value_error(option: dict[str, A
     # Checked before anything is read: a refused batch would otherwise never reach the retry policy.
     with pytest.raises(ValueError, match=message):
         ef.audit(PLAN, TIMEOUT_THEN_PASS, **option)
+
+
+def test_every_names_observations_as_the_denominator_wherever_a_rate_is_shown() -> None:
+    report = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="every")
+    (candidate,) = report.view().candidates
+    coverage = candidate.rates["scored_coverage"]
+    assert (coverage.numerator, coverage.denominator, coverage.of) == (1, 3, "observations")
+    assert coverage.formula == "scored / observations"
+    assert candidate.headline[0] == (
+        "A: pass_rate_scored 1.0 = 1 passed / 1 scored, and only 1 of 3 observations were scored"
+        " (scored_coverage 0.333)."
+    )
+    # Under first the same rates are over the 2 planned units.
+    (first,) = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="first").view().candidates
+    assert (first.rates["scored_coverage"].denominator, first.rates["scored_coverage"].of) == (2, "planned")

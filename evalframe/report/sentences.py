@@ -69,32 +69,35 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     Ungraded: 2 missing (no row at all): handoff, privacy.
     """
     name = record[CANDIDATE]
-    planned, scored, passed = int(record["planned"]), int(record["scored"]), int(record["passed"])
+    # Under retry policy every the rates are over observations (attempts), not planned units (SPEC §4).
+    every = record.get("observations") not in (None, record["planned"])
+    units = "observations" if every else "planned units"
+    planned = int(record["observations"] if every else record["planned"])
+    scored, passed = int(record["scored"]), int(record["passed"])
     coverage = fmt_value(record.get("scored_coverage"))
     rate = record.get("pass_rate_scored")
     lines = []
     if rate is None and scored == 0:
-        lines.append(f"{name}: no pass rate — 0 of {planned} planned units were scored (pass_rate_scored is null).")
+        lines.append(f"{name}: no pass rate — 0 of {planned} {units} were scored (pass_rate_scored is null).")
     elif rate is None:
         lines.append(
-            f"{name}: {scored} of {planned} planned units were scored, but no pass threshold was declared: "
-            "no pass rate."
+            f"{name}: {scored} of {planned} {units} were scored, but no pass threshold was declared: no pass rate."
         )
     elif scored == planned:
         lines.append(
             f"{name}: pass_rate_scored {fmt_value(rate)} = {passed} passed / {scored} scored; "
-            f"every one of the {planned} planned units was scored (scored_coverage {coverage})."
+            f"every one of the {planned} {units} was scored (scored_coverage {coverage})."
         )
     else:
         lines.append(
             f"{name}: pass_rate_scored {fmt_value(rate)} = {passed} passed / {scored} scored, and only {scored} of "
-            f"{planned} planned units were scored (scored_coverage {coverage})."
+            f"{planned} {units} were scored (scored_coverage {coverage})."
         )
     bounds = _bounds(record)
     if bounds is not None and scored < planned:
         lines.append(
-            f"Over all {planned} planned units {name}'s pass rate lies between {fmt_value(bounds[0])} "
-            "(pass_rate_planned = passed / planned, every ungraded unit failed) and "
+            f"Over all {planned} {units} {name}'s pass rate lies between {fmt_value(bounds[0])} "
+            f"(pass_rate_planned = passed / {'observations' if every else 'planned'}, every ungraded unit failed) and "
             f"{fmt_value(bounds[1])} (pass_rate_upper, every ungraded unit passed)."
         )
     ungraded = []

@@ -206,17 +206,25 @@ class View:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _base(record: Mapping[str, Any]) -> str:
+    """What the rates are over: ``planned``, or ``observations`` when they differ (retry policy ``every``)."""
+    observations = record.get("observations")
+    return "observations" if observations is not None and observations != record.get("planned") else "planned"
+
+
 def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
-    counts = {c: int(record.get(c) or 0) for c in ("completed", "scored", "passed", "planned")}
+    base = _base(record)
+    counts = {c: int(record.get(c) or 0) for c in ("completed", "scored", "passed")}
+    counts["planned"] = int(record.get(base) or 0)
     counts["upper"] = counts["passed"] + counts["planned"] - counts["scored"]
     return {
         rate: Rate(
             name=rate,
-            formula=RATE_FORMULAS[rate],
+            formula=RATE_FORMULAS[rate].replace("planned", base),
             value=record.get(rate),
             numerator=counts[_PARTS[rate][0]],
             denominator=counts[_PARTS[rate][1]],
-            of=_PARTS[rate][1],
+            of=base if _PARTS[rate][1] == "planned" else _PARTS[rate][1],
             ci_low=record.get(f"{rate}_ci_low"),
             ci_high=record.get(f"{rate}_ci_high"),
         )
@@ -249,7 +257,7 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
     out = []
     for r in report.summary.iter_rows(named=True):
         name = str(r[CANDIDATE])
-        planned = int(r["planned"])
+        planned = int(r[_base(r)])
         mine = {o: int(by.get((name, o), 0)) for o in OUTCOMES}
         composition = tuple((o, mine[o], mine[o] / planned if planned else 0.0) for o in COMPOSITION if mine.get(o, 0))
         ungraded = tuple(
