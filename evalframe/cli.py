@@ -129,15 +129,21 @@ def funnel_long(summary: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out)
 
 
-def print_problems(problems: pl.DataFrame, console: Console) -> None:
-    """Print problem counts by kind, then the first rows (never one giant string)."""
+def print_problems(problems: pl.DataFrame, console: Console, counts: pl.DataFrame | None = None) -> None:
+    """Print problem counts by kind, then the first rows (never one giant string).
+
+    ``counts`` (kind, refusing, count) counts every problem when ``problems`` holds only the first rows of
+    each kind (``AuditRefused.problem_counts``); by default the rows of ``problems`` are counted.
+    """
     refusing = problems.filter(pl.col(REFUSING))
-    console.print(f"[bold red]batch refused[/]: {refusing.height} refusing problem(s); no rate was computed.")
-    counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND)
+    if counts is None:
+        counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND)
+    n_refusing = int(counts.filter(pl.col(REFUSING)).get_column("count").sum())
+    console.print(f"[bold red]batch refused[/]: {n_refusing} refusing problem(s); no rate was computed.")
     console.print(_frame_table(counts, "problems by kind"))
     shown = refusing.head(PROBLEM_ROWS_SHOWN).drop(REFUSING)
     shown = shown.select([c for c in shown.columns if shown.get_column(c).null_count() < shown.height])
-    console.print(_frame_table(shown, f"refusing problems (first {shown.height} of {refusing.height})"))
+    console.print(_frame_table(shown, f"refusing problems (first {shown.height} of {n_refusing})"))
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -447,13 +453,22 @@ def build_report(
             results = list(results_paths)
         return audit(plan, results, **options)
     except AuditRefused as exc:
-        print_problems(exc.problems, _stderr())
+        print_problems(exc.problems, _stderr(), exc.problem_counts)
         if fmt == "json":  # machine readers get the refusal on stdout too
-            counts = exc.problems.filter(pl.col(REFUSING)).group_by(KIND).len().sort(KIND)
+            counts = exc.problem_counts.filter(pl.col(REFUSING)).group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
             click.echo(json.dumps({"refused": True, "refusing_problems_by_kind": dict(counts.iter_rows())}, indent=2))
-        if out is not None:
-            problems, folder, command = exc.problems, out, f"evalframe {click.get_current_context().info_name}"
-            _write(lambda: write_refusal(problems, folder, command=command, inputs=inputs))
+        if out is not None:  # problems.parquet holds every problem, streamed from the refusal's files
+            refused, folder, command = exc, out, f"evalframe {click.get_current_context().info_name}"
+            _write(
+                lambda: write_refusal(
+                    refused.problems,
+                    folder,
+                    command=command,
+                    inputs=inputs,
+                    counts=refused.problem_counts,
+                    every=refused.all_problems(),
+                )
+            )
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
@@ -655,7 +670,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         imported = _import(fmt, [str(p) for p in paths], score_name)
     except ImportRefused as exc:
         # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
-        notes = exc.problems
+        notes = exc.all_problems().collect()
         _write(lambda: write_output(out, {"notes": notes}, command=command, outcome="refused", inputs=inputs))
         console.print(f"import refused: {notes.height} note(s) → {out}", highlight=False)
         print_problems(notes, console)

@@ -895,7 +895,7 @@ def _write_files(
     return sorted(names)
 
 
-def refusal_texts(problems: pl.DataFrame, *, shown: int = 50) -> dict[str, str]:
+def refusal_texts(problems: pl.DataFrame, *, shown: int = 50, counts: pl.DataFrame | None = None) -> dict[str, str]:
     """``report.md``, ``report.json`` and ``report.html`` of a refused batch: counts by kind, then the first rows.
 
     Parameters
@@ -904,6 +904,10 @@ def refusal_texts(problems: pl.DataFrame, *, shown: int = 50) -> dict[str, str]:
         The refusal's problems (see :mod:`evalframe.problems`).
     shown
         How many refusing problems are listed (all are in ``problems.parquet``).
+    counts
+        Every problem counted (``kind``, ``refusing``, ``count``; see
+        ``AuditRefused.problem_counts``) when ``problems`` holds only the
+        first rows of each kind; by default the rows are counted.
 
     Examples
     --------
@@ -915,11 +919,15 @@ def refusal_texts(problems: pl.DataFrame, *, shown: int = 50) -> dict[str, str]:
     (True, '# evalframe: batch refused')
     """
     refusing = problems.filter(pl.col(KIND).is_not_null() & pl.col("refusing"))
-    counts = problems.group_by(KIND, "refusing").len("count").sort(KIND, "refusing")
+    if counts is None:
+        counts = problems.group_by(KIND, "refusing").len("count").sort(KIND, "refusing")
+    counts = counts.filter(pl.col(KIND).is_not_null())
+    by_kind = counts.filter(pl.col("refusing")).group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
+    n_refusing = int(by_kind.get_column("count").sum())
     first = refusing.head(shown).drop("refusing")
     first = first.select([c for c in first.columns if first.get_column(c).null_count() < first.height])
-    lead = f"No rate was computed: {refusing.height} refusing problem(s); every problem is in problems.parquet."
-    title = f"refusing problems (first {first.height} of {refusing.height})"
+    lead = f"No rate was computed: {n_refusing} refusing problem(s); every problem is in problems.parquet."
+    title = f"refusing problems (first {first.height} of {n_refusing})"
     markdown = "\n\n".join(
         [
             "# evalframe: batch refused",
@@ -932,8 +940,8 @@ def refusal_texts(problems: pl.DataFrame, *, shown: int = 50) -> dict[str, str]:
     )
     doc = {
         "refused": True,
-        "refusing_problems": refusing.height,
-        "refusing_problems_by_kind": dict(refusing.group_by(KIND).len().sort(KIND).iter_rows()),
+        "refusing_problems": n_refusing,
+        "refusing_problems_by_kind": dict(by_kind.iter_rows()),
         "problems_by_kind": [dict(zip(counts.columns, row, strict=True)) for row in counts.iter_rows()],
         "first_refusing_problems": first.to_dicts(),
     }
@@ -966,12 +974,18 @@ def write_refusal(
     *,
     command: str = "python",
     inputs: Iterable[str | os.PathLike[str]] = (),
+    counts: pl.DataFrame | None = None,
+    every: pl.LazyFrame | None = None,
 ) -> list[Path]:
     """Write a refused batch as evalframe's output folder: ``problems.parquet`` and the refusal's reports.
 
     The folder follows the rules of :func:`write_output`: an earlier
     output's rates are replaced as a whole, so a refusal never sits beside
-    them. The texts are :func:`refusal_texts`.
+    them. The texts are :func:`refusal_texts`. When ``problems`` holds only
+    the first rows of each kind (``AuditRefused.problems``), ``counts``
+    counts them all (``AuditRefused.problem_counts``) and ``every`` is the
+    whole list (``AuditRefused.all_problems()``), streamed to
+    ``problems.parquet``.
 
     Examples
     --------
@@ -985,9 +999,9 @@ def write_refusal(
     >>> names
     ['problems.parquet', 'report.html', 'report.json', 'report.md']
     """
-    return write_output(
-        out, {"problems": problems}, refusal_texts(problems), command=command, outcome="refused", inputs=inputs
-    )
+    table = problems if every is None else every
+    texts = refusal_texts(problems, counts=counts)
+    return write_output(out, {"problems": table}, texts, command=command, outcome="refused", inputs=inputs)
 
 
 @dataclass(frozen=True)
