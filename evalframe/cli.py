@@ -29,7 +29,7 @@ from evalframe.errors import AuditRefused, EvalframeError, OutputFolderError
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.importers import Imported
 from evalframe.importers._kit import ImportRefused, declare
-from evalframe.load import Loaded
+from evalframe.load import LIMIT_FLAGS, Limits, Loaded, limits
 from evalframe.plan import Plan
 from evalframe.report import STOP_SIGNALS, AuditReport, check_output_folder, write_output, write_refusal
 from evalframe.slices import missingness_shown
@@ -538,10 +538,32 @@ def check_options(
         raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")
 
 
+def _limit_option(name: str, help_text: str) -> Callable[[F], F]:
+    """A group option setting one of :class:`~evalframe.load.Limits` (also from ``EVALFRAME_MAX_...``)."""
+    flag = LIMIT_FLAGS[name]
+    return click.option(
+        flag,
+        name,
+        type=click.IntRange(min=1),
+        default=getattr(Limits(), name),
+        show_default=True,
+        envvar="EVALFRAME_" + flag.removeprefix("--").replace("-", "_").upper(),
+        help=help_text,
+    )
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="evalframe")
-def main() -> None:
-    """Audit AI evaluation results against a frozen plan before anyone believes a score."""
+@_limit_option("line_bytes", "Longest line of a CSV / JSON Lines input, in bytes (longer: exit 2).")
+@_limit_option("json_depth", "Deepest nesting of arrays and objects in JSON input (deeper: exit 2).")
+@_limit_option("member_bytes", "Largest decompressed archive member (.eval), in bytes.")
+@_limit_option("archive_bytes", "Largest total of an archive's decompressed members, in bytes (larger: exit 2).")
+def main(**limits_given: int) -> None:
+    """Audit AI evaluation results against a frozen plan before anyone believes a score.
+
+    Limits (SPEC §6b) go before the command: `evalframe --max-line-bytes 268435456 audit ...`.
+    """
+    click.get_current_context().with_resource(limits(**limits_given))
 
 
 @main.command("audit")

@@ -200,7 +200,9 @@ def test_deeply_nested_json_lines_are_an_input_error(tmp_path: Path, role: str) 
     plan, results = (deep, other) if role == "plan" else (other, deep)
     code, out, err = run(["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A"])
     assert (code, out) == (2, "")
-    assert one_line_error(err) == f"error: {deep}:2: JSON nested too deeply to read"
+    assert one_line_error(err) == (
+        f"error: {deep}:2: JSON nested too deeply to read (limit 512; raise it with --max-json-depth)"
+    )
 
 
 def test_a_json_lines_integer_beyond_64_bits_is_an_input_error(tmp_path: Path) -> None:
