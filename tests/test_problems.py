@@ -139,3 +139,19 @@ def test_a_small_table_stays_in_memory() -> None:
     found = Problems.gather([rows])
     assert not found.spilled and found.complete
     assert found.shown.get_column("case_id").to_list() == ["a", "b"]
+
+
+def test_every_problem_is_read_back_sorted_group_by_group_from_every_file() -> None:
+    rows = [
+        {"kind": kind, "source": source, "candidate": name, "case_id": case, "line": line}
+        for kind in ("unknown_case", "duplicate_key")
+        for source in ("b.csv", None, "a.csv")
+        for name in ("B", None, "A")
+        for case, line in (("q2", 5), ("q1", 9), (None, 1))
+    ]
+    half = len(rows) // 2
+    found = Problems.gather([problems_frame(rows[:half]), problems_frame(rows[half:]).lazy()], kept=1)
+    assert len(found.spilled) == 2 and not found.complete
+    every = found.every().collect()
+    assert every.height == len(rows) == 54
+    assert_frame_equal(every, sort_problems(problems_frame(rows)))
