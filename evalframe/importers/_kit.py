@@ -210,7 +210,7 @@ def parse_json(data: bytes | str, source: str, *, line: int | None = None) -> An
     ...     parse_json(b"[" * 100_000, "deep.json")
     ... except Unreadable as exc:
     ...     print(exc.note["kind"], exc.note["detail"])
-    unreadable_file JSON nested too deeply to read
+    unreadable_file JSON nested too deeply to read (limit 512; raise it with --max-json-depth)
     """
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
