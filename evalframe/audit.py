@@ -444,7 +444,7 @@ class _Spill:
         self.flush()
         from_plan = self._from_plan(name)
         scans = [_table(p.scan(), p.schema, self.cases, from_plan, p.candidate) for p in self.parts[name]]
-        return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
+        return pl.concat(scans, how="diagonal_relaxed", parallel=False) if scans else pl.LazyFrame()
 
 
 def _by_candidate(
