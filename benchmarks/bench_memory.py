@@ -12,13 +12,15 @@ Cases and the targets of issue 19:
   under 4 GiB, without and with ``--out``.
 * ``c`` 10M duplicate keys (``gen_ledger.py --rows 1e7 --dups 1.0``, run, not copied: 5M rows each
   repeated once): refused under 3 GiB, without and with ``--out``.
+* ``d`` a 1 GiB JSON Lines ledger of one line: refused (``--max-line-bytes``, exit 2) without reading it
+  whole (issue 19 measured 6.25 GB).
 
 Peak RSS is the child's ``ru_maxrss`` from ``os.wait4``, including interpreter start-up and imports. Every
 case is put beside baselines measured in the same run: ``import`` (a child that only imports evalframe's
 command line) and the read floor of its input (a child that imports it and reads the same input whole with
 polars, or the archive's bytes). The exit code of every run is checked against the expected one.
 
-    python benchmarks/bench_memory.py [--cases a,b,c] [--work DIR] [--keep] [--candidates 100] [--n-cases 1e6]
+    python benchmarks/bench_memory.py [--cases a,b,c,d] [--work DIR] [--keep] [--candidates 100] [--n-cases 1e6]
 """
 
 from __future__ import annotations
@@ -155,6 +157,21 @@ def case_c(work: Path) -> list[tuple[str, list[str], int, int | None, str | None
     ]
 
 
+def case_d(work: Path) -> list[tuple[str, list[str], int, int | None, str | None]]:
+    results, plan = work / "one_line.jsonl", work / "plan_d.csv"
+    if not results.exists() or results.stat().st_size < GIB:
+        with results.open("wb") as file:
+            file.write(b'{"case_id": "q1", "passed": 1, "note": "')
+            block = b"y" * (16 * MIB)
+            for _ in range(GIB // len(block)):
+                file.write(block)
+            file.write(b'"}\n')
+    plan.write_text("case_id\nq1\n")
+    floor = ["-c", f"import evalframe.cli, pathlib; pathlib.Path({str(results)!r}).read_bytes()"]
+    audit = ["-c", CLI, "audit", "--plan", str(plan), "--results", str(results), "--candidates", "A"]
+    return [("d0", floor, 0, None, None), ("d1", audit, 2, GIB, "d0")]
+
+
 LABELS = {
     "import": "python -c 'import evalframe.cli' (baseline)",
     "a0": "read floor: the 12-member bomb's bytes",
@@ -167,12 +184,14 @@ LABELS = {
     "c0": "read floor: plan + ledger Parquet",
     "c1": "c1 audit refused",
     "c2": "c2 audit refused, --out (problems.parquet holds every problem)",
+    "d0": "read floor: the 1 GiB line's bytes",
+    "d1": "d1 audit of a 1 GiB single-line JSON Lines ledger: --max-line-bytes refuses",
 }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="a,b,c")
+    ap.add_argument("--cases", default="a,b,c,d")
     ap.add_argument("--work", type=Path, default=None, help="keep inputs here (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     ap.add_argument("--candidates", type=int, default=100)
@@ -191,6 +210,8 @@ def main() -> None:
         plan += case_b(work, a.n_cases, a.candidates)
     if "c" in chosen:
         plan += case_c(work)
+    if "d" in chosen:
+        plan += case_d(work)
     runs: dict[str, Run] = {}
     failed = False
     try:
