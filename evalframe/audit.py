@@ -8,7 +8,6 @@ with all of them and no rate exists anywhere.
 from __future__ import annotations
 
 import atexit
-import itertools
 import math
 import shutil
 import tempfile
@@ -34,7 +33,6 @@ from evalframe.columns import (
     KIND,
     LIMIT,
     LINE,
-    REFUSING,
     RUN_ID,
     SCORE_STATUS,
     SCORE_STATUSES,
@@ -48,9 +46,9 @@ from evalframe.errors import AuditRefused
 from evalframe.funnel import check_reducer, funnel, outcome_in, unit_outcomes, with_uncertainty
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
-from evalframe.problems import concat_problems, problems_frame
+from evalframe.problems import Problems, problems_frame
 from evalframe.progress import Progress
-from evalframe.reconcile import planned_units_coded, reconcile
+from evalframe.reconcile import MISSING_IDS_SHOWN, planned_units_coded, reconcile
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, case_slices, missingness_tests, selective_flag, slice_funnel
 from evalframe.validate import FILE_PROBLEMS, KNOWN_COLUMNS, only_value, validate_ledger
@@ -71,9 +69,6 @@ _AS_TEXT = pl.col(CANDIDATE).cast(pl.String)
 #: 1.3-1.6 s by candidate; 2M rows 1.7-2.3 s both ways (0.8-0.9 against 0.45 GiB); 4M rows 2.7-3.7 s
 #: whole, 2.3-2.5 s by candidate.
 AUTO_PARTITION_ROWS: Final = 2_000_000
-
-#: How many missing case ids the summary lists per candidate (the units table has them all).
-MISSING_IDS_SHOWN = 20
 
 Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]
 
@@ -110,7 +105,7 @@ class _Options:
 class _Part:
     """What one (partition of a) batch gave: its problems and, when clean, its tables."""
 
-    problems: pl.DataFrame
+    problems: Problems
     rows: int
     run_ids: frozenset[str]
     shape: str
@@ -145,13 +140,13 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
     )
     ledger, checked, shape = validated.ledger, validated.problems, validated.shape
     del validated
-    found = _Part(checked, ledger.height, frozenset(), shape)
+    found = _Part(Problems.gather([checked]), ledger.height, frozenset(), shape)
     if not ledger.width:
-        return replace(found, checks_refused=bool(checked.filter(pl.col(REFUSING)).height))
+        return replace(found, checks_refused=bool(found.problems.refusing))
     rec = reconcile(ledger, plan, missing=o.missing)
     del ledger
-    problems = concat_problems([checked, rec.problems])
-    refusing = bool(problems.filter(pl.col(REFUSING)).height)
+    problems = Problems.gather([found.problems, rec.problems])
+    refusing = bool(problems.refusing)
     if refusing or not compute:
         return replace(found, problems=problems, checks_refused=refusing)
     planned, compact = rec.planned, _compact(rec.ledger)
@@ -172,8 +167,8 @@ def _check_and_select(plan: Plan, frame: pl.LazyFrame, o: _Options, *, compute: 
         key=[UID],
     )
     del compact
-    problems = concat_problems([problems, selected.flags])
-    if problems.filter(pl.col(REFUSING)).height:
+    problems = Problems.gather([problems, selected.flags])
+    if problems.refusing:
         return replace(found, problems=problems)
     attempts = selected.attempts
     del selected
@@ -444,7 +439,7 @@ class _Spill:
         self.flush()
         from_plan = self._from_plan(name)
         scans = [_table(p.scan(), p.schema, self.cases, from_plan, p.candidate) for p in self.parts[name]]
-        return pl.concat(scans, how="diagonal_relaxed") if scans else pl.LazyFrame()
+        return pl.concat(scans, how="diagonal_relaxed", parallel=False) if scans else pl.LazyFrame()
 
 
 def _by_candidate(
@@ -540,7 +535,7 @@ def _candidate_sizes(frame: pl.LazyFrame, source: str, *, in_folders: bool) -> d
     return dict(sizes.iter_rows())
 
 
-def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part], source: str) -> pl.DataFrame:
+def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part], source: str) -> Problems:
     """The problems of the whole batch from those of its parts, as one whole-batch run finds them.
 
     A problem of the input itself (an unexpected or missing column) names the
@@ -548,36 +543,22 @@ def _batch_problems(read: pl.DataFrame, parts: Sequence[_Part], source: str) -> 
     one CSV file) and is kept once: each part finds it, naming its own file,
     or no file when it has no rows. When a check refused anywhere, retry flags
     found in the parts that were computed before it are dropped (a
-    whole-batch run selects no attempt then).
+    whole-batch run selects no attempt then). Bounded like every part's (see
+    :class:`~evalframe.problems.Problems`): the parts' first rows of each kind
+    are merged, their counts added.
     """
-    problems = _in_key_order(read, [p.problems for p in parts])
-    file_level = pl.col(KIND).is_in(list(FILE_PROBLEMS))
-    if problems.select(file_level.any()).item():
+    problems = Problems.gather([read, *(p.problems for p in parts)])
+    if problems.has(FILE_PROBLEMS):
         header = 1 if Path(source).suffix.lower() == ".csv" and Path(source).is_file() else None
+        # One per part and column at most: few rows, read whole.
+        file_level = problems.every().filter(pl.col(KIND).is_in(list(FILE_PROBLEMS))).collect()
         at_header = pl.col(KIND) == "unexpected_column"
-        named = problems.filter(file_level).with_columns(
+        named = file_level.with_columns(
             pl.lit(source, pl.String).alias(SOURCE),
             pl.when(at_header).then(pl.lit(header, pl.Int64)).otherwise(pl.col(LINE)).alias(LINE),
         )
-        problems = concat_problems([problems.filter(~file_level), named.unique(maintain_order=True)])
-    # A filter keeps the sorted order (no second sort of what may be millions of rows).
-    return problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))) if any(p.checks_refused for p in parts) else problems
-
-
-def _in_key_order(read: pl.DataFrame, tables: Sequence[pl.DataFrame]) -> pl.DataFrame:
-    """The problems of the reader and of the parts as one table, in the order :func:`concat_problems` gives.
-
-    Each part's problems are sorted already. When each part's problems name one candidate and the parts come
-    in candidate order (as :func:`_by_candidate` runs them), the rows of one kind and source are in order
-    already, part after part: a stable sort on kind and source alone gives the order of a sort on every key
-    (313k problems of a refused 10M batch: 109 -> 13 ms). Otherwise every key is sorted.
-    """
-    found = [t for t in tables if t.height]
-    names = [only_value(t, CANDIDATE) for t in found]
-    in_runs = not read.height and None not in names and all(a < b for a, b in itertools.pairwise(names))
-    if not (found and in_runs):
-        return concat_problems([read, *found])
-    return pl.concat(found).sort([KIND, SOURCE], maintain_order=True, nulls_last=False)
+        problems = Problems.gather([problems.without(FILE_PROBLEMS), named.unique(maintain_order=True)])
+    return problems.without(RETRY_FLAGS) if any(p.checks_refused for p in parts) else problems
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
@@ -824,7 +805,7 @@ def audit(
             msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
             raise ValueError(msg)
         problems = _batch_problems(loaded.problems, parts, loaded.source)
-        if problems.filter(pl.col(REFUSING)).height:
+        if problems.refusing:
             raise AuditRefused(problems)
     except BaseException:
         if spill is not None:
@@ -901,14 +882,15 @@ def audit(
     differs = [r for r in recorded if r != reducer]
     if differs:  # the plan's declared reducer applies; the export's header said otherwise (SPEC §4)
         detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
-        problems = concat_problems(
+        problems = Problems.gather(
             [problems, problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])]
         )
     report = AuditReport(
         summary=summary,
         units=units,
         attempts=attempts_table,
-        problems=problems,
+        # Not refused: the flags (missing units per candidate, retry flags) are read whole.
+        problems=problems.every().collect(),
         slices=slice_table,
         missingness=tests,
         meta=meta,

@@ -28,7 +28,7 @@ from evalframe.compare import compare
 from evalframe.errors import AuditRefused, EvalframeError, OutputFolderError
 from evalframe.importers import Imported
 from evalframe.importers._kit import ImportRefused, declare
-from evalframe.load import Loaded, load
+from evalframe.load import LIMIT_FLAGS, Limits, Loaded, limits, load
 from evalframe.plan import Plan
 from evalframe.progress import Progress as ProgressCallback
 from evalframe.read import plan_units
@@ -74,9 +74,13 @@ def _plain(text: str) -> str:
     return escape(_visible(text))
 
 
-def print_problems(problems: Any, console: Console) -> None:
-    """Print a refusal's problems: counts by kind, then the first rows of each refusing kind."""
-    print_refusal(problems, console)
+def print_problems(problems: Any, console: Console, counts: Any = None) -> None:
+    """Print a refusal's problems: counts by kind, then the first rows of each refusing kind.
+
+    ``counts`` (kind, refusing, count) counts every problem when ``problems`` holds only the first rows of
+    each kind (``AuditRefused.problem_counts``).
+    """
+    print_refusal(problems, console, counts=counts)
 
 
 # --- progress (state lives here, in the command; the library only calls back) ---------------------------
@@ -431,12 +435,22 @@ def build_report(
             results = list(results_paths)
         return audit(plan, results, progress=progress, **options)
     except AuditRefused as exc:
-        print_problems(exc.problems, _stderr())
+        print_problems(exc.problems, _stderr(), exc.problem_counts)
         if fmt == "json":  # machine readers get the refusal on stdout too: counts, then kind, line, key per kind
-            click.echo(refusal_json(build_refusal(exc.problems)))
-        if out is not None:
-            problems, folder, command = exc.problems, out, f"evalframe {click.get_current_context().info_name}"
-            _write(lambda: write_refusal(problems, folder, command=command, inputs=inputs, progress=progress))
+            click.echo(refusal_json(build_refusal(exc.problems, counts=exc.problem_counts)))
+        if out is not None:  # problems.parquet holds every problem, streamed from the refusal's files
+            refused, folder, command = exc, out, f"evalframe {click.get_current_context().info_name}"
+            _write(
+                lambda: write_refusal(
+                    refused.problems,
+                    folder,
+                    command=command,
+                    inputs=inputs,
+                    progress=progress,
+                    counts=refused.problem_counts,
+                    every=refused.all_problems(),
+                )
+            )
         sys.exit(EXIT_REFUSED)
     except (EvalframeError, ValueError) as exc:
         _fail(str(exc))
@@ -531,6 +545,20 @@ def check_options(
         raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")
 
 
+def _limit_option(name: str, help_text: str) -> Callable[[F], F]:
+    """A group option setting one of :class:`~evalframe.load.Limits` (also from ``EVALFRAME_MAX_...``)."""
+    flag = LIMIT_FLAGS[name]
+    return click.option(
+        flag,
+        name,
+        type=click.IntRange(min=1),
+        default=getattr(Limits(), name),
+        show_default=True,
+        envvar="EVALFRAME_" + flag.removeprefix("--").replace("-", "_").upper(),
+        help=help_text,
+    )
+
+
 #: Exit codes, shown in every command's --help.
 EXIT_CODES_HELP: Final = (
     "\b\nExit codes:\n  0  audited (or compared)\n  1  batch refused: the problems are printed (and written to --out)\n"
@@ -546,7 +574,11 @@ MIN_COVERAGE_HELP: Final = (
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
 @click.version_option(package_name="evalframe")
-def main() -> None:
+@_limit_option("line_bytes", "Longest line of a CSV / JSON Lines input, in bytes (longer: exit 2).")
+@_limit_option("json_depth", "Deepest nesting of arrays and objects in JSON input (deeper: exit 2).")
+@_limit_option("member_bytes", "Largest decompressed archive member (.eval), in bytes.")
+@_limit_option("archive_bytes", "Largest total of an archive's decompressed members, in bytes (larger: exit 2).")
+def main(**limits_given: int) -> None:
     """Audit AI evaluation results against a frozen plan before anyone believes a score.
 
     \b
@@ -555,7 +587,10 @@ def main() -> None:
       evalframe audit --from inspect logs/*.eval --out report/
       evalframe compare --plan plan.csv --results lake/ --candidates A,B --baseline A --candidate B
       evalframe import lm-eval results.json samples.jsonl --out imported/
+
+    Limits (SPEC §6b) go before the command: `evalframe --max-line-bytes 268435456 audit ...`.
     """
+    click.get_current_context().with_resource(limits(**limits_given))
 
 
 main.add_command(power_command)  # evalframe power (SPEC §6a), in its own module
@@ -715,7 +750,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         imported = _import(fmt, [str(p) for p in paths], score_name, id_column)
     except ImportRefused as exc:
         # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
-        notes = exc.problems
+        notes = exc.all_problems().collect()
         _write(lambda: write_output(out, {"notes": notes}, command=command, outcome="refused", inputs=inputs))
         console.print(f"import refused: {notes.height} note(s) → {out}", highlight=False)
         print_problems(notes, console)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalframe.columns import KIND, REFUSING
+from evalframe.problems import COUNT, Problems
 
 
 class EvalframeError(Exception):
@@ -22,21 +23,40 @@ class EvalframeError(Exception):
 class AuditRefused(EvalframeError):
     """The batch was refused: no rate was computed.
 
+    A batch can hold millions of problems (SPEC §3 "Problems at scale"), so
+    the refusal keeps in memory every kind's count and the first
+    :data:`~evalframe.problems.PROBLEM_ROWS_KEPT` rows of each kind; the
+    rest wait in temporary files until the Python process exits.
+
     Attributes
     ----------
     problems
-        Every problem found, refusing or not (see :mod:`evalframe.problems`
-        for the columns). ``problems.filter(pl.col("refusing"))`` are the
-        reasons for the refusal.
+        The first rows of each kind (at most
+        :data:`~evalframe.problems.PROBLEM_ROWS_KEPT` per kind), refusing or
+        not, sorted (see :mod:`evalframe.problems` for the columns): every
+        problem when no kind has more. ``problems.filter(pl.col("refusing"))``
+        are (the first of) the reasons for the refusal.
+    problem_counts
+        Every problem counted, whether shown or not: ``kind`` (String),
+        ``refusing`` (Boolean), ``count`` (Int64), one row per (kind,
+        refusing), sorted.
+    found
+        The bounded table itself (:class:`~evalframe.problems.Problems`);
+        :meth:`all_problems` reads every row.
     """
 
-    def __init__(self, problems: pl.DataFrame) -> None:
-        self.problems = problems
-        refusing = problems.filter(pl.col(REFUSING))
-        counts = refusing.group_by(KIND).len().sort(KIND)
-        summary = ", ".join(f"{k} ×{n}" for k, n in counts.iter_rows())
-        msg = f"batch refused: {refusing.height} refusing problem(s): {summary}"
+    def __init__(self, problems: pl.DataFrame | Problems) -> None:
+        self.found = problems if isinstance(problems, Problems) else Problems.gather([problems])
+        self.problems = self.found.shown
+        self.problem_counts = self.found.counts
+        refusing = self.problem_counts.filter(pl.col(REFUSING)).group_by(KIND).agg(pl.col(COUNT).sum()).sort(KIND)
+        summary = ", ".join(f"{k} ×{n}" for k, n in refusing.iter_rows())
+        msg = f"batch refused: {self.found.refusing} refusing problem(s): {summary}"
         super().__init__(msg)
+
+    def all_problems(self) -> pl.LazyFrame:
+        """Every problem, refusing or not, sorted (lazy: collecting millions of rows takes their memory)."""
+        return self.found.every()
 
 
 class PlanError(AuditRefused):

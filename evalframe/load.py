@@ -13,6 +13,7 @@ within its file) and ``source`` (String; the file the row came from).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import glob
 import io
@@ -24,10 +25,12 @@ import stat
 import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+import numpy as np
 import polars as pl
 
 from evalframe.columns import LINE, SOURCE
@@ -42,6 +45,152 @@ _BOM = "\ufeff"
 _BOM_BYTES = b"\xef\xbb\xbf"
 
 PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What evalframe reads at most (SPEC §6b): memory stays bounded by these, not by what an input claims.
+
+    An input beyond a limit is an input error (exit 2) naming the file, the
+    limit and the command-line flag that raises it, never read whole. Set
+    them for a block of code with :func:`limits`; the command line sets them
+    with ``evalframe --max-line-bytes N ...`` (options of the command group,
+    or the environment variables ``EVALFRAME_MAX_LINE_BYTES`` ...). An
+    integer beyond :data:`INT64_RANGE` is always refused (columns are
+    polars Int64).
+
+    Attributes
+    ----------
+    line_bytes
+        Longest physical line of a CSV or JSON Lines file, in bytes
+        (``--max-line-bytes``; LF, CRLF and lone CR end a line). Checked by
+        streaming the file before it is read.
+    json_depth
+        Deepest nesting of arrays and objects in one JSON text
+        (``--max-json-depth``). Python's parser itself stops near 1000.
+    member_bytes
+        Largest decompressed archive member, in bytes (``--max-member-bytes``):
+        refused from its recorded size before it is read, and bounded while
+        it is decompressed (recorded sizes can lie).
+    archive_bytes
+        Largest total of the decompressed members of one archive, in bytes
+        (``--max-archive-bytes``), checked the same two ways.
+
+    Examples
+    --------
+    >>> Limits().line_bytes == 64 * 2**20, Limits().json_depth, Limits().archive_bytes == 2 * 2**30
+    (True, 512, True)
+    """
+
+    line_bytes: int = 64 * 2**20
+    json_depth: int = 512
+    member_bytes: int = 256 * 2**20
+    archive_bytes: int = 2 * 2**30
+
+
+#: The command-line flag of each limit, named in the errors.
+LIMIT_FLAGS: Final = {
+    "line_bytes": "--max-line-bytes",
+    "json_depth": "--max-json-depth",
+    "member_bytes": "--max-member-bytes",
+    "archive_bytes": "--max-archive-bytes",
+}
+
+_LIMITS: ContextVar[Limits] = ContextVar("evalframe_limits", default=Limits())  # noqa: B039  (frozen, immutable)
+
+
+def current_limits() -> Limits:
+    """The limits in force (see :class:`Limits`; defaults unless :func:`limits` changed them)."""
+    return _LIMITS.get()
+
+
+@contextlib.contextmanager
+def limits(**changes: int) -> Iterator[Limits]:
+    """Change some :class:`Limits` for the ``with`` block (in this thread and context).
+
+    Raises
+    ------
+    ValueError
+        When a limit is not a positive integer.
+
+    Examples
+    --------
+    >>> with limits(line_bytes=10) as changed:
+    ...     changed.line_bytes, current_limits().line_bytes
+    (10, 10)
+    >>> current_limits().line_bytes == Limits().line_bytes
+    True
+    """
+    for name, value in changes.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            msg = f"{LIMIT_FLAGS.get(name, name)} must be a positive integer, got {value!r}"
+            raise ValueError(msg)
+    changed = replace(current_limits(), **changes)
+    token = _LIMITS.set(changed)
+    try:
+        yield changed
+    finally:
+        _LIMITS.reset(token)
+
+
+def limit_detail(name: str, what: str) -> str:
+    """An input error's reason for a limit: ``what`` happened, the limit in force and the flag that raises it."""
+    value = getattr(current_limits(), name)
+    return f"{what} (limit {value}; raise it with {LIMIT_FLAGS[name]})"
+
+
+_CHUNK: Final = 1 << 20
+
+
+def check_line_lengths(path: PathLike) -> None:
+    """Refuse a text file with a physical line longer than ``Limits.line_bytes``, without reading it whole.
+
+    The file is streamed in 1 MiB chunks; a file no larger than the limit is
+    not read at all. LF, CRLF and a lone CR end a line.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the line, the limit and ``--max-line-bytes``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+    >>> _ = p.write_bytes(b'{"a": 1}\\n' + b" " * 40 + b"\\n")
+    >>> with limits(line_bytes=16):
+    ...     try:
+    ...         check_line_lengths(p)
+    ...     except InputFormatError as exc:
+    ...         print(exc.line, exc.detail)
+    2 a line longer than 16 bytes (limit 16; raise it with --max-line-bytes)
+    """
+    limit = current_limits().line_bytes
+    try:
+        if os.stat(path).st_size <= limit:
+            return
+        file = open(path, "rb")  # noqa: SIM115  (closed below)
+    except OSError:
+        return  # the reader names what cannot be read
+    run, line = 0, 1  # bytes of the current line so far, and its number
+    with file:
+        while chunk := file.read(_CHUNK):
+            if chunk.endswith(b"\r"):  # a CRLF split between chunks is one line end
+                chunk += file.read(1)
+            pieces = _LINE_END.split(chunk)
+            run += len(pieces[0])
+            if run <= limit and len(pieces) > 1:
+                if max(map(len, pieces[1:-1]), default=0) > limit:
+                    line += next(i for i in range(1, len(pieces) - 1) if len(pieces[i]) > limit)
+                    run = limit + 1
+                else:
+                    line, run = line + len(pieces) - 1, len(pieces[-1])
+            if run > limit:
+                detail = limit_detail("line_bytes", f"a line longer than {limit} bytes")
+                raise InputFormatError(str(path), detail, line=line)
+
+
+_LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -127,7 +276,11 @@ def _decode(data: bytes, source: str, *, csv_lines: bool = False) -> tuple[str, 
 
 
 def _read_text(path: PathLike, *, csv_lines: bool = False) -> tuple[str, list[dict[str, Any]]]:
-    """Read a file's bytes and decode them (see :func:`_decode`); an unreadable file is an input error."""
+    """Read a file's bytes and decode them (see :func:`_decode`); an unreadable file is an input error.
+
+    A line longer than ``Limits.line_bytes`` is refused first (:func:`check_line_lengths`).
+    """
+    check_line_lengths(path)
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -314,8 +467,9 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
     json.JSONDecodeError
         When the text is not JSON.
     JSONLimitError
-        When it is nested too deeply for the parser (a ``RecursionError``) or
-        holds a number literal Python does not convert (over 4300 digits).
+        When it is nested deeper than ``Limits.json_depth`` or too deeply for
+        the parser (a ``RecursionError``), or holds a number literal Python
+        does not convert (over 4300 digits).
 
     Examples
     --------
@@ -326,7 +480,7 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
     ...     parse_json_text("[" * 100_000)
     ... except JSONLimitError as exc:
     ...     print(exc.detail)
-    JSON nested too deeply to read
+    JSON nested too deeply to read (limit 512; raise it with --max-json-depth)
     """
     hook = None
     if repeated is not None:
@@ -336,6 +490,9 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
             repeated[:] = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1] if len(obj) < len(pairs) else []
             return obj
 
+    depth = current_limits().json_depth
+    if text.count("[") + text.count("{") > depth and json_depth(text) > depth:
+        raise JSONLimitError(limit_detail("json_depth", "JSON nested too deeply to read"))
     try:
         return json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError:
@@ -344,6 +501,25 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
         raise JSONLimitError("JSON nested too deeply to read") from None
     except ValueError as exc:  # e.g. an integer literal longer than Python converts
         raise JSONLimitError(f"unreadable JSON value ({exc})") from None
+
+
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in a JSON text (brackets inside strings do not count).
+
+    Examples
+    --------
+    >>> json_depth('{"a": [1, [2]], "b": "[[[["}'), json_depth("3")
+    (3, 0)
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    if not steps.size:
+        return 0
+    return int(np.cumsum(np.where((steps == ord("[")) | (steps == ord("{")), 1, -1)).max(initial=0))
 
 
 def _json_column(values: list[Any]) -> pl.Series:

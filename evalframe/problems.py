@@ -22,7 +22,14 @@ refusing   Boolean whether the problem refuses the batch
 
 from __future__ import annotations
 
+import atexit
+import itertools
+import shutil
+import tempfile
+import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
@@ -83,7 +90,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "trial_out_of_range": "a row's trial is outside 1..N",
     "unknown_unit": "a row's (candidate, case_id, trial) is not a planned unit",
     "duplicate_key": "(candidate, case_id, trial, attempt) appears more than once",
-    "missing_unit": "a planned unit has no row (refusing only under missing='refuse')",
+    "missing_unit": (
+        "planned units with no row: one problem per candidate, counted in its detail "
+        "(refusing only under missing='refuse')"
+    ),
     # values
     "invalid_grade": "a binary grade that is not exactly 0 or 1",
     "invalid_score": "a score that is not a finite number in the declared range",
@@ -183,3 +193,225 @@ def concat_problems(frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> pl.DataFra
     return table.with_columns(
         pl.concat_str([pl.col(c), pl.lit("")]) for c, t in PROBLEM_SCHEMA.items() if t == pl.String
     )
+
+
+#: How many rows of each kind a bounded problems table keeps in memory (SPEC §3 "Problems at scale"):
+#: :attr:`Problems.shown`, hence ``AuditRefused.problems`` and the terminal. Every kind's count is kept
+#: whole (:attr:`Problems.counts`), and the rows beyond these are held in temporary Arrow IPC files, from
+#: which ``problems.parquet`` is written whole.
+PROBLEM_ROWS_KEPT: Final = 1000
+
+#: The count column of :attr:`Problems.counts`.
+COUNT: Final = "count"
+
+#: Columns and dtypes of :attr:`Problems.counts`.
+COUNTS_SCHEMA: Final = pl.Schema({KIND: pl.String, REFUSING: pl.Boolean, COUNT: pl.Int64})
+
+_SORT_KEYS: Final = [KIND, SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL]
+
+
+def _own_text(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with text columns that hold their own bytes (see :func:`concat_problems`)."""
+    return frame.with_columns(
+        pl.concat_str([pl.col(c), pl.lit("")]) for c, t in PROBLEM_SCHEMA.items() if t == pl.String
+    )
+
+
+def _counts_of(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    counted = frame.lazy().group_by(KIND, REFUSING).agg(pl.len().cast(pl.Int64).alias(COUNT))
+    return counted.sort(KIND, REFUSING, nulls_last=False).collect()
+
+
+def _first_of_each_kind(frame: pl.DataFrame | pl.LazyFrame, kinds: Iterable[str | None], kept: int) -> pl.DataFrame:
+    """The first ``kept`` rows of each kind, in the order of :func:`sort_problems` (a top-k per kind)."""
+    lf = frame.lazy()
+    parts = [
+        lf.filter(pl.col(KIND).is_null() if k is None else pl.col(KIND) == k)
+        .sort(_SORT_KEYS, nulls_last=False)
+        .head(kept)
+        for k in dict.fromkeys(kinds)
+    ]
+    if not parts:
+        return problems_frame()
+    return _own_text(sort_problems(pl.concat(pl.collect_all(parts, engine="streaming"))))
+
+
+class _SpillFolder:
+    """The temporary folder of the process's spilled problems (made at the first write, removed at exit)."""
+
+    folder: Path | None = None
+    written = itertools.count()
+    lock = threading.Lock()
+
+    @classmethod
+    def next_path(cls) -> Path:
+        with cls.lock:
+            if cls.folder is None:
+                cls.folder = Path(tempfile.mkdtemp(prefix="evalframe-problems-"))
+                atexit.register(shutil.rmtree, cls.folder, ignore_errors=True)
+            return cls.folder / f"problems-{next(cls.written):06d}.arrow"
+
+
+@dataclass(frozen=True)
+class _Spilled:
+    """An Arrow IPC file of problem rows, and the kinds left out when it is read back (dropped since)."""
+
+    path: Path
+    dropped: tuple[str, ...] = ()
+
+    def scan(self) -> pl.LazyFrame:
+        lf = pl.scan_ipc(self.path)
+        return lf.filter(~pl.col(KIND).is_in(list(self.dropped))) if self.dropped else lf
+
+
+@dataclass(frozen=True)
+class Problems:
+    """A problems table bounded in memory: every kind's count, the first rows of each kind, the rest on disk.
+
+    SPEC §3 "Problems at scale": a batch can hold millions of problems (10M
+    duplicate keys), so evalframe keeps in memory the count of each kind and
+    its first :data:`PROBLEM_ROWS_KEPT` rows (in the sorted order of
+    :func:`sort_problems`); the rows beyond them are written to temporary Arrow
+    IPC files (removed when the Python process exits) and :meth:`every`
+    reads the whole list back, sorted (``problems.parquet`` is streamed from
+    it). Build one with :meth:`gather`; instances are immutable.
+
+    Attributes
+    ----------
+    shown
+        The first rows of each kind (at most ``kept`` per kind), sorted; the
+        columns of :data:`PROBLEM_SCHEMA`. All of them when no kind has more.
+    counts
+        Every problem counted: ``kind`` (String), ``refusing`` (Boolean),
+        ``count`` (Int64), one row per (kind, refusing), sorted.
+    held
+        Rows in memory that no file holds (at most ``kept`` per kind).
+    spilled
+        The files holding the other rows.
+    kept
+        Rows of each kind kept in memory.
+
+    Examples
+    --------
+    >>> rows = [{"kind": "duplicate_key", "line": n} for n in range(2, 7)]
+    >>> found = Problems.gather([problems_frame(rows)], kept=2)
+    >>> found.shown.get_column("line").to_list(), found.counts.rows(), found.refusing
+    ([2, 3], [('duplicate_key', True, 5)], 5)
+    >>> found.every().collect().get_column("line").to_list()
+    [2, 3, 4, 5, 6]
+    """
+
+    shown: pl.DataFrame
+    counts: pl.DataFrame
+    held: pl.DataFrame
+    spilled: tuple[_Spilled, ...] = ()
+    kept: int = PROBLEM_ROWS_KEPT
+
+    @classmethod
+    def gather(
+        cls, parts: Iterable[Problems | pl.DataFrame | pl.LazyFrame], *, kept: int = PROBLEM_ROWS_KEPT
+    ) -> Problems:
+        """Gather problem frames (any partial columns, eager or lazy) and bounded tables into one.
+
+        A lazy frame is evaluated for its first ``kept + 1`` rows; when it has
+        more, it is streamed to a file (polars ``sink_ipc``) and its counts and
+        first rows of each kind are read from there, so it is never held whole.
+        """
+        found = [p if isinstance(p, Problems) else cls._of(p, kept) for p in parts]
+        counts = [p.counts for p in found if p.counts.height]
+        total = (
+            pl.concat(counts).group_by(KIND, REFUSING).agg(pl.col(COUNT).sum()).sort(KIND, REFUSING, nulls_last=False)
+            if counts
+            else pl.DataFrame(schema=COUNTS_SCHEMA)
+        )
+        shown = [p.shown for p in found if p.shown.height]
+        first = _first_of_each_kind(pl.concat(shown), total.get_column(KIND), kept) if shown else problems_frame()
+        held = [p.held for p in found if p.held.height]
+        in_memory = pl.concat(held) if held else problems_frame()
+        spilled = tuple(s for p in found for s in p.spilled)
+        if in_memory.height > kept and in_memory.group_by(KIND).len().get_column("len").max() > kept:  # type: ignore[operator]
+            spilled = (*spilled, cls._write(in_memory))
+            in_memory = problems_frame()
+        return cls(first, total, in_memory, spilled, kept)
+
+    @classmethod
+    def _of(cls, frame: pl.DataFrame | pl.LazyFrame, kept: int) -> Problems:
+        lf = conform(frame)
+        rows = lf.collect() if isinstance(frame, pl.DataFrame) else lf.head(kept + 1).collect()
+        if isinstance(frame, pl.DataFrame) and rows.height > kept:
+            counts = _counts_of(rows)
+            if counts.get_column(COUNT).max() > kept:  # type: ignore[operator]
+                first = _first_of_each_kind(rows, counts.get_column(KIND), kept)
+                return cls(first, counts, problems_frame(), (cls._write(rows),), kept)
+        elif rows.height > kept:
+            spilled = _Spilled(_SpillFolder.next_path())
+            lf.sink_ipc(spilled.path)
+            counts = _counts_of(spilled.scan())
+            first = _first_of_each_kind(spilled.scan(), counts.get_column(KIND), kept)
+            return cls(first, counts, problems_frame(), (spilled,), kept)
+        rows = _own_text(sort_problems(rows))
+        return cls(rows, _counts_of(rows), rows, (), kept)
+
+    @staticmethod
+    def _write(rows: pl.DataFrame) -> _Spilled:
+        spilled = _Spilled(_SpillFolder.next_path())
+        rows.write_ipc(spilled.path)
+        return spilled
+
+    @property
+    def refusing(self) -> int:
+        """How many problems refuse the batch."""
+        return int(self.counts.filter(pl.col(REFUSING)).get_column(COUNT).sum())
+
+    @property
+    def total(self) -> int:
+        """How many problems there are."""
+        return int(self.counts.get_column(COUNT).sum())
+
+    @property
+    def complete(self) -> bool:
+        """Whether :attr:`shown` holds every problem (no kind has more than ``kept`` rows)."""
+        return self.shown.height == self.total
+
+    def every(self) -> pl.LazyFrame:
+        """Every problem, sorted as :func:`sort_problems` does (read back from the files when spilled).
+
+        Spilled rows are sorted one (kind, source, candidate) group at a time, each group written to a
+        temporary Arrow IPC file in turn, and the files are scanned in order: collecting or streaming the
+        result (``sink_parquet``) never sorts every row at once, so memory holds the largest group (10M
+        duplicate keys of 20 candidates: sorting them whole, or as one lazy concatenation of sorted groups,
+        took 3.0 GiB, this 1.06 GiB; see benchmarks/RESULTS.md).
+        """
+        if not self.spilled:
+            return self.shown.lazy()
+        # Which parts (the rows in memory, each file) hold each group: a group is read from those alone.
+        held: dict[tuple[str | None, ...], list[pl.LazyFrame]] = {}
+        for part in [self.held.lazy(), *(s.scan() for s in self.spilled)]:
+            found = part.select(KIND, SOURCE, CANDIDATE).unique().collect(engine="streaming")
+            for group in found.iter_rows():
+                held.setdefault(group, []).append(part)
+        paths = []
+        for (kind, source, name), parts in sorted(held.items(), key=lambda item: [(v is not None, v) for v in item[0]]):
+            path = _SpillFolder.next_path()
+            rows = pl.concat(parts, how="vertical").filter(
+                pl.col(KIND).eq_missing(kind), pl.col(SOURCE).eq_missing(source), pl.col(CANDIDATE).eq_missing(name)
+            )
+            rows.sort(_SORT_KEYS, nulls_last=False).sink_ipc(path)
+            paths.append(path)
+        return pl.scan_ipc(paths)
+
+    def without(self, kinds: Iterable[str]) -> Problems:
+        """These problems without the rows of ``kinds``."""
+        gone = list(kinds)
+        keep = ~pl.col(KIND).is_in(gone)
+        return Problems(
+            self.shown.filter(keep),
+            self.counts.filter(keep),
+            self.held.filter(keep),
+            tuple(_Spilled(s.path, (*s.dropped, *gone)) for s in self.spilled),
+            self.kept,
+        )
+
+    def has(self, kinds: Iterable[str]) -> bool:
+        """Whether any problem is of one of ``kinds``."""
+        return bool(self.counts.filter(pl.col(KIND).is_in(list(kinds))).height)

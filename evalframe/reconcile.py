@@ -32,7 +32,7 @@ from evalframe.columns import (
 )
 from evalframe.engine import sort_on_pool
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
-from evalframe.problems import concat_problems
+from evalframe.problems import Problems, problems_frame
 
 _ROW_COLS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
 
@@ -188,8 +188,19 @@ def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     """
     known = coded.filter(pl.col(UID).is_not_null())
     other = coded.filter(pl.col(UID).is_null())
-    dups = pl.concat([_repeated(known), other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated())])
-    return _flag(dups, "duplicate_key", pl.format("key appears {} times", pl.len().over(ATTEMPT_KEY)))
+    # Planned rows are counted on their integer codes (a window over the text keys of 10M repeated rows held
+    # a hash table of their strings).
+    times = "key appears {} times"
+    return pl.concat(
+        [
+            _flag(_repeated(known), "duplicate_key", pl.format(times, pl.len().over(UID, ATTEMPT))),
+            _flag(
+                other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated()),
+                "duplicate_key",
+                pl.format(times, pl.len().over(ATTEMPT_KEY)),
+            ),
+        ]
+    )
 
 
 def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
@@ -231,27 +242,64 @@ def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     return pl.concat(parts)
 
 
+#: How many missing case ids a candidate's ``missing_unit`` problem names (the units table marks every one).
+MISSING_IDS_SHOWN: Final = 20
+
+
 def missing_units(
     coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None, *, missing: MissingPolicy = "report"
 ) -> pl.LazyFrame:
-    """Planned units with no ledger row at all (membership test on the unit code; collects ``coded``).
+    """One ``missing_unit`` problem per candidate with planned units that have no ledger row at all.
 
+    Missing units are counted, not listed (SPEC §3 "Problems at scale"): a
+    1M-case plan of 100 candidates against a header-only ledger has 100M
+    missing units, which the summary counts (``missing``) and the units table
+    marks (outcome ``missing``). Each candidate's row gives in ``detail`` the
+    number of missing units and cases and the first :data:`MISSING_IDS_SHOWN`
+    case ids (sorted); ``case_id``, ``trial`` and ``line`` are null. It is
+    refusing only when ``missing="refuse"``; otherwise it is reported for the
+    record, so that a batch refused for another reason still says what is
+    missing (the funnel counts missing units as ``missing``, never as
+    failures). Membership is tested on the unit code (collects ``coded``);
     ``planned`` holds the plan's unit codes (``_uid``; default
-    :meth:`~evalframe.plan.Plan.planned_codes`); only the missing ones are
-    given their candidate and case_id back. Refusing only when
-    ``missing="refuse"``; otherwise reported for the record (the funnel
-    counts them as ``missing``, never as failures).
+    :meth:`~evalframe.plan.Plan.planned_codes`).
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"], trials=2)
+    >>> rows = pl.LazyFrame({"candidate": ["A", "A", "B"], "case_id": ["q1", "q2", "q1"], "trial": [1, 1, 1]})
+    >>> for row in missing_units(encode_keys(rows, plan), plan).select("candidate", "detail").collect().rows():
+    ...     print(row)
+    ('A', '4 planned units have no row, in 3 cases: q1, q2, q3')
+    ('B', '5 planned units have no row, in 3 cases: q1, q2, q3')
     """
     present = coded.select(pl.col(UID).drop_nulls()).collect().to_series()
     units = planned if planned is not None else plan.planned_codes()
-    gone = plan.decode(units.select(UID).filter(~pl.col(UID).is_in(present.implode())))
-    return gone.select(
-        pl.lit("missing_unit").alias(KIND),
-        *UNIT_KEY,
-        pl.lit(plan.source).alias(SOURCE),
-        pl.lit("planned unit has no row").alias(DETAIL),
-        pl.lit(missing == "refuse").alias(REFUSING),
+    coding = plan.coding
+    # Units are sorted by code, hence by (candidate, case, trial): a candidate's first MISSING_IDS_SHOWN * span
+    # missing units hold its first MISSING_IDS_SHOWN missing cases (a case has at most span units).
+    first = MISSING_IDS_SHOWN * coding.span
+    gone = (
+        units.select(UID)
+        .filter(~pl.col(UID).is_in(present.implode()))
+        .with_columns(coding.parts())
+        .group_by(CAND_CODE)
+        .agg(
+            pl.len().alias("_units"),
+            pl.col(CASE_CODE).n_unique().alias("_cases"),
+            pl.col(CASE_CODE).head(first).unique().sort().head(MISSING_IDS_SHOWN).alias(CASE_CODE),
+        )
+        .sort(CAND_CODE)
+        .collect()
     )
+    ids = plan.cases.get_column(CASE_ID).cast(pl.String)
+    rows = []
+    for cand, n_units, n_cases, codes in gone.iter_rows():
+        shown = ", ".join(ids.gather(codes).to_list()) + (", …" if n_cases > len(codes) else "")
+        units_have = "unit has" if n_units == 1 else "units have"
+        detail = f"{n_units} planned {units_have} no row, in {n_cases} case{'' if n_cases == 1 else 's'}: {shown}"
+        rows.append({KIND: "missing_unit", CANDIDATE: coding.candidates[cand], SOURCE: plan.source, DETAIL: detail})
+    return problems_frame(rows).with_columns(pl.lit(missing == "refuse").alias(REFUSING)).lazy()
 
 
 @dataclass(frozen=True)
@@ -261,7 +309,9 @@ class Reconciled:
     Attributes
     ----------
     problems
-        Problems table (sorted).
+        The problems found, bounded in memory (see
+        :class:`~evalframe.problems.Problems`: counts per kind, the first
+        rows of each kind, the rest in temporary files).
     ledger
         The canonical ledger with the integer codes of :func:`encode_keys`;
         sorted by ``_uid`` and ``attempt`` when every row is a planned unit
@@ -273,7 +323,7 @@ class Reconciled:
         units on codes and gives names back only to the tables it returns).
     """
 
-    problems: pl.DataFrame
+    problems: Problems
     ledger: pl.DataFrame
     planned: pl.DataFrame
 
@@ -289,7 +339,8 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
         The frozen plan.
     missing
         ``report`` (default): missing units are listed, not refusing.
-        ``refuse``: a missing unit refuses the batch.
+        ``refuse``: a missing unit refuses the batch. Either way missing
+        units are one problem per candidate (see :func:`missing_units`).
 
     Returns
     -------
@@ -305,13 +356,13 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
     >>> rows = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "trial": [1], "attempt": [1],
     ...                      "run_id": [None], "line": [2], "source": ["r.csv"]},
     ...                     schema_overrides={"run_id": pl.String})
-    >>> reconcile(rows, plan).problems.select("kind", "case_id", "refusing").to_dicts()
-    [{'kind': 'missing_unit', 'case_id': 'refund', 'refusing': False}]
+    >>> reconcile(rows, plan).problems.shown.select("kind", "case_id", "refusing").to_dicts()
+    [{'kind': 'missing_unit', 'case_id': None, 'refusing': False}]
     """
     coded = _in_unit_order(encode_keys(ledger, plan).collect())
     planned = plan.planned_codes().with_columns(plan.coding.parts()).collect()
     lf = coded.lazy()
-    problems = concat_problems(
+    problems = Problems.gather(
         [
             unknown_rows(lf, plan, planned.lazy()),
             duplicate_keys(lf),

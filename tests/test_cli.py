@@ -53,7 +53,7 @@ def test_audit_json_output() -> None:
     rows = {r["candidate"]: r for r in doc["summary"]}
     assert (rows["A"]["scored"], rows["A"]["pass_rate_scored"], rows["A"]["scored_coverage"]) == (2, 1.0, 0.5)
     assert doc["meta"]["planned_units"] == 8
-    assert doc["problems_by_kind"] == {"missing_unit": 2}
+    assert doc["problems_by_kind"] == {"missing_unit": 1}  # one per candidate with missing units: A
 
 
 def test_audit_markdown_output() -> None:

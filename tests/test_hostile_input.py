@@ -94,7 +94,8 @@ def test_hostile_ids_in_markdown_and_html_reports(hostile: list[str], tmp_path: 
     assert code == 0
     (row,) = [line for line in out.splitlines() if line.startswith("| A | 5 | 5 |")]
     assert row == "| A | 5 | 5 | " + ", ".join(MARKDOWN[HOSTILE_IDS.index(i)] for i in sorted(HOSTILE_IDS[1:])) + " |"
-    assert "<script>" not in out and out.count("[link=") == out.count("\\[link=") == 2
+    # The headline, the missing-units table and the missing_unit note's detail name the id, escaped each time.
+    assert "<script>" not in out and out.count("[link=") == out.count("\\[link=") == 3
     code, _, _ = run([*hostile, "--out", str(tmp_path / "out")])
     assert code == 0
     assert (tmp_path / "out" / "report.md").read_text(encoding="utf-8").count(row) == 1
@@ -200,7 +201,9 @@ def test_deeply_nested_json_lines_are_an_input_error(tmp_path: Path, role: str) 
     plan, results = (deep, other) if role == "plan" else (other, deep)
     code, out, err = run(["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A"])
     assert (code, out) == (2, "")
-    assert one_line_error(err) == f"error: {deep}:2: JSON nested too deeply to read"
+    assert one_line_error(err) == (
+        f"error: {deep}:2: JSON nested too deeply to read (limit 512; raise it with --max-json-depth)"
+    )
 
 
 def test_a_json_lines_integer_beyond_64_bits_is_an_input_error(tmp_path: Path) -> None:

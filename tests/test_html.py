@@ -145,7 +145,8 @@ def test_missing_units_problems_slices_and_verdict(page: Page) -> None:
     ungraded = page.table_with("case_id")
     assert sorted(row[1] for row in ungraded[1:]) == ["handoff", "privacy"]
     problems = page.table_with("kind")
-    assert problems[1][:2] == ["missing_unit a planned unit has no row (refusing only under missing='refuse')", "2"]
+    description = "planned units with no row: one problem per candidate, counted in its detail"
+    assert problems[1][:2] == [f"missing_unit {description} (refusing only under missing='refuse')", "1"]
     tests = page.table_with("slice_column")
     # candidate, slice_column, n_slices, cases, planned, ungraded, p_adjusted_ungraded, selective_ungraded, ...
     assert tests[1][:8] == ["A", "case_type", "4", "4", "4", "2", "1.0", "no"]

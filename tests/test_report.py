@@ -135,7 +135,7 @@ def test_json_carries_provenance_summary_and_problems() -> None:
     )
     assert rows["A"]["missing_case_ids"] == ["handoff", "privacy"]
     assert rows["B"]["pass_rate_scored_ci_low"] == pytest.approx(0.3006, abs=1e-4)
-    assert doc["problems_by_kind"] == {"missing_unit": 2}
+    assert doc["problems_by_kind"] == {"missing_unit": 1}  # one per candidate with missing units: A
     assert {(o["candidate"], o["outcome"]): o["units"] for o in doc["outcomes"]} == {  # type: ignore[attr-defined]
         ("A", "missing"): 2,
         ("A", "passed"): 2,

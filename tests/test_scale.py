@@ -88,13 +88,15 @@ def test_refusals_agree_and_match_the_generator_manifest(generated: dict[str, Pa
     for results, partition in ((d / "results.parquet", None), (d / "results_hive", "candidate")):
         with pytest.raises(ef.AuditRefused) as info:
             ef.audit(plan, results, partition_by=partition)  # type: ignore[arg-type]
-        found.append(info.value.problems.drop("source", "line"))
+        found.append(info.value.all_problems().collect().drop("source", "line"))
     assert_frame_equal(found[0], found[1])
     problems = found[0]
     truth = pl.read_json(d / "manifest.json").unnest("truth").row(0, named=True)
     by_kind = dict(problems.group_by("kind").len().iter_rows())
     assert by_kind["unknown_case"] == truth["unknown_rows"]
-    assert by_kind["missing_unit"] == truth["missing_pairs"]
+    # One problem per candidate, counting its missing units (SPEC §3 "Problems at scale").
+    missing = problems.filter(pl.col("kind") == "missing_unit").get_column("detail")
+    assert missing.str.extract(r"^(\d+) planned").cast(pl.Int64).sum() == truth["missing_pairs"]
     dup_keys = problems.filter(pl.col("kind") == "duplicate_key").select("candidate", "case_id", "trial", "attempt")
     assert dup_keys.unique().height == truth["duplicate_rows"]
 
@@ -205,14 +207,12 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
     )
     problems = refused_alike(plan, ledger, retry="last_allowed", max_attempts=2)
     # Z's row is unknown, not a reason to call A's and B's units missing again; no attempt was selected.
-    assert problems.select("kind", "candidate", "case_id").rows() == [
-        ("empty_value", None, "q2"),
-        ("missing_unit", "A", "q2"),
-        ("missing_unit", "A", "q3"),
-        ("missing_unit", "B", "q1"),
-        ("missing_unit", "B", "q3"),
-        ("unknown_candidate", None, "q2"),
-        ("unknown_candidate", "Z", "q1"),
+    assert problems.select("kind", "candidate", "case_id", "detail").rows() == [
+        ("empty_value", None, "q2", "candidate = null fails check not_nullable"),
+        ("missing_unit", "A", None, "2 planned units have no row, in 2 cases: q2, q3"),
+        ("missing_unit", "B", None, "2 planned units have no row, in 2 cases: q1, q3"),
+        ("unknown_candidate", None, "q2", None),
+        ("unknown_candidate", "Z", "q1", "candidate Z is not planned"),
     ]
 
 
@@ -245,7 +245,7 @@ def test_a_candidate_begun_beside_one_that_refuses_adds_nothing() -> None:
     )
     problems = refused_alike(plan, ledger, retry="last_allowed", max_attempts=2)
     assert problems.select("kind", "candidate", "case_id").rows() == [
-        ("missing_unit", "A", "q2"),
+        ("missing_unit", "A", None),
         ("unknown_case", "A", "zz"),
     ]
 
@@ -264,7 +264,7 @@ def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ef.AuditRefused) as info:
         ef.audit(plan, ledger, partition_by="candidate")
     assert info.value.problems.select("kind", "candidate", "case_id").rows() == [
-        ("missing_unit", "A", "q2"),
+        ("missing_unit", "A", None),
         ("unknown_case", "A", "zz"),
     ]
 
@@ -285,7 +285,7 @@ def test_an_error_of_work_begun_beside_a_refusal_still_refuses() -> None:
     )
     with pytest.raises(ef.AuditRefused) as info:
         ef.audit(plan, ledger, grade="numeric", score_range=(0, 1e308), partition_by="candidate")
-    assert info.value.problems.select("kind", "case_id").rows() == [("missing_unit", "q2"), ("unknown_case", "zz")]
+    assert info.value.problems.select("kind", "case_id").rows() == [("missing_unit", None), ("unknown_case", "zz")]
 
 
 def test_a_file_level_problem_is_reported_once_in_both_modes() -> None:
@@ -595,7 +595,7 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
         "unknown_case": 12,  # q9, three trials, four planned candidates
         "trial_out_of_range": 8,  # trial 3 of q1 and q2
         "duplicate_key": 10,  # (q2, 2, 1) twice for each of the five
-        "missing_unit": 9,  # q3 twice for each, and é's (q1, 1)
+        "missing_unit": 4,  # one per planned candidate: q3 twice for each, and é's (q1, 1) too
     }
     duplicates = problems.filter(pl.col("kind") == "duplicate_key").get_column("candidate").to_list()
     assert duplicates == ["A", "A", "Z", "Z", "a b", "a b", "é", "é", "中", "中"]

@@ -48,7 +48,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, REFUSING, RUN_ID, SOURCE, TRIAL
 from evalframe.errors import AuditRefused, InputFormatError, PlanError
 from evalframe.importers import Imported
-from evalframe.load import JSONLimitError, PathLike, parse_json_text
+from evalframe.load import JSONLimitError, PathLike, check_line_lengths, parse_json_text
 from evalframe.plan import Plan
 from evalframe.problems import PROBLEM_KINDS, concat_problems, problems_frame
 
@@ -210,7 +210,7 @@ def parse_json(data: bytes | str, source: str, *, line: int | None = None) -> An
     ...     parse_json(b"[" * 100_000, "deep.json")
     ... except Unreadable as exc:
     ...     print(exc.note["kind"], exc.note["detail"])
-    unreadable_file JSON nested too deeply to read
+    unreadable_file JSON nested too deeply to read (limit 512; raise it with --max-json-depth)
     """
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
@@ -236,8 +236,11 @@ def read_json(path: Path) -> Any:
 def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[dict[str, Any]]]:
     """Read a JSON Lines file: ``(line number, value)`` per non-blank line, and a note per unreadable line.
 
-    Line numbers are physical lines (1-based, as an editor shows them).
+    Line numbers are physical lines (1-based, as an editor shows them). A line longer than
+    ``Limits.line_bytes`` is an input error, found before the file is read (see
+    :func:`~evalframe.load.check_line_lengths`).
     """
+    check_line_lengths(path)
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -16,8 +16,10 @@ https://inspect.aisi.org.uk/eval-logs.html.
   (Inspect before 0.3.206) or **zstd-compressed** (zip method 93, Inspect's
   default since 0.3.206), which Python's ``zipfile`` (before 3.14) cannot
   read: those are decompressed with the ``zstandard`` package. Whatever a
-  member declares, no member is decompressed beyond :data:`MAX_MEMBER_BYTES`
-  (a larger one is an ``unreadable_file``), and a member whose decompressed
+  member declares, no member is decompressed beyond ``Limits.member_bytes``
+  (default :data:`MAX_MEMBER_BYTES`, ``--max-member-bytes``; a larger one
+  is an ``unreadable_file``), no archive beyond ``Limits.archive_bytes`` in
+  all (an input error), and a member whose decompressed
   bytes do not match its recorded CRC-32 and size is unreadable.
 * A ``.json`` file is one ``EvalLog`` document with a ``samples`` array.
 * An **eval-set folder** (``inspect eval-set --log-dir DIR``) holds the logs
@@ -121,6 +123,7 @@ from evalframe.columns import (
     TRIAL,
     UNIT_KEY,
 )
+from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
@@ -138,16 +141,16 @@ from evalframe.importers._kit import (
     planned_size,
     read_json,
 )
-from evalframe.load import PathLike
+from evalframe.load import Limits, PathLike, current_limits, limit_detail
 
 __all__ = ["MAX_MEMBER_BYTES", "TASK", "read"]
 
 #: Plan column holding each case's Inspect task name (``eval.task``).
 TASK: Final = "task"
 
-#: The most bytes one ``.eval`` archive member is decompressed to (or read compressed); a larger
-#: member is an ``unreadable_file``, whatever size the archive declares for it.
-MAX_MEMBER_BYTES: Final = 256 * 1024 * 1024
+#: The default of ``Limits.member_bytes``: the most bytes one ``.eval`` archive member is decompressed to (or
+#: read compressed); a larger member is an ``unreadable_file``, whatever size the archive declares for it.
+MAX_MEMBER_BYTES: Final = Limits().member_bytes
 
 _SAMPLE_MEMBER: Final = re.compile(r"^samples/.+_epoch_\d+\.json$")
 _HEADER: Final = "header.json"
@@ -272,29 +275,40 @@ def _check_header(doc: Any, source: str) -> dict[str, Any]:
 
 
 def _member_bytes(archive: zipfile.ZipFile, path: str, member: zipfile.ZipInfo) -> bytes:
-    """The decompressed bytes of one archive member, at most :data:`MAX_MEMBER_BYTES`; raises :class:`Unreadable`."""
+    """The decompressed bytes of one archive member, at most ``Limits.member_bytes``; raises :class:`Unreadable`.
+
+    A member whose recorded size is larger is refused before it is read; one whose bytes outgrow the bound
+    while it is decompressed (recorded sizes can lie) is refused there.
+    """
     source = f"{path}!{member.filename}"
+    bound = current_limits().member_bytes
     if member.flag_bits & 0x1:
         raise Unreadable(source, "the archive member is encrypted")
+    if member.file_size > bound:
+        what = f"the archive member records {member.file_size} bytes decompressed, more than {bound} bytes"
+        raise Unreadable(source, limit_detail("member_bytes", what))
     try:
         if member.compress_type == _ZSTD:
             data = _zstd_member(path, member, source)
         else:
             with archive.open(member) as stream:
-                data = stream.read(MAX_MEMBER_BYTES + 1)
+                data = stream.read(bound + 1)
     except Unreadable:
         raise
     except Exception as exc:  # zlib.error, BadZipFile, EOFError, OSError, NotImplementedError: "cannot read"
         raise Unreadable(source, f"cannot read the archive member: {exc}") from None
-    if len(data) > MAX_MEMBER_BYTES:
-        raise Unreadable(source, f"the archive member decompresses to more than {MAX_MEMBER_BYTES} bytes")
+    if len(data) > bound:
+        what = f"the archive member decompresses to more than {bound} bytes"
+        raise Unreadable(source, limit_detail("member_bytes", what))
     return data
 
 
 def _zstd_member(path: str, member: zipfile.ZipInfo, source: str) -> bytes:
     """Decompress a zstd (method 93) member from its local entry, bounded and checked against CRC and size."""
-    if member.compress_size > MAX_MEMBER_BYTES:
-        raise Unreadable(source, f"the archive member holds more than {MAX_MEMBER_BYTES} bytes (compressed)")
+    bound = current_limits().member_bytes
+    if member.compress_size > bound:
+        what = f"the archive member holds more than {bound} bytes (compressed)"
+        raise Unreadable(source, limit_detail("member_bytes", what))
     with open(path, "rb") as file:
         file.seek(member.header_offset)
         local = file.read(_LOCAL_HEADER.size)
@@ -309,7 +323,7 @@ def _zstd_member(path: str, member: zipfile.ZipInfo, source: str) -> bytes:
         reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
         chunks: list[bytes] = []
         size = 0
-        while size <= MAX_MEMBER_BYTES:
+        while size <= bound:
             chunk = reader.read(1024 * 1024)
             if not chunk:
                 break
@@ -318,7 +332,7 @@ def _zstd_member(path: str, member: zipfile.ZipInfo, source: str) -> bytes:
     except zstandard.ZstdError as exc:
         raise Unreadable(source, f"invalid zstd data: {exc}") from None
     data = b"".join(chunks)
-    if len(data) <= MAX_MEMBER_BYTES and (len(data) != member.file_size or zlib.crc32(data) != member.CRC):
+    if len(data) <= bound and (len(data) != member.file_size or zlib.crc32(data) != member.CRC):
         raise Unreadable(source, "the decompressed archive member does not match its recorded size and CRC-32")
     return data
 
@@ -343,10 +357,23 @@ def _read_eval(path: str) -> tuple[_Log | None, list[dict[str, Any]]]:
         status = top.get("status") if name == _HEADER else "started"
         log = _Log(path, "eval", name, top, status if isinstance(status, str) else "started")
         sample_names = [n for n in members if _SAMPLE_MEMBER.match(n)]
+        # The whole archive is bounded too: by the sizes its directory records, before any sample is read, and
+        # by the bytes decompressed, as they are (a member's recorded size can lie).
+        bound = current_limits().archive_bytes
+        recorded = members[name].file_size + sum(members[n].file_size for n in sample_names)
+        if recorded > bound:
+            what = f"the archive's members record {recorded} bytes decompressed, more than {bound} bytes"
+            raise InputFormatError(path, limit_detail("archive_bytes", what))
+        read = 0
         for line, member in enumerate(sample_names, start=1):
             source = f"{path}!{member}"
             try:
-                value = parse_json(_member_bytes(archive, path, members[member]), source)
+                data = _member_bytes(archive, path, members[member])
+                read += len(data)
+                if read > bound:
+                    what = f"the archive's members decompress to more than {bound} bytes"
+                    raise InputFormatError(path, limit_detail("archive_bytes", what))
+                value = parse_json(data, source)
                 log.samples.append(_read_sample(value, line, source, member))
             except Unreadable as exc:
                 notes.append(exc.note)
@@ -701,7 +728,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     Raises
     ------
     InputFormatError
-        When a path does not exist.
+        When a path does not exist, or an archive's members take more than
+        ``Limits.archive_bytes`` decompressed (see :class:`~evalframe.load.Limits`).
     ImportRefused
         With every note, when any refuses: ``unreadable_file`` (a truncated
         or oversized archive member, invalid JSON, a missing header or key;

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +56,11 @@ class Refusal:
         return f"refusing problems (first {self.first_rows.height} of {self.refusing})"
 
 
-def build_refusal(problems: pl.DataFrame) -> Refusal:
+def build_refusal(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None) -> Refusal:
     """The refusal of a batch from its problems table (see :mod:`evalframe.problems`).
+
+    ``counts`` (``kind``, ``refusing``, ``count``) counts every problem when ``problems`` holds only the
+    first rows of each kind (``AuditRefused.problem_counts``); by default the rows are counted.
 
     Examples
     --------
@@ -68,8 +71,15 @@ def build_refusal(problems: pl.DataFrame) -> Refusal:
     (31, 'refusing problems (first 21 of 31)', [20, 21, 9])
     """
     refusing = problems.filter(pl.col(KIND).is_not_null() & pl.col(REFUSING))
-    counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND, REFUSING)
-    return Refusal(refusing=refusing.height, counts=counts, kinds=notes_of(refusing, shown=REFUSAL_ROWS_SHOWN))
+    if counts is None:
+        counts = problems.group_by(KIND, REFUSING).len("count").sort(KIND, REFUSING)
+    counts = counts.filter(pl.col(KIND).is_not_null()).sort(KIND, REFUSING)
+    by_kind = dict(counts.filter(pl.col(REFUSING)).group_by(KIND).agg(pl.col("count").sum()).iter_rows())
+    # Each kind's count is of every problem, not of the first rows kept (AuditRefused.problems is bounded).
+    kinds = tuple(
+        replace(n, count=int(by_kind.get(n.kind, n.count))) for n in notes_of(refusing, shown=REFUSAL_ROWS_SHOWN)
+    )
+    return Refusal(refusing=int(sum(by_kind.values())), counts=counts, kinds=kinds)
 
 
 def refusal_dict(refusal: Refusal) -> dict[str, Any]:
@@ -89,7 +99,7 @@ def refusal_json(refusal: Refusal) -> str:
     return json.dumps(refusal_dict(refusal), indent=2, ensure_ascii=False, default=str)
 
 
-def refusal_texts(problems: pl.DataFrame) -> dict[str, str]:
+def refusal_texts(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None) -> dict[str, str]:
     """``report.md``, ``report.json`` and ``report.html`` of a refused batch.
 
     Examples
@@ -101,7 +111,7 @@ def refusal_texts(problems: pl.DataFrame) -> dict[str, str]:
     >>> "&lt;b&gt;x&lt;/b&gt;" in texts["report.html"], texts["report.md"].splitlines()[0]
     (True, '# evalframe: batch refused')
     """
-    r = build_refusal(problems)
+    r = build_refusal(problems, counts=counts)
     markdown = "\n\n".join(
         [
             "# evalframe: batch refused",
@@ -124,9 +134,9 @@ def refusal_texts(problems: pl.DataFrame) -> dict[str, str]:
     return {"report.md": markdown + "\n", "report.json": refusal_json(r) + "\n", "report.html": html}
 
 
-def print_refusal(problems: pl.DataFrame, console: Console) -> None:
-    """Print a refusal: the lead, counts by kind, then the first rows of each refusing kind."""
-    r = build_refusal(problems)
+def print_refusal(problems: pl.DataFrame, console: Console, *, counts: pl.DataFrame | None = None) -> None:
+    """Print a refusal: the lead, counts by kind, then the first rows of each kind (see :func:`build_refusal`)."""
+    r = build_refusal(problems, counts=counts)
     console.print(f"[bold red]batch refused[/]: {r.refusing} refusing problem(s); no rate was computed.")
     console.print(terminal_table(r.counts, "problems by kind"))
     console.print(terminal_table(r.first_rows, r.title))
@@ -139,12 +149,18 @@ def write_refusal(
     command: str = "python",
     inputs: Iterable[str | os.PathLike[str]] = (),
     progress: Progress | None = None,
+    counts: pl.DataFrame | None = None,
+    every: pl.LazyFrame | None = None,
 ) -> list[Path]:
     """Write a refused batch as evalframe's output folder: ``problems.parquet`` and the refusal's reports.
 
     The folder follows the rules of :func:`~evalframe.report.output.write_output`: an earlier
     output's rates are replaced as a whole, so a refusal never sits beside
-    them. The texts are :func:`refusal_texts`.
+    them. The texts are :func:`refusal_texts`. When ``problems`` holds only
+    the first rows of each kind (``AuditRefused.problems``), ``counts``
+    counts them all (``AuditRefused.problem_counts``) and ``every`` is the
+    whole list (``AuditRefused.all_problems()``), streamed to
+    ``problems.parquet``.
 
     Examples
     --------
@@ -158,7 +174,13 @@ def write_refusal(
     >>> names
     ['problems.parquet', 'report.html', 'report.json', 'report.md']
     """
-    texts = refusal_texts(problems)
+    texts = refusal_texts(problems, counts=counts)
     return write_output(
-        out, {"problems": problems}, texts, command=command, outcome="refused", inputs=inputs, progress=progress
+        out,
+        {"problems": problems if every is None else every},
+        texts,
+        command=command,
+        outcome="refused",
+        inputs=inputs,
+        progress=progress,
     )

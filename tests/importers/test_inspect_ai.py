@@ -14,7 +14,7 @@ import evalframe
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported, inspect_ai
 from evalframe.importers._kit import ImportRefused
-from evalframe.load import Loaded
+from evalframe.load import Loaded, limits
 from evalframe.plan import Plan
 from evalframe.report import AuditReport
 from tests.conftest import FIXTURES, REAL
@@ -833,17 +833,17 @@ def test_corrupt_zstd_member_is_unreadable(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", [ZSTD_POSTFIX, LOG_STREAMING], ids=["zstd", "deflate"])
-def test_member_larger_than_the_bound_is_unreadable(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_member_larger_than_the_bound_is_unreadable(path: Path) -> None:
     with zipfile.ZipFile(path) as archive:
         header = archive.getinfo("header.json").file_size
         largest = max(m.file_size for m in archive.infolist() if m.filename.startswith("samples/"))
     assert header < largest
-    monkeypatch.setattr(inspect_ai, "MAX_MEMBER_BYTES", header)
-    with pytest.raises(ImportRefused) as excinfo:
+    with limits(member_bytes=header), pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([path])
     refusing = excinfo.value.problems.filter(pl.col("refusing") & (pl.col("kind") == "unreadable_file"))
     assert refusing.height >= 1
-    assert all(f"more than {header} bytes" in d for d in refusing.get_column("detail").to_list())
+    details = refusing.get_column("detail").to_list()
+    assert all(f"more than {header} bytes" in d and "raise it with --max-member-bytes" in d for d in details)
     assert excinfo.value.problems.filter(pl.col("refusing")).height == refusing.height
     assert all("!samples/" in s for s in refusing.get_column("source").to_list())
 

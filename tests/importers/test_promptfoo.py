@@ -594,7 +594,7 @@ def test_truncated_file_is_reported_and_others_still_read(tmp_path: Path) -> Non
         (b'{"results": {"version": 3}}', "'results.results' is missing or not a list"),
         (b"\xff\xfe{}", "not UTF-8 text (invalid start byte at byte 0)"),
         (b"", "invalid JSON (Expecting value, column 1)"),
-        (b"[" * 100_000, "JSON nested too deeply to read"),
+        (b"[" * 100_000, "JSON nested too deeply to read (limit 512; raise it with --max-json-depth)"),
     ],
     ids=["list", "no-results", "no-rows", "not-utf8", "empty", "deep"],
 )
