@@ -7,6 +7,7 @@ returns a (partial) problems frame; :func:`reconcile` gathers them all.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -293,13 +294,34 @@ def missing_units(
         .collect()
     )
     ids = plan.cases.get_column(CASE_ID).cast(pl.String)
+    found = [
+        (coding.candidates[cand], n_units, n_cases, ids.gather(codes).to_list())
+        for cand, n_units, n_cases, codes in gone.iter_rows()
+    ]
+    return missing_problems(found, plan.source, refusing=missing == "refuse").lazy()
+
+
+def missing_problems(
+    found: Sequence[tuple[str, int, int, Sequence[str]]], source: str, *, refusing: bool
+) -> pl.DataFrame:
+    """The ``missing_unit`` problems of :func:`missing_units`, one per candidate, from what was counted.
+
+    ``found`` holds, per candidate, (candidate, missing units, missing cases, the first
+    :data:`MISSING_IDS_SHOWN` missing case ids in order); any engine that counts missing units (polars here,
+    Spark in :mod:`evalframe.engines.spark`) words them this one way.
+
+    Examples
+    --------
+    >>> missing_problems([("A", 3, 2, ["q1", "q2"])], "plan.csv", refusing=False).select("candidate", "detail").row(0)
+    ('A', '3 planned units have no row, in 2 cases: q1, q2')
+    """
     rows = []
-    for cand, n_units, n_cases, codes in gone.iter_rows():
-        shown = ", ".join(ids.gather(codes).to_list()) + (", …" if n_cases > len(codes) else "")
+    for candidate, n_units, n_cases, shown_ids in found:
+        shown = ", ".join(shown_ids) + (", …" if n_cases > len(shown_ids) else "")
         units_have = "unit has" if n_units == 1 else "units have"
         detail = f"{n_units} planned {units_have} no row, in {n_cases} case{'' if n_cases == 1 else 's'}: {shown}"
-        rows.append({KIND: "missing_unit", CANDIDATE: coding.candidates[cand], SOURCE: plan.source, DETAIL: detail})
-    return problems_frame(rows).with_columns(pl.lit(missing == "refuse").alias(REFUSING)).lazy()
+        rows.append({KIND: "missing_unit", CANDIDATE: candidate, SOURCE: source, DETAIL: detail})
+    return problems_frame(rows).with_columns(pl.lit(refusing).alias(REFUSING))
 
 
 @dataclass(frozen=True)

@@ -351,6 +351,8 @@ class Identity:
 
     ledger: Lazy
     problems: list[Lazy]
+    #: The planned units (``candidate``, ``case_id``, ``trial``) with no ledger row.
+    missing: Lazy
 
 
 def identity(
@@ -455,17 +457,9 @@ def identity(
             )
         )
     present = marked.filter(nw.col("_planned")).select(*_UNIT).unique()
+    # Missing units are counted per candidate by the engine (see evalframe.reconcile.missing_problems), not listed.
     gone = planned.select(*_UNIT).join(present, on=_UNIT, how="anti")
-    found.append(
-        problems(
-            gone.with_columns(_lit(plan_source, nw.String()).alias(SOURCE)),
-            "missing_unit",
-            _lit("planned unit has no row"),
-            refusing=missing_refuses,
-            keys=(CANDIDATE, CASE_ID, TRIAL, SOURCE),
-        )
-    )
-    return Identity(marked, found)
+    return Identity(marked, found, gone)
 
 
 @dataclass(frozen=True)

@@ -47,13 +47,12 @@ from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncer
 from evalframe.load import is_spark_frame
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
+from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
 from evalframe.report.model import AuditReport
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
 #: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).
 FIRST_ROWS: Final = 1000
-#: How many missing case ids the summary lists per candidate (as :data:`evalframe.audit.MISSING_IDS_SHOWN`).
-MISSING_IDS_SHOWN: Final = 20
 
 
 def spark_session(remote: str | None = None) -> Any:
@@ -281,7 +280,8 @@ def audit_on_spark(
     attempts = selection.attempts
     # One write of every problem; the first rows and counts are read back from it (no second evaluation).
     everything = at("problems-all")
-    _write(_union([*made.problems, *ident.problems, *selection.flags]), everything)
+    missing_rows = _missing_problems(spark, ident.missing, plan.source, refusing=options.missing_refuses)
+    _write(_union([*made.problems, *ident.problems, missing_rows, *selection.flags]), everything)
     found = nw.from_native(spark.read.parquet(str(everything)))
     is_flag = nw.col(KIND).is_in(list(RETRY_FLAGS))
     checks_refused = found.filter(nw.col(REFUSING) & ~is_flag).select(nw.len()).collect("polars").to_native().item()
@@ -375,6 +375,31 @@ def audit_on_spark(
         missingness=pl.DataFrame(),
         meta=meta,
     )
+
+
+def _missing_problems(spark: Any, gone: Lazy, source: str, *, refusing: bool) -> Lazy:
+    """One ``missing_unit`` problem per candidate, worded as on polars: counts and the first ids, from Spark."""
+    counts = (
+        gone.group_by(CANDIDATE)
+        .agg(nw.len().alias("_units"), nw.col(CASE_ID).n_unique().alias("_cases"))
+        .sort(CANDIDATE)
+        .collect("polars")
+        .to_native()
+    )
+    found = []
+    for candidate, n_units, n_cases in counts.iter_rows():
+        first = (
+            gone.filter(nw.col(CANDIDATE) == candidate).select(CASE_ID).unique().sort(CASE_ID).head(MISSING_IDS_SHOWN)
+        )
+        ids = first.collect("polars").to_native().get_column(CASE_ID).to_list()
+        found.append((candidate, int(n_units), int(n_cases), [str(i) for i in ids]))
+    rows = missing_problems(found, source, refusing=refusing).select(core.PROBLEM_COLUMNS)
+    schema = ", ".join(
+        f"{c} {'boolean' if c == REFUSING else 'bigint' if c in ('line', 'trial', 'attempt') else 'string'}"
+        for c in core.PROBLEM_COLUMNS
+    )
+    made: Lazy = nw.from_native(spark.createDataFrame(rows.rows(), schema=schema))
+    return made
 
 
 def _union(frames: Sequence[Lazy]) -> Lazy:
