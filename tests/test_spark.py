@@ -131,7 +131,11 @@ def test_generated_ledger_with_every_defect(
     truth = manifest["truth"]
     by_kind = dict(problems.group_by("kind").len().iter_rows())
     assert by_kind["unknown_case"] == truth["unknown_rows"]
-    assert by_kind["missing_unit"] == truth["missing_pairs"]
+    # Missing units are one problem per candidate (SPEC §3 "Problems at scale"), counted in its detail.
+    missing = problems.filter(pl.col("kind") == "missing_unit")
+    assert missing.get_column("candidate").n_unique() == missing.height  # one row per candidate
+    counted = missing.get_column("detail").str.extract(r"^(\d+) planned unit").cast(pl.Int64).sum()
+    assert counted == truth["missing_pairs"]
 
 
 def test_the_polars_path_never_imports_pyspark() -> None:
