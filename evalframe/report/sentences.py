@@ -40,6 +40,12 @@ def _bounds(record: Mapping[str, Any]) -> tuple[float, float] | None:
     return None if low is None or high is None else (float(low), float(high))
 
 
+def rate_base(record: Mapping[str, Any]) -> str:
+    """What a summary row's rates are over: ``planned``, or ``observations`` when they differ (retry ``every``)."""
+    observations = record.get("observations")
+    return "observations" if observations is not None and observations != record.get("planned") else "planned"
+
+
 def headline(record: Mapping[str, Any]) -> list[str]:
     """Sentences that read one candidate's summary row with its denominators.
 
@@ -70,9 +76,10 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     """
     name = record[CANDIDATE]
     # Under retry policy every the rates are over observations (attempts), not planned units (SPEC §4).
-    every = record.get("observations") not in (None, record["planned"])
+    base = rate_base(record)
+    every = base == "observations"
     units = "observations" if every else "planned units"
-    planned = int(record["observations"] if every else record["planned"])
+    planned = int(record[base])
     scored, passed = int(record["scored"]), int(record["passed"])
     coverage = fmt_value(record.get("scored_coverage"))
     rate = record.get("pass_rate_scored")

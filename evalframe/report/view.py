@@ -22,7 +22,7 @@ from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import natural_key, natural_sort_frame, natural_sorted
-from evalframe.report.sentences import headline, provenance_lines, ranking_note
+from evalframe.report.sentences import headline, provenance_lines, ranking_note, rate_base
 from evalframe.slices import missingness_shown
 
 if TYPE_CHECKING:
@@ -206,14 +206,8 @@ class View:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _base(record: Mapping[str, Any]) -> str:
-    """What the rates are over: ``planned``, or ``observations`` when they differ (retry policy ``every``)."""
-    observations = record.get("observations")
-    return "observations" if observations is not None and observations != record.get("planned") else "planned"
-
-
 def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
-    base = _base(record)
+    base = rate_base(record)
     counts = {c: int(record.get(c) or 0) for c in ("completed", "scored", "passed")}
     counts["planned"] = int(record.get(base) or 0)
     counts["upper"] = counts["passed"] + counts["planned"] - counts["scored"]
@@ -257,7 +251,7 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
     out = []
     for r in report.summary.iter_rows(named=True):
         name = str(r[CANDIDATE])
-        planned = int(r[_base(r)])
+        planned = int(r[rate_base(r)])
         mine = {o: int(by.get((name, o), 0)) for o in OUTCOMES}
         composition = tuple((o, mine[o], mine[o] / planned if planned else 0.0) for o in COMPOSITION if mine.get(o, 0))
         ungraded = tuple(
