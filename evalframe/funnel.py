@@ -272,10 +272,12 @@ def funnel_from_outcome_counts(
             *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
         )
     )
-    units = pl.col(OBSERVATIONS) if planned is None else pl.col("_planned").cast(pl.UInt32)
-    if planned is not None:
-        summed = summed.join(planned.lazy().rename({PLANNED: "_planned"}), on=list(by), how="left")
-    return funnel_rates(summed.with_columns(units.alias(PLANNED)), by).collect()
+    if planned is None:  # every counted row is one planned unit
+        summed = summed.with_columns(pl.col(OBSERVATIONS).alias(PLANNED))
+    else:
+        units = planned.lazy().select(*by, pl.col(PLANNED).cast(pl.UInt32))
+        summed = summed.join(units, on=list(by), how="left")
+    return funnel_rates(summed, by).collect()
 
 
 def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:
