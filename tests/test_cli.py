@@ -317,20 +317,22 @@ cli.run()
     assert pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing")).height == 2
 
 
-def test_sigterm_with_its_default_action_during_the_exchange_still_leaves_a_whole_folder(tmp_path: Path) -> None:
-    # Python, no command: SIGTERM ends the process, but only after the exchange and the temporary folder's removal.
+def test_sigterm_with_its_default_action_during_a_guarded_exchange_still_leaves_a_whole_folder(tmp_path: Path) -> None:
+    # Python, no command, the command's guard passed: SIGTERM ends the process, but only after the exchange and
+    # the temporary folder's removal.
     out = tmp_path / "out"
     script = f"""
 import os, signal
 import polars as pl
 import evalframe as ef
+from evalframe.cli.signals import hold_stop_signals
 def report(candidates):
     plan = ef.Plan.from_file({str(ORBIT / "plan.csv")!r}, candidates=candidates)
     results = ef.load({str(ORBIT / "results.csv")!r}).frame
     return ef.audit(plan, results.filter(pl.col("candidate").is_in(candidates)))
 report(["A", "B"]).write({str(out)!r})
 {STOP_AT_STEPS.format(when="name == 'earlier output moved aside'")}
-report(["A"]).write({str(out)!r})
+report(["A"]).write({str(out)!r}, guard=hold_stop_signals)
 print("not reached")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -93,6 +93,7 @@ import math
 import re
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -137,7 +138,7 @@ from evalframe.importers._kit import (
     read_json_lines,
 )
 from evalframe.load import PathLike
-from evalframe.report import MANIFEST, write_output
+from evalframe.report import MANIFEST, ExchangeGuard, write_output
 
 if TYPE_CHECKING:
     from evalframe.report import AuditReport
@@ -737,7 +738,12 @@ def _instance(
 
 
 def write(
-    report: AuditReport, out: PathLike, *, inputs: Sequence[PathLike] = (), command: str = "python"
+    report: AuditReport,
+    out: PathLike,
+    *,
+    inputs: Sequence[PathLike] = (),
+    command: str = "python",
+    guard: ExchangeGuard = nullcontext,
 ) -> list[Path]:
     """Write an audit as every_eval_ever records: one aggregate record and one instance file per candidate.
 
@@ -754,6 +760,9 @@ def write(
         The audit's input paths, refused inside ``out``.
     command
         What wrote the folder, recorded in its manifest.
+    guard
+        Entered around the exchange of the folder with its new version
+        (see :func:`evalframe.report.write_output`).
 
     Returns
     -------
@@ -858,4 +867,4 @@ def write(
         }
         texts[f"{stem}.json"] = json.dumps(aggregate, indent=2, ensure_ascii=False) + "\n"
         texts[f"{stem}_samples.jsonl"] = body
-    return write_output(out, {}, texts, command=command, outcome="exported", inputs=inputs)
+    return write_output(out, {}, texts, command=command, outcome="exported", inputs=inputs, guard=guard)

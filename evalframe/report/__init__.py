@@ -31,7 +31,7 @@ from evalframe.report.model import AuditReport
 from evalframe.report.output import (
     MANIFEST,
     MANIFEST_FORMAT,
-    STOP_SIGNALS,
+    ExchangeGuard,
     check_output_folder,
     read_manifest,
     write_output,
@@ -57,8 +57,8 @@ __all__ = [
     "DESCRIPTIONS",
     "MANIFEST",
     "MANIFEST_FORMAT",
+    "ExchangeGuard",
     "RATE_FORMULAS",
-    "STOP_SIGNALS",
     "TABLE_DESCRIPTIONS",
     "AuditReport",
     "View",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, OUTCOME
 from evalframe.progress import Progress
-from evalframe.report.output import write_output
+from evalframe.report.output import ExchangeGuard, write_output
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -165,6 +166,7 @@ class AuditReport:
         command: str = "python",
         min_coverage: float | None = None,
         progress: Progress | None = None,
+        guard: ExchangeGuard = nullcontext,
     ) -> list[Path]:
         """Write every table as Parquet plus ``report.md``, ``report.json`` and ``report.html``, all or nothing.
 
@@ -191,6 +193,9 @@ class AuditReport:
         progress
             Called after each file is written (see
             :func:`~evalframe.report.output.write_output`).
+        guard
+            Entered around the exchange of the folder with its new version
+            (see :func:`~evalframe.report.output.write_output`).
 
         Returns
         -------
@@ -230,5 +235,13 @@ class AuditReport:
             inputs = [s for s in sources if isinstance(s, str) and s and os.path.exists(s)]
         outcome = "audited" if comparison is None else "compared"
         return write_output(
-            out, tables, texts, meta=self.meta, command=command, outcome=outcome, inputs=inputs, progress=progress
+            out,
+            tables,
+            texts,
+            meta=self.meta,
+            command=command,
+            outcome=outcome,
+            inputs=inputs,
+            progress=progress,
+            guard=guard,
         )

@@ -20,13 +20,11 @@ import itertools
 import json
 import os
 import shutil
-import signal
 import stat
 import tempfile
-import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Final
 
@@ -49,36 +47,9 @@ TEMPORARY_PREFIX: Final = ".evalframe-tmp-"
 #: unlocked marker means the writer is gone and the next write removes the folder.
 TEMPORARY_MARKER: Final = ".evalframe-temporary"
 
-#: Signals that stop a write: :func:`_signals_held` holds them back while the output folder is exchanged,
-#: and the ``evalframe`` command exits on them (so its stop never falls inside the exchange).
-STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Run the block without SIGINT or SIGTERM stopping it; then act on the first that arrived.
-
-    The exchange of an output folder with its new version takes milliseconds, but a stop inside it would
-    leave the temporary folder behind for the next run to clean. During the block a signal is only noted;
-    afterwards the handlers in place before are restored and the signal raised again, so it does what it
-    would have done (``KeyboardInterrupt``, the command's exit, or the default action). Python runs signal
-    handlers in the main thread only, so elsewhere the block runs as it is; a signal that is ignored, or
-    whose handler was set outside Python, is left alone.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    arrived: list[int] = []
-    held = {s: h for s in STOP_SIGNALS if (h := signal.getsignal(s)) not in (None, signal.SIG_IGN)}
-    for signum in held:
-        signal.signal(signum, lambda signum, frame: arrived.append(signum))
-    try:
-        yield
-    finally:
-        for signum, handler in held.items():
-            signal.signal(signum, handler)
-        if arrived:
-            signal.raise_signal(arrived[0])
+#: What a write holds around the exchange of the folder with its new version (see :func:`write_output`):
+#: a context manager factory such as the command's signal guard; the library itself holds nothing.
+ExchangeGuard = Callable[[], AbstractContextManager[object]]
 
 
 def _step(name: str) -> None:
@@ -301,6 +272,7 @@ def write_output(
     outcome: str = "written",
     inputs: Iterable[str | os.PathLike[str]] = (),
     progress: Progress | None = None,
+    guard: ExchangeGuard = nullcontext,
 ) -> list[Path]:
     """Write tables as ``<name>.parquet`` plus text files as evalframe's own output folder, all or nothing.
 
@@ -308,8 +280,8 @@ def write_output(
     :func:`check_output_folder`); the new output replaces the old one as a
     whole. It is written complete, with its manifest (:data:`MANIFEST`), into
     a temporary folder beside ``out`` (:data:`TEMPORARY_PREFIX`…, same file
-    system); then, under a lock on the parent folder and with SIGINT and
-    SIGTERM held back, the folder is checked again, the old one is moved into
+    system); then, under a lock on the parent folder and inside ``guard``,
+    the folder is checked again, the old one is moved into
     the temporary folder, the new one takes its name, and the temporary
     folder is removed. After any interruption (a signal, ``kill -9``, a full
     disk) ``out`` is the whole earlier output, the whole new one, or absent,
@@ -338,6 +310,11 @@ def write_output(
     progress
         Called as ``progress("outputs written", done, total)`` after each
         file is written (the command draws a progress bar with it).
+    guard
+        Entered around the exchange: the ``evalframe`` command passes its
+        signal guard (:func:`evalframe.cli.signals.hold_stop_signals`), so a
+        stop signal takes effect after the exchange; the default holds
+        nothing and changes no process state.
 
     Returns
     -------
@@ -393,7 +370,7 @@ def write_output(
         }
         (new / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         _step("manifest written")
-        with _signals_held(), _locked(parent):
+        with guard(), _locked(parent):
             _clean_stale(parent)
             _check(out, inputs)  # a person or another run may have written there meanwhile
             old = tmp / "old"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from evalframe.progress import Progress
 from evalframe.report.format import markdown_table
 from evalframe.report.htmlkit import el, frame_table, page
 from evalframe.report.jsondoc import note_dict
-from evalframe.report.output import write_output
+from evalframe.report.output import ExchangeGuard, write_output
 from evalframe.report.terminal import frame_table as terminal_table
 from evalframe.report.view import REFUSAL_ROWS_SHOWN, Note, notes_of
 
@@ -151,6 +152,7 @@ def write_refusal(
     progress: Progress | None = None,
     counts: pl.DataFrame | None = None,
     every: pl.LazyFrame | None = None,
+    guard: ExchangeGuard = nullcontext,
 ) -> list[Path]:
     """Write a refused batch as evalframe's output folder: ``problems.parquet`` and the refusal's reports.
 
@@ -160,7 +162,8 @@ def write_refusal(
     the first rows of each kind (``AuditRefused.problems``), ``counts``
     counts them all (``AuditRefused.problem_counts``) and ``every`` is the
     whole list (``AuditRefused.all_problems()``), streamed to
-    ``problems.parquet``.
+    ``problems.parquet``. ``guard`` is entered around the exchange of the
+    folder (see :func:`~evalframe.report.output.write_output`).
 
     Examples
     --------
@@ -183,4 +186,5 @@ def write_refusal(
         outcome="refused",
         inputs=inputs,
         progress=progress,
+        guard=guard,
     )

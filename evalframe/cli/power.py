@@ -1,6 +1,6 @@
 """``evalframe power``: what a plan can detect before the compute is spent (SPEC §6a).
 
-The command is a thin layer over :func:`evalframe.power.power`. Its assumptions come from the options or
+The command is a thin layer over :func:`evalframe.stats.power.power`. Its assumptions come from the options or
 from earlier runs: ``--from-units`` reads an audit's ``units.parquet`` (the chosen candidate's ``icc`` and,
 unless given, its pass rate, cases and trials, as the audit's summary computes them) and
 ``--from-compare`` a compare's ``comparison.parquet`` or JSON (``pair_correlation``, measured at that
@@ -18,9 +18,8 @@ from typing import Any, NoReturn
 import click
 import polars as pl
 
+from evalframe.cli.exits import EXIT_USAGE
 from evalframe.columns import CANDIDATE, CASE_ID
-
-EXIT_USAGE = 2
 
 #: What to do about each input the power analysis refuses, keyed by the start of its message.
 HINTS = {

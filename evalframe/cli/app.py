@@ -1,0 +1,64 @@
+"""The ``evalframe`` command group and its entry point: limits, version, and one command per family.
+
+Exit codes: 0 audited, 1 batch refused (problems printed as a table on
+stderr), 2 usage or input error, 3 a declared release gate failed
+(:mod:`evalframe.cli.exits`).
+"""
+
+from __future__ import annotations
+
+import gc
+
+import click
+
+from evalframe.cli.auditing import audit_command, compare_command
+from evalframe.cli.importing import import_command
+from evalframe.cli.options import EXIT_CODES_HELP, limit_option
+from evalframe.cli.power import power_command
+from evalframe.cli.signals import exit_on_stop_signals
+from evalframe.load import limits
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES_HELP)
+@click.version_option(package_name="evalframe")
+@limit_option("line_bytes", "Longest line of a CSV / JSON Lines input, in bytes (longer: exit 2).")
+@limit_option("json_depth", "Deepest nesting of arrays and objects in JSON input (deeper: exit 2).")
+@limit_option("member_bytes", "Largest decompressed archive member (.eval), in bytes.")
+@limit_option("archive_bytes", "Largest total of an archive's decompressed members, in bytes (larger: exit 2).")
+def main(**limits_given: int) -> None:
+    """Audit AI evaluation results against a frozen plan before anyone believes a score.
+
+    \b
+    Examples:
+      evalframe audit --plan plan.csv --results results.csv --candidates A,B
+      evalframe audit --from inspect logs/*.eval --out report/
+      evalframe compare --plan plan.csv --results lake/ --candidates A,B --baseline A --candidate B
+      evalframe import lm-eval results.json samples.jsonl --out imported/
+
+    Limits (SPEC §6b) go before the command: `evalframe --max-line-bytes 268435456 audit ...`.
+    """
+    click.get_current_context().with_resource(limits(**limits_given))
+
+
+for _command in (audit_command, compare_command, import_command, power_command):
+    main.add_command(_command)
+
+
+def run() -> None:
+    """The ``evalframe`` command: :func:`main` in a process of its own.
+
+    Everything imported so far lives until the process ends, so it is frozen out of the garbage collector
+    first (``gc.freeze``): Python's last collection at exit otherwise walks every object of pandas and
+    pandera. Only the command does this; ``main`` called in a process that goes on (tests, notebooks)
+    leaves the collector as it is.
+
+    SIGINT (Ctrl-C) and SIGTERM exit with 128 + the signal's number, after the audit's temporary folder is
+    removed (:func:`~evalframe.cli.signals.exit_on_stop_signals`). Python runs the handler between two
+    bytecodes, so a signal that arrives during one long query takes effect when the query returns; the
+    exchange that puts the new ``--out`` folder in place finishes first (every command writes with
+    :func:`~evalframe.cli.signals.hold_stop_signals` as its guard). Before this runs, while Python imports
+    the command (nothing written yet), and after it, as Python shuts down, a signal has its default action.
+    """
+    gc.freeze()
+    exit_on_stop_signals()
+    main()

@@ -1,0 +1,172 @@
+"""``evalframe audit`` and ``evalframe compare``: audit a ledger against its plan, then print and write it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from evalframe.cli.exits import EXIT_GATE, fail, plain, stderr, stdout, write_or_exit
+from evalframe.cli.inputs import build_report, input_paths
+from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, min_coverage_option
+from evalframe.cli.progress import progress_bars
+from evalframe.cli.signals import hold_stop_signals
+from evalframe.compare import compare
+from evalframe.report import View, check_output_folder, print_view, render_github, render_json, render_markdown
+
+
+def print_view_as(view: View, fmt: str) -> None:
+    """Print the view on stdout in the chosen ``--format`` (every format lays out one view)."""
+    if fmt == "json":
+        click.echo(render_json(view))
+    elif fmt == "markdown":
+        click.echo(render_markdown(view), nl=False)
+    elif fmt == "github":
+        click.echo(render_github(view), nl=False)
+    else:
+        print_view(view, stdout())
+
+
+def exit_on_failed_gate(view: View) -> None:
+    """On a failed ``--min-coverage`` gate, say who is below it on stderr and exit 3."""
+    if view.gate is None or view.gate.passed:
+        return
+    names = ", ".join(f"{c} ({v:.3g})" for c, v in view.gate.below)
+    stderr().print(f"[bold red]gate failed[/]: scored_coverage below {view.gate.min_coverage:g}: {plain(names)}")
+    sys.exit(EXIT_GATE)
+
+
+def _export(report: Any, folder: Path, inputs: list[str]) -> None:
+    """Publish the audit as every_eval_ever records into ``folder`` (``--export``)."""
+    from evalframe.importers.every_eval_ever import ExportError, write
+
+    try:
+        write_or_exit(
+            lambda: write(report, folder, inputs=inputs, command="evalframe audit --export", guard=hold_stop_signals)
+        )
+    except ExportError as exc:
+        fail(str(exc))
+
+
+@click.command(
+    "audit",
+    epilog="\b\nExamples:\n  evalframe audit --plan plan.csv --results results.csv --candidates A,B\n"
+    "  evalframe audit --plan plan.csv --results 'lake/**/*.parquet' --candidates A,B --slice task --out out/\n"
+    "  evalframe audit --from inspect logs/*.eval --min-coverage 0.95 --format github >> $GITHUB_STEP_SUMMARY\n\n"
+    + EXIT_CODES_HELP,
+)
+@input_options
+@audit_options
+@min_coverage_option
+@click.option(
+    "--export",
+    nargs=2,
+    type=(click.Choice(["every-eval-ever"]), click.Path(file_okay=False, path_type=Path)),
+    default=None,
+    metavar="FORMAT DIR",
+    help="Also publish the audit in FORMAT to DIR (evalframe's own folder, as --out): counts and clustered intervals.",
+)
+def audit_command(
+    out: Path | None, fmt: str, min_coverage: float | None, export: tuple[str, Path] | None, **kwargs: Any
+) -> None:
+    """Audit a results ledger against a frozen plan.
+
+    Either --plan and --results, or --from FORMAT followed by export files
+    (e.g. `evalframe audit --from inspect logs/*.eval`).
+    """
+    inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+    if export is not None:
+        if out is not None and out.resolve() == export[1].resolve():
+            raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
+        write_or_exit(lambda: check_output_folder(export[1], inputs=inputs))
+    with progress_bars() as progress:
+        report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
+        view = report.view(min_coverage=min_coverage)
+        if export is not None:
+            _export(report, export[1], inputs)
+        if out is not None:
+            write_or_exit(
+                lambda: report.write(
+                    out,
+                    inputs=inputs,
+                    command="evalframe audit",
+                    min_coverage=min_coverage,
+                    progress=progress,
+                    guard=hold_stop_signals,
+                )
+            )
+    print_view_as(view, fmt)
+    exit_on_failed_gate(view)
+
+
+@click.command(
+    "compare",
+    epilog="\b\nExamples:\n  evalframe compare --plan plan.csv --results results.csv --candidates A,B "
+    "--baseline A --candidate B\n  evalframe compare --from lm-eval runs/ --baseline old --candidate new "
+    "--require-winner --format github\n\n" + EXIT_CODES_HELP,
+)
+@input_options
+@audit_options
+@click.option("--baseline", required=True, help="The baseline candidate.")
+@click.option("--candidate", "challenger", required=True, help="The candidate compared against the baseline.")
+@click.option(
+    "--pairs",
+    type=click.Choice(["complete_pairs", "missing_as_fail"]),
+    default="complete_pairs",
+    show_default=True,
+    help="complete_pairs: drop pairs without a grade on both sides; missing_as_fail: an ungraded side fails.",
+)
+@min_coverage_option
+@click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
+def compare_command(
+    out: Path | None,
+    fmt: str,
+    baseline: str,
+    challenger: str,
+    pairs: str,
+    min_coverage: float | None,
+    require_winner: bool,
+    **kwargs: Any,
+) -> None:
+    """Compare a candidate against a baseline on paired units, with a verdict.
+
+    The verdict is candidate_better, baseline_better or no_supported_winner,
+    with its reasons: coverage gate, worst/best-case bounds, interval of the
+    paired difference; the cases that flipped are listed by slice.
+    """
+    with progress_bars() as progress:
+        report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
+        try:
+            comparison = compare(
+                report,
+                baseline=baseline,
+                candidate=challenger,
+                pairs=pairs,  # type: ignore[arg-type]
+                min_coverage=0.95 if min_coverage is None else min_coverage,
+                confidence=kwargs["confidence"],
+                alpha=kwargs["alpha"],
+            )
+        except ValueError as exc:
+            fail(str(exc))
+        view = report.view(comparison, min_coverage=min_coverage)
+        if out is not None:
+            # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
+            inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+            write_or_exit(
+                lambda: report.write(
+                    out,
+                    comparison=comparison,
+                    inputs=inputs,
+                    command="evalframe compare",
+                    min_coverage=min_coverage,
+                    progress=progress,
+                    guard=hold_stop_signals,
+                )
+            )
+    print_view_as(view, fmt)
+    exit_on_failed_gate(view)
+    if require_winner and comparison.verdict != "candidate_better":
+        stderr().print(f"[bold red]gate failed[/]: verdict is {comparison.verdict}, not candidate_better")
+        sys.exit(EXIT_GATE)

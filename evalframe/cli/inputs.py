@@ -1,0 +1,181 @@
+"""Reading a command's inputs and auditing them: the plan and ledger from files or from another tool's exports.
+
+:func:`build_report` is the one path of ``audit`` and ``compare``: flags checked, inputs read, the audit
+run; a refusal is printed (and written to ``--out``) and exits 1, bad input exits 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, NoReturn
+
+import click
+
+from evalframe.audit import audit
+from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
+from evalframe.cli.options import check_options, split_list
+from evalframe.cli.signals import hold_stop_signals
+from evalframe.columns import CANDIDATE
+from evalframe.errors import AuditRefused, EvalframeError
+from evalframe.importers import Imported
+from evalframe.importers._kit import declare
+from evalframe.load import Loaded, load
+from evalframe.plan import Plan
+from evalframe.progress import Progress
+from evalframe.report import AuditReport, build_refusal, check_output_folder, write_refusal
+from evalframe.report.refusal import refusal_json
+
+#: Formats whose case id may come from a declared column (--id-column) instead of the question text.
+ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
+#: The score an export reads under --grade numeric when --score is not given (its default is a pass/fail).
+NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
+
+
+def import_exports(fmt: str, paths: Sequence[str], score: str | None, id_column: str | None = None) -> Imported:
+    """Read another tool's exports with its importer (``--id-column``: ragas and deepeval only)."""
+    from evalframe.importers import deepeval, ragas, registry
+
+    if id_column is None:
+        return registry()[fmt]([Path(p) for p in paths], score=score)
+    if fmt not in ID_COLUMN_FORMATS:
+        raise click.UsageError(f"--id-column names the case column of --from {' or '.join(ID_COLUMN_FORMATS)} only")
+    read = ragas.read if fmt == "ragas" else deepeval.read
+    return read([Path(p) for p in paths], score=score, id_column=id_column)
+
+
+def input_paths(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
+    """Every path and glob a command reads (none may lie in its --out)."""
+    return [*(str(p) for p in paths), *([] if plan_path is None else [str(plan_path)]), *results_paths]
+
+
+def check_candidates_against_plan(plan_path: Path, candidates: str | None) -> None:
+    """Usage errors (exit 2, with a hint) for --candidates against the plan's columns, before any ledger is read.
+
+    A plan without a ``candidate`` column is crossed with the candidates named by --candidates; a plan with
+    one (a units table, e.g. ``evalframe import``'s plan.parquet) names its own. Only the plan's column
+    names are read here; a plan that cannot be read is left for :meth:`Plan.from_file` to report.
+    """
+    try:
+        names = load(plan_path).frame.collect_schema().names()
+    except (EvalframeError, OSError, ValueError):
+        return
+    if CANDIDATE not in names and candidates is None:
+        msg = (
+            f"the plan {plan_path} has no candidate column, so name the candidates: --candidates A,B "
+            "(comma-separated, exactly as in the ledger's candidate column)"
+        )
+        raise click.UsageError(msg)
+    if CANDIDATE in names and candidates is not None:
+        msg = (
+            f"the plan {plan_path} has a candidate column (one row per planned unit), which names the candidates: "
+            "drop --candidates"
+        )
+        raise click.UsageError(msg)
+
+
+def _from_exports(
+    from_format: str, paths: Sequence[Path], *, plan_path: Path | None, results_paths: Sequence[str], **given: Any
+) -> tuple[Plan, Loaded, dict[str, Any]]:
+    """The plan, ledger and provenance of ``--from FORMAT PATHS``."""
+    if plan_path is not None or results_paths or not paths:
+        raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
+    score = given["score_name"]
+    if score is None and given["grade"] == "numeric":
+        score = NUMERIC_SCORE.get(from_format)
+    imported = declare(
+        import_exports(from_format, [str(p) for p in paths], score, given["id_column"]),
+        candidates=split_list(given["candidates"]),
+        trials=given["trials"],
+        run_id=given["run_id"],
+    )
+    results = Loaded(imported.ledger.lazy(), imported.notes, ", ".join(str(p) for p in paths))
+    return imported.plan, results, {"imported_from": from_format, "exports": imported.info}
+
+
+def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Sequence[Path], **given: Any) -> Plan:
+    """The plan of ``--plan FILE --results ...`` (the ledger is the paths themselves, read by the audit)."""
+    if plan_path is None or not results_paths or paths:
+        raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
+    if given["score_name"] is not None:
+        raise click.UsageError("--score names the scorer of an export: it needs --from FORMAT")
+    if given["id_column"] is not None:
+        raise click.UsageError("--id-column names a column of an export: it needs --from ragas or deepeval")
+    candidates, trials = given["candidates"], given["trials"]
+    check_candidates_against_plan(plan_path, candidates)
+    return Plan.from_file(
+        plan_path, candidates=split_list(candidates), trials=1 if trials is None else trials, run_id=given["run_id"]
+    )
+
+
+def _refused(
+    exc: AuditRefused, *, fmt: str, out: Path | None, inputs: list[str], progress: Progress | None
+) -> NoReturn:
+    """Print a refusal on stderr (and as JSON on stdout for ``--format json``), write it to ``--out``; exit 1."""
+    print_problems(exc.problems, stderr(), exc.problem_counts)
+    if fmt == "json":  # machine readers get the refusal on stdout too: counts, then kind, line, key per kind
+        click.echo(refusal_json(build_refusal(exc.problems, counts=exc.problem_counts)))
+    if out is not None:  # problems.parquet holds every problem, streamed from the refusal's files
+        folder, command = out, f"evalframe {click.get_current_context().info_name}"
+        write_or_exit(
+            lambda: write_refusal(
+                exc.problems,
+                folder,
+                command=command,
+                inputs=inputs,
+                progress=progress,
+                counts=exc.problem_counts,
+                every=exc.all_problems(),
+                guard=hold_stop_signals,
+            )
+        )
+    sys.exit(EXIT_REFUSED)
+
+
+def build_report(
+    *,
+    paths: tuple[Path, ...],
+    plan_path: Path | None,
+    results_paths: tuple[str, ...],
+    from_format: str | None,
+    out: Path | None,
+    retry_on: str,
+    fmt: str = "table",
+    progress: Progress | None = None,
+    **options: Any,
+) -> AuditReport:
+    """Read the inputs and audit them; on refusal print the problems and exit 1, on bad input exit 2.
+
+    ``options`` holds the input flags (``score_name``, ``id_column``, ``candidates``, ``trials``,
+    ``run_id``) and the audit's keyword arguments.
+    """
+    given = {name: options.pop(name) for name in ("score_name", "id_column", "candidates", "trials", "run_id")}
+    check_options(
+        candidates=given["candidates"],
+        slices=options["slices"],
+        bins=options["bins"],
+        grade=options["grade"],
+        score_range=options["score_range"],
+        pass_threshold=options["pass_threshold"],
+    )
+    inputs = input_paths(paths, plan_path, results_paths)
+    if out is not None:  # refused before the audit runs: a folder that is not evalframe's own is never touched
+        write_or_exit(lambda: check_output_folder(out, inputs=inputs))
+    options["retry_on"] = retry_on.split(",")
+    options["partition_by"] = None if options["partition_by"] == "none" else options["partition_by"]
+    try:
+        if from_format is not None:
+            plan, results, options["provenance"] = _from_exports(
+                from_format, paths, plan_path=plan_path, results_paths=results_paths, grade=options["grade"], **given
+            )
+            return audit(plan, results, progress=progress, **options)
+        plan = _from_files(plan_path, results_paths, paths, **given)
+        return audit(plan, list(results_paths), progress=progress, **options)
+    except AuditRefused as exc:
+        _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
+    except (EvalframeError, ValueError) as exc:
+        fail(str(exc))
+    except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
+        where = f" {exc.filename}" if exc.filename else ""
+        fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")

@@ -1,0 +1,317 @@
+"""Options shared by the commands, in groups, and the flag checks made before any file is read.
+
+Each group is a decorator adding its click options in the order ``--help`` lists them: where the inputs
+come from (:func:`input_options`), and the audit's declarations (:func:`audit_options`: retry policy,
+grades, slices, engine, output).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import click
+
+from evalframe.audit import AUTO_PARTITION_ROWS
+from evalframe.columns import CASE_ID, EXEC_FAILURES
+from evalframe.load import LIMIT_FLAGS, Limits
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The exports ``--from`` and ``evalframe import`` read.
+IMPORT_FORMATS: Final = [
+    "inspect",
+    "lm-eval",
+    "helm",
+    "promptfoo",
+    "openai-evals",
+    "evalscope",
+    "ragas",
+    "deepeval",
+    "lighteval",
+    "every-eval-ever",
+]
+
+#: Exit codes, shown in every command's --help.
+EXIT_CODES_HELP: Final = (
+    "\b\nExit codes:\n  0  audited (or compared)\n  1  batch refused: the problems are printed (and written to --out)\n"
+    "  2  usage or input error (a hint says what to change)\n  3  a declared release gate failed "
+    "(--min-coverage, --require-winner)"
+)
+
+MIN_COVERAGE_HELP: Final = (
+    "Release gate: exit 3 when a candidate's scored_coverage (scored / planned) is below this fraction; in "
+    "compare, either compared side's, and the verdict's coverage check uses it too (0.95 when not given)."
+)
+
+
+def split_list(text: str | None) -> list[str] | None:
+    """A comma-separated flag value as a list (None when the flag was not given)."""
+    return None if text is None else text.split(",")
+
+
+def _parse_bins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, Any]:
+    bins: dict[str, Any] = {}
+    for value in values:
+        name, sep, spec = value.partition("=")
+        if not sep or not name or not spec:
+            raise click.BadParameter(f"expected COL=EDGE,EDGE,... or COL=q<k>, got {value!r}")
+        if spec.startswith("q"):
+            bins[name] = spec
+            continue
+        try:
+            bins[name] = [float(e) for e in spec.split(",")]
+        except ValueError:
+            raise click.BadParameter(f"bin edges must be numbers, got {spec!r}") from None
+    return bins
+
+
+def _apply(options: Sequence[Callable[[F], F]], func: F) -> F:
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+_RETRY_OPTIONS: Final = [
+    click.option(
+        "--retry",
+        type=click.Choice(["first", "last_allowed", "every"]),
+        default="first",
+        show_default=True,
+        help="Declared retry policy: which attempt of a unit counts.",
+    ),
+    click.option("--max-attempts", type=click.IntRange(min=1), default=None, help="Highest allowed attempt number."),
+    click.option(
+        "--retry-on",
+        default=",".join(EXEC_FAILURES),
+        show_default=True,
+        help="Comma-separated exec statuses after which a retry is allowed.",
+    ),
+    click.option("--strict-retries", is_flag=True, help="Make retry flags refuse the batch."),
+    click.option(
+        "--reducer",
+        default="mean",
+        show_default=True,
+        help="How trials of a case reduce to the case-level rate: mean, any (pass@k), all, majority, at_least:K.",
+    ),
+    click.option(
+        "--extra-columns",
+        "extra_columns",
+        default=None,
+        callback=lambda ctx, param, value: tuple(split_list(value) or ()),
+        help="Comma-separated ledger columns carried untouched to units/attempts (e.g. output,latency).",
+    ),
+    click.option(
+        "--missing",
+        type=click.Choice(["report", "refuse"]),
+        default="report",
+        show_default=True,
+        help="report: missing units are counted as missing; refuse: any missing unit refuses the batch.",
+    ),
+]
+
+_GRADE_OPTIONS: Final = [
+    click.option(
+        "--grade",
+        type=click.Choice(["binary", "numeric"]),
+        default="binary",
+        show_default=True,
+        help="binary: grades are exactly 0 or 1; numeric: scores in --score-range.",
+    ),
+    click.option(
+        "--score-range",
+        nargs=2,
+        type=float,
+        default=(0.0, 1.0),
+        show_default=True,
+        help="Inclusive bounds of a numeric score.",
+    ),
+    click.option("--pass-threshold", type=float, default=None, help="Numeric score at or above which a unit passes."),
+]
+
+_SLICE_OPTIONS: Final = [
+    click.option(
+        "--slice", "slices", multiple=True, help="Plan column to break funnel and missingness down by (repeatable)."
+    ),
+    click.option(
+        "--bins",
+        "bins",
+        multiple=True,
+        callback=_parse_bins,
+        help="Bins of a numeric slice: COL=EDGE,EDGE,... or COL=q<k> for k quantile bins (repeatable).",
+    ),
+    click.option(
+        "--alpha",
+        type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        default=0.05,
+        show_default=True,
+        help="Significance level of the selective-missingness test.",
+    ),
+]
+
+_ENGINE_OPTIONS: Final = [
+    click.option(
+        "--partition-by",
+        type=click.Choice(["auto", "candidate", "none"]),
+        default="auto",
+        show_default=True,
+        help="Audit candidate by candidate (up to four at a time, 6M ledger rows at most), writing units and "
+        "attempts out beyond 640 MiB (bounded memory on large lakes; same result), or the whole batch at once "
+        f"(none); auto: candidate by candidate from {AUTO_PARTITION_ROWS:,} ledger rows or planned units on.",
+    ),
+    click.option(
+        "--confidence",
+        type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        default=0.95,
+        show_default=True,
+        help="Two-sided coverage of every interval.",
+    ),
+    click.option(
+        "--engine",
+        type=click.Choice(["polars", "spark"]),
+        default="polars",
+        show_default=True,
+        help="Where the row work runs: polars on this machine, or Spark (--results: Parquet paths or a table; "
+        "needs pip install 'evalframe[spark]'; the JVM alone takes 30+ s to start).",
+    ),
+    click.option("--spark-remote", default=None, help="Spark Connect address sc://HOST:PORT (default: local[2])."),
+    click.option(
+        "--spark-tables",
+        default=None,
+        help="Folder (or URI) Spark writes the full units, attempts and problems tables to, as Parquet.",
+    ),
+]
+
+_OUTPUT_OPTIONS: Final = [
+    click.option(
+        "--out",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Write every table as Parquet plus report.md, report.json and report.html here: a new or empty "
+        "folder, or an earlier evalframe output (replaced whole; other files are refused).",
+    ),
+    click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json", "markdown", "github"]),
+        default="table",
+        show_default=True,
+        help="What to print on stdout: a terminal table, JSON (full precision), the Markdown report, or github: "
+        "a short Markdown summary (verdict, coverage, gate) for $GITHUB_STEP_SUMMARY.",
+    ),
+]
+
+
+def audit_options(func: F) -> F:
+    """Options shared by commands that run an audit: retry policy, grades, slices, engine, output."""
+    return _apply([*_RETRY_OPTIONS, *_GRADE_OPTIONS, *_SLICE_OPTIONS, *_ENGINE_OPTIONS, *_OUTPUT_OPTIONS], func)
+
+
+_INPUT_OPTIONS: Final = [
+    click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path)),
+    click.option(
+        "--plan",
+        "plan_path",
+        type=click.Path(exists=True, dir_okay=True, path_type=Path),
+        default=None,
+        help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate).",
+    ),
+    click.option(
+        "--results",
+        "results_paths",
+        multiple=True,
+        help="Ledger: CSV, JSON Lines, Parquet file, directory or glob (repeatable).",
+    ),
+    click.option(
+        "--from",
+        "from_format",
+        type=click.Choice(IMPORT_FORMATS),
+        default=None,
+        help="Read plan and ledger from other tools' exports given as PATHS (instead of --plan/--results).",
+    ),
+    click.option(
+        "--score",
+        "score_name",
+        default=None,
+        help="With --from: the scorer / metric / stat to read (default: the importer's).",
+    ),
+    click.option("--id-column", default=None, help="With --from ragas|deepeval: the CSV column naming the cases."),
+    click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
+    click.option(
+        "--trials",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Trials per (candidate, case) [default: 1; with --from, what the export planned].",
+    ),
+    click.option(
+        "--run-id", default=None, help="Require every row to come from this run (with --from: one in the export)."
+    ),
+]
+
+
+def input_options(func: F) -> F:
+    """Options that say where the plan and the ledger come from."""
+    return _apply(_INPUT_OPTIONS, func)
+
+
+def min_coverage_option(func: F) -> F:
+    """``--min-coverage``, the release gate of audit and compare."""
+    return click.option("--min-coverage", type=click.FloatRange(0, 1), default=None, help=MIN_COVERAGE_HELP)(func)
+
+
+def limit_option(name: str, help_text: str) -> Callable[[F], F]:
+    """A group option setting one of :class:`~evalframe.load.Limits` (also from ``EVALFRAME_MAX_...``)."""
+    flag = LIMIT_FLAGS[name]
+    return click.option(
+        flag,
+        name,
+        type=click.IntRange(min=1),
+        default=getattr(Limits(), name),
+        show_default=True,
+        envvar="EVALFRAME_" + flag.removeprefix("--").replace("-", "_").upper(),
+        help=help_text,
+    )
+
+
+def check_options(
+    *,
+    candidates: str | None,
+    slices: Sequence[str],
+    bins: dict[str, Any],
+    grade: str,
+    score_range: tuple[float, float],
+    pass_threshold: float | None,
+) -> None:
+    """Refuse contradictory or malformed flags as usage errors (exit 2) before reading any file.
+
+    Three of these checks are the CLI's own (names in ``--candidates``, which the plan would report as a
+    refusal; ``--bins`` without ``--slice``); the others repeat checks :func:`~evalframe.audit.audit`
+    makes after the plan is read, here before any file is, in the words of the flags the user typed.
+    """
+    if candidates is not None:
+        names = candidates.split(",")
+        if any(n == "" for n in names):
+            raise click.BadParameter(f"an empty name in {candidates!r}", param_hint="--candidates")
+        if any(n.strip() != n for n in names):
+            raise click.BadParameter(
+                f"white space around a name in {candidates!r} (names are exact)", param_hint="--candidates"
+            )
+        if len(set(names)) != len(names):
+            raise click.BadParameter(f"a name is repeated in {candidates!r}", param_hint="--candidates")
+    low, high = score_range
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise click.BadParameter(f"need finite LOW < HIGH, got {low} {high}", param_hint="--score-range")
+    if pass_threshold is not None:
+        if grade != "numeric":
+            raise click.BadParameter("a pass threshold applies to --grade numeric only", param_hint="--pass-threshold")
+        if not low <= pass_threshold <= high:
+            raise click.BadParameter(
+                f"{pass_threshold} is outside --score-range {low} {high}", param_hint="--pass-threshold"
+            )
+    if CASE_ID in slices:
+        raise click.BadParameter("case_id is the unit's identity, not a slice", param_hint="--slice")
+    unsliced = sorted(set(bins) - set(slices))
+    if unsliced:
+        raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")
