@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from evalframe import cli
+from evalframe.cli import inputs as cli_inputs
 from evalframe.cli import main
 from evalframe.errors import InputFormatError, PlanError
 from evalframe.load import collect_input, load
@@ -244,7 +244,7 @@ def no_space(*args: object, **kwargs: object) -> NoReturn:
 
 
 def test_a_full_disk_during_the_audit_is_exit_2_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "audit", no_space)
+    monkeypatch.setattr(cli_inputs, "audit", no_space)
     code, out, err = audit_results(tmp_path, tmp_path / "plan.csv")
     assert (code, out) == (2, "")
     assert one_line_error(err) == (

@@ -103,7 +103,7 @@ def test_a_huge_single_line_is_refused_without_reading_it_whole(
 def test_lines_ended_by_lone_cr_and_crlf_split_between_chunks_are_counted_as_an_editor_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(importlib.import_module("evalframe.load"), "_CHUNK", 7)
+    monkeypatch.setattr(importlib.import_module("evalframe.load.limit"), "_CHUNK", 7)
     cases = [
         (b"abc\nabcdefghijkl\nx", 2),
         (b"abc\r\nabc\r\nabcdef", 3),

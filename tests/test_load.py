@@ -159,7 +159,7 @@ def test_lake_lines_count_from_one_in_every_file_with_filters_pushed_down(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps_up_to: int
 ) -> None:
     # The module (the package's ``load`` is the function).
-    monkeypatch.setattr(importlib.import_module("evalframe.load"), "FILE_STEPS_UP_TO", steps_up_to)
+    monkeypatch.setattr(importlib.import_module("evalframe.load.parquet"), "FILE_STEPS_UP_TO", steps_up_to)
     sizes = {"A": [3, 0, 2], "B": [1, 4]}  # an empty file starts where the next one does
     for cand, parts in sizes.items():
         d = tmp_path / "lake" / f"candidate={cand}"

@@ -1,0 +1,50 @@
+"""Read plans and ledgers from files into raw polars frames, with their problems.
+
+Loading is the only step that touches files. It never modifies its input and
+never stops at the first problem: every structural problem of a CSV (header,
+field counts, blank lines, quoting, bytes) is collected with its line number,
+and the records that could be read are returned beside them so later checks
+can still report on them.
+
+Every returned frame carries two extra columns: ``line`` (Int64; CSV and JSON
+Lines physical line, the CSV header being line 1; Parquet 1-based row number
+within its file) and ``source`` (String; the file the row came from).
+
+One job per module: :mod:`~evalframe.load.csv_strict` (strict CSV with line
+numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
+:mod:`~evalframe.load.parquet` (files, globs, hive lakes),
+:mod:`~evalframe.load.limit` (SPEC §6b limits), :mod:`~evalframe.load.loaded`
+(the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names,
+reader errors) and :mod:`~evalframe.load.dispatch` (:func:`load`). Every name
+other modules use is re-exported here.
+"""
+
+from evalframe.load.csv_strict import read_csv_strict
+from evalframe.load.dispatch import is_spark_frame, load
+from evalframe.load.files import collect_input
+from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
+from evalframe.load.limit import LIMIT_FLAGS, Limits, check_line_lengths, current_limits, limit_detail, limits
+from evalframe.load.loaded import RESERVED, Loaded, PathLike
+from evalframe.load.parquet import scan_parquet
+
+__all__ = [
+    "INT64_RANGE",
+    "LIMIT_FLAGS",
+    "RESERVED",
+    "JSONLimitError",
+    "Limits",
+    "Loaded",
+    "PathLike",
+    "check_line_lengths",
+    "collect_input",
+    "current_limits",
+    "is_spark_frame",
+    "json_depth",
+    "limit_detail",
+    "limits",
+    "load",
+    "parse_json_text",
+    "read_csv_strict",
+    "read_jsonl",
+    "scan_parquet",
+]

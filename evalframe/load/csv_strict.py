@@ -1,0 +1,189 @@
+"""Strict CSV (RFC 4180): every structural problem with its line number, the readable records beside them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import polars as pl
+
+from evalframe.columns import LINE, SOURCE
+from evalframe.errors import InputFormatError
+from evalframe.load.loaded import RESERVED, Loaded, PathLike, reserved_problem
+from evalframe.load.text import BOM, read_text
+from evalframe.problems import problems_frame
+
+
+def _mixed_line_ending(text: str) -> tuple[int, str] | None:
+    """The first line whose record ends otherwise than the first record does, and how each ends (SPEC §3).
+
+    A line break inside a quoted field is data (a spreadsheet writes LF inside cells of a CRLF file), so
+    only the break that ends a record counts. Counting the three kinds of break first keeps the usual
+    file, which uses one kind, to three scans of its text.
+    """
+    crlf = text.count("\r\n")
+    if (crlf > 0) + (text.count("\n") > crlf) + (text.count("\r") > crlf) < 2:
+        return None
+    last = [""]
+
+    def physical_lines() -> Iterator[str]:
+        for line in io.StringIO(text, newline=""):
+            last[0] = line
+            yield line
+
+    names = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
+    reader = csv.reader(physical_lines(), strict=True)
+    first: str | None = None
+    try:
+        for _ in reader:
+            end = last[0]
+            ending = "\r\n" if end.endswith("\r\n") else end[-1:] if end[-1:] in ("\r", "\n") else ""
+            if not ending:
+                continue
+            if first is None:
+                first = ending
+            elif ending != first:
+                return reader.line_num, f"this line ends with {names[ending]}, the first record with {names[first]}"
+    except csv.Error:  # reported as malformed_quoting by the reader
+        return None
+    return None
+
+
+def read_csv_strict(path: PathLike) -> Loaded:
+    """Read a CSV file strictly, collecting every structural problem with its line.
+
+    The header is the first record; names are taken exactly (no trimming).
+    Every data record must have as many fields as the header; a blank line
+    between data records is a record with zero fields (blank lines after the
+    last record are ignored). Quoting follows RFC 4180: a quoted field may
+    hold commas, quotes (doubled) and newlines. The file must be UTF-8; a BOM
+    is accepted only at the very start.
+
+    Parameters
+    ----------
+    path
+        The CSV file.
+
+    Returns
+    -------
+    Loaded
+        All header columns as String (the first of a repeated name wins), plus
+        ``line`` (Int64, physical line where the record starts) and ``source``.
+        A header name the loader adds itself (``line``, ``source``) is left
+        out and reported as ``unexpected_column``. Records with a structural
+        problem are left out of the frame and reported in ``problems`` with
+        kinds ``repeated_column``,
+        ``field_count``, ``blank_line``, ``malformed_quoting``,
+        ``undecodable_bytes``, ``misplaced_bom`` or ``mixed_line_endings``
+        (once, at the first line whose record ends with another line break
+        than the first record's; a break inside a quoted field is data).
+
+    Raises
+    ------
+    InputFormatError
+        When the file cannot be opened, holds no header at all, is UTF-16
+        or binary.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.csv"
+    >>> _ = p.write_text('candidate,case_id,passed\\nA,"quote, revised",1\\nA,refund\\n')
+    >>> loaded = read_csv_strict(p)
+    >>> loaded.frame.drop("source").collect()
+    shape: (1, 4)
+    ┌───────────┬────────────────┬────────┬──────┐
+    │ candidate ┆ case_id        ┆ passed ┆ line │
+    │ ---       ┆ ---            ┆ ---    ┆ ---  │
+    │ str       ┆ str            ┆ str    ┆ i64  │
+    ╞═══════════╪════════════════╪════════╪══════╡
+    │ A         ┆ quote, revised ┆ 1      ┆ 2    │
+    └───────────┴────────────────┴────────┴──────┘
+    >>> loaded.problems.select("kind", "line").to_dicts()
+    [{'kind': 'field_count', 'line': 3}]
+    """
+    source = str(path)
+    text, problems = read_text(path, csv_lines=True)
+    mixed = _mixed_line_ending(text)
+    if mixed is not None:
+        msg = f"line endings are mixed (LF, CRLF, CR): {mixed[1]}; save the file with one kind"
+        problems.append({"kind": "mixed_line_endings", "source": source, "line": mixed[0], "detail": msg})
+    records = _records(text, source, problems)
+    if not records:
+        raise InputFormatError(source, "empty file: no header line")
+    header_line, header = records[0]
+    keep = _kept_columns(header, header_line, source, problems)
+    columns, lines = _fields(records[1:], header, keep, source, problems)
+    frame = pl.DataFrame(
+        {
+            **{k: pl.Series(k, v, dtype=pl.String) for k, v in columns.items()},
+            LINE: pl.Series(LINE, lines, dtype=pl.Int64),
+        }
+    ).with_columns(pl.lit(source, pl.String).alias(SOURCE))
+    return Loaded(frame.lazy(), problems_frame(problems), source)
+
+
+def _records(text: str, source: str, problems: list[dict[str, Any]]) -> list[tuple[int, list[str]]]:
+    """Every record the reader parses, with the physical line it starts on, up to malformed quoting (reported)."""
+    csv.field_size_limit(sys.maxsize)  # a long field is data, not a quoting problem
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    records: list[tuple[int, list[str]]] = []
+    while True:
+        start = reader.line_num + 1
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            msg = f"malformed quoting: {exc}"
+            problems.append({"kind": "malformed_quoting", "source": source, "line": start, "detail": msg})
+            break
+        records.append((start, [v.replace(BOM, "") if BOM in v else v for v in record]))
+    return records
+
+
+def _kept_columns(header: list[str], header_line: int, source: str, problems: list[dict[str, Any]]) -> list[int]:
+    """The header positions read as columns: the first of a repeated name; reserved names reported, left out."""
+    seen: set[str] = set()
+    keep: list[int] = []
+    for i, name in enumerate(header):
+        if name in RESERVED:
+            problems.append(reserved_problem(name, source, header_line))
+        elif name in seen:
+            msg = f"header name {name!r} is repeated"
+            problems.append({"kind": "repeated_column", "source": source, "line": header_line, "detail": msg})
+        else:
+            seen.add(name)
+            keep.append(i)
+    return keep
+
+
+def _fields(
+    body: list[tuple[int, list[str]]], header: list[str], keep: list[int], source: str, problems: list[dict[str, Any]]
+) -> tuple[dict[str, list[str]], list[int]]:
+    """The kept columns' values of every well-formed data record, and each record's line.
+
+    Blank lines after the last record are ignored; a blank line between records and a record whose field
+    count differs from the header's are reported and left out.
+    """
+    end = len(body)
+    while end and body[end - 1][1] == []:
+        end -= 1  # blank lines after the last record
+    columns: dict[str, list[str]] = {header[i]: [] for i in keep}
+    lines: list[int] = []
+    for start, record in body[:end]:
+        if not record:
+            msg = "blank line inside the data (a record with zero fields)"
+            problems.append({"kind": "blank_line", "source": source, "line": start, "detail": msg})
+            continue
+        if len(record) != len(header):
+            msg = f"{len(record)} field(s) where the header has {len(header)}"
+            problems.append({"kind": "field_count", "source": source, "line": start, "detail": msg})
+            continue
+        for i in keep:
+            columns[header[i]].append(record[i])
+        lines.append(start)
+    return columns, lines

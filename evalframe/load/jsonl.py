@@ -1,0 +1,226 @@
+"""JSON Lines: one JSON object per line, and the one JSON parser of evalframe (loaders and importers)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any, Final
+
+import numpy as np
+import polars as pl
+
+from evalframe.columns import LINE, SOURCE
+from evalframe.errors import InputFormatError
+from evalframe.load.limit import current_limits, limit_detail
+from evalframe.load.loaded import RESERVED, Loaded, PathLike, digits_text, reserved_problem
+from evalframe.load.text import read_text
+from evalframe.problems import problems_frame
+
+#: The range of a JSON integer evalframe reads: polars' Int64 (a larger one is refused, never wrapped or rounded).
+INT64_RANGE: Final = (-(2**63), 2**63 - 1)
+
+
+class JSONLimitError(ValueError):
+    """A JSON text that is well formed but beyond what is read: nested too deeply, a number Python cannot convert.
+
+    Attributes
+    ----------
+    detail
+        What is wrong, for a person.
+    """
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(detail)
+
+
+def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
+    """Parse one JSON text: the one place evalframe turns JSON text into values (loaders and importers).
+
+    ``NaN``, ``Infinity`` and ``-Infinity`` are read as floats. With
+    ``repeated`` (a list), it is set to the keys that the outermost object
+    holds more than once (Python keeps the last value silently; the object
+    is parsed last, after the values nested in it).
+
+    Raises
+    ------
+    json.JSONDecodeError
+        When the text is not JSON.
+    JSONLimitError
+        When it is nested deeper than ``Limits.json_depth`` or too deeply for
+        the parser (a ``RecursionError``), or holds a number literal Python
+        does not convert (over 4300 digits).
+
+    Examples
+    --------
+    >>> repeated = []
+    >>> parse_json_text('{"a": 1, "a": 2, "b": NaN}', repeated=repeated), repeated
+    ({'a': 2, 'b': nan}, ['a'])
+    >>> try:
+    ...     parse_json_text("[" * 100_000)
+    ... except JSONLimitError as exc:
+    ...     print(exc.detail)
+    JSON nested too deeply to read (limit 512; raise it with --max-json-depth)
+    """
+    hook = None
+    if repeated is not None:
+
+        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            obj = dict(pairs)
+            repeated[:] = [k for k, n in Counter(k for k, _ in pairs).items() if n > 1] if len(obj) < len(pairs) else []
+            return obj
+
+    depth = current_limits().json_depth
+    if text.count("[") + text.count("{") > depth and json_depth(text) > depth:
+        raise JSONLimitError(limit_detail("json_depth", "JSON nested too deeply to read"))
+    try:
+        return json.loads(text, object_pairs_hook=hook)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise JSONLimitError("JSON nested too deeply to read") from None
+    except ValueError as exc:  # e.g. an integer literal longer than Python converts
+        raise JSONLimitError(f"unreadable JSON value ({exc})") from None
+
+
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in a JSON text (brackets inside strings do not count).
+
+    Examples
+    --------
+    >>> json_depth('{"a": [1, [2]], "b": "[[[["}'), json_depth("3")
+    (3, 0)
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
+    if not steps.size:
+        return 0
+    return int(np.cumsum(np.where((steps == ord("[")) | (steps == ord("{")), 1, -1)).max(initial=0))
+
+
+def _json_column(values: list[Any]) -> pl.Series:
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return pl.Series(values, dtype=pl.Boolean)
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pl.Series(values, dtype=pl.Int64)
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return pl.Series([None if v is None else float(v) for v in values], dtype=pl.Float64)
+    return pl.Series(
+        [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values], dtype=pl.String
+    )
+
+
+def _out_of_range(obj: dict[str, Any]) -> str | None:
+    """The first key of ``obj`` whose value is an integer outside :data:`INT64_RANGE`, if any."""
+    low, high = INT64_RANGE
+    return next(
+        (k for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high), None
+    )
+
+
+def read_jsonl(path: PathLike) -> Loaded:
+    """Read a JSON Lines file (one JSON object per line), reporting bad lines.
+
+    Bare ``NaN`` / ``Infinity`` tokens are read as non-finite floats (and
+    refused later as grades). A column whose values are all booleans becomes
+    Boolean, all integers Int64, all numbers Float64; any other mix becomes
+    String (non-string values JSON-encoded).
+
+    Parameters
+    ----------
+    path
+        The JSON Lines file.
+
+    Returns
+    -------
+    Loaded
+        One row per object plus ``line`` (Int64) and ``source``. Lines that
+        are not a JSON object are reported as ``unreadable_file`` problems;
+        a key repeated in an object as ``repeated_column``; a key named like
+        a column the loader adds (``line``, ``source``) as
+        ``unexpected_column``; blank lines are skipped.
+
+    Raises
+    ------
+    InputFormatError
+        When the file cannot be opened, a line is nested too deeply to parse,
+        or holds an integer outside :data:`INT64_RANGE` (naming the line).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+    >>> _ = p.write_text('{"candidate": "A", "case_id": "quote", "passed": 1}\\n{oops\\n')
+    >>> loaded = read_jsonl(p)
+    >>> loaded.frame.drop("source").collect().to_dicts()
+    [{'candidate': 'A', 'case_id': 'quote', 'passed': 1, 'line': 1}]
+    >>> loaded.problems.select("kind", "line").to_dicts()
+    [{'kind': 'unreadable_file', 'line': 2}]
+    """
+    source = str(path)
+    text, problems = read_text(path)
+    rows: list[dict[str, Any]] = []
+    lines: list[int] = []
+    reserved_seen: set[str] = set()
+    for number, text_line in enumerate(text.split("\n"), start=1):
+        if not text_line.strip():
+            continue
+        obj = _object(text_line, number, source, problems)
+        if obj is None:
+            continue
+        for name in RESERVED:
+            if name in obj:
+                if name not in reserved_seen:  # one problem per file, at the first line that has it
+                    reserved_seen.add(name)
+                    problems.append(reserved_problem(name, source, number))
+                del obj[name]
+        rows.append(obj)
+        lines.append(number)
+    return Loaded(_frame(rows, lines, source).lazy(), problems_frame(problems), source)
+
+
+def _object(text_line: str, number: int, source: str, problems: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The JSON object of one line, or None when the line is not one (reported in ``problems``).
+
+    A repeated key is reported and the object kept; an integer outside :data:`INT64_RANGE` or JSON beyond
+    the limits is an input error naming the line.
+    """
+    repeated: list[str] = []
+    try:
+        obj = parse_json_text(text_line, repeated=repeated)
+    except json.JSONDecodeError as exc:
+        msg = f"invalid JSON ({exc.msg}, column {exc.colno})"
+        problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
+        return None
+    except JSONLimitError as exc:
+        raise InputFormatError(source, exc.detail, line=number) from None
+    if not isinstance(obj, dict):
+        msg = f"expected a JSON object, found {type(obj).__name__}"
+        problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
+        return None
+    for name in repeated:
+        msg = f"key {name!r} is repeated in the object (a JSON object names each column once)"
+        problems.append({"kind": "repeated_column", "source": source, "line": number, "detail": msg})
+    huge = _out_of_range(obj)
+    if huge is not None:
+        low, high = INT64_RANGE
+        msg = f"integer {digits_text(obj[huge])} of key {huge!r} is outside the 64-bit range {low}..{high}"
+        raise InputFormatError(source, msg, line=number)
+    return obj
+
+
+def _frame(rows: list[dict[str, Any]], lines: list[int], source: str) -> pl.DataFrame:
+    """The objects as one frame: columns in order of first appearance (:func:`_json_column`), ``line``, ``source``."""
+    names: list[str] = []
+    for row in rows:
+        names.extend(k for k in row if k not in names)
+    series = {k: _json_column([row.get(k) for row in rows]).alias(k) for k in names}
+    return pl.DataFrame({**series, LINE: pl.Series(lines, dtype=pl.Int64)}).with_columns(
+        pl.lit(source, pl.String).alias(SOURCE)
+    )

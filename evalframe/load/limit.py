@@ -1,0 +1,159 @@
+"""Limits (SPEC §6b): what evalframe reads at most, set for a block of code, and the line-length check."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from typing import Final
+
+from evalframe.errors import InputFormatError
+from evalframe.load.loaded import PathLike
+
+_LINE_END: Final = re.compile(rb"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What evalframe reads at most (SPEC §6b): memory stays bounded by these, not by what an input claims.
+
+    An input beyond a limit is an input error (exit 2) naming the file, the
+    limit and the command-line flag that raises it, never read whole. Set
+    them for a block of code with :func:`limits`; the command line sets them
+    with ``evalframe --max-line-bytes N ...`` (options of the command group,
+    or the environment variables ``EVALFRAME_MAX_LINE_BYTES`` ...). An
+    integer beyond :data:`INT64_RANGE` is always refused (columns are
+    polars Int64).
+
+    Attributes
+    ----------
+    line_bytes
+        Longest physical line of a CSV or JSON Lines file, in bytes
+        (``--max-line-bytes``; LF, CRLF and lone CR end a line). Checked by
+        streaming the file before it is read.
+    json_depth
+        Deepest nesting of arrays and objects in one JSON text
+        (``--max-json-depth``). Python's parser itself stops near 1000.
+    member_bytes
+        Largest decompressed archive member, in bytes (``--max-member-bytes``):
+        refused from its recorded size before it is read, and bounded while
+        it is decompressed (recorded sizes can lie).
+    archive_bytes
+        Largest total of the decompressed members of one archive, in bytes
+        (``--max-archive-bytes``), checked the same two ways.
+
+    Examples
+    --------
+    >>> Limits().line_bytes == 64 * 2**20, Limits().json_depth, Limits().archive_bytes == 2 * 2**30
+    (True, 512, True)
+    """
+
+    line_bytes: int = 64 * 2**20
+    json_depth: int = 512
+    member_bytes: int = 256 * 2**20
+    archive_bytes: int = 2 * 2**30
+
+
+#: The command-line flag of each limit, named in the errors.
+LIMIT_FLAGS: Final = {
+    "line_bytes": "--max-line-bytes",
+    "json_depth": "--max-json-depth",
+    "member_bytes": "--max-member-bytes",
+    "archive_bytes": "--max-archive-bytes",
+}
+
+_LIMITS: ContextVar[Limits] = ContextVar("evalframe_limits", default=Limits())  # noqa: B039  (frozen, immutable)
+
+
+def current_limits() -> Limits:
+    """The limits in force (see :class:`Limits`; defaults unless :func:`limits` changed them)."""
+    return _LIMITS.get()
+
+
+@contextlib.contextmanager
+def limits(**changes: int) -> Iterator[Limits]:
+    """Change some :class:`Limits` for the ``with`` block (in this thread and context).
+
+    Raises
+    ------
+    ValueError
+        When a limit is not a positive integer.
+
+    Examples
+    --------
+    >>> with limits(line_bytes=10) as changed:
+    ...     changed.line_bytes, current_limits().line_bytes
+    (10, 10)
+    >>> current_limits().line_bytes == Limits().line_bytes
+    True
+    """
+    for name, value in changes.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            msg = f"{LIMIT_FLAGS.get(name, name)} must be a positive integer, got {value!r}"
+            raise ValueError(msg)
+    changed = replace(current_limits(), **changes)
+    token = _LIMITS.set(changed)
+    try:
+        yield changed
+    finally:
+        _LIMITS.reset(token)
+
+
+def limit_detail(name: str, what: str) -> str:
+    """An input error's reason for a limit: ``what`` happened, the limit in force and the flag that raises it."""
+    value = getattr(current_limits(), name)
+    return f"{what} (limit {value}; raise it with {LIMIT_FLAGS[name]})"
+
+
+_CHUNK: Final = 1 << 20
+
+
+def check_line_lengths(path: PathLike) -> None:
+    """Refuse a text file with a physical line longer than ``Limits.line_bytes``, without reading it whole.
+
+    The file is streamed in 1 MiB chunks; a file no larger than the limit is
+    not read at all. LF, CRLF and a lone CR end a line.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the line, the limit and ``--max-line-bytes``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.jsonl"
+    >>> _ = p.write_bytes(b'{"a": 1}\\n' + b" " * 40 + b"\\n")
+    >>> with limits(line_bytes=16):
+    ...     try:
+    ...         check_line_lengths(p)
+    ...     except InputFormatError as exc:
+    ...         print(exc.line, exc.detail)
+    2 a line longer than 16 bytes (limit 16; raise it with --max-line-bytes)
+    """
+    limit = current_limits().line_bytes
+    try:
+        if os.stat(path).st_size <= limit:
+            return
+        file = open(path, "rb")  # noqa: SIM115  (closed below)
+    except OSError:
+        return  # the reader names what cannot be read
+    run, line = 0, 1  # bytes of the current line so far, and its number
+    with file:
+        while chunk := file.read(_CHUNK):
+            if chunk.endswith(b"\r"):  # a CRLF split between chunks is one line end
+                chunk += file.read(1)
+            pieces = _LINE_END.split(chunk)
+            run += len(pieces[0])
+            if run <= limit and len(pieces) > 1:
+                if max(map(len, pieces[1:-1]), default=0) > limit:
+                    line += next(i for i in range(1, len(pieces) - 1) if len(pieces[i]) > limit)
+                    run = limit + 1
+                else:
+                    line, run = line + len(pieces) - 1, len(pieces[-1])
+            if run > limit:
+                detail = limit_detail("line_bytes", f"a line longer than {limit} bytes")
+                raise InputFormatError(str(path), detail, line=line)

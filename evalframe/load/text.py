@@ -1,0 +1,64 @@
+"""Text input: reading a file's bytes as UTF-8, with a BOM at the very start only, bad lines reported."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Final
+
+from evalframe.errors import InputFormatError
+from evalframe.load.limit import check_line_lengths
+from evalframe.load.loaded import PathLike
+
+BOM: Final = "\ufeff"
+BOM_BYTES: Final = b"\xef\xbb\xbf"
+
+#: Line breaks of a CSV file (LF, CRLF or a lone CR each end a physical line) and of a JSON Lines file (LF).
+_CSV_BREAKS: Final = re.compile(r"\r\n|\r|\n")
+_CSV_BREAKS_BYTES: Final = re.compile(rb"\r\n|\r|\n")
+
+
+def _decode(data: bytes, source: str, *, csv_lines: bool = False) -> tuple[str, list[dict[str, Any]]]:
+    """Decode UTF-8, accepting a BOM only at the very start; report bad lines.
+
+    Lines are counted as the file's reader counts them: with ``csv_lines``, a lone CR ends a line too (as
+    it ends a CSV record), else only LF does (JSON Lines).
+    """
+    problems: list[dict[str, Any]] = []
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputFormatError(source, "UTF-16 text: save the file as UTF-8", line=1)
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise InputFormatError(source, "binary data (a NUL byte): not a text file", line=line)
+    if data.startswith(BOM_BYTES):
+        data = data[len(BOM_BYTES) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        for number, raw_line in enumerate(_CSV_BREAKS_BYTES.split(data) if csv_lines else data.split(b"\n"), start=1):
+            try:
+                raw_line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                msg = (
+                    f"bytes that are not UTF-8 at byte {exc.start} of the line: {raw_line[exc.start : exc.start + 4]!r}"
+                )
+                problems.append({"kind": "undecodable_bytes", "source": source, "line": number, "detail": msg})
+        text = data.decode("utf-8", errors="replace")
+    for number, text_line in enumerate(_CSV_BREAKS.split(text) if csv_lines else text.split("\n"), start=1):
+        if BOM in text_line:
+            msg = "a byte-order mark (U+FEFF) is only accepted at the very start of the file"
+            problems.append({"kind": "misplaced_bom", "source": source, "line": number, "detail": msg})
+    return text, problems
+
+
+def read_text(path: PathLike, *, csv_lines: bool = False) -> tuple[str, list[dict[str, Any]]]:
+    """Read a file's bytes and decode them (see :func:`_decode`); an unreadable file is an input error.
+
+    A line longer than ``Limits.line_bytes`` is refused first (:func:`check_line_lengths`).
+    """
+    check_line_lengths(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputFormatError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    return _decode(data, str(path), csv_lines=csv_lines)
