@@ -1,16 +1,16 @@
-"""Seeded simulation of evalframe.power: is the power achieved at the reported minimum detectable difference 80 %?
+"""Seeded simulation of evalframe.stats.detectable: is the power at the reported minimum detectable difference 80 %?
 
-The generating model is the one :mod:`evalframe.power` assumes, with nothing clipped: case c has a latent
+The generating model is the one :mod:`evalframe.stats.power` assumes, with nothing clipped: case c has a latent
 u_c ~ Uniform(0, 1); the baseline passes each trial of it with probability F⁻¹(u_c) of a Beta with mean
 ``rate`` and intra-case correlation ``icc`` (a + b = 1/icc − 1), the candidate with the quantile u_c of a
 Beta with mean ``rate + d`` and the same icc (so the true difference in pass rate is exactly d, and both
 sides find the same cases hard); trials are independent given the case. The two sides' case means then
 correlate with r = Cov(p_b, p_c)/sqrt(σ_b² σ_c²), σ² = p(1 − p)(icc + (1 − icc)/K), computed by quadrature.
-d is the MDE that :func:`evalframe.power.detectable_difference` reports for that r, and r the correlation at
+d is the MDE that :func:`evalframe.stats.detectable.detectable_difference` reports for that r, and r the correlation at
 that d: a fixed point, reached in a few rounds.
 
 It reports how often the case-level paired test declares the candidate better (``test``: the interval of
-:func:`evalframe.inference.paired_rate_difference`, which ``compare`` uses, and with one trial per case also
+:func:`evalframe.stats.paired.paired_rate_difference`, which ``compare`` uses, and with one trial per case also
 the exact McNemar test) and, on the first ``--compare-sims`` batches, how often ``ef.compare`` declares
 ``candidate_better`` (every check of SPEC §6, on complete data). The Monte Carlo standard error is sqrt(p(1 − p)/sims).
 
@@ -28,9 +28,7 @@ import polars as pl
 from scipy.stats import beta
 
 import evalframe as ef
-from evalframe.inference import paired_rate_difference
-from evalframe.power import detectable_difference
-from evalframe.stats import mcnemar_exact
+from evalframe.stats import detectable_difference, mcnemar_exact, paired_rate_difference
 
 #: (cases, trials, rate, icc): the four designs of issue 23, then others (``--extra``).
 DESIGNS = [(30, 1, 0.5, 0.3), (100, 5, 0.5, 0.3), (500, 1, 0.5, 0.3), (20, 20, 0.5, 0.3)]

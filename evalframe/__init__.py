@@ -18,9 +18,10 @@ try:
     from evalframe.funnel import funnel
     from evalframe.load import load
     from evalframe.plan import Plan
-    from evalframe.power import achieved_power, cases_needed, detectable_difference, power
     from evalframe.read import read
     from evalframe.report import AuditReport
+    from evalframe.stats import achieved_power, cases_needed, detectable_difference
+    from evalframe.stats.power import power
 finally:
     if _collecting:
         _gc.enable()

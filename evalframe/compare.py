@@ -6,7 +6,7 @@ SPEC §6 (DESIGN.md "Verdict logic"): both sides' coverage at or above the
 declared minimum and no significant difference in missingness; a case-level
 paired interval that excludes zero (clustered by case with t(G − 1) when
 cases repeat trials, Newcombe with an exact McNemar test for one trial per
-case, see :mod:`evalframe.inference`); the same winner under both pair
+case, see :mod:`evalframe.stats`); the same winner under both pair
 policies; and a tipping point that holds: filling every ungraded unit
 against the claimed winner leaves the difference on its side. Declaring no
 winner is a normal, correct outcome.
@@ -22,10 +22,15 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
-from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
-from evalframe.power import Detectable, detectable_difference
 from evalframe.report.model import RENDERERS, AuditReport
-from evalframe.stats import mcnemar_exact
+from evalframe.stats import (
+    Detectable,
+    PairedTest,
+    detectable_difference,
+    mcnemar_exact,
+    paired_mean_difference,
+    paired_rate_difference,
+)
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 Verdict = Literal["candidate_better", "baseline_better", "no_supported_winner"]
@@ -124,7 +129,7 @@ def _detectable(
 ) -> tuple[float | None, Detectable | None]:
     """The correlation of the two sides' case means and the difference this batch could detect at 80% power.
 
-    Pass/fail only (:func:`evalframe.power.detectable_difference` with the used pairs' cases and mean
+    Pass/fail only (:func:`evalframe.stats.detectable.detectable_difference` with the used pairs' cases and mean
     trials per case, the baseline's pass rate and ``icc``, and the observed pair correlation): the power of
     the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
     clustered interval at ``confidence``.
@@ -223,7 +228,7 @@ def compare(
        per-pair differences clustered by case (CR1, t(G − 1)); with one
        trial per case Newcombe's interval and the exact McNemar test on the
        discordant pairs (p < ``alpha``); no interval, hence no winner, with
-       fewer than two cases (:mod:`evalframe.inference`);
+       fewer than two cases (:mod:`evalframe.stats`);
     3. the other pair policy's interval gives the same winner;
     4. tipping point: over every planned pair, with every ungraded unit
        filled against the claimed winner (a fail for it, a pass for the

@@ -347,7 +347,7 @@ def with_uncertainty(
     polars.DataFrame
         ``summary`` plus, for every rate of :data:`RATE_COLUMNS`, its interval
         ``<rate>_ci_low`` / ``<rate>_ci_high`` (Float64 fractions) from
-        :func:`evalframe.inference.rate_interval` over the cases: Wilson
+        :func:`evalframe.stats.clustered.rate_interval` over the cases: Wilson
         (1927) when every case holds one unit, else the Wilson interval on
         the cluster-robust effective sample size with t(G − 1) (Korn &
         Graubard 1998), null with fewer than two cases; ``cases_planned``
@@ -361,14 +361,14 @@ def with_uncertainty(
         ``effective_n`` (scored units / design_effect); and ``mean_score``
         (mean score among scored units, in score units) with its CR1
         ``mean_score_se_clustered`` and interval ``mean_score_ci_low`` /
-        ``_high`` inside ``score_range`` (:func:`evalframe.inference.bounded_mean_interval`).
+        ``_high`` inside ``score_range`` (:func:`evalframe.stats.clustered.bounded_mean_interval`).
         Standard errors and intervals are null where the rate is null.
         The case-level rate beside the trial-level one: ``case_reducer``
         (String), ``cases_scored`` (UInt32: cases all of whose planned units
         got a grade, its denominator) and ``case_pass_rate`` (Float64: mean
         over those cases of the reduced outcome) with ``case_pass_rate_ci_low``
         / ``_high`` (cases are independent: Wilson for a pass/fail reducer,
-        :func:`evalframe.inference.bounded_mean_interval` for ``mean``).
+        :func:`evalframe.stats.clustered.bounded_mean_interval` for ``mean``).
 
     Examples
     --------
@@ -447,7 +447,7 @@ def uncertainty_from_case_sums(
 ) -> pl.DataFrame:
     """The columns :func:`with_uncertainty` adds, from the per-case sums of :func:`case_sums`.
 
-    The one implementation of the audit's interval statistics (:mod:`evalframe.inference`): polars computes
+    The one implementation of the audit's interval statistics (:mod:`evalframe.stats.clustered`): polars computes
     ``per_case`` from its units, another engine (Spark, :mod:`evalframe.engines`) from its own and sends
     only these sums to the driver. ``per_case`` must be sorted by candidate and case (sums in a fixed order
     are the same bit for bit); its case column may have any name. Parameters and returned columns are those
@@ -464,7 +464,7 @@ def uncertainty_from_case_sums(
     >>> uncertainty_from_case_sums(summary, per_case).select("cases_planned", "case_pass_rate").row(0)
     (2, 0.5)
     """
-    from evalframe.inference import bounded_mean_interval, rate_interval
+    from evalframe.stats import bounded_mean_interval, rate_interval
 
     rates = {
         COMPLETION_RATE: (COMPLETED, OBSERVATIONS),

@@ -1,4 +1,4 @@
-"""Exact-value tests for evalframe.inference, with the arithmetic written out (issue 18)."""
+"""Exact-value tests for evalframe.stats.clustered and .paired, with the arithmetic written out (issue 18)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 import evalframe as ef
-from evalframe.inference import (
+from evalframe.stats import (
     bounded_mean_interval,
     critical_value,
     paired_mean_difference,

@@ -16,17 +16,18 @@ from scipy.stats import t as student_t
 import evalframe as ef
 from evalframe.cli import main
 from evalframe.compare import compare
-from evalframe.inference import bounded_mean_interval, paired_rate_difference
-from evalframe.power import (
-    _mcnemar_critical,
+from evalframe.stats import (
     achieved_power,
+    bounded_mean_interval,
     cases_needed,
     detectable_difference,
+    mcnemar_exact,
     pair_correlation_at,
     pair_correlation_limit,
-    power,
+    paired_rate_difference,
 )
-from evalframe.stats import mcnemar_exact
+from evalframe.stats.detectable import _mcnemar_critical
+from evalframe.stats.power import power
 
 
 def _cells(rate: float, d: float, phi: float) -> tuple[float, float, float]:

@@ -196,7 +196,7 @@ def power_command(
     The power is that of compare's test (exact McNemar with one trial per case, the clustered interval
     with several). Example: `evalframe power --cases 200 --trials 3 --icc 0.3`.
     """
-    from evalframe.power import pair_correlation_limit, power
+    from evalframe.stats.power import pair_correlation_limit, power
 
     sources: list[str] = []
     try:

@@ -1,4 +1,4 @@
-"""Hypothesis invariants of evalframe.inference: every interval lies in its quantity's range and holds its estimate."""
+"""Hypothesis invariants of evalframe.stats (clustered, paired): each interval lies in its range, holds its estimate."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalframe.inference import bounded_mean_interval, paired_rate_difference, rate_interval
+from evalframe.stats import bounded_mean_interval, paired_rate_difference, rate_interval
 
 SETTINGS = settings(deadline=None, max_examples=200)
 confidences = st.floats(min_value=0.5, max_value=0.999)

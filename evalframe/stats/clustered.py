@@ -1,4 +1,4 @@
-"""Inference that holds with repeated trials, few cases and missing grades (SPEC §4, §6).
+"""Clustered intervals: inference that holds with repeated trials, few cases and missing grades (SPEC §4, §6).
 
 Repeated trials of one case are not independent observations, and a handful
 of cases carries little evidence whatever the number of trials. Every
@@ -44,23 +44,22 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 import numpy as np
-import polars as pl
 
-from evalframe.stats import normal_quantile, wilson_bounds
+from evalframe.stats.intervals import normal_quantile, wilson_bounds
 
 __all__ = [
-    "PairedTest",
+    "MIN_CASES",
+    "Method",
     "RateEstimate",
     "bounded_mean_interval",
     "critical_value",
-    "paired_mean_difference",
-    "paired_rate_difference",
     "rate_interval",
+    "t_quantile",
 ]
 
 Method = Literal["wilson", "wilson_clustered", "newcombe", "none"]
@@ -89,14 +88,14 @@ def critical_value(confidence: float, clusters: int | None) -> float:
     if clusters < MIN_CASES:
         msg = f"a clustered critical value needs at least {MIN_CASES} clusters, got {clusters}"
         raise ValueError(msg)
-    return _t_quantile((1.0 + confidence) / 2.0, clusters - 1)
+    return t_quantile((1.0 + confidence) / 2.0, clusters - 1)
 
 
 @functools.lru_cache(maxsize=4096)
-def _t_quantile(q: float, df: int) -> float:
+def t_quantile(q: float, df: int) -> float:
     """The q quantile of Student's t with ``df`` degrees of freedom (``scipy.special.stdtrit``).
 
-    scipy.special is imported on use: it takes about 0.2 s, where scipy.stats took about 1 s of every audit.
+    scipy.special is imported on use, and scipy.stats never: an audit without clustered units imports neither.
     """
     from scipy.special import stdtrit
 
@@ -288,182 +287,4 @@ def bounded_mean_interval(
         est.design_effect,
         est.effective_n,
         est.method,
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class PairedTest:
-    """A paired difference a − b over units clustered in cases, with its interval.
-
-    Returned by :func:`paired_rate_difference` and :func:`paired_mean_difference`.
-    """
-
-    n: int
-    """Pairs."""
-    n_clusters: int
-    """Cases holding at least one pair."""
-    mean_a: float
-    """Mean of a over the pairs."""
-    mean_b: float
-    """Mean of b over the pairs."""
-    difference: float
-    """mean_a − mean_b."""
-    ci_low: float | None
-    """Lower end (None: no interval)."""
-    ci_high: float | None
-    """Upper end."""
-    se_clustered: float | None
-    """CR1 cluster-robust standard error of the difference (None with fewer than two cases)."""
-    correlation: float | None
-    """Correlation of the two estimates (binary: the MOVER's r)."""
-    method: Method
-    """``newcombe`` (one pair per case), ``wilson_clustered`` or ``none``."""
-    confidence: float
-    """Two-sided coverage of the interval."""
-
-    def excludes_zero(self) -> int:
-        """+1 when the interval lies above 0, −1 below, 0 when it holds 0 or there is none."""
-        if self.ci_low is None or self.ci_high is None:
-            return 0
-        return 1 if self.ci_low > 0 else -1 if self.ci_high < 0 else 0
-
-
-def _pairs(
-    a: Sequence[float] | pl.Series, b: Sequence[float] | pl.Series, cluster: Sequence[Hashable] | pl.Series
-) -> pl.DataFrame:
-    frame = pl.DataFrame(
-        {"a": pl.Series(a, dtype=pl.Float64), "b": pl.Series(b, dtype=pl.Float64), "c": pl.Series(cluster)}
-    )
-    if frame.height == 0:
-        msg = "a paired difference needs at least one pair"
-        raise ValueError(msg)
-    if frame.select(pl.any_horizontal(~pl.col("a", "b").is_finite()).fill_null(True).any()).item():
-        msg = "a and b must be finite numbers; apply the pair policy before comparing"
-        raise ValueError(msg)
-    return frame.group_by("c").agg(
-        pl.col("a").sum().alias("sa"), pl.col("b").sum().alias("sb"), pl.len().cast(pl.Float64).alias("m")
-    )
-
-
-def _correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """Σxy / sqrt(Σx² Σy²) of residual totals; 0 when either side shows no spread."""
-    sxx, syy = float(np.sum(x * x)), float(np.sum(y * y))
-    if sxx <= 0 or syy <= 0:
-        return 0.0
-    return max(-1.0, min(1.0, float(np.sum(x * y)) / math.sqrt(sxx * syy)))
-
-
-def paired_rate_difference(
-    a: Sequence[float] | pl.Series,
-    b: Sequence[float] | pl.Series,
-    cluster: Sequence[Hashable] | pl.Series,
-    *,
-    confidence: float = 0.95,
-) -> PairedTest:
-    """Difference of two paired pass rates (0/1 outcomes on the same units), clustered by case.
-
-    Parameters
-    ----------
-    a, b
-        0/1 outcomes of the two sides, position i of ``a`` paired with
-        position i of ``b`` (join on (case_id, trial) first).
-    cluster
-        The case of each pair.
-    confidence
-        Two-sided coverage.
-
-    Returns
-    -------
-    PairedTest
-        With one pair per case: Newcombe's (1998) method 10, the MOVER
-        interval (Zou & Donner 2008) from the two Wilson intervals (l, u) and
-        the phi coefficient r of the pairs:
-        L = d − sqrt((p_a − l_a)² − 2r(p_a − l_a)(u_b − p_b) + (u_b − p_b)²),
-        U = d + sqrt((u_a − p_a)² − 2r(u_a − p_a)(p_b − l_b) + (p_b − l_b)²)
-        (``newcombe``). With several pairs in a case: the per-pair differences
-        in [−1, 1] through :func:`bounded_mean_interval` (CR1, t(G − 1); the
-        case-level paired test, ``wilson_clustered``). Inside [−1, 1] by
-        construction; fewer than two cases with several pairs in one: no
-        interval.
-
-    Raises
-    ------
-    ValueError
-        When there is no pair or a value is not finite.
-
-    Examples
-    --------
-    Ten trials of one case, every trial won by a: a difference, no interval.
-
-    >>> paired_rate_difference([1] * 10, [0] * 10, ["q"] * 10).method
-    'none'
-    >>> t = paired_rate_difference([1, 1, 1, 1, 0, 1], [0, 1, 0, 0, 0, 1], ["x", "x", "y", "y", "z", "z"])
-    >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
-    ('wilson_clustered', 0.5, -0.6225, 0.9496)
-    >>> t = paired_rate_difference([1] * 8 + [0] * 12, [0] * 2 + [1] * 2 + [0] * 16, range(20))
-    >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
-    ('newcombe', 0.3, 0.0914, 0.4954)
-    """
-    sums = _pairs(a, b, cluster)
-    sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
-    total, clusters = float(m.sum()), int(m.size)
-    pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
-    d = pa - pb
-    if not (m <= 1).all():
-        est = bounded_mean_interval(sa - sb, m, low=-1.0, high=1.0, confidence=confidence)
-        return PairedTest(
-            int(total), clusters, pa, pb, d, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
-        )
-    ea, eb = rate_interval(sa, m, confidence=confidence), rate_interval(sb, m, confidence=confidence)
-    assert ea.ci_low is not None and ea.ci_high is not None and eb.ci_low is not None and eb.ci_high is not None
-    r = _correlation(sa - pa, sb - pb)
-    below = (pa - ea.ci_low) ** 2 - 2 * r * (pa - ea.ci_low) * (eb.ci_high - pb) + (eb.ci_high - pb) ** 2
-    above = (ea.ci_high - pa) ** 2 - 2 * r * (ea.ci_high - pa) * (pb - eb.ci_low) + (pb - eb.ci_low) ** 2
-    low, high = d - math.sqrt(max(below, 0.0)), d + math.sqrt(max(above, 0.0))
-    diff = (sa - sb) - d
-    se = math.sqrt(clusters / max(clusters - 1, 1) * float(np.sum(diff * diff))) / total
-    return PairedTest(int(total), clusters, pa, pb, d, max(low, -1.0), min(high, 1.0), se, r, "newcombe", confidence)
-
-
-def paired_mean_difference(
-    a: Sequence[float] | pl.Series,
-    b: Sequence[float] | pl.Series,
-    cluster: Sequence[Hashable] | pl.Series,
-    *,
-    width: float,
-    confidence: float = 0.95,
-) -> PairedTest:
-    """Difference of two paired mean scores, clustered by case.
-
-    Parameters
-    ----------
-    a, b
-        Scores of the two sides on the same units.
-    cluster
-        The case of each pair.
-    width
-        Width of the score range: each difference lies in [−width, width].
-    confidence
-        Two-sided coverage.
-
-    Returns
-    -------
-    PairedTest
-        The per-pair differences through :func:`bounded_mean_interval` on
-        [−width, width] (CR1 with t(G − 1), inside the range by
-        construction). Fewer than two cases: no interval.
-
-    Examples
-    --------
-    >>> t = paired_mean_difference([0.9, 0.8, 0.7, 0.9], [0.5, 0.6, 0.7, 0.4], ["a", "b", "c", "d"], width=1.0)
-    >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
-    ('wilson_clustered', 0.275, -0.0905, 0.5752)
-    """
-    sums = _pairs(a, b, cluster)
-    sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
-    total, clusters = float(m.sum()), int(m.size)
-    pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
-    est = bounded_mean_interval(sa - sb, m, low=-width, high=width, confidence=confidence)
-    return PairedTest(
-        int(total), clusters, pa, pb, pa - pb, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
     )

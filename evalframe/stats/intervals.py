@@ -6,7 +6,7 @@ cites the source of its formula:
 
 - :func:`wilson_interval`, :func:`wilson_bounds` — Wilson (1927), the score
   interval of a binomial proportion (the clustered intervals built on it are
-  in :mod:`evalframe.inference`);
+  in :mod:`evalframe.stats.clustered`);
 - :func:`mcnemar_exact` — McNemar (1947), the exact (binomial) test on the
   discordant pairs;
 - :func:`bounds` — Manski (1990), worst/best-case bounds of the full-plan
@@ -156,7 +156,7 @@ def wilson_bounds(p: float, n: float, q: float) -> tuple[float, float]:
     """The Wilson (1927) score interval of a proportion ``p`` over ``n`` units with critical value ``q``.
 
     ``n`` may be an effective (fractional) sample size and ``q`` a t quantile
-    (:mod:`evalframe.inference`). The ends are exact at p = 0 and p = 1 and
+    (:mod:`evalframe.stats.clustered`). The ends are exact at p = 0 and p = 1 and
     otherwise clipped to [0, p] and [p, 1] against rounding.
 
     Examples

@@ -1,9 +1,9 @@
-"""Power and minimum detectable effect of a paired comparison of two candidates (SPEC §6a).
+"""Power and minimum detectable difference of a paired comparison of two candidates (SPEC §6a).
 
 Before a run: how small a difference in pass rate a plan of ``cases`` ×
 ``trials`` can detect, how many cases a target difference needs, and what
-more trials buy against more cases (:func:`power`, the ``evalframe power``
-command). After a run: how large a difference the batch could have detected
+more trials buy against more cases (:func:`evalframe.stats.power.power`, the
+``evalframe power`` command). After a run: how large a difference the batch could have detected
 (``compare`` says so beside a ``no_supported_winner``).
 
 The power is that of the test ``compare`` runs (SPEC §6), not of a textbook
@@ -35,7 +35,7 @@ clamped to the range the two rates allow. The power is not monotone in G
 returns a G where it crosses the target, G − 1 staying below.
 
 **Several trials per case** (``compare``: the per-pair differences clustered
-by case, :func:`evalframe.inference.bounded_mean_interval`). With K trials
+by case, :func:`evalframe.stats.clustered.bounded_mean_interval`). With K trials
 per case and ρ the intra-case correlation of one candidate's trials (the
 summary's ``icc``, the same for both sides), a side's case mean has variance
 σ²(p) = p(1 − p)·(ρ + (1 − ρ)/K) (Kish 1965: the design effect 1 + (K − 1)ρ);
@@ -73,27 +73,22 @@ arXiv:2411.00640.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from dataclasses import dataclass
+from typing import Final, Literal
 
 import numpy as np
-import polars as pl
+
+from evalframe.stats.clustered import t_quantile
 
 __all__ = [
     "Detectable",
-    "PowerPlan",
+    "Model",
     "achieved_power",
     "cases_needed",
     "detectable_difference",
-    "pair_correlation_at",
-    "pair_correlation_limit",
-    "power",
 ]
 
 Model = Literal["exact_mcnemar", "clustered_t"]
-#: Trials per case compared in :func:`power`'s trade table.
-TRADE_TRIALS: Final = (1, 2, 3, 5, 10)
 #: Probability mass of the discordant-pair count left out of the exact sum, on each side.
 _TAIL: Final = 1e-16
 #: Points of the grid on which the first crossing of the target power is bracketed before root finding.
@@ -146,7 +141,7 @@ def _check_design(
 
 
 def _mcnemar_critical(n: np.ndarray, alpha: float) -> np.ndarray:
-    """j_n: the largest j with 2·P(Binomial(n, ½) ≤ j) < α (−1 when none), as :func:`evalframe.stats.mcnemar_exact`."""
+    """j_n: the largest j with 2·P(Binomial(n, ½) ≤ j) < α (−1 when none), as in :func:`.mcnemar_exact`."""
     from scipy.stats import binom
 
     guess = np.floor(binom.ppf(alpha / 2.0, n, 0.5)).astype(np.int64)
@@ -188,15 +183,13 @@ def _power_clustered(
 ) -> float:
     from scipy.stats import nct
 
-    from evalframe.inference import _t_quantile
-
     if cases < 2:
         return 0.0
     shrink = icc + (1.0 - icc) / trials
     pc = rate + difference
     sb, sc = math.sqrt(rate * (1.0 - rate) * shrink), math.sqrt(max(pc * (1.0 - pc), 0.0) * shrink)
     sd = math.sqrt(max(sb * sb + sc * sc - 2.0 * r * sb * sc, 1e-300))
-    critical = _t_quantile(1.0 - alpha / 2.0, cases - 1) / math.sqrt(max(1.0 - difference * difference, 1e-12))
+    critical = t_quantile(1.0 - alpha / 2.0, cases - 1) / math.sqrt(max(1.0 - difference * difference, 1e-12))
     return float(nct.sf(critical, cases - 1, difference * math.sqrt(cases) / sd))
 
 
@@ -399,255 +392,3 @@ def cases_needed(
         else:
             low = mid + 1
     return low
-
-
-def _shrink(icc: float, trials: float) -> float:
-    return icc + (1.0 - icc) / trials
-
-
-def pair_correlation_at(r: float, *, icc: float, measured_at: float, trials: float) -> float:
-    """The correlation of two candidates' case means at ``trials``, from ``r`` measured at ``measured_at`` trials.
-
-    The two sides' case probabilities keep their covariance whatever the trials; each side's case mean has
-    variance p(1 − p)(ρ + (1 − ρ)/K), so r_K = r·(ρ + (1 − ρ)/K₀)/(ρ + (1 − ρ)/K). That needs |r| ≤
-    ρ/(ρ + (1 − ρ)/K₀): the sides can share only the variance between cases.
-
-    Parameters
-    ----------
-    r
-        The correlation measured at ``measured_at`` trials per case (``compare``'s ``pair_correlation``).
-    icc
-        Intra-case correlation ρ of one side's trials.
-    measured_at, trials
-        Trials per case K₀ of the measurement and K wanted (each ≥ 1).
-
-    Raises
-    ------
-    ValueError
-        When ``|r|`` exceeds what ``icc`` allows at ``measured_at`` trials (the hint says which icc would do).
-
-    Examples
-    --------
-    >>> round(pair_correlation_at(0.2, icc=0.3, measured_at=1, trials=3), 4)
-    0.375
-    """
-    if r == 0.0 or trials == measured_at:
-        return r
-    if abs(r) > pair_correlation_limit(icc, measured_at) + 1e-12:
-        k = f"{measured_at:g} trial{'' if measured_at == 1 else 's'}"
-        msg = (
-            f"a pair correlation of {r:.4g} at {k} per case needs an icc of at least "
-            f"{_icc_for(abs(r), measured_at):.4g} (got {icc:.4g}): the two candidates can share only the "
-            "variance between cases"
-        )
-        raise ValueError(msg)
-    return r * _shrink(icc, measured_at) / _shrink(icc, trials)
-
-
-def pair_correlation_limit(icc: float, trials: float) -> float:
-    """The largest correlation of two candidates' case means that ``icc`` allows at ``trials`` per case.
-
-    ρ/(ρ + (1 − ρ)/K): the two sides' case means share at most the variance between cases.
-
-    Examples
-    --------
-    >>> pair_correlation_limit(0.3, 1), round(pair_correlation_limit(0.3, 3), 4)
-    (0.3, 0.5625)
-    """
-    return icc / _shrink(icc, trials)
-
-
-def _icc_for(r: float, trials: float) -> float:
-    """The least ρ with ρ/(ρ + (1 − ρ)/K) ≥ r."""
-    return r / (trials - r * (trials - 1.0)) if trials > 1 else r
-
-
-@dataclass(frozen=True)
-class PowerPlan:
-    """What a design can detect: returned by :func:`power`."""
-
-    inputs: dict[str, Any]
-    """The design and assumptions: cases, trials, alpha, power, rate, icc, pair_correlation, target_difference."""
-    detectable: Detectable
-    """The minimum detectable difference of the design."""
-    cases_needed: int | None
-    """Cases needed for ``target_difference`` at these trials (None without a target or when out of reach)."""
-    trade: pl.DataFrame
-    """The trade of trials against cases (see :func:`power`)."""
-    notes: list[str] = field(default_factory=list)
-    """Assumptions the numbers rest on, in words."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for JSON.
-
-        Keys: ``inputs``, ``sentence``, ``detectable_difference``, ``model``, ``design_effect``,
-        ``cases_needed``, ``trade`` (a list of rows) and ``notes``.
-        """
-        d = self.detectable
-        return {
-            "inputs": dict(self.inputs),
-            "sentence": self.sentence(),
-            "detectable_difference": d.difference,
-            "model": d.model,
-            "design_effect": d.design_effect,
-            "cases_needed": self.cases_needed,
-            "trade": self.trade.to_dicts(),
-            "notes": list(self.notes),
-        }
-
-    def sentence(self) -> str:
-        """The headline in words: "with 200 cases × 1 trial you can detect 14.3 points (...)"."""
-        i, d = self.inputs, self.detectable
-        k = f"{i['trials']:g} trial{'' if i['trials'] == 1 else 's'}"
-        what = "no difference in pass rate" if d.difference is None else f"{100 * d.difference:.1f} points"
-        return (
-            f"with {i['cases']} cases × {k} you can detect {what} "
-            f"({i['power']:.0%} power, two-sided α {i['alpha']:g}, baseline rate {i['rate']:g})"
-        )
-
-
-def power(
-    cases: int,
-    trials: int = 1,
-    *,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    rate: float = 0.5,
-    icc: float = 0.0,
-    pair_correlation: float = 0.0,
-    pair_trials: float | None = None,
-    target_difference: float | None = None,
-    trade_trials: Sequence[int] = TRADE_TRIALS,
-) -> PowerPlan:
-    """What a paired design of ``cases`` × ``trials`` can detect, and what more trials or more cases buy.
-
-    Parameters
-    ----------
-    cases, trials
-        The design: cases G ≥ 2 and trials per case K ≥ 1.
-    alpha, power
-        Two-sided level of ``compare``'s test and the target power.
-    rate
-        The baseline's pass rate in (0, 1).
-    icc
-        Intra-case correlation of one candidate's trials in [0, 1] (an earlier audit's summary ``icc``).
-    pair_correlation
-        Correlation of the two candidates' case means (``compare``'s ``pair_correlation``), measured at
-        ``pair_trials`` trials per case (default ``trials``); carried to other trials by
-        :func:`pair_correlation_at`.
-    pair_trials
-        Trials per case at which ``pair_correlation`` was measured.
-    target_difference
-        A difference in pass rate to size the design for (``cases_needed``), or None.
-    trade_trials
-        Trials per case for the trade table.
-
-    Returns
-    -------
-    PowerPlan
-        ``trade`` has one row per (basis, trials): ``basis`` (String: ``same_cases`` keeps G cases,
-        ``same_budget`` keeps the G·K units and takes ⌊G·K/K'⌋ cases), ``trials``, ``cases``, ``units``
-        (Int64), ``pair_correlation`` (Float64, at those trials), ``detectable_difference`` (Float64, a
-        fraction; null when out of reach) and ``cases_needed`` (Int64, for ``target_difference``; null
-        without one).
-
-    Raises
-    ------
-    ValueError
-        When an input is out of range or ``pair_correlation`` exceeds what ``icc`` allows.
-
-    Examples
-    --------
-    >>> plan = power(200, 1, rate=0.5, icc=0.3, target_difference=0.1)
-    >>> round(plan.detectable.difference, 4), plan.cases_needed
-    (0.1434, 408)
-    >>> print(plan.sentence())
-    with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)
-    >>> [(k, g, round(d, 3)) for k, g, d in plan.trade.filter(basis="same_budget").select(
-    ...     "trials", "cases", "detectable_difference").rows()]
-    [(1, 200, 0.143), (2, 100, 0.159), (3, 66, 0.177), (5, 40, 0.207), (10, 20, 0.27)]
-    """
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        msg = f"trials must be a whole number of at least 1, got {trials!r}"
-        raise ValueError(msg)
-    if not isinstance(cases, (int, np.integer)) or isinstance(cases, bool) or cases < 2:
-        msg = f"cases must be a whole number of at least 2, got {cases!r}"
-        raise ValueError(msg)
-    if target_difference is not None and not (
-        math.isfinite(target_difference) and 0.0 < target_difference <= 1.0 - rate
-    ):
-        msg = f"target_difference must be in (0, 1 - rate] = (0, {1.0 - rate:.4g}], got {target_difference!r}"
-        raise ValueError(msg)
-    measured = float(trials if pair_trials is None else pair_trials)
-    if not (math.isfinite(measured) and measured >= 1):
-        msg = f"pair_trials must be at least 1, got {pair_trials!r}"
-        raise ValueError(msg)
-    ks = sorted({int(k) for k in trade_trials} | {int(trials)})
-    if ks[0] < 1:
-        msg = f"trade_trials must be at least 1, got {min(trade_trials)!r}"
-        raise ValueError(msg)
-    r_at = {k: pair_correlation_at(pair_correlation, icc=icc, measured_at=measured, trials=k) for k in ks}
-
-    def mde_at(g: int, k: int) -> float | None:
-        found = detectable_difference(g, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power)
-        return found.difference
-
-    found = detectable_difference(
-        cases, trials, rate=rate, icc=icc, pair_correlation=r_at[trials], alpha=alpha, power=power
-    )
-    needed_at: dict[int, int | None] = {
-        k: None
-        if target_difference is None
-        else cases_needed(target_difference, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power)
-        for k in ks
-    }
-    rows = []
-    for basis in ("same_cases", "same_budget"):
-        for k in ks:
-            g = cases if basis == "same_cases" else cases * trials // k
-            mde = mde_at(g, k) if g >= 2 else None
-            rows.append(
-                {
-                    "basis": basis,
-                    "trials": k,
-                    "cases": g,
-                    "units": g * k,
-                    "pair_correlation": r_at[k],
-                    "detectable_difference": mde,
-                    "cases_needed": needed_at[k],
-                }
-            )
-    trade = pl.DataFrame(
-        rows,
-        schema={
-            "basis": pl.String,
-            "trials": pl.Int64,
-            "cases": pl.Int64,
-            "units": pl.Int64,
-            "pair_correlation": pl.Float64,
-            "detectable_difference": pl.Float64,
-            "cases_needed": pl.Int64,
-        },
-    )
-    notes = [
-        "the power is that of compare's test: "
-        + (
-            "the exact McNemar test (one trial per case)"
-            if trials == 1
-            else f"the interval clustered by case (t with {cases - 1} degrees of freedom)"
-        ),
-    ]
-    if trials == 1 and icc == 0.0 and any(k > 1 for k in ks):
-        notes.append("icc 0 assumed: with icc 0 more trials per case count as more independent cases")
-    inputs = {
-        "cases": int(cases),
-        "trials": int(trials),
-        "alpha": alpha,
-        "power": power,
-        "rate": rate,
-        "icc": icc,
-        "pair_correlation": pair_correlation,
-        "pair_trials": measured,
-        "target_difference": target_difference,
-    }
-    return PowerPlan(inputs, found, needed_at[int(trials)], trade, notes)
