@@ -133,89 +133,113 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     with _chart_settings():
         fig = Figure(figsize=(10.5, 1.9 + 0.55 * k), layout="constrained")
         share, rate = fig.subplots(1, 2, sharey=True, width_ratios=[1.15, 1])
-        ys = list(range(k))
-        left = [0.0] * k
-        handles = []
-        for outcome in COMPOSITION:
-            counts = [r.outcomes.get(outcome, 0) for r in records]
-            if not any(counts):
-                continue
-            widths = [dict((o, w) for o, _, w in r.composition).get(outcome, 0.0) for r in records]
-            style = _bar_style(outcome)
-            share.barh(ys, widths, left=left, height=0.6, **style)
-            for y, x0, w, c in zip(ys, left, widths, counts, strict=True):
-                if w >= 0.07:
-                    colour = "#212529" if outcome in ("missing", "scored_no_threshold", "not_scored") else "white"
-                    share.text(x0 + w / 2, y, str(c), ha="center", va="center", color=colour, fontsize=8.5)
-            left = [x + w for x, w in zip(left, widths, strict=True)]
-            handles.append(Patch(label=outcome.replace("_", " "), **style))
-        _percent_axis(share)
-        share.set_yticks(ys, [_wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records])
-        share.invert_yaxis()
-        share.set_title("Where the planned units went (share of planned)", loc="left")
-        share.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=min(5, len(handles)))
-
-        labelled = k <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
-        for y, r in zip(ys, records, strict=True):
-            low, high = r.rates["pass_rate_planned"].value, r.rates["pass_rate_upper"].value
-            value = r.rates["pass_rate_scored"].value
-            if low is not None and high is not None:
-                if high - low > 1e-9:
-                    rate.barh(y, high - low, left=low, height=0.5, color="#ffe8cc", edgecolor="#f08c00", hatch="")
-                else:
-                    rate.plot([low, low], [y - 0.25, y + 0.25], color="#f08c00", linewidth=3)
-                span = pct(low) if high - low <= 1e-9 else f"{pct(low)} to {pct(high)}"
-                if labelled:
-                    rate.text(
-                        (low + high) / 2,
-                        y + 0.27,
-                        f"over all {r.planned} planned: {span}",
-                        ha="center",
-                        va="top",
-                        fontsize=8,
-                        color="#d9480f",
-                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                    )
-            if value is not None:
-                lo_ci, hi_ci = r.rates["pass_rate_scored"].ci_low, r.rates["pass_rate_scored"].ci_high
-                if lo_ci is not None and hi_ci is not None:
-                    rate.errorbar(
-                        value,
-                        y,
-                        xerr=[[max(0.0, value - lo_ci)], [max(0.0, hi_ci - value)]],
-                        fmt="o",
-                        color="#1864ab",
-                        capsize=4,
-                        markersize=7,
-                    )
-                else:
-                    rate.plot([value], [y], "o", color="#1864ab", markersize=7)
-                if labelled:
-                    rate.annotate(
-                        f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}",
-                        (value, y),
-                        xytext=(0, 9),
-                        textcoords="offset points",
-                        ha="center",
-                        fontsize=8.5,
-                        color="#1864ab",
-                        bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                    )
-            else:
-                rate.text(0.5, y, "no pass rate (nothing scored)", ha="center", va="center", color="#868e96")
-        _percent_axis(rate)
-        rate.set_xlim(-0.02, 1.04)
-        rate.set_title("pass_rate_scored vs. the full-plan range", loc="left")
-        rate.legend(
-            handles=[
-                Patch(facecolor="#ffe8cc", edgecolor="#f08c00", label="full-plan range: worst to best case"),
-                Line2D([], [], marker="o", color="#1864ab", label="pass_rate_scored (passed / scored), Wilson CI"),
-            ],
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.16),
-            ncols=1,
-        )
+        _share_panel(share, records)
+        _rate_panel(rate, records)
         return _svg(fig, scope="headline", label="Share of planned units by outcome, and pass rate against its range")
+
+
+def _share_panel(share: Axes, records: Sequence[Candidate]) -> None:
+    """One stacked bar per candidate: the share of its planned units in each outcome, counts inside."""
+    ys = list(range(len(records)))
+    left = [0.0] * len(records)
+    handles = []
+    for outcome in COMPOSITION:
+        counts = [r.outcomes.get(outcome, 0) for r in records]
+        if not any(counts):
+            continue
+        widths = [dict((o, w) for o, _, w in r.composition).get(outcome, 0.0) for r in records]
+        style = _bar_style(outcome)
+        share.barh(ys, widths, left=left, height=0.6, **style)
+        for y, x0, w, c in zip(ys, left, widths, counts, strict=True):
+            if w >= 0.07:
+                colour = "#212529" if outcome in ("missing", "scored_no_threshold", "not_scored") else "white"
+                share.text(x0 + w / 2, y, str(c), ha="center", va="center", color=colour, fontsize=8.5)
+        left = [x + w for x, w in zip(left, widths, strict=True)]
+        handles.append(Patch(label=outcome.replace("_", " "), **style))
+    _percent_axis(share)
+    share.set_yticks(ys, [_wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records])
+    share.invert_yaxis()
+    share.set_title("Where the planned units went (share of planned)", loc="left")
+    share.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=min(5, len(handles)))
+
+
+#: The white box behind a label drawn over bars.
+_LABEL_BOX: Final = {"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85}
+
+
+def _rate_panel(rate: Axes, records: Sequence[Candidate]) -> None:
+    """Per candidate, ``pass_rate_scored`` with its interval over the band of the full-plan pass rate."""
+    labelled = len(records) <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
+    for y, r in enumerate(records):
+        _range_band(rate, y, r, labelled=labelled)
+        _rate_point(rate, y, r, labelled=labelled)
+    _percent_axis(rate)
+    rate.set_xlim(-0.02, 1.04)
+    rate.set_title("pass_rate_scored vs. the full-plan range", loc="left")
+    rate.legend(
+        handles=[
+            Patch(facecolor="#ffe8cc", edgecolor="#f08c00", label="full-plan range: worst to best case"),
+            Line2D([], [], marker="o", color="#1864ab", label="pass_rate_scored (passed / scored), Wilson CI"),
+        ],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.16),
+        ncols=1,
+    )
+
+
+def _range_band(rate: Axes, y: int, r: Candidate, *, labelled: bool) -> None:
+    """The band from ``pass_rate_planned`` (worst case) to ``pass_rate_upper`` (best case); a tick when equal."""
+    low, high = r.rates["pass_rate_planned"].value, r.rates["pass_rate_upper"].value
+    if low is None or high is None:
+        return
+    if high - low > 1e-9:
+        rate.barh(y, high - low, left=low, height=0.5, color="#ffe8cc", edgecolor="#f08c00", hatch="")
+    else:
+        rate.plot([low, low], [y - 0.25, y + 0.25], color="#f08c00", linewidth=3)
+    span = pct(low) if high - low <= 1e-9 else f"{pct(low)} to {pct(high)}"
+    if labelled:
+        rate.text(
+            (low + high) / 2,
+            y + 0.27,
+            f"over all {r.planned} planned: {span}",
+            ha="center",
+            va="top",
+            fontsize=8,
+            color="#d9480f",
+            bbox={**_LABEL_BOX},
+        )
+
+
+def _rate_point(rate: Axes, y: int, r: Candidate, *, labelled: bool) -> None:
+    """The ``pass_rate_scored`` point with its interval (when there is one), or a note that nothing was scored."""
+    scored = r.rates["pass_rate_scored"]
+    value = scored.value
+    if value is None:
+        rate.text(0.5, y, "no pass rate (nothing scored)", ha="center", va="center", color="#868e96")
+        return
+    if scored.ci_low is not None and scored.ci_high is not None:
+        rate.errorbar(
+            value,
+            y,
+            xerr=[[max(0.0, value - scored.ci_low)], [max(0.0, scored.ci_high - value)]],
+            fmt="o",
+            color="#1864ab",
+            capsize=4,
+            markersize=7,
+        )
+    else:
+        rate.plot([value], [y], "o", color="#1864ab", markersize=7)
+    if labelled:
+        rate.annotate(
+            f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}",
+            (value, y),
+            xytext=(0, 9),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8.5,
+            color="#1864ab",
+            bbox={**_LABEL_BOX},
+        )
 
 
 def _bar_style(outcome: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ Every number comes from the view; text from the input goes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -24,7 +25,7 @@ from evalframe.report.format import (
     markdown_text,
     pct,
 )
-from evalframe.report.view import Gate, Note, View
+from evalframe.report.view import Gate, Note, Rate, Slices, View
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -88,8 +89,8 @@ def render_markdown(view: View) -> str:
     >>> render_markdown(build_view(report)).splitlines()[0]
     '# evalframe audit: A'
     """
-    lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.subtitle), ""]
     c = view.comparison
+    lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.subtitle), ""]
     if c is not None:
         lines += ["## Verdict", "", *_verdict_lines(c), ""]
     if view.gate is not None:
@@ -98,6 +99,27 @@ def render_markdown(view: View) -> str:
     lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
     if view.ranking:
         lines += ["", f"**{markdown_text(view.ranking)}**"]
+    lines += ["", *_funnel_and_rates_lines(view), "", "## Missing units", "", _missing_table(view)]
+    if view.slices is not None:
+        lines += ["", *_slices_lines(view.slices)]
+    lines += ["", "## Notes and problems (not refusing)", ""]
+    lines.append(_notes_table(view.notes) if view.notes else "none")
+    if c is not None:
+        lines += ["", *_comparison_lines(c)]
+    lines += ["", "## Provenance", "", *[f"- {markdown_text(k)}: {v}" for k, v in view.provenance_markdown]]
+    return "\n".join(lines) + "\n"
+
+
+def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
+    """One row per candidate, one String column per rate of :data:`RATE_COLUMNS` holding ``cell(rate)``."""
+    return pl.DataFrame(
+        [{CANDIDATE: cand.name} | {r: cell(cand.rates[r]) for r in RATE_COLUMNS} for cand in view.candidates],
+        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
+    )
+
+
+def _funnel_and_rates_lines(view: View) -> list[str]:
+    """The funnel's counts, the rates, each rate's numerator / denominator, and the rates' intervals."""
     counts = pl.DataFrame(
         [{CANDIDATE: cand.name, **cand.counts} for cand in view.candidates],
         schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in COUNT_COLUMNS}},
@@ -106,23 +128,9 @@ def render_markdown(view: View) -> str:
         [{CANDIDATE: cand.name, **{r: cand.rates[r].value for r in RATE_COLUMNS}} for cand in view.candidates],
         schema={CANDIDATE: pl.String, **{r: pl.Float64 for r in RATE_COLUMNS}},
     )
-    parts = pl.DataFrame(
-        [
-            {CANDIDATE: cand.name}
-            | {r: f"{cand.rates[r].numerator} / {cand.rates[r].denominator}" for r in RATE_COLUMNS}
-            for cand in view.candidates
-        ],
-        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
-    )
-    intervals = pl.DataFrame(
-        [
-            {CANDIDATE: cand.name} | {r: interval(cand.rates[r].ci_low, cand.rates[r].ci_high) for r in RATE_COLUMNS}
-            for cand in view.candidates
-        ],
-        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
-    )
-    lines += [
-        "",
+    parts = _rate_cells(view, lambda rate: f"{rate.numerator} / {rate.denominator}")
+    intervals = _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high))
+    return [
         "## Funnel (counts)",
         "",
         markdown_table(counts),
@@ -142,10 +150,11 @@ def render_markdown(view: View) -> str:
         "on the effective sample size with t(cases − 1); none with fewer than two cases):",
         "",
         markdown_table(intervals),
-        "",
-        "## Missing units",
-        "",
     ]
+
+
+def _missing_table(view: View) -> str:
+    """Missing units per candidate: how many, in how many cases, and the first case ids."""
     missing = pl.DataFrame(
         {
             CANDIDATE: [cand.name for cand in view.candidates],
@@ -155,31 +164,32 @@ def render_markdown(view: View) -> str:
         },
         schema={CANDIDATE: pl.String, "missing": pl.Int64, "missing_cases": pl.Int64, "missing_case_ids": pl.String},
     )
-    lines.append(markdown_table(missing))
-    if view.slices is not None:
-        lines += [
-            "",
-            "## Missingness by slice",
-            "",
-            markdown_table(view.slices.tests),
-            "",
-            "Cases are the test's units (case-level permutation test of each case's ungraded, and missing, "
-            "fraction); p-values are Holm-adjusted over every test of the audit (Holm 1979).",
-            "",
-            "### Funnel by slice",
-            "",
-            markdown_table(view.slices.funnel),
-        ]
-    lines += ["", "## Notes and problems (not refusing)", ""]
-    lines.append(_notes_table(view.notes) if view.notes else "none")
-    if c is not None:
-        lines += ["", f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}", ""]
-        lines.append(markdown_table(c.table.drop("reasons")))
-        if c.dropped_by_slice.height:
-            lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
-        lines += ["", *_flips_lines(c)]
-    lines += ["", "## Provenance", "", *[f"- {markdown_text(k)}: {v}" for k, v in view.provenance_markdown]]
-    return "\n".join(lines) + "\n"
+    return markdown_table(missing)
+
+
+def _slices_lines(slices: Slices) -> list[str]:
+    """Missingness by slice (the tests, Holm-adjusted) and the funnel by slice."""
+    return [
+        "## Missingness by slice",
+        "",
+        markdown_table(slices.tests),
+        "",
+        "Cases are the test's units (case-level permutation test of each case's ungraded, and missing, "
+        "fraction); p-values are Holm-adjusted over every test of the audit (Holm 1979).",
+        "",
+        "### Funnel by slice",
+        "",
+        markdown_table(slices.funnel),
+    ]
+
+
+def _comparison_lines(c: ComparisonView) -> list[str]:
+    """The comparison's table, the pairs dropped by slice, and the flipped pairs."""
+    lines = [f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}", ""]
+    lines.append(markdown_table(c.table.drop("reasons")))
+    if c.dropped_by_slice.height:
+        lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
+    return [*lines, "", *_flips_lines(c)]
 
 
 def render_comparison_markdown(c: ComparisonView) -> str:
