@@ -28,7 +28,7 @@ over every n carrying probability above 1e-16 (Miettinen 1968 and Connor
 1987 give the normal approximations of this sum; it is computed exactly here
 with :mod:`scipy.stats`). Newcombe's interval excludes zero whenever the
 exact test rejects (every rejecting 2 × 2 table of 12, 20 and 30 cases in
-``tests/test_power.py``; every one up to 500 cases when this was written),
+``tests/stats/test_power.py``; every one up to 500 cases when this was written),
 so this is the power of the whole rule. φ is
 clamped to the range the two rates allow. The power is not monotone in G
 (the saw-tooth of exact tests; Chernick & Liu 2002): :func:`cases_needed`

@@ -137,3 +137,11 @@ def test_core_steps_never_import_renderers_importers_or_the_cli() -> None:
         for m in core
     }
     assert {m: t for m, t in offenders.items() if t} == {}
+
+
+def test_nothing_in_the_library_imports_the_cli() -> None:
+    # The CLI holds the process state (signal handlers, the collector's freeze): no library module reaches it.
+    graph = import_graph()
+    in_cli = {m for m in graph if m == "evalframe.cli" or m.startswith("evalframe.cli.")}
+    assert in_cli >= {"evalframe.cli", "evalframe.cli.app", "evalframe.cli.signals"}
+    assert {m: sorted(graph[m] & in_cli) for m in graph if m not in in_cli and graph[m] & in_cli} == {}

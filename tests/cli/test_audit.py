@@ -1,39 +1,13 @@
-"""The command line, through click's runner: exit codes, outputs, atomic writes."""
+"""`evalframe audit`: output formats, --out, refusals, input errors."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-import click
 import polars as pl
-import pytest
-from click.testing import CliRunner
 
-from evalframe.cli import main
-from tests.conftest import FIXTURES
-
-ORBIT = FIXTURES / "orbit_desk"
-ORBIT_ARGS = [
-    "audit",
-    "--plan",
-    str(ORBIT / "plan.csv"),
-    "--results",
-    str(ORBIT / "results.csv"),
-    "--candidates",
-    "A,B",
-]
-
-
-#: What a refused batch leaves in --out.
-REFUSAL_FILES = ["evalframe-manifest.json", "problems.parquet", "report.html", "report.json", "report.md"]
-
-
-def run(args: list[str]) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, args)
-    return result.exit_code, result.stdout, result.stderr
+from tests.cli.support import ORBIT, ORBIT_ARGS, REFUSAL_FILES, run
 
 
 def test_audit_table_output_leads_with_denominators() -> None:
@@ -131,84 +105,6 @@ def test_refused_plan_exits_1(tmp_path: Path) -> None:
     assert "duplicate_case" in stderr
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["audit", "--plan", "nope.csv", "--results", "x.csv"],
-        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", "missing.parquet", "--candidates", "A"],
-        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv"), "--retry", "best"],
-        ["nonsense"],
-    ],
-    ids=["missing-plan", "missing-results", "bad-policy", "unknown-command"],
-)
-def test_usage_and_input_errors_exit_2_without_traceback(args: list[str]) -> None:
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 2
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-
-
-def test_undeclared_candidates_is_a_usage_error_with_a_hint() -> None:
-    code, _, stderr = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv")])
-    assert code == 2
-    assert "has no candidate column, so name the candidates: --candidates A,B" in stderr
-
-
-def test_every_command_has_help_text() -> None:
-    assert isinstance(main, click.Group)
-    for name, command in main.commands.items():
-        assert command.help, name
-        result = CliRunner().invoke(main, [name, "--help"])
-        assert result.exit_code == 0, name
-
-
-def test_import_then_audit_round_trip(tmp_path: Path) -> None:
-    from tests.conftest import real
-
-    export = real("inspect_ai/UKGovernmentBEIS-inspect_ai/tests/log/test_eval_log/log_streaming.eval")
-    code, _, _ = run(["import", "inspect", str(export), "--out", str(tmp_path / "imp")])
-    assert code == 0
-    code, out, _ = run(
-        [
-            "audit",
-            "--plan",
-            str(tmp_path / "imp/plan.parquet"),
-            "--results",
-            str(tmp_path / "imp/ledger.parquet"),
-            "--format",
-            "json",
-        ]
-    )
-    assert code == 0
-    (row,) = json.loads(out)["summary"]
-    assert (row["planned"], row["scored"], row["passed"]) == (4, 4, 3)
-    # Provenance columns of the ledger still name the original export.
-    units = pl.read_parquet(tmp_path / "imp/ledger.parquet")
-    assert units.get_column("source").str.contains("log_streaming.eval").all()
-
-
-@pytest.mark.parametrize(
-    ("extra", "message"),
-    [
-        (["--candidates", "A,,B"], "empty name"),
-        (["--candidates", "A, B"], "white space"),
-        (["--candidates", "A,A"], "repeated"),
-        (["--candidates", "A,B", "--trials", "0"], "--trials"),
-        (["--candidates", "A,B", "--grade", "numeric", "--score-range", "1", "0"], "LOW < HIGH"),
-        (["--candidates", "A,B", "--pass-threshold", "0.5"], "--grade numeric only"),
-        (["--candidates", "A,B", "--slice", "case_id"], "identity, not a slice"),
-        (["--candidates", "A,B", "--bins", "case_type=0,1"], "without --slice"),
-        (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not a number"),
-        (["--candidates", "A,B", "--out", "/dev/null/x"], "cannot write"),
-    ],
-)
-def test_flag_mistakes_are_usage_errors(extra: list[str], message: str) -> None:
-    result = CliRunner().invoke(main, [*ORBIT_ARGS[:5], *extra])
-    assert result.exit_code == 2, result.output
-    assert message in result.output
-    assert "Traceback" not in result.output
-
-
 def test_refusal_replaces_an_old_report_and_speaks_json(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run([*ORBIT_ARGS, "--out", str(out), "--slice", "case_type"])[0] == 0
@@ -244,22 +140,6 @@ def test_refusal_replaces_an_old_report_and_speaks_json(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
 
 
-def test_the_command_freezes_its_imports_out_of_the_collector_and_main_does_not() -> None:
-    # The console script (cli.run) freezes what it imported; main, called where the process goes on, does not.
-    code = (
-        "import gc, sys\n"
-        "from evalframe import cli\n"
-        "sys.argv = ['evalframe', '--version']\n"
-        "for name, entry in (('main', cli.main), ('run', cli.run)):\n"
-        "    try:\n"
-        "        entry()\n"
-        "    except SystemExit as done:\n"
-        "        print(name, done.code, gc.get_freeze_count() > 0)\n"
-    )
-    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert [line for line in shown.splitlines() if line.startswith(("main", "run"))] == ["main 0 False", "run 0 True"]
-
-
 def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: Path) -> None:
     # polars cannot resolve candidate=p=q as a hive partition: a clear input error (exit 2), not a traceback.
     for cand in ("A", "p=q"):
@@ -271,77 +151,6 @@ def test_a_hive_folder_value_holding_an_equals_sign_is_an_input_error(tmp_path: 
     code, _, err = run(args)
     assert code == 2
     assert "cannot read its files as one lake" in err and "key=value folder names" in err
-
-
-#: Script lines that send the process SIGTERM after each step of writing an output folder for which ``{when}``.
-STOP_AT_STEPS = """
-import evalframe.report.output
-def step_then_stop(name):
-    if {when}:
-        os.kill(os.getpid(), signal.SIGTERM)
-evalframe.report.output._step = step_then_stop
-"""
-
-
-def test_a_stop_signal_during_the_write_of_out_takes_effect_after_the_exchange(tmp_path: Path) -> None:
-    # A refusal replaces an earlier run's rates. SIGTERM at each step of the write: a stop while files are
-    # written leaves the earlier output whole; once the exchange starts, it finishes first, then the command stops.
-    out = tmp_path / "out"
-    assert run([*ORBIT_ARGS, "--out", str(out)])[0] == 0
-    earlier = sorted(p.name for p in out.iterdir())
-    assert {"summary.parquet", "units.parquet", "report.md"} <= set(earlier)
-    bad = tmp_path / "bad.csv"
-    bad.write_text("candidate,case_id,passed\nA,quote,1\nA,quote,1\n")
-
-    def command(when: str) -> subprocess.CompletedProcess[str]:
-        script = f"""
-import os, signal, sys
-from evalframe import cli
-{STOP_AT_STEPS.format(when=when)}
-sys.argv = ["evalframe", "audit", "--plan", {str(ORBIT / "plan.csv")!r}, "--results", {str(bad)!r},
-            "--candidates", "A,B", "--out", {str(out)!r}]
-cli.run()
-"""
-        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-
-    done = command("True")
-    assert done.returncode == 143, done.stderr
-    assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out"]
-    assert sorted(p.name for p in out.iterdir()) == earlier
-    done = command("name == 'earlier output moved aside'")
-    assert done.returncode == 143, done.stderr
-    assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out"]
-    assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
-    assert pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing")).height == 2
-
-
-def test_sigterm_with_its_default_action_during_a_guarded_exchange_still_leaves_a_whole_folder(tmp_path: Path) -> None:
-    # Python, no command, the command's guard passed: SIGTERM ends the process, but only after the exchange and
-    # the temporary folder's removal.
-    out = tmp_path / "out"
-    script = f"""
-import os, signal
-import polars as pl
-import evalframe as ef
-from evalframe.cli.signals import hold_stop_signals
-def report(candidates):
-    plan = ef.Plan.from_file({str(ORBIT / "plan.csv")!r}, candidates=candidates)
-    results = ef.load({str(ORBIT / "results.csv")!r}).frame
-    return ef.audit(plan, results.filter(pl.col("candidate").is_in(candidates)))
-report(["A", "B"]).write({str(out)!r})
-{STOP_AT_STEPS.format(when="name == 'earlier output moved aside'")}
-report(["A"]).write({str(out)!r}, guard=hold_stop_signals)
-print("not reached")
-"""
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == -15, done.stderr
-    assert "not reached" not in done.stdout
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]
-    for table in ("summary", "units", "attempts"):
-        assert pl.read_parquet(out / f"{table}.parquet").get_column("candidate").unique().to_list() == ["A"], table
-    assert json.loads((out / "report.json").read_text())["summary"][0]["candidate"] == "A"
 
 
 def test_declared_extra_columns_reach_the_units_and_attempts_tables(tmp_path: Path) -> None:

@@ -1,0 +1,63 @@
+"""The command group: help texts, usage errors (exit 2) and the flags checked before any file is read."""
+
+from __future__ import annotations
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from evalframe.cli import main
+from tests.cli.support import ORBIT, ORBIT_ARGS, run
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "--plan", "nope.csv", "--results", "x.csv"],
+        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", "missing.parquet", "--candidates", "A"],
+        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv"), "--retry", "best"],
+        ["nonsense"],
+    ],
+    ids=["missing-plan", "missing-results", "bad-policy", "unknown-command"],
+)
+def test_usage_and_input_errors_exit_2_without_traceback(args: list[str]) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_undeclared_candidates_is_a_usage_error_with_a_hint() -> None:
+    code, _, stderr = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv")])
+    assert code == 2
+    assert "has no candidate column, so name the candidates: --candidates A,B" in stderr
+
+
+def test_every_command_has_help_text() -> None:
+    assert isinstance(main, click.Group)
+    for name, command in main.commands.items():
+        assert command.help, name
+        result = CliRunner().invoke(main, [name, "--help"])
+        assert result.exit_code == 0, name
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--candidates", "A,,B"], "empty name"),
+        (["--candidates", "A, B"], "white space"),
+        (["--candidates", "A,A"], "repeated"),
+        (["--candidates", "A,B", "--trials", "0"], "--trials"),
+        (["--candidates", "A,B", "--grade", "numeric", "--score-range", "1", "0"], "LOW < HIGH"),
+        (["--candidates", "A,B", "--pass-threshold", "0.5"], "--grade numeric only"),
+        (["--candidates", "A,B", "--slice", "case_id"], "identity, not a slice"),
+        (["--candidates", "A,B", "--bins", "case_type=0,1"], "without --slice"),
+        (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not a number"),
+        (["--candidates", "A,B", "--out", "/dev/null/x"], "cannot write"),
+    ],
+)
+def test_flag_mistakes_are_usage_errors(extra: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, [*ORBIT_ARGS[:5], *extra])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output

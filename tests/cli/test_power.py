@@ -1,0 +1,98 @@
+"""`evalframe power`: text and JSON, hints on bad inputs, assumptions read from earlier runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+import evalframe as ef
+from evalframe.cli import main
+from evalframe.compare import compare
+from evalframe.stats import pair_correlation_limit
+from tests.stats.test_power import _batch
+
+
+def _cli(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["power", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_power_command_text_and_json() -> None:
+    code, out, _ = _cli(["--cases", "200", "--trials", "1", "--icc", "0.3", "--target-difference", "0.1"])
+    assert code == 0
+    assert out.splitlines()[0] == (
+        "with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)"
+    )
+    assert "cases needed for 10.0 points at 1 trial(s) per case: 408" in out
+    assert "trials vs cases: same budget of units" in out
+    code, out, _ = _cli(["--cases", "200", "--trials", "3", "--icc", "0.3", "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["detectable_difference"] == pytest.approx(0.102095, abs=5e-7)
+    assert (doc["model"], doc["design_effect"], doc["cases_needed"]) == ("clustered_t", pytest.approx(1.6), None)
+    budget = [(r["trials"], r["cases"]) for r in doc["trade"] if r["basis"] == "same_budget"]
+    assert budget == [(1, 600), (2, 300), (3, 200), (5, 120), (10, 60)]
+
+
+@pytest.mark.parametrize(
+    ("args", "message", "hint"),
+    [
+        (["--cases", "200", "--rate", "1.2"], "error: rate must be in (0.0, 1.0), got 1.2", "--rate is the baseline"),
+        (["--trials", "2"], "error: give --cases (or --from-units)", "--cases is the number of cases"),
+        (["--cases", "200", "--pair-correlation", "0.4"], "error: a pair correlation of 0.4", "give --icc"),
+        (["--cases", "1"], "error: cases must be a whole number of at least 2, got 1", "--cases is"),
+        (["--cases", "50", "--trade-trials", "1,x"], "error: --trade-trials '1,x' is not a list", "--trade-trials"),
+        (["--cases", "50", "--target-difference", "0"], "error: target_difference must be in", "--target-diff"),
+    ],
+)
+def test_power_command_bad_inputs_exit_2_with_a_hint(args: list[str], message: str, hint: str) -> None:
+    code, out, err = _cli(args)
+    assert (code, out) == (2, "")
+    first, second = err.splitlines()
+    assert first.startswith(message)
+    assert second.startswith(f"hint: {hint}")
+
+
+def test_power_command_reads_an_earlier_audit_and_compare(tmp_path: Path) -> None:
+    plan, ledger = _batch(30, 4, seed=4)
+    plan.cases.write_csv(tmp_path / "plan.csv")
+    ledger.write_csv(tmp_path / "results.csv")
+    common = ["--plan", str(tmp_path / "plan.csv"), "--results", str(tmp_path / "results.csv")]
+    common += ["--candidates", "base,cand", "--trials", "4"]
+    out = tmp_path / "out"
+    args = ["compare", *common, "--baseline", "base", "--candidate", "cand", "--out", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.stderr
+    report = ef.audit(plan, ledger)
+    base = report.summary.filter(pl.col("candidate") == "base").row(0, named=True)
+    r = compare(report, baseline="base", candidate="cand").table.item(0, "pair_correlation")
+    units = str(out / "units.parquet")
+    code, text, err = _cli(["--from-units", units, "--format", "json"])
+    assert (code, text) == (2, "")
+    assert err.splitlines()[0] == f"error: --from-units {units} holds candidates base, cand: give --candidate"
+    code, text, err = _cli(["--from-units", units, "--candidate", "base", "--from-compare",
+                            str(out / "comparison.parquet"), "--format", "json"])  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(text)
+    assert doc["inputs"] | {"icc": pytest.approx(base["icc"]), "rate": pytest.approx(base["pass_rate_scored"])} == {
+        "cases": 30,
+        "trials": 4,
+        "alpha": 0.05,
+        "power": 0.8,
+        "rate": base["pass_rate_scored"],
+        "icc": base["icc"],
+        "pair_correlation": pytest.approx(min(r, pair_correlation_limit(base["icc"], 4))),
+        "pair_trials": 4.0,
+        "target_difference": None,
+    }
+    assert doc["detectable_difference"] == pytest.approx(compare(report, baseline="base", candidate="cand").table.item(
+        0, "detectable_difference"
+    ))  # fmt: skip
+    assert any(s.startswith("icc ") and s.endswith(units) for s in doc["sources"])
+    code, _, err = _cli(["--cases", "30", "--from-units", str(tmp_path / "plan.csv")])
+    assert code == 2
+    assert err.startswith(f"error: --from-units {tmp_path / 'plan.csv'}: not a readable units table")

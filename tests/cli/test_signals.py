@@ -1,0 +1,127 @@
+"""Process state of the command: stop signals, the guarded exchange of --out, the garbage collector."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import evalframe.report.output as output
+from evalframe.cli.signals import hold_stop_signals
+from evalframe.report import write_output
+from tests.cli.support import ORBIT, ORBIT_ARGS, REFUSAL_FILES, run
+
+#: Script lines that send the process SIGTERM after each step of writing an output folder for which ``{when}``.
+STOP_AT_STEPS = """
+import evalframe.report.output
+def step_then_stop(name):
+    if {when}:
+        os.kill(os.getpid(), signal.SIGTERM)
+evalframe.report.output._step = step_then_stop
+"""
+
+
+def test_a_stop_signal_during_the_write_of_out_takes_effect_after_the_exchange(tmp_path: Path) -> None:
+    # A refusal replaces an earlier run's rates. SIGTERM at each step of the write: a stop while files are
+    # written leaves the earlier output whole; once the exchange starts, it finishes first, then the command stops.
+    out = tmp_path / "out"
+    assert run([*ORBIT_ARGS, "--out", str(out)])[0] == 0
+    earlier = sorted(p.name for p in out.iterdir())
+    assert {"summary.parquet", "units.parquet", "report.md"} <= set(earlier)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("candidate,case_id,passed\nA,quote,1\nA,quote,1\n")
+
+    def command(when: str) -> subprocess.CompletedProcess[str]:
+        script = f"""
+import os, signal, sys
+from evalframe import cli
+{STOP_AT_STEPS.format(when=when)}
+sys.argv = ["evalframe", "audit", "--plan", {str(ORBIT / "plan.csv")!r}, "--results", {str(bad)!r},
+            "--candidates", "A,B", "--out", {str(out)!r}]
+cli.run()
+"""
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+
+    done = command("True")
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out"]
+    assert sorted(p.name for p in out.iterdir()) == earlier
+    done = command("name == 'earlier output moved aside'")
+    assert done.returncode == 143, done.stderr
+    assert done.stderr.count("evalframe: stopped by SIGTERM") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "out"]
+    assert sorted(p.name for p in out.iterdir()) == REFUSAL_FILES
+    assert pl.read_parquet(out / "problems.parquet").filter(pl.col("refusing")).height == 2
+
+
+def test_sigterm_with_its_default_action_during_a_guarded_exchange_still_leaves_a_whole_folder(tmp_path: Path) -> None:
+    # Python, no command, the command's guard passed: SIGTERM ends the process, but only after the exchange and
+    # the temporary folder's removal.
+    out = tmp_path / "out"
+    script = f"""
+import os, signal
+import polars as pl
+import evalframe as ef
+from evalframe.cli.signals import hold_stop_signals
+def report(candidates):
+    plan = ef.Plan.from_file({str(ORBIT / "plan.csv")!r}, candidates=candidates)
+    results = ef.load({str(ORBIT / "results.csv")!r}).frame
+    return ef.audit(plan, results.filter(pl.col("candidate").is_in(candidates)))
+report(["A", "B"]).write({str(out)!r})
+{STOP_AT_STEPS.format(when="name == 'earlier output moved aside'")}
+report(["A"]).write({str(out)!r}, guard=hold_stop_signals)
+print("not reached")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == -15, done.stderr
+    assert "not reached" not in done.stdout
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    for table in ("summary", "units", "attempts"):
+        assert pl.read_parquet(out / f"{table}.parquet").get_column("candidate").unique().to_list() == ["A"], table
+    assert json.loads((out / "report.json").read_text())["summary"][0]["candidate"] == "A"
+
+
+def test_the_command_freezes_its_imports_out_of_the_collector_and_main_does_not() -> None:
+    # The console script (cli.run) freezes what it imported; main, called where the process goes on, does not.
+    code = (
+        "import gc, sys\n"
+        "from evalframe import cli\n"
+        "sys.argv = ['evalframe', '--version']\n"
+        "for name, entry in (('main', cli.main), ('run', cli.run)):\n"
+        "    try:\n"
+        "        entry()\n"
+        "    except SystemExit as done:\n"
+        "        print(name, done.code, gc.get_freeze_count() > 0)\n"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert [line for line in shown.splitlines() if line.startswith(("main", "run"))] == ["main 0 False", "run 0 True"]
+
+
+def test_the_library_writes_an_output_folder_without_touching_a_signal_handler(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # write_output holds nothing by default; with the command's guard, SIGTERM is only noted during the exchange.
+    set_handlers: list[int] = []
+    real_signal = signal.signal
+    monkeypatch.setattr(
+        signal, "signal", lambda signum, handler: set_handlers.append(signum) or real_signal(signum, handler)
+    )
+    during: list[object] = []
+    monkeypatch.setattr(
+        output,
+        "_step",
+        lambda name: during.append(signal.getsignal(signal.SIGTERM)) if name == "new output in place" else None,
+    )
+    table = pl.DataFrame({"scored_coverage": [0.5]})
+    write_output(tmp_path / "out", {"summary": table})
+    assert (set_handlers, during) == ([], [signal.SIG_DFL])
+    before = signal.getsignal(signal.SIGTERM)
+    write_output(tmp_path / "out", {"summary": table}, guard=hold_stop_signals)
+    assert set_handlers == [signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM]
+    assert during[1] not in (signal.SIG_DFL, before) and signal.getsignal(signal.SIGTERM) is before
