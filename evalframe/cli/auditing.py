@@ -13,8 +13,17 @@ from evalframe.cli.inputs import build_report, input_paths
 from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, min_coverage_option
 from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
-from evalframe.compare import compare
-from evalframe.report import View, check_output_folder, print_view, render_github, render_json, render_markdown
+from evalframe.compare import Comparison, compare
+from evalframe.progress import Progress
+from evalframe.report import (
+    AuditReport,
+    View,
+    check_output_folder,
+    print_view,
+    render_github,
+    render_json,
+    render_markdown,
+)
 
 
 def print_view_as(view: View, fmt: str) -> None:
@@ -38,7 +47,31 @@ def exit_on_failed_gate(view: View) -> None:
     sys.exit(EXIT_GATE)
 
 
-def _export(report: Any, folder: Path, inputs: list[str]) -> None:
+def _write_report(
+    report: AuditReport,
+    out: Path,
+    comparison: Comparison | None,
+    *,
+    inputs: list[str],
+    min_coverage: float | None,
+    progress: Progress | None,
+) -> None:
+    """Write the audit (with the comparison, for ``compare``) to ``--out``, stop signals held for the exchange."""
+    command = "evalframe audit" if comparison is None else "evalframe compare"
+    write_or_exit(
+        lambda: report.write(
+            out,
+            comparison=comparison,
+            inputs=inputs,
+            command=command,
+            min_coverage=min_coverage,
+            progress=progress,
+            guard=hold_stop_signals,
+        )
+    )
+
+
+def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
     """Publish the audit as every_eval_ever records into ``folder`` (``--export``)."""
     from evalframe.importers.every_eval_ever import ExportError, write
 
@@ -87,16 +120,7 @@ def audit_command(
         if export is not None:
             _export(report, export[1], inputs)
         if out is not None:
-            write_or_exit(
-                lambda: report.write(
-                    out,
-                    inputs=inputs,
-                    command="evalframe audit",
-                    min_coverage=min_coverage,
-                    progress=progress,
-                    guard=hold_stop_signals,
-                )
-            )
+            _write_report(report, out, None, inputs=inputs, min_coverage=min_coverage, progress=progress)
     print_view_as(view, fmt)
     exit_on_failed_gate(view)
 
@@ -154,17 +178,7 @@ def compare_command(
         if out is not None:
             # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
             inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
-            write_or_exit(
-                lambda: report.write(
-                    out,
-                    comparison=comparison,
-                    inputs=inputs,
-                    command="evalframe compare",
-                    min_coverage=min_coverage,
-                    progress=progress,
-                    guard=hold_stop_signals,
-                )
-            )
+            _write_report(report, out, comparison, inputs=inputs, min_coverage=min_coverage, progress=progress)
     print_view_as(view, fmt)
     exit_on_failed_gate(view)
     if require_winner and comparison.verdict != "candidate_better":
