@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
@@ -75,38 +76,47 @@ def check_candidates_against_plan(plan_path: Path, candidates: str | None) -> No
         raise click.UsageError(msg)
 
 
+@dataclass(frozen=True)
+class InputFlags:
+    """The flags of :func:`~evalframe.cli.options.input_options` that say how to read the plan and ledger."""
+
+    score_name: str | None
+    id_column: str | None
+    candidates: str | None
+    trials: int | None
+    run_id: str | None
+
+
 def _from_exports(
-    from_format: str, paths: Sequence[Path], *, plan_path: Path | None, results_paths: Sequence[str], **given: Any
+    from_format: str, paths: Sequence[Path], flags: InputFlags, *, grade: str, plan_given: bool
 ) -> tuple[Plan, Loaded, dict[str, Any]]:
     """The plan, ledger and provenance of ``--from FORMAT PATHS``."""
-    if plan_path is not None or results_paths or not paths:
+    if plan_given or not paths:
         raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
-    score = given["score_name"]
-    if score is None and given["grade"] == "numeric":
+    score = flags.score_name
+    if score is None and grade == "numeric":
         score = NUMERIC_SCORE.get(from_format)
     imported = declare(
-        import_exports(from_format, [str(p) for p in paths], score, given["id_column"]),
-        candidates=split_list(given["candidates"]),
-        trials=given["trials"],
-        run_id=given["run_id"],
+        import_exports(from_format, [str(p) for p in paths], score, flags.id_column),
+        candidates=split_list(flags.candidates),
+        trials=flags.trials,
+        run_id=flags.run_id,
     )
     results = Loaded(imported.ledger.lazy(), imported.notes, ", ".join(str(p) for p in paths))
     return imported.plan, results, {"imported_from": from_format, "exports": imported.info}
 
 
-def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Sequence[Path], **given: Any) -> Plan:
+def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags) -> Plan:
     """The plan of ``--plan FILE --results ...`` (the ledger is the paths themselves, read by the audit)."""
     if plan_path is None or not results_paths or paths:
         raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
-    if given["score_name"] is not None:
+    if flags.score_name is not None:
         raise click.UsageError("--score names the scorer of an export: it needs --from FORMAT")
-    if given["id_column"] is not None:
+    if flags.id_column is not None:
         raise click.UsageError("--id-column names a column of an export: it needs --from ragas or deepeval")
-    candidates, trials = given["candidates"], given["trials"]
-    check_candidates_against_plan(plan_path, candidates)
-    return Plan.from_file(
-        plan_path, candidates=split_list(candidates), trials=1 if trials is None else trials, run_id=given["run_id"]
-    )
+    check_candidates_against_plan(plan_path, flags.candidates)
+    trials = 1 if flags.trials is None else flags.trials
+    return Plan.from_file(plan_path, candidates=split_list(flags.candidates), trials=trials, run_id=flags.run_id)
 
 
 def _refused(
@@ -147,12 +157,11 @@ def build_report(
 ) -> AuditReport:
     """Read the inputs and audit them; on refusal print the problems and exit 1, on bad input exit 2.
 
-    ``options`` holds the input flags (``score_name``, ``id_column``, ``candidates``, ``trials``,
-    ``run_id``) and the audit's keyword arguments.
+    ``options`` holds the :class:`InputFlags` and the audit's keyword arguments.
     """
-    given = {name: options.pop(name) for name in ("score_name", "id_column", "candidates", "trials", "run_id")}
+    flags = InputFlags(**{f.name: options.pop(f.name) for f in fields(InputFlags)})
     check_options(
-        candidates=given["candidates"],
+        candidates=flags.candidates,
         slices=options["slices"],
         bins=options["bins"],
         grade=options["grade"],
@@ -166,11 +175,12 @@ def build_report(
     options["partition_by"] = None if options["partition_by"] == "none" else options["partition_by"]
     try:
         if from_format is not None:
+            plan_given = plan_path is not None or bool(results_paths)
             plan, results, options["provenance"] = _from_exports(
-                from_format, paths, plan_path=plan_path, results_paths=results_paths, grade=options["grade"], **given
+                from_format, paths, flags, grade=options["grade"], plan_given=plan_given
             )
             return audit(plan, results, progress=progress, **options)
-        plan = _from_files(plan_path, results_paths, paths, **given)
+        plan = _from_files(plan_path, results_paths, paths, flags)
         return audit(plan, list(results_paths), progress=progress, **options)
     except AuditRefused as exc:
         _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
