@@ -29,6 +29,9 @@ every format lives here, so one fact always means one thing:
   present; an import with a refusing note raises
   :class:`ImportRefused` so that neither the CLI nor the Python API can
   audit it.
+* **Ledger rows** (:func:`ledger_row`, :func:`ledger_frame`): one row per
+  attempt in :data:`~evalframe.importers.LEDGER_SCHEMA`, built in one place;
+  ``passed`` is kept only when every grade is the export's own pass/fail.
 * **Declarations** (:func:`declare`): ``candidates``, ``trials`` and
   ``run_id`` given by the user bind an import exactly as they bind a
   ``--plan`` file.
@@ -45,7 +48,23 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, REFUSING, RUN_ID, SOURCE, TRIAL
+from evalframe.columns import (
+    ATTEMPT,
+    CANDIDATE,
+    CASE_ID,
+    EXEC_STATUS,
+    HAS_OUTPUT,
+    KIND,
+    LIMIT,
+    LINE,
+    PASSED,
+    REFUSING,
+    RUN_ID,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+)
 from evalframe.errors import AuditRefused, InputFormatError, PlanError
 from evalframe.importers import Imported
 from evalframe.load import JSONLimitError, PathLike, check_line_lengths, parse_json_text
@@ -62,6 +81,7 @@ __all__ = [
     "find_files",
     "finish",
     "grade",
+    "ledger_row",
     "note",
     "parse_json",
     "planned_size",
@@ -293,6 +313,50 @@ def grade(value: Any, *, letters: Mapping[str, float] | None = None) -> tuple[st
     if isinstance(value, str) and letters is not None and value in letters:
         return "scored", letters[value]
     return "judge_error", None
+
+
+def ledger_row(
+    candidate: str,
+    case_id: str,
+    *,
+    score_status: str,
+    line: int,
+    source: str,
+    score: float | None = None,
+    passed: bool | None = None,
+    has_output: bool | None = None,
+    trial: int = 1,
+    attempt: int = 1,
+    run_id: str | None = None,
+    exec_status: str = "completed",
+    limit: str | None = None,
+) -> dict[str, Any]:
+    """One ledger row (one attempt, see :data:`~evalframe.importers.LEDGER_SCHEMA`).
+
+    Trial and attempt are 1 and ``exec_status`` is ``completed`` unless the
+    format says otherwise.
+
+    Examples
+    --------
+    >>> row = ledger_row("m", "q1", score_status="scored", score=0.5, line=2, source="r.csv")
+    >>> row["exec_status"], row["score_status"], row["trial"], row["attempt"], row["limit"]
+    ('completed', 'scored', 1, 1, None)
+    """
+    return {
+        CANDIDATE: candidate,
+        CASE_ID: case_id,
+        TRIAL: trial,
+        ATTEMPT: attempt,
+        RUN_ID: run_id,
+        EXEC_STATUS: exec_status,
+        SCORE_STATUS: score_status,
+        SCORE: score,
+        PASSED: passed,
+        HAS_OUTPUT: has_output,
+        LIMIT: limit,
+        LINE: line,
+        SOURCE: source,
+    }
 
 
 class ScoreChoiceError(Exception):

@@ -8,7 +8,8 @@ its own. The shared facts:
   is not the format (invalid JSON or CSV, a record without its required
   keys) raises :class:`~evalframe.errors.InputFormatError` naming the file,
   the line and the reason (exit 2), instead of a refusing note.
-* **One ledger row per case** (:func:`unit_row`): trial and attempt 1 unless
+* **One ledger row per case** (the kit's
+  :func:`~evalframe.importers._kit.ledger_row`): trial and attempt 1 unless
   the format says otherwise, ``exec_status`` ``completed`` (these formats
   write only cases that ran).
 * **One grade meaning** (:func:`graded`): the kit's
@@ -40,13 +41,8 @@ from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
     CASE_ID,
-    EXEC_STATUS,
-    HAS_OUTPUT,
-    LIMIT,
     LINE,
     PASSED,
-    RUN_ID,
-    SCORE,
     SCORE_STATUS,
     SOURCE,
     TRIAL,
@@ -60,10 +56,11 @@ from evalframe.importers._kit import (
     choose_score,
     finish,
     grade,
+    ledger_row,
     note,
 )
 
-__all__ = ["MetricTable", "assemble", "graded", "input_error", "read_metric_csv", "unit_row"]
+__all__ = ["MetricTable", "assemble", "graded", "input_error", "read_metric_csv"]
 
 #: Columns of a ragas / DeepEval table that hold the test's inputs and outputs, never a metric
 #: (ragas ``SingleTurnSample`` / legacy dataset names, DeepEval ``LLMTestCase`` names).
@@ -104,44 +101,6 @@ def input_error(exc: Unreadable) -> InputFormatError:
     'a.jsonl:3: invalid JSON (Expecting value, column 1)'
     """
     return InputFormatError(exc.note[SOURCE], exc.note["detail"], line=exc.note.get(LINE))
-
-
-def unit_row(
-    candidate: str,
-    case_id: str,
-    *,
-    status: str,
-    score: float | None,
-    line: int,
-    source: str,
-    trial: int = 1,
-    passed: bool | None = None,
-    run_id: str | None = None,
-    has_output: bool | None = None,
-) -> dict[str, Any]:
-    """One completed ledger row (see :data:`~evalframe.importers.LEDGER_SCHEMA`).
-
-    Examples
-    --------
-    >>> row = unit_row("m", "q1", status="scored", score=0.5, line=2, source="r.csv")
-    >>> row["exec_status"], row["score_status"], row["trial"], row["attempt"]
-    ('completed', 'scored', 1, 1)
-    """
-    return {
-        CANDIDATE: candidate,
-        CASE_ID: case_id,
-        TRIAL: trial,
-        ATTEMPT: 1,
-        RUN_ID: run_id,
-        EXEC_STATUS: "completed",
-        SCORE_STATUS: status,
-        SCORE: score,
-        PASSED: passed,
-        HAS_OUTPUT: has_output,
-        LIMIT: None,
-        LINE: line,
-        SOURCE: source,
-    }
 
 
 def graded(value: Any) -> tuple[str, float | None, str | None]:
@@ -297,7 +256,7 @@ def read_metric_csv(
         status, value, flag = graded(record[column])
         if flag is not None:
             failed[flag].append(case)
-        table.rows.append(unit_row(candidate, case, status=status, score=value, line=line, source=source))
+        table.rows.append(ledger_row(candidate, case, score_status=status, score=value, line=line, source=source))
     table.notes.extend(failures_note(source, chosen, failed, candidate=candidate))
     return table
 
@@ -315,7 +274,7 @@ def assemble(
     Parameters
     ----------
     rows
-        Ledger rows (:func:`unit_row`).
+        Ledger rows (:func:`~evalframe.importers._kit.ledger_row`).
     notes
         Every note of the import.
     info

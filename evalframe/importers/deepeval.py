@@ -53,8 +53,8 @@ from typing import Any, Final
 from evalframe.columns import CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, note, read_json
-from evalframe.importers._per_case import MetricTable, assemble, graded, input_error, read_metric_csv, unit_row
+from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, ledger_row, note, read_json
+from evalframe.importers._per_case import MetricTable, assemble, graded, input_error, read_metric_csv
 from evalframe.load import PathLike
 
 __all__ = ["SUCCESS", "read"]
@@ -146,7 +146,9 @@ def _read_run(path: Path, score: str | None) -> MetricTable:
                 passed = success if status == "scored" and isinstance(success, bool) else None
         if status == "judge_error":
             errors["judge_error"].append(case_id)
-        row = unit_row(candidate, case_id, status=status, score=value, passed=passed, line=position, source=source)
+        row = ledger_row(
+            candidate, case_id, score_status=status, score=value, passed=passed, line=position, source=source
+        )
         table.rows.append(row)
     if errors["judge_error"]:
         reasons = sorted({str(m["error"]) for c in cases for m in c.get("metricsData") or [] if m.get("error")})

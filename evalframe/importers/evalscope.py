@@ -65,11 +65,12 @@ from evalframe.importers._kit import (
     choose_score,
     find_files,
     grade,
+    ledger_row,
     note,
     read_json,
     read_json_lines,
 )
-from evalframe.importers._per_case import assemble, input_error, unit_row
+from evalframe.importers._per_case import assemble, input_error
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -313,7 +314,9 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
                         )
                     )
             own.append(
-                unit_row(candidate, case_id, status=status, score=value, trial=trial, line=number, source=source)
+                ledger_row(
+                    candidate, case_id, score_status=status, score=value, trial=trial, line=number, source=source
+                )
             )
         rows.extend(own)
         if report is not None and chosen is not None:

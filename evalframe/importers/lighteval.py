@@ -63,8 +63,8 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, grade, note
-from evalframe.importers._per_case import assemble, failures_note, unit_row
+from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, grade, ledger_row, note
+from evalframe.importers._per_case import assemble, failures_note
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -134,7 +134,7 @@ def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], lis
         status, value = ("not_scored", None) if chosen is None else grade(raw)
         if chosen is not None and status != "scored":
             failed["nonfinite_score" if raw is None or isinstance(raw, float) else "not_a_score"].append(case_id)
-        rows.append(unit_row(candidate, case_id, status=status, score=value, line=number, source=source))
+        rows.append(ledger_row(candidate, case_id, score_status=status, score=value, line=number, source=source))
     notes = failures_note(source, str(chosen), failed, candidate=candidate)
     if rows:
         detail = (
