@@ -81,7 +81,10 @@ __all__ = [
     "find_files",
     "finish",
     "grade",
+    "json_int",
+    "json_object",
     "ledger_row",
+    "mean",
     "note",
     "parse_json",
     "planned_size",
@@ -275,6 +278,39 @@ def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[dict[str, A
         except Unreadable as exc:
             notes.append(exc.note)
     return rows, notes
+
+
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (an export's optional part, read the same way everywhere).
+
+    Examples
+    --------
+    >>> json_object({"a": 1}), json_object([1]), json_object(None)
+    ({'a': 1}, {}, {})
+    """
+    return value if isinstance(value, dict) else {}
+
+
+def json_int(value: Any) -> int | None:
+    """``value`` when it is a JSON integer (never a boolean), else None.
+
+    Examples
+    --------
+    >>> json_int(3), json_int(True), json_int(3.0)
+    (3, None, None)
+    """
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """The mean of ``values``; None when there is none (an export's per-case mean of several grades).
+
+    Examples
+    --------
+    >>> mean([1.0, 0.0, 0.5]), mean([])
+    (0.5, None)
+    """
+    return sum(values) / len(values) if values else None
 
 
 def grade(value: Any, *, letters: Mapping[str, float] | None = None) -> tuple[str, float | None]:
