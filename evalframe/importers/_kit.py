@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -72,6 +72,7 @@ from evalframe.plan import Plan
 from evalframe.problems import PROBLEM_KINDS, concat_problems, problems_frame
 
 __all__ = [
+    "CaseNames",
     "ImportRefused",
     "ScoreChoiceError",
     "Unreadable",
@@ -90,6 +91,7 @@ __all__ = [
     "planned_size",
     "read_json",
     "read_json_lines",
+    "spelling_note",
 ]
 
 #: The most planned units an import builds from an export's declared sizes (epochs, documents, trials):
@@ -311,6 +313,53 @@ def mean(values: Sequence[float]) -> float | None:
     (0.5, None)
     """
     return sum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True)
+class CaseNames:
+    """How a sample id of a task becomes a case id: ``<task>/<id>`` when several tasks are read together.
+
+    Sample 1 of one task is then never sample 1 of another; with one task the id is the case id.
+
+    Examples
+    --------
+    >>> names = CaseNames.of(["arc", "gsm8k"])
+    >>> names("arc", 3), names.prefix("arc"), CaseNames.of(["arc"])("arc", 3)
+    ('arc/3', 'arc/', '3')
+    """
+
+    prefixed: bool
+
+    @classmethod
+    def of(cls, tasks: Iterable[str]) -> CaseNames:
+        """The naming of an import that reads ``tasks``."""
+        return cls(len(set(tasks)) > 1)
+
+    def __call__(self, task: str, raw: int | str) -> str:
+        return f"{task}/{raw}" if self.prefixed else str(raw)
+
+    def prefix(self, task: str) -> str | None:
+        """What precedes the sample ids of ``task`` in case ids (None: nothing)."""
+        return f"{task}/" if self.prefixed else None
+
+
+def spelling_note(raw: str, kinds: Iterable[str], source: str, *, case_id: str) -> dict[str, Any] | None:
+    """``id_normalised`` when one sample id is written as several JSON types (``1`` and ``"1"``), else None.
+
+    The spellings are one case (the one id normalisation); the note says so.
+
+    Examples
+    --------
+    >>> spelling_note("1", {"int", "str"}, "a.eval", case_id="1")["detail"]
+    "sample id '1' appears as int and str; both read as one case"
+    >>> spelling_note("1", {"int"}, "a.eval", case_id="1") is None
+    True
+    """
+    names = sorted(set(kinds))
+    if len(names) < 2:
+        return None
+    detail = f"sample id {raw!r} appears as {' and '.join(names)}; both read as one case"
+    return note("id_normalised", source, detail, case_id=case_id)
 
 
 def grade(value: Any, *, letters: Mapping[str, float] | None = None) -> tuple[str, float | None]:

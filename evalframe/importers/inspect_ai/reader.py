@@ -11,7 +11,7 @@ import polars as pl
 from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL, UNIT_KEY
 from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
-from evalframe.importers._kit import build_plan, find_files, finish, note, planned_size
+from evalframe.importers._kit import CaseNames, build_plan, find_files, finish, note, planned_size, spelling_note
 from evalframe.importers.inspect_ai.archive import _read_log
 from evalframe.importers.inspect_ai.header import (
     _choose_scorer,
@@ -116,11 +116,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             info.append({"source": str(path), "format": path.suffix.lstrip("."), "readable": False})
         else:
             logs.append(log)
-    prefixed = len({log.task for log in logs}) > 1
-
-    def case_of(task: str, raw: int | str) -> str:
-        return f"{task}/{raw}" if prefixed else str(raw)
-
+    case_of = CaseNames.of(log.task for log in logs)
     units: list[tuple[str, str, int, str]] = []
     chosen: dict[str, str | None] = {}
     # sample-id spellings per (task, string form): to flag 1 vs "1"
@@ -158,14 +154,13 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             notes.append(score_note)
         chosen[log.path] = scorer
         facts = _log_info(log, scorer=scorer, available=available, epochs=epochs)
-        facts["case_id_prefix"] = f"{log.task}/" if prefixed else None
+        facts["case_id_prefix"] = case_of.prefix(log.task)
         info.append(facts)
     for log in logs:
         for raw in sorted(ids_in_log[log.path]):
-            kinds = spellings[(log.task, raw)]
-            if len(kinds) > 1:
-                detail = f"sample id {raw!r} appears as {' and '.join(sorted(kinds))}; both read as one case"
-                notes.append(note("id_normalised", log.path, detail, case_id=case_of(log.task, raw)))
+            spelled = spelling_note(raw, spellings[(log.task, raw)], log.path, case_id=case_of(log.task, raw))
+            if spelled is not None:
+                notes.append(spelled)
 
     rows = _attempt_rows(logs, chosen, case_of, notes)
     frame = pl.DataFrame(

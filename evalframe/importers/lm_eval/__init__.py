@@ -47,8 +47,8 @@ How an export becomes a plan and a ledger:
   aggregates are recorded in ``info`` and are never evidence.
 """
 
-from evalframe.importers import LEDGER_SCHEMA
+from evalframe.importers import LEDGER_SCHEMA as LEDGER_SCHEMA  # importable from here as before
 from evalframe.importers.lm_eval.files import FILTER, TASK, UNKNOWN_MODEL
 from evalframe.importers.lm_eval.reader import read
 
-__all__ = ["FILTER", "LEDGER_SCHEMA", "TASK", "UNKNOWN_MODEL", "read"]
+__all__ = ["FILTER", "TASK", "UNKNOWN_MODEL", "read"]
