@@ -88,6 +88,8 @@ __all__ = [
     "mean",
     "note",
     "parse_json",
+    "passed_if_complete",
+    "plan_from_units",
     "planned_size",
     "read_json",
     "read_json_lines",
@@ -571,6 +573,44 @@ def build_plan(units: pl.DataFrame, *, source: str) -> tuple[Plan, pl.DataFrame]
     if keys.height == len(candidates) * plan.cases.height * trials and int(keys.get_column(TRIAL).min()) == 1:  # type: ignore[arg-type]
         return plan, problems_frame()
     return plan.with_units(keys), problems_frame()
+
+
+def plan_from_units(
+    units: pl.DataFrame, *, source: str, notes: Iterable[Mapping[str, Any]]
+) -> tuple[Plan, pl.DataFrame]:
+    """:func:`build_plan`, without its problems when there is no unit and a note already refuses.
+
+    Nothing was read then, and the refusing notes say why: an ``empty_plan`` would only repeat them.
+
+    Examples
+    --------
+    >>> empty = pl.DataFrame(schema={"candidate": pl.String, "case_id": pl.String, "trial": pl.Int64})
+    >>> plan_from_units(empty, source="x", notes=[note("no_export", "logs/", "no log")])[1].height
+    0
+    >>> plan_from_units(empty, source="x", notes=[])[1].get_column("kind").to_list()
+    ['empty_candidates', 'empty_plan']
+    """
+    plan, problems = build_plan(units, source=source)
+    if units.height == 0 and any(n[REFUSING] for n in notes):
+        problems = problems.clear()
+    return plan, problems
+
+
+def passed_if_complete(ledger: pl.DataFrame) -> pl.DataFrame:
+    """The ledger without ``passed`` when a scored row has no verdict of the export's own.
+
+    The audit then derives every verdict from the score (``--grade binary``: a score of 1;
+    ``--grade numeric``: ``--pass-threshold``), never some from the export and some from the score.
+
+    Examples
+    --------
+    >>> rows = pl.DataFrame({"score_status": ["scored", "scored"], "score": [1.0, 0.5], "passed": [True, None]})
+    >>> passed_if_complete(rows).columns
+    ['score_status', 'score']
+    """
+    if ledger.filter(pl.col(SCORE_STATUS) == "scored").get_column(PASSED).null_count():
+        return ledger.drop(PASSED)
+    return ledger
 
 
 def finish(
