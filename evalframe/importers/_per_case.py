@@ -37,27 +37,19 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import (
-    ATTEMPT,
-    CANDIDATE,
-    CASE_ID,
-    LINE,
-    PASSED,
-    SCORE_STATUS,
-    SOURCE,
-    TRIAL,
-)
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SOURCE, TRIAL
 from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
-    build_plan,
     choose_score,
     finish,
     grade,
     ledger_row,
     note,
+    passed_if_complete,
+    plan_from_units,
 )
 
 __all__ = ["MetricTable", "assemble", "graded", "input_error", "read_metric_csv"]
@@ -291,9 +283,8 @@ def assemble(
     """
     all_notes = list(notes)
     ledger = pl.DataFrame(list(rows), schema=LEDGER_SCHEMA)
-    scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
-    if ledger.get_column(PASSED).null_count() == ledger.height or scored.get_column(PASSED).null_count():
-        ledger = ledger.drop(PASSED)
+    no_verdict = ledger.get_column(PASSED).null_count() == ledger.height
+    ledger = ledger.drop(PASSED) if no_verdict else passed_if_complete(ledger)
     ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
     if case_columns:
@@ -303,7 +294,5 @@ def assemble(
             schema={CASE_ID: pl.String, **dict.fromkeys(names, pl.String)},
         )
         units = units.join(cases, on=CASE_ID, how="left")
-    plan, plan_problems = build_plan(units, source=source)
-    if units.height == 0 and any(n["refusing"] for n in all_notes):  # nothing was read: the notes say why
-        plan_problems = plan_problems.clear()
+    plan, plan_problems = plan_from_units(units, source=source, notes=all_notes)
     return finish(plan, ledger, [all_notes, plan_problems], info)

@@ -30,7 +30,6 @@ from evalframe.importers._kit import (
     CaseNames,
     ScoreChoiceError,
     Unreadable,
-    build_plan,
     choose_score,
     find_files,
     finish,
@@ -38,6 +37,8 @@ from evalframe.importers._kit import (
     json_object,
     ledger_row,
     note,
+    passed_if_complete,
+    plan_from_units,
     planned_size,
     read_json,
     spelling_note,
@@ -330,14 +331,11 @@ def _assemble(
         more = f" (and {len(broken) - 1} more unreadable place(s))" if len(broken) > 1 else ""
         raise InputFormatError(broken[0][SOURCE], broken[0]["detail"] + more, line=broken[0].get(LINE))
     ledger = pl.DataFrame(list(ledger_rows), schema=SCHEMA).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
-    if ledger.filter(pl.col(SCORE_STATUS) == "scored").get_column(PASSED).null_count():
-        ledger = ledger.drop(PASSED)
+    ledger = passed_if_complete(ledger)
     hashes = ledger.filter(pl.col(CASE_HASH).is_not_null()).unique(CASE_ID, keep="first", maintain_order=True)
     frame = pl.DataFrame(
         list(units), schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, "task": pl.String}, orient="row"
     )
     frame = frame.unique(maintain_order=True).join(hashes.select(CASE_ID, CASE_HASH), on=CASE_ID, how="left")
-    plan, plan_problems = build_plan(frame, source=label)
-    if frame.height == 0 and any(n[REFUSING] for n in notes):  # nothing was read: the notes say why
-        plan_problems = plan_problems.clear()
+    plan, plan_problems = plan_from_units(frame, source=label, notes=notes)
     return finish(plan, ledger, [notes, plan_problems], info)

@@ -8,7 +8,7 @@ import polars as pl
 
 from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import build_plan, finish
+from evalframe.importers._kit import finish, plan_from_units
 from evalframe.importers.helm.files import SCENARIO, SPLIT, _Malformed, _parse_score, _Refused, _run_folders
 from evalframe.importers.helm.run import _read_run, _RunRead
 from evalframe.load import PathLike
@@ -116,7 +116,5 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
 
     schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
-    plan, plan_problems = build_plan(pl.DataFrame(plan_rows, schema=schema), source=source)
-    if not plan_rows and any(n["refusing"] for n in raw_notes):  # nothing was read: the notes say why
-        plan_problems = plan_problems.clear()
+    plan, plan_problems = plan_from_units(pl.DataFrame(plan_rows, schema=schema), source=source, notes=raw_notes)
     return finish(plan, ledger, [raw_notes, plan_problems], [run.info for run in runs])
