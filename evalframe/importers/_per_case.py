@@ -52,7 +52,7 @@ from evalframe.importers._kit import (
     plan_from_units,
 )
 
-__all__ = ["MetricTable", "assemble", "graded", "input_error", "read_metric_csv"]
+__all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
 
 #: Columns of a ragas / DeepEval table that hold the test's inputs and outputs, never a metric
 #: (ragas ``SingleTurnSample`` / legacy dataset names, DeepEval ``LLMTestCase`` names).
@@ -251,6 +251,28 @@ def read_metric_csv(
         table.rows.append(ledger_row(candidate, case, score_status=status, score=value, line=line, source=source))
     table.notes.extend(failures_note(source, chosen, failed, candidate=candidate))
     return table
+
+
+def add_table(
+    table: MetricTable,
+    rows: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
+    info: list[dict[str, Any]],
+    *,
+    source: str,
+    plan_note: str,
+) -> None:
+    """Add one file's table to the import; a file with rows gets its ``plan_from_rows`` note.
+
+    ``plan_note`` is the note's sentence, with ``{n}`` for the number of rows: these formats declare
+    no dataset, so the plan is the rows of the file and a case never written cannot be missing.
+    """
+    rows.extend(table.rows)
+    notes.extend(table.notes)
+    info.append(table.info)
+    if table.rows:
+        detail = plan_note.format(n=len(table.rows))
+        notes.append(note("plan_from_rows", source, detail, candidate=table.info["candidate"]))
 
 
 def assemble(

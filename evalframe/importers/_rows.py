@@ -8,21 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import (
-    ATTEMPT,
-    CANDIDATE,
-    CASE_ID,
-    EXEC_STATUS,
-    HAS_OUTPUT,
-    LIMIT,
-    LINE,
-    PASSED,
-    RUN_ID,
-    SCORE,
-    SCORE_STATUS,
-    SOURCE,
-    TRIAL,
-)
+from evalframe.columns import PASSED, SCORE_STATUS
+from evalframe.importers import LEDGER_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -80,21 +67,9 @@ def ledger_row(
     >>> row["exec_status"], row["score_status"], row["trial"], row["attempt"], row["limit"]
     ('completed', 'scored', 1, 1, None)
     """
-    return {
-        CANDIDATE: candidate,
-        CASE_ID: case_id,
-        TRIAL: trial,
-        ATTEMPT: attempt,
-        RUN_ID: run_id,
-        EXEC_STATUS: exec_status,
-        SCORE_STATUS: score_status,
-        SCORE: score,
-        PASSED: passed,
-        HAS_OUTPUT: has_output,
-        LIMIT: limit,
-        LINE: line,
-        SOURCE: source,
-    }
+    # The values in the order of LEDGER_SCHEMA's columns, the one statement of the row shape.
+    values = (candidate, case_id, trial, attempt, run_id, exec_status, score_status, score, passed, has_output)
+    return dict(zip(LEDGER_SCHEMA.names(), (*values, limit, line, source), strict=True))
 
 
 def passed_if_complete(ledger: pl.DataFrame) -> pl.DataFrame:

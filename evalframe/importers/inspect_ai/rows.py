@@ -10,20 +10,8 @@ from typing import Any
 
 from evalframe.columns import (
     ATTEMPT,
-    CANDIDATE,
-    CASE_ID,
-    EXEC_STATUS,
-    HAS_OUTPUT,
-    LIMIT,
-    LINE,
-    PASSED,
-    RUN_ID,
-    SCORE,
-    SCORE_STATUS,
-    SOURCE,
-    TRIAL,
 )
-from evalframe.importers._kit import LETTER_GRADES, grade, note
+from evalframe.importers._kit import LETTER_GRADES, grade, ledger_row, note
 from evalframe.importers.inspect_ai.header import _sample_scores, _started
 from evalframe.importers.inspect_ai.log import _Log, _obj, _retries, _Sample
 
@@ -55,45 +43,40 @@ def _sample_rows(
 
     A row whose value is not a score carries ``_value`` (the value) for the log's note.
     """
-    base = {
-        CANDIDATE: log.model,
-        CASE_ID: case_id,
-        TRIAL: sample.epoch,
-        RUN_ID: log.run_id,
-        LINE: sample.line,
-        SOURCE: sample.source,
-        SCORE: None,
-        PASSED: None,
-    }
+
+    def row(attempt: int, **fields: Any) -> dict[str, Any]:
+        return ledger_row(
+            log.model,
+            case_id,
+            trial=sample.epoch,
+            attempt=attempt,
+            run_id=log.run_id,
+            line=sample.line,
+            source=sample.source,
+            **fields,
+        )
+
     n_retries = len(_retries(sample.data))
     for k in range(n_retries):
-        yield {
-            **base,
-            ATTEMPT: first_attempt + k,
-            EXEC_STATUS: "error",
-            SCORE_STATUS: "not_scored",
-            HAS_OUTPUT: False,
-            LIMIT: None,
-        }
-    row = {**base, ATTEMPT: first_attempt + n_retries, LIMIT: _limit_text(sample.data)}
-    row[HAS_OUTPUT] = _has_output(sample.data)
+        yield row(first_attempt + k, exec_status="error", score_status="not_scored", has_output=False)
+    attempt = first_attempt + n_retries
+    ran = {"limit": _limit_text(sample.data), "has_output": _has_output(sample.data)}
     if sample.data.get("error"):
-        yield {**row, EXEC_STATUS: "error", SCORE_STATUS: "not_scored"}
+        yield row(attempt, exec_status="error", score_status="not_scored", **ran)
         return
-    row[EXEC_STATUS] = "completed"
     scores = _sample_scores(sample.data, scorer)
     if scorer is None or scorer not in scores:
-        yield {**row, SCORE_STATUS: "not_scored"}
+        yield row(attempt, score_status="not_scored", **ran)
         return
     entry = scores[scorer]
     value = entry.get("value") if isinstance(entry, dict) else None
     status, number = grade(value, letters=LETTER_GRADES)
     if number is None:
-        yield {**row, SCORE_STATUS: status, "_value": value}
+        yield {**row(attempt, score_status=status, **ran), "_value": value}
         return
     passed = (number == 1.0) if number in (0.0, 1.0) else None
     # A graded sample has an output the scorer judged, even if its text is empty.
-    yield {**row, SCORE_STATUS: status, SCORE: number, PASSED: passed, HAS_OUTPUT: True}
+    yield row(attempt, score_status=status, score=number, passed=passed, limit=ran["limit"], has_output=True)
 
 
 def _value_notes(log: _Log, scorer: str | None, values: list[Any]) -> list[dict[str, Any]]:
