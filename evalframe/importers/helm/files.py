@@ -23,9 +23,13 @@ SPLIT: Final = "split"
 #: Plan column holding the scenario (the run name without its model argument).
 SCENARIO: Final = "scenario"
 
+#: The run's spec: its name and ``adapter_spec`` (model, ``num_train_trials``, ``max_eval_instances``).
 RUN_SPEC: Final = "run_spec.json"
+#: The requests planned: one per instance × train trial (``request_states``).
 SCENARIO_STATE: Final = "scenario_state.json"
+#: The stats of each instance × perturbation × train trial.
 PER_INSTANCE_STATS: Final = "per_instance_stats.json"
+#: Run-level stats per metric and split (optional; never evidence).
 STATS: Final = "stats.json"
 #: Files every run folder must hold.
 REQUIRED_FILES: Final = (RUN_SPEC, SCENARIO_STATE, PER_INSTANCE_STATS)
