@@ -123,23 +123,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     spellings: dict[tuple[str, str], set[str]] = defaultdict(set)
     ids_in_log: dict[str, set[str]] = defaultdict(set)
     for log in logs:
-        epochs, epochs_note = _epochs(log)
-        declared, id_note = _declared_ids(log)
-        notes.extend(n for n in (epochs_note, id_note) if n is not None)
-        notes.extend(_header_notes(log))
-        raw_ids = [s.raw_id for s in log.samples]
-        if declared is None:
-            plan_ids = sorted(set(raw_ids), key=lambda r: (str(r), type(r).__name__))
-            if id_note is None:
-                n = len({str(i) for i in plan_ids})
-                taken = f"it was taken from the {n} sample id(s) present" if n else "the log has no samples: no unit"
-                notes.append(note("plan_from_rows", log.path, f"the header lists no eval.dataset.sample_ids; {taken}"))
-        else:
-            plan_ids = declared
-            limited = _limited_note(log, len({str(i) for i in declared}))
-            if limited is not None:
-                notes.append(limited)
-        for raw in [*plan_ids, *raw_ids]:
+        epochs, plan_ids = _planned_ids(log, notes)
+        for raw in [*plan_ids, *(s.raw_id for s in log.samples)]:
             spellings[(log.task, str(raw))].add(type(raw).__name__)
             ids_in_log[log.path].add(str(raw))
         too_many = planned_size(len(plan_ids) * epochs, log.path, "eval.config.epochs × sample ids")
@@ -174,3 +159,25 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     if scored.filter(~pl.col(SCORE).is_in([0.0, 1.0])).height:
         ledger = ledger.drop(PASSED)
     return finish(plan, ledger, [notes, plan_problems], sorted(info, key=lambda d: str(d["source"])))
+
+
+def _planned_ids(log: _Log, notes: list[dict[str, Any]]) -> tuple[int, list[int | str]]:
+    """A log's epochs and planned sample ids: ``eval.dataset.sample_ids``, else the ids present (flagged).
+
+    The header's notes (a bad epochs or id list, run status, totals, a limited run) are added to ``notes``.
+    """
+    epochs, epochs_note = _epochs(log)
+    declared, id_note = _declared_ids(log)
+    notes.extend(n for n in (epochs_note, id_note) if n is not None)
+    notes.extend(_header_notes(log))
+    if declared is not None:
+        limited = _limited_note(log, len({str(i) for i in declared}))
+        if limited is not None:
+            notes.append(limited)
+        return epochs, declared
+    plan_ids = sorted({s.raw_id for s in log.samples}, key=lambda r: (str(r), type(r).__name__))
+    if id_note is None:
+        n = len({str(i) for i in plan_ids})
+        taken = f"it was taken from the {n} sample id(s) present" if n else "the log has no samples: no unit"
+        notes.append(note("plan_from_rows", log.path, f"the header lists no eval.dataset.sample_ids; {taken}"))
+    return epochs, plan_ids
