@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from evalframe.importers._kit import ScoreChoiceError, choose_score, note
+from evalframe.importers._kit import ScoreChoiceError, choose_score, json_object, note
 from evalframe.importers.inspect_ai.log import _is_count, _is_id, _Log, _obj, _retries
 
 
@@ -23,7 +23,7 @@ def _when(raw: Any) -> datetime | None:
 
 def _started(log: _Log) -> tuple[bool, datetime, datetime, str]:
     """Sort key of a log among runs of the same (task, model): start time, created time, path."""
-    stats = _obj(log.doc.get("stats")) or {}
+    stats = json_object(log.doc.get("stats"))
     created = _when(log.spec.get("created"))
     started = _when(stats.get("started_at")) or created
     never = datetime.min.replace(tzinfo=UTC)
@@ -76,7 +76,7 @@ def _scorer_names(log: _Log) -> list[str]:
             declared = entries
             break
     for entry in declared:
-        name = (_obj(entry) or {}).get("name")
+        name = json_object(entry).get("name")
         if isinstance(name, str) and name not in names:
             names.append(name)
     return names
@@ -154,7 +154,7 @@ def _case_reducer(declared: Any) -> str | None:
 
 def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: int) -> dict[str, Any]:
     ids = log.dataset.get("sample_ids")
-    packages = _obj(log.spec.get("packages")) or {}
+    packages = json_object(log.spec.get("packages"))
     error = _obj(log.doc.get("error"))
     return {
         "source": log.path,

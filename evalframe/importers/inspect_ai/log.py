@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeGuard
 
-from evalframe.importers._kit import MAX_PLANNED_UNITS, Unreadable, note, read_json
+from evalframe.importers._kit import MAX_PLANNED_UNITS, Unreadable, json_object, note, read_json
 
 #: Plan column holding each case's Inspect task name (``eval.task``).
 TASK: Final = "task"
@@ -50,7 +50,7 @@ class _Log:
 
     @property
     def spec(self) -> dict[str, Any]:
-        return _obj(self.doc.get("eval")) or {}
+        return json_object(self.doc.get("eval"))
 
     @property
     def task(self) -> str:
@@ -70,15 +70,15 @@ class _Log:
 
     @property
     def results(self) -> dict[str, Any]:
-        return _obj(self.doc.get("results")) or {}
+        return json_object(self.doc.get("results"))
 
     @property
     def dataset(self) -> dict[str, Any]:
-        return _obj(self.spec.get("dataset")) or {}
+        return json_object(self.spec.get("dataset"))
 
     @property
     def config(self) -> dict[str, Any]:
-        return _obj(self.spec.get("config")) or {}
+        return json_object(self.spec.get("config"))
 
 
 def _obj(value: Any) -> dict[str, Any] | None:

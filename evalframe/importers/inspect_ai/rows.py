@@ -11,13 +11,13 @@ from typing import Any
 from evalframe.columns import (
     ATTEMPT,
 )
-from evalframe.importers._kit import LETTER_GRADES, grade, ledger_row, note
+from evalframe.importers._kit import LETTER_GRADES, grade, json_object, ledger_row, note
 from evalframe.importers.inspect_ai.header import _sample_scores, _started
 from evalframe.importers.inspect_ai.log import _Log, _obj, _retries, _Sample
 
 
 def _has_output(sample: Mapping[str, Any]) -> bool:
-    output = _obj(sample.get("output")) or {}
+    output = json_object(sample.get("output"))
     choices = output.get("choices")
     completion = output.get("completion")
     return bool(choices) or (isinstance(completion, str) and completion != "")
