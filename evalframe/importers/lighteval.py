@@ -63,7 +63,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, grade, ledger_row, note
+from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, grade, json_object, ledger_row, note
 from evalframe.importers._per_case import assemble, failures_note
 from evalframe.load import PathLike
 
@@ -126,7 +126,7 @@ def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], lis
     rows: list[dict[str, Any]] = []
     failed: dict[str, list[str]] = {"nonfinite_score": [], "not_a_score": []}
     for number, (doc, query, metric) in enumerate(zip(docs, queries, values, strict=True), start=1):
-        doc = doc if isinstance(doc, dict) else {}
+        doc = json_object(doc)
         doc_id = doc.get("id")
         key = str(doc_id) if doc_id not in (None, "") else _query_id(doc.get("query", query))
         case_id = f"{task}/{key}"

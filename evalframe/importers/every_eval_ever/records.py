@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalframe.importers._kit import Unreadable, json_int, note, read_json_lines
+from evalframe.importers._kit import Unreadable, json_int, json_object, note, read_json_lines
 from evalframe.importers.every_eval_ever.schema import DETAIL_TRIALS
 from evalframe.report import MANIFEST
 
@@ -61,8 +61,7 @@ def _record(path: Path, obj: Any) -> _Record:
     for number, result in enumerate(results):
         if not isinstance(result, dict):
             raise Unreadable(source, f"evaluation_results[{number}] is not an object")
-        data = result.get("source_data")
-        data = data if isinstance(data, dict) else {}
+        data = json_object(result.get("source_data"))
         listed = data.get("sample_ids")
         if listed is not None:
             if not isinstance(listed, list) or any(

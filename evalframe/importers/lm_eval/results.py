@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from evalframe.importers._kit import json_object
 from evalframe.importers.lm_eval.files import UNKNOWN_MODEL, _Header
 
 _MODEL_ARG_KEYS: Final = ("pretrained", "model", "model_name", "engine", "path")
@@ -30,8 +31,7 @@ def _model_of(data: Mapping[str, Any]) -> tuple[str, str] | None:
     >>> _model_of({"config": {"model_args": {"dtype": "bfloat16"}}, "model_name": "google/gemma-2b"})
     ('google/gemma-2b', 'model_name')
     """
-    config = data.get("config")
-    config = config if isinstance(config, dict) else {}
+    config = json_object(data.get("config"))
     args: object = config.get("model_args")
     parsed: dict[str, object] = {}
     if isinstance(args, dict):

@@ -11,7 +11,15 @@ import polars as pl
 
 from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, REFUSING, SOURCE, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import ScoreChoiceError, find_files, finish, note, passed_if_complete, plan_from_units
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    find_files,
+    finish,
+    json_object,
+    note,
+    passed_if_complete,
+    plan_from_units,
+)
 from evalframe.importers.openai_evals.events import MATCH_KEY, METRICS_KEY, _candidate, _Events, _is_log, _scan
 from evalframe.importers.openai_evals.grading import Flag, _attach_grades, _choose_key, _report_checks, _sample_row
 from evalframe.load import PathLike
@@ -100,7 +108,7 @@ def _log_info(
     found: _Events, spec: dict[str, Any], *, candidate: str | None, run_id: str | None, grade_key: str | None
 ) -> dict[str, Any]:
     """The ``info`` dict of one log (the ``final_report`` included: never evidence)."""
-    run_config = spec.get("run_config") if isinstance(spec.get("run_config"), dict) else {}
+    run_config = json_object(spec.get("run_config"))
     return {
         "format": "openai_evals",
         "source": found.source,
