@@ -83,6 +83,16 @@ have no row (they are in ``sample_ids`` and counted as ``missing``), so they
 are never written as wrong answers; a unit that ran but has no valid grade
 (execution or grader failure, no output) gets an ``error`` saying so, the
 placeholder score 0 the schema requires, and its statuses in ``metadata``.
+
+Modules
+-------
+The import follows the data, one job per module:
+
+* ``schema``: the schema facts read and written;
+* ``records``: aggregate records (checked), instance files and rows;
+* ``grading``: instance rows graded; a record's header numbers checked;
+* ``reader``: :func:`read`;
+* ``writer``: :func:`write`.
 """
 
 from evalframe.importers.every_eval_ever.reader import read

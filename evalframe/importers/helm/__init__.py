@@ -55,6 +55,16 @@ How the export maps onto evalframe:
 
 ``stats.json`` and the run spec's ``max_eval_instances`` are reported in
 ``info`` and are never evidence: coverage comes from the per-instance rows.
+
+Modules
+-------
+The import follows the data, one job per module:
+
+* ``files``: run discovery, JSON field checks, case labels;
+* ``state``: ``run_spec.json`` and ``scenario_state.json``: what a run plans;
+* ``stats``: per-instance stats, their values, ``stats.json``;
+* ``run``: one run folder: the stat graded, the split audited, the rows;
+* ``reader``: :func:`read`: every run folder, one plan and ledger.
 """
 
 from evalframe.importers.helm.files import (

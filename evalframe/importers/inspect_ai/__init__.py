@@ -86,6 +86,16 @@ no scorer at all leaves every unit ``not_scored``.
 Header totals (``results.total_samples``/``completed_samples``) are never
 evidence: when they disagree with the rows a ``header_rows_disagree`` note
 says so; a run whose ``status`` is not ``success`` gets a ``run_status`` note.
+
+Modules
+-------
+The import follows the data, one job per module:
+
+* ``log``: the log and sample records, their identity checks, ``.json`` logs;
+* ``archive``: ``.eval`` archives (zip, deflate or zstd) within the member and archive limits;
+* ``header``: header facts: start time, epochs, planned ids, the scorer, run notes, info;
+* ``rows``: ledger rows: attempts from error retries, grades, limits, duplicate imports;
+* ``reader``: :func:`read`: logs read, units planned, rows assembled.
 """
 
 from evalframe.importers.inspect_ai.archive import MAX_MEMBER_BYTES

@@ -45,6 +45,16 @@ How an export becomes a plan and a ledger:
   ``percent_parseable`` is 0 (lm-eval could not parse the answer, and wrote 0
   for the task metric) is ``judge_error``: the 0 is not a judgment. Header
   aggregates are recorded in ``info`` and are never evidence.
+
+Modules
+-------
+The import follows the data, one job per module:
+
+* ``files``: file names, samples rows and results files as read;
+* ``results``: facts of a results file: the model, ``n-samples``, tasks, aggregates;
+* ``grading``: binary metrics, unparseable answers, the ledger rows of a task;
+* ``batch``: the files of one import linked; each task's filter and metric; the plan;
+* ``reader``: :func:`read`.
 """
 
 from evalframe.importers import LEDGER_SCHEMA as LEDGER_SCHEMA  # importable from here as before

@@ -44,6 +44,14 @@ the mean of the ``metrics`` scores (a declared key: against the mean of that
 key over the grade events) and ``n_samples`` against the samples seen. A log
 with no ``final_report`` gets a ``run_status`` note (the run stopped early or
 the log was cut).
+
+Modules
+-------
+The import follows the data, one job per module:
+
+* ``events``: the spec line, events grouped by sample, the final report;
+* ``grading``: the grade key, each sample's grades, the final report checked;
+* ``reader``: :func:`read`.
 """
 
 from evalframe.importers.openai_evals.events import (

@@ -94,6 +94,16 @@ with no row and no declared column has no plan and refuses
 (``empty_plan``, ``empty_candidates``). Header totals (``stats``,
 ``prompts[].metrics``) are never evidence; when they disagree with the rows
 a ``header_rows_disagree`` flag says so.
+
+Modules
+-------
+The import follows the data, one job per module:
+
+* ``rows``: one result row: provider, prompt, test index, status, grade;
+* ``declared``: the tests a config declares, expanded as promptfoo numbers them;
+* ``export``: an export file loaded (v2, v3, legacy, jsonl);
+* ``file``: one file read: candidates, planned cases, rows, header checks;
+* ``reader``: :func:`read`.
 """
 
 from evalframe.importers import LEDGER_SCHEMA
