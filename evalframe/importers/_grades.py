@@ -61,6 +61,22 @@ def grade(value: Any, *, letters: Mapping[str, float] | None = None) -> tuple[st
     return "judge_error", None
 
 
+def failure_kind(value: Any, *, null_is_nan: bool = False) -> str:
+    """The flag of a grader value that is not a score: ``nonfinite_score`` or ``not_a_score``.
+
+    NaN and ±Infinity are ``nonfinite_score``; so is a null where the format writes NaN as null
+    (``null_is_nan``: pandas-written tables and their JSON); anything else is ``not_a_score``.
+
+    Examples
+    --------
+    >>> failure_kind(float("nan")), failure_kind("yes"), failure_kind(None), failure_kind(None, null_is_nan=True)
+    ('nonfinite_score', 'not_a_score', 'not_a_score', 'nonfinite_score')
+    """
+    if value is None and null_is_nan:
+        return "nonfinite_score"
+    return "nonfinite_score" if isinstance(value, float) and not math.isfinite(value) else "not_a_score"
+
+
 class ScoreChoiceError(Exception):
     """The score to read cannot be chosen; carries the refusing note."""
 

@@ -56,7 +56,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, REFUSING, RUN_ID, TRIAL
 from evalframe.errors import AuditRefused, InputFormatError, PlanError
 from evalframe.importers import Imported
-from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, grade, mean
+from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
 from evalframe.importers._json import json_int, json_object, parse_json, read_json, read_json_lines
 from evalframe.importers._notes import MAX_PLANNED_UNITS, Unreadable, note, planned_size, spelling_note
 from evalframe.importers._rows import CaseNames, ledger_row, passed_if_complete
@@ -74,6 +74,7 @@ __all__ = [
     "build_plan",
     "choose_score",
     "declare",
+    "failure_kind",
     "find_files",
     "finish",
     "grade",

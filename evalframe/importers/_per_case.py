@@ -29,7 +29,6 @@ its own. The shared facts:
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +43,7 @@ from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
     choose_score,
+    failure_kind,
     finish,
     grade,
     ledger_row,
@@ -118,8 +118,7 @@ def graded(value: Any) -> tuple[str, float | None, str | None]:
     status, score = grade(value)
     if status == "scored":
         return status, score, None
-    nonfinite = value is None or (isinstance(value, float) and not math.isfinite(value))
-    return status, None, "nonfinite_score" if nonfinite else "not_a_score"
+    return status, None, failure_kind(value, null_is_nan=True)
 
 
 def failures_note(source: str, metric: str, kinds: Mapping[str, list[str]], *, candidate: str) -> list[dict[str, Any]]:

@@ -63,6 +63,7 @@ from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
     choose_score,
+    failure_kind,
     find_files,
     grade,
     ledger_row,
@@ -226,7 +227,7 @@ def _review_rows(
             status, value = grade(values[chosen])
             if status != "scored":
                 raw = values[chosen]
-                kind = "nonfinite_score" if raw is None or isinstance(raw, float) else "not_a_score"
+                kind = failure_kind(raw, null_is_nan=True)
                 detail = f"{chosen} = {raw!r} is not a score: read as a grader failure"
                 notes.append(note(kind, source, detail, line=number, candidate=candidate, case_id=case_id))
         own.append(

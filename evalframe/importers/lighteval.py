@@ -63,7 +63,16 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, grade, json_object, ledger_row, note
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    choose_score,
+    failure_kind,
+    find_files,
+    grade,
+    json_object,
+    ledger_row,
+    note,
+)
 from evalframe.importers._per_case import assemble, failures_note
 from evalframe.load import PathLike
 
@@ -133,7 +142,7 @@ def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], lis
         raw = (metric or {}).get(chosen) if chosen is not None else None
         status, value = ("not_scored", None) if chosen is None else grade(raw)
         if chosen is not None and status != "scored":
-            failed["nonfinite_score" if raw is None or isinstance(raw, float) else "not_a_score"].append(case_id)
+            failed[failure_kind(raw, null_is_nan=True)].append(case_id)
         rows.append(ledger_row(candidate, case_id, score_status=status, score=value, line=number, source=source))
     notes = failures_note(source, str(chosen), failed, candidate=candidate)
     if rows:
