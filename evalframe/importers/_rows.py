@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
 from evalframe.columns import PASSED, SCORE_STATUS
 from evalframe.importers import LEDGER_SCHEMA
+
+#: The ledger's column names, in :data:`~evalframe.importers.LEDGER_SCHEMA` order.
+_COLUMNS: Final = tuple(LEDGER_SCHEMA.names())
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ def ledger_row(
     """
     # The values in the order of LEDGER_SCHEMA's columns, the one statement of the row shape.
     values = (candidate, case_id, trial, attempt, run_id, exec_status, score_status, score, passed, has_output)
-    return dict(zip(LEDGER_SCHEMA.names(), (*values, limit, line, source), strict=True))
+    return dict(zip(_COLUMNS, (*values, limit, line, source), strict=True))
 
 
 def passed_if_complete(ledger: pl.DataFrame) -> pl.DataFrame:
