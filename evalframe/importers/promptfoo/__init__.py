@@ -109,6 +109,9 @@ The import follows the data, one job per module:
 from evalframe.importers import LEDGER_SCHEMA
 from evalframe.importers.promptfoo.declared import vars_case_id
 from evalframe.importers.promptfoo.reader import read
+from evalframe.importers.promptfoo.rows import FAILURE_ASSERT as FAILURE_ASSERT
+from evalframe.importers.promptfoo.rows import FAILURE_ERROR as FAILURE_ERROR
+from evalframe.importers.promptfoo.rows import FAILURE_NONE as FAILURE_NONE
 from evalframe.importers.promptfoo.rows import SUCCESS, WEIGHTED
 
 __all__ = ["LEDGER_SCHEMA", "SUCCESS", "WEIGHTED", "read", "vars_case_id"]
