@@ -1,34 +1,44 @@
 """The importer toolkit: what every importer does the same way, in one place.
 
 Each importer (``inspect_ai``, ``lm_eval``, ``helm``, ``promptfoo``,
-``openai_evals``) knows its own format; everything that is the same fact in
-every format lives here, so one fact always means one thing:
+``openai_evals``, ``every_eval_ever`` and the per-case formats) knows its own
+format; everything that is the same fact in every format lives in the kit, so
+one fact always means one thing. Importers take every name from here; the
+facts are written in the kit's modules:
 
 * **Finding files** (:func:`find_files`): a path that does not exist is an
   :class:`~evalframe.errors.InputFormatError`; a folder in which no export
   file is found is a refusing ``no_export`` note (never an empty, valid run).
-* **Reading JSON safely** (:func:`parse_json`, :func:`read_json`,
-  :func:`read_json_lines`): undecodable bytes, invalid JSON, nesting too deep
-  for the parser and numbers too long to convert are one refusing
-  ``unreadable_file`` note naming the file and line, never a traceback.
-  ``NaN``/``Infinity`` tokens are read (lm-eval writes them).
-* **Notes** (:func:`note`): every note kind is one of
+* **Reading JSON safely** (:mod:`~evalframe.importers._json`:
+  :func:`parse_json`, :func:`read_json`, :func:`read_json_lines`,
+  :func:`json_object`, :func:`json_int`): undecodable bytes, invalid JSON,
+  nesting too deep for the parser and numbers too long to convert are one
+  refusing ``unreadable_file`` note naming the file and line, never a
+  traceback. ``NaN``/``Infinity`` tokens are read (lm-eval writes them).
+* **Notes** (:mod:`~evalframe.importers._notes`: :func:`note`,
+  :func:`planned_size`, :func:`spelling_note`): every note kind is one of
   :data:`~evalframe.problems.PROBLEM_KINDS`, whose description is its one
   meaning; whether a note refuses follows from its kind unless said
   otherwise.
-* **Grades** (:func:`grade`): booleans are 1/0, finite numbers are scores, a
-  non-finite number or a value that is not a score (text, a list, a dict, a
-  null) is a ``judge_error``: the grader ran and gave no valid judgment. A
-  unit without the chosen scorer at all is ``not_scored``.
+* **Grades** (:mod:`~evalframe.importers._grades`: :func:`grade`):
+  booleans are 1/0, finite numbers are scores, a non-finite number or a value
+  that is not a score (text, a list, a dict, a null) is a ``judge_error``:
+  the grader ran and gave no valid judgment. A unit without the chosen scorer
+  at all is ``not_scored``.
 * **Choosing the score** (:func:`choose_score`): a declared scorer / metric /
   stat that the export does not have refuses (``unknown_score``) and names
   the ones it has; with none declared and several present where the format
   has no default, the import refuses (``ambiguous_score``).
-* **The plan/ledger/notes contract** (:func:`build_plan`, :func:`finish`):
-  the plan is what the export says was planned; the ledger is the rows
-  present; an import with a refusing note raises
-  :class:`ImportRefused` so that neither the CLI nor the Python API can
-  audit it.
+* **Ledger rows** (:mod:`~evalframe.importers._rows`: :func:`ledger_row`,
+  :func:`passed_if_complete`, :class:`CaseNames`): one row per attempt in
+  :data:`~evalframe.importers.LEDGER_SCHEMA`, built in one place; ``passed``
+  is kept only when every scored row has the export's own verdict; case ids
+  are ``<task>/<id>`` when several tasks are read together.
+* **The plan/ledger/notes contract** (:func:`build_plan`,
+  :func:`plan_from_units`, :func:`finish`): the plan is what the export says
+  was planned; the ledger is the rows present; an import with a refusing
+  note raises :class:`ImportRefused` so that neither the CLI nor the Python
+  API can audit it.
 * **Declarations** (:func:`declare`): ``candidates``, ``trials`` and
   ``run_id`` given by the user bind an import exactly as they bind a
   ``--plan`` file.
@@ -36,62 +46,51 @@ every format lives here, so one fact always means one thing:
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, REFUSING, RUN_ID, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, REFUSING, RUN_ID, TRIAL
 from evalframe.errors import AuditRefused, InputFormatError, PlanError
 from evalframe.importers import Imported
-from evalframe.load import JSONLimitError, PathLike, check_line_lengths, parse_json_text
+from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
+from evalframe.importers._json import json_int, json_object, parse_json, read_json, read_json_lines
+from evalframe.importers._notes import MAX_PLANNED_UNITS, Unreadable, note, planned_size, spelling_note
+from evalframe.importers._rows import CaseNames, ledger_row, passed_if_complete
+from evalframe.load import PathLike
 from evalframe.plan import Plan
-from evalframe.problems import PROBLEM_KINDS, concat_problems, problems_frame
+from evalframe.problems import concat_problems, problems_frame
 
 __all__ = [
+    "LETTER_GRADES",
+    "MAX_PLANNED_UNITS",
+    "CaseNames",
     "ImportRefused",
     "ScoreChoiceError",
     "Unreadable",
     "build_plan",
     "choose_score",
     "declare",
+    "failure_kind",
     "find_files",
     "finish",
     "grade",
+    "json_int",
+    "json_object",
+    "ledger_row",
+    "mean",
     "note",
     "parse_json",
+    "passed_if_complete",
+    "plan_from_units",
     "planned_size",
     "read_json",
     "read_json_lines",
+    "spelling_note",
 ]
-
-#: The most planned units an import builds from an export's declared sizes (epochs, documents, trials):
-#: a header claiming more is refused before anything is allocated (a 10**9-epoch header took 14 GB).
-MAX_PLANNED_UNITS: Final = 100_000_000
-
-
-def planned_size(count: int, source: str, what: str) -> dict[str, Any] | None:
-    """A refusing ``unreadable_file`` note when ``count`` planned units exceed :data:`MAX_PLANNED_UNITS`, else None.
-
-    Examples
-    --------
-    >>> planned_size(10**9, "a.eval", "eval.config.epochs × sample ids")["detail"]
-    'eval.config.epochs × sample ids declares 1000000000 planned units, more than the 100000000 evalframe plans'
-    >>> planned_size(100, "a.eval", "epochs") is None
-    True
-    """
-    if count <= MAX_PLANNED_UNITS:
-        return None
-    detail = f"{what} declares {count} planned units, more than the {MAX_PLANNED_UNITS} evalframe plans"
-    return note("unreadable_file", source, detail)
-
-
-#: Scores Inspect-style letter grades stand for (``value_to_float`` in Inspect AI's scorer module).
-LETTER_GRADES: Final = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
 
 class ImportRefused(AuditRefused):
@@ -101,49 +100,6 @@ class ImportRefused(AuditRefused):
     --from``, exit 1) when any note refuses, so a plan and ledger that look
     complete never leave an import that is not.
     """
-
-
-class Unreadable(Exception):
-    """A file (or a place in it) that cannot be read; carries its ``unreadable_file`` note."""
-
-    def __init__(self, source: str, detail: str, *, line: int | None = None) -> None:
-        self.note = note("unreadable_file", source, detail, line=line)
-        super().__init__(f"{source}: {detail}")
-
-
-def note(kind: str, source: str, detail: str, *, refusing: bool | None = None, **keys: Any) -> dict[str, Any]:
-    """One note (a problems-table row) of an import.
-
-    Parameters
-    ----------
-    kind
-        One of :data:`~evalframe.problems.PROBLEM_KINDS`.
-    source
-        The file (or folder) the note is about.
-    detail
-        A sentence for a person.
-    refusing
-        Whether it refuses the batch; None: as the kind says (kinds described
-        "(flag) …" do not refuse, every other kind does).
-    **keys
-        Key columns (``candidate``, ``case_id``, ``trial``, ``attempt``, ``line``).
-
-    Raises
-    ------
-    KeyError
-        When ``kind`` is not a documented problem kind.
-
-    Examples
-    --------
-    >>> note("no_export", "logs/", "no .eval or .json log found")["refusing"]
-    True
-    >>> note("run_status", "a.eval", "status: cancelled")["refusing"]
-    False
-    """
-    meaning = PROBLEM_KINDS[kind]
-    if refusing is None:
-        refusing = not meaning.startswith("(flag)")
-    return {KIND: kind, SOURCE: source, "detail": detail, REFUSING: refusing, **keys}
 
 
 def find_files(
@@ -196,187 +152,6 @@ def find_files(
     return sorted(files.values()), notes
 
 
-def parse_json(data: bytes | str, source: str, *, line: int | None = None) -> Any:
-    """Parse one JSON document; anything that is not readable JSON raises :class:`Unreadable`.
-
-    ``NaN``, ``Infinity`` and ``-Infinity`` tokens are read as floats (lm-eval
-    writes them); :func:`grade` then calls them grader failures.
-
-    Examples
-    --------
-    >>> parse_json(b'{"acc": Infinity}', "s.jsonl")
-    {'acc': inf}
-    >>> try:
-    ...     parse_json(b"[" * 100_000, "deep.json")
-    ... except Unreadable as exc:
-    ...     print(exc.note["kind"], exc.note["detail"])
-    unreadable_file JSON nested too deeply to read (limit 512; raise it with --max-json-depth)
-    """
-    try:
-        text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return parse_json_text(text)
-    except UnicodeDecodeError as exc:
-        raise Unreadable(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})", line=line) from None
-    except json.JSONDecodeError as exc:
-        where = line if line is not None else exc.lineno
-        raise Unreadable(source, f"invalid JSON ({exc.msg}, column {exc.colno})", line=where) from None
-    except JSONLimitError as exc:  # nested too deeply, an integer literal longer than Python converts
-        raise Unreadable(source, exc.detail, line=line) from None
-
-
-def read_json(path: Path) -> Any:
-    """Read a JSON file (see :func:`parse_json`); an unreadable file raises :class:`Unreadable`."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise Unreadable(str(path), f"cannot read the file ({exc.strerror or exc})") from None
-    return parse_json(data.removeprefix(b"\xef\xbb\xbf"), str(path))
-
-
-def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[dict[str, Any]]]:
-    """Read a JSON Lines file: ``(line number, value)`` per non-blank line, and a note per unreadable line.
-
-    Line numbers are physical lines (1-based, as an editor shows them). A line longer than
-    ``Limits.line_bytes`` is an input error, found before the file is read (see
-    :func:`~evalframe.load.check_line_lengths`).
-    """
-    check_line_lengths(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise Unreadable(str(path), f"cannot read the file ({exc.strerror or exc})") from None
-    rows: list[tuple[int, Any]] = []
-    notes: list[dict[str, Any]] = []
-    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            rows.append((number, parse_json(raw, str(path), line=number)))
-        except Unreadable as exc:
-            notes.append(exc.note)
-    return rows, notes
-
-
-def grade(value: Any, *, letters: Mapping[str, float] | None = None) -> tuple[str, float | None]:
-    """The score status and score of one grader value.
-
-    Parameters
-    ----------
-    value
-        The value the grader wrote for one unit.
-    letters
-        Letter grades the format uses and the scores they stand for
-        (e.g. :data:`LETTER_GRADES`); other text is not a score.
-
-    Returns
-    -------
-    tuple
-        ``("scored", score)`` for a boolean (1.0/0.0), a finite number or a
-        known letter; ``("judge_error", None)`` for anything else: a null, a
-        non-finite number, text, a list or a dict.
-
-    Examples
-    --------
-    >>> grade(True), grade(0.65), grade("C", letters=LETTER_GRADES)
-    (('scored', 1.0), ('scored', 0.65), ('scored', 1.0))
-    >>> grade(float("inf")), grade(None), grade(["gold", "pred"])
-    (('judge_error', None), ('judge_error', None), ('judge_error', None))
-    """
-    if isinstance(value, bool):
-        return "scored", float(value)
-    if isinstance(value, (int, float)):
-        try:
-            number = float(value)
-        except OverflowError:
-            return "judge_error", None
-        return ("scored", number) if math.isfinite(number) else ("judge_error", None)
-    if isinstance(value, str) and letters is not None and value in letters:
-        return "scored", letters[value]
-    return "judge_error", None
-
-
-class ScoreChoiceError(Exception):
-    """The score to read cannot be chosen; carries the refusing note."""
-
-    def __init__(self, note_row: dict[str, Any]) -> None:
-        self.note = note_row
-        super().__init__(note_row["detail"])
-
-
-def choose_score(
-    declared: str | None,
-    available: Iterable[str],
-    *,
-    default: str | Sequence[str] | None,
-    what: str,
-    source: str,
-) -> str | None:
-    """The scorer / metric / stat to grade with.
-
-    Parameters
-    ----------
-    declared
-        What the user named (``--score``), or None.
-    available
-        What the export has, in the export's order.
-    default
-        The format's default: one name, or names tried in order; None: the
-        only one available (several refuse as ``ambiguous_score``).
-    what
-        What the format calls it (``scorer``, ``metric``, ``stat``).
-    source
-        The export, for the note.
-
-    Returns
-    -------
-    str or None
-        The chosen name; None when the export has none at all and nothing
-        was declared (every unit is then ``not_scored``).
-
-    Raises
-    ------
-    ScoreChoiceError
-        ``unknown_score`` when ``declared`` is not available (the note names
-        those that are), ``ambiguous_score`` when nothing was declared, the
-        format has no default and several are available.
-
-    Examples
-    --------
-    >>> choose_score(None, ["match", "includes"], default=None, what="scorer", source="a.eval")
-    Traceback (most recent call last):
-    ...
-    evalframe.importers._kit.ScoreChoiceError: 2 scorers in the export (includes, match) and none declared: \
-name one with --score
-    >>> choose_score("acc", ["acc", "f1"], default=None, what="metric", source="s.jsonl")
-    'acc'
-    """
-    names = list(dict.fromkeys(available))
-    if declared is not None:
-        if declared in names:
-            return declared
-        have = ", ".join(sorted(names)) if names else "none"
-        detail = f"no {what} named {declared!r} in the export (has: {have})"
-        raise ScoreChoiceError(note("unknown_score", source, detail))
-    defaults = [default] if isinstance(default, str) else list(default or ())
-    for name in defaults:
-        if name in names:
-            return name
-    if len(names) <= 1:
-        return names[0] if names else None
-    if defaults:
-        have = ", ".join(sorted(names))
-        raise ScoreChoiceError(
-            note("unknown_score", source, f"no default {what} ({', '.join(defaults)}) in the export (has: {have})")
-        )
-    raise ScoreChoiceError(
-        note(
-            "ambiguous_score",
-            source,
-            f"{len(names)} {what}s in the export ({', '.join(sorted(names))}) and none declared: name one with --score",
-        )
-    )
-
-
 def build_plan(units: pl.DataFrame, *, source: str) -> tuple[Plan, pl.DataFrame]:
     """The plan of planned units, or an unvalidated plan and the problems that refuse it.
 
@@ -422,6 +197,27 @@ def build_plan(units: pl.DataFrame, *, source: str) -> tuple[Plan, pl.DataFrame]
     if keys.height == len(candidates) * plan.cases.height * trials and int(keys.get_column(TRIAL).min()) == 1:  # type: ignore[arg-type]
         return plan, problems_frame()
     return plan.with_units(keys), problems_frame()
+
+
+def plan_from_units(
+    units: pl.DataFrame, *, source: str, notes: Iterable[Mapping[str, Any]]
+) -> tuple[Plan, pl.DataFrame]:
+    """:func:`build_plan`, without its problems when there is no unit and a note already refuses.
+
+    Nothing was read then, and the refusing notes say why: an ``empty_plan`` would only repeat them.
+
+    Examples
+    --------
+    >>> empty = pl.DataFrame(schema={"candidate": pl.String, "case_id": pl.String, "trial": pl.Int64})
+    >>> plan_from_units(empty, source="x", notes=[note("no_export", "logs/", "no log")])[1].height
+    0
+    >>> plan_from_units(empty, source="x", notes=[])[1].get_column("kind").to_list()
+    ['empty_candidates', 'empty_plan']
+    """
+    plan, problems = build_plan(units, source=source)
+    if units.height == 0 and any(n[REFUSING] for n in notes):
+        problems = problems.clear()
+    return plan, problems
 
 
 def finish(

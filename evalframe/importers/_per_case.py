@@ -8,7 +8,8 @@ its own. The shared facts:
   is not the format (invalid JSON or CSV, a record without its required
   keys) raises :class:`~evalframe.errors.InputFormatError` naming the file,
   the line and the reason (exit 2), instead of a refusing note.
-* **One ledger row per case** (:func:`unit_row`): trial and attempt 1 unless
+* **One ledger row per case** (the kit's
+  :func:`~evalframe.importers._kit.ledger_row`): trial and attempt 1 unless
   the format says otherwise, ``exec_status`` ``completed`` (these formats
   write only cases that ran).
 * **One grade meaning** (:func:`graded`): the kit's
@@ -28,7 +29,6 @@ its own. The shared facts:
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,34 +36,23 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import (
-    ATTEMPT,
-    CANDIDATE,
-    CASE_ID,
-    EXEC_STATUS,
-    HAS_OUTPUT,
-    LIMIT,
-    LINE,
-    PASSED,
-    RUN_ID,
-    SCORE,
-    SCORE_STATUS,
-    SOURCE,
-    TRIAL,
-)
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SOURCE, TRIAL
 from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
-    build_plan,
     choose_score,
+    failure_kind,
     finish,
     grade,
+    ledger_row,
     note,
+    passed_if_complete,
+    plan_from_units,
 )
 
-__all__ = ["MetricTable", "assemble", "graded", "input_error", "read_metric_csv", "unit_row"]
+__all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
 
 #: Columns of a ragas / DeepEval table that hold the test's inputs and outputs, never a metric
 #: (ragas ``SingleTurnSample`` / legacy dataset names, DeepEval ``LLMTestCase`` names).
@@ -106,44 +95,6 @@ def input_error(exc: Unreadable) -> InputFormatError:
     return InputFormatError(exc.note[SOURCE], exc.note["detail"], line=exc.note.get(LINE))
 
 
-def unit_row(
-    candidate: str,
-    case_id: str,
-    *,
-    status: str,
-    score: float | None,
-    line: int,
-    source: str,
-    trial: int = 1,
-    passed: bool | None = None,
-    run_id: str | None = None,
-    has_output: bool | None = None,
-) -> dict[str, Any]:
-    """One completed ledger row (see :data:`~evalframe.importers.LEDGER_SCHEMA`).
-
-    Examples
-    --------
-    >>> row = unit_row("m", "q1", status="scored", score=0.5, line=2, source="r.csv")
-    >>> row["exec_status"], row["score_status"], row["trial"], row["attempt"]
-    ('completed', 'scored', 1, 1)
-    """
-    return {
-        CANDIDATE: candidate,
-        CASE_ID: case_id,
-        TRIAL: trial,
-        ATTEMPT: 1,
-        RUN_ID: run_id,
-        EXEC_STATUS: "completed",
-        SCORE_STATUS: status,
-        SCORE: score,
-        PASSED: passed,
-        HAS_OUTPUT: has_output,
-        LIMIT: None,
-        LINE: line,
-        SOURCE: source,
-    }
-
-
 def graded(value: Any) -> tuple[str, float | None, str | None]:
     """Score status, score and the flag kind of one metric value.
 
@@ -167,8 +118,7 @@ def graded(value: Any) -> tuple[str, float | None, str | None]:
     status, score = grade(value)
     if status == "scored":
         return status, score, None
-    nonfinite = value is None or (isinstance(value, float) and not math.isfinite(value))
-    return status, None, "nonfinite_score" if nonfinite else "not_a_score"
+    return status, None, failure_kind(value, null_is_nan=True)
 
 
 def failures_note(source: str, metric: str, kinds: Mapping[str, list[str]], *, candidate: str) -> list[dict[str, Any]]:
@@ -297,9 +247,31 @@ def read_metric_csv(
         status, value, flag = graded(record[column])
         if flag is not None:
             failed[flag].append(case)
-        table.rows.append(unit_row(candidate, case, status=status, score=value, line=line, source=source))
+        table.rows.append(ledger_row(candidate, case, score_status=status, score=value, line=line, source=source))
     table.notes.extend(failures_note(source, chosen, failed, candidate=candidate))
     return table
+
+
+def add_table(
+    table: MetricTable,
+    rows: list[dict[str, Any]],
+    notes: list[dict[str, Any]],
+    info: list[dict[str, Any]],
+    *,
+    source: str,
+    plan_note: str,
+) -> None:
+    """Add one file's table to the import; a file with rows gets its ``plan_from_rows`` note.
+
+    ``plan_note`` is the note's sentence, with ``{n}`` for the number of rows: these formats declare
+    no dataset, so the plan is the rows of the file and a case never written cannot be missing.
+    """
+    rows.extend(table.rows)
+    notes.extend(table.notes)
+    info.append(table.info)
+    if table.rows:
+        detail = plan_note.format(n=len(table.rows))
+        notes.append(note("plan_from_rows", source, detail, candidate=table.info["candidate"]))
 
 
 def assemble(
@@ -315,7 +287,7 @@ def assemble(
     Parameters
     ----------
     rows
-        Ledger rows (:func:`unit_row`).
+        Ledger rows (:func:`~evalframe.importers._kit.ledger_row`).
     notes
         Every note of the import.
     info
@@ -332,9 +304,8 @@ def assemble(
     """
     all_notes = list(notes)
     ledger = pl.DataFrame(list(rows), schema=LEDGER_SCHEMA)
-    scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
-    if ledger.get_column(PASSED).null_count() == ledger.height or scored.get_column(PASSED).null_count():
-        ledger = ledger.drop(PASSED)
+    no_verdict = ledger.get_column(PASSED).null_count() == ledger.height
+    ledger = ledger.drop(PASSED) if no_verdict else passed_if_complete(ledger)
     ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
     if case_columns:
@@ -344,7 +315,5 @@ def assemble(
             schema={CASE_ID: pl.String, **dict.fromkeys(names, pl.String)},
         )
         units = units.join(cases, on=CASE_ID, how="left")
-    plan, plan_problems = build_plan(units, source=source)
-    if units.height == 0 and any(n["refusing"] for n in all_notes):  # nothing was read: the notes say why
-        plan_problems = plan_problems.clear()
+    plan, plan_problems = plan_from_units(units, source=source, notes=all_notes)
     return finish(plan, ledger, [all_notes, plan_problems], info)

@@ -53,11 +53,16 @@ from typing import Any, Final
 from evalframe.columns import CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, note, read_json
-from evalframe.importers._per_case import MetricTable, assemble, graded, input_error, read_metric_csv, unit_row
+from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, ledger_row, note, read_json
+from evalframe.importers._per_case import MetricTable, add_table, assemble, graded, input_error, read_metric_csv
 from evalframe.load import PathLike
 
 __all__ = ["SUCCESS", "read"]
+
+_PLAN_NOTE: Final = (
+    "the file declares no dataset: the plan is its {n} test case(s), so a test case "
+    "DeepEval never wrote cannot be counted as missing"
+)
 
 #: ``--score`` of the test case's verdict over all its metrics (the default).
 SUCCESS: Final = "success"
@@ -146,7 +151,9 @@ def _read_run(path: Path, score: str | None) -> MetricTable:
                 passed = success if status == "scored" and isinstance(success, bool) else None
         if status == "judge_error":
             errors["judge_error"].append(case_id)
-        row = unit_row(candidate, case_id, status=status, score=value, passed=passed, line=position, source=source)
+        row = ledger_row(
+            candidate, case_id, score_status=status, score=value, passed=passed, line=position, source=source
+        )
         table.rows.append(row)
     if errors["judge_error"]:
         reasons = sorted({str(m["error"]) for c in cases for m in c.get("metricsData") or [] if m.get("error")})
@@ -212,19 +219,12 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     files, notes = find_files(paths, is_export=_is_export, what="DeepEval test run (.json) or results CSV")
     if not files and not notes:
         raise InputFormatError("", "no input files given")
-    rows, info = [], []
+    rows: list[dict[str, Any]] = []
+    info: list[dict[str, Any]] = []
     for path in files:
         if path.suffix.lower() == ".csv":
             table = read_metric_csv(path, score=score, id_column=id_column, candidate=path.stem, fmt="deepeval")
         else:
             table = _read_run(path, score)
-        rows.extend(table.rows)
-        notes.extend(table.notes)
-        info.append(table.info)
-        if table.rows:
-            detail = (
-                f"the file declares no dataset: the plan is its {len(table.rows)} test case(s), so a test case "
-                "DeepEval never wrote cannot be counted as missing"
-            )
-            notes.append(note("plan_from_rows", str(path), detail, candidate=table.info["candidate"]))
+        add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
     return assemble(rows, notes, info, source=";".join(str(p) for p in paths))

@@ -63,13 +63,15 @@ from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
     choose_score,
+    failure_kind,
     find_files,
     grade,
+    ledger_row,
     note,
     read_json,
     read_json_lines,
 )
-from evalframe.importers._per_case import assemble, input_error, unit_row
+from evalframe.importers._per_case import assemble, input_error
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -199,6 +201,41 @@ def _report_checks(review: _Review, report: _Report, metric: str, rows: list[dic
     return details
 
 
+def _review_rows(
+    review: _Review,
+    chosen: str | None,
+    columns: dict[str, Any],
+    cases: dict[str, dict[str, Any]],
+    notes: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], int]:
+    """Ledger rows of one review file (repeats of a sample are its trials, by sample id), and its sample count.
+
+    Each case's ``columns`` (dataset, subset) are recorded in ``cases``; a value that is not a score is noted.
+    """
+    source, candidate = str(review.path), review.candidate
+    trials: dict[int, list[int]] = {}
+    for _, _, sample_id, group, _, _ in review.samples:
+        trials.setdefault(group, []).append(sample_id)
+    own: list[dict[str, Any]] = []
+    for number, _, sample_id, group, values, _ in review.samples:
+        case_id = f"{review.stem}/{group}"
+        cases[case_id] = columns
+        trial = sorted(trials[group]).index(sample_id) + 1
+        if chosen is None or chosen not in values:
+            status, value = "not_scored", None
+        else:
+            status, value = grade(values[chosen])
+            if status != "scored":
+                raw = values[chosen]
+                kind = failure_kind(raw, null_is_nan=True)
+                detail = f"{chosen} = {raw!r} is not a score: read as a grader failure"
+                notes.append(note(kind, source, detail, line=number, candidate=candidate, case_id=case_id))
+        own.append(
+            ledger_row(candidate, case_id, score_status=status, score=value, trial=trial, line=number, source=source)
+        )
+    return own, len(trials)
+
+
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     """Read EvalScope review files (and their reports) into a plan, a status ledger, notes and file facts.
 
@@ -287,40 +324,13 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             notes.append({**exc.note, CANDIDATE: candidate})
             continue
         facts["metric"] = chosen
-        trials: dict[int, list[int]] = {}
-        for _, _, sample_id, group, _, _ in review.samples:
-            trials.setdefault(group, []).append(sample_id)
-        own: list[dict[str, Any]] = []
-        for number, _, sample_id, group, values, _ in review.samples:
-            case_id = f"{review.stem}/{group}"
-            cases[case_id] = {"dataset": dataset, "subset": subset}
-            trial = sorted(trials[group]).index(sample_id) + 1
-            if chosen is None or chosen not in values:
-                status, value = "not_scored", None
-            else:
-                status, value = grade(values[chosen])
-                if status != "scored":
-                    raw = values[chosen]
-                    kind = "nonfinite_score" if raw is None or isinstance(raw, float) else "not_a_score"
-                    notes.append(
-                        note(
-                            kind,
-                            source,
-                            f"{chosen} = {raw!r} is not a score: read as a grader failure",
-                            line=number,
-                            candidate=candidate,
-                            case_id=case_id,
-                        )
-                    )
-            own.append(
-                unit_row(candidate, case_id, status=status, score=value, trial=trial, line=number, source=source)
-            )
+        own, n_samples = _review_rows(review, chosen, {"dataset": dataset, "subset": subset}, cases, notes)
         rows.extend(own)
         if report is not None and chosen is not None:
             for detail in _report_checks(review, report, chosen, own, subset):
                 notes.append(note("header_rows_disagree", source, detail, candidate=candidate))
         detail = (
-            f"EvalScope reviews declare no dataset size: the plan is the {len(trials)} sample(s) of this file, "
+            f"EvalScope reviews declare no dataset size: the plan is the {n_samples} sample(s) of this file, "
             "so a sample that was never reviewed cannot be counted as missing"
         )
         notes.append(note("plan_from_rows", source, detail, candidate=candidate))

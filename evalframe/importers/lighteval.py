@@ -63,8 +63,17 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, grade, note
-from evalframe.importers._per_case import assemble, failures_note, unit_row
+from evalframe.importers._kit import (
+    ScoreChoiceError,
+    choose_score,
+    failure_kind,
+    find_files,
+    grade,
+    json_object,
+    ledger_row,
+    note,
+)
+from evalframe.importers._per_case import assemble, failures_note
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -126,15 +135,15 @@ def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], lis
     rows: list[dict[str, Any]] = []
     failed: dict[str, list[str]] = {"nonfinite_score": [], "not_a_score": []}
     for number, (doc, query, metric) in enumerate(zip(docs, queries, values, strict=True), start=1):
-        doc = doc if isinstance(doc, dict) else {}
+        doc = json_object(doc)
         doc_id = doc.get("id")
         key = str(doc_id) if doc_id not in (None, "") else _query_id(doc.get("query", query))
         case_id = f"{task}/{key}"
         raw = (metric or {}).get(chosen) if chosen is not None else None
         status, value = ("not_scored", None) if chosen is None else grade(raw)
         if chosen is not None and status != "scored":
-            failed["nonfinite_score" if raw is None or isinstance(raw, float) else "not_a_score"].append(case_id)
-        rows.append(unit_row(candidate, case_id, status=status, score=value, line=number, source=source))
+            failed[failure_kind(raw, null_is_nan=True)].append(case_id)
+        rows.append(ledger_row(candidate, case_id, score_status=status, score=value, line=number, source=source))
     notes = failures_note(source, str(chosen), failed, candidate=candidate)
     if rows:
         detail = (

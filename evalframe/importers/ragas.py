@@ -42,14 +42,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Final
 
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import find_files, note
-from evalframe.importers._per_case import assemble, read_metric_csv
+from evalframe.importers._kit import find_files
+from evalframe.importers._per_case import add_table, assemble, read_metric_csv
 from evalframe.load import PathLike
 
 __all__ = ["read"]
+
+_PLAN_NOTE: Final = (
+    "a ragas CSV declares no dataset: the plan is its {n} question(s), so a question "
+    "ragas never wrote cannot be counted as missing"
+)
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str | None = None) -> Imported:
@@ -106,16 +112,9 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     files, notes = find_files(paths, is_export=lambda p: p.suffix.lower() == ".csv", what="ragas result CSV (.csv)")
     if not files and not notes:
         raise InputFormatError("", "no input files given")
-    rows, info = [], []
+    rows: list[dict[str, Any]] = []
+    info: list[dict[str, Any]] = []
     for path in files:
         table = read_metric_csv(Path(path), score=score, id_column=id_column, candidate=path.stem, fmt="ragas")
-        rows.extend(table.rows)
-        notes.extend(table.notes)
-        info.append(table.info)
-        if table.rows:
-            detail = (
-                f"a ragas CSV declares no dataset: the plan is its {len(table.rows)} question(s), so a question "
-                "ragas never wrote cannot be counted as missing"
-            )
-            notes.append(note("plan_from_rows", str(path), detail, candidate=path.stem))
+        add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
     return assemble(rows, notes, info, source=";".join(str(p) for p in paths))

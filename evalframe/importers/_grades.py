@@ -1,0 +1,159 @@
+"""One grade meaning for every importer, and the choice of the scorer / metric / stat to grade with."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from evalframe.importers._notes import note
+
+#: Scores Inspect-style letter grades stand for (``value_to_float`` in Inspect AI's scorer module).
+LETTER_GRADES: Final = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """The mean of ``values``; None when there is none (an export's per-case mean of several grades).
+
+    Examples
+    --------
+    >>> mean([1.0, 0.0, 0.5]), mean([])
+    (0.5, None)
+    """
+    return sum(values) / len(values) if values else None
+
+
+def grade(value: Any, *, letters: Mapping[str, float] | None = None) -> tuple[str, float | None]:
+    """The score status and score of one grader value.
+
+    Parameters
+    ----------
+    value
+        The value the grader wrote for one unit.
+    letters
+        Letter grades the format uses and the scores they stand for
+        (e.g. :data:`LETTER_GRADES`); other text is not a score.
+
+    Returns
+    -------
+    tuple
+        ``("scored", score)`` for a boolean (1.0/0.0), a finite number or a
+        known letter; ``("judge_error", None)`` for anything else: a null, a
+        non-finite number, text, a list or a dict.
+
+    Examples
+    --------
+    >>> grade(True), grade(0.65), grade("C", letters=LETTER_GRADES)
+    (('scored', 1.0), ('scored', 0.65), ('scored', 1.0))
+    >>> grade(float("inf")), grade(None), grade(["gold", "pred"])
+    (('judge_error', None), ('judge_error', None), ('judge_error', None))
+    """
+    if isinstance(value, bool):
+        return "scored", float(value)
+    if isinstance(value, (int, float)):
+        try:
+            number = float(value)
+        except OverflowError:
+            return "judge_error", None
+        return ("scored", number) if math.isfinite(number) else ("judge_error", None)
+    if isinstance(value, str) and letters is not None and value in letters:
+        return "scored", letters[value]
+    return "judge_error", None
+
+
+def failure_kind(value: Any, *, null_is_nan: bool = False) -> str:
+    """The flag of a grader value that is not a score: ``nonfinite_score`` or ``not_a_score``.
+
+    NaN and ±Infinity are ``nonfinite_score``; so is a null where the format writes NaN as null
+    (``null_is_nan``: pandas-written tables and their JSON); anything else is ``not_a_score``.
+
+    Examples
+    --------
+    >>> failure_kind(float("nan")), failure_kind("yes"), failure_kind(None), failure_kind(None, null_is_nan=True)
+    ('nonfinite_score', 'not_a_score', 'not_a_score', 'nonfinite_score')
+    """
+    if value is None and null_is_nan:
+        return "nonfinite_score"
+    return "nonfinite_score" if isinstance(value, float) and not math.isfinite(value) else "not_a_score"
+
+
+class ScoreChoiceError(Exception):
+    """The score to read cannot be chosen; carries the refusing note."""
+
+    def __init__(self, note_row: dict[str, Any]) -> None:
+        self.note = note_row
+        super().__init__(note_row["detail"])
+
+
+def choose_score(
+    declared: str | None,
+    available: Iterable[str],
+    *,
+    default: str | Sequence[str] | None,
+    what: str,
+    source: str,
+) -> str | None:
+    """The scorer / metric / stat to grade with.
+
+    Parameters
+    ----------
+    declared
+        What the user named (``--score``), or None.
+    available
+        What the export has, in the export's order.
+    default
+        The format's default: one name, or names tried in order; None: the
+        only one available (several refuse as ``ambiguous_score``).
+    what
+        What the format calls it (``scorer``, ``metric``, ``stat``).
+    source
+        The export, for the note.
+
+    Returns
+    -------
+    str or None
+        The chosen name; None when the export has none at all and nothing
+        was declared (every unit is then ``not_scored``).
+
+    Raises
+    ------
+    ScoreChoiceError
+        ``unknown_score`` when ``declared`` is not available (the note names
+        those that are), ``ambiguous_score`` when nothing was declared, the
+        format has no default and several are available.
+
+    Examples
+    --------
+    >>> choose_score(None, ["match", "includes"], default=None, what="scorer", source="a.eval")
+    Traceback (most recent call last):
+    ...
+    evalframe.importers._grades.ScoreChoiceError: 2 scorers in the export (includes, match) and none declared: \
+name one with --score
+    >>> choose_score("acc", ["acc", "f1"], default=None, what="metric", source="s.jsonl")
+    'acc'
+    """
+    names = list(dict.fromkeys(available))
+    if declared is not None:
+        if declared in names:
+            return declared
+        have = ", ".join(sorted(names)) if names else "none"
+        detail = f"no {what} named {declared!r} in the export (has: {have})"
+        raise ScoreChoiceError(note("unknown_score", source, detail))
+    defaults = [default] if isinstance(default, str) else list(default or ())
+    for name in defaults:
+        if name in names:
+            return name
+    if len(names) <= 1:
+        return names[0] if names else None
+    if defaults:
+        have = ", ".join(sorted(names))
+        raise ScoreChoiceError(
+            note("unknown_score", source, f"no default {what} ({', '.join(defaults)}) in the export (has: {have})")
+        )
+    raise ScoreChoiceError(
+        note(
+            "ambiguous_score",
+            source,
+            f"{len(names)} {what}s in the export ({', '.join(sorted(names))}) and none declared: name one with --score",
+        )
+    )

@@ -1,0 +1,24 @@
+"""The every_eval_ever schema facts evalframe reads and writes: grades, evalframe's metadata keys, versions."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import polars as pl
+
+from evalframe.columns import CASE_HASH
+from evalframe.importers import LEDGER_SCHEMA
+
+#: The grades an instance row carries, in the order tried when none is declared.
+GRADES: Final = ("is_correct", "score")
+#: Metadata keys of rows evalframe writes (values are strings, as the schema requires).
+META_TRIAL: Final = "evalframe.trial"
+META_EXEC: Final = "evalframe.exec_status"
+META_SCORE: Final = "evalframe.score_status"
+META_OUTPUT: Final = "evalframe.has_output"
+#: ``source_data.additional_details`` key of the planned trials in records evalframe writes.
+DETAIL_TRIALS: Final = "evalframe.trials"
+#: The schema version :func:`write` writes.
+SCHEMA_VERSION: Final = "0.2.1"
+#: Ledger columns of this importer: the common ones plus ``case_hash``.
+SCHEMA: Final = pl.Schema([*LEDGER_SCHEMA.items(), (CASE_HASH, pl.String)])

@@ -1,0 +1,327 @@
+"""Writing an audit as every_eval_ever records: one aggregate record and one instance file per candidate."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_HASH,
+    CASE_ID,
+    EXEC_STATUS,
+    HAS_OUTPUT,
+    OUTCOME,
+    PASSED,
+    SCORE,
+    SCORE_STATUS,
+    TRIAL,
+)
+from evalframe.errors import EvalframeError
+from evalframe.importers.every_eval_ever.schema import (
+    DETAIL_TRIALS,
+    META_EXEC,
+    META_OUTPUT,
+    META_SCORE,
+    META_TRIAL,
+    SCHEMA_VERSION,
+)
+from evalframe.load import PathLike
+from evalframe.report import ExchangeGuard, write_output
+
+if TYPE_CHECKING:
+    from evalframe.report import AuditReport
+
+
+class ExportError(EvalframeError):
+    """An audit cannot be written as every_eval_ever records without misstating it.
+
+    Attributes
+    ----------
+    candidate
+        The candidate whose units cannot be written (None: the whole audit).
+    detail
+        Why, for a person.
+    """
+
+    def __init__(self, detail: str, *, candidate: str | None = None) -> None:
+        self.candidate = candidate
+        self.detail = detail
+        super().__init__(f"cannot export to every-eval-ever{f' ({candidate})' if candidate else ''}: {detail}")
+
+
+def _slug(name: str, taken: set[str]) -> str:
+    """A file-name stem for ``name``, unique among ``taken``."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "candidate"
+    stem, n = base, 1
+    while stem in taken:
+        n += 1
+        stem = f"{base}-{n}"
+    taken.add(stem)
+    return stem
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def _result(
+    name: str, dataset: str, rate: str, record: Mapping[str, Any], *, confidence: float, ids: list[str], trials: int
+) -> dict[str, Any] | None:
+    """One ``evaluation_results`` entry for the summary's ``rate``; None when the rate is undefined (null)."""
+    value = _number(record[rate])
+    if value is None:
+        return None
+    denominator = {"pass_rate_scored": "scored", "pass_rate_planned": "planned", "scored_coverage": "planned"}[rate]
+    numerator = "passed" if rate.startswith("pass_rate") else "scored"
+    uncertainty: dict[str, Any] = {"num_samples": int(record[denominator])}
+    low, high = _number(record.get(f"{rate}_ci_low")), _number(record.get(f"{rate}_ci_high"))
+    if low is not None and high is not None:
+        uncertainty["confidence_interval"] = {
+            "lower": low,
+            "upper": high,
+            "confidence_level": confidence,
+            "method": "Wilson on the effective sample size scored / design effect, t(G-1), cases as clusters "
+            "(Korn & Graubard 1998); Wilson (1927) with one unit per case",
+        }
+    se = _number(record.get("pass_rate_scored_se_clustered")) if rate == "pass_rate_scored" else None
+    if se is not None:
+        uncertainty["standard_error"] = {"value": se, "method": "CR1 cluster-robust by case (Cameron & Miller 2015)"}
+    counts = ("planned", "attempted", "completed", "scored", "passed", "missing", "exec_failed", "judge_failed")
+    details = {c: str(record[c]) for c in (*counts, "not_scored", "cases_planned") if record.get(c) is not None}
+    for extra in ("design_effect", "effective_n"):
+        if _number(record.get(extra)) is not None:
+            details[extra] = repr(float(record[extra]))
+    return {
+        "evaluation_name": name,
+        "source_data": {
+            "dataset_name": dataset,
+            "source_type": "other",
+            "sample_ids": ids,
+            "samples_number": len(ids),
+            "additional_details": {DETAIL_TRIALS: str(trials)},
+        },
+        "metric_config": {
+            "evaluation_description": f"{rate} = {numerator} / {denominator} (evalframe audit)",
+            "lower_is_better": False,
+            "score_type": "continuous",
+            "min_score": 0.0,
+            "max_score": 1.0,
+        },
+        "score_details": {"score": value, "details": details, "uncertainty": uncertainty},
+    }
+
+
+def _instance(
+    unit: Mapping[str, Any], *, evaluation_id: str, candidate: str, dataset: str, slices: Sequence[str]
+) -> dict[str, Any]:
+    """The instance row of one attempted unit (see the module docstring for units without a grade)."""
+    outcome = str(unit[OUTCOME])
+    scored = unit[SCORE_STATUS] == "scored" and unit[EXEC_STATUS] == "completed"
+    meta = {META_TRIAL: str(unit[TRIAL]), META_EXEC: str(unit[EXEC_STATUS]), META_SCORE: str(unit[SCORE_STATUS])}
+    if unit.get(HAS_OUTPUT) is not None:
+        meta[META_OUTPUT] = "true" if unit[HAS_OUTPUT] else "false"
+    meta |= {s: str(unit[s]) for s in slices if unit.get(s) is not None}
+    answer = unit.get("answer")
+    row: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "evaluation_id": evaluation_id,
+        "model_id": candidate,
+        "evaluation_name": dataset,
+        "sample_id": str(unit[CASE_ID]),
+        "sample_hash": unit.get(CASE_HASH),
+        "interaction_type": "single_turn",
+        "input": {"raw": "", "reference": [str(unit["expected"])] if unit.get("expected") is not None else []},
+        "output": {"raw": [str(answer)] if answer is not None else []},
+        "answer_attribution": [],
+        "evaluation": {
+            "score": float(unit[SCORE] if unit[SCORE] is not None else unit[PASSED]),
+            "is_correct": bool(unit[PASSED]),
+        }
+        if scored
+        else {"score": 0.0, "is_correct": False},
+        "error": None
+        if scored
+        else f"no valid grade (evalframe outcome {outcome}: exec_status {unit[EXEC_STATUS]}, "
+        f"score_status {unit[SCORE_STATUS]}); the score 0 is a placeholder the schema requires",
+        "metadata": meta,
+    }
+    return row
+
+
+def write(
+    report: AuditReport,
+    out: PathLike,
+    *,
+    inputs: Sequence[PathLike] = (),
+    command: str = "python",
+    guard: ExchangeGuard = nullcontext,
+) -> list[Path]:
+    """Write an audit as every_eval_ever records: one aggregate record and one instance file per candidate.
+
+    Parameters
+    ----------
+    report
+        The audit (one counted attempt per unit: retry policy ``first`` or
+        ``last_allowed``; binary grades, or numeric ones with a pass
+        threshold, since every instance row must say ``is_correct``).
+    out
+        The folder, evalframe's own (see :func:`evalframe.report.write_output`):
+        new, empty or an earlier evalframe output; written whole or not at all.
+    inputs
+        The audit's input paths, refused inside ``out``.
+    command
+        What wrote the folder, recorded in its manifest.
+    guard
+        Entered around the exchange of the folder with its new version
+        (see :func:`evalframe.report.write_output`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written (the manifest aside): ``<candidate>.json`` and
+        ``<candidate>_samples.jsonl`` per candidate, sorted by name.
+
+    Raises
+    ------
+    ExportError
+        When the audit counts several attempts per unit (``every``), has no
+        pass verdict (numeric grades without a threshold), or a candidate's
+        planned units are not its cases × trials.
+    OutputFolderError
+        When ``out`` is not evalframe's own or cannot be written.
+
+    Examples
+    --------
+    >>> import tempfile, evalframe as ef
+    >>> from evalframe.importers.every_eval_ever import read
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     names = [p.name for p in write(report, folder)]
+    ...     back = read([folder])
+    >>> names
+    ['A.json', 'A_samples.jsonl']
+    >>> back.plan.n_units, back.ledger.select("case_id", "passed").rows()
+    (2, [('quote', True)])
+    """
+    meta = report.meta
+    units = _exportable_units(report)
+    dataset = Path(str(meta.get("plan_source") or "evalframe")).stem or "evalframe"
+    export = _Export(
+        dataset=dataset,
+        confidence=float(meta.get("confidence", 0.95)),
+        slices=[str(s) for s in meta.get("slices") or []],
+        stamp=repr(time.time()),
+        plan_hash=meta.get("plan_hash", "")[:16],
+    )
+    texts: dict[str, str] = {}
+    taken: set[str] = set()
+    for record in report.summary.iter_rows(named=True):
+        candidate = str(record[CANDIDATE])
+        own = units.filter(pl.col(CANDIDATE) == candidate).sort(CASE_ID, TRIAL)
+        stem = _slug(candidate, taken)
+        aggregate, body = _candidate_files(export, record, own, candidate, stem)
+        texts[f"{stem}.json"] = aggregate
+        texts[f"{stem}_samples.jsonl"] = body
+    return write_output(out, {}, texts, command=command, outcome="exported", inputs=inputs, guard=guard)
+
+
+def _exportable_units(report: AuditReport) -> pl.DataFrame:
+    """The audit's units, when they can be written as one instance row per unit with a verdict; else ``ExportError``."""
+    if report.meta.get("retry") == "every":
+        raise ExportError(
+            "retry policy 'every' counts several attempts per unit; every_eval_ever rows are one per unit"
+        )
+    units = report.units.lazy().collect()
+    if (
+        PASSED not in units.columns
+        or units.filter(
+            (pl.col(SCORE_STATUS) == "scored") & (pl.col(EXEC_STATUS) == "completed") & pl.col(PASSED).is_null()
+        ).height
+    ):
+        raise ExportError("scored units without a pass verdict: every instance row needs is_correct (--pass-threshold)")
+    return units
+
+
+@dataclass(frozen=True)
+class _Export:
+    """What every record of one export shares."""
+
+    dataset: str
+    confidence: float
+    slices: list[str]
+    stamp: str
+    plan_hash: str
+
+
+def _library_version() -> str:
+    try:
+        return version("evalframe")
+    except PackageNotFoundError:  # pragma: no cover - running from a checkout that was never installed
+        return "unknown"
+
+
+def _candidate_files(
+    export: _Export, record: Mapping[str, Any], own: pl.DataFrame, candidate: str, stem: str
+) -> tuple[str, str]:
+    """The aggregate record (JSON text) and instance file (JSON Lines text) of one candidate."""
+    ids = own.get_column(CASE_ID).unique(maintain_order=True).to_list()
+    trials = int(own.get_column(TRIAL).max() or 1)  # type: ignore[arg-type]
+    if own.height != len(ids) * trials:
+        raise ExportError(
+            f"{own.height} planned units are not its {len(ids)} cases × {trials} trials", candidate=candidate
+        )
+    dataset = export.dataset
+    evaluation_id = f"{dataset}/{candidate}/{export.plan_hash}"
+    attempted = own.filter(pl.col(OUTCOME).cast(pl.String) != "missing")
+    lines = [
+        json.dumps(
+            _instance(u, evaluation_id=evaluation_id, candidate=candidate, dataset=dataset, slices=export.slices),
+            ensure_ascii=False,
+        )
+        for u in attempted.iter_rows(named=True)
+    ]
+    body = "".join(line + "\n" for line in lines)
+    results = [
+        r
+        for rate, name in (
+            ("pass_rate_scored", dataset),
+            ("pass_rate_planned", f"{dataset} pass_rate_planned"),
+            ("scored_coverage", f"{dataset} scored_coverage"),
+        )
+        if (r := _result(name, dataset, rate, record, confidence=export.confidence, ids=ids, trials=trials)) is not None
+    ]
+    aggregate = {
+        "schema_version": SCHEMA_VERSION,
+        "evaluation_id": evaluation_id,
+        "retrieved_timestamp": export.stamp,
+        "source_metadata": {
+            "source_name": "evalframe audit",
+            "source_type": "evaluation_run",
+            "source_organization_name": "unknown",
+            "evaluator_relationship": "other",
+        },
+        "eval_library": {"name": "evalframe", "version": _library_version()},
+        "model_info": {"name": candidate, "id": candidate},
+        "evaluation_results": results,
+        "detailed_evaluation_results": {
+            "format": "jsonl",
+            "file_path": f"{stem}_samples.jsonl",
+            "hash_algorithm": "sha256",
+            "checksum": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+            "total_rows": len(lines),
+        },
+    }
+    return json.dumps(aggregate, indent=2, ensure_ascii=False) + "\n", body

@@ -1,0 +1,183 @@
+"""The Inspect AI import: logs read, planned units from their headers, rows from their samples."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL, UNIT_KEY
+from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
+from evalframe.importers import Imported
+from evalframe.importers._kit import CaseNames, build_plan, find_files, finish, note, planned_size, spelling_note
+from evalframe.importers.inspect_ai.archive import _read_log
+from evalframe.importers.inspect_ai.header import (
+    _choose_scorer,
+    _declared_ids,
+    _epochs,
+    _header_notes,
+    _limited_note,
+    _log_info,
+)
+from evalframe.importers.inspect_ai.log import _COMPANIONS, TASK, _is_log, _Log
+from evalframe.importers.inspect_ai.rows import _attempt_rows
+from evalframe.load import PathLike
+
+
+def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
+    """Read Inspect AI eval logs into a plan, a status ledger, notes and per-file facts.
+
+    Parameters
+    ----------
+    paths
+        ``.eval`` archives, ``.json`` logs and folders (a folder stands for
+        every ``*.eval`` and ``*.json`` log below it; an eval set's
+        ``eval-set.json``, ``logs.json`` and ``.eval-set-id`` are skipped).
+        Several logs combine into one plan and one ledger; the order of
+        ``paths`` never changes the result.
+    score
+        Name of the scorer to read (a key of each sample's ``scores``); it
+        must be a scorer of every log read. Default: per log, the first
+        scorer its header lists (``results.scores``, else ``eval.scorers``);
+        a log whose header lists none uses the one scorer its samples carry.
+        A sample without the chosen scorer is ``not_scored``.
+
+    Returns
+    -------
+    Imported
+        ``plan``: the planned units (``eval.dataset.sample_ids`` × epochs ×
+        ``eval.model``, unioned over logs), cases with a ``task`` column.
+        ``ledger``: one row per attempt with ``candidate`` (String, the
+        model), ``case_id`` (String; ``<task>/<id>`` when several tasks are
+        read), ``trial`` (Int64, the epoch), ``attempt`` (Int64), ``run_id``
+        (String), ``exec_status`` (``completed``/``error``),
+        ``score_status`` (``scored``/``judge_error``/``not_scored``),
+        ``score`` (Float64), ``passed`` (Boolean; only when every grade is 0
+        or 1 — otherwise the column is left out so the audit's declared
+        ``grade``/``pass_threshold`` decides), ``has_output`` (Boolean),
+        ``limit`` (String, ``<type>=<value>``), ``line`` (Int64: the
+        sample's 1-based position in the ``samples`` array, or among the
+        archive's sample members) and ``source`` (String: the file, plus
+        ``!samples/<id>_epoch_<n>.json`` for archive members).
+        ``notes`` (none refusing): ``run_status``, ``header_rows_disagree``,
+        ``limited_run``, ``plan_from_rows``, ``duplicate_import``,
+        ``id_normalised``, ``not_a_score``, ``nonfinite_score``.
+        ``info``: one dict per log (format, inspect version, status, task,
+        model, run_id, eval_id, eval_set_id, created, dataset size, declared
+        sample ids, limit, epochs, header totals, chosen scorer, samples read).
+
+    Raises
+    ------
+    InputFormatError
+        When a path does not exist, or an archive's members take more than
+        ``Limits.archive_bytes`` decompressed (see :class:`~evalframe.load.Limits`).
+    ImportRefused
+        With every note, when any refuses: ``unreadable_file`` (a truncated
+        or oversized archive member, invalid JSON, a missing header or key;
+        naming the file and member or line), ``no_export`` (a folder with no
+        log), ``unknown_score``/``ambiguous_score``, ``empty_plan`` and any
+        problem of the plan itself (e.g. a padded sample id).
+
+    Examples
+    --------
+    >>> imported = read(["../shared/data/real/inspect_ai/UKGovernmentBEIS-inspect_ai/tests/log/test_eval_log/"
+    ...                  "log_streaming.eval"])
+    >>> imported.plan.candidates, imported.plan.trials, imported.plan.n_units
+    (('azureai/Meta-Llama-3-1-405B-Instruct-jqf',), 2, 4)
+    >>> imported.ledger.select("case_id", "trial", "attempt", "exec_status", "score_status", "score", "passed")
+    shape: (4, 7)
+    ┌─────────┬───────┬─────────┬─────────────┬──────────────┬───────┬────────┐
+    │ case_id ┆ trial ┆ attempt ┆ exec_status ┆ score_status ┆ score ┆ passed │
+    │ ---     ┆ ---   ┆ ---     ┆ ---         ┆ ---          ┆ ---   ┆ ---    │
+    │ str     ┆ i64   ┆ i64     ┆ str         ┆ str          ┆ f64   ┆ bool   │
+    ╞═════════╪═══════╪═════════╪═════════════╪══════════════╪═══════╪════════╡
+    │ 1       ┆ 1     ┆ 1       ┆ completed   ┆ scored       ┆ 0.0   ┆ false  │
+    │ 1       ┆ 2     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
+    │ 2       ┆ 1     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
+    │ 2       ┆ 2     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
+    └─────────┴───────┴─────────┴─────────────┴──────────────┴───────┴────────┘
+    >>> imported.notes.select("kind", "detail").rows()
+    [('limited_run', 'the run was limited to 2 of 100 samples (eval.config.limit = 2): only those are planned')]
+    """
+    found, notes = find_files(paths, is_export=_is_log, what=".eval or .json Inspect log")
+    files = [f for f in found if f.name not in _COMPANIONS]
+    if found and not files:
+        named = "; ".join(str(f) for f in found)
+        notes.append(note("no_export", named, "an eval set's manifest, index or id file is not a log: name its logs"))
+    source = "; ".join(str(f) for f in files) if files else "inspect_ai"
+    info: list[dict[str, Any]] = []
+    logs: list[_Log] = []
+    for path in files:
+        log, file_notes = _read_log(path)
+        notes.extend(file_notes)
+        if log is None:
+            info.append({"source": str(path), "format": path.suffix.lstrip("."), "readable": False})
+        else:
+            logs.append(log)
+    case_of = CaseNames.of(log.task for log in logs)
+    units: list[tuple[str, str, int, str]] = []
+    chosen: dict[str, str | None] = {}
+    # sample-id spellings per (task, string form): to flag 1 vs "1"
+    spellings: dict[tuple[str, str], set[str]] = defaultdict(set)
+    ids_in_log: dict[str, set[str]] = defaultdict(set)
+    for log in logs:
+        epochs, plan_ids = _planned_ids(log, notes)
+        for raw in [*plan_ids, *(s.raw_id for s in log.samples)]:
+            spellings[(log.task, str(raw))].add(type(raw).__name__)
+            ids_in_log[log.path].add(str(raw))
+        too_many = planned_size(len(plan_ids) * epochs, log.path, "eval.config.epochs × sample ids")
+        if too_many is not None:
+            notes.append(too_many)
+        else:
+            units.extend(
+                (log.model, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1)
+            )
+        scorer, available, score_note = _choose_scorer(log, score)
+        if score_note is not None:
+            notes.append(score_note)
+        chosen[log.path] = scorer
+        facts = _log_info(log, scorer=scorer, available=available, epochs=epochs)
+        facts["case_id_prefix"] = case_of.prefix(log.task)
+        info.append(facts)
+    for log in logs:
+        for raw in sorted(ids_in_log[log.path]):
+            spelled = spelling_note(raw, spellings[(log.task, raw)], log.path, case_id=case_of(log.task, raw))
+            if spelled is not None:
+                notes.append(spelled)
+
+    rows = _attempt_rows(logs, chosen, case_of, notes)
+    frame = pl.DataFrame(
+        units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String}, orient="row"
+    ).unique()
+    plan, plan_problems = build_plan(frame.sort(CANDIDATE, CASE_ID, TRIAL), source=source)
+    if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
+        plan_problems = plan_problems.clear()
+    ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
+    scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
+    if scored.filter(~pl.col(SCORE).is_in([0.0, 1.0])).height:
+        ledger = ledger.drop(PASSED)
+    return finish(plan, ledger, [notes, plan_problems], sorted(info, key=lambda d: str(d["source"])))
+
+
+def _planned_ids(log: _Log, notes: list[dict[str, Any]]) -> tuple[int, list[int | str]]:
+    """A log's epochs and planned sample ids: ``eval.dataset.sample_ids``, else the ids present (flagged).
+
+    The header's notes (a bad epochs or id list, run status, totals, a limited run) are added to ``notes``.
+    """
+    epochs, epochs_note = _epochs(log)
+    declared, id_note = _declared_ids(log)
+    notes.extend(n for n in (epochs_note, id_note) if n is not None)
+    notes.extend(_header_notes(log))
+    if declared is not None:
+        limited = _limited_note(log, len({str(i) for i in declared}))
+        if limited is not None:
+            notes.append(limited)
+        return epochs, declared
+    plan_ids = sorted({s.raw_id for s in log.samples}, key=lambda r: (str(r), type(r).__name__))
+    if id_note is None:
+        n = len({str(i) for i in plan_ids})
+        taken = f"it was taken from the {n} sample id(s) present" if n else "the log has no samples: no unit"
+        notes.append(note("plan_from_rows", log.path, f"the header lists no eval.dataset.sample_ids; {taken}"))
+    return epochs, plan_ids

@@ -1,0 +1,246 @@
+"""The files of one lm-eval import linked together: samples to their results file, choices, the plan."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
+from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, note, planned_size
+from evalframe.importers.lm_eval.files import (
+    _PARSE_METRIC,
+    _RESULTS_NAME,
+    _SAMPLES_NAME,
+    FILTER,
+    TASK,
+    _Header,
+    _is_export,
+    _read_header,
+    _read_samples,
+    _Samples,
+)
+from evalframe.importers.lm_eval.grading import _PREFERRED, _Choice, _is_number
+from evalframe.importers.lm_eval.results import (
+    _aggregates,
+    _dig,
+    _header_filters,
+    _header_tasks,
+    _n_samples,
+    _Run,
+    _run_of,
+)
+from evalframe.load import PathLike
+
+
+def _sort_ids(ids: Iterable[str]) -> list[str]:
+    return sorted(set(ids), key=lambda d: (0, int(d), "") if d.isdigit() else (1, 0, d))
+
+
+@dataclass
+class _Batch:
+    """Every file of one :func:`read` call, with who ran it."""
+
+    files: list[_Samples]
+    runs: dict[str, _Run]
+    explicit: list[tuple[_Header, _Run]]
+    by_task: dict[str, list[_Samples]]
+
+    @classmethod
+    def gather(cls, paths: Sequence[PathLike], notes: list[dict[str, Any]]) -> _Batch:
+        found, missing = find_files(
+            paths, is_export=_is_export, what="lm-eval samples_<task>_<timestamp>.jsonl or results"
+        )
+        notes.extend(missing)
+        samples_paths: list[Path] = []
+        results_paths: list[Path] = []
+        for path in found:
+            if _SAMPLES_NAME.fullmatch(path.name):
+                samples_paths.append(path)
+            elif _RESULTS_NAME.fullmatch(path.name):
+                results_paths.append(path)
+            else:
+                detail = (
+                    "not an lm-eval file name: expected samples_<task>_<timestamp>.jsonl (or .json), "
+                    "results_<timestamp>.json or <name>_<timestamp>.json"
+                )
+                notes.append(note("unreadable_file", str(path), detail))
+        headers: dict[Path, _Header] = {}
+
+        def header_at(path: Path) -> _Header:
+            key = path.resolve()
+            if key not in headers:
+                headers[key] = _read_header(path, notes)
+            return headers[key]
+
+        def sibling(samples: Path, run_id: str) -> _Header | None:
+            """The results file beside a samples file with the same timestamp suffix."""
+            named = sorted(
+                p
+                for p in samples.parent.iterdir()
+                if p.is_file()
+                and not _SAMPLES_NAME.fullmatch(p.name)
+                and (m := _RESULTS_NAME.fullmatch(p.name))
+                and m.group("ts") == run_id
+            )
+            # lm-eval's own name first, then <stem>_<ts>.json
+            named.sort(key=lambda p: p.name != f"results_{run_id}.json")
+            return header_at(named[0]) if named else None
+
+        files = [_read_samples(p, notes) for p in samples_paths]
+        runs = {f.source: _run_of(sibling(f.path, f.run_id)) for f in files}
+        explicit = [(h, _run_of(h)) for h in (header_at(p) for p in results_paths)]
+        by_task: dict[str, list[_Samples]] = {}
+        for f in files:
+            by_task.setdefault(f.task, []).append(f)
+        return cls(files, runs, explicit, by_task)
+
+    def header_only_filters(self, task: str) -> set[str]:
+        """Filters the results files name for a task that no samples file was read for."""
+        return {flt for h, _run in self.explicit for flt in _header_filters(h.data, task)}
+
+    def choose(self, task: str, metric: str | None, flt: str | None, notes: list[dict[str, Any]]) -> _Choice | None:
+        """The filter and metric a task is graded by; None (and a refusing note) when they cannot be chosen."""
+        task_files = self.by_task.get(task, [])
+        source = task_files[0].source if task_files else self.explicit[0][0].source
+        filters = sorted({r.filter for f in task_files for r in f.rows}) or sorted(self.header_only_filters(task))
+        filters = filters or ["none"]
+        try:
+            if flt is not None:
+                chosen_filter = choose_score(flt, filters, default=None, what="filter", source=source)
+            elif len(filters) > 1:
+                detail = (
+                    f"task {task!r} has one row per document for each of {len(filters)} filters "
+                    f"({', '.join(filters)}): the rows differ by 'filter' and none was declared; "
+                    f"name one with --score <metric>,<filter> (e.g. {metric or 'exact_match'},{filters[0]})"
+                )
+                notes.append(note("ambiguous_rows", source, detail))
+                return None
+            else:
+                chosen_filter = filters[0]
+            if not task_files:  # a task only a results file names: nothing to grade
+                return _Choice(str(chosen_filter), metric)
+            rows = [r for f in task_files for r in f.rows if r.filter == chosen_filter]
+            order: list[str] = []
+            for f in task_files:
+                order.extend(n for n in f.metric_order if n not in order)
+            if metric is not None:
+                return _Choice(
+                    str(chosen_filter), choose_score(metric, order, default=None, what="metric", source=source)
+                )
+            scores = [n for n in order if n != _PARSE_METRIC and any(_is_number(r.values.get(n)) for r in rows)]
+            offered = scores or order
+            preferred = next((n for n in _PREFERRED if n in offered), None)
+            chosen = choose_score(None, offered, default=preferred, what="metric", source=source)
+            return _Choice(str(chosen_filter), chosen)
+        except ScoreChoiceError as exc:
+            notes.append(exc.note)
+            return None
+
+    def listed_headers(self) -> list[tuple[_Header, _Run, list[str]]]:
+        """Every results file read, with the tasks it plans (all of them when given, else its samples' tasks)."""
+        listed: dict[Path, tuple[_Header, _Run, list[str]]] = {
+            h.path.resolve(): (h, run, _header_tasks(h.data)) for h, run in self.explicit
+        }
+        for f in self.files:
+            run = self.runs[f.source]
+            if run.header is None:
+                continue
+            key = run.header.path.resolve()
+            _header, _run, tasks = listed.setdefault(key, (run.header, run, []))
+            if f.task not in tasks:
+                tasks.append(f.task)
+        return sorted(listed.values(), key=lambda item: item[0].source)
+
+    def results_info(self) -> list[dict[str, Any]]:
+        """One info dict per results file read."""
+        given = {h.path.resolve() for h, _run in self.explicit}
+        out: list[dict[str, Any]] = []
+        for h, run, _tasks in self.listed_headers():
+            tasks = _header_tasks(h.data)
+            out.append(
+                {
+                    "format": "lm-eval results",
+                    "source": h.source,
+                    "candidate": run.candidate,
+                    "candidate_from": run.candidate_from,
+                    "run_id": h.run_id,
+                    "readable": h.data is not None,
+                    "tasks": tasks,
+                    "plans_all_tasks": h.path.resolve() in given,
+                    "n_samples": _dig(h.data, "n-samples"),
+                    "limit": _dig(h.data, "config", "limit"),
+                    "versions": _dig(h.data, "versions"),
+                    "lm_eval_version": _dig(h.data, "lm_eval_version"),
+                    "git_hash": _dig(h.data, "git_hash"),
+                    "aggregates": {t: _aggregates(h.data, t) for t in tasks},
+                }
+            )
+        return out
+
+    def header_notes(self, planned: set[str], notes: list[dict[str, Any]]) -> None:
+        """``limited_run`` per (results file, planned task) run on fewer docs than it holds; tasks without rows."""
+        read_runs = {(f.path.parent.resolve(), f.run_id, f.task) for f in self.files}
+        given = {h.path.resolve() for h, _run in self.explicit}
+        for h, run, tasks in self.listed_headers():
+            who: dict[str, Any] = {"candidate": run.candidate}
+            for task in sorted(tasks):
+                if task not in planned:
+                    continue
+                original, effective = _n_samples(h.data, task)
+                limit = _dig(h.data, "config", "limit")
+                limit = int(limit) if isinstance(limit, float) and limit.is_integer() else limit
+                if original is not None and effective is not None and effective < original:
+                    detail = (
+                        f"task {task!r}: limited to {effective} of {original} docs "
+                        f"(n-samples effective/original; config.limit {limit}); the rest are planned and missing"
+                    )
+                    notes.append(note("limited_run", h.source, detail, **who))
+                if h.path.resolve() in given and (h.path.parent.resolve(), h.run_id, task) not in read_runs:
+                    detail = (
+                        f"results file says {effective} document(s) of task {task!r} were run "
+                        f"(n-samples.effective); no samples_{task}_{h.run_id} file was read, so they are missing"
+                    )
+                    notes.append(note("header_rows_disagree", h.source, detail, **who))
+
+    def planned_units(self, choices: Mapping[str, _Choice], notes: list[dict[str, Any]]) -> pl.DataFrame:
+        """Planned units: ``candidate``, ``case_id``, ``trial``, ``task``, ``filter``."""
+        described: dict[tuple[str, str], list[_Header | None]] = {}
+        for f in self.files:
+            run = self.runs[f.source]
+            described.setdefault((run.candidate, f.task), []).append(run.header)
+        for h, run in self.explicit:
+            for task in _header_tasks(h.data):
+                described.setdefault((run.candidate, task), []).append(h)
+        columns: dict[str, list[Any]] = {CANDIDATE: [], CASE_ID: [], TRIAL: [], TASK: [], FILTER: []}
+        for (candidate, task), headers in sorted(described.items()):
+            if task not in choices:
+                continue
+            originals = [n for n in (_n_samples(h.data if h else None, task)[0] for h in headers) if n is not None]
+            own = [f for f in self.by_task.get(task, []) if self.runs[f.source].candidate == candidate]
+            if originals:
+                where = next((h.source for h in headers if h is not None), task)
+                too_many = planned_size(max(originals), where, f"task {task!r}: n-samples.original")
+                if too_many is not None:
+                    notes.append(too_many)
+                    continue
+                doc_ids = [str(i) for i in range(max(originals))]  # a row outside them is an unknown case
+            else:
+                doc_ids = _sort_ids(r.doc_id for f in own for r in f.rows)
+                for h in {id(h): h for h in headers if h is not None and h.data is not None}.values():
+                    detail = (
+                        f"the results file gives no n-samples for task {task!r}: the plan is the "
+                        f"{len(doc_ids)} doc ids present, so documents that never ran cannot show as missing"
+                    )
+                    notes.append(note("plan_from_rows", h.source, detail, candidate=candidate))
+            for doc in doc_ids:
+                columns[CANDIDATE].append(candidate)
+                columns[CASE_ID].append(f"{task}/{doc}")
+                columns[TRIAL].append(1)
+                columns[TASK].append(task)
+                columns[FILTER].append(choices[task].filter)
+        schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String, FILTER: pl.String}
+        return pl.DataFrame(columns, schema=schema)

@@ -1,0 +1,226 @@
+"""One promptfoo file read: its candidates, planned cases and trials, ledger rows and header checks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from evalframe.importers._kit import Unreadable, json_object, ledger_row, note
+from evalframe.importers.promptfoo.declared import _declared_tests, _repeat, _run_table, _vars_agree, vars_case_id
+from evalframe.importers.promptfoo.export import _Export, _export_named_scores
+from evalframe.importers.promptfoo.rows import FAILURE_ERROR, _int, _prompt_key, _read_row, _Row, _str
+
+_NAME_WIDTH: Final = 60
+
+
+@dataclass
+class _FileRead:
+    """Everything read from one file."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    units: list[tuple[str, str, int]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    named_pass_complete: bool = True
+
+
+def _tally(rows: Sequence[_Row]) -> dict[str, int]:
+    """Successes, errors and failures as promptfoo's header counts them."""
+    errors = sum(not r.success and r.failure == FAILURE_ERROR for r in rows)
+    successes = sum(r.success for r in rows)
+    return {"successes": successes, "errors": errors, "failures": len(rows) - successes - errors}
+
+
+def _case(row: _Row, case_of: Mapping[int, tuple[str, int]], by_index: bool) -> tuple[str, int]:
+    if by_index and row.test_idx is not None:
+        return case_of.get(row.test_idx, (str(row.test_idx), 1))
+    return vars_case_id(row.vars), 1
+
+
+def _prompt_names(labels: Mapping[str, str]) -> dict[str, str]:
+    """Printable, unique names for prompt keys (white space collapsed, long labels cut; clashes get a suffix)."""
+    names: dict[str, str] = {}
+    for key, label in labels.items():
+        text = " ".join(label.split()) or "prompt"
+        names[key] = text if len(text) <= _NAME_WIDTH else text[:_NAME_WIDTH].rstrip() + "…"
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    order: dict[str, int] = {}
+    for key in sorted(names):
+        if counts[names[key]] > 1:
+            base = names[key]
+            order[base] = order.get(base, 0) + 1
+            names[key] = f"{base} #{order[base]}"
+    return names
+
+
+def _read_rows(export: _Export, choice: str, out: _FileRead) -> tuple[list[_Row], bool]:
+    """The file's readable rows, and whether cases are named by ``testIdx``.
+
+    A row without ``testIdx`` among rows with one is unreadable (its case cannot be named).
+    """
+    rows: list[_Row] = []
+    for line, obj in export.numbered:
+        try:
+            row, notes, named_pass = _read_row(obj, line, source=export.source, choice=choice, declared=export.columns)
+        except Unreadable as exc:
+            out.notes.append(exc.note)
+            continue
+        out.named_pass_complete &= named_pass
+        out.notes.extend(notes)
+        rows.append(row)
+    with_idx = [r for r in rows if r.test_idx is not None]
+    if with_idx and len(with_idx) < len(rows):
+        msg = "result has no testIdx while other results of the file do: its case cannot be identified"
+        out.notes.extend(note("unreadable_file", export.source, msg, line=r.line) for r in rows if r.test_idx is None)
+        rows = with_idx
+    return rows, bool(with_idx)
+
+
+@dataclass(frozen=True)
+class _Naming:
+    """Candidate names: the provider, with the prompt's printable name when the file has several prompts."""
+
+    shown: Mapping[str, str]
+
+    def __call__(self, provider: str, prompt_key: str) -> str:
+        return f"{provider} | {self.shown[prompt_key]}" if len(self.shown) > 1 else provider
+
+
+def _candidates(
+    columns: Sequence[Mapping[str, Any]], rows: Sequence[_Row], out: _FileRead, source: str
+) -> tuple[_Naming, list[str]]:
+    """How candidates are named, and the candidates: the declared columns', then any only the rows name (flagged)."""
+    declared_pairs = [(p, _prompt_key(c)) for c in columns if (p := _str(c.get("provider")) or None) is not None]
+    prompt_labels = {key: key for _, key in declared_pairs}
+    for r in rows:
+        prompt_labels.setdefault(r.prompt_key, r.prompt_label)
+    name = _Naming(_prompt_names(prompt_labels))
+    declared = list(dict.fromkeys(name(p, k) for p, k in declared_pairs))
+    seen = list(dict.fromkeys(name(r.provider, r.prompt_key) for r in rows))
+    undeclared = [c for c in seen if c not in declared]
+    if declared and undeclared:
+        detail = f"rows name candidate(s) {undeclared} that the export's prompt columns do not declare"
+        out.notes.append(note("header_rows_disagree", source, detail))
+    return name, declared + undeclared
+
+
+@dataclass
+class _Cases:
+    """The planned (case, trial) pairs and how rows map onto them."""
+
+    #: ``testIdx`` → (case id, trial), when the config's expansion matched the rows.
+    case_of: dict[int, tuple[str, int]] = field(default_factory=dict)
+    planned: list[tuple[str, int]] | None = None
+    declared_runs: int | None = None
+    why: str = ""
+
+
+def _from_config(expanded: list[list[dict[str, Any]]], repeat: int, rows: Sequence[_Row], by_index: bool) -> _Cases:
+    """The cases of the config's expanded tests, or (``planned`` None) why the rows contradict them."""
+    if by_index:
+        table = _run_table(expanded, repeat)
+        outside = [r for r in rows if r.test_idx is None or not 0 <= r.test_idx < len(table)]
+        differ = [r for r in rows if r not in outside and not _vars_agree(table[r.test_idx or 0][2], r.vars)]
+        if outside or differ:
+            first = (outside or differ)[0]
+            why = f"the config expands to {len(table)} test run(s) but the result at line {first.line} has "
+            why += f"testIdx {first.test_idx}" + (
+                "" if outside else " with variables that differ from the declared test"
+            )
+            return _Cases(why=why)
+        case_of = {i: (str(t[0]), t[1]) for i, t in enumerate(table)}
+        return _Cases(case_of, sorted(set(case_of.values())), len(table))
+    ids = list(dict.fromkeys(vars_case_id(v) for combos in expanded for v in combos))
+    unknown = [r for r in rows if vars_case_id(r.vars) not in set(ids)]
+    if unknown:
+        return _Cases(why=f"the variables of the result at line {unknown[0].line} match no declared test")
+    return _Cases(planned=[(i, 1) for i in ids], declared_runs=sum(len(combos) for combos in expanded) * repeat)
+
+
+def _planned_cases(export: _Export, rows: Sequence[_Row], by_index: bool, repeat: int, out: _FileRead) -> _Cases:
+    """The declared test runs when the config can be expanded and the rows agree, else the cases in the rows."""
+    expanded, why = _declared_tests(export.config) if export.config else (None, "the export has no config")
+    cases = _Cases(why=why)
+    if expanded is not None:
+        cases = _from_config(expanded, repeat, rows, by_index)
+        if cases.planned is None:
+            detail = f"config tests disagree with the rows: {cases.why}"
+            out.notes.append(note("header_rows_disagree", export.source, detail))
+    if cases.planned is None:
+        cases.planned = sorted({_case(r, cases.case_of, by_index) for r in rows})
+        if rows or export.columns:
+            detail = (
+                f"plan = cases seen in the rows × declared candidates ({cases.why}); "
+                "a test that no candidate ran cannot be counted as missing"
+            )
+            out.notes.append(note("plan_from_rows", export.source, detail))
+        cases.declared_runs = None
+    return cases
+
+
+def _header_notes(export: _Export, rows: Sequence[_Row], name: _Naming, out: _FileRead) -> dict[str, int]:
+    """The rows' tally, with a ``header_rows_disagree`` per header total (``stats``, column metrics) it contradicts."""
+    counted = _tally(rows)
+    for key, n in counted.items():
+        claimed = _int(export.stats.get(key))
+        if claimed is not None and claimed != n:
+            detail = f"header stats.{key} = {claimed} but the rows hold {n}"
+            out.notes.append(note("header_rows_disagree", export.source, detail))
+    metric_keys = {"testPassCount": "successes", "testFailCount": "failures", "testErrorCount": "errors"}
+    for col in export.columns:
+        provider, metrics = _str(col.get("provider")), json_object(col.get("metrics"))
+        if not provider or not metrics:
+            continue
+        candidate = name(provider, _prompt_key(col))
+        per = _tally([r for r in rows if name(r.provider, r.prompt_key) == candidate])
+        for metric, key in metric_keys.items():
+            claimed = _int(metrics.get(metric))
+            if claimed is not None and claimed != per[key]:
+                detail = f"header prompts[].metrics.{metric} = {claimed} but the rows hold {per[key]}"
+                out.notes.append(note("header_rows_disagree", export.source, detail, candidate=candidate))
+    return counted
+
+
+def _read_export(export: _Export, *, choice: str) -> _FileRead:
+    """One file's ledger rows, planned units and notes; its facts are added to ``export.info``."""
+    out = _FileRead(notes=list(export.notes))
+    rows, by_index = _read_rows(export, choice, out)
+    name, candidates = _candidates(export.columns, rows, out, export.source)
+    repeat = _repeat(export.config)
+    cases = _planned_cases(export, rows, by_index, repeat, out)
+    out.units = [(c, case, trial) for c in candidates for case, trial in cases.planned or ()]
+    for r in rows:
+        case, trial = _case(r, cases.case_of, by_index)
+        out.rows.append(
+            ledger_row(
+                name(r.provider, r.prompt_key),
+                case,
+                trial=trial,
+                run_id=export.info.get("run_id"),
+                exec_status=r.exec_status,
+                score_status=r.score_status,
+                score=r.score,
+                passed=r.passed,
+                has_output=r.has_output,
+                limit=r.limit,
+                line=r.line,
+                source=export.source,
+            )
+        )
+    counted = _header_notes(export, rows, name, out)
+    export.info.update(
+        {
+            "rows_read": len(out.rows),
+            "candidates": candidates,
+            "declared_test_runs": cases.declared_runs,
+            "repeat": repeat,
+            "plan_basis": "rows" if cases.declared_runs is None else "config",
+            "case_id_basis": "testIdx" if by_index else "vars_sha256",
+            "score": choice,
+            "named_scores": _export_named_scores(export),
+            "rows_counted": counted,
+        }
+    )
+    return out

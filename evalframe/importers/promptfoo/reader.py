@@ -1,0 +1,117 @@
+"""The promptfoo import: files loaded, the score chosen across them, each file read, one plan and ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from evalframe.columns import CANDIDATE, CASE_ID, PASSED, TRIAL
+from evalframe.errors import InputFormatError
+from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers._kit import ScoreChoiceError, Unreadable, build_plan, choose_score, find_files, finish
+from evalframe.importers.promptfoo.export import _Export, _export_named_scores, _is_export, _load
+from evalframe.importers.promptfoo.file import _read_export
+from evalframe.importers.promptfoo.rows import SUCCESS, WEIGHTED
+from evalframe.load import PathLike
+
+
+def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
+    """Read promptfoo eval exports into a plan and a status ledger.
+
+    Parameters
+    ----------
+    paths
+        One or more files written by ``promptfoo eval --output x.json`` or
+        ``promptfoo export`` (summary version 2 or 3, or a bare legacy
+        summary), or ``--output x.jsonl`` files (one result row per line), or
+        folders holding them (searched recursively for ``.json``/``.jsonl``).
+    score
+        What ``score`` holds (see the module documentation): None or
+        ``"success"``, the binary grade from ``success``; ``"score"``,
+        promptfoo's weighted score (audit with ``grade="numeric"``); any
+        other name, the named assertion metric ``namedScores[score]``.
+
+    Returns
+    -------
+    Imported
+        ``plan``: the declared (provider × prompt) candidates × the declared
+        test runs (see the module documentation), ``trials`` = the config's
+        ``evaluateOptions.repeat`` when the repetitions could be matched.
+        ``ledger``: one row per result with the columns of
+        :data:`LEDGER_SCHEMA` — ``candidate``, ``case_id`` (String),
+        ``trial``, ``attempt`` (Int64; attempt is always 1), ``run_id``
+        (String, the ``evalId``), ``exec_status`` and ``score_status``
+        (String), ``score`` (Float64, null unless scored), ``passed``
+        (Boolean, promptfoo's verdict, null unless scored; absent for a named
+        score without pass verdicts), ``has_output`` (Boolean: the response
+        has an ``output``), ``limit`` (String: ``time`` or ``max_eval_time``
+        for timeouts), ``line`` (Int64: 1-based position in
+        ``results.results``, or the physical line of a ``.jsonl`` file) and
+        ``source`` (String). ``notes``: the flags ``header_rows_disagree``,
+        ``nonfinite_score``, ``not_a_score`` and ``plan_from_rows``.
+        ``info``: one dict per file (layout, version, ``run_id`` = eval id,
+        timestamp, promptfoo version, header ``stats``, rows read,
+        candidates, plan basis, case id basis, score read, named scores).
+
+    Raises
+    ------
+    InputFormatError
+        When a path does not exist.
+    ImportRefused
+        When an import note refuses: ``unreadable_file`` (a file or a result
+        that cannot be read), ``no_export`` (a folder without an export),
+        ``unknown_score`` (``score`` names no score of the export),
+        ``empty_plan``/``empty_candidates`` (nothing planned), or a plan
+        problem such as ``padded_identifier``.
+
+    Examples
+    --------
+    >>> imp = read(["../shared/data/real/promptfoo/promptfoo-promptfoo/test/__fixtures__/sample-export.json"])
+    >>> imp.plan.candidates, imp.plan.cases.get_column("case_id").to_list()
+    (('openai:gpt-5', 'openai:gpt-5-mini'), ['0', '1'])
+    >>> imp.ledger.sort("candidate", "case_id").select("candidate", "case_id", "exec_status", "score", "passed")
+    shape: (4, 5)
+    ┌───────────────────┬─────────┬─────────────┬───────┬────────┐
+    │ candidate         ┆ case_id ┆ exec_status ┆ score ┆ passed │
+    │ ---               ┆ ---     ┆ ---         ┆ ---   ┆ ---    │
+    │ str               ┆ str     ┆ str         ┆ f64   ┆ bool   │
+    ╞═══════════════════╪═════════╪═════════════╪═══════╪════════╡
+    │ openai:gpt-5      ┆ 0       ┆ completed   ┆ 0.0   ┆ false  │
+    │ openai:gpt-5      ┆ 1       ┆ completed   ┆ 0.0   ┆ false  │
+    │ openai:gpt-5-mini ┆ 0       ┆ completed   ┆ 0.0   ┆ false  │
+    │ openai:gpt-5-mini ┆ 1       ┆ completed   ┆ 0.0   ┆ false  │
+    └───────────────────┴─────────┴─────────────┴───────┴────────┘
+    >>> read(["../shared/data/real/promptfoo/promptfoo-promptfoo/test/__fixtures__/sample-export.json"],
+    ...      score="score").ledger.sort("candidate", "case_id").get_column("score").round(3).to_list()
+    [0.5, 0.667, 0.75, 0.667]
+    """
+    files, notes = find_files(paths, is_export=_is_export, what=".json or .jsonl promptfoo export")
+    if not files and not notes:
+        raise InputFormatError("", "no input files given")
+    exports: list[_Export] = []
+    info: list[dict[str, Any]] = []
+    for path in files:
+        try:
+            exports.append(_load(path))
+            info.append(exports[-1].info)
+        except Unreadable as exc:
+            notes.append(exc.note)
+            info.append({"source": str(path), "format": "promptfoo", "layout": None, "rows_read": 0})
+    source = "promptfoo:" + ",".join(str(f) for f in files)
+    named = [name for e in exports for name in _export_named_scores(e)]
+    try:
+        choice = choose_score(score, [SUCCESS, WEIGHTED, *named], default=SUCCESS, what="score", source=source)
+    except ScoreChoiceError as exc:
+        notes.append(exc.note)
+        choice = SUCCESS
+    reads = [_read_export(e, choice=choice or SUCCESS) for e in exports]
+    rows = [row for r in reads for row in r.rows]
+    ledger = pl.DataFrame(rows, schema=LEDGER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LEDGER_SCHEMA)
+    if not all(r.named_pass_complete for r in reads):
+        ledger = ledger.drop(PASSED)
+    units = list(dict.fromkeys(u for r in reads for u in r.units))
+    frame = pl.DataFrame(units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64}, orient="row")
+    plan, plan_problems = build_plan(frame, source=source)
+    return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info)

@@ -1,0 +1,193 @@
+"""One promptfoo result row read: provider and prompt, test index, execution status and the chosen grade."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from evalframe.importers._kit import Unreadable, grade, json_object, note
+
+#: ``ResultFailureReason`` values (promptfoo ``src/types/index.ts``).
+FAILURE_NONE: Final = 0
+FAILURE_ASSERT: Final = 1
+FAILURE_ERROR: Final = 2
+
+#: ``--score`` of the binary grade from ``success`` (the default).
+SUCCESS: Final = "success"
+#: ``--score`` of promptfoo's weighted assertion score (for ``--grade numeric``).
+WEIGHTED: Final = "score"
+
+_NO_OUTPUT: Final = "No output"
+
+
+@dataclass
+class _Row:
+    """One result row as read, before candidates and cases are named."""
+
+    line: int
+    provider: str
+    prompt_key: str
+    prompt_label: str
+    test_idx: int | None
+    vars: dict[str, Any]
+    exec_status: str
+    score_status: str
+    score: float | None
+    passed: bool | None
+    has_output: bool
+    limit: str | None
+    success: bool
+    failure: int  # FAILURE_* as read or derived
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _provider_key(value: Any) -> str | None:
+    """Return promptfoo's provider key: the label when non-empty, else the id (or the bare string)."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, dict):
+        return _str(value.get("label")) or _str(value.get("id")) or None
+    return None
+
+
+def _prompt_key(prompt: Mapping[str, Any]) -> str:
+    """Identity of a prompt: its label (or legacy ``display``), else its id."""
+    return _str(prompt.get("label")) or _str(prompt.get("display")) or _str(prompt.get("id")) or ""
+
+
+def _named_scores(obj: Mapping[str, Any]) -> dict[str, Any]:
+    return json_object(obj.get("namedScores")) or json_object(json_object(obj.get("gradingResult")).get("namedScores"))
+
+
+def _failure(obj: Mapping[str, Any], *, graded: bool, has_output: bool) -> int:
+    """``failureReason`` as written (version 3), else derived from the row (version 2)."""
+    failure = _int(obj.get("failureReason"))
+    if failure in (FAILURE_NONE, FAILURE_ASSERT, FAILURE_ERROR):
+        return failure
+    error = _str(obj.get("error"))
+    if obj.get("success") is True:
+        return FAILURE_NONE
+    if graded:
+        return FAILURE_ASSERT
+    if error is not None and not (error == _NO_OUTPUT and not has_output):
+        return FAILURE_ERROR
+    return FAILURE_NONE
+
+
+def _grade(
+    obj: Mapping[str, Any], choice: str, line: int, source: str
+) -> tuple[str, float | None, bool | None, bool, list[dict[str, Any]]]:
+    """Score status, score, passed, whether a pass verdict exists, and notes of one graded row."""
+    grading = json_object(obj.get("gradingResult"))
+    success = obj.get("success")
+    verdict = success if isinstance(success, bool) else grading.get("pass")
+    passed = verdict if isinstance(verdict, bool) else None
+    if choice == SUCCESS:
+        if passed is None:
+            detail = "the grading result has no pass verdict (neither success nor gradingResult.pass)"
+            return "judge_error", None, None, True, [note("not_a_score", source, detail, line=line)]
+        return "scored", float(passed), passed, True, []
+    if choice == WEIGHTED:
+        raw: Any = obj.get("score", grading.get("score"))
+        what = "score"
+    else:
+        named = _named_scores(obj)
+        if choice not in named:
+            return "not_scored", None, None, True, []
+        raw, what = named[choice], f"namedScores[{choice!r}]"
+        verdicts = [
+            c.get("pass")
+            for c in grading.get("componentResults") or []
+            if isinstance(c, dict) and json_object(c.get("assertion")).get("metric") == choice
+        ]
+        passed = all(verdicts) if verdicts and all(isinstance(v, bool) for v in verdicts) else None
+    status, value = grade(raw)
+    if status == "scored":
+        return status, value, passed, passed is not None or choice == WEIGHTED, []
+    if isinstance(raw, float) and not math.isfinite(raw):
+        flag = note("nonfinite_score", source, f"{what} = {raw!r} is not finite; read as a grader failure", line=line)
+    else:
+        shown = json.dumps(raw)[:80]
+        flag = note("not_a_score", source, f"{what} = {shown} is not a number; read as a grader failure", line=line)
+    return status, None, None, True, [flag]
+
+
+def _read_row(
+    obj: Any, line: int, *, source: str, choice: str, declared: Sequence[Mapping[str, Any]]
+) -> tuple[_Row, list[dict[str, Any]], bool]:
+    """Read one ``EvaluateResult``; return the row, its notes and whether a named pass verdict exists."""
+    if not isinstance(obj, dict):
+        raise Unreadable(source, f"result {line} is a {type(obj).__name__}, not an object", line=line)
+    prompt_idx = _int(obj.get("promptIdx"))
+    column = declared[prompt_idx] if prompt_idx is not None and 0 <= prompt_idx < len(declared) else {}
+    provider = _provider_key(obj.get("provider")) or _str(column.get("provider")) or None
+    if provider is None:
+        raise Unreadable(source, f"result {line} has no provider id or label", line=line)
+    prompt = json_object(obj.get("prompt"))
+    key = _str(prompt.get("label")) or _str(prompt.get("display")) or ""
+    if not key and _str(column.get("provider")) == provider:
+        key = _prompt_key(column)
+    key = key or _str(obj.get("promptId")) or ""
+    label = key or (f"prompt {prompt_idx}" if prompt_idx is not None else "prompt")
+    test_idx = _int(obj.get("testIdx"))
+    if test_idx is None:
+        test_idx = _int(obj.get("testCaseIdx"))
+    variables = obj.get("vars")
+    if not isinstance(variables, dict):
+        variables = json_object(json_object(obj.get("testCase")).get("vars"))
+    response = obj.get("response")
+    has_output = isinstance(response, dict) and response.get("output") is not None
+    graded = isinstance(obj.get("gradingResult"), dict)
+    failure = _failure(obj, graded=graded, has_output=has_output)
+    limit: str | None = None
+    score: float | None = None
+    passed: bool | None = None
+    named_pass = True
+    notes: list[dict[str, Any]] = []
+    if failure == FAILURE_ERROR:
+        text = (_str(obj.get("error")) or "").lower()
+        if "exceeded max duration" in text:
+            exec_status, limit = "timeout", "max_eval_time"
+        elif "timed out" in text:
+            exec_status, limit = "timeout", "time"
+        else:
+            exec_status = "error"
+        score_status = "not_scored"
+    elif not graded:
+        exec_status, score_status = "completed", "not_scored"
+    else:
+        exec_status = "completed"
+        score_status, score, passed, named_pass, notes = _grade(obj, choice, line, source)
+    row = _Row(
+        line=line,
+        provider=provider,
+        prompt_key=key,
+        prompt_label=label,
+        test_idx=test_idx,
+        vars=variables,
+        exec_status=exec_status,
+        score_status=score_status,
+        score=score,
+        passed=passed,
+        has_output=has_output,
+        limit=limit,
+        success=obj.get("success") is True,
+        failure=failure,
+    )
+    return row, notes, named_pass
