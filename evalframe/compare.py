@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
+from evalframe._callable import make_callable
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.inference import PairedTest, paired_mean_difference, paired_rate_difference
 from evalframe.power import Detectable, detectable_difference
@@ -458,3 +459,6 @@ def compare(
         else pl.DataFrame()
     )
     return Comparison(table=table, pairs=joined, dropped_by_slice=by_slice)
+
+
+make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module

@@ -14,6 +14,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from evalframe._callable import make_callable
 from evalframe.attempts import COUNTS
 from evalframe.columns import (
     ATTEMPT,
@@ -615,3 +616,6 @@ def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndar
     if reducer == "majority":
         return (2 * p > n).astype(np.float64)
     return (p >= int(check_reducer(reducer).partition(":")[2])).astype(np.float64)
+
+
+make_callable(__name__, "funnel")  # `evalframe.funnel(...)` calls the function; the module stays a module
