@@ -29,7 +29,6 @@ from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import mcnemar_exact
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
-Verdict = Literal["candidate_better", "baseline_better", "no_supported_winner"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
 _GRADED: Final = ("passed", "failed", "scored_no_threshold")
 

@@ -49,6 +49,7 @@ from evalframe.columns import (
     UNIT_KEY,
     WITH_OUTPUT,
 )
+from evalframe.plan import CAND_CODE, CASE_CODE, UID
 
 #: Summary count columns, in funnel order.
 COUNT_COLUMNS = (
@@ -113,42 +114,48 @@ def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
     return pl.col("outcome").cast(pl.String).is_in(list(values))
 
 
-def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, *, key: Sequence[str] = UNIT_KEY) -> pl.LazyFrame:
-    """Join planned units to their counted attempt(s) and give each an outcome.
+def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame:
+    """Join planned units to their counted attempt(s) by unit code and give each an outcome.
 
     Parameters
     ----------
     planned
-        One row per planned unit: ``candidate``, ``case_id``, ``trial``
-        (plus any plan columns to carry along), sorted by ``key`` (required:
-        a single key column is merged as sorted, without a hash join).
+        One row per planned unit: its unit code ``_uid`` (see
+        :class:`~evalframe.plan.UnitCoding`) and any plan columns to carry
+        along, sorted by ``_uid`` (required: the two sides are merged in
+        order, without a hash join).
     attempts
         Attempts table from :func:`evalframe.attempts.select_attempts`
-        (``counts`` marks the counted attempts).
-    key
-        Join columns (default: candidate, case_id, trial; the audit joins on
-        its integer unit code).
+        (``counts`` marks the counted attempts), with ``_uid``, sorted by it.
+        Its ``candidate``, ``case_id``, ``trial``, ``_cand`` and ``_case``
+        are left out (the planned side has them).
 
     Returns
     -------
     polars.LazyFrame
         One row per planned unit (per counted attempt under policy
-        ``every``), sorted by key: the plan columns, the counted attempt's
-        ledger columns, ``counted_attempt`` (Int64, null when missing),
-        ``attempts`` (UInt32, 0 when missing) and ``outcome`` (Enum).
+        ``every``), sorted by ``_uid``: the plan columns, the counted
+        attempt's ledger columns, ``counted_attempt`` (Int64, null when
+        missing), ``attempts`` (UInt32, 0 when missing) and ``outcome``
+        (Enum).
+
+    Examples
+    --------
+    >>> planned = pl.LazyFrame({"_uid": [0, 1], "case_id": ["q1", "q2"]})
+    >>> attempts = pl.LazyFrame({"_uid": [1], "case_id": ["q2"], "attempt": [1], "exec_status": ["completed"],
+    ...     "has_output": [True], "score_status": ["scored"], "passed": [True], "attempts": [1], "counts": [True]},
+    ...     schema_overrides={"attempts": pl.UInt32})
+    >>> unit_outcomes(planned, attempts).select("case_id", "attempts", "outcome").collect().rows()
+    [('q1', 0, 'missing'), ('q2', 1, 'passed')]
     """
     counted = attempts.filter(pl.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
-    if list(key) != list(UNIT_KEY):
-        names = counted.collect_schema().names()
-        counted = counted.drop([c for c in (*UNIT_KEY, "_cand", "_case") if c in names and c not in key])
-    if len(key) == 1:
-        # Both sides are sorted by the one key column: flagged so, the join merges them in order (no sort).
-        flag = pl.col(key[0]).set_sorted()
-        joined = planned.with_columns(flag).join(
-            counted.with_columns(flag), on=list(key), how="left", maintain_order="left_right"
-        )
-    else:
-        joined = planned.join(counted, on=list(key), how="left").sort([*key, COUNTED_ATTEMPT], nulls_last=False)
+    names = counted.collect_schema().names()
+    counted = counted.drop([c for c in (*UNIT_KEY, CAND_CODE, CASE_CODE) if c in names])
+    # Both sides are sorted by the unit code: flagged so, the join merges them in order (no sort).
+    flag = pl.col(UID).set_sorted()
+    joined = planned.with_columns(flag).join(
+        counted.with_columns(flag), on=UID, how="left", maintain_order="left_right"
+    )
     return joined.with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
 
 

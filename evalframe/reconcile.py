@@ -45,8 +45,8 @@ def _flag(rows: pl.LazyFrame, kind: str, detail: pl.Expr) -> pl.LazyFrame:
 def encode_keys(ledger: pl.DataFrame | pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     """Give every ledger row integer codes for its candidate, case and unit, against the plan.
 
-    Identities are compared exactly (:class:`~evalframe.plan.CaseIndex`,
-    done once); all later steps join, sort and group on integers. Adds ``_cand`` and
+    Identities are compared exactly (case ids by a join on the strings,
+    :func:`evalframe.plan.coding.case_codes`); all later steps join, sort and group on integers. Adds ``_cand`` and
     ``_case`` (UInt32, null when the candidate / case is not planned) and
     ``_uid`` (Int64, null unless candidate and case are planned and the trial
     is within the plan's trial range; see :class:`~evalframe.plan.UnitCoding`).

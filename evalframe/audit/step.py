@@ -140,13 +140,13 @@ def check_and_select(plan: Plan, frame: pl.LazyFrame, o: Options, *, compute: bo
     attempts = selected.attempts
     del selected
     # Units are counted on codes; their text (case_id, the plan's columns) is given back only to the table.
-    units = unit_outcomes(planned.lazy(), attempts.lazy(), key=[UID]).collect()
+    units = unit_outcomes(planned.lazy(), attempts.lazy()).collect()
     if empty:
         attempts = given_back(attempts, [*order, *attempts.columns], nulls(empty))
     # A ledger column named like a plan column is the table's "<name>_right", as the join with the plan names it.
     units = units.rename({c: f"{c}_right" for c in units.columns if c in plan.cases.columns})
     units = units.with_columns(plan.candidate_name())
-    named = unit_outcomes(planned_units_coded(plan).head(0), attempts.lazy().head(0), key=[UID]).collect_schema()
+    named = unit_outcomes(planned_units_coded(plan).head(0), attempts.lazy().head(0)).collect_schema()
     del planned
     summary, slice_table, case_table = summarize(units, o, plan)
     return replace(
