@@ -103,7 +103,7 @@ class ByCandidate:
     peak memory stays about that of those rows. A candidate begins before the ones before it have been
     checked, so it may be computed when a sequential run would have stopped: its tables are then not kept,
     an error of that computation makes it redo only its checks, and its retry flags are dropped with all
-    others (see :func:`~evalframe.audit.run.batch_problems`), so the outcome is the sequential run's.
+    others (see :func:`~evalframe.audit.step.batch_problems`), so the outcome is the sequential run's.
     """
 
     partition_by: Literal["candidate"] | None = "candidate"

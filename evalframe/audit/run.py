@@ -18,16 +18,13 @@ from typing import Any, Final, Literal, get_args
 import polars as pl
 
 from evalframe._version import evalframe_version
-from evalframe.attempts import RETRY_FLAGS
 from evalframe.audit.executors import ByCandidate, Executor, WholeBatch
-from evalframe.audit.step import Options, Part
+from evalframe.audit.step import Options, Part, batch_problems
 from evalframe.columns import (
     CANDIDATE,
     CASE_ID,
     EXEC_FAILURES,
-    KIND,
     LINE,
-    SOURCE,
     GradeKind,
     MissingPolicy,
     RetryPolicyName,
@@ -42,7 +39,7 @@ from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
-from evalframe.validate import FILE_PROBLEMS, KNOWN_COLUMNS
+from evalframe.validate import KNOWN_COLUMNS
 
 #: ``partition_by="auto"`` audits candidate by candidate from this many ledger rows or planned units on (the
 #: whole batch's work grows with both); below it the whole batch is the faster and takes under 1 GiB. The
@@ -62,32 +59,6 @@ def _as_loaded(results: Results) -> Loaded:
             frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
         return Loaded(frame, source="results")
     return load(results)
-
-
-def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Problems:
-    """The problems of the whole batch from those of its parts, as one whole-batch run finds them.
-
-    A problem of the input itself (an unexpected or missing column) names the
-    input ``source`` (an unexpected column at line 1, the header, when that is
-    one CSV file) and is kept once: each part finds it, naming its own file,
-    or no file when it has no rows. When a check refused anywhere, retry flags
-    found in the parts that were computed before it are dropped (a
-    whole-batch run selects no attempt then). Bounded like every part's (see
-    :class:`~evalframe.problems.Problems`): the parts' first rows of each kind
-    are merged, their counts added.
-    """
-    problems = Problems.gather([read, *(p.problems for p in parts)])
-    if problems.has(FILE_PROBLEMS):
-        header = 1 if Path(source).suffix.lower() == ".csv" and Path(source).is_file() else None
-        # One per part and column at most: few rows, read whole.
-        file_level = problems.every().filter(pl.col(KIND).is_in(list(FILE_PROBLEMS))).collect()
-        at_header = pl.col(KIND) == "unexpected_column"
-        named = file_level.with_columns(
-            pl.lit(source, pl.String).alias(SOURCE),
-            pl.when(at_header).then(pl.lit(header, pl.Int64)).otherwise(pl.col(LINE)).alias(LINE),
-        )
-        problems = Problems.gather([problems.without(FILE_PROBLEMS), named.unique(maintain_order=True)])
-    return problems.without(RETRY_FLAGS) if any(p.checks_refused for p in parts) else problems
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:

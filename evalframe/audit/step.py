@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Final, TypeVar
 
 import polars as pl
 
-from evalframe.attempts import select_attempts
+from evalframe.attempts import RETRY_FLAGS, select_attempts
 from evalframe.columns import (
     ANSWER,
     CANDIDATE,
@@ -23,7 +24,9 @@ from evalframe.columns import (
     DATASET_VERSION,
     EXEC_STATUS,
     EXEC_STATUSES,
+    KIND,
     LIMIT,
+    LINE,
     RUN_ID,
     SCORE_STATUS,
     SCORE_STATUSES,
@@ -37,7 +40,7 @@ from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems
 from evalframe.reconcile import MISSING_IDS_SHOWN, planned_units_coded, reconcile
 from evalframe.slices import Bins, case_slices, slice_funnel
-from evalframe.validate import validate_ledger
+from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
 #: A frame, eager or lazy (helpers that keep the kind they are given).
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -261,3 +264,29 @@ def compacted(ledger: pl.DataFrame) -> pl.DataFrame:
         pl.col(SOURCE).cast(pl.Categorical()),
         pl.col(RUN_ID).cast(pl.Categorical()),
     )
+
+
+def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Problems:
+    """The problems of the whole batch from those of its parts, as one whole-batch run finds them.
+
+    A problem of the input itself (an unexpected or missing column) names the
+    input ``source`` (an unexpected column at line 1, the header, when that is
+    one CSV file) and is kept once: each part finds it, naming its own file,
+    or no file when it has no rows. When a check refused anywhere, retry flags
+    found in the parts that were computed before it are dropped (a
+    whole-batch run selects no attempt then). Bounded like every part's (see
+    :class:`~evalframe.problems.Problems`): the parts' first rows of each kind
+    are merged, their counts added.
+    """
+    problems = Problems.gather([read, *(p.problems for p in parts)])
+    if problems.has(FILE_PROBLEMS):
+        header = 1 if Path(source).suffix.lower() == ".csv" and Path(source).is_file() else None
+        # One per part and column at most: few rows, read whole.
+        file_level = problems.every().filter(pl.col(KIND).is_in(list(FILE_PROBLEMS))).collect()
+        at_header = pl.col(KIND) == "unexpected_column"
+        named = file_level.with_columns(
+            pl.lit(source, pl.String).alias(SOURCE),
+            pl.when(at_header).then(pl.lit(header, pl.Int64)).otherwise(pl.col(LINE)).alias(LINE),
+        )
+        problems = Problems.gather([problems.without(FILE_PROBLEMS), named.unique(maintain_order=True)])
+    return problems.without(RETRY_FLAGS) if any(p.checks_refused for p in parts) else problems
