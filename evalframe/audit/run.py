@@ -275,18 +275,18 @@ def audit(
             raise AuditRefused(problems)
         computed = [p for p in parts if p.summary is not None]
         units, attempts = executor.tables(plan, computed)
+        meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
+        report = AuditReport(
+            units=units,
+            attempts=attempts,
+            # Not refused: the flags (missing units per candidate, retry flags) are read whole.
+            problems=_with_reducer_note(problems, meta, reducer).every().collect(),
+            meta=meta,
+            **_summary_and_slices(computed, alpha, sliced=bool(slices)),
+        )
     except BaseException:
         executor.release(None)
         raise
-    meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
-    report = AuditReport(
-        units=units,
-        attempts=attempts,
-        # Not refused: the flags (missing units per candidate, retry flags) are read whole.
-        problems=_with_reducer_note(problems, meta, reducer).every().collect(),
-        meta=meta,
-        **_summary_and_slices(computed, alpha, sliced=bool(slices)),
-    )
     executor.release(report)
     return report
 

@@ -73,11 +73,15 @@ class Spill:
         self.in_memory = 0  # bytes of the tables kept in memory
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalframe-spill")
         self._writing: list[Future[None]] = []
+        #: Removes the folder when the spill is garbage collected or at exit, until :meth:`bind` hands it on.
+        self._removal: weakref.finalize[..., Spill] | None = None
 
     def _folder(self) -> Path:
         """The folder parts are written to, made at the first write."""
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="evalframe-audit-"))
+            # Until a report owns it (bind), the folder goes with the spill: never left behind.
+            self._removal = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
         return self.folder
 
     def flush(self) -> None:
@@ -92,8 +96,9 @@ class Spill:
         The folder is removed by a :func:`weakref.finalize` on ``owner``: when it is garbage collected,
         or at interpreter exit if it still lives then. Read or write the report's tables while it lives.
         """
-        if self.folder is not None:
+        if self.folder is not None and self._removal is not None:
             weakref.finalize(owner, shutil.rmtree, self.folder, ignore_errors=True)
+            self._removal.detach()
 
     def discard(self) -> None:
         """Drop every part and remove the folder now (the audit refused: no table reads them).
@@ -105,8 +110,8 @@ class Spill:
         self._writing.clear()
         self._writer.shutdown()
         self.parts = {"units": [], "attempts": []}
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        if self._removal is not None:
+            self._removal()  # removes the folder now (once)
 
     def _from_plan(self, name: str) -> list[str]:
         """The columns of table ``name`` that the plan's cases give by case code.
