@@ -15,12 +15,13 @@ winner is a normal, correct outcome.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 import polars as pl
 
+from evalframe._callable import make_callable
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import (
@@ -33,7 +34,6 @@ from evalframe.stats import (
 )
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
-Verdict = Literal["candidate_better", "baseline_better", "no_supported_winner"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
 _GRADED: Final = ("passed", "failed", "scored_no_threshold")
 
@@ -250,6 +250,104 @@ def compare(
     >>> c.reasons[0]
     'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
     """
+    _check_names(report, baseline, candidate)
+    scale = _Scale.of(report.meta)
+    joined = _paired_units(report, baseline, candidate, scale, pairs)
+    in_use = joined.filter(pl.col("used"))
+    side = {r[CANDIDATE]: r for r in report.summary.iter_rows(named=True) if r[CANDIDATE] in (baseline, candidate)}
+    b, c = side[baseline], side[candidate]
+    values = (pl.col("candidate_value"), pl.col("baseline_value"))
+    complete = _tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), scale, confidence, alpha)
+    as_fail = _tested(joined, scale, confidence, alpha)
+    declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
+    other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
+    missingness_p = _missingness_p(joined)
+    reasons = _coverage_reasons({baseline: b, candidate: c}, min_coverage, missingness_p, alpha)
+    coverage_ok = not reasons
+    reasons.append(_interval_reason(declared, scale, candidate, baseline))
+    winner = declared.winner
+    policies_agree = winner is None or other.winner == winner
+    if not policies_agree:
+        reasons.append(
+            f"pair policy: under {other_name} the difference is {other.describe()}, which does not give "
+            f"{winner}: the verdict depends on how ungraded units are counted"
+        )
+    tipping: float | None = None
+    if winner is not None:
+        tipping, holds, reason = _tipping_point(joined, winner, scale, candidate, baseline)
+        reasons.append(reason)
+        winner = winner if holds and policies_agree else None
+    bounds = (b["pass_rate_planned"], b["pass_rate_upper"], c["pass_rate_planned"], c["pass_rate_upper"])
+    if None not in bounds:
+        reasons.append(_bounds_reason(bounds, candidate, baseline))
+    verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
+    pair_r, found = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    detectable = None if found is None else found.difference
+    if verdict == "no_supported_winner" and found is not None and declared.test is not None:
+        reasons.append(_power_reason(declared.test.n_clusters, detectable))
+    row = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "pair_policy": pairs,
+        **_pair_counts(joined, in_use, pairs),
+        "baseline_scored_coverage": b["scored_coverage"],
+        "candidate_scored_coverage": c["scored_coverage"],
+        "coverage_difference": c["scored_coverage"] - b["scored_coverage"],
+        "completion_difference": c["completion_rate"] - b["completion_rate"],
+        "missingness_p_value": missingness_p,
+        **_quality(declared, in_use, *values),
+        "mcnemar_p_value": declared.mcnemar_p,
+        "other_policy_ci_low": other.test.ci_low if other.test else None,
+        "other_policy_ci_high": other.test.ci_high if other.test else None,
+        "tipping_point_difference": tipping,
+        "pair_correlation": pair_r,
+        "detectable_difference": detectable,
+        "baseline_worst": bounds[0],
+        "baseline_best": bounds[1],
+        "candidate_worst": bounds[2],
+        "candidate_best": bounds[3],
+        "min_coverage": min_coverage,
+        "confidence": confidence,
+        "verdict": verdict,
+        "reasons": reasons,
+    }
+    table = pl.DataFrame([row], schema_overrides=dict.fromkeys(_NULLABLE_FLOATS, pl.Float64))
+    return Comparison(table=table, pairs=joined, dropped_by_slice=_dropped_by_slice(joined, scale.slices, pairs))
+
+
+#: Columns of the comparison table that may be null in its one row (typed Float64 all the same).
+_NULLABLE_FLOATS: Final = (
+    "tipping_point_difference",
+    "pair_correlation",
+    "detectable_difference",
+    "other_policy_ci_low",
+    "other_policy_ci_high",
+    "mcnemar_p_value",
+    "ci_low",
+    "ci_high",
+    "se_clustered",
+)
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """What is compared: pass/fail (0/1), or the score within its range for numeric grades without threshold."""
+
+    numeric: bool
+    low: float
+    high: float
+    slices: tuple[str, ...]
+
+    @classmethod
+    def of(cls, meta: Mapping[str, Any]) -> _Scale:
+        """The scale of a report from its meta (grade, pass threshold, score range, slices)."""
+        numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
+        low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
+        return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])))
+
+
+def _check_names(report: AuditReport, baseline: str, candidate: str) -> None:
+    """Raise ValueError unless both names are candidates of the report, and different."""
     names = set(report.summary.get_column(CANDIDATE).to_list())
     for role, name in (("baseline", baseline), ("candidate", candidate)):
         if name not in names:
@@ -258,208 +356,181 @@ def compare(
     if baseline == candidate:
         msg = "baseline and candidate must differ"
         raise ValueError(msg)
-    meta = report.meta
-    numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
-    low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
-    slices = [str(s) for s in meta.get("slices", [])]
-    base = _side(report, baseline, slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
+
+
+def _paired_units(report: AuditReport, baseline: str, candidate: str, scale: _Scale, pairs: PairPolicy) -> pl.DataFrame:
+    """One row per (case_id, trial) planned for either side: outcomes, gradedness, values compared, ``used``.
+
+    An ungraded side's value is the low end of the scale (a fail); ``used`` marks the pairs the declared
+    policy counts (both graded under ``complete_pairs``, every pair under ``missing_as_fail``).
+    """
+    base = _side(report, baseline, scale.slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
     cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome", SCORE: "_c_score"})
     joined = base.join(cand, on=list(PAIR_KEY), how="full", coalesce=True).sort(list(PAIR_KEY))
     b_graded = pl.col("baseline_outcome").is_in(_GRADED).fill_null(False)
     c_graded = pl.col("candidate_outcome").is_in(_GRADED).fill_null(False)
 
-    def value(side: str, score: str, graded: pl.Expr, fill: float) -> pl.Expr:
-        got = pl.col(score) if numeric else (pl.col(side) == "passed").cast(pl.Float64)
-        return pl.when(graded).then(got).otherwise(pl.lit(fill)).cast(pl.Float64)
+    def value(side: str, score: str, graded: pl.Expr) -> pl.Expr:
+        got = pl.col(score) if scale.numeric else (pl.col(side) == "passed").cast(pl.Float64)
+        return pl.when(graded).then(got).otherwise(pl.lit(scale.low)).cast(pl.Float64)
 
-    joined = joined.with_columns(
+    return joined.with_columns(
         ((b_graded & c_graded) if pairs == "complete_pairs" else pl.lit(True)).alias("used"),
-        value("baseline_outcome", "_b_score", b_graded, low).alias("baseline_value"),
-        value("candidate_outcome", "_c_score", c_graded, low).alias("candidate_value"),
+        value("baseline_outcome", "_b_score", b_graded).alias("baseline_value"),
+        value("candidate_outcome", "_c_score", c_graded).alias("candidate_value"),
         b_graded.alias("baseline_graded"),
         c_graded.alias("candidate_graded"),
     ).drop("_b_score", "_c_score")
-    in_use = joined.filter(pl.col("used"))
-    summary = report.summary.filter(pl.col(CANDIDATE).is_in([baseline, candidate]))
-    side = {r[CANDIDATE]: r for r in summary.iter_rows(named=True)}
-    b, c = side[baseline], side[candidate]
 
-    def tested(frame: pl.DataFrame, c_value: pl.Expr, b_value: pl.Expr) -> _Tested:
-        pairs_frame = frame.select(c_value.alias("c"), b_value.alias("b"), CASE_ID)
-        return _paired_test(pairs_frame, numeric=numeric, width=high - low, confidence=confidence, alpha=alpha)
 
-    values = (pl.col("candidate_value"), pl.col("baseline_value"))
-    complete = tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), *values)
-    as_fail = tested(joined, *values)
-    declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
-    other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
+def _tested(frame: pl.DataFrame, scale: _Scale, confidence: float, alpha: float) -> _Tested:
+    """The paired test of candidate − baseline over ``frame``'s pairs (see :func:`_paired_test`)."""
+    pairs_frame = frame.select(pl.col("candidate_value").alias("c"), pl.col("baseline_value").alias("b"), CASE_ID)
+    return _paired_test(
+        pairs_frame, numeric=scale.numeric, width=scale.high - scale.low, confidence=confidence, alpha=alpha
+    )
 
+
+def _missingness_p(joined: pl.DataFrame) -> float:
+    """Exact McNemar p-value of paired gradedness: pairs graded on one side only, each way."""
     only_b, only_c = joined.select(
         (pl.col("baseline_graded") & ~pl.col("candidate_graded")).sum().alias("only_baseline"),
         (~pl.col("baseline_graded") & pl.col("candidate_graded")).sum().alias("only_candidate"),
     ).row(0)
-    missingness_p = mcnemar_exact(only_b, only_c)
+    return mcnemar_exact(only_b, only_c)
 
-    reasons: list[str] = []
-    for n, s_ in ((baseline, b), (candidate, c)):
-        if s_["scored_coverage"] < min_coverage:
-            reasons.append(
-                f"coverage: {n} scored_coverage {s_['scored_coverage']:.3g} is below the declared minimum "
-                f"{min_coverage:.3g}"
-            )
+
+def _coverage_reasons(
+    sides: Mapping[str, Mapping[str, Any]], min_coverage: float, missingness_p: float, alpha: float
+) -> list[str]:
+    """Check 1 of SPEC §6: a reason for each side below the declared coverage, and for differing missingness."""
+    reasons = [
+        f"coverage: {name} scored_coverage {row['scored_coverage']:.3g} is below the declared minimum "
+        f"{min_coverage:.3g}"
+        for name, row in sides.items()
+        if row["scored_coverage"] < min_coverage
+    ]
     if missingness_p < alpha:
         reasons.append(
             "coverage: missingness differs between the sides "
             f"(exact McNemar on paired gradedness, p={missingness_p:.2g})"
         )
-    coverage_ok = not reasons
+    return reasons
 
-    what = "mean score" if numeric else "pass rate"
+
+def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline: str) -> str:
+    """Check 2 of SPEC §6, in words: does the declared policy's paired interval support a winner."""
+    what = "mean score" if scale.numeric else "pass rate"
     if declared.test is None:
-        reasons.append("interval: no pair has a grade on both sides")
-    elif declared.winner is None:
-        reasons.append(
-            f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()} "
-            "does not support a winner"
-        )
-    else:
-        reasons.append(
-            f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()} supports "
-            f"{declared.winner}"
-        )
-    winner = declared.winner
-    policies_agree = winner is None or other.winner == winner
-    if not policies_agree:
-        reasons.append(
-            f"pair policy: under {other_name} the difference is {other.describe()}, which does not give "
-            f"{winner}: the verdict depends on how ungraded units are counted"
-        )
-    # Tipping point: every ungraded unit against the claimed winner, over every planned pair.
-    tipping: float | None = None
-    if winner is not None:
-        lead_is_cand = winner == "candidate_better"
-        worst_c = (
-            pl.when(pl.col("candidate_graded"))
-            .then(pl.col("candidate_value"))
-            .otherwise(pl.lit(low if lead_is_cand else high))
-        )
-        worst_b = (
-            pl.when(pl.col("baseline_graded"))
-            .then(pl.col("baseline_value"))
-            .otherwise(pl.lit(high if lead_is_cand else low))
-        )
-        tipping = float(joined.select((worst_c - worst_b).mean()).item())
-        if (tipping > 0) != lead_is_cand or tipping == 0:
-            leader = candidate if lead_is_cand else baseline
-            reasons.append(
-                f"tipping point: with every ungraded unit a fail for {leader} and a pass for the other side, the "
-                f"difference {candidate} − {baseline} is {tipping:+.3g}: the ungraded units could reverse it"
-            )
-            winner = None
-        else:
-            reasons.append(
-                f"tipping point: the difference stays on its side ({tipping:+.3g}) with every ungraded "
-                "unit filled against the winner"
-            )
-    if not policies_agree:
-        winner = None
+        return "interval: no pair has a grade on both sides"
+    difference = f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()}"
+    if declared.winner is None:
+        return f"{difference} does not support a winner"
+    return f"{difference} supports {declared.winner}"
 
-    b_low, b_high, c_low, c_high = (
-        b["pass_rate_planned"],
-        b["pass_rate_upper"],
-        c["pass_rate_planned"],
-        c["pass_rate_upper"],
+
+def _tipping_point(
+    joined: pl.DataFrame, winner: str, scale: _Scale, candidate: str, baseline: str
+) -> tuple[float, bool, str]:
+    """Check 4 of SPEC §6: the difference over every planned pair with every ungraded unit against ``winner``.
+
+    Returns the difference, whether it stays on the winner's side, and the reason in words.
+    """
+    lead_is_cand = winner == "candidate_better"
+    fill_c, fill_b = (scale.low, scale.high) if lead_is_cand else (scale.high, scale.low)
+    worst_c = pl.when(pl.col("candidate_graded")).then(pl.col("candidate_value")).otherwise(pl.lit(fill_c))
+    worst_b = pl.when(pl.col("baseline_graded")).then(pl.col("baseline_value")).otherwise(pl.lit(fill_b))
+    tipping = float(joined.select((worst_c - worst_b).mean()).item())
+    if (tipping > 0) != lead_is_cand or tipping == 0:
+        leader = candidate if lead_is_cand else baseline
+        return (
+            tipping,
+            False,
+            f"tipping point: with every ungraded unit a fail for {leader} and a pass for the other side, the "
+            f"difference {candidate} − {baseline} is {tipping:+.3g}: the ungraded units could reverse it",
+        )
+    reason = f"tipping point: the difference stays on its side ({tipping:+.3g}) with every ungraded unit filled"
+    return tipping, True, f"{reason} against the winner"
+
+
+def _bounds_reason(bounds: Sequence[float], candidate: str, baseline: str) -> str:
+    """Worst/best-case bounds (Manski 1990) of both sides, and whether they separate (a reason, not a route)."""
+    b_low, b_high, c_low, c_high = bounds
+    text = f"{candidate} [{c_low:.3g}, {c_high:.3g}] vs {baseline} [{b_low:.3g}, {b_high:.3g}]"
+    separate = c_low > b_high or b_low > c_high
+    return f"bounds {'separate' if separate else 'overlap'}: {text}"
+
+
+def _power_reason(cases: int, detectable: float | None) -> str:
+    """The difference this batch could have detected with 80% power (SPEC §6a), in words."""
+    batch = f"power: with {cases} cases this batch"
+    if detectable is None:
+        return f"{batch} could not have detected any difference in pass rate with 80% power (SPEC §6a): too few cases"
+    return (
+        f"{batch} could have detected a difference of {detectable:.3g} in pass rate ({100 * detectable:.1f} "
+        "points) with 80% power (SPEC §6a); smaller differences may be missed"
     )
-    if None not in (b_low, b_high, c_low, c_high):
-        bounds_text = f"{candidate} [{c_low:.3g}, {c_high:.3g}] vs {baseline} [{b_low:.3g}, {b_high:.3g}]"
-        separate = c_low > b_high or b_low > c_high
-        reasons.append(f"bounds {'separate' if separate else 'overlap'}: {bounds_text}")
-    verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
-    pair_r, found = _detectable(in_use, b, numeric=numeric, alpha=alpha, confidence=confidence)
-    detectable = None if found is None else found.difference
-    if verdict == "no_supported_winner" and found is not None and declared.test is not None:
-        batch = f"power: with {declared.test.n_clusters} cases this batch"
-        reasons.append(
-            f"{batch} could have detected a difference of {detectable:.3g} in pass rate ({100 * detectable:.1f} "
-            "points) with 80% power (SPEC §6a); smaller differences may be missed"
-            if detectable is not None
-            else f"{batch} could not have detected any difference in pass rate with 80% power (SPEC §6a): too few cases"
-        )
 
-    t = declared.test
-    differences = in_use.get_column("candidate_value") - in_use.get_column("baseline_value")
-    quality: dict[str, Any] = {
-        "quality_difference": t.difference if t else None,
-        "se_naive": _se_naive(differences) if t else None,
-        "se_clustered": t.se_clustered if t else None,
-        "ci_low": t.ci_low if t else None,
-        "ci_high": t.ci_high if t else None,
-        "interval_method": t.method if t else "none",
-        "cases_used": t.n_clusters if t else 0,
-        "baseline_pass_rate_pairs": t.mean_b if t else None,
-        "candidate_pass_rate_pairs": t.mean_a if t else None,
+
+def _pair_counts(joined: pl.DataFrame, in_use: pl.DataFrame, pairs: PairPolicy) -> dict[str, int]:
+    """Pairs planned, used and dropped, and the ungraded sides counted as fails (``missing_as_fail`` only)."""
+    ungraded = in_use.select((~pl.col("baseline_graded")).sum() + (~pl.col("candidate_graded")).sum()).item()
+    return {
+        "pairs_planned": joined.height,
+        "pairs_used": in_use.height,
+        "pairs_dropped": joined.height - in_use.height,
+        "ungraded_counted_as_fail": int(ungraded) if pairs == "missing_as_fail" else 0,
     }
-    o = other.test
-    table = pl.DataFrame(
-        [
-            {
-                "baseline": baseline,
-                "candidate": candidate,
-                "pair_policy": pairs,
-                "pairs_planned": joined.height,
-                "pairs_used": in_use.height,
-                "pairs_dropped": joined.height - in_use.height,
-                "ungraded_counted_as_fail": int(
-                    in_use.select((~pl.col("baseline_graded")).sum() + (~pl.col("candidate_graded")).sum()).item()
-                )
-                if pairs == "missing_as_fail"
-                else 0,
-                "baseline_scored_coverage": b["scored_coverage"],
-                "candidate_scored_coverage": c["scored_coverage"],
-                "coverage_difference": c["scored_coverage"] - b["scored_coverage"],
-                "completion_difference": c["completion_rate"] - b["completion_rate"],
-                "missingness_p_value": missingness_p,
-                **quality,
-                "mcnemar_p_value": declared.mcnemar_p,
-                "other_policy_ci_low": o.ci_low if o else None,
-                "other_policy_ci_high": o.ci_high if o else None,
-                "tipping_point_difference": tipping,
-                "pair_correlation": pair_r,
-                "detectable_difference": detectable,
-                "baseline_worst": b_low,
-                "baseline_best": b_high,
-                "candidate_worst": c_low,
-                "candidate_best": c_high,
-                "min_coverage": min_coverage,
-                "confidence": confidence,
-                "verdict": verdict,
-                "reasons": reasons,
-            }
-        ],
-        schema_overrides={
-            "tipping_point_difference": pl.Float64,
-            "pair_correlation": pl.Float64,
-            "detectable_difference": pl.Float64,
-            "other_policy_ci_low": pl.Float64,
-            "other_policy_ci_high": pl.Float64,
-            "mcnemar_p_value": pl.Float64,
-            "ci_low": pl.Float64,
-            "ci_high": pl.Float64,
-            "se_clustered": pl.Float64,
-        },
-    )
+
+
+def _quality(declared: _Tested, in_use: pl.DataFrame, c_value: pl.Expr, b_value: pl.Expr) -> dict[str, Any]:
+    """The declared policy's paired quality difference with its standard errors and interval."""
+    t = declared.test
+    if t is None:
+        empty: dict[str, Any] = dict.fromkeys(_QUALITY, None)
+        return empty | {"interval_method": "none", "cases_used": 0}
+    differences = in_use.select(c_value - b_value).to_series()
+    return {
+        "quality_difference": t.difference,
+        "se_naive": _se_naive(differences),
+        "se_clustered": t.se_clustered,
+        "ci_low": t.ci_low,
+        "ci_high": t.ci_high,
+        "interval_method": t.method,
+        "cases_used": t.n_clusters,
+        "baseline_pass_rate_pairs": t.mean_b,
+        "candidate_pass_rate_pairs": t.mean_a,
+    }
+
+
+#: The quality columns of the comparison table, in order.
+_QUALITY: Final = (
+    "quality_difference",
+    "se_naive",
+    "se_clustered",
+    "ci_low",
+    "ci_high",
+    "interval_method",
+    "cases_used",
+    "baseline_pass_rate_pairs",
+    "candidate_pass_rate_pairs",
+)
+
+
+def _dropped_by_slice(joined: pl.DataFrame, slices: Sequence[str], pairs: PairPolicy) -> pl.DataFrame:
+    """Under ``complete_pairs``, dropped pairs per (slice column, slice value); empty otherwise."""
+    if not slices or pairs != "complete_pairs":
+        return pl.DataFrame()
     dropped = joined.filter(~pl.col("used"))
-    by_slice = (
-        pl.concat(
-            [
-                dropped.group_by(pl.col(s).cast(pl.String).alias("slice_value"))
-                .len("pairs_dropped")
-                .with_columns(pl.lit(s).alias("slice_column"))
-                .select("slice_column", "slice_value", "pairs_dropped")
-                for s in slices
-            ]
-        ).sort("slice_column", "slice_value", nulls_last=True)
-        if slices and pairs == "complete_pairs"
-        else pl.DataFrame()
-    )
-    return Comparison(table=table, pairs=joined, dropped_by_slice=by_slice)
+    return pl.concat(
+        [
+            dropped.group_by(pl.col(s).cast(pl.String).alias("slice_value"))
+            .len("pairs_dropped")
+            .with_columns(pl.lit(s).alias("slice_column"))
+            .select("slice_column", "slice_value", "pairs_dropped")
+            for s in slices
+        ]
+    ).sort("slice_column", "slice_value", nulls_last=True)
+
+
+make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module

@@ -184,7 +184,7 @@ def concat_problems(frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> pl.DataFra
 
     Its text columns hold their own bytes: rows taken from a large ledger would otherwise keep all of
     that ledger's text alive (polars shares string buffers between a frame and the rows filtered from
-    it; 50M rows audited per candidate, the problems of 20 candidates held 0.8 GiB).
+    it).
     """
     parts = [conform(f) for f in frames]
     if not parts:
@@ -378,9 +378,8 @@ class Problems:
 
         Spilled rows are sorted one (kind, source, candidate) group at a time, each group written to a
         temporary Arrow IPC file in turn, and the files are scanned in order: collecting or streaming the
-        result (``sink_parquet``) never sorts every row at once, so memory holds the largest group (10M
-        duplicate keys of 20 candidates: sorting them whole, or as one lazy concatenation of sorted groups,
-        took 3.0 GiB, this 1.06 GiB; see benchmarks/RESULTS.md).
+        result (``sink_parquet``) never sorts every row at once, so memory holds the largest group (figures
+        in benchmarks/RESULTS.md).
         """
         if not self.spilled:
             return self.shown.lazy()

@@ -45,8 +45,8 @@ def _flag(rows: pl.LazyFrame, kind: str, detail: pl.Expr) -> pl.LazyFrame:
 def encode_keys(ledger: pl.DataFrame | pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     """Give every ledger row integer codes for its candidate, case and unit, against the plan.
 
-    Identities are compared exactly (:class:`~evalframe.plan.CaseIndex`,
-    done once); all later steps join, sort and group on integers. Adds ``_cand`` and
+    Identities are compared exactly (case ids by a join on the strings,
+    :func:`evalframe.plan.coding.case_codes`); all later steps join, sort and group on integers. Adds ``_cand`` and
     ``_case`` (UInt32, null when the candidate / case is not planned) and
     ``_uid`` (Int64, null unless candidate and case are planned and the trial
     is within the plan's trial range; see :class:`~evalframe.plan.UnitCoding`).
@@ -78,8 +78,8 @@ def _listed_units(plan: Plan) -> pl.Series | None:
     """A units-table plan's units as a Boolean Series indexed by unit code (True: planned), when compact.
 
     Every non-null ``_uid`` lies below the number of possible codes (candidates ×
-    cases × trial span), so membership is one gather (measured: 15 ms for 2.5M
-    rows, against 118 ms for an anti-join on the codes). None when that number
+    cases × trial span), so membership is one gather instead of an anti-join
+    on the codes. None when that number
     is far above the planned units (a sparse plan) or the plan is a cross product.
     """
     if plan.unit_codes is None:
@@ -137,8 +137,8 @@ def _repeated(known: pl.LazyFrame) -> pl.LazyFrame:
 
     When both fit in one Int64 (``_uid`` × (largest attempt + 1) + attempt), that integer is sorted once and
     the values equal to their predecessor are the repeated pairs; the rows holding them are then picked by
-    membership (measured, 0.5M rows with 500 repeated: 11 ms, against 37 ms to count the distinct integers
-    and then mark the duplicated pairs). Otherwise the pairs are compared directly.
+    membership (quicker than counting the distinct integers and then marking the duplicated pairs).
+    Otherwise the pairs are compared directly.
     """
     pairs = known.select(UID, ATTEMPT).collect()
     if pairs.height < 2:
@@ -160,11 +160,11 @@ def _in_unit_order(coded: pl.DataFrame) -> pl.DataFrame:
     """The rows sorted by ``_uid`` and then ``attempt`` when every row has a unit code (else as given).
 
     The duplicate-key check then sorts an ordered key, and :func:`~evalframe.attempts.select_attempts` finds
-    the rows in order and does not sort them again (0.5M rows: the two sorts of 16 and 60 ms of CPU become
-    one). A batch with a row that is not planned is refused before any attempt is selected: left unsorted.
-    So is one of more than :data:`SORT_EARLY_ROWS` rows: its sorted copy holds the ledger's text a second
-    time (statuses, run ids and file names, which select_attempts sorts as Enum and Categorical codes);
-    50M rows audited two candidates of 2.5M at a time peaked at 3.04 GiB, against 2.71-2.77 GiB.
+    the rows in order and does not sort them again (two sorts become one). A batch with a row that is not
+    planned is refused before any attempt is selected: left unsorted. So is one of more than
+    :data:`SORT_EARLY_ROWS` rows: its sorted copy holds the ledger's text a second time (statuses, run ids
+    and file names, which select_attempts sorts as Enum and Categorical codes), which costs more memory
+    than the one sort saves (figures in ``benchmarks/RESULTS.md``).
     """
     if coded.height < 2 or coded.height > SORT_EARLY_ROWS:
         return coded

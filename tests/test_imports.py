@@ -48,7 +48,7 @@ def test_public_api_is_explicit() -> None:
 
 @pytest.mark.parametrize("before", [True, False])
 def test_importing_evalframe_leaves_the_garbage_collector_as_it_was(before: bool) -> None:
-    # The import holds collections off while pandera and pandas load, then restores the caller's setting.
+    # A library leaves process-wide state alone: the import neither switches the collector off nor on.
     code = (
         "import gc, sys; gc.enable() if sys.argv[1] == 'on' else gc.disable(); import evalframe; "
         "assert 'pandera' in sys.modules; print(gc.isenabled())"

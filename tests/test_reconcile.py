@@ -95,3 +95,55 @@ def test_a_planned_ledger_is_handed_on_in_unit_order_and_one_with_an_unplanned_r
         large = reconcile(validate_ledger(raw, PLAN).ledger, PLAN)
     assert large.ledger.get_column("line").to_list() == [1, 2, 3, 4]
     assert large.problems.shown.equals(planned.problems.shown)
+
+
+def _reconciled(rows: list[tuple[str, str, int, int]], plan: ef.Plan = PLAN, **columns: list[object]) -> pl.DataFrame:
+    """Every problem of reconciling ``rows`` (passed, lines 1..n) against ``plan``."""
+    raw = pl.DataFrame(rows, schema=["candidate", "case_id", "trial", "attempt"], orient="row")
+    raw = raw.with_columns(pl.lit(1).alias("passed"), *(pl.Series(k, v) for k, v in columns.items()))
+    validated = validate_ledger(raw, plan)
+    assert validated.problems.height == 0
+    problems = reconcile(validated.ledger, plan).problems.every().collect()
+    return problems.select("kind", "candidate", "case_id", "trial", "line", "detail", "refusing")
+
+
+def test_rows_outside_the_plan_are_unknown_by_the_first_part_that_is_not_planned() -> None:
+    rows = [("A", "q1", 1, 1), ("Z", "q1", 1, 1), ("A", "q9", 1, 1), ("B", "q2", 3, 1)]
+    rows += [(c, q, t, 1) for c in "AB" for q in ("q1", "q2", "q3") for t in (1, 2) if (c, q, t) != ("A", "q1", 1)]
+    refusing = _reconciled(rows).filter(pl.col("refusing")).drop("refusing")
+    assert refusing.rows() == [
+        ("trial_out_of_range", "B", "q2", 3, 4, "trial 3 is outside 1..2"),
+        ("unknown_candidate", "Z", "q1", 1, 2, "candidate Z is not planned"),
+        ("unknown_case", "A", "q9", 1, 3, "case q9 is not in the plan"),
+    ]
+
+
+def test_planned_units_without_a_row_are_one_missing_unit_problem_per_candidate() -> None:
+    rows = [("A", "q1", 1, 1), ("A", "q1", 2, 1), ("A", "q2", 1, 1), ("B", "q3", 2, 1)]
+    problems = _reconciled(rows)
+    assert problems.select("kind", "candidate", "case_id", "trial", "line", "refusing").rows() == [
+        ("missing_unit", "A", None, None, None, False),
+        ("missing_unit", "B", None, None, None, False),
+    ]
+    assert problems.get_column("detail").to_list() == [
+        "3 planned units have no row, in 2 cases: q2, q3",
+        "5 planned units have no row, in 3 cases: q1, q2, q3",
+    ]
+    every = [(c, q, t, 1) for c in "AB" for q in ("q1", "q2", "q3") for t in (1, 2)]
+    assert _reconciled(every).height == 0
+    refused = reconcile(
+        validate_ledger(_ledger(rows[:1]).with_columns(passed=pl.lit(1)), PLAN).ledger, PLAN, missing="refuse"
+    )
+    assert refused.problems.every().collect().select("kind", "refusing").rows() == [
+        ("missing_unit", True),
+        ("missing_unit", True),
+    ]
+
+
+def test_a_row_of_another_run_than_the_plan_requires_is_a_run_mismatch() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"], run_id="run-7")
+    rows = [("A", "q1", 1, 1), ("A", "q2", 1, 1)]
+    problems = _reconciled(rows, plan, run_id=["run-7", "run-6"]).drop("trial")
+    assert problems.rows() == [("run_mismatch", "A", "q2", 2, "run_id run-6 is not the required run run-7", True)]
+    unbound = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    assert _reconciled(rows, unbound, run_id=["run-7", "run-6"]).height == 0  # no run required, none compared

@@ -20,20 +20,23 @@ import evalframe as ef
 from tests.conftest import ROOT
 
 GEN = ROOT.parent / "shared" / "tools" / "gen_ledger.py"
-AUDIT = importlib.import_module("evalframe.audit")  # the module (the package's ``audit`` is the function)
+SPILL = importlib.import_module("evalframe.audit.spill")
+EXECUTORS = importlib.import_module("evalframe.audit.executors")
+RUN = importlib.import_module("evalframe.audit.run")
+STEP = importlib.import_module("evalframe.audit.step")
 
 
 @pytest.fixture(params=["written", "kept"])
 def held(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """``partition_by="candidate"`` writes every part's tables to files, or keeps every one in memory."""
-    monkeypatch.setattr(AUDIT, "TABLES_IN_MEMORY", 0 if request.param == "written" else 2**40)
+    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", 0 if request.param == "written" else 2**40)
     return str(request.param)
 
 
 @pytest.fixture
 def written(monkeypatch: pytest.MonkeyPatch) -> None:
     """``partition_by="candidate"`` writes every part's tables to files."""
-    monkeypatch.setattr(AUDIT, "TABLES_IN_MEMORY", 0)
+    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", 0)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +125,7 @@ def spill_folders() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob("evalframe-audit-*"))
 
 
-def test_a_partitioned_report_writes_the_same_files_and_its_tables_outlive_it(
+def test_a_partitioned_report_writes_the_same_files_and_its_folder_goes_with_it(
     generated: dict[str, Path], tmp_path: Path, held: str
 ) -> None:
     d = generated["clean"]
@@ -139,15 +142,19 @@ def test_a_partitioned_report_writes_the_same_files_and_its_tables_outlive_it(
         b = pl.read_parquet(tmp_path / "parts" / f"{name}.parquet").drop("source", "line", strict=False)
         assert_frame_equal(a, b, check_dtypes=False, check_exact=True), name
     units = parts.units
+    assert units.select(pl.len()).collect().item() == plan.n_units == whole.summary.get_column("planned").sum()
     del parts
     gc.collect()
-    assert units.select(pl.len()).collect().item() == plan.n_units == whole.summary.get_column("planned").sum()
+    # The spill's folder lives as long as the report (a weakref.finalize on it); tables kept in memory outlive it.
+    assert spill_folders() == before
+    if held == "kept":
+        assert units.select(pl.len()).collect().item() == plan.n_units
 
 
 def test_spilled_tables_are_removed_when_the_process_exits(generated: dict[str, Path]) -> None:
     d = generated["clean"]
     script = (
-        "import importlib, evalframe as ef; importlib.import_module('evalframe.audit').TABLES_IN_MEMORY = 0; "
+        "import importlib, evalframe as ef; importlib.import_module('evalframe.audit.spill').TABLES_IN_MEMORY = 0; "
         f"r = ef.audit(ef.Plan.from_file({str(d / 'plan.parquet')!r}), {str(d / 'results_hive')!r}, "
         "partition_by='candidate'); print(r.units.select('candidate').collect().height)"
     )
@@ -219,15 +226,14 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
 @pytest.fixture(params=[1, 2, 3, 4], ids=["one at a time", "two at a time", "three at a time", "four at a time"])
 def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Audit candidates one, two, three or four at a time (``partition_by="candidate"``)."""
-    monkeypatch.setattr(importlib.import_module("evalframe.audit"), "MAX_WORKERS", request.param)
+    monkeypatch.setattr(EXECUTORS, "MAX_WORKERS", request.param)
 
 
 def test_candidates_audited_at_once_keep_the_rows_in_flight_bounded() -> None:
-    audit_module = importlib.import_module("evalframe.audit")
-    assert audit_module.ROWS_IN_FLIGHT == 6_000_000 and audit_module.MAX_WORKERS == 4
+    assert EXECUTORS.ROWS_IN_FLIGHT == 6_000_000 and EXECUTORS.MAX_WORKERS == 4
     # 50M rows in 20 candidates: two at a time, as measured; above 3M rows one; small candidates four.
     sizes = [0, 1, 500_000, 2_000_000, 2_000_001, 2_500_000, 3_000_000, 3_000_001, 50_000_000]
-    assert [audit_module._workers(n) for n in sizes] == [4, 4, 4, 3, 2, 2, 2, 1, 1]
+    assert [EXECUTORS.workers(n) for n in sizes] == [4, 4, 4, 3, 2, 2, 2, 1, 1]
 
 
 @pytest.mark.usefixtures("workers")
@@ -331,7 +337,6 @@ def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) ->
 
 
 def test_rows_per_candidate_are_counted_from_folders_or_from_the_column(tmp_path: Path) -> None:
-    audit_module = importlib.import_module("evalframe.audit")
     rows = pl.DataFrame({"candidate": ["A"] * 3 + ["B"] * 5, "case_id": [f"q{i}" for i in range(8)], "passed": [1] * 8})
     for name, part in rows.group_by("candidate"):
         (tmp_path / "lake" / f"candidate={name[0]}").mkdir(parents=True)
@@ -341,7 +346,7 @@ def test_rows_per_candidate_are_counted_from_folders_or_from_the_column(tmp_path
     assert lake.partitions == ("candidate",) and single.partitions == ()
     for loaded in (lake, single):
         in_folders = "candidate" in loaded.partitions
-        sizes = audit_module._candidate_sizes(loaded.frame, loaded.source, in_folders=in_folders)
+        sizes = EXECUTORS.candidate_sizes(loaded.frame, loaded.source, in_folders=in_folders)
         assert sizes == {"A": 3, "B": 5}
 
 
@@ -419,9 +424,8 @@ def test_layout_folders_that_are_not_ledger_columns_are_left_out(tmp_path: Path)
 
 
 def test_auto_partitions_a_large_ledger(monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]) -> None:
-    audit_module = importlib.import_module("evalframe.audit")  # the package's `audit` is the function
     d = generated["clean"]
-    monkeypatch.setattr(audit_module, "AUTO_PARTITION_ROWS", 1000)
+    monkeypatch.setattr(RUN, "AUTO_PARTITION_ROWS", 1000)
     report = ef.audit(ef.Plan.from_file(d / "plan.parquet"), d / "results_hive", partition_by="auto")
     assert report.meta["partition_by"] == "candidate" and isinstance(report.units, pl.LazyFrame)
 
@@ -431,7 +435,7 @@ def test_auto_partitions_a_large_plan_even_with_a_small_ledger(
     monkeypatch: pytest.MonkeyPatch, cases: int, chosen: str | None
 ) -> None:
     # The whole batch's work grows with the plan too: 2 candidates x 500 cases reach the limit of 1000.
-    monkeypatch.setattr(AUDIT, "AUTO_PARTITION_ROWS", 1000)
+    monkeypatch.setattr(RUN, "AUTO_PARTITION_ROWS", 1000)
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": [f"q{i}" for i in range(cases)]}), candidates=["A", "B"])
     ledger = pl.DataFrame({"candidate": ["A", "B"], "case_id": ["q0", "q1"], "passed": [1, 0]})
     report = ef.audit(plan, ledger, partition_by="auto")
@@ -482,8 +486,6 @@ def test_partitioned_tables_equal_the_whole_batch_tables_column_for_column() -> 
 def test_all_null_payload_columns_left_out_while_counting_come_back_in_place(
     monkeypatch: pytest.MonkeyPatch, partition_by: str | None, retry: str
 ) -> None:
-    audit_module = AUDIT
-
     cases = pl.DataFrame({"case_id": ["q1", "q2"], "dataset_version": ["v1", "v1"], "topic": ["a", "b"]})
     plan = ef.Plan.from_frame(cases, candidates=["A", "B"])
     rows = pl.DataFrame(
@@ -499,9 +501,10 @@ def test_all_null_payload_columns_left_out_while_counting_come_back_in_place(
         },
         schema_overrides={"run_id": pl.String, "answer": pl.String},
     )
-    fast = audit_module.audit(plan, rows, retry=retry, partition_by=partition_by)
-    monkeypatch.setattr(audit_module, "_PAYLOAD", ())  # nothing left out: the reference
-    reference = audit_module.audit(plan, rows, retry=retry, partition_by=partition_by)
+    fast = ef.audit(plan, rows, retry=retry, partition_by=partition_by)
+    for module in (STEP, SPILL):  # nothing left out: the reference
+        monkeypatch.setattr(module, "PAYLOAD", ())
+    reference = ef.audit(plan, rows, retry=retry, partition_by=partition_by)
     for name in ("units", "attempts"):
         got, expected = getattr(fast, name).lazy().collect(), getattr(reference, name).lazy().collect()
         assert got.columns == expected.columns
@@ -528,20 +531,20 @@ def test_parts_are_kept_in_memory_within_the_budget_and_written_after_it(
     plan = ef.Plan.from_file(d / "plan.parquet")
     spills: list[Any] = []
 
-    class Recorded(AUDIT._Spill):  # type: ignore[name-defined,misc]
+    class Recorded(SPILL.Spill):  # type: ignore[name-defined,misc]
         def __init__(self, cases: pl.DataFrame) -> None:
             super().__init__(cases)
             spills.append(self)
 
-    monkeypatch.setattr(AUDIT, "_Spill", Recorded)
+    monkeypatch.setattr(EXECUTORS, "Spill", Recorded)
     whole = ef.audit(plan, d / "results.parquet")
     kept = ef.audit(plan, d / "results.parquet", partition_by="candidate")
-    assert AUDIT.TABLES_IN_MEMORY == 640 * 2**20  # 6,000 rows fit: nothing is written
+    assert SPILL.TABLES_IN_MEMORY == 640 * 2**20  # 6,000 rows fit: nothing is written
     assert [type(p.held) for p in spills[0].parts["units"]] == [pl.DataFrame] * 3 and spills[0].folder is None
     first = sum(int(spills[0].parts[t][0].held.estimated_size()) for t in ("units", "attempts"))
     assert spills[0].in_memory > 2 * first
     # A budget of exactly the first part's tables keeps that part (at the bound) and writes the two after it.
-    monkeypatch.setattr(AUDIT, "TABLES_IN_MEMORY", first)
+    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", first)
     before = spill_folders()
     mixed = ef.audit(plan, d / "results.parquet", partition_by="candidate")
     for table in ("units", "attempts"):
@@ -560,7 +563,7 @@ def test_candidates_audited_at_once_sort_on_their_own_threads(
     # Several candidates at a time keep the cores busy: their large sorts stay on their own thread.
     reconcile_module = importlib.import_module("evalframe.reconcile")
     engine = importlib.import_module("evalframe.engine")
-    monkeypatch.setattr(importlib.import_module("evalframe.audit"), "MAX_WORKERS", at_once)
+    monkeypatch.setattr(EXECUTORS, "MAX_WORKERS", at_once)
     seen: list[bool] = []
     monkeypatch.setattr(reconcile_module, "sort_on_pool", lambda: seen.append(engine.sort_on_pool()) or seen[-1])
     d = generated["clean"]
@@ -608,10 +611,10 @@ def stopped_command(d: Path, tmp: Path, setup: str) -> subprocess.CompletedProce
     """
     script = f"""
 import importlib, os, signal, sys
-audit = importlib.import_module("evalframe.audit")
+spill = importlib.import_module("evalframe.audit.spill")
 from evalframe import cli
-audit.TABLES_IN_MEMORY = 0
-keep, discard = audit._Spill.keep, audit._Spill.discard
+spill.TABLES_IN_MEMORY = 0
+keep, discard = spill.Spill.keep, spill.Spill.discard
 {setup}
 sys.argv = ["evalframe", "audit", "--plan", {str(d / "plan.parquet")!r}, "--results", {str(d / "results_hive")!r},
             "--trials", "2", "--partition-by", "candidate"]
@@ -630,7 +633,7 @@ def keep_then_stop(self, part):
     print(self.folder, sorted(p.name for p in self.folder.iterdir()), flush=True)
     os.kill(os.getpid(), signal.{stop})
     return kept
-audit._Spill.keep = keep_then_stop
+spill.Spill.keep = keep_then_stop
 """
 
 
@@ -655,7 +658,7 @@ def test_a_second_stop_signal_does_not_cut_the_clean_up_short(generated: dict[st
 def discard_after_another(self):
     os.kill(os.getpid(), signal.SIGINT)
     discard(self)
-audit._Spill.discard = discard_after_another
+spill.Spill.discard = discard_after_another
 """
     done = stopped_command(generated["clean"], tmp_path, STOP_AFTER_FIRST_PART.format(stop="SIGINT") + again)
     assert done.returncode == 130, done.stderr

@@ -16,9 +16,11 @@ numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
 :mod:`~evalframe.load.limit` (SPEC §6b limits), :mod:`~evalframe.load.loaded`
 (the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names,
 reader errors) and :mod:`~evalframe.load.dispatch` (:func:`load`). Every name
-other modules use is re-exported here.
+other modules use is re-exported here. The package is callable as
+:func:`load` (see :mod:`evalframe._callable`).
 """
 
+from evalframe._callable import make_callable
 from evalframe.load.csv_strict import read_csv_strict
 from evalframe.load.dispatch import is_spark_frame, load
 from evalframe.load.files import collect_input
@@ -48,3 +50,5 @@ __all__ = [
     "read_jsonl",
     "scan_parquet",
 ]
+
+make_callable(__name__, "load")

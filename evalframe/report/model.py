@@ -54,8 +54,9 @@ class AuditReport:
         ``every``): plan columns, the counted attempt's ledger columns,
         ``counted_attempt``, ``attempts`` and ``outcome``. A
         ``polars.LazyFrame`` over temporary Arrow IPC files after
-        ``audit(..., partition_by="candidate")`` (the files stay until the
-        Python process exits); a DataFrame otherwise.
+        ``audit(..., partition_by="candidate")`` (the files stay as long as
+        this report: they are removed when it is garbage collected, or at
+        interpreter exit); a DataFrame otherwise.
     attempts
         Every ledger row of a planned unit with ``attempts`` and ``counts``
         (lazy like ``units``).

@@ -155,7 +155,7 @@ def test_per_candidate_execution_equals_whole_frame(
     # Each part's tables are kept in memory while they fit the budget (bytes), else written to a file.
     plan, ledger = batch
     whole = ef.audit(plan, ledger, retry=retry)  # type: ignore[arg-type]
-    with mock.patch.object(importlib.import_module("evalframe.audit"), "TABLES_IN_MEMORY", tables_in_memory):
+    with mock.patch.object(importlib.import_module("evalframe.audit.spill"), "TABLES_IN_MEMORY", tables_in_memory):
         parts = ef.audit(plan, ledger, retry=retry, partition_by="candidate")  # type: ignore[arg-type]
     for name, table in whole.tables().items():
         assert_frame_equal(parts.tables()[name].lazy().collect(), table.lazy().collect(), check_exact=True), name

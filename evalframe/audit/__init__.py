@@ -1,0 +1,18 @@
+"""The audit of a ledger against a frozen plan: ``evalframe.audit(plan, results, ...)``.
+
+This package is a module that can be called: ``evalframe.audit(...)`` calls
+:func:`evalframe.audit.run.audit` (see :mod:`evalframe._callable`), and
+``import evalframe.audit`` gives the module. It holds:
+
+* :mod:`~evalframe.audit.run`: the audit (argument checks, meta, assembling the report);
+* :mod:`~evalframe.audit.step`: the per-batch step (validate, reconcile, select attempts, summarise);
+* :mod:`~evalframe.audit.executors`: the whole-batch and by-candidate executors behind one interface;
+* :mod:`~evalframe.audit.spill`: where the by-candidate executor holds its tables.
+"""
+
+from evalframe._callable import make_callable
+from evalframe.audit.run import AUTO_PARTITION_ROWS, Results, audit
+
+__all__ = ["AUTO_PARTITION_ROWS", "Results", "audit"]
+
+make_callable(__name__, "audit")

@@ -1,0 +1,419 @@
+"""The audit: check the arguments, run the per-batch step through an executor, assemble the report.
+
+Nothing is computed until the whole batch has been checked: if any refusing
+problem exists, :func:`audit` raises :class:`~evalframe.errors.AuditRefused`
+with all of them and no rate exists anywhere. How the batch is split (whole,
+or candidate by candidate) is the executor's business
+(:mod:`evalframe.audit.executors`); this module only picks one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final, Literal, get_args
+
+import polars as pl
+
+from evalframe._version import evalframe_version
+from evalframe.audit.executors import ByCandidate, Executor, WholeBatch
+from evalframe.audit.step import Options, Part, batch_problems
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_ID,
+    EXEC_FAILURES,
+    LINE,
+    GradeKind,
+    MissingPolicy,
+    RetryPolicyName,
+)
+from evalframe.engine import in_memory
+from evalframe.errors import AuditRefused
+from evalframe.funnel import check_reducer
+from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
+from evalframe.plan import Plan
+from evalframe.problems import Problems, problems_frame
+from evalframe.progress import Progress
+from evalframe.reconcile import planned_units_coded
+from evalframe.report.model import AuditReport
+from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
+from evalframe.validate import KNOWN_COLUMNS
+
+#: ``partition_by="auto"`` audits candidate by candidate from this many ledger rows or planned units on (the
+#: whole batch's work grows with both); below it the whole batch is the faster and takes under 1 GiB. The
+#: calibration is in ``benchmarks/RESULTS.md``.
+AUTO_PARTITION_ROWS: Final = 2_000_000
+
+#: What :func:`audit` takes as results.
+Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]
+
+
+def _as_loaded(results: Results) -> Loaded:
+    if isinstance(results, Loaded):
+        return results
+    if isinstance(results, (pl.DataFrame, pl.LazyFrame)):
+        frame = results.lazy()
+        if LINE not in frame.collect_schema().names():  # numbered before any partition filter: row n is line n
+            frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
+        return Loaded(frame, source="results")
+    return load(results)
+
+
+def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
+    """Quantile bins (``"q<k>"``) of numeric slice columns as edges, from the planned units (not the results)."""
+    if not bins:
+        return bins
+    resolved = dict(bins)
+    for name, spec in bins.items():
+        if isinstance(spec, str) and name in slices and plan.cases.schema[name].is_numeric():
+            values = planned_units_coded(plan).select(name).collect()
+            resolved[name] = bin_edges(values, name, spec)
+    return resolved
+
+
+@in_memory
+def audit(
+    plan: Plan,
+    results: Results,
+    *,
+    retry: RetryPolicyName = "first",
+    max_attempts: int | None = None,
+    retry_on: Sequence[str] = EXEC_FAILURES,
+    strict_retries: bool = False,
+    missing: MissingPolicy = "report",
+    grade: GradeKind = "binary",
+    score_range: tuple[float, float] = (0.0, 1.0),
+    pass_threshold: float | None = None,
+    slices: Sequence[str] = (),
+    bins: Bins | None = None,
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    partition_by: Literal["candidate", "auto"] | None = None,
+    provenance: Mapping[str, Any] | None = None,
+    extra_columns: Sequence[str] = (),
+    reducer: str = "mean",
+    engine: Literal["polars", "spark"] = "polars",
+    spark_tables: str | Path | None = None,
+    spark_remote: str | None = None,
+    progress: Progress | None = None,
+) -> AuditReport:
+    """Audit a ledger against a frozen plan.
+
+    Parameters
+    ----------
+    plan
+        The frozen plan (:class:`~evalframe.plan.Plan`).
+    results
+        The ledger: a polars frame, a :class:`~evalframe.load.Loaded`, or a
+        path (CSV, JSON Lines, Parquet file/directory/glob) or list of paths.
+        One row per attempt; see :mod:`evalframe.validate` for the shapes.
+    retry
+        Declared retry policy: ``first``, ``last_allowed`` or ``every``.
+    max_attempts
+        Highest allowed attempt number (None: unlimited).
+    retry_on
+        Execution statuses after which a retry is allowed.
+    strict_retries
+        Make retry flags refusing.
+    missing
+        ``report`` (missing units are counted as missing) or ``refuse``
+        (any missing unit refuses the batch).
+    grade, score_range, pass_threshold
+        How grades are read; see :func:`~evalframe.validate.validate_ledger`.
+    slices
+        Plan columns to break the funnel down by (SPEC §5).
+    bins
+        Bins for numeric slice columns: edges or ``"q<k>"`` (see
+        :func:`~evalframe.slices.binned`).
+    alpha
+        Significance level of the selective-missingness test.
+    confidence
+        Two-sided coverage of every interval in the summary.
+    partition_by
+        ``"candidate"``: audit candidate by candidate
+        (:class:`~evalframe.audit.executors.ByCandidate`: up to four at a
+        time on threads, as many as keep
+        :data:`~evalframe.audit.executors.ROWS_IN_FLIGHT` ledger rows at
+        most). A candidate's rows are read with the candidate filter pushed
+        into the reader (a hive lake is read one partition at a time),
+        validated, reconciled, counted and summarised; its units and
+        attempts are kept in memory while the tables kept so far take at
+        most :data:`~evalframe.audit.spill.TABLES_IN_MEMORY` bytes, and
+        written to a temporary folder after that; ``report.units`` /
+        ``report.attempts`` are lazy scans of those tables and files. The
+        folder lives as long as the report (removed when the report is
+        garbage collected, or at interpreter exit): keep the report while
+        its tables are read, or write it. Exact, because every key and
+        every summary number is per candidate; peak memory is that of the
+        candidates audited at once, the tables kept and the plan. None
+        (default): the whole batch at once, tables in memory. ``"auto"``:
+        ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows or
+        planned units on, else None (what the CLI does);
+        ``report.meta["partition_by"]`` says which ran.
+    provenance
+        Extra facts recorded in ``report.meta`` (e.g. what an importer read).
+    extra_columns
+        Ledger columns carried through untouched to ``report.attempts`` (every
+        attempt) and ``report.units`` (the counted attempt's values): model
+        output, prompt, latency, tokens, cost (SPEC §3). Any other column
+        the ledger does not define refuses the batch as ``unexpected_column``.
+    reducer
+        How trials of a case reduce to a case outcome for the case-level
+        rate beside the trial-level one (SPEC §4): ``mean``, ``any``,
+        ``all``, ``majority`` or ``at_least:k`` (see
+        :func:`evalframe.funnel.reduce_case`).
+    engine
+        ``polars`` (default) or ``spark``: the row work runs on Spark
+        (:func:`evalframe.engines.spark.audit_on_spark`; ``results`` a
+        Parquet path or a table name). A PySpark or Spark Connect DataFrame
+        as ``results`` selects ``spark`` by itself. Needs
+        ``pip install 'evalframe[spark]'``; slices stay on polars.
+    spark_tables
+        Folder Spark writes the full units, attempts and problems tables to
+        (Parquet); default a new temporary folder.
+    spark_remote
+        Spark Connect address (``sc://HOST:PORT``); default a local
+        ``local[2]`` session.
+    progress
+        Called as ``progress(stage, done, total)`` once the inputs are read
+        (``"inputs read"``) and as candidates are audited (``"candidates
+        audited"``: one step per candidate when auditing candidate by
+        candidate, else all at once); see :mod:`evalframe.progress`.
+
+    Returns
+    -------
+    AuditReport
+
+    Raises
+    ------
+    AuditRefused
+        When any refusing problem exists; ``.problems`` holds every problem
+        found (kind, source, line, candidate, case_id, trial, attempt,
+        detail, refusing).
+    InputFormatError
+        When a results file cannot be opened at all.
+    ValueError
+        When a slice column is not a plan column, a bins spec is malformed,
+        ``retry``, ``missing`` or ``grade`` is not one of its values,
+        ``max_attempts`` is below 1, ``score_range`` is not finite with low
+        < high, or ``pass_threshold`` is given for binary grades or outside
+        ``score_range``.
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund", "privacy", "handoff"]}),
+    ...                        candidates=["A", "B"])
+    >>> results = pl.DataFrame({"candidate": ["A", "A", "B", "B", "B", "B"],
+    ...     "case_id": ["quote", "refund", "quote", "refund", "privacy", "handoff"],
+    ...     "passed": [1, 1, 1, 1, 1, 0]})
+    >>> audit(plan, results).summary.select("candidate", "planned", "scored", "passed",
+    ...     "scored_coverage", "pass_rate_scored", "pass_rate_planned")
+    shape: (2, 7)
+    ┌───────────┬─────────┬────────┬────────┬─────────────────┬──────────────────┬───────────────────┐
+    │ candidate ┆ planned ┆ scored ┆ passed ┆ scored_coverage ┆ pass_rate_scored ┆ pass_rate_planned │
+    │ ---       ┆ ---     ┆ ---    ┆ ---    ┆ ---             ┆ ---              ┆ ---               │
+    │ str       ┆ u32     ┆ u32    ┆ u32    ┆ f64             ┆ f64              ┆ f64               │
+    ╞═══════════╪═════════╪════════╪════════╪═════════════════╪══════════════════╪═══════════════════╡
+    │ A         ┆ 4       ┆ 2      ┆ 2      ┆ 0.5             ┆ 1.0              ┆ 0.5               │
+    │ B         ┆ 4       ┆ 4      ┆ 3      ┆ 1.0             ┆ 0.75             ┆ 0.75              │
+    └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
+    """
+    _check_arguments(plan, retry, missing, grade, max_attempts, score_range, pass_threshold, slices)
+    if engine == "spark" or is_spark_frame(results):
+        if slices:
+            raise ValueError("slices are audited on the polars engine (engine='polars'), not yet on Spark")
+        from evalframe.engines.spark import audit_on_spark
+
+        return audit_on_spark(
+            plan,
+            results,
+            tables=spark_tables,
+            spark_remote=spark_remote,
+            retry=retry,
+            max_attempts=max_attempts,
+            retry_on=retry_on,
+            strict_retries=strict_retries,
+            missing=missing,
+            grade=grade,
+            score_range=score_range,
+            pass_threshold=pass_threshold,
+            confidence=confidence,
+            extra_columns=extra_columns,
+            reducer=check_reducer(reducer),
+            provenance=provenance,
+        )
+    loaded = _as_loaded(results)
+    if progress is not None:
+        progress("inputs read", 1, 1)
+    # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
+    layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
+    loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
+    if bins:
+        plan = plan.with_numeric([name for name in bins if name in plan.cases.columns])
+    options = Options(
+        retry,
+        max_attempts,
+        tuple(retry_on),
+        strict_retries,
+        missing,
+        grade,
+        score_range,
+        pass_threshold,
+        tuple(slices),
+        _resolved_bins(plan, slices, bins),
+        confidence,
+        tuple(extra_columns),
+        check_reducer(reducer),
+    )
+    executor = _executor(partition_by, plan, loaded)
+    try:
+        parts = executor.run(plan, loaded, options, progress)
+        problems = batch_problems(loaded.problems, parts, loaded.source)
+        if problems.refusing:
+            raise AuditRefused(problems)
+        computed = [p for p in parts if p.summary is not None]
+        units, attempts = executor.tables(plan, computed)
+        meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
+        report = AuditReport(
+            units=units,
+            attempts=attempts,
+            # Not refused: the flags (missing units per candidate, retry flags) are read whole.
+            problems=_with_reducer_note(problems, meta, reducer).every().collect(),
+            meta=meta,
+            **_summary_and_slices(computed, alpha, sliced=bool(slices)),
+        )
+    except BaseException:
+        executor.release(None)
+        raise
+    executor.release(report)
+    return report
+
+
+def _check_arguments(
+    plan: Plan,
+    retry: str,
+    missing: str,
+    grade: str,
+    max_attempts: int | None,
+    score_range: tuple[float, float],
+    pass_threshold: float | None,
+    slices: Sequence[str],
+) -> None:
+    """Raise ValueError for an option outside its values or a slice column the plan lacks (see :func:`audit`)."""
+    for name, value, allowed in (
+        ("retry", retry, get_args(RetryPolicyName)),
+        ("missing", missing, get_args(MissingPolicy)),
+        ("grade", grade, get_args(GradeKind)),
+    ):
+        if value not in allowed:
+            msg = f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
+            raise ValueError(msg)
+    if max_attempts is not None and max_attempts < 1:
+        msg = f"max_attempts must be at least 1 (or None: no limit), got {max_attempts!r}"
+        raise ValueError(msg)
+    low, high = score_range
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        msg = f"score_range must be finite (low, high) with low < high, got {score_range!r}"
+        raise ValueError(msg)
+    if pass_threshold is not None and not (grade == "numeric" and low <= pass_threshold <= high):
+        msg = f"pass_threshold applies to grade='numeric' only, within score_range {score_range!r}"
+        raise ValueError(f"{msg}; got {pass_threshold!r} with grade={grade!r}")
+    unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
+    if unknown_slices:
+        usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"
+        msg = f"slice column(s) {', '.join(map(repr, unknown_slices))} not in the plan (plan columns: {usable})"
+        raise ValueError(msg)
+
+
+def _executor(partition_by: str | None, plan: Plan, loaded: Loaded) -> Executor:
+    """The executor ``partition_by`` names.
+
+    ``"auto"`` decides by the ledger's rows (Parquet: from the footers) or the plan's size (see
+    :data:`AUTO_PARTITION_ROWS`).
+    """
+    if partition_by == "auto":
+        rows = collect_input(loaded.frame.select(pl.len()), loaded.source).item()
+        partition_by = CANDIDATE if max(rows, plan.n_units) >= AUTO_PARTITION_ROWS else None
+    if partition_by is None:
+        return WholeBatch()
+    if partition_by == CANDIDATE:
+        return ByCandidate(plan)
+    msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
+    raise ValueError(msg)
+
+
+def _summary_and_slices(computed: Sequence[Part], alpha: float, *, sliced: bool) -> dict[str, pl.DataFrame]:
+    """The report's summary, slices and missingness tables from the computed parts.
+
+    Parts come in candidate order, each sorted by its unit code: their concatenations are sorted by key. One
+    test family spans the whole audit (every candidate and slice column): Holm's correction spans them all.
+    """
+    summary = pl.concat([p.summary for p in computed if p.summary is not None], how="diagonal_relaxed")
+    if not sliced:
+        return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
+    slice_table = pl.concat([p.slices for p in computed if p.slices is not None], how="diagonal_relaxed")
+    case_tables = [p.case_slices for p in computed if p.case_slices is not None]
+    tests = missingness_tests(pl.concat(case_tables), alpha=alpha) if case_tables else pl.DataFrame()
+    summary = summary.join(selective_flag(tests), on=CANDIDATE, how="left")
+    return {"summary": summary, "slices": slice_table, "missingness": tests}
+
+
+def _meta(
+    plan: Plan,
+    loaded: Loaded,
+    o: Options,
+    parts: Sequence[Part],
+    partition_by: str | None,
+    layout_only: Sequence[str],
+    alpha: float,
+    provenance: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """``report.meta``: what was audited, against what, under which declared options (see :class:`AuditReport`)."""
+    versions = plan.cases.get_column("dataset_version", default=pl.Series([], dtype=pl.String))
+    shape = next((p.shape for p in parts if p.shape != "unknown"), parts[0].shape if parts else "unknown")
+    return {
+        "evalframe_version": evalframe_version(),
+        "plan_source": plan.source,
+        "plan_hash": plan.plan_hash,
+        "n_cases": plan.cases.height,
+        "candidates": list(plan.candidates),
+        "trials": plan.trials,
+        "planned_units": plan.n_units,
+        "required_run_id": plan.run_id,
+        "dataset_versions": sorted(str(v) for v in versions.unique().drop_nulls()),
+        "results_source": loaded.source,
+        "ledger_shape": shape,
+        "ledger_rows": sum(p.rows for p in parts),
+        "run_ids": sorted({r for p in parts for r in p.run_ids}),
+        "partition_by": partition_by,
+        "partition_folders_ignored": list(layout_only),
+        "retry": o.retry,
+        "case_reducer": o.reducer,
+        "max_attempts": o.max_attempts,
+        "retry_on": list(o.retry_on),
+        "missing": o.missing,
+        "grade": o.grade,
+        "score_range": list(o.score_range),
+        "pass_threshold": o.pass_threshold,
+        "slices": list(o.slices),
+        "alpha": alpha,
+        "confidence": o.confidence,
+        **(provenance or {}),
+    }
+
+
+def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str) -> Problems:
+    """``problems`` plus a ``reducer_differs`` note when an export's header records another case reducer.
+
+    The plan's declared reducer applies (SPEC §4); the note says the export said otherwise.
+    """
+    exports = meta.get("exports", [])
+    recorded = sorted({str(e["case_reducer"]) for e in exports if isinstance(e, Mapping) and e.get("case_reducer")})
+    differs = [r for r in recorded if r != reducer]
+    if not differs:
+        return problems
+    detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
+    note = problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])
+    return Problems.gather([problems, note])

@@ -1,0 +1,52 @@
+"""Per-unit outcomes, the funnel of counts and rates, and their case-level intervals (SPEC §2).
+
+``planned ≥ attempted ≥ completed ≥ with_output ≥ scored ≥ passed``; every
+rate is named by its denominator and sits next to its counts. A missing unit
+is ``missing``: never a failure, never a pass, never dropped from ``planned``.
+
+This package is a module that can be called: ``evalframe.funnel(units)``
+calls :func:`evalframe.funnel.counts.funnel` (see :mod:`evalframe._callable`).
+It holds :mod:`~evalframe.funnel.counts` (outcomes, counts, rates) and
+:mod:`~evalframe.funnel.uncertainty` (intervals over cases, case reducers).
+"""
+
+from evalframe._callable import make_callable
+from evalframe.funnel.counts import (
+    COUNT_COLUMNS,
+    RATE_COLUMNS,
+    funnel,
+    funnel_from_outcome_counts,
+    funnel_rates,
+    outcome_expr,
+    outcome_in,
+    unit_outcomes,
+)
+from evalframe.funnel.uncertainty import (
+    CASE_SUM_COLUMNS,
+    REDUCERS,
+    case_sums,
+    check_reducer,
+    reduce_case,
+    uncertainty_from_case_sums,
+    with_uncertainty,
+)
+
+__all__ = [
+    "CASE_SUM_COLUMNS",
+    "COUNT_COLUMNS",
+    "RATE_COLUMNS",
+    "REDUCERS",
+    "case_sums",
+    "check_reducer",
+    "funnel",
+    "funnel_from_outcome_counts",
+    "funnel_rates",
+    "outcome_expr",
+    "outcome_in",
+    "reduce_case",
+    "uncertainty_from_case_sums",
+    "unit_outcomes",
+    "with_uncertainty",
+]
+
+make_callable(__name__, "funnel")

@@ -1,0 +1,314 @@
+"""Per-unit outcomes and the funnel of counts and rates (SPEC §2).
+
+``planned ≥ attempted ≥ completed ≥ with_output ≥ scored ≥ passed``; every
+rate is named by its denominator and sits next to its counts. A missing unit
+is ``missing``: never a failure, never a pass, never dropped from ``planned``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import polars as pl
+
+from evalframe.attempts import COUNTS
+from evalframe.columns import (
+    ATTEMPT,
+    ATTEMPTED,
+    ATTEMPTS,
+    CANDIDATE,
+    COMPLETED,
+    COMPLETION_RATE,
+    COUNTED_ATTEMPT,
+    EXEC_FAILED,
+    EXEC_FAILURES,
+    EXEC_STATUS,
+    FAILED,
+    HAS_OUTPUT,
+    JUDGE_FAILED,
+    MISSING,
+    NO_OUTPUT,
+    NOT_SCORED,
+    NOT_STARTED,
+    OBSERVATIONS,
+    OUTCOMES,
+    PASS_RATE_PLANNED,
+    PASS_RATE_SCORED,
+    PASS_RATE_UPPER,
+    PASSED,
+    PLANNED,
+    SCORE_STATUS,
+    SCORED,
+    SCORED_COVERAGE,
+    UNIT_KEY,
+    WITH_OUTPUT,
+)
+from evalframe.plan import CAND_CODE, CASE_CODE, UID
+
+#: Summary count columns, in funnel order.
+COUNT_COLUMNS = (
+    PLANNED,
+    ATTEMPTED,
+    COMPLETED,
+    WITH_OUTPUT,
+    SCORED,
+    PASSED,
+    FAILED,
+    MISSING,
+    NOT_STARTED,
+    EXEC_FAILED,
+    NO_OUTPUT,
+    JUDGE_FAILED,
+    NOT_SCORED,
+)
+#: Summary rate columns (fractions in [0, 1]).
+RATE_COLUMNS = (COMPLETION_RATE, SCORED_COVERAGE, PASS_RATE_SCORED, PASS_RATE_PLANNED, PASS_RATE_UPPER)
+
+
+def outcome_expr() -> pl.Expr:
+    """Expression giving one outcome per unit row, from least to most evidence.
+
+    A row with no attempt (null ``exec_status``) is ``missing``; then
+    ``not_started``, ``exec_failed`` (timeout or error), ``no_output``,
+    ``judge_failed``, ``not_scored``, and for scored units ``passed`` or
+    ``failed`` — or ``scored_no_threshold`` when a numeric score was given
+    but no pass threshold was declared (pass rates are then null).
+    The result is an Enum of :data:`OUTCOMES`.
+    """
+    ex, sc = pl.col(EXEC_STATUS), pl.col(SCORE_STATUS)
+    # The rules pick an outcome's position; the Enum value is gathered by it (instead of building a text
+    # column and casting it).
+    code = {outcome: pl.lit(i, pl.UInt32) for i, outcome in enumerate(OUTCOMES)}
+    position = (
+        pl.when(ex.is_null())
+        .then(code["missing"])
+        .when(ex == "not_started")
+        .then(code["not_started"])
+        .when(ex.is_in(list(EXEC_FAILURES)))
+        .then(code["exec_failed"])
+        .when(~pl.col(HAS_OUTPUT).fill_null(True))
+        .then(code["no_output"])
+        .when(sc == "judge_error")
+        .then(code["judge_failed"])
+        .when(sc != "scored")
+        .then(code["not_scored"])
+        .when(pl.col(PASSED).is_null())
+        .then(code["scored_no_threshold"])
+        .when(pl.col(PASSED))
+        .then(code["passed"])
+        .otherwise(code["failed"])
+    )
+    return pl.lit(pl.Series(OUTCOMES, dtype=pl.Enum(list(OUTCOMES)))).gather(position)
+
+
+def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
+    """``outcome`` is one of ``values``; on the Enum it compares physical codes, not strings (fast)."""
+    if isinstance(schema["outcome"], pl.Enum):
+        return pl.col("outcome").to_physical().is_in([OUTCOMES.index(v) for v in values])
+    return pl.col("outcome").cast(pl.String).is_in(list(values))
+
+
+def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame:
+    """Join planned units to their counted attempt(s) by unit code and give each an outcome.
+
+    Parameters
+    ----------
+    planned
+        One row per planned unit: its unit code ``_uid`` (see
+        :class:`~evalframe.plan.UnitCoding`) and any plan columns to carry
+        along, sorted by ``_uid`` (required: the two sides are merged in
+        order, without a hash join).
+    attempts
+        Attempts table from :func:`evalframe.attempts.select_attempts`
+        (``counts`` marks the counted attempts), with ``_uid``, sorted by it.
+        Its ``candidate``, ``case_id``, ``trial``, ``_cand`` and ``_case``
+        are left out (the planned side has them).
+
+    Returns
+    -------
+    polars.LazyFrame
+        One row per planned unit (per counted attempt under policy
+        ``every``), sorted by ``_uid``: the plan columns, the counted
+        attempt's ledger columns, ``counted_attempt`` (Int64, null when
+        missing), ``attempts`` (UInt32, 0 when missing) and ``outcome``
+        (Enum).
+
+    Examples
+    --------
+    >>> planned = pl.LazyFrame({"_uid": [0, 1], "case_id": ["q1", "q2"]})
+    >>> attempts = pl.LazyFrame({"_uid": [1], "case_id": ["q2"], "attempt": [1], "exec_status": ["completed"],
+    ...     "has_output": [True], "score_status": ["scored"], "passed": [True], "attempts": [1], "counts": [True]},
+    ...     schema_overrides={"attempts": pl.UInt32})
+    >>> unit_outcomes(planned, attempts).select("case_id", "attempts", "outcome").collect().rows()
+    [('q1', 0, 'missing'), ('q2', 1, 'passed')]
+    """
+    counted = attempts.filter(pl.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
+    names = counted.collect_schema().names()
+    counted = counted.drop([c for c in (*UNIT_KEY, CAND_CODE, CASE_CODE) if c in names])
+    # Both sides are sorted by the unit code: flagged so, the join merges them in order (no sort).
+    flag = pl.col(UID).set_sorted()
+    joined = planned.with_columns(flag).join(
+        counted.with_columns(flag), on=UID, how="left", maintain_order="left_right"
+    )
+    return joined.with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
+
+
+def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str | None = None) -> pl.LazyFrame:
+    """Count outcomes and compute the SPEC §2 rates per group.
+
+    Parameters
+    ----------
+    units
+        Unit outcomes (see :func:`unit_outcomes`), with an ``outcome`` column.
+    by
+        Grouping columns (default: ``candidate``).
+    unit
+        Column naming the planned unit of each row, when a unit can have
+        several rows (retry policy ``every``: one row per counted attempt).
+        None (the default): one row per planned unit.
+
+    Returns
+    -------
+    polars.LazyFrame
+        One row per group, sorted by ``by``: the counts of
+        :data:`COUNT_COLUMNS` (UInt32), ``observations`` (UInt32) and the rates
+        of :data:`RATE_COLUMNS` (Float64 fractions). ``planned`` counts planned units and
+        ``observations`` the rows the rates are over: each planned unit once,
+        or under ``every`` each counted attempt and each unit without one
+        (SPEC §4); ``missing`` and ``not_started`` count units, the other
+        stages count observations. ``completion_rate`` = completed /
+        observations, ``scored_coverage`` = scored / observations,
+        ``pass_rate_scored`` = passed / scored (null when scored = 0),
+        ``pass_rate_planned`` = passed / observations (the worst case) and
+        ``pass_rate_upper`` = (passed + observations − scored) /
+        observations (the best case). Rates are null when there are no
+        observations.
+
+    Examples
+    --------
+    >>> units = pl.LazyFrame({"candidate": ["A"] * 4,
+    ...     "outcome": ["passed", "exec_failed", "judge_failed", "failed"]})
+    >>> funnel(units).select("planned", "attempted", "completed", "scored", "passed",
+    ...                      "pass_rate_scored", "pass_rate_planned", "pass_rate_upper").collect()
+    shape: (1, 8)
+    ┌─────────┬───────────┬───────────┬────────┬────────┬──────────────────┬───────────────────┬─────────────────┐
+    │ planned ┆ attempted ┆ completed ┆ scored ┆ passed ┆ pass_rate_scored ┆ pass_rate_planned ┆ pass_rate_upper │
+    │ ---     ┆ ---       ┆ ---       ┆ ---    ┆ ---    ┆ ---              ┆ ---               ┆ ---             │
+    │ u32     ┆ u32       ┆ u32       ┆ u32    ┆ u32    ┆ f64              ┆ f64               ┆ f64             │
+    ╞═════════╪═══════════╪═══════════╪════════╪════════╪══════════════════╪═══════════════════╪═════════════════╡
+    │ 4       ┆ 4         ┆ 3         ┆ 2      ┆ 1      ┆ 0.5              ┆ 0.25              ┆ 0.75            │
+    └─────────┴───────────┴───────────┴────────┴────────┴──────────────────┴───────────────────┴─────────────────┘
+    """
+    schema = units.collect_schema()
+
+    def n(*values: str) -> pl.Expr:
+        return outcome_in(schema, *values).sum().cast(pl.UInt32)
+
+    counts = units.group_by(list(by)).agg(
+        (pl.len() if unit is None else pl.col(unit).n_unique()).cast(pl.UInt32).alias(PLANNED),
+        pl.len().cast(pl.UInt32).alias(OBSERVATIONS),
+        *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
+    )
+    return funnel_rates(counts, by)
+
+
+#: Each count of the funnel (after ``planned``) and the outcomes it adds up.
+_FUNNEL_OUTCOMES: Final = {
+    "_not_attempted": ("missing", "not_started"),
+    COMPLETED: ("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
+    WITH_OUTPUT: ("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
+    SCORED: ("scored_no_threshold", "failed", "passed"),
+    "_no_threshold": ("scored_no_threshold",),
+    PASSED: ("passed",),
+    FAILED: ("failed",),
+    MISSING: ("missing",),
+    NOT_STARTED: ("not_started",),
+    EXEC_FAILED: ("exec_failed",),
+    NO_OUTPUT: ("no_output",),
+    JUDGE_FAILED: ("judge_failed",),
+    NOT_SCORED: ("not_scored",),
+}
+
+
+def funnel_from_outcome_counts(
+    counts: pl.DataFrame, by: Sequence[str] = (CANDIDATE,), *, planned: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """The funnel of :func:`funnel` from units already counted per group and outcome.
+
+    Parameters
+    ----------
+    counts
+        One row per group and outcome: the ``by`` columns, ``outcome`` (String
+        or Enum, one of :data:`~evalframe.columns.OUTCOMES`) and ``n`` (integer:
+        units with that outcome). An engine that counts units elsewhere (Spark,
+        see :mod:`evalframe.engines`) sends this small table to the driver.
+    by
+        Grouping columns.
+    planned
+        The ``by`` columns and ``planned`` (integer: planned units), when the
+        counted rows are observations rather than units (retry policy
+        ``every``); None: every counted row is one planned unit.
+
+    Returns
+    -------
+    polars.DataFrame
+        The columns of :func:`funnel`, one row per group, sorted by ``by``.
+
+    Examples
+    --------
+    >>> counts = pl.DataFrame({"candidate": ["A"] * 4, "outcome": ["passed", "exec_failed", "judge_failed", "failed"],
+    ...                        "n": [1, 1, 1, 1]})
+    >>> funnel_from_outcome_counts(counts).select("planned", "scored", "passed", "pass_rate_upper").row(0)
+    (4, 2, 1, 0.75)
+    """
+    outcome = pl.col("outcome").cast(pl.String)
+
+    def n(*values: str) -> pl.Expr:
+        return pl.col("n").filter(outcome.is_in(list(values))).sum().cast(pl.UInt32)
+
+    summed = (
+        counts.lazy()
+        .group_by(list(by))
+        .agg(
+            pl.col("n").sum().cast(pl.UInt32).alias(OBSERVATIONS),
+            *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
+        )
+    )
+    if planned is None:  # every counted row is one planned unit
+        summed = summed.with_columns(pl.col(OBSERVATIONS).alias(PLANNED))
+    else:
+        units = planned.lazy().select(*by, pl.col(PLANNED).cast(pl.UInt32))
+        summed = summed.join(units, on=list(by), how="left")
+    return funnel_rates(summed, by).collect()
+
+
+def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:
+    """The SPEC §2 counts in funnel order and their rates, from the counts and sums of :data:`_FUNNEL_OUTCOMES`.
+
+    ``counts`` holds ``planned``, ``observations`` and those sums per group.
+
+    The one implementation of the funnel's arithmetic, for units counted by polars (:func:`funnel`) or by
+    another engine (:func:`funnel_from_outcome_counts`).
+    """
+    attempted = (pl.col(OBSERVATIONS) - pl.col("_not_attempted")).cast(pl.UInt32).alias(ATTEMPTED)
+    counts = counts.with_columns(attempted).select(*by, PLANNED, OBSERVATIONS, *COUNT_COLUMNS[1:], "_no_threshold")
+    planned = pl.col(OBSERVATIONS).cast(pl.Float64)
+    per_planned = pl.when(pl.col(OBSERVATIONS) > 0)
+    # Pass rates exist only when every scored unit has a pass/fail (binary grade or declared threshold).
+    has_pass = pl.col("_no_threshold") == 0
+    return (
+        counts.with_columns(
+            per_planned.then(pl.col(COMPLETED) / planned).alias(COMPLETION_RATE),
+            per_planned.then(pl.col(SCORED) / planned).alias(SCORED_COVERAGE),
+            pl.when((pl.col(SCORED) > 0) & has_pass)
+            .then(pl.col(PASSED) / pl.col(SCORED).cast(pl.Float64))
+            .alias(PASS_RATE_SCORED),
+            per_planned.then(pl.when(has_pass).then(pl.col(PASSED) / planned)).alias(PASS_RATE_PLANNED),
+            per_planned.then(pl.when(has_pass).then((pl.col(PASSED) + planned - pl.col(SCORED)) / planned)).alias(
+                PASS_RATE_UPPER
+            ),
+        )
+        .drop("_no_threshold")
+        .sort(list(by))
+    )

@@ -1,0 +1,359 @@
+"""Intervals that treat cases as the independent units, beside the funnel's rates (SPEC §2, §4).
+
+:func:`with_uncertainty` adds them to a per-candidate summary from the units;
+:func:`uncertainty_from_case_sums` from per-case sums alone (what another
+engine sends to the driver). Trials of a case reduce to a case outcome by a
+declared reducer (:func:`reduce_case`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_ID,
+    COMPLETED,
+    COMPLETION_RATE,
+    OBSERVATIONS,
+    PASS_RATE_PLANNED,
+    PASS_RATE_SCORED,
+    PASS_RATE_UPPER,
+    PASSED,
+    SCORE,
+    SCORED,
+    SCORED_COVERAGE,
+)
+from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
+from evalframe.stats import bounded_mean_interval, rate_interval
+
+
+def with_uncertainty(
+    summary: pl.DataFrame,
+    units: pl.DataFrame,
+    *,
+    confidence: float = 0.95,
+    score_range: tuple[float, float] = (0.0, 1.0),
+    cluster: str = CASE_ID,
+    reducer: str = "mean",
+) -> pl.DataFrame:
+    """Add intervals that treat cases as the independent units, and the design effect, to a per-candidate summary.
+
+    Parameters
+    ----------
+    summary
+        Output of :func:`funnel` (one row per candidate).
+    units
+        Unit outcomes (see :func:`unit_outcomes`) with ``candidate``,
+        ``outcome``, ``score`` and the ``cluster`` column.
+    confidence
+        Two-sided coverage of every interval.
+    score_range
+        Bounds of a score; the ``mean_score`` interval lies inside them.
+    cluster
+        Column identifying a case (default ``case_id``; the audit passes an
+        integer code of (candidate, case)).
+    reducer
+        How a case's trials reduce to a case outcome (SPEC §4): ``mean``
+        (the case's fraction of passed trials), ``any`` (pass@k: passes if
+        any trial passed), ``all``, ``majority`` (more than half passed) or
+        ``at_least:k`` (k or more passed); see :func:`reduce_case`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``summary`` plus, for every rate of :data:`RATE_COLUMNS`, its interval
+        ``<rate>_ci_low`` / ``<rate>_ci_high`` (Float64 fractions) from
+        :func:`evalframe.stats.clustered.rate_interval` over the cases: Wilson
+        (1927) when every case holds one unit, else the Wilson interval on
+        the cluster-robust effective sample size with t(G − 1) (Korn &
+        Graubard 1998), null with fewer than two cases; ``cases_planned``
+        and ``cases_fully_scored`` (UInt32: cases all of whose planned units
+        got a valid grade); for ``pass_rate_scored`` the binomial standard
+        error ``pass_rate_scored_se_naive``, the CR1 case-clustered one
+        ``pass_rate_scored_se_clustered``, the ``design_effect`` (variance
+        over the binomial variance, ≥ 1), the intra-case correlation ``icc``
+        = (design_effect − 1)/(m − 1) with m the mean scored units per case
+        (Kish 1965, *Survey Sampling*; null with one unit per case) and the
+        ``effective_n`` (scored units / design_effect); and ``mean_score``
+        (mean score among scored units, in score units) with its CR1
+        ``mean_score_se_clustered`` and interval ``mean_score_ci_low`` /
+        ``_high`` inside ``score_range`` (:func:`evalframe.stats.clustered.bounded_mean_interval`).
+        Standard errors and intervals are null where the rate is null.
+        The case-level rate beside the trial-level one: ``case_reducer``
+        (String), ``cases_scored`` (UInt32: cases all of whose planned units
+        got a grade, its denominator) and ``case_pass_rate`` (Float64: mean
+        over those cases of the reduced outcome) with ``case_pass_rate_ci_low``
+        / ``_high`` (cases are independent: Wilson for a pass/fail reducer,
+        :func:`evalframe.stats.clustered.bounded_mean_interval` for ``mean``).
+
+    Examples
+    --------
+    >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [4], "completed": [4], "scored": [4],
+    ...     "passed": [2], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
+    ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
+    >>> units = pl.DataFrame({"candidate": ["A"] * 6, "case_id": ["a", "a", "b", "b", "c", "c"],
+    ...     "trial": [1, 2, 1, 2, 1, 2], "outcome": ["passed", "passed", "failed", "failed", "passed", "failed"],
+    ...     "score": [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]})
+    >>> out = with_uncertainty(summary, units)
+    >>> out.select("pass_rate_scored_se_clustered", "design_effect", "icc", "cases_fully_scored").row(0)
+    (0.28867513459481287, 2.0, 1.0, 3)
+    """
+    return uncertainty_from_case_sums(
+        summary, case_sums(units, cluster), confidence=confidence, score_range=score_range, reducer=reducer
+    )
+
+
+#: Columns of :func:`case_sums` after ``candidate`` and the case (all Float64 sums over the case's units).
+CASE_SUM_COLUMNS: Final = (OBSERVATIONS, COMPLETED, SCORED, PASSED, "_score_sum", "_score_n")
+
+
+def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
+    """Per candidate and case: the sums behind every interval of :func:`with_uncertainty`.
+
+    Parameters
+    ----------
+    units
+        Unit outcomes (``candidate``, ``outcome``, ``score`` and ``cluster``).
+    cluster
+        Column identifying a case.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``candidate``, ``cluster`` and the Float64 sums of :data:`CASE_SUM_COLUMNS`: observations (rows: units,
+        or counted attempts under ``every``), completed, scored and passed, the sum of scores of scored units and
+        their number; sorted by candidate and case.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "a"], "outcome": ["passed", "missing"],
+    ...                       "score": [1.0, None]})
+    >>> case_sums(units).row(0)
+    ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    """
+    schema = units.schema
+    graded = outcome_in(schema, "passed", "failed", "scored_no_threshold")
+    completed = outcome_in(schema, "no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed")
+    scored_score = graded & pl.col(SCORE).is_not_null()
+    return (
+        units.lazy()
+        .group_by(CANDIDATE, cluster)
+        .agg(
+            pl.len().cast(pl.Float64).alias(OBSERVATIONS),
+            completed.sum().cast(pl.Float64).alias(COMPLETED),
+            graded.sum().cast(pl.Float64).alias(SCORED),
+            outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
+            pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
+            scored_score.sum().cast(pl.Float64).alias("_score_n"),
+        )
+        # Cases in key order: the sums over them are then the same, bit for bit, however the units were read
+        # (whole batch, candidate by candidate, a lake, another engine) — a group-by gives its groups in any order.
+        .sort(CANDIDATE, cluster)
+        .collect()
+    )
+
+
+def uncertainty_from_case_sums(
+    summary: pl.DataFrame,
+    per_case: pl.DataFrame,
+    *,
+    confidence: float = 0.95,
+    score_range: tuple[float, float] = (0.0, 1.0),
+    reducer: str = "mean",
+) -> pl.DataFrame:
+    """The columns :func:`with_uncertainty` adds, from the per-case sums of :func:`case_sums`.
+
+    The one implementation of the audit's interval statistics (:mod:`evalframe.stats.clustered`): polars computes
+    ``per_case`` from its units, another engine (Spark, :mod:`evalframe.engines`) from its own and sends
+    only these sums to the driver. ``per_case`` must be sorted by candidate and case (sums in a fixed order
+    are the same bit for bit); its case column may have any name. Parameters and returned columns are those
+    of :func:`with_uncertainty`.
+
+    Examples
+    --------
+    >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [2], "completed": [2], "scored": [2],
+    ...     "passed": [1], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
+    ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
+    >>> per_case = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "b"], "observations": [1.0, 1.0],
+    ...     "completed": [1.0, 1.0], "scored": [1.0, 1.0], "passed": [1.0, 0.0], "_score_sum": [1.0, 0.0],
+    ...     "_score_n": [1.0, 1.0]})
+    >>> uncertainty_from_case_sums(summary, per_case).select("cases_planned", "case_pass_rate").row(0)
+    (2, 0.5)
+    """
+    low, high = score_range
+    sums = per_case.with_columns((pl.col(PASSED) + pl.col(OBSERVATIONS) - pl.col(SCORED)).alias("_upper"))
+    rows = [
+        {
+            CANDIDATE: name,
+            "cases_planned": cases.height,
+            "cases_fully_scored": int((cases.get_column(SCORED) == cases.get_column(OBSERVATIONS)).sum()),
+            **_rate_intervals(cases, confidence),
+            **_case_level(cases, reducer, confidence),
+            **_score_interval(cases, low, high, confidence),
+        }
+        for (name,), cases in sums.group_by(CANDIDATE, maintain_order=True)
+    ]
+    added = pl.DataFrame(
+        rows,
+        schema={
+            CANDIDATE: summary.schema[CANDIDATE],
+            "cases_planned": pl.UInt32,
+            "cases_fully_scored": pl.UInt32,
+            "cases_scored": pl.UInt32,
+            **dict.fromkeys(_ADDED_FLOATS, pl.Float64),
+        },
+    ).with_columns(pl.lit(reducer, pl.String).alias("case_reducer"))
+    # A column defined by a rate is null where that rate is null.
+    defined = {f"{r}_ci_{end}": r for r in RATE_COLUMNS for end in ("low", "high")}
+    defined |= dict.fromkeys(_BY_PASS_RATE_SCORED, PASS_RATE_SCORED)
+    first = [*_RATE_CI_COLUMNS, "cases_planned", "cases_fully_scored"]
+    rest = ["case_reducer", "cases_scored", *(n for n in _ADDED_FLOATS if n not in first)]
+    return (
+        summary.join(added, on=CANDIDATE, how="left")
+        .with_columns(pl.when(pl.col(rate).is_not_null()).then(pl.col(c)).alias(c) for c, rate in defined.items())
+        .select(*summary.columns, *first, *rest)
+        .sort(CANDIDATE)
+    )
+
+
+#: Each rate's numerator and denominator among the per-case sums (``_upper``: passed plus ungraded).
+_RATE_PARTS: Final = {
+    COMPLETION_RATE: (COMPLETED, OBSERVATIONS),
+    SCORED_COVERAGE: (SCORED, OBSERVATIONS),
+    PASS_RATE_SCORED: (PASSED, SCORED),
+    PASS_RATE_PLANNED: (PASSED, OBSERVATIONS),
+    PASS_RATE_UPPER: ("_upper", OBSERVATIONS),
+}
+#: The interval columns of every rate, in order.
+_RATE_CI_COLUMNS: Final = tuple(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high"))
+#: Columns derived from ``pass_rate_scored`` (null where it is null).
+_BY_PASS_RATE_SCORED: Final = (
+    "pass_rate_scored_se_naive",
+    "pass_rate_scored_se_clustered",
+    "design_effect",
+    "icc",
+    "effective_n",
+    "case_pass_rate",
+    "case_pass_rate_ci_low",
+    "case_pass_rate_ci_high",
+)
+#: Every Float64 column :func:`uncertainty_from_case_sums` adds, in order.
+_ADDED_FLOATS: Final = (
+    *_RATE_CI_COLUMNS,
+    "case_pass_rate",
+    "case_pass_rate_ci_low",
+    "case_pass_rate_ci_high",
+    "pass_rate_scored_se_naive",
+    "pass_rate_scored_se_clustered",
+    "design_effect",
+    "icc",
+    "effective_n",
+    "mean_score",
+    "mean_score_se_clustered",
+    "mean_score_ci_low",
+    "mean_score_ci_high",
+)
+
+
+def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]:
+    """One candidate's interval of every rate over its cases, and the clustering of ``pass_rate_scored``."""
+    row: dict[str, object] = {}
+    for rate, (num, den) in _RATE_PARTS.items():
+        est = rate_interval(cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy(), confidence=confidence)
+        row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = est.ci_low, est.ci_high
+        if rate != PASS_RATE_SCORED:
+            continue
+        per = est.n / est.n_clusters if est.n_clusters else None
+        row["pass_rate_scored_se_naive"] = None if est.rate is None else math.sqrt(est.rate * (1.0 - est.rate) / est.n)
+        row["pass_rate_scored_se_clustered"] = est.se_clustered
+        row["design_effect"] = est.design_effect
+        row["icc"] = (
+            None
+            if est.design_effect is None or per is None or per <= 1
+            else min(1.0, (est.design_effect - 1.0) / (per - 1.0))
+        )
+        row["effective_n"] = est.effective_n
+    return row
+
+
+def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[str, object]:
+    """One candidate's case-level rate over its fully scored cases, each reduced by ``reducer``."""
+    full = cases.filter((pl.col(SCORED) == pl.col(OBSERVATIONS)) & (pl.col(SCORED) > 0))
+    reduced = reduce_case(full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy(), reducer)
+    ones = np.ones(full.height)
+    interval = bounded_mean_interval if reducer == "mean" else rate_interval
+    est = interval(reduced, ones, confidence=confidence)
+    return {
+        "cases_scored": full.height,
+        "case_pass_rate": est.rate,
+        "case_pass_rate_ci_low": est.ci_low,
+        "case_pass_rate_ci_high": est.ci_high,
+    }
+
+
+def _score_interval(cases: pl.DataFrame, low: float, high: float, confidence: float) -> dict[str, object]:
+    """One candidate's mean score among scored units, with its clustered standard error and bounded interval."""
+    score = bounded_mean_interval(
+        cases.get_column("_score_sum").to_numpy(),
+        cases.get_column("_score_n").to_numpy(),
+        low=low,
+        high=high,
+        confidence=confidence,
+    )
+    return {
+        "mean_score": score.rate,
+        "mean_score_se_clustered": score.se_clustered,
+        "mean_score_ci_low": score.ci_low,
+        "mean_score_ci_high": score.ci_high,
+    }
+
+
+#: How trials of a case reduce to a case outcome (SPEC §4); ``at_least:k`` takes a count.
+REDUCERS: Final = ("mean", "any", "all", "majority", "at_least:k")
+
+
+def check_reducer(reducer: str) -> str:
+    """``reducer`` when it is one of :data:`REDUCERS` (``at_least:k`` with an integer k ≥ 1); else ValueError."""
+    if reducer in ("mean", "any", "all", "majority"):
+        return reducer
+    head, _, count = reducer.partition(":")
+    if head == "at_least" and count.isdigit() and int(count) >= 1:
+        return reducer
+    msg = f"reducer must be mean, any, all, majority or at_least:k (k a positive integer), got {reducer!r}"
+    raise ValueError(msg)
+
+
+def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndarray:
+    """The case outcome of each case from its passed and scored trial counts.
+
+    Parameters
+    ----------
+    passed, scored
+        Per case: trials passed and trials scored (scored ≥ 1).
+    reducer
+        ``mean`` gives the fraction passed / scored; ``any`` 1 when a trial
+        passed (pass@k); ``all`` 1 when every trial passed; ``majority`` 1
+        when more than half passed; ``at_least:k`` 1 when k or more passed.
+
+    Examples
+    --------
+    >>> passed, scored = np.array([0, 1, 2, 3]), np.array([3, 3, 3, 3])
+    >>> [reduce_case(passed, scored, r).tolist() for r in ("any", "all", "majority", "at_least:1")]
+    [[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
+    """
+    p, n = passed.astype(np.float64), scored.astype(np.float64)
+    if reducer == "mean":
+        fraction: np.ndarray = p / n
+        return fraction
+    if reducer == "any":
+        return (p >= 1).astype(np.float64)
+    if reducer == "all":
+        return np.equal(p, n).astype(np.float64)
+    if reducer == "majority":
+        return (2 * p > n).astype(np.float64)
+    return (p >= int(check_reducer(reducer).partition(":")[2])).astype(np.float64)

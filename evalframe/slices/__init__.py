@@ -1,0 +1,67 @@
+"""Break the funnel down by slice and test whether missingness depends on the slice (SPEC §5).
+
+A headline rate whose missing units concentrate in one slice must say so: a
+candidate that skipped every ``long_context`` case has a better-looking
+``pass_rate_scored`` for a reason that has nothing to do with quality.
+
+:mod:`~evalframe.slices.breakdown` counts (the slice funnel, bins, case
+counts per slice value); :mod:`~evalframe.slices.missingness` tests (the
+case-level permutation test, Holm's correction, the summary's flag). Every
+name is re-exported here.
+"""
+
+from evalframe.slices.breakdown import (
+    CASES,
+    GRADED_OUTCOMES,
+    MISSING_RATE,
+    MISSING_RATIO,
+    SLICE_COLUMN,
+    SLICE_VALUE,
+    UNGRADED,
+    Bins,
+    bin_edges,
+    binned,
+    case_slices,
+    interval_labels,
+    slice_funnel,
+)
+from evalframe.slices.missingness import (
+    CORRECTION,
+    MISSINGNESS_SHOWN,
+    MONTE_CARLO_RESAMPLES,
+    TIE_TOLERANCE,
+    IndependenceTest,
+    case_permutation_test,
+    holm,
+    independence_test,
+    missingness_shown,
+    missingness_tests,
+    selective_flag,
+)
+
+__all__ = [
+    "Bins",
+    "CASES",
+    "CORRECTION",
+    "GRADED_OUTCOMES",
+    "IndependenceTest",
+    "MISSINGNESS_SHOWN",
+    "MISSING_RATE",
+    "MISSING_RATIO",
+    "MONTE_CARLO_RESAMPLES",
+    "SLICE_COLUMN",
+    "SLICE_VALUE",
+    "TIE_TOLERANCE",
+    "UNGRADED",
+    "bin_edges",
+    "binned",
+    "case_permutation_test",
+    "case_slices",
+    "holm",
+    "independence_test",
+    "interval_labels",
+    "missingness_shown",
+    "missingness_tests",
+    "selective_flag",
+    "slice_funnel",
+]

@@ -1,0 +1,275 @@
+"""Break the funnel down by slice: per slice value, and per case for the missingness test (SPEC §5).
+
+A headline rate whose missing units concentrate in one slice must say so: a
+candidate that skipped every ``long_context`` case has a better-looking
+``pass_rate_scored`` for a reason that has nothing to do with quality.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+import polars as pl
+
+from evalframe.columns import CANDIDATE, CASE_ID, MISSING, PLANNED
+from evalframe.funnel import funnel, outcome_in
+
+SLICE_COLUMN: Final = "slice_column"
+SLICE_VALUE: Final = "slice_value"
+MISSING_RATE: Final = "missing_rate"
+MISSING_RATIO: Final = "missing_ratio"
+
+
+#: Bins for a numeric slice column: explicit edges, or ``"q<k>"`` for k quantile bins.
+Bins = Mapping[str, Sequence[float] | str]
+
+
+def binned(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None) -> pl.DataFrame:
+    """Return ``units`` with each slice column as a String label (numeric columns binned).
+
+    Parameters
+    ----------
+    units
+        One row per planned unit with the slice columns.
+    slices
+        Slice column names.
+    bins
+        Per numeric column: increasing edges (intervals ``(a, b]``, plus the
+        open ends) or ``"q<k>"`` for k quantile bins. A numeric column
+        without bins is used value by value.
+
+    Raises
+    ------
+    ValueError
+        When a slice column is not in ``units`` or a bins spec is malformed.
+
+    Examples
+    --------
+    >>> u = pl.DataFrame({"input_length": [10, 600, 3000, None]})
+    >>> binned(u, ["input_length"], {"input_length": [0, 512, 2048]}).get_column("input_length").to_list()
+    ['(0, 512]', '(512, 2048]', '(2048, inf]', None]
+    """
+    out = []
+    for name in slices:
+        if name not in units.columns:
+            msg = f"slice column {name!r} is not a plan column (plan columns: {', '.join(units.columns)})"
+            raise ValueError(msg)
+        col = pl.col(name)
+        spec = (bins or {}).get(name)
+        if spec is None:
+            out.append(col.cast(pl.String))
+        else:
+            if not units.schema[name].is_numeric():
+                msg = f"bins need a numeric slice column; {name!r} is {units.schema[name]} (not numeric)"
+                raise ValueError(msg)
+            out.append(_interval_expr(col, bin_edges(units, name, spec)))
+    return units.with_columns([e.alias(n) for e, n in zip(out, slices, strict=True)])
+
+
+def _edge(value: float) -> str:
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def interval_labels(edges: Sequence[float]) -> list[str]:
+    """Labels of the right-closed intervals ``(a, b]`` over ``edges``, open ends ±inf, in order."""
+    bounds = [-np.inf, *edges, np.inf]
+    return [
+        f"({'-inf' if low == -np.inf else _edge(low)}, {'inf' if high == np.inf else _edge(high)}]"
+        for low, high in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
+    """Label each value with its interval (see :func:`interval_labels`)."""
+    expr: Any = pl.when(col.is_null()).then(pl.lit(None, pl.String))
+    for high, label in zip([*edges, np.inf], interval_labels(edges), strict=True):
+        expr = expr.when(col <= high).then(pl.lit(label))
+    result: pl.Expr = expr.otherwise(pl.lit(None, pl.String))
+    return result
+
+
+def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> list[float]:
+    """Resolve a bins spec (edges, or ``"q<k>"`` quantiles of the column) into edges.
+
+    Raises
+    ------
+    ValueError
+        When the spec is malformed.
+    """
+    if isinstance(spec, str):
+        if not (spec.startswith("q") and spec[1:].isdigit() and int(spec[1:]) >= 2):
+            msg = f"bins for {name!r} must be edges or 'q<k>' with k >= 2, got {spec!r}"
+            raise ValueError(msg)
+        values = units.get_column(name).drop_nulls().cast(pl.Float64).to_numpy()
+        k = int(spec[1:])
+        inner = np.quantile(values, np.linspace(0, 1, k + 1)[1:-1]) if values.size else np.array([])
+        return sorted({float(e) for e in inner})
+    edges = [float(e) for e in spec]
+    if edges != sorted(set(edges)):
+        msg = f"bin edges for {name!r} must be strictly increasing, got {list(spec)}"
+        raise ValueError(msg)
+    return edges
+
+
+def slice_funnel(
+    units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None, *, unit: str | None = None
+) -> pl.DataFrame:
+    """The funnel per (candidate, slice column, slice value).
+
+    ``unit`` names the planned unit of each row when a unit can have several
+    (retry policy ``every``), as in :func:`evalframe.funnel.funnel`.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (candidate, slice_column, slice_value) sorted by them:
+        ``slice_value`` (String; null for units without a value), the funnel
+        counts and rates of :func:`evalframe.funnel.funnel`,
+        ``missing_rate`` = missing / planned (Float64 fraction) and
+        ``missing_ratio`` = the slice's missing rate over the candidate's
+        overall missing rate (null when the candidate has no missing unit).
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A"] * 4, "case_type": ["x", "x", "y", "y"],
+    ...     "outcome": ["missing", "missing", "passed", "failed"]})
+    >>> slice_funnel(units, ["case_type"]).select("slice_value", "planned", "missing", "missing_rate", "missing_ratio")
+    shape: (2, 5)
+    ┌─────────────┬─────────┬─────────┬──────────────┬───────────────┐
+    │ slice_value ┆ planned ┆ missing ┆ missing_rate ┆ missing_ratio │
+    │ ---         ┆ ---     ┆ ---     ┆ ---          ┆ ---           │
+    │ str         ┆ u32     ┆ u32     ┆ f64          ┆ f64           │
+    ╞═════════════╪═════════╪═════════╪══════════════╪═══════════════╡
+    │ x           ┆ 2       ┆ 2       ┆ 1.0          ┆ 2.0           │
+    │ y           ┆ 2       ┆ 0       ┆ 0.0          ┆ 0.0           │
+    └─────────────┴─────────┴─────────┴──────────────┴───────────────┘
+    """
+    labelled = binned(units, slices, bins)
+    overall = funnel(labelled.lazy(), unit=unit).select(
+        CANDIDATE,
+        pl.col(MISSING).cast(pl.Float64).alias("_missing_all"),
+        pl.col(PLANNED).cast(pl.Float64).alias("_planned_all"),
+    )
+    parts = []
+    for name in slices:
+        per = funnel(
+            labelled.lazy().with_columns(pl.col(name).alias(SLICE_VALUE)), by=[CANDIDATE, SLICE_VALUE], unit=unit
+        )
+        spec = (bins or {}).get(name)
+        # Binned values sort by interval, not by label text.
+        order = (
+            pl.col(SLICE_VALUE).replace_strict(
+                {label: i for i, label in enumerate(interval_labels(bin_edges(units, name, spec)))},
+                default=None,
+                return_dtype=pl.Int64,
+            )
+            if spec is not None
+            else pl.lit(None, pl.Int64)
+        )
+        parts.append(per.with_columns(pl.lit(name).alias(SLICE_COLUMN), order.alias("_order")))
+    if not parts:
+        return pl.DataFrame()
+    table = pl.concat(parts).join(overall, on=CANDIDATE, how="left")
+    rate = pl.col(MISSING) / pl.col(PLANNED).cast(pl.Float64)
+    return (
+        table.with_columns(rate.alias(MISSING_RATE))
+        .with_columns(
+            # (missing / planned) / (all missing / all planned), formed from the exact counts with one rounding
+            # (and never a division by a broadcast constant, which polars may turn into a multiplication).
+            pl.when(pl.col("_missing_all") > 0)
+            .then(
+                (pl.col(MISSING).cast(pl.Float64) * pl.col("_planned_all"))
+                / (pl.col(PLANNED).cast(pl.Float64) * pl.col("_missing_all"))
+            )
+            .alias(MISSING_RATIO)
+        )
+        .sort([CANDIDATE, SLICE_COLUMN, "_order", SLICE_VALUE], nulls_last=True)
+        .drop("_missing_all", "_planned_all", "_order")
+        .select(CANDIDATE, SLICE_COLUMN, SLICE_VALUE, pl.exclude(CANDIDATE, SLICE_COLUMN, SLICE_VALUE))
+        .collect()
+    )
+
+
+#: Outcomes that carry a grade; every other outcome (no row, not started, execution failure, no output,
+#: grader failure, not scored) is *ungraded*.
+GRADED_OUTCOMES: Final = ("passed", "failed", "scored_no_threshold")
+UNGRADED: Final = "ungraded"
+CASES: Final = "cases"
+
+
+def case_slices(
+    units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None, *, case: str = CASE_ID
+) -> pl.DataFrame:
+    """Count cases by how many of their units are ungraded and missing, per slice value.
+
+    The case is the independent unit of the selective-missingness test
+    (SPEC §5): trials of one case share its input, so they go missing
+    together more often than independent units would.
+
+    Parameters
+    ----------
+    units
+        One row per planned unit: ``candidate``, the ``case`` column,
+        ``outcome`` and the slice columns (one value per case).
+    slices
+        Slice column names.
+    bins
+        Bins for numeric slice columns (see :func:`binned`).
+    case
+        The column naming the case (default ``case_id``).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (candidate, slice_column, slice_value, planned,
+        ungraded, missing), sorted by them: ``planned`` (Int64) is a case's
+        planned units, ``ungraded`` (Int64) those whose outcome is not
+        passed, failed or scored_no_threshold (no row, not started, execution
+        failure, no output, grader failure, not scored), ``missing`` (Int64)
+        those with no row at all, and ``cases`` (Int64) the number of cases
+        with these counts. ``slice_value`` is null for cases without a value.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A"] * 6, "case_id": ["a", "a", "b", "b", "c", "c"],
+    ...     "case_type": ["x", "x", "x", "x", "y", "y"],
+    ...     "outcome": ["missing", "exec_failed", "passed", "failed", "passed", "judge_failed"]})
+    >>> case_slices(units, ["case_type"])
+    shape: (3, 7)
+    ┌───────────┬──────────────┬─────────────┬─────────┬──────────┬─────────┬───────┐
+    │ candidate ┆ slice_column ┆ slice_value ┆ planned ┆ ungraded ┆ missing ┆ cases │
+    │ ---       ┆ ---          ┆ ---         ┆ ---     ┆ ---      ┆ ---     ┆ ---   │
+    │ str       ┆ str          ┆ str         ┆ i64     ┆ i64      ┆ i64     ┆ i64   │
+    ╞═══════════╪══════════════╪═════════════╪═════════╪══════════╪═════════╪═══════╡
+    │ A         ┆ case_type    ┆ x           ┆ 2       ┆ 0        ┆ 0       ┆ 1     │
+    │ A         ┆ case_type    ┆ x           ┆ 2       ┆ 2        ┆ 1       ┆ 1     │
+    │ A         ┆ case_type    ┆ y           ┆ 2       ┆ 1        ┆ 0       ┆ 1     │
+    └───────────┴──────────────┴─────────────┴─────────┴──────────┴─────────┴───────┘
+    """
+    key = [CANDIDATE, SLICE_COLUMN, SLICE_VALUE, PLANNED, UNGRADED, MISSING]
+    schema = pl.Schema({c: pl.String() if i < 3 else pl.Int64() for i, c in enumerate([*key, CASES])})
+    if not slices:
+        return pl.DataFrame(schema=schema)
+    labelled = binned(units, slices, bins)
+    graded = outcome_in(labelled.schema, *GRADED_OUTCOMES)
+    per_case = (
+        labelled.lazy()
+        .group_by(CANDIDATE, case)
+        .agg(
+            pl.len().cast(pl.Int64).alias(PLANNED),
+            (~graded).sum().cast(pl.Int64).alias(UNGRADED),
+            outcome_in(labelled.schema, "missing").sum().cast(pl.Int64).alias(MISSING),
+            *(pl.col(name).first() for name in slices),
+        )
+    )
+    parts = [
+        per_case.group_by(CANDIDATE, pl.col(name).alias(SLICE_VALUE), PLANNED, UNGRADED, MISSING)
+        .agg(pl.len().cast(pl.Int64).alias(CASES))
+        .with_columns(pl.lit(name).alias(SLICE_COLUMN))
+        for name in slices
+    ]
+    return (
+        pl.concat(parts).select(pl.col(CANDIDATE).cast(pl.String), *key[1:], CASES).sort(key, nulls_last=True).collect()
+    )
