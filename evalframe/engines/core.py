@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 
 import narwhals.stable.v2 as nw
 
-from evalframe.attempts import COUNTS
+from evalframe.attempts import COUNTS, retry_flag_details
 from evalframe.columns import (
     ANSWER,
     ATTEMPT,
@@ -44,6 +44,7 @@ from evalframe.columns import (
     SCORE_STATUS,
     SCORE_STATUSES,
     SOURCE,
+    TEXT_COLUMNS,
     TRIAL,
     GradeKind,
     RetryPolicyName,
@@ -221,7 +222,7 @@ def _key_columns(schema: Any) -> tuple[dict[str, nw.Expr], list[_Check]]:
                 checks.append((bad, "invalid_integer", detail))
         else:
             exprs[name] = _lit(1, nw.Int64())
-    for name in (RUN_ID, DATASET_VERSION, CASE_HASH, LIMIT, ANSWER):
+    for name in TEXT_COLUMNS:
         exprs[name] = nw.col(name).cast(nw.String()) if name in cols else _lit(None, nw.String())
     return exprs, checks
 
@@ -406,7 +407,7 @@ def identity(
     ``planned`` the planned units (``candidate``, ``case_id``, ``trial``). Adds ``_planned`` (Boolean) to
     the ledger: the row is one of a planned unit.
     """
-    marked, found = _plan_membership(ledger, cases, planned, candidates, trial_range, units_table=units_table)
+    marked, found = _plan_membership(ledger, cases, candidates, trial_range, planned if units_table else None)
     key = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
     counted = marked.with_columns(nw.len().over(*key).alias("_times"))
     found.append(
@@ -435,15 +436,12 @@ def identity(
 
 
 def _plan_membership(
-    ledger: Lazy,
-    cases: Lazy,
-    planned: Lazy,
-    candidates: Sequence[str],
-    trial_range: tuple[int, int],
-    *,
-    units_table: bool,
+    ledger: Lazy, cases: Lazy, candidates: Sequence[str], trial_range: tuple[int, int], units: Lazy | None
 ) -> tuple[Lazy, list[Lazy]]:
-    """The ledger with ``_planned``, and its rows of an unknown candidate, case, trial or (units table) unit."""
+    """The ledger with ``_planned``, and its rows of an unknown candidate, case, trial or unit (of ``units``).
+
+    ``units`` holds the planned units when the plan is a units table, else None.
+    """
     low, high = trial_range
     marked = ledger.join(
         cases.select(CASE_ID, _lit(True, nw.Boolean()).alias("_case_ok")), on=CASE_ID, how="left"
@@ -474,9 +472,9 @@ def _plan_membership(
         ),
     ]
     coded = cand & case & in_range.fill_null(False)
-    if units_table:
+    if units is not None:
         listed = marked.join(
-            planned.select(*_UNIT, _lit(True, nw.Boolean()).alias("_listed")), on=_UNIT, how="left"
+            units.select(*_UNIT, _lit(True, nw.Boolean()).alias("_listed")), on=_UNIT, how="left"
         ).with_columns(nw.col("_listed").fill_null(False))
         found.append(
             problems(
@@ -557,24 +555,17 @@ def select_attempts(ledger: Lazy, options: Options) -> Selection:
     lf = lf.with_columns(counts.alias(COUNTS))
     keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
     strict = options.strict_retries
-    rules = [
-        (nw.col("_prev_scored"), "retry_after_scored", "retry of a unit whose previous attempt was already scored"),
-        (
-            ~nw.col("_prev_scored") & nw.col("_prev_ineligible"),
-            "retry_after_ineligible",
-            f"retry after a failure the policy does not retry (retry_on: {', '.join(options.retry_on)})",
-        ),
-        (nw.col("_gap"), "attempt_gap", "attempt numbers skip a value before this attempt"),
-    ]
+    masks = {
+        "retry_after_scored": nw.col("_prev_scored"),
+        "retry_after_ineligible": ~nw.col("_prev_scored") & nw.col("_prev_ineligible"),
+        "attempt_gap": nw.col("_gap"),
+    }
     if options.max_attempts is not None:
-        rules.append(
-            (
-                nw.col(ATTEMPT) > options.max_attempts,
-                "attempt_beyond_max",
-                f"attempt above max_attempts = {options.max_attempts}",
-            )
-        )
-    flags = [problems(lf.filter(mask), kind, _lit(text), refusing=strict, keys=keys) for mask, kind, text in rules]
+        masks["attempt_beyond_max"] = nw.col(ATTEMPT) > options.max_attempts
+    details = retry_flag_details(options.retry_on, options.max_attempts)
+    flags = [
+        problems(lf.filter(mask), kind, _lit(details[kind]), refusing=strict, keys=keys) for kind, mask in masks.items()
+    ]
     helpers = [c for c in lf.collect_schema().names() if c.startswith("_")]
     return Selection(lf.drop(*helpers), flags)
 
