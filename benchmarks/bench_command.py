@@ -125,13 +125,17 @@ def command(engine: str, folder: Path, out: Path) -> list[str]:
     raise ValueError(engine)
 
 
-def run_one(cmd: list[str], code: Path | None) -> dict[str, float]:
-    """Run one child to its end: wall s, CPU s (user + system), peak RSS GiB."""
+def run_one(cmd: list[str], code: Path | None, cwd: Path) -> dict[str, float]:
+    """Run one child to its end: wall s, CPU s (user + system), peak RSS GiB.
+
+    ``cwd`` holds no ``evalframe``: ``python -c`` and ``-m`` put the working directory before
+    ``PYTHONPATH`` on ``sys.path``, so run from the repository every child would import its tree.
+    """
     env = dict(os.environ)
     if code is not None:
         env["PYTHONPATH"] = str(code)
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert child.stderr is not None
     err = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
@@ -171,8 +175,20 @@ def main() -> int:
         for spec in a.rev:
             name, _, rev = spec.partition("=")
             codes[name] = extract(rev, Path(tmp) / "rev" / name)
+        for name, code in codes.items():
+            where = subprocess.run(
+                [sys.executable, "-c", "import evalframe; print(evalframe.__file__)"],
+                env={**os.environ, "PYTHONPATH": str(code)},
+                cwd=tmp,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            if not Path(where).is_relative_to(str(code)):
+                raise SystemExit(f"{name}: the child imports evalframe from {where}, not {code}")
+            print(f"{name}: {where}", file=sys.stderr)
         for rows in sizes:
-            folder = dataset(a.data, rows)
+            folder = dataset(a.data.resolve(), rows)
             runs, good = measure(folder, rows, engines, codes, a.rounds, Path(tmp))
             ok &= good
             all_runs += runs
@@ -200,7 +216,7 @@ def measure(
             out = tmp / "out" / f"{engine}@{name}".replace(":", "_").replace("+", "_")
             shutil.rmtree(out, ignore_errors=True)
             code = None if name is None else codes[name]
-            run = run_one(command(engine, folder, out), code if engine in EVALFRAME_ENGINES else None)
+            run = run_one(command(engine, folder, out), code if engine in EVALFRAME_ENGINES else None, tmp)
             run.update(rows=rows, engine=engine if name is None else f"{engine}@{name}", round=r)
             runs.append(run)
             if r == 0 and engine.endswith("+out"):
