@@ -24,8 +24,10 @@ Engines (``--engines``, comma-separated; default all):
 
 ``--rev NAME=REV`` (repeatable) measures evalframe as committed at a git revision, extracted with
 ``git archive`` and byte-compiled, beside the working tree (``tree``); each rev's rows are
-labelled ``ENGINE@NAME``. Two evalframe outputs of one size must agree on the summary's counts
-with DuckDB's (``--out`` runs, first round), or the script exits 1.
+labelled ``ENGINE@NAME``. In the first round every ``--out`` run's summary counts per candidate
+(planned, attempted, completed, with_output, scored, passed, missing, exec_failed) must equal
+DuckDB's, or the script exits 1. CPU time is the measure on a loaded machine; wall time is what
+users wait for on a quiet one.
 
 Datasets: ``../shared/tools/gen_ledger.py DATA/d<N> --rows N --unknown 0 --dups 0`` (a clean
 batch, 20 candidates, 2 trials: the audit completes), made only when ``DATA/d<N>/manifest.json``
