@@ -66,8 +66,14 @@ def run_child(code: Path, plan: Path, results: Path, mode: str) -> dict[str, Any
     """One child process: its findings, wall time and CPU time."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     start = time.perf_counter()
+    # Run inside the extracted tree: ``python -c`` puts the working directory before PYTHONPATH on sys.path,
+    # so a child started in the repository would import the working tree whatever the revision.
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(plan), str(results), mode], env=env, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", CHILD, str(plan.resolve()), str(results.resolve()), mode],
+        env=env,
+        cwd=code,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert child.stdout is not None
     out = child.stdout.read()
@@ -77,6 +83,9 @@ def run_child(code: Path, plan: Path, results: Path, mode: str) -> dict[str, Any
         msg = f"child failed ({status}): {out}"
         raise RuntimeError(msg)
     found: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    if not Path(found["evalframe"]).resolve().is_relative_to(code.resolve()):
+        msg = f"the child imported evalframe from {found['evalframe']}, not from {code}"
+        raise RuntimeError(msg)
     found.update(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime, rss_gib=usage.ru_maxrss / 2**20)
     return found
 

@@ -23,6 +23,10 @@ writes the same *findings* to ``OUT_JSON``:
 
 Only the imports an engine needs are made, inside the engine, so that import
 time and memory belong to that engine alone.
+
+The ``duckdb`` engine is straightforward SQL (temp tables, anti-joins, ``GROUP BY``), written
+with the repository and not tuned for DuckDB; the baseline to measure evalframe against is the
+expert-written ``../shared/tools/duckdb_audit.py``, run by ``bench_command.py``.
 """
 
 from __future__ import annotations

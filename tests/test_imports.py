@@ -1,7 +1,9 @@
-"""The core never imports pandas itself (I/O edges and third-party schema code aside)."""
+"""The core never imports pandas itself (I/O edges and third-party schema code aside), and
+``import evalframe`` leaves out what only some commands need (pandera, matplotlib, rich)."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -51,9 +53,39 @@ def test_importing_evalframe_leaves_the_garbage_collector_as_it_was(before: bool
     # A library leaves process-wide state alone: the import neither switches the collector off nor on.
     code = (
         "import gc, sys; gc.enable() if sys.argv[1] == 'on' else gc.disable(); import evalframe; "
-        "assert 'pandera' in sys.modules; print(gc.isenabled())"
+        "import evalframe.schemas; assert 'pandera' in sys.modules; print(gc.isenabled())"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, "on" if before else "off"], check=True, capture_output=True, text=True
     )
     assert done.stdout.strip() == str(before)
+
+
+#: Imported by some commands only: pandera where a schema is validated, matplotlib where a chart is drawn,
+#: rich where a terminal is written to, scipy for some statistics; pandas and pyspark only through pandera.
+IMPORTED_ON_USE = ("matplotlib", "pandas", "pandera", "pyspark", "rich", "scipy")
+
+
+def _imported_on_use_after(code: str) -> list[str]:
+    """Which of IMPORTED_ON_USE a fresh interpreter has imported after running ``code``."""
+    probe = f"import json, sys; {code}; print(json.dumps(sorted({{m.partition('.')[0] for m in sys.modules}})))"
+    done = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=ROOT)
+    return [m for m in json.loads(done.stdout) if m in IMPORTED_ON_USE]
+
+
+def test_import_evalframe_leaves_out_what_only_some_commands_need() -> None:
+    assert _imported_on_use_after("import evalframe") == []
+
+
+def test_what_the_import_leaves_out_is_imported_where_it_is_used() -> None:
+    audit = (
+        "import polars as pl, evalframe as ef; "
+        "plan = ef.Plan.from_frame(pl.DataFrame({'case_id': ['q1', 'q2']}), candidates=['A']); "
+        "report = ef.audit(plan, pl.DataFrame({'candidate': ['A'], 'case_id': ['q1'], 'passed': [1]}))"
+    )
+    # Validating imports pandera and whatever pandera itself imports (pandas and pyspark when installed).
+    pandera = _imported_on_use_after("import pandera.polars")
+    assert "pandera" in pandera
+    assert _imported_on_use_after(audit) == pandera
+    assert _imported_on_use_after(f"{audit}; report.to_html()") == sorted([*pandera, "matplotlib"])
+    assert _imported_on_use_after("from evalframe.report import print_view") == ["rich"]

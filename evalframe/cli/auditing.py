@@ -19,11 +19,11 @@ from evalframe.report import (
     AuditReport,
     View,
     check_output_folder,
-    print_view,
     render_github,
     render_json,
     render_markdown,
 )
+from evalframe.report.terminal import print_view
 
 
 def print_view_as(view: View, fmt: str) -> None:

@@ -17,8 +17,8 @@ from rich.markup import escape
 from rich.text import Text
 
 from evalframe.errors import OutputFolderError
-from evalframe.report import print_refusal
 from evalframe.report.format import visible
+from evalframe.report.terminal import print_refusal
 
 EXIT_OK: Final = 0
 EXIT_REFUSED: Final = 1

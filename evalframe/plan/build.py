@@ -26,7 +26,6 @@ from evalframe.plan.checks import (
 )
 from evalframe.plan.coding import CASE_CODE, UID, UnitCoding, case_codes, case_column, id_codes
 from evalframe.problems import concat_problems, problems_frame
-from evalframe.schemas import PlanCasesModel, failures_as_problems
 
 if TYPE_CHECKING:
     from evalframe.plan.model import Plan
@@ -128,6 +127,8 @@ def from_units_table(
         chunks.append((None, pl.col(CANDIDATE).is_null()))
     # Every name is checked in one call, every row only of a bad name.
     named_once = pl.DataFrame({CASE_ID: candidates}, schema={CASE_ID: pl.String})
+    from evalframe.schemas import PlanCasesModel, failures_as_problems  # imported on use: pandera is slow to import
+
     bad_names = set(failures_as_problems(named_once, PlanCasesModel).get_column(CASE_ID).to_list())
     reader = _UnitsReader([c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)], source, bad_names, found)
     for name, where in chunks:
@@ -209,6 +210,8 @@ class _UnitsReader:
         # One candidate per chunk: its rows are checked only when its name is bad (or null).
         if name is None or name in self.bad_names:
             named = chunk.select(pl.col(CANDIDATE).alias(CASE_ID), LINE)
+            from evalframe.schemas import PlanCasesModel, failures_as_problems  # pandera: imported on use
+
             bad = failures_as_problems(named, PlanCasesModel).rename({CASE_ID: CANDIDATE})
             self.found.append(
                 bad.with_columns(

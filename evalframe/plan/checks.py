@@ -36,7 +36,6 @@ from evalframe.columns import (
 from evalframe.errors import PlanError
 from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID
 from evalframe.problems import concat_problems, problems_frame
-from evalframe.schemas import PlanCasesModel, failures_as_problems
 
 #: Names a plan column may not have: the ledger's per-attempt columns and those the audit computes per unit
 #: (a plan column of that name would stand in for them in the units table), and the audit's code columns.
@@ -141,6 +140,8 @@ def checked_cases(
     """Validate the cases table (pandera), raise :class:`PlanError` with every problem, else sort it."""
     if frame.height == 0:
         extra.append({"kind": "empty_plan", "source": source, "detail": "the plan has no cases"})
+    from evalframe.schemas import PlanCasesModel, failures_as_problems  # imported on use: pandera is slow to import
+
     plan_failures = failures_as_problems(frame, PlanCasesModel)
     if plan_failures.height:
         found.append(plan_failures.with_columns(pl.lit(source).alias(SOURCE)))

@@ -19,7 +19,12 @@ Layers, each importing only those before it:
 Importing this package registers the view builder and the renderers with
 the model (:data:`evalframe.report.model.RENDERERS`), which is how
 ``report.to_markdown()`` reaches them without the model importing them.
+The terminal renderer (``print_view``, ``print_refusal``) is imported when
+first named, since rich is needed only where a terminal is written to;
+the HTML renderer likewise imports matplotlib when it draws a chart.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from evalframe.report import model
 from evalframe.report.descriptions import CARRIED, DESCRIPTIONS, RATE_FORMULAS, TABLE_DESCRIPTIONS, describe
@@ -36,10 +41,12 @@ from evalframe.report.output import (
     read_manifest,
     write_output,
 )
-from evalframe.report.refusal import build_refusal, print_refusal, refusal_texts, write_refusal
+from evalframe.report.refusal import build_refusal, refusal_texts, write_refusal
 from evalframe.report.sentences import headline, missing_ids_text, provenance_lines, ranking_note
-from evalframe.report.terminal import print_view
 from evalframe.report.view import View, build_view
+
+if TYPE_CHECKING:
+    from evalframe.report.terminal import print_refusal, print_view
 
 model.RENDERERS.update(
     view=build_view,
@@ -90,3 +97,12 @@ __all__ = [
     "write_output",
     "write_refusal",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``print_view`` and ``print_refusal``, imported from the terminal renderer when first named (PEP 562)."""
+    if name in ("print_view", "print_refusal"):
+        from evalframe.report import terminal
+
+        return getattr(terminal, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -271,9 +271,9 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
     nrows = -(-len(records) // ncols) or 1
     top = max([r.planned for r in records] + [1])
     with _chart_settings():
-        fig = Figure(figsize=(3.6 * ncols + 0.9, (0.24 * len(bars) + 0.9) * nrows), layout="constrained")
-        axes = fig.subplots(nrows, ncols, sharey=True, sharex=True, squeeze=False)
-        for ax, r in zip(axes.flat, records, strict=False):
+        fig = Figure(figsize=(3.6 * ncols + 0.9, (0.24 * len(bars) + 0.7) * nrows), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False)
+        for i, (ax, r) in enumerate(zip(axes.flat, records, strict=False)):
             values = [r.counts.get(b, 0) for b in bars]
             styles = [_bar_style(b) if b in COLOURS else {} for b in bars]
             for y, v, style in zip(ys, values, styles, strict=True):
@@ -284,11 +284,18 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
             ax.axhline(len(FUNNEL_STAGES) - 0.25, color="#adb5bd", linewidth=0.8, linestyle="--")
             ax.set_title(_wrap(r.name, 40), loc="left")
             ax.set_xlim(0, top * 1.45)
-            ax.set_xlabel("units")
+            ax.set_ylim(ys[-1] + 0.6, -0.6)  # planned on top
+            # Every bar is labelled with its count: no unit axis. Ticks are most of a panel's drawing time,
+            # so a panel has none but the stage names, once per row.
+            ax.xaxis.set_visible(False)
+            ax.spines["bottom"].set_visible(False)
+            if i % ncols == 0:
+                ax.set_yticks(ys, [b.replace("_", " ") for b in bars])
+            else:
+                ax.yaxis.set_visible(False)
+                ax.spines["left"].set_visible(False)
         for ax in list(axes.flat)[len(records) :]:
             ax.set_visible(False)
-        axes[0][0].set_yticks(ys, [b.replace("_", " ") for b in bars])
-        axes[0][0].invert_yaxis()
         return _svg(fig, scope="funnel", label="Coverage funnel per candidate")
 
 

@@ -2,8 +2,9 @@
 
 No rate exists for a refused batch; what it gets is its problems: the
 Markdown, JSON and HTML reports of its output folder, and the table the
-command prints on stderr. Each lists the counts by (kind, refusing) and,
-for every refusing kind, its first rows with their line and key columns;
+command prints on stderr (:func:`evalframe.report.terminal.print_refusal`).
+Each lists the counts by (kind, refusing) and, for every refusing kind, its
+first rows with their line and key columns;
 ``problems.parquet`` holds every problem.
 """
 
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from rich.console import Console
 
 from evalframe.columns import KIND, REFUSING
 from evalframe.progress import Progress
@@ -26,7 +26,6 @@ from evalframe.report.format import markdown_table
 from evalframe.report.htmlkit import el, frame_table, page
 from evalframe.report.jsondoc import note_dict
 from evalframe.report.output import ExchangeGuard, write_output
-from evalframe.report.terminal import frame_table as terminal_table
 from evalframe.report.view import REFUSAL_ROWS_SHOWN, Note, notes_of
 
 
@@ -133,14 +132,6 @@ def refusal_texts(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None)
         frame_table(r.first_rows, "problems"),
     )
     return {"report.md": markdown + "\n", "report.json": refusal_json(r) + "\n", "report.html": html}
-
-
-def print_refusal(problems: pl.DataFrame, console: Console, *, counts: pl.DataFrame | None = None) -> None:
-    """Print a refusal: the lead, counts by kind, then the first rows of each kind (see :func:`build_refusal`)."""
-    r = build_refusal(problems, counts=counts)
-    console.print(f"[bold red]batch refused[/]: {r.refusing} refusing problem(s); no rate was computed.")
-    console.print(terminal_table(r.counts, "problems by kind"))
-    console.print(terminal_table(r.first_rows, r.title))
 
 
 def write_refusal(

@@ -21,6 +21,7 @@ from rich.text import Text
 
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
+from evalframe.report.refusal import build_refusal
 from evalframe.report.view import Candidate, Gate, Note, View
 
 
@@ -288,3 +289,14 @@ def print_view(view: View, console: Console) -> None:
     True
     """
     console.print(Group(*renderables(view)))
+
+
+def print_refusal(problems: pl.DataFrame, console: Console, *, counts: pl.DataFrame | None = None) -> None:
+    """Print a refusal: the lead, counts by kind, then the first rows of each kind.
+
+    What is shown is :func:`~evalframe.report.refusal.build_refusal`'s, as in the output folder's reports.
+    """
+    r = build_refusal(problems, counts=counts)
+    console.print(f"[bold red]batch refused[/]: {r.refusing} refusing problem(s); no rate was computed.")
+    console.print(frame_table(r.counts, "problems by kind"))
+    console.print(frame_table(r.first_rows, r.title))

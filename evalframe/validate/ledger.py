@@ -33,7 +33,6 @@ from evalframe.columns import (
 from evalframe.load import collect_input
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
-from evalframe.schemas import LedgerModel, failures_as_problems
 from evalframe.validate.grades import grade_columns
 from evalframe.validate.shape import CANONICAL_SCHEMA, only_value, read_shape
 from evalframe.validate.status import status_columns, status_problems
@@ -132,6 +131,8 @@ def validate_ledger(
     if shape == "answers":
         canonical = _graded_answers(canonical, plan)
     token_problems = _token_problems(frame, checks)
+    from evalframe.schemas import LedgerModel, failures_as_problems  # imported on use: pandera is slow to import
+
     schema_problems = failures_as_problems(canonical, LedgerModel)
     if schema_problems.height and token_problems.height:
         # A token that did not parse is null in the canonical frame; don't report it twice.
