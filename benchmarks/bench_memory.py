@@ -5,9 +5,9 @@ Cases and the targets of issue 19:
 * ``a`` zip-bomb-like ``.eval`` archives (a few MB compressed, GBs decompressed): refused under 1 GiB.
   ``a1`` twelve 200 MiB sample members (2.4 GB in all, over ``--max-archive-bytes``: refused from the
   recorded sizes, exit 2); ``a2`` one 3 GiB member, ``--max-archive-bytes`` raised to 8 GiB (over
-  ``--max-member-bytes``: refused from its recorded size, an ``unreadable_file`` note, exit 1);
+  ``--max-member-bytes``: refused from its recorded size, an ``unreadable_file`` note, exit 2);
   ``a3`` ``a1`` with ``--max-archive-bytes`` raised to 8 GiB, so every member is decompressed (bounded
-  while streaming) and parsed.
+  while streaming) and parsed (samples without an id: unreadable, exit 2).
 * ``b`` a plan of 1M cases x 100 candidates against a header-only ledger (100M missing units): audited
   under 4 GiB, without and with ``--out``.
 * ``c`` 10M duplicate keys (``gen_ledger.py --rows 1e7 --dups 1.0``, run, not copied: 5M rows each
@@ -106,14 +106,14 @@ def case_a(work: Path) -> list[tuple[str, list[str], int, int | None, str | None
         (
             "a2",
             ["-c", CLI, "--max-archive-bytes", str(8 * GIB), "import", "inspect", str(one), "--out", out],
-            1,
+            2,
             GIB,
             "a0",
         ),
         (
             "a3",
             ["-c", CLI, "--max-archive-bytes", str(8 * GIB), "import", "inspect", str(many), "--out", out],
-            1,
+            2,
             GIB,
             "a0",
         ),
