@@ -5,22 +5,27 @@ Cases and the targets of issue 19:
 * ``a`` zip-bomb-like ``.eval`` archives (a few MB compressed, GBs decompressed): refused under 1 GiB.
   ``a1`` twelve 200 MiB sample members (2.4 GB in all, over ``--max-archive-bytes``: refused from the
   recorded sizes, exit 2); ``a2`` one 3 GiB member, ``--max-archive-bytes`` raised to 8 GiB (over
-  ``--max-member-bytes``: refused from its recorded size, an ``unreadable_file`` note, exit 1);
+  ``--max-member-bytes``: refused from its recorded size, an ``unreadable_file`` note, exit 2);
   ``a3`` ``a1`` with ``--max-archive-bytes`` raised to 8 GiB, so every member is decompressed (bounded
-  while streaming) and parsed.
+  while streaming) and parsed (samples without an id: unreadable, exit 2).
 * ``b`` a plan of 1M cases x 100 candidates against a header-only ledger (100M missing units): audited
   under 4 GiB, without and with ``--out``.
 * ``c`` 10M duplicate keys (``gen_ledger.py --rows 1e7 --dups 1.0``, run, not copied: 5M rows each
   repeated once): refused under 3 GiB, without and with ``--out``.
 * ``d`` a 1 GiB JSON Lines ledger of one line: refused (``--max-line-bytes``, exit 2) without reading it
   whole (issue 19 measured 6.25 GB).
+* ``e`` a batch that is not refused but flags 3M units (1M cases x 3 candidates, every unit's one attempt
+  numbered 2: 3M ``attempt_gap`` flags): audited with counts + the first rows of each kind in memory, without
+  and with ``--out`` (problems.parquet holds all 3M). With ``--before DIR`` (another worktree, e.g. the
+  commit before a change) the same runs are measured with that tree too, interleaved A B A B.
 
 Peak RSS is the child's ``ru_maxrss`` from ``os.wait4``, including interpreter start-up and imports. Every
 case is put beside baselines measured in the same run: ``import`` (a child that only imports evalframe's
 command line) and the read floor of its input (a child that imports it and reads the same input whole with
 polars, or the archive's bytes). The exit code of every run is checked against the expected one.
 
-    python benchmarks/bench_memory.py [--cases a,b,c,d] [--work DIR] [--keep] [--candidates 100] [--n-cases 1e6]
+    python benchmarks/bench_memory.py [--cases a,b,c,d,e] [--work DIR] [--keep] [--candidates 100] [--n-cases 1e6]
+                                      [--before DIR] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,14 +63,15 @@ class Run:
     code: int
     expected: int
     seconds: float
+    cpu_seconds: float
     peak_bytes: int
     target_bytes: int | None
     floor: str | None
 
 
-def measure(args: list[str], *, cwd: Path) -> tuple[int, float, int, str]:
-    """Run a child with this worktree first on PYTHONPATH; its exit code, wall seconds, peak RSS and stderr."""
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+def measure(args: list[str], *, cwd: Path, root: Path = ROOT) -> tuple[int, float, float, int, str]:
+    """Run a child with ``root`` (this worktree) first on PYTHONPATH; exit code, wall s, CPU s, peak RSS, stderr."""
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         child = subprocess.Popen([sys.executable, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
@@ -72,7 +79,8 @@ def measure(args: list[str], *, cwd: Path) -> tuple[int, float, int, str]:
         child.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         text = err.read().decode("utf-8", "replace")
-    return child.returncode, time.perf_counter() - start, usage.ru_maxrss * 1024, text
+    cpu = usage.ru_utime + usage.ru_stime
+    return child.returncode, time.perf_counter() - start, cpu, usage.ru_maxrss * 1024, text
 
 
 def bomb(path: Path, members: int, member_bytes: int) -> Path:
@@ -106,14 +114,14 @@ def case_a(work: Path) -> list[tuple[str, list[str], int, int | None, str | None
         (
             "a2",
             ["-c", CLI, "--max-archive-bytes", str(8 * GIB), "import", "inspect", str(one), "--out", out],
-            1,
+            2,
             GIB,
             "a0",
         ),
         (
             "a3",
             ["-c", CLI, "--max-archive-bytes", str(8 * GIB), "import", "inspect", str(many), "--out", out],
-            1,
+            2,
             GIB,
             "a0",
         ),
@@ -172,6 +180,27 @@ def case_d(work: Path) -> list[tuple[str, list[str], int, int | None, str | None
     return [("d0", floor, 0, None, None), ("d1", audit, 2, GIB, "d0")]
 
 
+def case_e(work: Path) -> list[tuple[str, list[str], int, int | None, str | None]]:
+    plan, results = work / "plan_e.parquet", work / "gaps_e.parquet"
+    names = [f"model_{i}" for i in range(3)]
+    if not results.exists():
+        import polars as pl
+
+        cases = pl.DataFrame({"case_id": [f"case-{i:07d}" for i in range(1_000_000)]})
+        cases.write_parquet(plan)
+        rows = cases.join(pl.DataFrame({"candidate": names}), how="cross")
+        rows.with_columns(attempt=pl.lit(2, pl.Int64), passed=pl.lit(1, pl.Int64)).write_parquet(results)
+    audit = ["-c", CLI, "audit", "--plan", str(plan), "--results", str(results), "--candidates", ",".join(names)]
+    out = work / "out_e"
+    shutil.rmtree(out, ignore_errors=True)
+    read = f"import evalframe.cli, polars as pl; pl.read_parquet({str(plan)!r}); pl.read_parquet({str(results)!r})"
+    return [
+        ("e0", ["-c", read], 0, None, None),
+        ("e1", [*audit, "--format", "json"], 0, None, "e0"),
+        ("e2", [*audit, "--format", "json", "--out", str(out)], 0, None, "e0"),
+    ]
+
+
 LABELS = {
     "import": "python -c 'import evalframe.cli' (baseline)",
     "a0": "read floor: the 12-member bomb's bytes",
@@ -186,17 +215,22 @@ LABELS = {
     "c2": "c2 audit refused, --out (problems.parquet holds every problem)",
     "d0": "read floor: the 1 GiB line's bytes",
     "d1": "d1 audit of a 1 GiB single-line JSON Lines ledger: --max-line-bytes refuses",
+    "e0": "read floor: plan + 3M-row ledger Parquet",
+    "e1": "e1 audit, 3M attempt_gap flags (not refused)",
+    "e2": "e2 audit, 3M attempt_gap flags, --out (problems.parquet: 3M rows)",
 }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="a,b,c,d")
+    ap.add_argument("--cases", default="a,b,c,d,e")
     ap.add_argument("--work", type=Path, default=None, help="keep inputs here (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     ap.add_argument("--candidates", type=int, default=100)
     ap.add_argument("--n-cases", type=lambda s: int(float(s)), default=1_000_000)
     ap.add_argument("--json", type=Path, default=None, help="write every run here")
+    ap.add_argument("--before", type=Path, default=None, help="another worktree to measure every case with too")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds of every run (interleaved with --before)")
     a = ap.parse_args()
     work = a.work or Path(tempfile.mkdtemp(prefix="evalframe-bench-memory-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -212,32 +246,58 @@ def main() -> None:
         plan += case_c(work)
     if "d" in chosen:
         plan += case_d(work)
-    runs: dict[str, Run] = {}
+    if "e" in chosen:
+        plan += case_e(work)
+    trees = [("this", ROOT)] + ([("before", a.before.resolve())] if a.before else [])
+    runs: dict[tuple[str, str], list[Run]] = {}
     failed = False
     try:
-        for key, args, expected, target, floor in plan:
-            code, seconds, peak, err = measure(args, cwd=work)
-            runs[key] = Run(key, LABELS[key], code, expected, seconds, peak, target, floor)
-            last = err.strip().splitlines()[-1:] if code else []
-            print(f"{key}: exit {code} (expected {expected}), {seconds:.1f} s, {peak / GIB:.2f} GiB {last}", flush=True)
-            failed |= code != expected or (target is not None and peak > target)
+        for _ in range(a.rounds):
+            for key, args, expected, target, floor in plan:
+                baseline = floor is None  # import and read floors: measured once per round, with this tree
+                for tree, root in trees[:1] if baseline else trees:  # this tree, then the one before: A B A B
+                    code, seconds, cpu, peak, err = measure(args, cwd=work, root=root)
+                    run = Run(key, LABELS[key], code, expected, seconds, cpu, peak, target, floor)
+                    runs.setdefault((key, tree), []).append(run)
+                    last = err.strip().splitlines()[-1:] if code else []
+                    print(
+                        f"{key} [{tree}]: exit {code} (expected {expected}), {seconds:.1f} s wall, {cpu:.1f} s CPU, "
+                        f"{peak / GIB:.2f} GiB {last}",
+                        flush=True,
+                    )
+                    if tree == "this":
+                        failed |= code != expected or (target is not None and peak > target)
     finally:
         if a.work is None and not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    base = runs["import"].peak_bytes
-    print("\n| run | exit (expected) | wall s | peak RSS GiB | target GiB | x import | x read floor | within |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in runs.values():
-        floor_bytes = runs[r.floor].peak_bytes if r.floor else None
-        within = "" if r.target_bytes is None else ("yes" if r.peak_bytes <= r.target_bytes else "**no**")
-        target_gib = "" if r.target_bytes is None else f"{r.target_bytes / GIB:g}"
-        to_floor = "" if floor_bytes is None else f"{r.peak_bytes / floor_bytes:.2f}"
+
+    def peak(key: str, tree: str = "this") -> int:
+        return int(statistics.median(r.peak_bytes for r in runs[(key, tree)]))
+
+    print(f"\nload average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"rounds: {a.rounds}; peak RSS and times are medians over the rounds (min-max of the peak in brackets)")
+    head = "| run | tree | exit (expected) | wall s | CPU s | peak RSS GiB | target GiB | x import | x read floor |"
+    print("\n" + head + (" x before |" if a.before else "") + " within |")
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|" if a.before else "") + "---|")
+    for (key, tree), done in runs.items():
+        r = done[0]
+        peaks = [d.peak_bytes / GIB for d in done]
+        spread = f" ({min(peaks):.2f}-{max(peaks):.2f})" if len(done) > 1 else ""
+        target = r.target_bytes
+        within = "" if target is None or tree != "this" else ("yes" if peak(key) <= target else "**no**")
+        to_floor = "" if r.floor is None else f"{peak(key, tree) / peak(r.floor):.2f}"
+        to_before = ""
+        if a.before:
+            paired = tree == "this" and (key, "before") in runs
+            to_before = f" {peak(key) / peak(key, 'before'):.2f} |" if paired else " |"
         print(
-            f"| {r.label} | {r.code} ({r.expected}) | {r.seconds:.1f} | {r.peak_bytes / GIB:.2f} | {target_gib} | "
-            f"{r.peak_bytes / base:.1f} | {to_floor} | {within} |"
+            f"| {r.label} | {tree} | {r.code} ({r.expected}) | {statistics.median(d.seconds for d in done):.1f} | "
+            f"{statistics.median(d.cpu_seconds for d in done):.1f} | {peak(key, tree) / GIB:.2f}{spread} | "
+            f"{'' if target is None else f'{target / GIB:g}'} | {peak(key, tree) / peak('import'):.1f} | {to_floor} |"
+            f"{to_before} {within} |"
         )
     if a.json:
-        a.json.write_text(json.dumps([r.__dict__ for r in runs.values()], indent=2))
+        a.json.write_text(json.dumps({f"{k}/{t}": [r.__dict__ for r in v] for (k, t), v in runs.items()}, indent=2))
     sys.exit(1 if failed else 0)
 
 

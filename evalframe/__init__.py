@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from evalframe.attempts import select_attempts
 from evalframe.compare import Comparison
-from evalframe.errors import AuditRefused, EvalframeError, InputFormatError, PlanError
+from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, PlanError
+from evalframe.load.limit import Limits, limits
 from evalframe.plan import Plan
 from evalframe.read import read
 from evalframe.report import AuditReport
@@ -31,7 +32,9 @@ __all__ = [
     "AuditReport",
     "Comparison",
     "EvalframeError",
+    "ImportUnreadable",
     "InputFormatError",
+    "Limits",
     "Plan",
     "PlanError",
     "achieved_power",
@@ -40,6 +43,7 @@ __all__ = [
     "compare",
     "detectable_difference",
     "funnel",
+    "limits",
     "load",
     "power",
     "read",

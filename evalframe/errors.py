@@ -26,7 +26,7 @@ class AuditRefused(EvalframeError):
     A batch can hold millions of problems (SPEC §3 "Problems at scale"), so
     the refusal keeps in memory every kind's count and the first
     :data:`~evalframe.problems.PROBLEM_ROWS_KEPT` rows of each kind; the
-    rest wait in temporary files until the Python process exits.
+    rest wait in temporary files as long as the refusal (or the process) lives.
 
     Attributes
     ----------
@@ -83,6 +83,51 @@ class InputFormatError(EvalframeError):
         where = f"{path}:{line}" if line is not None else path
         msg = f"{where}: {detail}"
         super().__init__(msg)
+
+
+class ImportUnreadable(InputFormatError):
+    """An export file could not be read at all: an input error (exit 2), not a refused batch.
+
+    Raised by every importer's ``read`` (and so by ``evalframe import`` and
+    ``evalframe audit --from``) when a note is ``unreadable_file``: the file
+    is not JSON, its bytes are not UTF-8, its nesting or numbers or archive
+    members exceed the declared limits (:class:`~evalframe.limits.Limits`).
+    Nothing is imported or written: an export read in part would look
+    complete (SPEC §6b).
+
+    Attributes
+    ----------
+    path
+        The first unreadable file (sorted by file, then line).
+    line
+        Its 1-based line, when known.
+    detail
+        Why it could not be read, for a person.
+    other_files
+        The other files with an unreadable place, as the notes name them
+        (an archive member as ``archive!member``), sorted, each once; empty
+        when only ``path`` is unreadable.
+    notes
+        Every note of the import (the problems-table columns of
+        :mod:`evalframe.problems`), refusing or not, including every
+        ``unreadable_file`` place.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        detail: str,
+        *,
+        line: int | None = None,
+        other_files: Sequence[str] = (),
+        notes: pl.DataFrame | None = None,
+    ) -> None:
+        self.other_files = list(other_files)
+        self.notes = notes if notes is not None else pl.DataFrame()
+        places = self.notes.filter(pl.col(KIND) == "unreadable_file").height if KIND in self.notes.columns else 1
+        more = f" (and {places - 1} more unreadable place(s))" if places > 1 else ""
+        super().__init__(path, detail + more, line=line)
+        self.detail = detail
 
 
 class OutputFolderError(EvalframeError):

@@ -22,13 +22,13 @@ refusing   Boolean whether the problem refuses the batch
 
 from __future__ import annotations
 
-import atexit
 import itertools
 import shutil
 import tempfile
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -237,27 +237,38 @@ def _first_of_each_kind(frame: pl.DataFrame | pl.LazyFrame, kinds: Iterable[str 
 
 
 class _SpillFolder:
-    """The temporary folder of the process's spilled problems (made at the first write, removed at exit)."""
+    """A temporary folder of spilled problem rows, removed once no table refers to it (or at interpreter exit).
 
-    folder: Path | None = None
-    written = itertools.count()
-    lock = threading.Lock()
+    Every :class:`_Spilled` file holds its folder, and a :class:`Problems` holds its files, so the folder
+    lives exactly as long as a table that reads it: a :func:`weakref.finalize` on the folder object removes
+    it. No process-wide hook is registered.
+    """
 
-    @classmethod
-    def next_path(cls) -> Path:
-        with cls.lock:
-            if cls.folder is None:
-                cls.folder = Path(tempfile.mkdtemp(prefix="evalframe-problems-"))
-                atexit.register(shutil.rmtree, cls.folder, ignore_errors=True)
-            return cls.folder / f"problems-{next(cls.written):06d}.arrow"
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="evalframe-problems-"))
+        self._written = itertools.count()
+        self._lock = threading.Lock()
+        self._removal = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+
+    def next_path(self) -> Path:
+        """A new file name in the folder."""
+        with self._lock:
+            return self.path / f"problems-{next(self._written):06d}.arrow"
 
 
 @dataclass(frozen=True)
 class _Spilled:
-    """An Arrow IPC file of problem rows, and the kinds left out when it is read back (dropped since)."""
+    """An Arrow IPC file of problem rows (its folder kept alive with it), and the kinds left out when read back."""
 
     path: Path
+    folder: _SpillFolder
     dropped: tuple[str, ...] = ()
+
+    @classmethod
+    def new(cls) -> _Spilled:
+        """A file not written yet, in a folder of its own."""
+        folder = _SpillFolder()
+        return cls(folder.next_path(), folder)
 
     def scan(self) -> pl.LazyFrame:
         lf = pl.scan_ipc(self.path)
@@ -272,9 +283,11 @@ class Problems:
     duplicate keys), so evalframe keeps in memory the count of each kind and
     its first :data:`PROBLEM_ROWS_KEPT` rows (in the sorted order of
     :func:`sort_problems`); the rows beyond them are written to temporary Arrow
-    IPC files (removed when the Python process exits) and :meth:`every`
-    reads the whole list back, sorted (``problems.parquet`` is streamed from
-    it). Build one with :meth:`gather`; instances are immutable.
+    IPC files (removed when no table refers to them any more, or when the
+    Python process exits) and :meth:`every` reads the whole list back,
+    sorted (``problems.parquet`` is streamed from it). Build one with
+    :meth:`gather`; instances are immutable (:meth:`every` writes its sorted
+    files once and keeps them with the table).
 
     Attributes
     ----------
@@ -306,6 +319,8 @@ class Problems:
     held: pl.DataFrame
     spilled: tuple[_Spilled, ...] = ()
     kept: int = PROBLEM_ROWS_KEPT
+    #: The files :meth:`every` sorted the rows into, and their folder (written at its first call).
+    _sorted: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def gather(
@@ -344,7 +359,7 @@ class Problems:
                 first = _first_of_each_kind(rows, counts.get_column(KIND), kept)
                 return cls(first, counts, problems_frame(), (cls._write(rows),), kept)
         elif rows.height > kept:
-            spilled = _Spilled(_SpillFolder.next_path())
+            spilled = _Spilled.new()
             lf.sink_ipc(spilled.path)
             counts = _counts_of(spilled.scan())
             first = _first_of_each_kind(spilled.scan(), counts.get_column(KIND), kept)
@@ -354,7 +369,7 @@ class Problems:
 
     @staticmethod
     def _write(rows: pl.DataFrame) -> _Spilled:
-        spilled = _Spilled(_SpillFolder.next_path())
+        spilled = _Spilled.new()
         rows.write_ipc(spilled.path)
         return spilled
 
@@ -379,25 +394,44 @@ class Problems:
         Spilled rows are sorted one (kind, source, candidate) group at a time, each group written to a
         temporary Arrow IPC file in turn, and the files are scanned in order: collecting or streaming the
         result (``sink_parquet``) never sorts every row at once, so memory holds the largest group (figures
-        in benchmarks/RESULTS.md).
+        in benchmarks/RESULTS.md). The sorted files are written once and belong to this table: the frame
+        reads them while this table is alive (keep a reference to it until the frame is collected).
         """
         if not self.spilled:
             return self.shown.lazy()
+        if "paths" not in self._sorted:
+            self._sorted["paths"] = self._sort_spilled()
+        return pl.scan_ipc(self._sorted["paths"])
+
+    def _sort_spilled(self) -> list[Path]:
+        """Sort the rows in memory and in the files, group by group, into files of a folder this table holds."""
         # Which parts (the rows in memory, each file) hold each group: a group is read from those alone.
         held: dict[tuple[str | None, ...], list[pl.LazyFrame]] = {}
         for part in [self.held.lazy(), *(s.scan() for s in self.spilled)]:
             found = part.select(KIND, SOURCE, CANDIDATE).unique().collect(engine="streaming")
             for group in found.iter_rows():
                 held.setdefault(group, []).append(part)
+        folder = self._sorted["folder"] = _SpillFolder()
         paths = []
         for (kind, source, name), parts in sorted(held.items(), key=lambda item: [(v is not None, v) for v in item[0]]):
-            path = _SpillFolder.next_path()
+            path = folder.next_path()
             rows = pl.concat(parts, how="vertical").filter(
                 pl.col(KIND).eq_missing(kind), pl.col(SOURCE).eq_missing(source), pl.col(CANDIDATE).eq_missing(name)
             )
             rows.sort(_SORT_KEYS, nulls_last=False).sink_ipc(path)
             paths.append(path)
-        return pl.scan_ipc(paths)
+        return paths
+
+    def of_kinds(self, kinds: Iterable[str]) -> pl.DataFrame:
+        """Every row of ``kinds``, sorted (read from the files when spilled, without sorting the other kinds).
+
+        For kinds with few rows (e.g. one per input column): the rows are collected whole.
+        """
+        wanted = pl.col(KIND).is_in(list(kinds))
+        if not self.spilled:
+            return self.shown.filter(wanted)
+        parts = [self.held.lazy(), *(s.scan() for s in self.spilled)]
+        return _own_text(sort_problems(pl.concat(parts, how="vertical").filter(wanted).collect(engine="streaming")))
 
     def without(self, kinds: Iterable[str]) -> Problems:
         """These problems without the rows of ``kinds``."""
@@ -407,7 +441,7 @@ class Problems:
             self.shown.filter(keep),
             self.counts.filter(keep),
             self.held.filter(keep),
-            tuple(_Spilled(s.path, (*s.dropped, *gone)) for s in self.spilled),
+            tuple(_Spilled(s.path, s.folder, (*s.dropped, *gone)) for s in self.spilled),
             self.kept,
         )
 

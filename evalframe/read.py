@@ -55,8 +55,11 @@ def read(format: str, paths: PathLike | Sequence[PathLike], *, score: str | None
     ------
     ValueError
         When ``format`` names no importer.
+    evalframe.errors.ImportUnreadable
+        When a file could not be read at all (the file, line and reason; every
+        note in ``notes``).
     evalframe.importers._kit.ImportRefused
-        When a file could not be read (its problems are on the exception).
+        When another note refuses the import (its problems are on the exception).
 
     Examples
     --------

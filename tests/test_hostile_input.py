@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 from typing import NoReturn
@@ -13,10 +14,12 @@ from click.testing import CliRunner
 
 from evalframe.cli import inputs as cli_inputs
 from evalframe.cli import main
-from evalframe.errors import InputFormatError, PlanError
+from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, PlanError
+from evalframe.importers import promptfoo
 from evalframe.load import collect_input, load
 from evalframe.plan import Plan
 from evalframe.report import AuditReport, markdown_code, markdown_table, markdown_text
+from tests.conftest import real
 
 #: Case ids that are markup somewhere: rich (``[...]``), Markdown / HTML (``<``, ``|``, newline).
 HOSTILE_IDS = [
@@ -335,3 +338,95 @@ def test_a_key_repeated_in_a_json_lines_object_is_refused_naming_the_line(tmp_pa
     code, out, err = audit_results(tmp_path, results, "--extra-columns", "x")
     assert (code, out) == (1, "")
     assert err.startswith("batch refused: 1 refusing problem(s); no rate was computed.\n")
+
+
+# --- an export file that cannot be read: exit 2, one line naming it, nothing written (SPEC §6b) -----------
+
+LOG_STREAMING = real("inspect_ai/UKGovernmentBEIS-inspect_ai/tests/log/test_eval_log/log_streaming.eval")
+ARC_SONNET = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_sonnet.json")
+
+
+def unreadable_export(tmp_path: Path, case: str) -> tuple[list[str], str]:
+    """The arguments before the export path (format and flags) and the expected error line for ``case``."""
+    if case == "member_bytes":  # an archive member larger than --max-member-bytes: refused from its recorded size
+        head = ["--max-member-bytes", "100"]
+        return [*head, "inspect", str(LOG_STREAMING)], (
+            f"error: {LOG_STREAMING}!header.json: the archive member records 1998 bytes decompressed, "
+            "more than 100 bytes (limit 100; raise it with --max-member-bytes)"
+        )
+    if case == "json_depth":
+        deep = tmp_path / "deep.json"
+        deep.write_text('{"results": ' + "[" * 5000 + "]" * 5000 + "}", encoding="utf-8")
+        return ["promptfoo", str(deep)], (
+            f"error: {deep}: JSON nested too deeply to read (limit 512; raise it with --max-json-depth)"
+        )
+    if case == "utf8":
+        folder = tmp_path / "lm"
+        folder.mkdir()
+        samples = folder / "samples_t_2025-01-01T00-00-00.000001.jsonl"
+        samples.write_bytes(b'{"doc_id": 0, "acc": 1.0}\n\xff\xfe\n')
+        return ["lm-eval", str(folder)], f"error: {samples}:2: not UTF-8 text (invalid start byte at byte 0)"
+    assert case == "huge_integer"
+    doc = json.loads(ARC_SONNET.read_text(encoding="utf-8"))
+    doc["samples"][0]["epoch"] = 10**30
+    log = tmp_path / "huge_epoch.json"
+    log.write_text(json.dumps(doc), encoding="utf-8")
+    return ["inspect", str(log)], f"error: {log}:1: samples[0] has no valid epoch (got {10**30})"
+
+
+UNREADABLE = ["member_bytes", "json_depth", "utf8", "huge_integer"]
+
+
+@pytest.mark.parametrize("command", ["import", "audit"])
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_export_file_is_exit_2_with_one_line_and_nothing_written(
+    tmp_path: Path, case: str, command: str
+) -> None:
+    args, line = unreadable_export(tmp_path, case)
+    *flags, fmt, path = args
+    out = tmp_path / "out"
+    if command == "import":
+        code, stdout, err = run([*flags, "import", fmt, path, "--out", str(out)])
+    else:
+        code, stdout, err = run([*flags, "audit", "--from", fmt, path, "--format", "json", "--out", str(out)])
+    assert (code, stdout) == (2, "")
+    assert one_line_error(err) == line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_export_file_leaves_an_earlier_output_as_it_was(tmp_path: Path, case: str) -> None:
+    out = tmp_path / "out"
+    code, _, err = run(["import", "inspect", str(ARC_SONNET), "--out", str(out)])
+    assert code == 0, err
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    args, line = unreadable_export(tmp_path, case)
+    *flags, fmt, path = args
+    code, stdout, err = run([*flags, "import", fmt, path, "--out", str(out)])
+    assert (code, stdout, one_line_error(err)) == (2, "", line)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(before) == ["evalframe-manifest.json", "ledger.parquet", "notes.parquet", "plan.parquet"]
+
+
+def test_unreadable_places_in_several_files_name_the_first_and_count_the_others(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text('{"results": ' + "[" * 5000 + "]" * 5000 + "}", encoding="utf-8")
+    second.write_bytes(b'{"results": "\xff"}')
+    code, stdout, err = run(["import", "promptfoo", str(second), str(first), "--out", str(tmp_path / "out")])
+    assert (code, stdout) == (2, "")
+    assert one_line_error(err) == (
+        f"error: {first}: JSON nested too deeply to read (limit 512; raise it with --max-json-depth) "
+        "(and 1 more unreadable place(s))"
+    )
+    with pytest.raises(ImportUnreadable) as caught:
+        promptfoo.read([second, first])
+    assert (caught.value.path, caught.value.line, caught.value.other_files) == (str(first), None, [str(second)])
+    assert caught.value.detail == "JSON nested too deeply to read (limit 512; raise it with --max-json-depth)"
+    assert caught.value.notes.filter(pl.col("refusing")).select("kind", "source").rows() == [
+        ("empty_candidates", f"promptfoo:{first},{second}"),
+        ("empty_plan", f"promptfoo:{first},{second}"),
+        ("unreadable_file", str(first)),
+        ("unreadable_file", str(second)),
+    ]
+    assert isinstance(caught.value, InputFormatError) and not isinstance(caught.value, AuditRefused)
+    assert not (tmp_path / "out").exists()

@@ -22,6 +22,17 @@ def test_evalframe_source_never_imports_pandas() -> None:
     assert offenders == []
 
 
+def test_library_code_registers_no_process_wide_hooks() -> None:
+    # Only cli/ may touch process state: no atexit hooks, signal handlers or gc switches in the library.
+    hook = re.compile(r"^\s*(import atexit|from atexit|import signal|from signal)\b|\bgc\.(disable|enable)\(", re.M)
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "evalframe").rglob("*.py"))
+        if "cli" not in path.relative_to(ROOT).parts and hook.search(path.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
 def test_public_api_is_explicit() -> None:
     import evalframe
 
@@ -30,7 +41,9 @@ def test_public_api_is_explicit() -> None:
         "AuditReport",
         "Comparison",
         "EvalframeError",
+        "ImportUnreadable",
         "InputFormatError",
+        "Limits",
         "Plan",
         "PlanError",
         "achieved_power",
@@ -39,6 +52,7 @@ def test_public_api_is_explicit() -> None:
         "compare",
         "detectable_difference",
         "funnel",
+        "limits",
         "load",
         "power",
         "read",

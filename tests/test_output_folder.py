@@ -133,8 +133,14 @@ def test_import_never_deletes_a_users_plan_and_ledger(tmp_path: Path) -> None:
         f"error: --out {data}: {FOREIGN.format(n=2)}",
     ]
     assert snapshot(tmp_path) == before
-    # Into a folder of its own, the refused import leaves its notes and its manifest, nothing else.
-    code, _, _ = run(["import", "inspect", str(broken), "--out", str(tmp_path / "imp")])
+    # An unreadable file is an input error: nothing is written, not even into a new folder.
+    code, _, stderr = run(["import", "inspect", str(broken), "--out", str(tmp_path / "imp")])
+    assert (code, stderr) == (2, f"error: {broken}: not a readable .eval (zip) archive: File is not a zip file\n")
+    assert not (tmp_path / "imp").exists()
+    # Into a folder of its own, a refused import (no log in the folder) leaves its notes and its manifest.
+    empty = tmp_path / "no_logs"
+    empty.mkdir()
+    code, _, _ = run(["import", "inspect", str(empty), "--out", str(tmp_path / "imp")])
     assert code == 1
     assert sorted(p.name for p in (tmp_path / "imp").iterdir()) == ["evalframe-manifest.json", "notes.parquet"]
     manifest = whole(tmp_path / "imp")
@@ -157,7 +163,13 @@ def test_an_import_replaces_its_own_earlier_output_as_a_whole(tmp_path: Path) ->
     assert (whole(out) or {})["outcome"] == "imported"
     broken = tmp_path / "broken.eval"
     broken.write_bytes(b"not a zip")
-    assert run(["import", "inspect", str(broken), "--out", str(out)])[0] == 1
+    earlier = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert run(["import", "inspect", str(broken), "--out", str(out)])[0] == 2
+    # An unreadable file leaves the earlier output as it was.
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
+    empty = tmp_path / "no_logs"
+    empty.mkdir()
+    assert run(["import", "inspect", str(empty), "--out", str(out)])[0] == 1
     # No plan or ledger that looks complete beside the refusal's notes.
     assert sorted(p.name for p in out.iterdir()) == ["evalframe-manifest.json", "notes.parquet"]
 

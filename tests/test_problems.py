@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -155,3 +157,77 @@ def test_every_problem_is_read_back_sorted_group_by_group_from_every_file() -> N
     every = found.every().collect()
     assert every.height == len(rows) == 54
     assert_frame_equal(every, sort_problems(problems_frame(rows)))
+
+
+# --- a report that is not refused: its flags are bounded too (SPEC §3 "Problems at scale") ---------------
+
+
+def gapped_ledger(cases: list[str]) -> pl.DataFrame:
+    """Candidate A's only attempt of each case is attempt 2: one ``attempt_gap`` flag per case."""
+    return pl.DataFrame({"candidate": "A", "case_id": cases, "attempt": 2, "passed": 1}).sample(
+        fraction=1.0, shuffle=True, seed=3
+    )
+
+
+@pytest.mark.parametrize("partition", [None, "candidate"])
+def test_a_report_keeps_the_counts_and_the_first_thousand_flags_of_each_kind(
+    partition: str | None, tmp_path: Path
+) -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": CASES}), candidates=["A"])
+    report = ef.audit(plan, gapped_ledger(CASES[:1500]), partition_by=partition)  # type: ignore[arg-type]
+    assert type(report.problems) is pl.DataFrame
+    assert report.problem_counts.rows() == [("attempt_gap", False, 1500), ("missing_unit", False, 1)]
+    assert dict(report.problems.group_by("kind").len().iter_rows()) == {"attempt_gap": 1000, "missing_unit": 1}
+    gaps = report.problems.filter(pl.col("kind") == "attempt_gap")
+    assert gaps.get_column("case_id").to_list() == CASES[:1000]
+    assert report.to_dict()["problems_by_kind"] == {"attempt_gap": 1500, "missing_unit": 1}
+    assert [(n.kind, n.count) for n in report.view().notes] == [("attempt_gap", 1500), ("missing_unit", 1)]
+    every = report.all_problems().collect()
+    assert every.height == 1501
+    assert every.equals(sort_problems(every))
+    assert every.filter(pl.col("kind") == "attempt_gap").get_column("case_id").to_list() == CASES[:1500]
+    report.write(tmp_path / "out")
+    assert_frame_equal(pl.read_parquet(tmp_path / "out" / "problems.parquet"), every)
+    doc = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert doc["problems_by_kind"] == {"attempt_gap": 1500, "missing_unit": 1}
+
+
+def test_a_report_with_few_problems_holds_them_all() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": CASES[:3]}), candidates=["A"])
+    report = ef.audit(plan, gapped_ledger(CASES[:2]))
+    assert report.found is not None and report.found.complete and not report.found.spilled
+    assert report.problems.select("kind", "case_id").rows() == [
+        ("attempt_gap", "c0000"),
+        ("attempt_gap", "c0001"),
+        ("missing_unit", None),
+    ]
+    assert_frame_equal(report.all_problems().collect(), report.problems)
+
+
+def spill_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("evalframe-problems-*"))
+
+
+def test_spilled_rows_are_removed_with_the_last_table_that_reads_them() -> None:
+    before = spill_folders()
+    found = Problems.gather([problems_frame([{"kind": "duplicate_key", "line": n} for n in range(5)])], kept=2)
+    dropped = found.without(["unknown_case"])
+    assert dropped.every().collect().get_column("line").to_list() == [0, 1, 2, 3, 4]
+    assert len(spill_folders() - before) == 2  # the spilled rows, and the sorted files of dropped.every()
+    del found
+    gc.collect()
+    assert dropped.every().collect().height == 5  # dropped still reads the files it shares
+    del dropped
+    gc.collect()
+    assert spill_folders() - before == set()
+
+
+def test_a_reports_spilled_flags_are_removed_with_the_report() -> None:
+    before = spill_folders()
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": CASES}), candidates=["A"])
+    report = ef.audit(plan, gapped_ledger(CASES[:1500]))
+    assert report.all_problems().collect().height == 1501
+    assert spill_folders() - before != set()
+    del report
+    gc.collect()
+    assert spill_folders() - before == set()

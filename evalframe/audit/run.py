@@ -276,11 +276,13 @@ def audit(
         computed = [p for p in parts if p.summary is not None]
         units, attempts = executor.tables(plan, computed)
         meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
+        found = _with_reducer_note(problems, meta, reducer)
         report = AuditReport(
             units=units,
             attempts=attempts,
-            # Not refused: the flags (missing units per candidate, retry flags) are read whole.
-            problems=_with_reducer_note(problems, meta, reducer).every().collect(),
+            # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in the spill.
+            problems=found.shown,
+            found=found,
             meta=meta,
             **_summary_and_slices(computed, alpha, sliced=bool(slices)),
         )

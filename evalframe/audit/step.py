@@ -282,7 +282,7 @@ def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Pr
     if problems.has(FILE_PROBLEMS):
         header = 1 if Path(source).suffix.lower() == ".csv" and Path(source).is_file() else None
         # One per part and column at most: few rows, read whole.
-        file_level = problems.every().filter(pl.col(KIND).is_in(list(FILE_PROBLEMS))).collect()
+        file_level = problems.of_kinds(FILE_PROBLEMS)
         at_header = pl.col(KIND) == "unexpected_column"
         named = file_level.with_columns(
             pl.lit(source, pl.String).alias(SOURCE),

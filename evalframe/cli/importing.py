@@ -33,8 +33,9 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
 
     The plan is what the export says was planned; the ledger is the rows it
     holds. Audit them with `evalframe audit --plan OUT/plan.parquet --results
-    OUT/ledger.parquet`. Exit 1 when a file could not be read (its problems
-    are in notes.parquet and on stderr).
+    OUT/ledger.parquet`. Exit 2 when a file could not be read (one line
+    naming it, nothing written); exit 1 when the import is refused (its
+    problems are in notes.parquet and on stderr).
     """
     console = stderr()
     inputs, command = [str(p) for p in paths], f"evalframe import {fmt}"
@@ -42,7 +43,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
     try:
         imported = import_exports(fmt, inputs, score_name, id_column)
     except ImportRefused as exc:
-        # A file that could not be read leaves only its notes: no plan or ledger that looks complete.
+        # A refused import leaves only its notes: no plan or ledger that looks complete.
         notes = exc.all_problems().collect()
         write_or_exit(
             lambda: write_output(
@@ -52,7 +53,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         console.print(f"import refused: {notes.height} note(s) → {out}", highlight=False)
         print_problems(notes, console)
         sys.exit(EXIT_REFUSED)
-    except EvalframeError as exc:
+    except EvalframeError as exc:  # an unreadable file (ImportUnreadable) too: exit 2, nothing written
         fail(str(exc))
     planned = plan_units(imported)
     tables = {"plan": planned, "ledger": imported.ledger, "notes": imported.notes}

@@ -81,7 +81,8 @@ class Imported:
         the audit's problems; ``ef.audit(imported.plan, imported.ledger)``
         audits the same rows without them. An import with a refusing note
         never gets here: ``read`` raises
-        :class:`~evalframe.importers._kit.ImportRefused`.
+        :class:`~evalframe.errors.ImportUnreadable` (a file it cannot read)
+        or :class:`~evalframe.importers._kit.ImportRefused`.
         """
         return Loaded(self.ledger.lazy(), self.notes, self.plan.source)
 

@@ -13,8 +13,9 @@ facts are written in the kit's modules:
   :func:`parse_json`, :func:`read_json`, :func:`read_json_lines`,
   :func:`json_object`, :func:`json_int`): undecodable bytes, invalid JSON,
   nesting too deep for the parser and numbers too long to convert are one
-  refusing ``unreadable_file`` note naming the file and line, never a
-  traceback. ``NaN``/``Infinity`` tokens are read (lm-eval writes them).
+  ``unreadable_file`` note naming the file and line, never a traceback;
+  :func:`finish` turns it into :class:`ImportUnreadable` (an input error,
+  exit 2). ``NaN``/``Infinity`` tokens are read (lm-eval writes them).
 * **Notes** (:mod:`~evalframe.importers._notes`: :func:`note`,
   :func:`planned_size`, :func:`spelling_note`): every note kind is one of
   :data:`~evalframe.problems.PROBLEM_KINDS`, whose description is its one
@@ -36,9 +37,10 @@ facts are written in the kit's modules:
   are ``<task>/<id>`` when several tasks are read together.
 * **The plan/ledger/notes contract** (:func:`build_plan`,
   :func:`plan_from_units`, :func:`finish`): the plan is what the export says
-  was planned; the ledger is the rows present; an import with a refusing
-  note raises :class:`ImportRefused` so that neither the CLI nor the Python
-  API can audit it.
+  was planned; the ledger is the rows present; an import with an
+  unreadable file raises :class:`ImportUnreadable` (an input error), one
+  with another refusing note :class:`ImportRefused`, so that neither the CLI
+  nor the Python API can audit it.
 * **Declarations** (:func:`declare`): ``candidates``, ``trials`` and
   ``run_id`` given by the user bind an import exactly as they bind a
   ``--plan`` file.
@@ -53,8 +55,8 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, REFUSING, RUN_ID, TRIAL
-from evalframe.errors import AuditRefused, InputFormatError, PlanError
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, LINE, REFUSING, RUN_ID, SOURCE, TRIAL
+from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, PlanError
 from evalframe.importers import Imported
 from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
 from evalframe.importers._json import json_int, json_object, parse_json, read_json, read_json_lines
@@ -69,6 +71,7 @@ __all__ = [
     "MAX_PLANNED_UNITS",
     "CaseNames",
     "ImportRefused",
+    "ImportUnreadable",
     "ScoreChoiceError",
     "Unreadable",
     "build_plan",
@@ -97,8 +100,9 @@ class ImportRefused(AuditRefused):
     """An export could not be imported as a whole: its refusing notes are in ``problems``.
 
     Raised by every importer's ``read`` (and so by ``evalframe audit
-    --from``, exit 1) when any note refuses, so a plan and ledger that look
-    complete never leave an import that is not.
+    --from``, exit 1) when a note refuses (other than an unreadable file:
+    :class:`ImportUnreadable`), so a plan and ledger that look complete never
+    leave an import that is not.
     """
 
 
@@ -226,7 +230,12 @@ def finish(
     notes: Sequence[pl.DataFrame | Sequence[Mapping[str, Any]]],
     info: list[dict[str, Any]],
 ) -> Imported:
-    """The import's result; raises :class:`ImportRefused` when any note refuses.
+    """The import's result; raises :class:`ImportUnreadable` or :class:`ImportRefused` when a note refuses.
+
+    A file that could not be read at all is an input error, not a refused
+    batch (SPEC §6b): evalframe reads no part of an export whose files it
+    cannot read, so the CLI exits 2 with one line naming the first such file,
+    its line and the reason, and writes nothing.
 
     Parameters
     ----------
@@ -237,11 +246,35 @@ def finish(
 
     Raises
     ------
+    ImportUnreadable
+        When a note is ``unreadable_file``: ``path``, ``line`` and ``detail``
+        of the first (sorted by file and line), the other files with one, and
+        every note in ``notes``.
     ImportRefused
-        When a note refuses; ``problems`` holds every note.
+        When another note refuses; ``problems`` holds every note.
+
+    Examples
+    --------
+    >>> empty = pl.DataFrame(schema={"candidate": pl.String, "case_id": pl.String, "trial": pl.Int64})
+    >>> plan, _ = build_plan(empty, source="x")
+    >>> bad = [note("unreadable_file", "b.jsonl", "invalid JSON", line=3), note("unreadable_file", "a.jsonl", "bad")]
+    >>> try:
+    ...     finish(plan, empty, [bad], [])
+    ... except ImportUnreadable as exc:
+    ...     print(exc.path, exc.line, exc.other_files, exc.notes.height)
+    ...     print(exc)
+    a.jsonl None ['b.jsonl'] 2
+    a.jsonl: bad (and 1 more unreadable place(s))
     """
     frames = [n if isinstance(n, pl.DataFrame) else problems_frame(n) for n in notes]
     table = concat_problems(frames)
+    unreadable = table.filter(pl.col(REFUSING) & (pl.col(KIND) == "unreadable_file")).sort(
+        SOURCE, LINE, nulls_last=False
+    )
+    if unreadable.height:
+        first = unreadable.row(0, named=True)
+        others = sorted(set(unreadable.get_column(SOURCE).to_list()) - {first[SOURCE]})
+        raise ImportUnreadable(first[SOURCE], first["detail"], line=first[LINE], other_files=others, notes=table)
     if table.filter(pl.col(REFUSING)).height:
         raise ImportRefused(table)
     return Imported(plan=plan, ledger=ledger, notes=table, info=info)

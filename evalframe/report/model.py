@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, OUTCOME
+from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
+from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
 
@@ -62,7 +63,11 @@ class AuditReport:
         (lazy like ``units``).
     problems
         Non-refusing problems (missing units, retry flags); see
-        :mod:`evalframe.problems`.
+        :mod:`evalframe.problems`. Bounded (SPEC §3 "Problems at scale"):
+        the first :data:`~evalframe.problems.PROBLEM_ROWS_KEPT` rows of each
+        kind, sorted, hence every problem when no kind has more;
+        :attr:`problem_counts` counts them all, :meth:`all_problems` reads
+        every row and ``problems.parquet`` holds every row.
     slices
         One row per (candidate, slice column, slice value): the funnel,
         ``missing_rate`` and ``missing_ratio`` (see :mod:`evalframe.slices`);
@@ -73,6 +78,11 @@ class AuditReport:
     meta
         Provenance: evalframe version, plan hash and source, results
         source, candidates, trials, run ids, policies.
+    found
+        The bounded problems table behind ``problems``
+        (:class:`~evalframe.problems.Problems`: counts, first rows, the rest
+        in temporary files that live as long as this report); None when
+        ``problems`` holds every problem.
     """
 
     summary: pl.DataFrame
@@ -82,10 +92,33 @@ class AuditReport:
     slices: pl.DataFrame = field(default_factory=pl.DataFrame)
     missingness: pl.DataFrame = field(default_factory=pl.DataFrame)
     meta: Mapping[str, Any] = field(default_factory=dict)
+    found: Problems | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def problem_counts(self) -> pl.DataFrame:
+        """Every problem counted, shown or not: ``kind`` (String), ``refusing`` (Boolean), ``count`` (Int64), sorted.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+        >>> report.problem_counts.rows()
+        [('missing_unit', False, 1)]
+        """
+        if self.found is not None:
+            return self.found.counts
+        counted = self.problems.group_by(KIND, REFUSING).agg(pl.len().cast(pl.Int64).alias(COUNT))
+        return counted.sort(KIND, REFUSING, nulls_last=False)
+
+    def all_problems(self) -> pl.LazyFrame:
+        """Every problem, sorted (lazy: collecting millions of rows takes their memory; ``write`` streams them)."""
+        return self.found.every() if self.found is not None else self.problems.lazy()
 
     def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-        """The report's tables by file stem (``units`` and ``attempts`` lazy after a partitioned audit)."""
-        tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": self.problems}
+        """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed)."""
+        every = self.all_problems() if self.found is not None and not self.found.complete else self.problems
+        tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": every}
         if self.slices.width:
             tables |= {"slices": self.slices, "missingness": self.missingness}
         return tables

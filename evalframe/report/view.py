@@ -11,7 +11,7 @@ and the cases that flipped, and a release gate's result. The renderers
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
@@ -436,11 +436,14 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         )
         provenance.append(("pair policy", policy))
         provenance_md.append(("pair policy", policy))
+    # Counted whole: report.problems holds only the first rows of a kind with many (SPEC §3 "Problems at scale").
+    counted = report.problem_counts.group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
+    by_kind = {str(k): int(n) for k, n in counted.iter_rows()}
     data: dict[str, Any] = {
         "meta": dict(meta),
         "summary": report.summary,
         "outcomes": outcomes,
-        "problems_by_kind": dict(report.problems.group_by(KIND).len().sort(KIND).iter_rows()),
+        "problems_by_kind": by_kind,
     }
     if report.slices.width:
         data |= {"slices": report.slices, "missingness": report.missingness}
@@ -458,7 +461,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         ungraded_total=total,
         outcomes_present=tuple(o for o in OUTCOMES if o in present),
         slices=_slices(report),
-        notes=notes_of(report.problems),
+        notes=tuple(replace(n, count=by_kind.get(n.kind, n.count)) for n in notes_of(report.problems)),
         comparison=compared,
         gate=None if min_coverage is None else _gate(report, min_coverage, names),
         provenance=tuple(provenance),

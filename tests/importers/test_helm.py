@@ -14,7 +14,7 @@ import pytest
 
 import evalframe
 from evalframe.importers import Imported, helm
-from evalframe.importers._kit import ImportRefused
+from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.load import Loaded
 from tests.conftest import REAL
 
@@ -396,11 +396,12 @@ def test_truncated_stats_file_is_refused(tmp_path: Path) -> None:
     good = copy_run(HELLASWAG, tmp_path / "good")
     data = (broken / "per_instance_stats.json").read_bytes()
     (broken / "per_instance_stats.json").write_bytes(data[: len(data) // 2])
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         helm.read([tmp_path])
-    [(kind, name, line)] = refusing_notes(exc.value.problems)
+    [(kind, name, line)] = refusing_notes(exc.value.notes)
     assert (kind, name) == ("unreadable_file", "per_instance_stats.json")
     assert line is not None and line > 1
+    assert (Path(exc.value.path).name, exc.value.line, exc.value.other_files) == ("per_instance_stats.json", line, [])
     assert helm.read([good]).notes.height == 0
 
 
@@ -409,9 +410,11 @@ def test_missing_file_and_bad_structure_are_refusing_notes(tmp_path: Path) -> No
     (no_state / "scenario_state.json").unlink()
     bad_id = copy_run(HELLASWAG, tmp_path / "bad_id")
     edit_json(bad_id / "scenario_state.json", lambda d: d["request_states"][4]["instance"].pop("id"))
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         helm.read([no_state, bad_id])
-    problems = exc.value.problems
+    problems = exc.value.notes
+    assert Path(exc.value.path).parent.name == "bad_id"
+    assert [Path(f).parent.name for f in exc.value.other_files] == ["no_state"]
     assert sorted(refusing_notes(problems)) == [
         ("unreadable_file", "scenario_state.json", None),
         ("unreadable_file", "scenario_state.json", None),
@@ -425,18 +428,18 @@ def test_missing_file_and_bad_structure_are_refusing_notes(tmp_path: Path) -> No
 def test_broken_stats_json_refuses(tmp_path: Path) -> None:
     run = copy_run(MMLU, tmp_path / "run")
     (run / "stats.json").write_text('[{"name": ')
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         helm.read([run])
-    assert refusing_notes(exc.value.problems) == [("unreadable_file", "stats.json", 1)]
+    assert refusing_notes(exc.value.notes) == [("unreadable_file", "stats.json", 1)]
 
 
 def test_folder_without_runs_and_foreign_file(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     other = tmp_path / "notes.txt"
     other.write_text("hello")
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         helm.read([tmp_path / "empty", other, MMLU])
-    assert sorted(refusing_notes(exc.value.problems)) == [
+    assert sorted(refusing_notes(exc.value.notes)) == [
         ("no_export", "empty", None),
         ("unreadable_file", "notes.txt", None),
     ]

@@ -13,7 +13,7 @@ import pytest
 import evalframe
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported, inspect_ai
-from evalframe.importers._kit import ImportRefused
+from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.load import Loaded, limits
 from evalframe.plan import Plan
 from evalframe.report import AuditReport
@@ -436,9 +436,9 @@ def test_directory_reads_every_log_below_it() -> None:
 def test_truncated_eval_is_a_refusing_note_and_other_files_are_read(tmp_path: Path) -> None:
     broken = tmp_path / "truncated.eval"
     broken.write_bytes(LOG_STREAMING.read_bytes()[:3000])
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken, CANCELLED])
-    problems = excinfo.value.problems
+    problems = excinfo.value.notes
     unreadable = problems.filter(pl.col("kind") == "unreadable_file")
     assert unreadable.select("source", "refusing").rows() == [(str(broken), True)]
     assert problems.filter(pl.col("refusing")).get_column("kind").to_list() == ["unreadable_file"]
@@ -452,9 +452,9 @@ def test_truncated_eval_is_a_refusing_note_and_other_files_are_read(tmp_path: Pa
 def test_invalid_json_log_names_the_line(tmp_path: Path) -> None:
     broken = tmp_path / "bad.json"
     broken.write_text('{\n  "version": 2,\n  "eval": {,\n}\n')
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken, SCORED_TWIN])
-    note = excinfo.value.problems.filter(pl.col("kind") == "unreadable_file").row(0, named=True)
+    note = excinfo.value.notes.filter(pl.col("kind") == "unreadable_file").row(0, named=True)
     assert (note["source"], note["line"], note["refusing"]) == (str(broken), 3, True)
 
 
@@ -464,9 +464,9 @@ def test_bad_sample_member_is_named_and_the_rest_of_the_archive_is_read(tmp_path
         for name in src.namelist():
             data = src.read(name)
             dst.writestr(name, data[:100] if name == "samples/2_epoch_2.json" else data)
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken])
-    problems = excinfo.value.problems
+    problems = excinfo.value.notes
     note = problems.filter(pl.col("refusing")).row(0, named=True)
     assert (note["kind"], note["source"], note["refusing"]) == (
         "unreadable_file",
@@ -488,9 +488,9 @@ def test_eval_without_header_or_journal(tmp_path: Path) -> None:
         for name in src.namelist():
             if name.startswith("samples/"):
                 dst.writestr(name, src.read(name))
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken])
-    problems = excinfo.value.problems
+    problems = excinfo.value.notes
     assert problems.get_column("kind").to_list() == ["unreadable_file"]
     assert "header.json" in problems.filter(pl.col("kind") == "unreadable_file").item(0, "detail")
 
@@ -500,9 +500,9 @@ def test_json_log_without_model(tmp_path: Path) -> None:
     del doc["eval"]["model"]
     broken = tmp_path / "no_model.json"
     broken.write_text(json.dumps(doc))
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken, ARC_SONNET])
-    assert excinfo.value.problems.filter(pl.col("refusing")).select("kind", "source").rows() == [
+    assert excinfo.value.notes.filter(pl.col("refusing")).select("kind", "source").rows() == [
         ("unreadable_file", str(broken))
     ]
 
@@ -512,9 +512,9 @@ def test_sample_without_id(tmp_path: Path) -> None:
     del doc["samples"][1]["id"]
     broken = tmp_path / "no_id.json"
     broken.write_text(json.dumps(doc))
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken])
-    note = excinfo.value.problems.filter(pl.col("refusing")).row(0, named=True)
+    note = excinfo.value.notes.filter(pl.col("refusing")).row(0, named=True)
     assert (note["kind"], note["line"], note["refusing"]) == ("unreadable_file", 2, True)
     assert "samples[1]" in note["detail"]
 
@@ -800,10 +800,11 @@ def _refused_member(path: Path, tmp_path: Path, edit: Any) -> str:
     edit(data, info)
     broken = tmp_path / path.name
     broken.write_bytes(bytes(data))
-    with pytest.raises(ImportRefused) as excinfo:
+    with pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([broken])
-    refusing = excinfo.value.problems.filter(pl.col("refusing"))
+    refusing = excinfo.value.notes.filter(pl.col("refusing"))
     assert refusing.select("kind", "source").rows() == [("unreadable_file", f"{broken}!{member}")]
+    assert (excinfo.value.path, excinfo.value.detail) == (f"{broken}!{member}", refusing.item(0, "detail"))
     return str(refusing.item(0, "detail"))
 
 
@@ -838,13 +839,13 @@ def test_member_larger_than_the_bound_is_unreadable(path: Path) -> None:
         header = archive.getinfo("header.json").file_size
         largest = max(m.file_size for m in archive.infolist() if m.filename.startswith("samples/"))
     assert header < largest
-    with limits(member_bytes=header), pytest.raises(ImportRefused) as excinfo:
+    with limits(member_bytes=header), pytest.raises(ImportUnreadable) as excinfo:
         inspect_ai.read([path])
-    refusing = excinfo.value.problems.filter(pl.col("refusing") & (pl.col("kind") == "unreadable_file"))
+    refusing = excinfo.value.notes.filter(pl.col("refusing") & (pl.col("kind") == "unreadable_file"))
     assert refusing.height >= 1
     details = refusing.get_column("detail").to_list()
     assert all(f"more than {header} bytes" in d and "raise it with --max-member-bytes" in d for d in details)
-    assert excinfo.value.problems.filter(pl.col("refusing")).height == refusing.height
+    assert excinfo.value.notes.filter(pl.col("refusing")).height == refusing.height
     assert all("!samples/" in s for s in refusing.get_column("source").to_list())
 
 

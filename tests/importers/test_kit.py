@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import evalframe as ef
 from evalframe.cli import main
 from evalframe.importers import _kit, inspect_ai
-from evalframe.importers._kit import ImportRefused, ScoreChoiceError, Unreadable
+from evalframe.importers._kit import ImportRefused, ImportUnreadable, ScoreChoiceError, Unreadable
 from tests.conftest import real
 
 ARC_QWEN = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_qwen.json")
@@ -233,18 +233,18 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     doc = json.loads(log.read_text())
     doc["eval"]["config"]["epochs"] = big
     log.write_text(json.dumps(doc))
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         inspect_ai.read([log])
-    details = exc.value.problems.filter(pl.col("kind") == "unreadable_file").get_column("detail").to_list()
+    details = exc.value.notes.filter(pl.col("kind") == "unreadable_file").get_column("detail").to_list()
     assert details == [
         f"eval.config.epochs × sample ids declares {5 * big} planned units, more than the 100000000 evalframe plans"
     ]
     doc["eval"]["config"]["epochs"] = 1
     doc["samples"][0]["epoch"] = 10**30
     log.write_text(json.dumps(doc))
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         inspect_ai.read([log])
-    refusing = exc.value.problems.filter(pl.col("refusing")).get_column("detail").to_list()
+    refusing = exc.value.notes.filter(pl.col("refusing")).get_column("detail").to_list()
     assert refusing == [f"samples[0] has no valid epoch (got {10**30})"]
 
     folder = _copy(
@@ -257,11 +257,11 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     for task in doc["n-samples"]:
         doc["n-samples"][task]["original"] = big
     results.write_text(json.dumps(doc))
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         lm_eval.read([folder])
     assert any(
         d.endswith(f"n-samples.original declares {big} planned units, more than the 100000000 evalframe plans")
-        for d in exc.value.problems.get_column("detail").to_list()
+        for d in exc.value.notes.get_column("detail").to_list()
     )
 
     run = _copy(
@@ -272,9 +272,9 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     spec = json.loads((run / "run_spec.json").read_text())
     spec["adapter_spec"]["num_train_trials"] = big
     (run / "run_spec.json").write_text(json.dumps(spec))
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         helm.read([run])
-    assert exc.value.problems.get_column("detail").to_list() == [
+    assert exc.value.notes.get_column("detail").to_list() == [
         f"instances × adapter_spec.num_train_trials declares {10 * big} planned units, more than the 100000000 "
         "evalframe plans"
     ]

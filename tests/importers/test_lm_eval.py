@@ -13,7 +13,7 @@ import pytest
 from evalframe import audit
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported
-from evalframe.importers._kit import ImportRefused
+from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.importers.lm_eval import LEDGER_SCHEMA, UNKNOWN_MODEL, read
 from evalframe.report import AuditReport
 from evalframe.validate import validate_ledger
@@ -629,6 +629,19 @@ def refused(paths: list[Path]) -> pl.DataFrame:
     return caught.value.problems
 
 
+def unreadable(paths: list[Path]) -> pl.DataFrame:
+    """Every note of an import that must fail as unreadable (an input error), with the first place on the error."""
+    with pytest.raises(ImportUnreadable) as caught:
+        read(paths)
+    first = caught.value.notes.filter(pl.col("kind") == "unreadable_file").sort("source", "line").row(0, named=True)
+    assert (caught.value.path, caught.value.line, caught.value.detail) == (
+        first["source"],
+        first["line"],
+        first["detail"],
+    )
+    return caught.value.notes
+
+
 @needs_real
 def test_bad_json_lines_are_refusing_notes_and_other_files_still_read(tmp_path: Path) -> None:
     folder = copy_run(NEGO, tmp_path / "Qwen__Qwen3-8B", BELIEF1.name, f"results_{RUN1}.json")
@@ -637,7 +650,7 @@ def test_bad_json_lines_are_refusing_notes_and_other_files_still_read(tmp_path: 
     lines[4] = b'{"doc_id": 4, "acc": '  # line 5: invalid JSON
     data = b"\n".join(lines).rstrip(b"\n")
     broken.write_bytes(data[: len(data) - 40])  # line 20 truncated mid-object
-    problems = refused([folder, TG_SAMPLES])
+    problems = unreadable([folder, TG_SAMPLES])
     refusing = problems.filter(pl.col("refusing"))
     assert refusing.select("kind", "source", "line").rows() == [
         ("unreadable_file", str(broken), 5),
@@ -655,7 +668,7 @@ def test_a_truncated_results_file_refuses(tmp_path: Path) -> None:
     folder = copy_run(NEGO, tmp_path / "Qwen__Qwen3-8B", BELIEF1.name)
     text = (NEGO / f"results_{RUN1}.json").read_bytes()
     (folder / f"results_{RUN1}.json").write_bytes(text[:500])
-    problems = refused([folder / BELIEF1.name])
+    problems = unreadable([folder / BELIEF1.name])
     refusing = problems.filter(pl.col("refusing"))
     assert refusing.select("kind", "source").rows() == [("unreadable_file", str(folder / f"results_{RUN1}.json"))]
     assert refusing.get_column("line")[0] is not None
@@ -687,15 +700,15 @@ def test_undecodable_bytes_and_an_unknown_file_name_are_refusing_notes(tmp_path:
     bad.write_bytes(b'{"doc_id": 0, "acc": 1.0}\n\xff\xfe\n')
     stray = tmp_path / "notes.json"
     stray.write_text("{}")
-    unreadable = refused([folder, stray]).filter(pl.col("kind") == "unreadable_file").sort("source")
-    assert unreadable.select("source", "line", "refusing").rows() == [(str(bad), 2, True), (str(stray), None, True)]
-    assert unreadable.get_column("detail")[0].startswith("not UTF-8")
+    places = unreadable([folder, stray]).filter(pl.col("kind") == "unreadable_file").sort("source")
+    assert places.select("source", "line", "refusing").rows() == [(str(bad), 2, True), (str(stray), None, True)]
+    assert places.get_column("detail")[0].startswith("not UTF-8")
 
 
 def test_rows_that_are_not_objects_or_lack_doc_id_are_refusing_notes(tmp_path: Path) -> None:
     path = tmp_path / "samples_t_2025-01-01T00-00-00.000001.jsonl"
     path.write_text('[1, 2]\n{"acc": 1.0}\n{"doc_id": "3", "acc": 1.0}\n\n{"doc_id": 4, "acc": 0.0}\n')
-    notes = refused([path]).sort("kind", "line", nulls_last=False)
+    notes = unreadable([path]).sort("kind", "line", nulls_last=False)
     assert notes.select("kind", "line", "refusing").rows() == [
         ("id_normalised", None, False),
         ("plan_from_rows", None, False),

@@ -11,7 +11,7 @@ import pytest
 
 import evalframe
 from evalframe.importers import Imported, openai_evals
-from evalframe.importers._kit import ImportRefused
+from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.load import Loaded
 from tests.conftest import REAL
 
@@ -287,11 +287,11 @@ def test_truncated_log_is_refused_at_its_line(tmp_path: Path) -> None:
     other = write_log(
         tmp_path / "other.jsonl", [spec("r9", ["gpt-x"]), event("r9", 0, "toy.dev.0", "match", {"correct": True})]
     )
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         openai_evals.read([truncated, other])
-    assert refusing(exc.value.problems) == [("unreadable_file", str(truncated), 34)]
+    assert refusing(exc.value.notes) == [("unreadable_file", str(truncated), 34)]
     # The other log was read: its notes are there too.
-    assert ("plan_from_rows", str(other)) in exc.value.problems.select("kind", "source").rows()
+    assert ("plan_from_rows", str(other)) in exc.value.notes.select("kind", "source").rows()
 
 
 def test_bad_json_line_and_event_missing_keys(tmp_path: Path) -> None:
@@ -304,9 +304,9 @@ def test_bad_json_line_and_event_missing_keys(tmp_path: Path) -> None:
             event("r1", 2, "toy.dev.1", "match", {"correct": True}),
         ],
     )
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         openai_evals.read([log])
-    assert [(k, line) for k, _, line in refusing(exc.value.problems)] == [
+    assert [(k, line) for k, _, line in refusing(exc.value.notes)] == [
         ("unreadable_file", 2),
         ("unreadable_file", 3),
     ]
@@ -318,9 +318,9 @@ def test_log_without_spec_header(tmp_path: Path) -> None:
     empty.write_text("")
     not_utf8 = tmp_path / "latin.jsonl"
     not_utf8.write_bytes(json.dumps(spec("r1", ["gpt-x"])).encode() + b"\n\xff\xfe\n")
-    with pytest.raises(ImportRefused) as exc:
+    with pytest.raises(ImportUnreadable) as exc:
         openai_evals.read([no_spec, empty, not_utf8])
-    rows = refusing(exc.value.problems)
+    rows = refusing(exc.value.notes)
     assert sorted((k, Path(s).name, line) for k, s, line in rows) == [
         ("unreadable_file", "empty.jsonl", 1),
         ("unreadable_file", "latin.jsonl", 2),

@@ -15,7 +15,7 @@ from polars.testing import assert_frame_equal
 import evalframe
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.importers import Imported, promptfoo
-from evalframe.importers._kit import ImportRefused
+from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.report import AuditReport
 from tests.conftest import REAL, real
 
@@ -51,6 +51,15 @@ def _refused(paths: list[Path], **kw: Any) -> pl.DataFrame:
     with pytest.raises(ImportRefused) as exc:
         promptfoo.read(paths, **kw)
     return exc.value.problems
+
+
+def _unreadable(paths: list[Path], **kw: Any) -> pl.DataFrame:
+    """The notes of an import that must fail as unreadable (an input error), with the first place on the error."""
+    with pytest.raises(ImportUnreadable) as exc:
+        promptfoo.read(paths, **kw)
+    first = exc.value.notes.filter(pl.col("kind") == "unreadable_file").sort("source", "line").row(0, named=True)
+    assert (exc.value.path, exc.value.line, exc.value.detail) == (first["source"], first["line"], first["detail"])
+    return exc.value.notes
 
 
 def _counts(report: AuditReport) -> dict[str, dict[str, int]]:
@@ -444,7 +453,7 @@ def test_jsonl_output(tmp_path: Path) -> None:
     text = "\n".join(json.dumps(r) for r in rows) + "\n{not json\n"
     path = tmp_path / "out.jsonl"
     path.write_text(text, encoding="utf-8")
-    problems = _refused([path])
+    problems = _unreadable([path])
     assert problems.select("kind", "line", "refusing").rows() == [
         ("plan_from_rows", None, False),
         ("unreadable_file", 4, True),
@@ -579,7 +588,7 @@ def test_truncated_file_is_reported_and_others_still_read(tmp_path: Path) -> Non
     broken = tmp_path / "broken.json"
     broken.write_bytes(data[: len(data) // 2])
     # the good file is still read (its notes come too), and the import refuses for the broken one
-    (note,) = _refused([broken, SAMPLE]).to_dicts()
+    (note,) = _unreadable([broken, SAMPLE]).to_dicts()
     assert note["kind"] == "unreadable_file"
     assert note["source"] == str(broken)
     assert note["refusing"] is True
@@ -601,7 +610,7 @@ def test_truncated_file_is_reported_and_others_still_read(tmp_path: Path) -> Non
 def test_unreadable_variants(tmp_path: Path, content: bytes, detail: str) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(content)
-    problems = _refused([path])
+    problems = _unreadable([path])
     assert problems.filter(pl.col("kind") == "unreadable_file").select("detail", "refusing").rows() == [(detail, True)]
     assert set(problems.get_column("kind")) == {"unreadable_file", "empty_plan", "empty_candidates"}
 
@@ -611,7 +620,7 @@ def test_bad_result_row_is_reported_with_its_line(tmp_path: Path) -> None:
     doc["results"]["results"][2] = "oops"
     del doc["results"]["results"][0]["provider"]
     doc["results"]["results"][0]["promptIdx"] = 99  # and no prompt column to take the provider from
-    problems = _refused([_write(tmp_path, doc)])
+    problems = _unreadable([_write(tmp_path, doc)])
     bad = problems.filter(pl.col("refusing")).select("kind", "line", "detail").rows()
     assert bad == [
         ("unreadable_file", 1, "result 1 has no provider id or label"),

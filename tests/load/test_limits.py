@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from evalframe.cli import main
 from evalframe.errors import InputFormatError
 from evalframe.importers import inspect_ai
-from evalframe.importers._kit import ImportRefused
+from evalframe.importers._kit import ImportUnreadable
 from evalframe.load import Limits, check_line_lengths, json_depth, limits, parse_json_text
 from tests.conftest import FIXTURES
 
@@ -190,10 +190,11 @@ def test_a_member_larger_than_the_limit_is_refused_from_its_recorded_size(
         return real_open(self, name, *args, **kwargs)
 
     monkeypatch.setattr(zipfile.ZipFile, "open", watched)
-    with limits(member_bytes=2**20), pytest.raises(ImportRefused) as info:
+    with limits(member_bytes=2**20), pytest.raises(ImportUnreadable) as info:
         inspect_ai.read([archive])
     assert opened == ["header.json"]  # the sample member was never decompressed
-    detail = info.value.problems.filter(info.value.problems["source"].str.ends_with("!samples/s0_epoch_1.json"))
+    assert info.value.path == f"{archive}!samples/s0_epoch_1.json"
+    detail = info.value.notes.filter(info.value.notes["source"].str.ends_with("!samples/s0_epoch_1.json"))
     assert detail.get_column("detail").to_list() == [
         f"the archive member records {3 * 2**20 + 2} bytes decompressed, more than {2**20} bytes "
         f"(limit {2**20}; raise it with --max-member-bytes)"

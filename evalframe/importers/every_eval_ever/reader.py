@@ -15,16 +15,13 @@ from evalframe.columns import (
     CASE_ID,
     EXEC_STATUS,
     HAS_OUTPUT,
-    KIND,
     LINE,
     PASSED,
-    REFUSING,
     SCORE,
     SCORE_STATUS,
     SOURCE,
     TRIAL,
 )
-from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
     CaseNames,
@@ -84,11 +81,12 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     Raises
     ------
     InputFormatError
-        When a path does not exist, or a file is malformed: not JSON (a line
-        of an instance file that is not), not an aggregate record, a record
-        without ``model_info.id``, a row without a string or integer
-        ``sample_id`` or ``model_id`` (naming the file, the line and the
-        reason; the CLI exits 2).
+        When a path does not exist.
+    ImportUnreadable
+        When a file is malformed: not JSON (a line of an instance file that
+        is not), not an aggregate record, a record without ``model_info.id``,
+        a row without a string or integer ``sample_id`` or ``model_id``
+        (naming the file, the line and the reason; the CLI exits 2).
     ImportRefused
         When a note refuses: a folder with neither records nor instance
         files (``no_export``), a record with no per-sample evidence
@@ -325,11 +323,7 @@ def _assemble(
     info: list[dict[str, Any]],
     label: str,
 ) -> Imported:
-    """The import: a malformed file is an input error; else the ledger, the plan (with case hashes) and notes."""
-    broken = [n for n in notes if n[KIND] == "unreadable_file" and n[REFUSING]]
-    if broken:  # a malformed file is an input error (SPEC 6b): the first place, and how many more
-        more = f" (and {len(broken) - 1} more unreadable place(s))" if len(broken) > 1 else ""
-        raise InputFormatError(broken[0][SOURCE], broken[0]["detail"] + more, line=broken[0].get(LINE))
+    """The import: the ledger, the plan (with case hashes) and notes (:func:`finish` refuses a malformed file)."""
     ledger = pl.DataFrame(list(ledger_rows), schema=SCHEMA).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
     ledger = passed_if_complete(ledger)
     hashes = ledger.filter(pl.col(CASE_HASH).is_not_null()).unique(CASE_ID, keep="first", maintain_order=True)

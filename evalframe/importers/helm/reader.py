@@ -59,9 +59,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ------
     InputFormatError
         When a path does not exist.
+    ImportUnreadable
+        A missing or malformed run file (an ``unreadable_file`` note: the
+        file, the line when known and the reason; the CLI exits 2).
     ImportRefused
-        When any note refuses: a missing or malformed run file
-        (``unreadable_file``), a folder with no run (``no_export``), a stat
+        When another note refuses: a folder with no run (``no_export``), a stat
         or split the run does not have (``unknown_score``), several splits
         and none of them ``test`` (``ambiguous_score``). ``problems`` holds
         every note, of the other runs too.

@@ -73,10 +73,12 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     InputFormatError
         When a path does not exist, or an archive's members take more than
         ``Limits.archive_bytes`` decompressed (see :class:`~evalframe.load.Limits`).
+    ImportUnreadable
+        An ``unreadable_file`` note (a truncated or oversized archive member,
+        invalid JSON, a missing header or key), naming the file and member or
+        line; the CLI exits 2.
     ImportRefused
-        With every note, when any refuses: ``unreadable_file`` (a truncated
-        or oversized archive member, invalid JSON, a missing header or key;
-        naming the file and member or line), ``no_export`` (a folder with no
+        With every note, when another refuses: ``no_export`` (a folder with no
         log), ``unknown_score``/``ambiguous_score``, ``empty_plan`` and any
         problem of the plan itself (e.g. a padded sample id).
 

@@ -65,12 +65,14 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
 
     Raises
     ------
+    ImportUnreadable
+        An ``unreadable_file`` note (bad JSON line, undecodable bytes,
+        unknown file name, results file without a ``results`` object): the
+        file, the line and the reason; the CLI exits 2.
     ImportRefused
-        With the notes, when one refuses: ``ambiguous_rows`` (several filters,
-        none declared), ``unknown_score``, ``ambiguous_score``,
-        ``unreadable_file`` (bad JSON line, undecodable bytes, unknown file
-        name, results file without a ``results`` object), ``no_export`` (a
-        folder with no lm-eval file), ``empty_plan``.
+        With the notes, when another refuses: ``ambiguous_rows`` (several
+        filters, none declared), ``unknown_score``, ``ambiguous_score``,
+        ``no_export`` (a folder with no lm-eval file), ``empty_plan``.
     InputFormatError
         When a path does not exist.
 

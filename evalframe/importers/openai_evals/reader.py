@@ -169,9 +169,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ------
     InputFormatError
         When a path does not exist.
+    ImportUnreadable
+        A malformed log or line (an ``unreadable_file`` note: the file, the
+        line and the reason; the CLI exits 2).
     ImportRefused
-        When any note refuses: a malformed log or line (``unreadable_file``,
-        with the line), a folder with no log (``no_export``), a log with no
+        When another note refuses: a folder with no log (``no_export``), a log with no
         per-sample event (``empty_plan``), a declared grade key no grade
         event carries (``unknown_score``). ``problems`` holds every note.
 

@@ -59,9 +59,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ------
     InputFormatError
         When a path does not exist.
+    ImportUnreadable
+        A file or a result that cannot be read (an ``unreadable_file`` note:
+        the file, the line and the reason; the CLI exits 2).
     ImportRefused
-        When an import note refuses: ``unreadable_file`` (a file or a result
-        that cannot be read), ``no_export`` (a folder without an export),
+        When another import note refuses: ``no_export`` (a folder without an export),
         ``unknown_score`` (``score`` names no score of the export),
         ``empty_plan``/``empty_candidates`` (nothing planned), or a plan
         problem such as ``padded_identifier``.
