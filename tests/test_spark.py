@@ -158,6 +158,12 @@ def test_generated_ledger_with_every_defect(
     assert counted == truth["missing_pairs"]
 
 
+def test_spark_refuses_a_polars_frame_before_starting_a_session() -> None:
+    frame = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]})
+    with pytest.raises(ValueError, match="engine='spark' reads a Spark DataFrame, Parquet paths or a table name"):
+        ef.audit(orbit_plan(), frame, engine="spark")
+
+
 def test_the_polars_path_never_imports_pyspark() -> None:
     code = (
         "import sys; sys.modules['pyspark'] = None\n"  # any import of pyspark raises ImportError

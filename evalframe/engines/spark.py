@@ -232,8 +232,8 @@ def audit_on_spark(
         For text score or has_output columns, and for results that are neither a Spark DataFrame nor paths
         or a table name.
     """
-    where = _Tables.make(tables)
     ledger = _ledger(results, spark_remote)
+    where = _Tables.make(tables)
     shape = _shape(ledger.frame, plan, options)
     cached: list[Lazy] = []
     try:
