@@ -48,6 +48,37 @@ COUNTS = "counts"
 RETRY_FLAGS = ("retry_after_scored", "retry_after_ineligible", "attempt_gap", "attempt_beyond_max")
 
 
+def retry_flag_details(retry_on: Sequence[str], max_attempts: int | None) -> dict[str, str]:
+    """The detail of each retry flag of :data:`RETRY_FLAGS`, in the words of the declared policy.
+
+    One text per flag for both engines (this module's :func:`select_attempts` and
+    :func:`evalframe.engines.core.select_attempts`), so that their problems read the same.
+
+    Parameters
+    ----------
+    retry_on
+        The exec statuses after which a retry is allowed.
+    max_attempts
+        The highest allowed attempt number, or None.
+
+    Returns
+    -------
+    dict of str to str
+        Flag kind -> detail.
+
+    Examples
+    --------
+    >>> retry_flag_details(["timeout"], 3)["retry_after_ineligible"]
+    'retry after a failure the policy does not retry (retry_on: timeout)'
+    """
+    return {
+        "retry_after_scored": "retry of a unit whose previous attempt was already scored",
+        "retry_after_ineligible": f"retry after a failure the policy does not retry (retry_on: {', '.join(retry_on)})",
+        "attempt_gap": "attempt numbers skip a value before this attempt",
+        "attempt_beyond_max": f"attempt above max_attempts = {max_attempts}",
+    }
+
+
 @dataclass(frozen=True)
 class Selected:
     """Result of applying a retry policy.
@@ -155,22 +186,19 @@ def select_attempts(
     )
     cols = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE]
     refusing = pl.lit(strict).alias(REFUSING)
-    rules = [
-        (pl.col("_prev_scored"), "retry_after_scored", "retry of a unit whose previous attempt was already scored"),
-        (
-            ~pl.col("_prev_scored") & pl.col("_prev_ineligible"),
-            "retry_after_ineligible",
-            f"retry after a failure the policy does not retry (retry_on: {', '.join(retry_on)})",
-        ),
-        (pl.col("_gap"), "attempt_gap", "attempt numbers skip a value before this attempt"),
-    ]
+    masks = {
+        "retry_after_scored": pl.col("_prev_scored"),
+        "retry_after_ineligible": ~pl.col("_prev_scored") & pl.col("_prev_ineligible"),
+        "attempt_gap": pl.col("_gap"),
+    }
     if max_attempts is not None:
-        rules.append(
-            (pl.col(ATTEMPT) > max_attempts, "attempt_beyond_max", f"attempt above max_attempts = {max_attempts}")
-        )
+        masks["attempt_beyond_max"] = pl.col(ATTEMPT) > max_attempts
+    details = retry_flag_details(retry_on, max_attempts)
     flags = concat_problems(
-        attempts.lazy().filter(mask).select(pl.lit(kind).alias(KIND), *cols, pl.lit(text).alias(DETAIL), refusing)
-        for mask, kind, text in rules
+        attempts.lazy()
+        .filter(mask)
+        .select(pl.lit(kind).alias(KIND), *cols, pl.lit(details[kind]).alias(DETAIL), refusing)
+        for kind, mask in masks.items()
     )
     return Selected(attempts.drop("_prev_scored", "_prev_ineligible", "_gap"), flags)
 

@@ -40,6 +40,8 @@ LIMIT: Final = "limit"
 LINE: Final = "line"
 #: The file (or importer source) a row came from.
 SOURCE: Final = "source"
+#: The ledger's optional text columns, carried as written (null where the ledger has none).
+TEXT_COLUMNS: Final = (RUN_ID, DATASET_VERSION, CASE_HASH, LIMIT, ANSWER)
 
 # --- derived columns ------------------------------------------------------
 OUTCOME: Final = "outcome"

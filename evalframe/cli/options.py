@@ -74,12 +74,21 @@ def _apply(options: Sequence[Callable[[F], F]], func: F) -> F:
     return func
 
 
+def _choice(*decls: str, choices: Sequence[str], help: str) -> Callable[[F], F]:
+    """An option taking one of ``choices``, the first by default (shown in ``--help``)."""
+    return click.option(*decls, type=click.Choice(list(choices)), default=choices[0], show_default=True, help=help)
+
+
+def _open_fraction(flag: str, default: float, help: str) -> Callable[[F], F]:
+    """An option taking a number strictly between 0 and 1."""
+    kind = click.FloatRange(0, 1, min_open=True, max_open=True)
+    return click.option(flag, type=kind, default=default, show_default=True, help=help)
+
+
 _RETRY_OPTIONS: Final = [
-    click.option(
+    _choice(
         "--retry",
-        type=click.Choice(["first", "last_allowed", "every"]),
-        default="first",
-        show_default=True,
+        choices=["first", "last_allowed", "every"],
         help="Declared retry policy: which attempt of a unit counts.",
     ),
     click.option("--max-attempts", type=click.IntRange(min=1), default=None, help="Highest allowed attempt number."),
@@ -103,21 +112,17 @@ _RETRY_OPTIONS: Final = [
         callback=lambda ctx, param, value: tuple(split_list(value) or ()),
         help="Comma-separated ledger columns carried untouched to units/attempts (e.g. output,latency).",
     ),
-    click.option(
+    _choice(
         "--missing",
-        type=click.Choice(["report", "refuse"]),
-        default="report",
-        show_default=True,
+        choices=["report", "refuse"],
         help="report: missing units are counted as missing; refuse: any missing unit refuses the batch.",
     ),
 ]
 
 _GRADE_OPTIONS: Final = [
-    click.option(
+    _choice(
         "--grade",
-        type=click.Choice(["binary", "numeric"]),
-        default="binary",
-        show_default=True,
+        choices=["binary", "numeric"],
         help="binary: grades are exactly 0 or 1; numeric: scores in --score-range.",
     ),
     click.option(
@@ -142,37 +147,29 @@ _SLICE_OPTIONS: Final = [
         callback=_parse_bins,
         help="Bins of a numeric slice: COL=EDGE,EDGE,... or COL=q<k> for k quantile bins (repeatable).",
     ),
-    click.option(
+    _open_fraction(
         "--alpha",
-        type=click.FloatRange(0, 1, min_open=True, max_open=True),
-        default=0.05,
-        show_default=True,
-        help="Significance level of the selective-missingness test.",
+        0.05,
+        "Significance level of the selective-missingness test.",
     ),
 ]
 
 _ENGINE_OPTIONS: Final = [
-    click.option(
+    _choice(
         "--partition-by",
-        type=click.Choice(["auto", "candidate", "none"]),
-        default="auto",
-        show_default=True,
+        choices=["auto", "candidate", "none"],
         help="Audit candidate by candidate (up to four at a time, 6M ledger rows at most), writing units and "
         "attempts out beyond 640 MiB (bounded memory on large lakes; same result), or the whole batch at once "
         f"(none); auto: candidate by candidate from {AUTO_PARTITION_ROWS:,} ledger rows or planned units on.",
     ),
-    click.option(
+    _open_fraction(
         "--confidence",
-        type=click.FloatRange(0, 1, min_open=True, max_open=True),
-        default=0.95,
-        show_default=True,
-        help="Two-sided coverage of every interval.",
+        0.95,
+        "Two-sided coverage of every interval.",
     ),
-    click.option(
+    _choice(
         "--engine",
-        type=click.Choice(["polars", "spark"]),
-        default="polars",
-        show_default=True,
+        choices=["polars", "spark"],
         help="Where the row work runs: polars on this machine, or Spark (--results: Parquet paths or a table; "
         "needs pip install 'evalframe[spark]'; starting the JVM alone takes 10-30 s; --slice works there too).",
     ),
@@ -192,12 +189,10 @@ _OUTPUT_OPTIONS: Final = [
         help="Write every table as Parquet plus report.md, report.json and report.html here: a new or empty "
         "folder, or an earlier evalframe output (replaced whole; other files are refused).",
     ),
-    click.option(
+    _choice(
         "--format",
         "fmt",
-        type=click.Choice(["table", "json", "markdown", "github"]),
-        default="table",
-        show_default=True,
+        choices=["table", "json", "markdown", "github"],
         help="What to print on stdout: a terminal table, JSON (full precision), the Markdown report, or github: "
         "a short Markdown summary (verdict, coverage, gate) for $GITHUB_STEP_SUMMARY.",
     ),

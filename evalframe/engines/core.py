@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 
 import narwhals.stable.v2 as nw
 
-from evalframe.attempts import COUNTS
+from evalframe.attempts import COUNTS, retry_flag_details
 from evalframe.columns import (
     ANSWER,
     ATTEMPT,
@@ -45,6 +45,7 @@ from evalframe.columns import (
     SCORE_STATUS,
     SCORE_STATUSES,
     SOURCE,
+    TEXT_COLUMNS,
     TRIAL,
     GradeKind,
     RetryPolicyName,
@@ -75,6 +76,8 @@ CANONICAL: dict[str, Any] = {
     SOURCE: nw.String(),
 }
 _UNIT = [CANDIDATE, CASE_ID, TRIAL]
+#: The columns a row problem keeps: the attempt's key and where its row stands.
+_ROW_KEYS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
 _INT_TOKEN = r"^[1-9][0-9]*$"
 
 
@@ -166,11 +169,47 @@ def canonical(
     ``only_candidate`` names the plan's single candidate when the ledger has no candidate column.
     """
     schema = frame.collect_schema()
-    cols = set(schema.names())
-    if only_candidate is not None and CANDIDATE not in cols:
+    if only_candidate is not None and CANDIDATE not in schema.names():
         frame = frame.with_columns(_lit(only_candidate, nw.String()).alias(CANDIDATE))
         schema = frame.collect_schema()
-    checks: list[tuple[nw.Expr, str, nw.Expr]] = []
+    exprs, checks = _key_columns(schema)
+    score, passed, grade_checks = _grade_columns(schema, shape, options)
+    statuses, status_checks = _status_columns(schema, shape, score)
+    exprs.update(statuses)
+    checks += grade_checks + status_checks
+    if shape == "answers":
+        answer = nw.col(ANSWER).cast(nw.String())
+        checks.append((answer.is_null() | (answer == ""), "empty_value", _lit("empty answer")))
+    exprs[SCORE], exprs[PASSED] = score, passed
+    exprs[LINE], exprs[SOURCE] = nw.col(LINE).cast(nw.Int64()), nw.col(SOURCE).cast(nw.String())
+    found = [
+        problems(frame.filter(mask.fill_null(False)), kind, detail, keys=(CANDIDATE, CASE_ID, LINE, SOURCE))
+        for mask, kind, detail in checks
+    ]
+    ledger = frame.select(
+        *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL.items()), *options.extra_columns
+    )
+    if shape == "answers" and expected is not None:
+        ledger = (
+            ledger.join(expected, on=CASE_ID, how="left")
+            .with_columns((nw.col(ANSWER) == nw.col("_expected")).alias(PASSED))
+            .with_columns(nw.col(PASSED).cast(nw.Float64()).alias(SCORE))
+            .drop("_expected")
+        )
+    found.extend(_schema_problems(ledger, found_tokens=bool(checks)))
+    if shape == "status":
+        found.extend(_status_problems(ledger))
+    return Canonical(ledger, found)
+
+
+#: A row check of :func:`canonical`: (mask of the failing rows, problem kind, detail).
+_Check: TypeAlias = tuple[nw.Expr, str, nw.Expr]
+
+
+def _key_columns(schema: Any) -> tuple[dict[str, nw.Expr], list[_Check]]:
+    """The identity and binding columns as text, ``trial`` and ``attempt`` parsed (1 when absent)."""
+    cols = set(schema.names())
+    checks: list[_Check] = []
     exprs: dict[str, nw.Expr] = {
         CANDIDATE: nw.col(CANDIDATE).cast(nw.String()),
         CASE_ID: nw.col(CASE_ID).cast(nw.String()),
@@ -184,8 +223,15 @@ def canonical(
                 checks.append((bad, "invalid_integer", detail))
         else:
             exprs[name] = _lit(1, nw.Int64())
-    for name in (RUN_ID, DATASET_VERSION, CASE_HASH, LIMIT, ANSWER):
+    for name in TEXT_COLUMNS:
         exprs[name] = nw.col(name).cast(nw.String()) if name in cols else _lit(None, nw.String())
+    return exprs, checks
+
+
+def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, nw.Expr, list[_Check]]:
+    """(score, passed, checks) from the ``passed`` and ``score`` columns, as :mod:`evalframe.validate.grades`."""
+    cols = set(schema.names())
+    checks: list[_Check] = []
     passed: nw.Expr = _lit(None, nw.Boolean())
     score: nw.Expr = _lit(None, nw.Float64())
     if PASSED in cols:
@@ -228,51 +274,39 @@ def canonical(
             if options.pass_threshold is not None:
                 passed = nw.coalesce(passed, parsed_score >= options.pass_threshold)
         score = parsed_score
-    if shape == "status":
-        exprs[EXEC_STATUS] = nw.col(EXEC_STATUS).cast(nw.String())
-        if SCORE_STATUS in cols:
-            ss = nw.col(SCORE_STATUS).cast(nw.String())
-            exprs[SCORE_STATUS] = nw.when(ss == "unscored").then(_lit("not_scored")).otherwise(ss)
-        else:
-            exprs[SCORE_STATUS] = nw.when(~score.is_null()).then(_lit("scored")).otherwise(_lit("not_scored"))
-        completed = nw.col(EXEC_STATUS) == "completed"
-        if HAS_OUTPUT in cols:
-            if schema[HAS_OUTPUT] != nw.Boolean:
-                msg = "has_output read by Spark must be a Boolean column"
-                raise ValueError(msg)
-            exprs[HAS_OUTPUT] = nw.coalesce(nw.col(HAS_OUTPUT), completed)
-        else:
-            exprs[HAS_OUTPUT] = completed
-        for name in (EXEC_STATUS, SCORE_STATUS):
-            if name in cols and schema[name] == nw.String:
-                checks.append((nw.col(name) == "", "empty_value", _lit(f"empty {name}")))
+    return score, passed, checks
+
+
+def _status_columns(schema: Any, shape: str, score: nw.Expr) -> tuple[dict[str, nw.Expr], list[_Check]]:
+    """``exec_status``, ``score_status`` and ``has_output``: read for a status ledger, implied for the others."""
+    if shape != "status":
+        implied = {
+            EXEC_STATUS: _lit("completed", nw.String()),
+            SCORE_STATUS: _lit("scored", nw.String()),
+            HAS_OUTPUT: _lit(True, nw.Boolean()),
+        }
+        return implied, []
+    cols = set(schema.names())
+    exprs = {EXEC_STATUS: nw.col(EXEC_STATUS).cast(nw.String())}
+    if SCORE_STATUS in cols:
+        ss = nw.col(SCORE_STATUS).cast(nw.String())
+        exprs[SCORE_STATUS] = nw.when(ss == "unscored").then(_lit("not_scored")).otherwise(ss)
     else:
-        exprs[EXEC_STATUS] = _lit("completed", nw.String())
-        exprs[SCORE_STATUS] = _lit("scored", nw.String())
-        exprs[HAS_OUTPUT] = _lit(True, nw.Boolean())
-    if shape == "answers":
-        answer = nw.col(ANSWER).cast(nw.String())
-        checks.append((answer.is_null() | (answer == ""), "empty_value", _lit("empty answer")))
-    exprs[SCORE], exprs[PASSED] = score, passed
-    exprs[LINE], exprs[SOURCE] = nw.col(LINE).cast(nw.Int64()), nw.col(SOURCE).cast(nw.String())
-    found = [
-        problems(frame.filter(mask.fill_null(False)), kind, detail, keys=(CANDIDATE, CASE_ID, LINE, SOURCE))
-        for mask, kind, detail in checks
+        exprs[SCORE_STATUS] = nw.when(~score.is_null()).then(_lit("scored")).otherwise(_lit("not_scored"))
+    completed = nw.col(EXEC_STATUS) == "completed"
+    if HAS_OUTPUT in cols:
+        if schema[HAS_OUTPUT] != nw.Boolean:
+            msg = "has_output read by Spark must be a Boolean column"
+            raise ValueError(msg)
+        exprs[HAS_OUTPUT] = nw.coalesce(nw.col(HAS_OUTPUT), completed)
+    else:
+        exprs[HAS_OUTPUT] = completed
+    checks: list[_Check] = [
+        (nw.col(name) == "", "empty_value", _lit(f"empty {name}"))
+        for name in (EXEC_STATUS, SCORE_STATUS)
+        if name in cols and schema[name] == nw.String
     ]
-    ledger = frame.select(
-        *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL.items()), *options.extra_columns
-    )
-    if shape == "answers" and expected is not None:
-        ledger = (
-            ledger.join(expected, on=CASE_ID, how="left")
-            .with_columns((nw.col(ANSWER) == nw.col("_expected")).alias(PASSED))
-            .with_columns(nw.col(PASSED).cast(nw.Float64()).alias(SCORE))
-            .drop("_expected")
-        )
-    found.extend(_schema_problems(ledger, found_tokens=bool(checks)))
-    if shape == "status":
-        found.extend(_status_problems(ledger))
-    return Canonical(ledger, found)
+    return exprs, checks
 
 
 def _schema_problems(ledger: Lazy, *, found_tokens: bool) -> list[Lazy]:
@@ -374,53 +408,7 @@ def identity(
     ``planned`` the planned units (``candidate``, ``case_id``, ``trial``). Adds ``_planned`` (Boolean) to
     the ledger: the row is one of a planned unit.
     """
-    low, high = trial_range
-    marked = ledger.join(
-        cases.select(CASE_ID, _lit(True, nw.Boolean()).alias("_case_ok")), on=CASE_ID, how="left"
-    ).with_columns(
-        nw.col("_case_ok").fill_null(False),
-        nw.col(CANDIDATE).is_in(list(candidates)).fill_null(False).alias("_cand_ok"),
-    )
-    in_range = (nw.col(TRIAL) >= low) & (nw.col(TRIAL) <= high)
-    keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
-    cand, case = nw.col("_cand_ok"), nw.col("_case_ok")
-    found = [
-        problems(
-            marked.filter(~cand),
-            "unknown_candidate",
-            nw.concat_str([_lit("candidate "), _text(CANDIDATE), _lit(" is not planned")]),
-            keys=keys,
-        ),
-        problems(
-            marked.filter(cand & ~case),
-            "unknown_case",
-            nw.concat_str([_lit("case "), _text(CASE_ID), _lit(" is not in the plan")]),
-            keys=keys,
-        ),
-        problems(
-            marked.filter(cand & case & ~nw.col(TRIAL).is_null() & ~in_range.fill_null(False)),
-            "trial_out_of_range",
-            nw.concat_str([_lit("trial "), _text(TRIAL), _lit(f" is outside {low}..{high}")]),
-            keys=keys,
-        ),
-    ]
-    coded = cand & case & in_range.fill_null(False)
-    if units_table:
-        listed = marked.join(
-            planned.select(*_UNIT, _lit(True, nw.Boolean()).alias("_listed")), on=_UNIT, how="left"
-        ).with_columns(nw.col("_listed").fill_null(False))
-        found.append(
-            problems(
-                listed.filter(coded & ~nw.col("_listed")),
-                "unknown_unit",
-                _lit("(candidate, case_id, trial) is not a planned unit"),
-                keys=keys,
-            )
-        )
-        marked = listed.with_columns((coded & nw.col("_listed")).alias("_planned")).drop("_listed")
-    else:
-        marked = marked.with_columns(coded.alias("_planned"))
-    marked = marked.drop("_cand_ok", "_case_ok")
+    marked, found = _plan_membership(ledger, cases, candidates, trial_range, planned if units_table else None)
     key = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
     counted = marked.with_columns(nw.len().over(*key).alias("_times"))
     found.append(
@@ -428,7 +416,7 @@ def identity(
             counted.filter(nw.col("_times") > 1),
             "duplicate_key",
             nw.concat_str([_lit("key appears "), nw.col("_times").cast(nw.String()), _lit(" times")]),
-            keys=keys,
+            keys=_ROW_KEYS,
         )
     )
     if run_id is not None:
@@ -438,10 +426,75 @@ def identity(
                 marked.filter(wrong.fill_null(True)),
                 "run_mismatch",
                 nw.concat_str([_lit("run_id "), _text(RUN_ID), _lit(f" is not the required run {run_id}")]),
-                keys=keys,
+                keys=_ROW_KEYS,
             )
         )
+    found.extend(_plan_value_problems(marked, cases))
+    present = marked.filter(nw.col("_planned")).select(*_UNIT).unique()
+    # Missing units are counted per candidate by the engine (see evalframe.reconcile.missing_problems), not listed.
+    gone = planned.select(*_UNIT).join(present, on=_UNIT, how="anti")
+    return Identity(marked, found, gone)
+
+
+def _plan_membership(
+    ledger: Lazy, cases: Lazy, candidates: Sequence[str], trial_range: tuple[int, int], units: Lazy | None
+) -> tuple[Lazy, list[Lazy]]:
+    """The ledger with ``_planned``, and its rows of an unknown candidate, case, trial or unit (of ``units``).
+
+    ``units`` holds the planned units when the plan is a units table, else None.
+    """
+    low, high = trial_range
+    marked = ledger.join(
+        cases.select(CASE_ID, _lit(True, nw.Boolean()).alias("_case_ok")), on=CASE_ID, how="left"
+    ).with_columns(
+        nw.col("_case_ok").fill_null(False),
+        nw.col(CANDIDATE).is_in(list(candidates)).fill_null(False).alias("_cand_ok"),
+    )
+    in_range = (nw.col(TRIAL) >= low) & (nw.col(TRIAL) <= high)
+    cand, case = nw.col("_cand_ok"), nw.col("_case_ok")
+    found = [
+        problems(
+            marked.filter(~cand),
+            "unknown_candidate",
+            nw.concat_str([_lit("candidate "), _text(CANDIDATE), _lit(" is not planned")]),
+            keys=_ROW_KEYS,
+        ),
+        problems(
+            marked.filter(cand & ~case),
+            "unknown_case",
+            nw.concat_str([_lit("case "), _text(CASE_ID), _lit(" is not in the plan")]),
+            keys=_ROW_KEYS,
+        ),
+        problems(
+            marked.filter(cand & case & ~nw.col(TRIAL).is_null() & ~in_range.fill_null(False)),
+            "trial_out_of_range",
+            nw.concat_str([_lit("trial "), _text(TRIAL), _lit(f" is outside {low}..{high}")]),
+            keys=_ROW_KEYS,
+        ),
+    ]
+    coded = cand & case & in_range.fill_null(False)
+    if units is not None:
+        listed = marked.join(
+            units.select(*_UNIT, _lit(True, nw.Boolean()).alias("_listed")), on=_UNIT, how="left"
+        ).with_columns(nw.col("_listed").fill_null(False))
+        found.append(
+            problems(
+                listed.filter(coded & ~nw.col("_listed")),
+                "unknown_unit",
+                _lit("(candidate, case_id, trial) is not a planned unit"),
+                keys=_ROW_KEYS,
+            )
+        )
+        marked = listed.with_columns((coded & nw.col("_listed")).alias("_planned")).drop("_listed")
+    else:
+        marked = marked.with_columns(coded.alias("_planned"))
+    return marked.drop("_cand_ok", "_case_ok"), found
+
+
+def _plan_value_problems(marked: Lazy, cases: Lazy) -> list[Lazy]:
+    """Rows whose ``dataset_version`` or ``case_hash`` differs from the plan's for their case."""
     names = cases.collect_schema().names()
+    found = []
     for col, kind in ((DATASET_VERSION, "version_mismatch"), (CASE_HASH, "hash_mismatch")):
         if col not in names:
             continue
@@ -454,13 +507,10 @@ def identity(
                 joined.filter(differ),
                 kind,
                 nw.concat_str([_lit(f"{col} "), nw.col(col), _lit(" differs from the plan's "), nw.col("_plan_value")]),
-                keys=keys,
+                keys=_ROW_KEYS,
             )
         )
-    present = marked.filter(nw.col("_planned")).select(*_UNIT).unique()
-    # Missing units are counted per candidate by the engine (see evalframe.reconcile.missing_problems), not listed.
-    gone = planned.select(*_UNIT).join(present, on=_UNIT, how="anti")
-    return Identity(marked, found, gone)
+    return found
 
 
 @dataclass(frozen=True)
@@ -506,24 +556,17 @@ def select_attempts(ledger: Lazy, options: Options) -> Selection:
     lf = lf.with_columns(counts.alias(COUNTS))
     keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
     strict = options.strict_retries
-    rules = [
-        (nw.col("_prev_scored"), "retry_after_scored", "retry of a unit whose previous attempt was already scored"),
-        (
-            ~nw.col("_prev_scored") & nw.col("_prev_ineligible"),
-            "retry_after_ineligible",
-            f"retry after a failure the policy does not retry (retry_on: {', '.join(options.retry_on)})",
-        ),
-        (nw.col("_gap"), "attempt_gap", "attempt numbers skip a value before this attempt"),
-    ]
+    masks = {
+        "retry_after_scored": nw.col("_prev_scored"),
+        "retry_after_ineligible": ~nw.col("_prev_scored") & nw.col("_prev_ineligible"),
+        "attempt_gap": nw.col("_gap"),
+    }
     if options.max_attempts is not None:
-        rules.append(
-            (
-                nw.col(ATTEMPT) > options.max_attempts,
-                "attempt_beyond_max",
-                f"attempt above max_attempts = {options.max_attempts}",
-            )
-        )
-    flags = [problems(lf.filter(mask), kind, _lit(text), refusing=strict, keys=keys) for mask, kind, text in rules]
+        masks["attempt_beyond_max"] = nw.col(ATTEMPT) > options.max_attempts
+    details = retry_flag_details(options.retry_on, options.max_attempts)
+    flags = [
+        problems(lf.filter(mask), kind, _lit(details[kind]), refusing=strict, keys=keys) for kind, mask in masks.items()
+    ]
     helpers = [c for c in lf.collect_schema().names() if c.startswith("_")]
     return Selection(lf.drop(*helpers), flags)
 

@@ -231,33 +231,22 @@ _RATE_PARTS: Final = {
 }
 #: The interval columns of every rate, in order.
 _RATE_CI_COLUMNS: Final = tuple(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high"))
+#: The clustering of ``pass_rate_scored`` that :func:`with_uncertainty` adds: naive and clustered standard
+#: errors, design effect, ICC and effective n (Float64).
+CLUSTERING_COLUMNS: Final = (
+    "pass_rate_scored_se_naive",
+    "pass_rate_scored_se_clustered",
+    "design_effect",
+    "icc",
+    "effective_n",
+)
+#: The mean score with its clustered standard error and interval (Float64).
+MEAN_SCORE_COLUMNS: Final = ("mean_score", "mean_score_se_clustered", "mean_score_ci_low", "mean_score_ci_high")
+_CASE_PASS_RATE: Final = ("case_pass_rate", "case_pass_rate_ci_low", "case_pass_rate_ci_high")
 #: Columns derived from ``pass_rate_scored`` (null where it is null).
-_BY_PASS_RATE_SCORED: Final = (
-    "pass_rate_scored_se_naive",
-    "pass_rate_scored_se_clustered",
-    "design_effect",
-    "icc",
-    "effective_n",
-    "case_pass_rate",
-    "case_pass_rate_ci_low",
-    "case_pass_rate_ci_high",
-)
+_BY_PASS_RATE_SCORED: Final = (*CLUSTERING_COLUMNS, *_CASE_PASS_RATE)
 #: Every Float64 column :func:`uncertainty_from_case_sums` adds, in order.
-_ADDED_FLOATS: Final = (
-    *_RATE_CI_COLUMNS,
-    "case_pass_rate",
-    "case_pass_rate_ci_low",
-    "case_pass_rate_ci_high",
-    "pass_rate_scored_se_naive",
-    "pass_rate_scored_se_clustered",
-    "design_effect",
-    "icc",
-    "effective_n",
-    "mean_score",
-    "mean_score_se_clustered",
-    "mean_score_ci_low",
-    "mean_score_ci_high",
-)
+_ADDED_FLOATS: Final = (*_RATE_CI_COLUMNS, *_CASE_PASS_RATE, *CLUSTERING_COLUMNS, *MEAN_SCORE_COLUMNS)
 
 
 def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]:

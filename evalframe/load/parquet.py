@@ -184,10 +184,7 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
 def _schema(frame: pl.LazyFrame, source: str) -> pl.Schema:
     """The scan's schema; what the reader cannot resolve (e.g. a hive folder value holding ``=``) is an input error.
 
-    Raises
-    ------
-    InputFormatError
-        With ``source`` and the reader's message (first line).
+    The :class:`InputFormatError` names ``source`` and the reader's message, as :func:`collect_input`'s do.
     """
     try:
         return frame.collect_schema()

@@ -122,10 +122,9 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> headline_chart(build_view(report).candidates).startswith("<svg")
+    >>> headline_chart(ef.report.build_view(report).candidates).startswith("<svg")
     True
     """
     records = list(candidates)
@@ -259,10 +258,9 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> "<svg" in funnel_chart(build_view(report).candidates)
+    >>> "<svg" in funnel_chart(ef.report.build_view(report).candidates)
     True
     """
     records = list(candidates)
@@ -305,10 +303,9 @@ def missing_rate_chart(view: Slices) -> str:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"], "kind": ["x", "y"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]}), slices=["kind"])
-    >>> "<svg" in missing_rate_chart(build_view(report).slices)
+    >>> "<svg" in missing_rate_chart(ef.report.build_view(report).slices)
     True
     """
     slices, missingness = view.table, view.missingness

@@ -379,12 +379,11 @@ def render_html(view: View) -> str:
     Examples
     --------
     >>> import polars as pl, evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund", "privacy", "handoff"]}),
     ...                           candidates=["A", "B"])
     >>> results = pl.DataFrame({"candidate": ["A", "A", "B", "B", "B", "B"],
     ...     "case_id": ["quote", "refund", "quote", "refund", "privacy", "handoff"], "passed": [1, 1, 1, 1, 1, 0]})
-    >>> text = render_html(build_view(ef.audit(plan, results)))
+    >>> text = render_html(ef.report.build_view(ef.audit(plan, results)))
     >>> text.startswith("<!DOCTYPE html>"), "passed / scored = 2 / 2" in text, "http://" in text
     (True, True, False)
     """
@@ -440,10 +439,9 @@ def render_summary_html(view: View) -> str:
     Examples
     --------
     >>> import polars as pl, evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> results = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]})
-    >>> "only 1 of 2 planned units scored" in render_summary_html(build_view(ef.audit(plan, results)))
+    >>> "only 1 of 2 planned units scored" in render_summary_html(ef.report.build_view(ef.audit(plan, results)))
     True
     """
     parts: list[Any] = [

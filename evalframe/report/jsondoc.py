@@ -87,10 +87,9 @@ def render_json(view: View) -> str:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> json.loads(render_json(build_view(report, min_coverage=0.9)))["gate"]
+    >>> json.loads(render_json(ef.report.build_view(report, min_coverage=0.9)))["gate"]
     {'min_coverage': 0.9, 'passed': False, 'below': [{'candidate': 'A', 'scored_coverage': 0.5}]}
     """
     return json.dumps(finite(view_dict(view)), indent=2, sort_keys=False, default=str)

@@ -83,10 +83,9 @@ def render_markdown(view: View) -> str:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> render_markdown(build_view(report)).splitlines()[0]
+    >>> render_markdown(ef.report.build_view(report)).splitlines()[0]
     '# evalframe audit: A'
     """
     c = view.comparison
@@ -228,10 +227,9 @@ def render_github(view: View) -> str:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> print(render_github(build_view(report, min_coverage=0.9)).splitlines()[2])
+    >>> print(render_github(ef.report.build_view(report, min_coverage=0.9)).splitlines()[2])
     **Gate failed**: scored_coverage below 0.9: A (0.5).
     """
     lines = [f"### {markdown_text(view.title)}", ""]

@@ -201,7 +201,7 @@ class AuditReport:
         Returns
         -------
         list of pathlib.Path
-            The files written (the manifest aside), sorted by name.
+            What :func:`~evalframe.report.output.write_output` returns: the files but the manifest, by name.
 
         Raises
         ------

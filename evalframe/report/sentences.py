@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
@@ -166,6 +166,33 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
     )
 
 
+#: The keys of :attr:`AuditReport.meta` that :func:`provenance_lines` writes under a label of its own;
+#: any other key follows them by name.
+PROVENANCE_KEYS: Final = (
+    "plan_source",
+    "plan_hash",
+    "n_cases",
+    "candidates",
+    "trials",
+    "planned_units",
+    "dataset_versions",
+    "results_source",
+    "ledger_shape",
+    "ledger_rows",
+    "run_ids",
+    "required_run_id",
+    "retry",
+    "max_attempts",
+    "retry_on",
+    "missing",
+    "grade",
+    "slices",
+    "confidence",
+    "alpha",
+    "evalframe_version",
+)
+
+
 def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list[tuple[str, str]]:
     """What produced a report, as (label, text) pairs: plan, data, runs, policies, version.
 
@@ -228,30 +255,7 @@ def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list
         ("confidence, alpha", f"{m.get('confidence')}, {m.get('alpha')}"),
         ("evalframe version", str(m.get("evalframe_version"))),
     ]
-    known = {
-        "plan_source",
-        "plan_hash",
-        "n_cases",
-        "candidates",
-        "trials",
-        "planned_units",
-        "dataset_versions",
-        "results_source",
-        "ledger_shape",
-        "ledger_rows",
-        "run_ids",
-        "required_run_id",
-        "retry",
-        "max_attempts",
-        "retry_on",
-        "missing",
-        "grade",
-        "slices",
-        "confidence",
-        "alpha",
-        "evalframe_version",
-    }
-    for key in sorted(k for k in m if k not in known):
+    for key in sorted(k for k in m if k not in PROVENANCE_KEYS):
         value = m[key]
         if value is None:
             lines.append((key, "none"))

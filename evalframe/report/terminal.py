@@ -279,12 +279,11 @@ def print_view(view: View, console: Console) -> None:
     Examples
     --------
     >>> import evalframe as ef
-    >>> from evalframe.report.view import build_view
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3", "q4"]}), candidates=["A"])
     >>> ledger = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["q1", "q2", "q3", "q4"], "passed": [1, 1, 1, 0]})
     >>> import io
     >>> console = Console(width=100, record=True, file=io.StringIO())
-    >>> print_view(build_view(ef.audit(plan, ledger)), console)
+    >>> print_view(ef.report.build_view(ef.audit(plan, ledger)), console)
     >>> "0.750 (3/4 scored)" in console.export_text()
     True
     """

@@ -18,6 +18,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, TRIAL
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
@@ -61,19 +62,7 @@ _PARTS: Final[Mapping[str, tuple[str, str]]] = {
     "pass_rate_planned": ("passed", "planned"),
     "pass_rate_upper": ("upper", "planned"),
 }
-_UNCERTAINTY: Final = (
-    "cases_planned",
-    "cases_fully_scored",
-    "pass_rate_scored_se_naive",
-    "pass_rate_scored_se_clustered",
-    "design_effect",
-    "icc",
-    "effective_n",
-    "mean_score",
-    "mean_score_se_clustered",
-    "mean_score_ci_low",
-    "mean_score_ci_high",
-)
+_UNCERTAINTY: Final = ("cases_planned", "cases_fully_scored", *CLUSTERING_COLUMNS, *MEAN_SCORE_COLUMNS)
 
 
 @dataclass(frozen=True)

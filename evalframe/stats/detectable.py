@@ -209,19 +209,9 @@ def achieved_power(
     ----------
     difference
         True difference in pass rate, candidate − baseline, in [0, 1 − rate].
-    cases
-        Cases G.
-    trials
-        Trials per case K ≥ 1; exactly 1 uses the exact McNemar model, more the clustered t model
-        (module docstring).
-    rate
-        The baseline's pass rate p in (0, 1).
-    icc
-        Intra-case correlation ρ in [0, 1] of one candidate's trials (unused with one trial).
-    pair_correlation
-        Correlation r in [−1, 1) of the two sides' case means (one trial: of their outcomes, φ).
-    alpha
-        Two-sided level of the test (``compare``'s ``alpha``; its interval at confidence 1 − α).
+    cases, trials, rate, icc, pair_correlation, alpha
+        The design, as in :func:`detectable_difference`: exactly one trial per case uses the exact McNemar
+        model, more the clustered t model (module docstring).
 
     Returns
     -------
@@ -232,7 +222,7 @@ def achieved_power(
     Raises
     ------
     ValueError
-        When an argument is outside its range.
+        When an argument is outside its range (that of :func:`detectable_difference`'s, or ``difference``).
 
     Examples
     --------
@@ -272,12 +262,13 @@ def detectable_difference(
         The baseline pass rate p in (0, 1).
     icc
         Intra-case correlation ρ in [0, 1] of one candidate's trials (0:
-        trials are independent draws; 1: a case's trials always agree).
+        trials are independent draws; 1: a case's trials always agree; unused with one trial).
     pair_correlation
         Correlation r in [−1, 1) of the two candidates' case means at K
-        trials (0 when unknown; positive when both find the same cases hard).
+        trials (0 when unknown; positive when both find the same cases hard; one trial: φ, the
+        correlation of the two sides' outcomes).
     alpha
-        Two-sided significance level.
+        Two-sided significance level (``compare``'s ``alpha``; its interval at confidence 1 − α).
     power
         Target power 1 − β.
 
@@ -362,7 +353,7 @@ def cases_needed(
     Raises
     ------
     ValueError
-        When an argument is outside its range.
+        When ``difference`` is outside (0, 1 − rate], or ``most`` or another argument outside its range.
 
     Examples
     --------

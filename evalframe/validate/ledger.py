@@ -18,18 +18,15 @@ from evalframe.columns import (
     ANSWER,
     ATTEMPT,
     CANDIDATE,
-    CASE_HASH,
     CASE_ID,
-    DATASET_VERSION,
     DETAIL,
     EXPECTED,
     KIND,
-    LIMIT,
     LINE,
     PASSED,
-    RUN_ID,
     SCORE,
     SOURCE,
+    TEXT_COLUMNS,
     TRIAL,
     GradeKind,
 )
@@ -167,7 +164,7 @@ def _canonical_columns(
         checks.append(
             check(bad, "invalid_integer", pl.format("{} = {} is not a positive integer", pl.lit(name), value))
         )
-    for name in (RUN_ID, DATASET_VERSION, CASE_HASH, LIMIT, ANSWER):
+    for name in TEXT_COLUMNS:
         exprs[name] = pl.col(name).cast(pl.String) if name in schema else pl.lit(None, pl.String)
     score, passed, grade_checks = grade_columns(
         schema, shape=shape, grade=grade, score_range=score_range, pass_threshold=pass_threshold

@@ -5,7 +5,8 @@ except those under ``if TYPE_CHECKING:``, which never run): an import inside a f
 import, so a cycle cannot hide in one. A package's ``__init__`` gathering its own submodules (the
 importers' registry, the report package registering its renderers) is containment, not a dependency:
 those edges are left out, and a submodule must not import its package's ``__init__`` back for anything
-but names the ``__init__`` defines itself.
+but names the ``__init__`` defines itself. ``.ci/run`` checks the same rules with import-linter
+(``lint-imports``, the contracts in pyproject.toml), from the same source.
 """
 
 from __future__ import annotations
