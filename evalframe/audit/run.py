@@ -247,9 +247,21 @@ def audit(
     if engine == "spark" or is_spark_frame(results):
         from evalframe.engines.spark import audit_on_spark
 
-        return audit_on_spark(
-            plan, results, options, tables=spark_tables, spark_remote=spark_remote, alpha=alpha, provenance=provenance
+        done = audit_on_spark(plan, results, options, tables=spark_tables, spark_remote=spark_remote, alpha=alpha)
+        meta = audit_meta(
+            plan,
+            options,
+            source=done.source,
+            shape=done.shape,
+            rows=done.rows,
+            run_ids=done.run_ids,
+            alpha=alpha,
+            provenance=provenance,
+            engine="spark",
+            tables=done.root,
+            problem_counts=done.problem_counts,
         )
+        return AuditReport(done.summary, done.units, done.attempts, done.problems, done.slices, done.missingness, meta)
     loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)

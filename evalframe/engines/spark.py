@@ -21,14 +21,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.attempts import RETRY_FLAGS
-from evalframe.audit.meta import audit_meta
-from evalframe.audit.step import Options
 from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
@@ -58,7 +56,6 @@ from evalframe.load import is_spark_frame
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
-from evalframe.report.model import AuditReport
 from evalframe.slices import (
     SLICE_VALUE,
     UNGRADED,
@@ -70,6 +67,9 @@ from evalframe.slices import (
     slice_rates,
 )
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
+
+if TYPE_CHECKING:
+    from evalframe.audit.step import Options
 
 #: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).
 FIRST_ROWS: Final = 1000
@@ -205,6 +205,32 @@ def _units_schema(units: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     return units.with_columns(pl.col(c).cast(t) for c, t in casts.items() if c in names).sort(key, nulls_last=False)
 
 
+@dataclass(frozen=True)
+class SparkAudit:
+    """What a Spark audit hands back: the report's tables and the facts of its meta (see :func:`audit_on_spark`).
+
+    :func:`evalframe.audit.audit` assembles the report from them, with the same meta as on polars
+    (:func:`evalframe.audit.meta.audit_meta`).
+    """
+
+    summary: pl.DataFrame
+    #: Polars scans of the Parquet Spark wrote, with the polars tables' types and order.
+    units: pl.LazyFrame
+    attempts: pl.LazyFrame
+    #: The first :data:`FIRST_ROWS` problems of each kind.
+    problems: pl.DataFrame
+    slices: pl.DataFrame
+    missingness: pl.DataFrame
+    #: What the results were read from, the ledger's shape, its rows and run ids.
+    source: str
+    shape: str
+    rows: int
+    run_ids: list[str]
+    #: Where the full tables are, and every problem kind's count.
+    root: str
+    problem_counts: dict[str, int]
+
+
 def audit_on_spark(
     plan: Plan,
     results: object,
@@ -213,16 +239,14 @@ def audit_on_spark(
     tables: str | os.PathLike[str] | None = None,
     spark_remote: str | None = None,
     alpha: float = 0.05,
-    provenance: Mapping[str, Any] | None = None,
-) -> AuditReport:
+) -> SparkAudit:
     """Audit a Spark DataFrame, a Parquet path or a table against a frozen plan, on Spark.
 
     Called by :func:`evalframe.audit.audit` (``engine="spark"`` or a Spark DataFrame) with its checked
     options (numeric slice columns parsed and their bins resolved from the plan); they mean the same.
     ``tables`` is the folder Spark writes ``units``, ``attempts`` and ``problems`` (Parquet folders) to
-    (default: a new temporary folder); ``report.units`` and ``report.attempts`` are polars scans of them,
-    ``report.problems`` holds the first :data:`FIRST_ROWS` problems of each kind and
-    ``report.meta["problem_counts"]`` every count.
+    (default: a new temporary folder); the units and attempts handed back are polars scans of them, the
+    problems the first :data:`FIRST_ROWS` of each kind, with every kind's count.
 
     Raises
     ------
@@ -245,24 +269,16 @@ def audit_on_spark(
     finally:
         for frame in cached:
             frame.to_native().unpersist()
-    meta = audit_meta(
-        plan,
-        options,
+    return SparkAudit(
+        units=_units_schema(pl.scan_parquet(where.path("units") + "/*.parquet"), plan),
+        attempts=_units_schema(pl.scan_parquet(where.path("attempts") + "/*.parquet"), plan),
+        problems=first,
         source=ledger.source,
         shape=shape,
         rows=rows,
         run_ids=run_ids,
-        alpha=alpha,
-        provenance=provenance,
-        engine="spark",
-        tables=where.root,
+        root=where.root,
         problem_counts=counts,
-    )
-    return AuditReport(
-        units=_units_schema(pl.scan_parquet(where.path("units") + "/*.parquet"), plan),
-        attempts=_units_schema(pl.scan_parquet(where.path("attempts") + "/*.parquet"), plan),
-        problems=first,
-        meta=meta,
         **summaries,
     )
 
