@@ -47,7 +47,7 @@ def outcome(plan: ef.Plan, ledger: Any, **options: Any) -> tuple[str, ef.AuditRe
 def assert_same_audit(
     spark: Any, plan: ef.Plan, frame: pl.DataFrame, folder: Path, **options: Any
 ) -> tuple[str, ef.AuditReport | pl.DataFrame]:
-    """Audit ``frame`` with polars and the same rows on Spark; assert identical summary, units and problems."""
+    """Audit ``frame`` with polars and the same rows on Spark; assert identical tables (slices too)."""
     kind, polars_side = outcome(plan, frame, **options)
     tables = folder / f"tables-{len(list(folder.glob('tables-*')))}"
     spark_kind, spark_side = outcome(plan, as_spark(spark, frame, folder), spark_tables=tables, **options)
@@ -60,6 +60,8 @@ def assert_same_audit(
         return kind, polars_side
     assert isinstance(spark_side, ef.AuditReport)
     assert_frame_equal(spark_side.summary, polars_side.summary)
+    assert_frame_equal(spark_side.slices, polars_side.slices)
+    assert_frame_equal(spark_side.missingness, polars_side.missingness)
     assert_frame_equal(spark_side.problems, polars_side.problems)
     assert_frame_equal(spark_side.units.lazy().collect(), polars_side.units.lazy().collect())
     attempts = polars_side.attempts.lazy().collect()

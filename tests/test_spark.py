@@ -1,8 +1,9 @@
 """The audit on Spark (PySpark ``local[2]`` on 127.0.0.1) gives the polars audit's tables, value for value.
 
-Summary, units, attempts and problems are compared with ``assert_frame_equal`` (exact) on the SPEC §7
-fixtures, on seeded ledgers of ../shared/tools/gen_ledger.py with each of its defects, and under every
-retry policy. One Spark session serves the module; ``test_spark_connect.py`` repeats a part on Spark Connect.
+Summary, units, attempts, problems, slices and missingness tests are compared with ``assert_frame_equal``
+(exact) on the SPEC §7 fixtures, on seeded ledgers of ../shared/tools/gen_ledger.py with each of its
+defects, and under every retry policy (with slices: text, null and quantile-binned numeric values). One
+Spark session serves the module; ``test_spark_connect.py`` repeats a part on Spark Connect.
 """
 
 from __future__ import annotations
@@ -42,11 +43,15 @@ def orbit_plan() -> ef.Plan:
     return ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
 
 
-def test_orbit_desk_and_its_header_only_export(spark: Any, tmp_path: Path) -> None:
-    kind, report = assert_same_audit(spark, orbit_plan(), frame_of(ORBIT / "results.csv"), tmp_path)
+def test_orbit_desk_by_case_type_and_its_header_only_export(spark: Any, tmp_path: Path) -> None:
+    frame = frame_of(ORBIT / "results.csv")
+    kind, report = assert_same_audit(spark, orbit_plan(), frame, tmp_path, slices=["case_type"])
     assert kind == "report" and isinstance(report, ef.AuditReport)
     got = report.summary.select("candidate", "planned", "scored", "passed", "missing_case_ids").rows()
     assert got == [("A", 4, 2, 2, ["handoff", "privacy"]), ("B", 4, 4, 3, [])]
+    by_type = report.slices.filter(pl.col("candidate") == "A").select("slice_value", "missing", "missing_ratio")
+    assert by_type.rows() == [("billing", 0, 0.0), ("escalation", 1, 2.0), ("policy", 1, 2.0), ("sales", 0, 0.0)]
+    assert report.missingness.select("candidate", "missing", "p_value").rows() == [("A", 2, 1.0), ("B", 0, None)]
     kind, report = assert_same_audit(spark, orbit_plan(), frame_of(ORBIT / "results_header_only.csv"), tmp_path)
     assert isinstance(report, ef.AuditReport)
     assert report.summary.select("scored", "pass_rate_scored", "pass_rate_planned").rows() == [(0, None, 0.0)] * 2
@@ -106,18 +111,33 @@ def test_reversed_answers_and_a_wrong_run(spark: Any, tmp_path: Path) -> None:
 def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[ef.Plan, pl.DataFrame, dict[str, Any]]:
     if not GEN.exists():
         pytest.skip("needs ../shared/tools/gen_ledger.py beside the repository (CI has it)")
-    return generated(tmp_path_factory.mktemp("clean"), 20_000, 7, unknown=0, dups=0, missing=0.05, retries=0.1)
+    folder = tmp_path_factory.mktemp("clean")
+    _, frame, manifest = generated(folder, 20_000, 7, unknown=0, dups=0, missing=0.05, retries=0.1)
+    # Cases without a tool form a slice of their own (a null slice value).
+    units = pl.read_parquet(folder / "plan.parquet")
+    units.with_columns(pl.col("tool_path").replace("none", None)).write_parquet(folder / "plan.parquet")
+    return ef.Plan.from_file(folder / "plan.parquet"), frame, manifest
 
 
 @pytest.mark.parametrize("retry", ["first", "last_allowed", "every"])
-def test_generated_clean_ledger_under_each_retry_policy(
+def test_generated_clean_ledger_by_slice_under_each_retry_policy(
     spark: Any, tmp_path: Path, clean: tuple[ef.Plan, pl.DataFrame, dict[str, Any]], retry: str
 ) -> None:
     plan, frame, manifest = clean
-    kind, report = assert_same_audit(spark, plan, frame, tmp_path, retry=retry, max_attempts=2)
+    slices = {"slices": ["case_type", "tool_path", "input_length"], "bins": {"input_length": "q4"}}
+    kind, report = assert_same_audit(spark, plan, frame, tmp_path, retry=retry, max_attempts=2, **slices)
     assert isinstance(report, ef.AuditReport)
     truth = manifest["truth"]
     assert int(report.summary.get_column("missing").sum()) == truth["missing_pairs"]
+    by_type = report.slices.filter(pl.col("slice_column") == "case_type").group_by("slice_value").agg(pl.sum("missing"))
+    assert dict(by_type.iter_rows()) == truth["missing_by_case_type"]
+    tools = report.slices.filter(pl.col("slice_column") == "tool_path").get_column("slice_value")
+    assert tools.null_count() == len(plan.candidates)  # one null slice per candidate
+    lengths = report.slices.filter(pl.col("slice_column") == "input_length").get_column("slice_value").unique()
+    assert lengths.len() == 4 and lengths.str.starts_with("(").all()
+    # Half of the missing units are long_context cases: every candidate's missing units concentrate there.
+    flags = report.summary.get_column("selective_missingness")
+    assert flags.null_count() == 0 and flags.str.contains("case_type: [^;]*concentrate in [^;(]*long_context").all()
 
 
 def test_generated_ledger_with_every_defect(
@@ -136,6 +156,12 @@ def test_generated_ledger_with_every_defect(
     assert missing.get_column("candidate").n_unique() == missing.height  # one row per candidate
     counted = missing.get_column("detail").str.extract(r"^(\d+) planned unit").cast(pl.Int64).sum()
     assert counted == truth["missing_pairs"]
+
+
+def test_spark_refuses_a_polars_frame_before_starting_a_session() -> None:
+    frame = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]})
+    with pytest.raises(ValueError, match="engine='spark' reads a Spark DataFrame, Parquet paths or a table name"):
+        ef.audit(orbit_plan(), frame, engine="spark")
 
 
 def test_the_polars_path_never_imports_pyspark() -> None:

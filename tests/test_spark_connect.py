@@ -1,5 +1,5 @@
 """The audit on Spark Connect: a local Connect server (the pyspark wheel's sbin/start-connect-server.sh,
-``local[2]`` on 127.0.0.1) started for the module; the tables equal the polars audit's.
+``local[2]`` on 127.0.0.1) started for the module; the tables (slices too) equal the polars audit's.
 """
 
 from __future__ import annotations
@@ -103,6 +103,8 @@ def test_generated_ledger_on_spark_connect(
     if not GEN.exists():
         pytest.skip("needs ../shared/tools/gen_ledger.py beside the repository (CI has it)")
     plan, frame, manifest = generated(tmp_path_factory.mktemp("g"), 20_000, 5, unknown=0, dups=0, retries=0.1)
-    kind, report = assert_same_audit(connect, plan, frame, tmp_path, retry=retry)
+    kind, report = assert_same_audit(connect, plan, frame, tmp_path, retry=retry, slices=["case_type"])
     assert isinstance(report, ef.AuditReport)
     assert int(report.summary.get_column("missing").sum()) == manifest["truth"]["missing_pairs"]
+    by_type = report.slices.group_by("slice_value").agg(pl.sum("missing"))
+    assert dict(by_type.iter_rows()) == manifest["truth"]["missing_by_case_type"]

@@ -13,12 +13,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 import polars as pl
 
-from evalframe._version import evalframe_version
 from evalframe.audit.executors import ByCandidate, Executor, WholeBatch
+from evalframe.audit.meta import audit_meta
 from evalframe.audit.step import Options, Part, batch_problems
 from evalframe.columns import (
     CANDIDATE,
@@ -40,6 +40,9 @@ from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
 from evalframe.validate import KNOWN_COLUMNS
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkDataFrame
 
 #: ``partition_by="auto"`` audits candidate by candidate from this many ledger rows or planned units on (the
 #: whole batch's work grows with both); below it the whole batch is the faster and takes under 1 GiB. The
@@ -76,7 +79,7 @@ def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins
 @in_memory
 def audit(
     plan: Plan,
-    results: Results,
+    results: Results | SparkDataFrame,
     *,
     retry: RetryPolicyName = "first",
     max_attempts: int | None = None,
@@ -107,8 +110,10 @@ def audit(
         The frozen plan (:class:`~evalframe.plan.Plan`).
     results
         The ledger: a polars frame, a :class:`~evalframe.load.Loaded`, or a
-        path (CSV, JSON Lines, Parquet file/directory/glob) or list of paths.
-        One row per attempt; see :mod:`evalframe.validate` for the shapes.
+        path (CSV, JSON Lines, Parquet file/directory/glob) or list of paths;
+        with ``engine="spark"``, Parquet paths, a table name or a PySpark / Spark
+        Connect DataFrame. One row per attempt; see :mod:`evalframe.validate`
+        for the shapes.
     retry
         Declared retry policy: ``first``, ``last_allowed`` or ``every``.
     max_attempts
@@ -169,7 +174,8 @@ def audit(
         (:func:`evalframe.engines.spark.audit_on_spark`; ``results`` a
         Parquet path or a table name). A PySpark or Spark Connect DataFrame
         as ``results`` selects ``spark`` by itself. Needs
-        ``pip install 'evalframe[spark]'``; slices stay on polars.
+        ``pip install 'evalframe[spark]'``. Slices and the missingness tests
+        are counted per case on Spark and finished as on polars.
     spark_tables
         Folder Spark writes the full units, attempts and problems tables to
         (Parquet); default a new temporary folder.
@@ -221,35 +227,6 @@ def audit(
     └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
     """
     _check_arguments(plan, retry, missing, grade, max_attempts, score_range, pass_threshold, slices)
-    if engine == "spark" or is_spark_frame(results):
-        if slices:
-            raise ValueError("slices are audited on the polars engine (engine='polars'), not yet on Spark")
-        from evalframe.engines.spark import audit_on_spark
-
-        return audit_on_spark(
-            plan,
-            results,
-            tables=spark_tables,
-            spark_remote=spark_remote,
-            retry=retry,
-            max_attempts=max_attempts,
-            retry_on=retry_on,
-            strict_retries=strict_retries,
-            missing=missing,
-            grade=grade,
-            score_range=score_range,
-            pass_threshold=pass_threshold,
-            confidence=confidence,
-            extra_columns=extra_columns,
-            reducer=check_reducer(reducer),
-            provenance=provenance,
-        )
-    loaded = _as_loaded(results)
-    if progress is not None:
-        progress("inputs read", 1, 1)
-    # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
-    layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
-    loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
     if bins:
         plan = plan.with_numeric([name for name in bins if name in plan.cases.columns])
     options = Options(
@@ -267,6 +244,30 @@ def audit(
         tuple(extra_columns),
         check_reducer(reducer),
     )
+    if engine == "spark" or is_spark_frame(results):
+        from evalframe.engines.spark import audit_on_spark
+
+        done = audit_on_spark(plan, results, options, tables=spark_tables, spark_remote=spark_remote, alpha=alpha)
+        meta = audit_meta(
+            plan,
+            options,
+            source=done.source,
+            shape=done.shape,
+            rows=done.rows,
+            run_ids=done.run_ids,
+            alpha=alpha,
+            provenance=provenance,
+            engine="spark",
+            tables=done.root,
+            problem_counts=done.problem_counts,
+        )
+        return AuditReport(done.summary, done.units, done.attempts, done.problems, done.slices, done.missingness, meta)
+    loaded = _as_loaded(results)
+    if progress is not None:
+        progress("inputs read", 1, 1)
+    # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
+    layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
+    loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
     executor = _executor(partition_by, plan, loaded)
     try:
         parts = executor.run(plan, loaded, options, progress)
@@ -372,38 +373,20 @@ def _meta(
     alpha: float,
     provenance: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    """``report.meta``: what was audited, against what, under which declared options (see :class:`AuditReport`)."""
-    versions = plan.cases.get_column("dataset_version", default=pl.Series([], dtype=pl.String))
+    """``report.meta`` of a polars audit (see :func:`evalframe.audit.meta.audit_meta`)."""
     shape = next((p.shape for p in parts if p.shape != "unknown"), parts[0].shape if parts else "unknown")
-    return {
-        "evalframe_version": evalframe_version(),
-        "plan_source": plan.source,
-        "plan_hash": plan.plan_hash,
-        "n_cases": plan.cases.height,
-        "candidates": list(plan.candidates),
-        "trials": plan.trials,
-        "planned_units": plan.n_units,
-        "required_run_id": plan.run_id,
-        "dataset_versions": sorted(str(v) for v in versions.unique().drop_nulls()),
-        "results_source": loaded.source,
-        "ledger_shape": shape,
-        "ledger_rows": sum(p.rows for p in parts),
-        "run_ids": sorted({r for p in parts for r in p.run_ids}),
-        "partition_by": partition_by,
-        "partition_folders_ignored": list(layout_only),
-        "retry": o.retry,
-        "case_reducer": o.reducer,
-        "max_attempts": o.max_attempts,
-        "retry_on": list(o.retry_on),
-        "missing": o.missing,
-        "grade": o.grade,
-        "score_range": list(o.score_range),
-        "pass_threshold": o.pass_threshold,
-        "slices": list(o.slices),
-        "alpha": alpha,
-        "confidence": o.confidence,
-        **(provenance or {}),
-    }
+    return audit_meta(
+        plan,
+        o,
+        source=loaded.source,
+        shape=shape,
+        rows=sum(p.rows for p in parts),
+        run_ids={r for p in parts for r in p.run_ids},
+        alpha=alpha,
+        provenance=provenance,
+        partition_by=partition_by,
+        partition_folders_ignored=list(layout_only),
+    )
 
 
 def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str) -> Problems:

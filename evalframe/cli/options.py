@@ -171,7 +171,7 @@ _ENGINE_OPTIONS: Final = [
         "--engine",
         choices=["polars", "spark"],
         help="Where the row work runs: polars on this machine, or Spark (--results: Parquet paths or a table; "
-        "needs pip install 'evalframe[spark]'; the JVM alone takes 30+ s to start).",
+        "needs pip install 'evalframe[spark]'; starting the JVM alone takes 10-30 s; --slice works there too).",
     ),
     click.option("--spark-remote", default=None, help="Spark Connect address sc://HOST:PORT (default: local[2])."),
     click.option(

@@ -37,6 +37,7 @@ from evalframe.columns import (
     KIND,
     LIMIT,
     LINE,
+    OUTCOMES,
     PASSED,
     REFUSING,
     RUN_ID,
@@ -611,8 +612,17 @@ def outcome_counts(units: Lazy) -> Lazy:
     return units.group_by(CANDIDATE, "outcome").agg(nw.len().alias("n"))
 
 
-def case_sums(units: Lazy) -> Lazy:
-    """Per candidate and case, the sums of :func:`evalframe.funnel.case_sums`, plus its missing units."""
+#: :func:`case_sums` with ``outcomes``: the column counting a case's units of each outcome is this prefix and the
+#: outcome (``n_passed``, ...).
+OUTCOME_COUNT = "n_"
+
+
+def case_sums(units: Lazy, *, outcomes: bool = False) -> Lazy:
+    """Per candidate and case, the sums of :func:`evalframe.funnel.case_sums`, plus its missing units.
+
+    With ``outcomes``, also the case's units of each outcome (Int64 ``n_<outcome>``, see :data:`OUTCOME_COUNT`):
+    what the slice funnel adds up by the case's slice values.
+    """
     o = nw.col("outcome")
     graded = o.is_in(["passed", "failed", "scored_no_threshold"])
     completed = o.is_in(["no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"])
@@ -626,4 +636,5 @@ def case_sums(units: Lazy) -> Lazy:
         nw.when(scored_score).then(nw.col(SCORE)).otherwise(0.0).sum().cast(as_float).alias("_score_sum"),
         scored_score.cast(nw.Int64()).sum().cast(as_float).alias("_score_n"),
         (o == "missing").cast(nw.Int64()).sum().alias("_missing"),
+        *(((o == name).cast(nw.Int64()).sum().alias(OUTCOME_COUNT + name)) for name in (OUTCOMES if outcomes else ())),
     )

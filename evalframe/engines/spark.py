@@ -2,9 +2,13 @@
 
 Spark runs the row work of :mod:`evalframe.engines.core` and writes the full units, attempts and problems
 tables as Parquet under a folder the caller gives (SPEC §3 "Problems at scale"); the driver receives only
-problem counts per kind with the first rows of each kind, units per candidate and outcome, and the
-per-case sums, and finishes the summary with the polars path's own functions
-(:func:`evalframe.funnel.funnel_from_outcome_counts`, :func:`evalframe.funnel.uncertainty_from_case_sums`).
+problem counts per kind with the first rows of each kind, the first missing case ids per candidate, units
+per candidate and outcome, and the per-case sums (with slices, also each case's units per outcome), and
+finishes the summary, the slice table and the missingness tests with the polars path's own functions
+(:func:`evalframe.funnel.funnel_from_outcome_counts`, :func:`evalframe.funnel.uncertainty_from_case_sums`,
+:func:`evalframe.slices.slice_rates`, :func:`evalframe.slices.cases_by_slice`,
+:func:`evalframe.slices.missingness_tests`). A case's slice labels (numeric columns binned) come from the
+plan, on the driver.
 
 pyspark is imported only here, and only when a Spark audit runs (``pip install 'evalframe[spark]'``).
 """
@@ -15,13 +19,13 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import narwhals.stable.v2 as nw
 import polars as pl
 
-from evalframe._version import evalframe_version
 from evalframe.attempts import RETRY_FLAGS
 from evalframe.columns import (
     ATTEMPT,
@@ -33,10 +37,14 @@ from evalframe.columns import (
     EXEC_STATUSES,
     KIND,
     LINE,
+    MISSING,
+    OBSERVATIONS,
     OUTCOMES,
+    PLANNED,
     REFUSING,
     RUN_ID,
     SCORE_STATUSES,
+    SCORED,
     SOURCE,
     TRIAL,
 )
@@ -48,8 +56,20 @@ from evalframe.load import is_spark_frame
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
-from evalframe.report.model import AuditReport
+from evalframe.slices import (
+    SLICE_VALUE,
+    UNGRADED,
+    bin_edges,
+    binned,
+    cases_by_slice,
+    missingness_tests,
+    selective_flag,
+    slice_rates,
+)
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
+
+if TYPE_CHECKING:
+    from evalframe.audit.step import Options
 
 #: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).
 FIRST_ROWS: Final = 1000
@@ -80,13 +100,13 @@ def spark_session(remote: str | None = None) -> Any:
     )
 
 
-def read_ledger(spark: Any, source: str | Sequence[str]) -> Any:
+def read_ledger(spark: Any, source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> Any:
     """A Spark DataFrame of Parquet paths (files, folders, globs) or of a table name.
 
     A single name without a path separator that is no existing path is a table. Each Parquet row gets its
     file name as ``source`` and its 1-based row number in that file as ``line`` when it has none.
     """
-    paths = [source] if isinstance(source, str) else list(source)
+    paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(p) for p in source]
     if len(paths) == 1 and not Path(paths[0]).exists() and "/" not in paths[0] and "://" not in paths[0]:
         return spark.table(paths[0])
     frame = spark.read.parquet(*paths)
@@ -101,7 +121,7 @@ def read_ledger(spark: Any, source: str | Sequence[str]) -> Any:
     return frame.withColumns(added) if added else frame
 
 
-def _empty_like(schema: nw.Schema) -> pl.DataFrame:
+def _empty_like(schema: Mapping[str, Any]) -> pl.DataFrame:
     """A polars frame with the ledger's column names and closest types, no rows (for the structural checks)."""
 
     def dtype(t: Any) -> pl.DataType:
@@ -135,19 +155,28 @@ def _planned_units(spark: Any, plan: Plan, cases: Lazy) -> Lazy:
     return pairs.join(cases, how="cross").select(CANDIDATE, CASE_ID, TRIAL, *columns)
 
 
-def _cache(frame: Lazy) -> Lazy:
-    """The frame, cached by Spark (computed once, at its first use, for every later query that reads it)."""
-    cached: Lazy = nw.from_native(frame.to_native().cache())
-    return cached
+def _cache(frame: Lazy, cached: list[Lazy]) -> Lazy:
+    """The frame, cached by Spark (computed once, at its first use, for every later query that reads it).
+
+    It is added to ``cached``, which the audit unpersists when it ends.
+    """
+    kept: Lazy = nw.from_native(frame.to_native().cache())
+    cached.append(kept)
+    return kept
 
 
 def _first_rows(found: Lazy) -> tuple[pl.DataFrame, dict[str, int]]:
-    """Problem counts per kind and the first :data:`FIRST_ROWS` rows of each kind (in the problems' sort order)."""
-    counts = found.group_by(KIND).agg(nw.len().alias("n")).collect("polars").to_native()
+    """The first :data:`FIRST_ROWS` rows of each kind (in the problems' sort order) and every kind's count.
+
+    One query: each row is ranked within its kind, and carries its kind's count.
+    """
     order = [SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL]
-    ranked = found.with_columns(nw.col(KIND).cum_count().over(KIND, order_by=order).alias("_rank"))
-    first = ranked.filter(nw.col("_rank") <= FIRST_ROWS).drop("_rank").collect("polars").to_native()
-    return concat_problems([first]), dict(counts.iter_rows())
+    ranked = found.with_columns(
+        nw.col(KIND).cum_count().over(KIND, order_by=order).alias("_rank"), nw.len().over(KIND).alias("_n")
+    )
+    first = ranked.filter(nw.col("_rank") <= FIRST_ROWS).collect("polars").to_native()
+    counts = first.group_by(KIND).agg(pl.col("_n").first()).sort(KIND)
+    return concat_problems([first.drop("_rank", "_n")]), {k: int(n) for k, n in counts.iter_rows()}
 
 
 def _write(frame: Lazy, path: str) -> None:
@@ -176,94 +205,195 @@ def _units_schema(units: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     return units.with_columns(pl.col(c).cast(t) for c, t in casts.items() if c in names).sort(key, nulls_last=False)
 
 
+@dataclass(frozen=True)
+class SparkAudit:
+    """What a Spark audit hands back: the report's tables and the facts of its meta (see :func:`audit_on_spark`).
+
+    :func:`evalframe.audit.audit` assembles the report from them, with the same meta as on polars
+    (:func:`evalframe.audit.meta.audit_meta`).
+    """
+
+    summary: pl.DataFrame
+    #: Polars scans of the Parquet Spark wrote, with the polars tables' types and order.
+    units: pl.LazyFrame
+    attempts: pl.LazyFrame
+    #: The first :data:`FIRST_ROWS` problems of each kind.
+    problems: pl.DataFrame
+    slices: pl.DataFrame
+    missingness: pl.DataFrame
+    #: What the results were read from, the ledger's shape, its rows and run ids.
+    source: str
+    shape: str
+    rows: int
+    run_ids: list[str]
+    #: Where the full tables are, and every problem kind's count.
+    root: str
+    problem_counts: dict[str, int]
+
+
 def audit_on_spark(
     plan: Plan,
-    results: Any,
+    results: object,
+    options: Options,
     *,
     tables: str | os.PathLike[str] | None = None,
     spark_remote: str | None = None,
-    retry: Any = "first",
-    max_attempts: int | None = None,
-    retry_on: Sequence[str] = ("timeout", "error"),
-    strict_retries: bool = False,
-    missing: str = "report",
-    grade: Any = "binary",
-    score_range: tuple[float, float] = (0.0, 1.0),
-    pass_threshold: float | None = None,
-    confidence: float = 0.95,
-    extra_columns: Sequence[str] = (),
-    reducer: str = "mean",
-    provenance: Mapping[str, Any] | None = None,
-) -> AuditReport:
+    alpha: float = 0.05,
+) -> SparkAudit:
     """Audit a Spark DataFrame, a Parquet path or a table against a frozen plan, on Spark.
 
-    Called by :func:`evalframe.audit.audit` (``engine="spark"`` or a Spark DataFrame); the options mean the
-    same. ``tables`` is the folder Spark writes ``units``, ``attempts`` and ``problems`` (Parquet folders) to
-    (default: a new temporary folder); ``report.units`` and ``report.attempts`` are polars scans of them,
-    ``report.problems`` holds the first :data:`FIRST_ROWS` problems of each kind and
-    ``report.meta["problem_counts"]`` every count.
+    Called by :func:`evalframe.audit.audit` (``engine="spark"`` or a Spark DataFrame) with its checked
+    options (numeric slice columns parsed and their bins resolved from the plan); they mean the same.
+    ``tables`` is the folder Spark writes ``units``, ``attempts`` and ``problems`` (Parquet folders) to
+    (default: a new temporary folder); the units and attempts handed back are polars scans of them, the
+    problems the first :data:`FIRST_ROWS` of each kind, with every kind's count.
 
     Raises
     ------
     AuditRefused
         As :func:`evalframe.audit.audit`: ``.problems`` holds the first rows of each kind.
     ValueError
-        For slices (audited on polars) and for text score or has_output columns.
+        For text score or has_output columns, and for results that are neither a Spark DataFrame nor paths
+        or a table name.
     """
-    root = str(tables) if tables is not None else tempfile.mkdtemp(prefix="evalframe-spark-")
-    local = "://" not in root or root.startswith("file://")
-    if local:
-        Path(root.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+    ledger = _ledger(results, spark_remote)
+    where = _Tables.make(tables)
+    shape = _shape(ledger.frame, plan, options)
+    cached: list[Lazy] = []
+    try:
+        work = _row_work(ledger.spark, ledger.frame, plan, shape, options, cached)
+        first, counts = _problems(ledger.spark, work, plan, options, where)
+        _write_tables(ledger.spark, work, plan, where)
+        summaries = _summaries(ledger.spark, plan, options, where, alpha)
+        rows, run_ids = _ledger_facts(work.marked)
+    finally:
+        for frame in cached:
+            frame.to_native().unpersist()
+    return SparkAudit(
+        units=_units_schema(pl.scan_parquet(where.path("units") + "/*.parquet"), plan),
+        attempts=_units_schema(pl.scan_parquet(where.path("attempts") + "/*.parquet"), plan),
+        problems=first,
+        source=ledger.source,
+        shape=shape,
+        rows=rows,
+        run_ids=run_ids,
+        root=where.root,
+        problem_counts=counts,
+        **summaries,
+    )
 
-    def at(name: str) -> str:
-        return f"{root.rstrip('/')}/{name}"
 
-    spark = None
+@dataclass(frozen=True)
+class _Tables:
+    """Where Spark writes the full tables: a local folder, or a URI (object storage)."""
+
+    root: str
+
+    @classmethod
+    def make(cls, tables: str | os.PathLike[str] | None) -> _Tables:
+        """The folder ``tables`` (created when local), or a new temporary folder."""
+        made = cls(os.fspath(tables) if tables is not None else tempfile.mkdtemp(prefix="evalframe-spark-"))
+        if made.local:
+            Path(made.root.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+        return made
+
+    @property
+    def local(self) -> bool:
+        return "://" not in self.root or self.root.startswith("file://")
+
+    def path(self, name: str) -> str:
+        return f"{self.root.rstrip('/')}/{name}"
+
+
+@dataclass(frozen=True)
+class _Ledger:
+    """The ledger as Spark reads it, with ``source`` and ``line``, and where it came from."""
+
+    spark: Any
+    frame: Lazy
+    source: str
+
+
+def _ledger(results: object, spark_remote: str | None) -> _Ledger:
+    """The ledger of a Spark DataFrame (its own session), or of Parquet paths or a table (a new session)."""
     if is_spark_frame(results):
-        native = results
-        spark = native.sparkSession
-        source = "results"
-    else:
+        native: Any = results
+        spark, source = native.sparkSession, "results"
+    elif isinstance(results, (str, os.PathLike)) or (
+        isinstance(results, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in results)
+    ):
         spark = spark_session(spark_remote)
         native = read_ledger(spark, results)
-        source = results if isinstance(results, str) else ", ".join(map(str, results))
+        source = os.fspath(results) if isinstance(results, (str, os.PathLike)) else ", ".join(map(os.fspath, results))
+    else:
+        msg = f"engine='spark' reads a Spark DataFrame, Parquet paths or a table name, not {type(results).__name__}"
+        raise ValueError(msg)
     frame = nw.from_native(native)
     names = frame.collect_schema().names()
     if SOURCE not in names:
         frame = frame.with_columns(nw.lit("results", nw.String()).alias(SOURCE))
     if LINE not in names:
         frame = frame.with_columns(nw.lit(None, nw.Int64()).alias(LINE))
-    options = core.Options(
-        retry=retry,
-        max_attempts=max_attempts,
-        retry_on=tuple(retry_on),
-        strict_retries=strict_retries,
-        missing_refuses=missing == "refuse",
-        grade=grade,
-        score_range=score_range,
-        pass_threshold=pass_threshold,
-        extra_columns=tuple(extra_columns),
-    )
+    return _Ledger(spark, frame, source)
+
+
+def _shape(frame: Lazy, plan: Plan, o: Options) -> str:
+    """The ledger's shape, from its columns (the structural checks of :func:`validate_ledger`).
+
+    Raises
+    ------
+    AuditRefused
+        When a column is unexpected or missing.
+    """
     structure = validate_ledger(
         _empty_like(frame.collect_schema()),
         plan,
-        grade=grade,
-        score_range=score_range,
-        pass_threshold=pass_threshold,
-        extra_columns=extra_columns,
+        grade=o.grade,
+        score_range=o.score_range,
+        pass_threshold=o.pass_threshold,
+        extra_columns=o.extra_columns,
     )
     if structure.problems.filter(pl.col(KIND).is_in(list(FILE_PROBLEMS))).height:
         raise AuditRefused(structure.problems)
-    cases_native = _cases_frame(spark, plan)
-    cases = nw.from_native(cases_native)
+    return structure.shape
+
+
+@dataclass(frozen=True)
+class _RowWork:
+    """The audit's row work, laid out on Spark (lazy; what several queries read is cached)."""
+
+    #: The planned units with their plan columns.
+    planned: Lazy
+    #: Every ledger row in canonical columns, with ``_planned``.
+    marked: Lazy
+    #: Every attempt of a planned unit with ``attempts`` and ``counts``.
+    attempts: Lazy
+    #: Every row problem: the checks, the identity problems and the retry flags.
+    problems: list[Lazy]
+    #: The planned units with no ledger row.
+    missing: Lazy
+
+
+def _row_work(spark: Any, frame: Lazy, plan: Plan, shape: str, o: Options, cached: list[Lazy]) -> _RowWork:
+    """Canonical columns, identity checks and retry selection of :mod:`evalframe.engines.core`, on Spark."""
+    options = core.Options(
+        retry=o.retry,
+        max_attempts=o.max_attempts,
+        retry_on=o.retry_on,
+        strict_retries=o.strict_retries,
+        missing_refuses=o.missing == "refuse",
+        grade=o.grade,
+        score_range=o.score_range,
+        pass_threshold=o.pass_threshold,
+        extra_columns=o.extra_columns,
+    )
+    cases = nw.from_native(_cases_frame(spark, plan))
     expected = (
-        cases.select(CASE_ID, nw.col("expected").cast(nw.String()).alias("_expected"))
-        if structure.shape == "answers"
-        else None
+        cases.select(CASE_ID, nw.col("expected").cast(nw.String()).alias("_expected")) if shape == "answers" else None
     )
     only = plan.candidates[0] if len(plan.candidates) == 1 else None
-    made = core.canonical(frame, structure.shape, options, expected, only)
-    planned = _cache(_planned_units(spark, plan, cases))
+    made = core.canonical(frame, shape, options, expected, only)
+    planned = _cache(_planned_units(spark, plan, cases), cached)
     ident = core.identity(
         made.ledger,
         cases.select(CASE_ID, *(c for c in (DATASET_VERSION, CASE_HASH) if c in plan.cases.columns)),
@@ -275,50 +405,68 @@ def audit_on_spark(
         plan_source=plan.source,
         missing_refuses=options.missing_refuses,
     )
-    marked = _cache(ident.ledger)
+    marked = _cache(ident.ledger, cached)
     selection = core.select_attempts(marked.filter(nw.col("_planned")).drop("_planned"), options)
-    attempts = selection.attempts
-    # One write of every problem; the first rows and counts are read back from it (no second evaluation).
-    everything = at("problems-all")
-    missing_rows = _missing_problems(spark, ident.missing, plan.source, refusing=options.missing_refuses)
-    _write(_union([*made.problems, *ident.problems, missing_rows, *selection.flags]), everything)
-    found = nw.from_native(spark.read.parquet(str(everything)))
-    is_flag = nw.col(KIND).is_in(list(RETRY_FLAGS))
-    checks_refused = found.filter(nw.col(REFUSING) & ~is_flag).select(nw.len()).collect("polars").to_native().item()
-    if checks_refused:  # as on polars: a batch refused by its checks selects no attempt, so has no retry flags
-        _write(found.filter(~is_flag), at("problems"))
-    elif local:
-        _rename(Path(everything.removeprefix("file://")), Path(at("problems").removeprefix("file://")))
-    else:
-        _write(found, at("problems"))
-    found = nw.from_native(spark.read.parquet(at("problems")))
+    problems = [*made.problems, *ident.problems, *selection.flags]
+    return _RowWork(planned, marked, selection.attempts, problems, ident.missing)
+
+
+def _problems(
+    spark: Any, work: _RowWork, plan: Plan, o: Options, where: _Tables
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Write every problem once (``problems``, Parquet) and read back the first rows of each kind and the counts.
+
+    As on polars, a batch refused by its checks selects no attempt, so has no retry flags: they are left out.
+
+    Raises
+    ------
+    AuditRefused
+        When a problem refuses: ``.problems`` holds the first rows of each kind.
+    """
+    everything = where.path("problems-all")
+    missing = _missing_problems(spark, work.missing, plan.source, refusing=o.missing == "refuse")
+    _write(_union([*work.problems, missing]), everything)
+    found = nw.from_native(spark.read.parquet(everything))
     first, counts = _first_rows(found)
+    is_flag = pl.col(KIND).is_in(list(RETRY_FLAGS))
+    if first.filter(pl.col(REFUSING) & ~is_flag).height:
+        _write(found.filter(~nw.col(KIND).is_in(list(RETRY_FLAGS))), where.path("problems"))
+        first, counts = first.filter(~is_flag), {k: n for k, n in counts.items() if k not in RETRY_FLAGS}
+    elif where.local:
+        _rename(Path(everything.removeprefix("file://")), Path(where.path("problems").removeprefix("file://")))
+    else:
+        _write(found, where.path("problems"))
     if first.filter(pl.col(REFUSING)).height:
         raise AuditRefused(first)
-    units = core.unit_outcomes(planned, attempts, plan.cases.columns)
-    _write(units, at("units"))
-    _write(attempts, at("attempts"))
-    written = nw.from_native(spark.read.parquet(at("units")))
-    outcome_counts = core.outcome_counts(written).collect("polars").to_native()
+    return first, counts
+
+
+def _write_tables(spark: Any, work: _RowWork, plan: Plan, where: _Tables) -> None:
+    """Write the attempts, then the units from the attempts written (the retry windows run once)."""
+    _write(work.attempts, where.path("attempts"))
+    written = nw.from_native(spark.read.parquet(where.path("attempts")))
+    _write(core.unit_outcomes(work.planned, written, plan.cases.columns), where.path("units"))
+
+
+def _summaries(spark: Any, plan: Plan, o: Options, where: _Tables, alpha: float) -> dict[str, pl.DataFrame]:
+    """The summary, slice and missingness tables, from counts and per-case sums of the units Spark wrote."""
+    units = nw.from_native(spark.read.parquet(where.path("units")))
+    outcome_counts = core.outcome_counts(units).collect("polars").to_native()
     per_case = (
-        core.case_sums(written)
+        core.case_sums(units, outcomes=bool(o.slices))
         .collect("polars")
         .to_native()
         .with_columns(pl.col(c).cast(pl.Float64) for c in CASE_SUM_COLUMNS)
         .sort(CANDIDATE, CASE_ID)
     )
     # Under ``every`` the counted rows are observations: planned counts the planned units themselves (SPEC §4).
-    units_planned = (
-        planned.group_by(CANDIDATE).agg(nw.len().alias("planned")).collect("polars").to_native()
-        if retry == "every"
-        else None
-    )
+    planned = _planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
     summary = uncertainty_from_case_sums(
-        funnel_from_outcome_counts(outcome_counts, planned=units_planned),
-        per_case.drop("_missing"),
-        confidence=confidence,
-        score_range=score_range if grade == "numeric" else (0.0, 1.0),
-        reducer=reducer,
+        funnel_from_outcome_counts(outcome_counts, planned=planned),
+        per_case.select(CANDIDATE, CASE_ID, *CASE_SUM_COLUMNS),
+        confidence=o.confidence,
+        score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
+        reducer=o.reducer,
     )
     missing_ids = (
         per_case.filter(pl.col("_missing") > 0)
@@ -332,67 +480,82 @@ def audit_on_spark(
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
     )
-    units_scan = _units_schema(pl.scan_parquet(at("units") + "/*.parquet"), plan)
-    attempts_scan = _units_schema(pl.scan_parquet(at("attempts") + "/*.parquet"), plan)
-    rows = marked.select(nw.len()).collect("polars").to_native().item()
-    run_ids = sorted(
-        attempts.select(RUN_ID).unique().drop_nulls().collect("polars").to_native().get_column(RUN_ID).to_list()
-    )
-    meta: dict[str, Any] = {
-        "engine": "spark",
-        "evalframe_version": evalframe_version(),
-        "slices": [],
-        "plan_source": plan.source,
-        "plan_hash": plan.plan_hash,
-        "n_cases": plan.cases.height,
-        "candidates": list(plan.candidates),
-        "trials": plan.trials,
-        "planned_units": plan.n_units,
-        "required_run_id": plan.run_id,
-        "results_source": source,
-        "ledger_shape": structure.shape,
-        "ledger_rows": rows,
-        "run_ids": run_ids,
-        "retry": retry,
-        "case_reducer": reducer,
-        "max_attempts": max_attempts,
-        "retry_on": list(retry_on),
-        "missing": missing,
-        "grade": grade,
-        "score_range": list(score_range),
-        "pass_threshold": pass_threshold,
-        "confidence": confidence,
-        "tables": root,
-        "problem_counts": counts,
-        **(provenance or {}),
+    if not o.slices:
+        return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
+    slice_table, case_table = _slice_tables(per_case, plan, o)
+    tests = missingness_tests(case_table, alpha=alpha)
+    return {
+        "summary": summary.join(selective_flag(tests), on=CANDIDATE, how="left"),
+        "slices": slice_table,
+        "missingness": tests,
     }
-    return AuditReport(
-        summary=summary,
-        units=units_scan,
-        attempts=attempts_scan,
-        problems=first,
-        slices=pl.DataFrame(),
-        missingness=pl.DataFrame(),
-        meta=meta,
-    )
+
+
+def _planned_by(plan: Plan, by: Sequence[str]) -> pl.DataFrame:
+    """The plan's planned units counted by ``by`` (``candidate``, ``case_id``): ``planned`` (UInt32)."""
+    return plan.planned_units().group_by(*by).agg(pl.len().cast(pl.UInt32).alias(PLANNED)).collect()
+
+
+def _slice_tables(per_case: pl.DataFrame, plan: Plan, o: Options) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The slice funnel and the missingness test's case counts, from the per-case sums and the plan's labels.
+
+    Each case's slice labels (numeric columns binned by the audit's resolved bins) are the plan's; the
+    counts are added up by label here, as :func:`evalframe.slices.slice_funnel` and
+    :func:`evalframe.slices.case_slices` add up the units on polars.
+    """
+    labels = binned(plan.cases.select(CASE_ID, *o.slices), o.slices, o.bins)
+    counted = [core.OUTCOME_COUNT + name for name in OUTCOMES]
+    by_case = per_case.select(CANDIDATE, CASE_ID, *counted).join(labels, on=CASE_ID, how="left")
+    planned = _planned_by(plan, [CANDIDATE, CASE_ID]).join(labels, on=CASE_ID) if o.retry == "every" else None
+    funnels = {}
+    for name in o.slices:
+        value = pl.col(name).alias(SLICE_VALUE)
+        counts = (
+            by_case.group_by(CANDIDATE, value)
+            .agg(pl.col(counted).sum())
+            .unpivot(counted, index=[CANDIDATE, SLICE_VALUE], variable_name="outcome", value_name="n")
+            .with_columns(pl.col("outcome").str.strip_prefix(core.OUTCOME_COUNT))
+        )
+        units = None if planned is None else planned.group_by(CANDIDATE, value).agg(pl.col(PLANNED).sum())
+        funnels[name] = funnel_from_outcome_counts(counts, by=[CANDIDATE, SLICE_VALUE], planned=units)
+    edges = {name: bin_edges(plan.cases, name, spec) for name, spec in (o.bins or {}).items() if name in funnels}
+    cases = per_case.select(
+        CANDIDATE,
+        CASE_ID,
+        pl.col(OBSERVATIONS).cast(pl.Int64).alias(PLANNED),
+        (pl.col(OBSERVATIONS) - pl.col(SCORED)).cast(pl.Int64).alias(UNGRADED),
+        pl.col("_missing").cast(pl.Int64).alias(MISSING),
+    ).join(labels, on=CASE_ID, how="left")
+    return slice_rates(funnels, edges), cases_by_slice(cases, o.slices)
+
+
+def _ledger_facts(marked: Lazy) -> tuple[int, list[str]]:
+    """The ledger's rows and the run ids of its planned units' rows, from one aggregate."""
+    by_run = marked.group_by("_planned", RUN_ID).agg(nw.len().alias("n")).collect("polars").to_native()
+    run_ids = by_run.filter(pl.col("_planned") & pl.col(RUN_ID).is_not_null()).get_column(RUN_ID).to_list()
+    return int(by_run.get_column("n").sum()), [str(r) for r in run_ids]
 
 
 def _missing_problems(spark: Any, gone: Lazy, source: str, *, refusing: bool) -> Lazy:
-    """One ``missing_unit`` problem per candidate, worded as on polars: counts and the first ids, from Spark."""
-    counts = (
-        gone.group_by(CANDIDATE)
-        .agg(nw.len().alias("_units"), nw.col(CASE_ID).n_unique().alias("_cases"))
-        .sort(CANDIDATE)
-        .collect("polars")
-        .to_native()
-    )
-    found = []
-    for candidate, n_units, n_cases in counts.iter_rows():
-        first = (
-            gone.filter(nw.col(CANDIDATE) == candidate).select(CASE_ID).unique().sort(CASE_ID).head(MISSING_IDS_SHOWN)
+    """One ``missing_unit`` problem per candidate, worded as on polars: counts and the first ids, from Spark.
+
+    One query: the missing units counted per case, each case ranked within its candidate by id and
+    carrying its candidate's totals; only the first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back.
+    """
+    ranked = (
+        gone.group_by(CANDIDATE, CASE_ID)
+        .agg(nw.len().alias("_units"))
+        .with_columns(
+            nw.col(CASE_ID).cum_count().over(CANDIDATE, order_by=CASE_ID).alias("_rank"),
+            nw.len().over(CANDIDATE).alias("_cases"),
+            nw.col("_units").sum().over(CANDIDATE).alias("_all_units"),
         )
-        ids = first.collect("polars").to_native().get_column(CASE_ID).to_list()
-        found.append((candidate, int(n_units), int(n_cases), [str(i) for i in ids]))
+    )
+    shown = ranked.filter(nw.col("_rank") <= MISSING_IDS_SHOWN).collect("polars").to_native().sort(CANDIDATE, CASE_ID)
+    found = [
+        (str(candidate), int(rows.item(0, "_all_units")), int(rows.item(0, "_cases")), rows[CASE_ID].to_list())
+        for (candidate,), rows in shown.group_by(CANDIDATE, maintain_order=True)
+    ]
     rows = missing_problems(found, source, refusing=refusing).select(core.PROBLEM_COLUMNS)
     schema = ", ".join(
         f"{c} {'boolean' if c == REFUSING else 'bigint' if c in ('line', 'trial', 'attempt') else 'string'}"

@@ -279,7 +279,8 @@ def funnel_from_outcome_counts(
         summed = summed.with_columns(pl.col(OBSERVATIONS).alias(PLANNED))
     else:
         units = planned.lazy().select(*by, pl.col(PLANNED).cast(pl.UInt32))
-        summed = summed.join(units, on=list(by), how="left")
+        # A null group (a slice value of cases without one) is a group: nulls match nulls.
+        summed = summed.join(units, on=list(by), how="left", nulls_equal=True)
     return funnel_rates(summed, by).collect()
 
 

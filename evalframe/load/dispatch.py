@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -14,6 +15,10 @@ from evalframe.load.files import READERS_BY_SUFFIX, expand_path
 from evalframe.load.jsonl import read_jsonl
 from evalframe.load.loaded import Loaded, PathLike
 from evalframe.load.parquet import scan_parquet
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame as SparkDataFrame
+    from typing_extensions import TypeIs
 
 
 def load(path: PathLike | Sequence[PathLike]) -> Loaded:
@@ -61,6 +66,6 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
     return read_csv_strict(path) if kind == "csv" else read_jsonl(path)
 
 
-def is_spark_frame(obj: object) -> bool:
+def is_spark_frame(obj: object) -> TypeIs[SparkDataFrame]:
     """A PySpark or Spark Connect DataFrame, told by its class (pyspark is never imported here)."""
     return any(k.__module__.startswith("pyspark.") and k.__name__ == "DataFrame" for k in type(obj).__mro__)

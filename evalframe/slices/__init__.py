@@ -22,8 +22,10 @@ from evalframe.slices.breakdown import (
     bin_edges,
     binned,
     case_slices,
+    cases_by_slice,
     interval_labels,
     slice_funnel,
+    slice_rates,
 )
 from evalframe.slices.missingness import (
     CORRECTION,
@@ -57,6 +59,7 @@ __all__ = [
     "binned",
     "case_permutation_test",
     "case_slices",
+    "cases_by_slice",
     "holm",
     "independence_test",
     "interval_labels",
@@ -64,4 +67,5 @@ __all__ = [
     "missingness_tests",
     "selective_flag",
     "slice_funnel",
+    "slice_rates",
 ]

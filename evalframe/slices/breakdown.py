@@ -147,31 +147,70 @@ def slice_funnel(
     └─────────────┴─────────┴─────────┴──────────────┴───────────────┘
     """
     labelled = binned(units, slices, bins)
-    overall = funnel(labelled.lazy(), unit=unit).select(
-        CANDIDATE,
-        pl.col(MISSING).cast(pl.Float64).alias("_missing_all"),
-        pl.col(PLANNED).cast(pl.Float64).alias("_planned_all"),
-    )
-    parts = []
-    for name in slices:
-        per = funnel(
+    funnels = {
+        name: funnel(
             labelled.lazy().with_columns(pl.col(name).alias(SLICE_VALUE)), by=[CANDIDATE, SLICE_VALUE], unit=unit
         )
-        spec = (bins or {}).get(name)
+        for name in slices
+    }
+    edges = {name: bin_edges(units, name, spec) for name, spec in (bins or {}).items() if name in funnels}
+    return slice_rates(funnels, edges)
+
+
+def slice_rates(
+    funnels: Mapping[str, pl.DataFrame | pl.LazyFrame], edges: Mapping[str, Sequence[float]] | None = None
+) -> pl.DataFrame:
+    """The slice table of :func:`slice_funnel` from each slice column's funnel by candidate and slice value.
+
+    The one implementation of the slice table's rates and order, for units counted by polars
+    (:func:`slice_funnel`) or by another engine (Spark counts outcomes per case, see
+    :mod:`evalframe.engines`).
+
+    Parameters
+    ----------
+    funnels
+        Per slice column, in order: the columns of :func:`evalframe.funnel.funnel` by ``candidate`` and
+        ``slice_value`` (String; null for units without a value).
+    edges
+        Per binned slice column, its bin edges: its values are interval labels (see
+        :func:`interval_labels`), sorted by interval rather than by text.
+
+    Returns
+    -------
+    polars.DataFrame
+        The table of :func:`slice_funnel`; empty without a slice column. A candidate's overall missing and
+        planned units, the base of ``missing_ratio``, are the sums over each column's slice values (every
+        unit has one value, null included).
+
+    Examples
+    --------
+    >>> from evalframe.funnel import funnel_from_outcome_counts
+    >>> counts = pl.DataFrame({"candidate": ["A"] * 3, "slice_value": ["x", "x", "y"],
+    ...     "outcome": ["missing", "passed", "passed"], "n": [2, 2, 4]})
+    >>> by_slice = funnel_from_outcome_counts(counts, by=["candidate", "slice_value"])
+    >>> slice_rates({"kind": by_slice}).select("slice_value", "planned", "missing_rate", "missing_ratio").rows()
+    [('x', 4, 0.5, 2.0), ('y', 4, 0.0, 0.0)]
+    """
+    parts = []
+    for name, per in funnels.items():
+        cuts = (edges or {}).get(name)
         # Binned values sort by interval, not by label text.
         order = (
             pl.col(SLICE_VALUE).replace_strict(
-                {label: i for i, label in enumerate(interval_labels(bin_edges(units, name, spec)))},
-                default=None,
-                return_dtype=pl.Int64,
+                {label: i for i, label in enumerate(interval_labels(cuts))}, default=None, return_dtype=pl.Int64
             )
-            if spec is not None
+            if cuts is not None
             else pl.lit(None, pl.Int64)
         )
-        parts.append(per.with_columns(pl.lit(name).alias(SLICE_COLUMN), order.alias("_order")))
+        parts.append(per.lazy().with_columns(pl.lit(name).alias(SLICE_COLUMN), order.alias("_order")))
     if not parts:
         return pl.DataFrame()
-    table = pl.concat(parts).join(overall, on=CANDIDATE, how="left")
+    table = pl.concat(parts)
+    overall = table.group_by(CANDIDATE, SLICE_COLUMN).agg(
+        pl.col(MISSING).sum().cast(pl.Float64).alias("_missing_all"),
+        pl.col(PLANNED).sum().cast(pl.Float64).alias("_planned_all"),
+    )
+    table = table.join(overall, on=[CANDIDATE, SLICE_COLUMN], how="left")
     rate = pl.col(MISSING) / pl.col(PLANNED).cast(pl.Float64)
     return (
         table.with_columns(rate.alias(MISSING_RATE))
@@ -248,10 +287,8 @@ def case_slices(
     │ A         ┆ case_type    ┆ y           ┆ 2       ┆ 1        ┆ 0       ┆ 1     │
     └───────────┴──────────────┴─────────────┴─────────┴──────────┴─────────┴───────┘
     """
-    key = [CANDIDATE, SLICE_COLUMN, SLICE_VALUE, PLANNED, UNGRADED, MISSING]
-    schema = pl.Schema({c: pl.String() if i < 3 else pl.Int64() for i, c in enumerate([*key, CASES])})
     if not slices:
-        return pl.DataFrame(schema=schema)
+        return cases_by_slice(pl.DataFrame(), slices)
     labelled = binned(units, slices, bins)
     graded = outcome_in(labelled.schema, *GRADED_OUTCOMES)
     per_case = (
@@ -264,8 +301,43 @@ def case_slices(
             *(pl.col(name).first() for name in slices),
         )
     )
+    return cases_by_slice(per_case, slices)
+
+
+def cases_by_slice(per_case: pl.DataFrame | pl.LazyFrame, slices: Sequence[str]) -> pl.DataFrame:
+    """The table of :func:`case_slices` from one row per (candidate, case) with its counts and slice labels.
+
+    The one implementation of that count, for cases counted by polars (:func:`case_slices`) or by another
+    engine (Spark sends per-case sums, see :mod:`evalframe.engines`).
+
+    Parameters
+    ----------
+    per_case
+        One row per (candidate, case): ``candidate``, ``planned``, ``ungraded`` and ``missing`` (integers:
+        the case's units, see :func:`case_slices`) and each slice column as its String label (null for a case
+        without a value).
+    slices
+        Slice column names.
+
+    Returns
+    -------
+    polars.DataFrame
+        The table of :func:`case_slices`.
+
+    Examples
+    --------
+    >>> per_case = pl.DataFrame({"candidate": ["A"] * 3, "planned": [2, 2, 2], "ungraded": [2, 0, 0],
+    ...     "missing": [2, 0, 0], "kind": ["x", "x", "y"]})
+    >>> cases_by_slice(per_case, ["kind"]).select("slice_value", "ungraded", "cases").rows()
+    [('x', 0, 1), ('x', 2, 1), ('y', 0, 1)]
+    """
+    key = [CANDIDATE, SLICE_COLUMN, SLICE_VALUE, PLANNED, UNGRADED, MISSING]
+    schema = pl.Schema({c: pl.String() if i < 3 else pl.Int64() for i, c in enumerate([*key, CASES])})
+    if not slices:
+        return pl.DataFrame(schema=schema)
+    counted = per_case.lazy().with_columns(pl.col(PLANNED, UNGRADED, MISSING).cast(pl.Int64))
     parts = [
-        per_case.group_by(CANDIDATE, pl.col(name).alias(SLICE_VALUE), PLANNED, UNGRADED, MISSING)
+        counted.group_by(CANDIDATE, pl.col(name).alias(SLICE_VALUE), PLANNED, UNGRADED, MISSING)
         .agg(pl.len().cast(pl.Int64).alias(CASES))
         .with_columns(pl.lit(name).alias(SLICE_COLUMN))
         for name in slices
