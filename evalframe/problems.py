@@ -350,6 +350,35 @@ class Problems:
         return cls(first, total, in_memory, spilled, kept)
 
     @classmethod
+    def counted(cls, shown: pl.DataFrame, counts: Mapping[str, int]) -> Problems:
+        """The first rows of each kind with every kind's count, for problems another engine holds whole.
+
+        The Spark engine writes every problem to its tables folder (``meta["tables"]``) and hands the
+        driver the first rows of each kind and each kind's count: :attr:`counts` is then every problem,
+        and :meth:`every` gives the rows shown (the full list is the Parquet Spark wrote).
+
+        Parameters
+        ----------
+        shown
+            The first rows of each kind, sorted, with the columns of :data:`PROBLEM_SCHEMA`; every kind
+            of ``counts`` has at least one row (its ``refusing`` value is taken from there).
+        counts
+            Every problem counted by kind.
+
+        Examples
+        --------
+        >>> first = problems_frame([{"kind": "attempt_gap", "refusing": False, "line": 2}])
+        >>> Problems.counted(first, {"attempt_gap": 3}).counts.rows()
+        [('attempt_gap', False, 3)]
+        """
+        refusing = dict(shown.select(KIND, REFUSING).unique(KIND).iter_rows())
+        table = pl.DataFrame(
+            {KIND: list(counts), REFUSING: [refusing[k] for k in counts], COUNT: list(counts.values())},
+            schema=COUNTS_SCHEMA,
+        )
+        return cls(shown, table.sort(KIND, REFUSING, nulls_last=False), shown)
+
+    @classmethod
     def _of(cls, frame: pl.DataFrame | pl.LazyFrame, kept: int) -> Problems:
         lf = conform(frame)
         rows = lf.collect() if isinstance(frame, pl.DataFrame) else lf.head(kept + 1).collect()

@@ -63,6 +63,7 @@ def assert_same_audit(
     assert_frame_equal(spark_side.slices, polars_side.slices)
     assert_frame_equal(spark_side.missingness, polars_side.missingness)
     assert_frame_equal(spark_side.problems, polars_side.problems)
+    assert_frame_equal(spark_side.problem_counts, polars_side.problem_counts)
     assert_frame_equal(spark_side.units.lazy().collect(), polars_side.units.lazy().collect())
     attempts = polars_side.attempts.lazy().collect()
     assert_frame_equal(spark_side.attempts.lazy().collect().select(attempts.columns), attempts)

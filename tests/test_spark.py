@@ -17,9 +17,20 @@ from typing import Any
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import evalframe as ef
-from tests.spark_support import GEN, LEDGER, ORBIT, REVERSED, assert_same_audit, frame_of, generated, needs_spark
+from tests.spark_support import (
+    GEN,
+    LEDGER,
+    ORBIT,
+    REVERSED,
+    as_spark,
+    assert_same_audit,
+    frame_of,
+    generated,
+    needs_spark,
+)
 
 pytestmark = [
     needs_spark,
@@ -174,3 +185,20 @@ def test_the_polars_path_never_imports_pyspark() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "1 []"
+
+
+def test_problem_counts_beyond_the_first_rows(
+    spark: Any, tmp_path: Path, clean: tuple[ef.Plan, pl.DataFrame, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one row of each kind shown, the report still counts every problem of each kind, as polars does."""
+    import evalframe.engines.spark as on_spark
+
+    plan, frame, manifest = clean
+    monkeypatch.setattr(on_spark, "FIRST_ROWS", 1)
+    report = ef.audit(plan, as_spark(spark, frame, tmp_path), spark_tables=tmp_path / "tables")
+    assert isinstance(report, ef.AuditReport)
+    expected = ef.audit(plan, frame).problem_counts
+    assert_frame_equal(report.problem_counts, expected)
+    counts = dict(expected.select("kind", "count").iter_rows())
+    assert counts["missing_unit"] == len(plan.candidates)  # one missing_unit problem per candidate, one shown
+    assert report.problems.height == expected.height  # one row of each kind

@@ -261,7 +261,10 @@ def audit(
             tables=done.root,
             problem_counts=done.problem_counts,
         )
-        return AuditReport(done.summary, done.units, done.attempts, done.problems, done.slices, done.missingness, meta)
+        found = Problems.counted(done.problems, done.problem_counts)
+        return AuditReport(
+            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found=found
+        )
     loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)
