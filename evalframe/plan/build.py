@@ -180,6 +180,8 @@ class _UnitsReader:
         Per candidate: its codes (case row << 32 | trial) against that version of ``known``.
     trial_values
         Every valid trial number seen.
+    previous
+        The last candidate's compared columns and codes, when it had no repeated unit.
     """
 
     case_cols: list[str]
@@ -190,6 +192,7 @@ class _UnitsReader:
     index: pl.DataFrame | None = None
     local: list[tuple[pl.Series, pl.DataFrame]] = field(default_factory=list)
     trial_values: set[int] = field(default_factory=set)
+    previous: tuple[pl.DataFrame, pl.Series] | None = None
 
     def add(self, name: str | None, chunk: pl.DataFrame) -> None:
         """Check one candidate's rows (with a ``trial`` column) and keep their codes."""
@@ -218,12 +221,20 @@ class _UnitsReader:
                     pl.lit(self.source).alias(SOURCE), pl.col("detail").str.replace(CASE_ID, CANDIDATE, literal=True)
                 )
             )
-        codes = self._numbered(name, chunk)
-        assert self.known is not None  # set by _match_cases
+        compared = [*(c for c in self.case_cols if c != LINE), "_trial"]
+        # Plans usually list the same cases, in the same order, for every candidate: then the rows of the
+        # previous candidate were matched already, and their codes are this candidate's (an exact shortcut).
+        if self.previous is not None and chunk.select(compared).equals(self.previous[0]):
+            codes = self.previous[1]
+        else:
+            codes, repeated = self._numbered(name, chunk)
+            # Kept for the next candidate only when it had no repeated unit (those need their own lines).
+            self.previous = None if repeated else (chunk.select(compared), codes)
+        assert self.known is not None  # set by the first chunk, which is never a repeat
         self.local.append((codes, self.known))
 
-    def _numbered(self, name: str | None, chunk: pl.DataFrame) -> pl.Series:
-        """The chunk's codes against ``known`` (updated); a unit listed twice is a problem."""
+    def _numbered(self, name: str | None, chunk: pl.DataFrame) -> tuple[pl.Series, bool]:
+        """The chunk's codes against ``known`` (updated), and whether a unit is listed twice (a problem)."""
         before = self.known
         self.known, rows = _match_cases(self.known, self.index, chunk, self.case_cols, carry=["_trial"])
         if self.known is not before:
@@ -233,7 +244,7 @@ class _UnitsReader:
         codes = rows.get_column(UID)
         listed = codes.drop_nulls()
         if listed.n_unique() == listed.len():  # counting distinct codes is quick; marking them is not
-            return codes
+            return codes, False
         self.found.append(
             rows.filter(codes.is_duplicated() & codes.is_not_null()).select(
                 pl.lit("duplicate_case").alias("kind"),
@@ -245,13 +256,17 @@ class _UnitsReader:
                 pl.lit("planned unit listed more than once").alias("detail"),
             )
         )
-        return codes
+        return codes, True
 
     def unit_codes(self, coding: UnitCoding, cases: pl.DataFrame, final: pl.DataFrame) -> pl.Series:
         """The sorted unit codes of every candidate against the final ``cases`` (``final``: ``known`` at the end)."""
         per_candidate: list[pl.Series] = []
         for position, (codes, version) in enumerate(self.local[: len(coding.candidates)]):
-            per_candidate.append(_unit_codes(codes, None if version is final else version, cases, coding, position))
+            if position and codes is self.local[position - 1][0] and version is self.local[position - 1][1]:
+                # Listed like the candidate before it: its units are that candidate's, one block further.
+                per_candidate.append(per_candidate[-1] + coding.block)
+            else:
+                per_candidate.append(_unit_codes(codes, None if version is final else version, cases, coding, position))
         return pl.concat(per_candidate or [pl.Series(UID, [], dtype=pl.Int64)])
 
 
