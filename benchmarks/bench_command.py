@@ -48,6 +48,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_second_paths import extract  # the script's own folder is first on sys.path
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
 GENERATOR = TOOLS / "gen_ledger.py"
@@ -95,15 +97,6 @@ def dataset(data: Path, rows: int) -> Path:
         cmd = [sys.executable, str(GENERATOR), str(folder), "--rows", str(rows), "--unknown", "0", "--dups", "0"]
         subprocess.run([*cmd, "--layout", "single"], check=True)
     return folder
-
-
-def extract(rev: str, into: Path) -> Path:
-    """The ``evalframe`` package as committed at ``rev``, byte-compiled, under ``into``."""
-    into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "evalframe"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(into)], check=True)
-    return into
 
 
 def command(engine: str, folder: Path, out: Path) -> list[str]:
