@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Iterable
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +76,7 @@ def build_refusal(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None)
     counts = counts.filter(pl.col(KIND).is_not_null()).sort(KIND, REFUSING)
     by_kind = dict(counts.filter(pl.col(REFUSING)).group_by(KIND).agg(pl.col("count").sum()).iter_rows())
     # Each kind's count is of every problem, not of the first rows kept (AuditRefused.problems is bounded).
-    kinds = tuple(
-        replace(n, count=int(by_kind.get(n.kind, n.count))) for n in notes_of(refusing, shown=REFUSAL_ROWS_SHOWN)
-    )
+    kinds = notes_of(refusing, shown=REFUSAL_ROWS_SHOWN, counts=by_kind)
     return Refusal(refusing=int(sum(by_kind.values())), counts=counts, kinds=kinds)
 
 

@@ -11,7 +11,7 @@ and the cases that flipped, and a release gate's result. The renderers
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
@@ -268,7 +268,9 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
     return tuple(sorted(out, key=lambda c: natural_key(c.name)))
 
 
-def notes_of(problems: pl.DataFrame, *, shown: int = NOTE_ROWS_SHOWN) -> tuple[Note, ...]:
+def notes_of(
+    problems: pl.DataFrame, *, shown: int = NOTE_ROWS_SHOWN, counts: Mapping[str, int] | None = None
+) -> tuple[Note, ...]:
     """One :class:`Note` per problem kind, kinds in name order, each with its first rows in line order.
 
     Parameters
@@ -279,6 +281,9 @@ def notes_of(problems: pl.DataFrame, *, shown: int = NOTE_ROWS_SHOWN) -> tuple[N
         ``candidate``, ``case_id``, ``trial``, ``attempt``).
     shown
         Rows listed per kind.
+    counts
+        Every problem counted by kind, when ``problems`` holds only the first rows of a kind
+        (a bounded table, SPEC §3 "Problems at scale"); each note's ``count`` is then this count.
 
     Examples
     --------
@@ -304,7 +309,7 @@ def notes_of(problems: pl.DataFrame, *, shown: int = NOTE_ROWS_SHOWN) -> tuple[N
             Note(
                 kind=str(kind),
                 meaning=PROBLEM_KINDS.get(str(kind), ""),
-                count=rows.height,
+                count=rows.height if counts is None else int(counts.get(str(kind), rows.height)),
                 refusing=bool(rows.get_column("refusing").any()) if "refusing" in rows.columns else False,
                 candidates=tuple(natural_sorted(candidates)),
                 texts=tuple(str(d) for d in details[:NOTE_TEXTS_SHOWN]),
@@ -461,7 +466,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         ungraded_total=total,
         outcomes_present=tuple(o for o in OUTCOMES if o in present),
         slices=_slices(report),
-        notes=tuple(replace(n, count=by_kind.get(n.kind, n.count)) for n in notes_of(report.problems)),
+        notes=notes_of(report.problems, counts=by_kind),
         comparison=compared,
         gate=None if min_coverage is None else _gate(report, min_coverage, names),
         provenance=tuple(provenance),
