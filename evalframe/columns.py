@@ -42,11 +42,15 @@ LINE: Final = "line"
 SOURCE: Final = "source"
 #: The ledger's optional text columns, carried as written (null where the ledger has none).
 TEXT_COLUMNS: Final = (RUN_ID, DATASET_VERSION, CASE_HASH, LIMIT, ANSWER)
+#: The ledger's columns that differ from one attempt of a unit to the next.
+ATTEMPT_COLUMNS: Final = (ATTEMPT, RUN_ID, EXEC_STATUS, SCORE_STATUS, SCORE, PASSED, HAS_OUTPUT, ANSWER, LIMIT)
 
 # --- derived columns ------------------------------------------------------
 OUTCOME: Final = "outcome"
 ATTEMPTS: Final = "attempts"
 COUNTED_ATTEMPT: Final = "counted_attempt"
+#: The columns the audit computes per unit.
+UNIT_DERIVED_COLUMNS: Final = (COUNTED_ATTEMPT, ATTEMPTS, OUTCOME)
 
 # --- problems table -------------------------------------------------------
 KIND: Final = "kind"

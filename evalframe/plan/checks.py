@@ -13,25 +13,15 @@ from typing import Any, Final
 import polars as pl
 
 from evalframe.columns import (
-    ANSWER,
-    ATTEMPT,
-    ATTEMPTS,
+    ATTEMPT_COLUMNS,
     CANDIDATE,
     CASE_HASH,
     CASE_ID,
-    COUNTED_ATTEMPT,
     DATASET_VERSION,
-    EXEC_STATUS,
-    HAS_OUTPUT,
-    LIMIT,
     LINE,
-    OUTCOME,
-    PASSED,
-    RUN_ID,
-    SCORE,
-    SCORE_STATUS,
     SOURCE,
     TRIAL,
+    UNIT_DERIVED_COLUMNS,
 )
 from evalframe.errors import PlanError
 from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID
@@ -40,18 +30,8 @@ from evalframe.problems import concat_problems, problems_frame
 #: Names a plan column may not have: the ledger's per-attempt columns and those the audit computes per unit
 #: (a plan column of that name would stand in for them in the units table), and the audit's code columns.
 RESERVED_COLUMNS: Final = (
-    ATTEMPT,
-    RUN_ID,
-    EXEC_STATUS,
-    SCORE_STATUS,
-    SCORE,
-    PASSED,
-    HAS_OUTPUT,
-    ANSWER,
-    LIMIT,
-    COUNTED_ATTEMPT,
-    ATTEMPTS,
-    OUTCOME,
+    *ATTEMPT_COLUMNS,
+    *UNIT_DERIVED_COLUMNS,
     CAND_CODE,
     CASE_CODE,
     UID,
