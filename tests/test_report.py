@@ -94,9 +94,56 @@ def test_ranking_note_when_the_leader_survives_missing_grades() -> None:
             "pass_rate_upper": [0.9, 0.25],
         }
     )
-    note = ranking_note(summary)
-    assert note is not None and "worst case (0.85) is above every other candidate's best case" in note
+    assert ranking_note(summary) == (
+        "A has the highest pass_rate_scored (0.9), and no other candidate's best case is above its worst case "
+        "(0.85): missing grades alone cannot reverse the order (sampling noise still can; see the intervals)."
+    )
     assert ranking_note(summary.head(1)) is None
+
+
+def test_ranking_note_names_a_tie_and_does_not_blame_missing_grades_that_do_not_exist() -> None:
+    # Nothing missing and every candidate at 0.0: a tie, not an order missing grades could reverse.
+    summary = pl.DataFrame(
+        {
+            "candidate": ["A", "B", "C"],
+            "pass_rate_scored": [0.0, 0.0, 0.0],
+            "pass_rate_planned": [0.0, 0.0, 0.0],
+            "pass_rate_upper": [0.0, 0.0, 0.0],
+        }
+    )
+    assert ranking_note(summary) == (
+        "A, B and C share the highest pass_rate_scored (0.0), and no other candidate's best case is above their "
+        "worst case (0.0): missing grades alone cannot reverse the order (sampling noise still can; see the "
+        "intervals)."
+    )
+
+
+def test_ranking_note_ranges_that_touch_cannot_reverse_and_tied_leaders_with_missing_grades_can() -> None:
+    touching = pl.DataFrame(
+        {
+            "candidate": ["A", "B"],
+            "pass_rate_scored": [0.8, 0.4],
+            "pass_rate_planned": [0.6, 0.4],
+            "pass_rate_upper": [0.8, 0.6],
+        }
+    )  # B's best case equals A's worst: at most a tie
+    assert ranking_note(touching) == (
+        "A has the highest pass_rate_scored (0.8), and no other candidate's best case is above its worst case "
+        "(0.6): missing grades alone cannot reverse the order (sampling noise still can; see the intervals)."
+    )
+    tied = pl.DataFrame(
+        {
+            "candidate": ["A", "B"],
+            "pass_rate_scored": [0.5, 0.5],
+            "pass_rate_planned": [0.25, 0.5],
+            "pass_rate_upper": [0.75, 0.5],
+        }
+    )
+    assert ranking_note(tied) == (
+        "A and B share the highest pass_rate_scored (0.5), but A's full-plan range [0.25, 0.75] overlaps "
+        "B [0.5, 0.5]: the missing grades alone could reverse the order, so pass_rate_scored does not rank "
+        "these candidates."
+    )
 
 
 def test_markdown_escapes_table_breaking_identifiers() -> None:

@@ -124,9 +124,11 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
     """Whether the highest ``pass_rate_scored`` survives the missing grades, in one sentence.
 
     Each candidate's full-plan pass rate lies in [``pass_rate_planned``,
-    ``pass_rate_upper``]. When the leader's range overlaps another
-    candidate's, missing grades alone could reverse the order. Returns None
-    with fewer than two candidates with a pass rate.
+    ``pass_rate_upper``]. When another candidate's best case is above the
+    leader's worst case, missing grades alone could reverse the order (ranges
+    that only touch can at most tie). Candidates tied at the highest rate are
+    named together. Returns None with fewer than two candidates with a pass
+    rate.
 
     Examples
     --------
@@ -136,32 +138,44 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
     A has the highest pass_rate_scored (1.0), computed on only 2 of 4 planned units, but its full-plan range
     [0.5, 1.0] overlaps B [0.75, 0.75]: the missing grades alone could reverse the order, so pass_rate_scored
     does not rank these candidates.
+    >>> tied = pl.DataFrame({"candidate": ["A", "B"], "planned": [2, 2], "scored": [2, 2],
+    ...     "pass_rate_scored": [0.5, 0.5], "pass_rate_planned": [0.5, 0.5], "pass_rate_upper": [0.5, 0.5]})
+    >>> print(ranking_note(tied))
+    A and B share the highest pass_rate_scored (0.5), and no other candidate's best case is above their worst
+    case (0.5): missing grades alone cannot reverse the order (sampling noise still can; see the intervals).
     """
     rows = [r for r in summary.iter_rows(named=True) if r.get("pass_rate_scored") is not None and _bounds(r)]
     if len(rows) < 2:
         return None
-    top = max(rows, key=lambda r: r["pass_rate_scored"])
+    best = max(r["pass_rate_scored"] for r in rows)
+    leaders = [r for r in rows if r["pass_rate_scored"] == best]
+    top = leaders[0]
     top_low, top_high = _bounds(top) or (0.0, 0.0)
-    lead = f"{top[CANDIDATE]} has the highest pass_rate_scored ({fmt_value(top['pass_rate_scored'])})"
+    if len(leaders) == 1:
+        lead, its, their = f"{top[CANDIDATE]} has the highest", "its", "its"
+    else:
+        names = ", ".join(r[CANDIDATE] for r in leaders[:-1]) + f" and {leaders[-1][CANDIDATE]}"
+        lead, its, their = f"{names} share the highest", f"{top[CANDIDATE]}'s", "their"
+    lead += f" pass_rate_scored ({fmt_value(best)})"
     scored, planned = top.get("scored"), top.get("planned")
     if scored is not None and planned is not None and scored != planned:
         lead += f", computed on only {scored} of {planned} planned units"
     overlapping = []
     for r in rows:
         low, high = _bounds(r) or (0.0, 0.0)
-        if r is not top and low <= top_high and top_low <= high:
+        if r is not top and high > top_low and low <= top_high:
             overlapping.append(f"{r[CANDIDATE]} [{fmt_value(low)}, {fmt_value(high)}]")
     if overlapping:
         others = ", ".join(overlapping)
         if len(overlapping) > RANGES_NAMED:
             others = f"{len(overlapping)} other candidates' ranges (e.g. {', '.join(overlapping[:RANGES_NAMED])})"
         return (
-            f"{lead}, but its full-plan range [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
+            f"{lead}, but {its} full-plan range [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
             f"{others}: the missing grades alone could reverse the order, so pass_rate_scored "
             "does not rank these candidates."
         )
     return (
-        f"{lead}, and its worst case ({fmt_value(top_low)}) is above every other candidate's best case: missing "
+        f"{lead}, and no other candidate's best case is above {their} worst case ({fmt_value(top_low)}): missing "
         "grades alone cannot reverse the order (sampling noise still can; see the intervals)."
     )
 
