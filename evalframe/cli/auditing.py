@@ -51,12 +51,13 @@ def _write_report(
     report: AuditReport,
     out: Path,
     comparison: Comparison | None,
+    view: View,
     *,
     inputs: list[str],
     min_coverage: float | None,
     progress: Progress | None,
 ) -> None:
-    """Write the audit (with the comparison, for ``compare``) to ``--out``, stop signals held for the exchange."""
+    """Write the audit (with the comparison, for ``compare``) and its printed view to ``--out``, stop signals held."""
     command = "evalframe audit" if comparison is None else "evalframe compare"
     write_or_exit(
         lambda: report.write(
@@ -67,6 +68,7 @@ def _write_report(
             min_coverage=min_coverage,
             progress=progress,
             guard=hold_stop_signals,
+            view=view,
         )
     )
 
@@ -120,7 +122,7 @@ def audit_command(
         if export is not None:
             _export(report, export[1], inputs)
         if out is not None:
-            _write_report(report, out, None, inputs=inputs, min_coverage=min_coverage, progress=progress)
+            _write_report(report, out, None, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     print_view_as(view, fmt)
     exit_on_failed_gate(view)
 
@@ -178,7 +180,7 @@ def compare_command(
         if out is not None:
             # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
             inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
-            _write_report(report, out, comparison, inputs=inputs, min_coverage=min_coverage, progress=progress)
+            _write_report(report, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     print_view_as(view, fmt)
     exit_on_failed_gate(view)
     if require_winner and comparison.verdict != "candidate_better":

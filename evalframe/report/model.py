@@ -201,6 +201,7 @@ class AuditReport:
         min_coverage: float | None = None,
         progress: Progress | None = None,
         guard: ExchangeGuard = nullcontext,
+        view: Any = None,
     ) -> list[Path]:
         """Write every table as Parquet plus ``report.md``, ``report.json`` and ``report.html``, all or nothing.
 
@@ -230,6 +231,9 @@ class AuditReport:
         guard
             Entered around the exchange of the folder with its new version
             (see :func:`~evalframe.report.output.write_output`).
+        view
+            The report's view (:meth:`view`) with this ``comparison`` and ``min_coverage``, when the caller
+            has built it already (the command line prints it too); built here otherwise.
 
         Returns
         -------
@@ -258,7 +262,8 @@ class AuditReport:
             tables |= {"comparison": comparison.table, "pairs": comparison.pairs}
             if comparison.dropped_by_slice.height:
                 tables["dropped_pairs"] = comparison.dropped_by_slice
-        view = self.view(comparison, min_coverage=min_coverage)
+        if view is None:
+            view = self.view(comparison, min_coverage=min_coverage)
         texts = {
             "report.md": _render("markdown", view),
             "report.json": _render("json", view) + "\n",

@@ -215,28 +215,36 @@ def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
     }
 
 
-def _first_naturally(ids: pl.LazyFrame, n: int) -> list[str]:
-    """The ``n`` smallest ids in natural order; polars orders by digit-free shape and length first."""
-    shape = pl.col(CASE_ID).str.replace_all(r"\d", "")
-    top = ids.sort(shape, pl.col(CASE_ID).str.len_chars(), CASE_ID).head(4 * n).collect()
-    return natural_sorted(top.get_column(CASE_ID).to_list())[:n]
+def _missing_ids(report: AuditReport) -> dict[str, tuple[str, ...]]:
+    """Each candidate's first missing case ids in natural order, by candidate name.
 
-
-def _missing_ids(report: AuditReport, record: Mapping[str, Any]) -> tuple[str, ...]:
-    ids = [str(v) for v in record.get("missing_case_ids") or []]
-    if int(record.get("missing_cases") or 0) <= len(ids):
-        return tuple(natural_sorted(ids))
-    missing = (
-        report.units.lazy()
-        .filter((pl.col(CANDIDATE) == record[CANDIDATE]) & (pl.col(OUTCOME).cast(pl.String) == "missing"))
-        .select(pl.col(CASE_ID).cast(pl.String))
-        .unique()
-    )
-    return tuple(_first_naturally(missing, MISSING_IDS_SHOWN))
+    The summary lists a candidate's first :data:`MISSING_IDS_SHOWN` missing cases in plan order; for the
+    candidates with more, the naturally first are read from the units in one pass for all of them (units
+    are sorted by key, so a case's units under repeated trials are adjacent). polars keeps a few times as
+    many per candidate, smallest by digit-free shape, length and text, which :func:`natural_sorted` then
+    orders exactly.
+    """
+    rows = report.summary.select(CANDIDATE, "missing_cases", "missing_case_ids").rows()
+    ids = {str(name): [str(v) for v in listed or []] for name, _, listed in rows}
+    more = [str(name) for name, count, listed in rows if int(count or 0) > len(listed or [])]
+    if more:
+        case = pl.col(CASE_ID)
+        top = (
+            report.units.lazy()
+            .filter(pl.col(CANDIDATE).cast(pl.String).is_in(more) & (pl.col(OUTCOME).cast(pl.String) == "missing"))
+            .select(pl.col(CANDIDATE).cast(pl.String), case.cast(pl.String))
+            .filter(case.shift().is_null() | (case != case.shift()) | (pl.col(CANDIDATE) != pl.col(CANDIDATE).shift()))
+            .group_by(CANDIDATE)
+            .agg(case.bottom_k_by([case.str.replace_all(r"\d", ""), case.str.len_chars(), case], 4 * MISSING_IDS_SHOWN))
+            .collect()
+        )
+        ids |= {str(name): list(found) for name, found in top.iter_rows()}
+    return {name: tuple(natural_sorted(found)[:MISSING_IDS_SHOWN]) for name, found in ids.items()}
 
 
 def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate, ...]:
     by = {(c, o): n for c, o, n in outcomes.iter_rows()}
+    missing_ids = _missing_ids(report)
     out = []
     for r in report.summary.iter_rows(named=True):
         name = str(r[CANDIDATE])
@@ -248,7 +256,7 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
             for c in ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
             if r.get(c)
         )
-        ids = _missing_ids(report, r)
+        ids = missing_ids[name]
         out.append(
             Candidate(
                 name=name,

@@ -138,6 +138,29 @@ def test_many_missing_ids_are_the_first_in_natural_order() -> None:
     assert a.missing_ids_text().endswith("case/21 … (+18 more)")
 
 
+def test_each_candidates_first_missing_ids_are_its_own_under_repeated_trials() -> None:
+    ids = [f"case/{n}" for n in range(1, 40)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["A", "B"], trials=2)
+    graded = [("A", "case/2", 1), ("A", "case/2", 2), ("B", "case/3", 1), ("B", "case/30", 2)]
+    ledger = pl.DataFrame(graded, schema=["candidate", "case_id", "trial"], orient="row").with_columns(passed=1)
+    a, b = build_view(ef.audit(plan, ledger)).candidates
+    assert a.missing_ids == ("case/1", *(f"case/{n}" for n in range(3, 22)))
+    assert b.missing_ids == tuple(f"case/{n}" for n in range(1, 21))  # case/3 has trial 2 still missing
+    assert (a.missing_cases, b.missing_cases) == (38, 39)
+
+
+def test_write_lays_out_the_view_it_is_given(tmp_path: Path) -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]}))
+    report.write(tmp_path / "given", view=report.view(min_coverage=0.9))
+    report.write(tmp_path / "built", min_coverage=0.9)
+    for name in ("report.md", "report.json", "report.html"):
+        assert (tmp_path / "given" / name).read_bytes() == (tmp_path / "built" / name).read_bytes(), name
+    assert json.loads((tmp_path / "given" / "report.json").read_text())["gate"]["below"] == [
+        {"candidate": "A", "scored_coverage": 0.5}
+    ]
+
+
 def test_candidates_given_for_a_plan_with_a_candidate_column_is_a_usage_error_before_the_ledger(
     tmp_path: Path,
 ) -> None:
