@@ -36,6 +36,7 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.funnel import funnel, outcome_in, unit_outcomes, with_uncertainty
+from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems
 from evalframe.reconcile import MISSING_IDS_SHOWN, planned_units_coded, reconcile
@@ -204,26 +205,30 @@ def summarize(
         cluster="_cluster",
         reducer=o.reducer,
     )
-    # Case codes follow the sorted case ids: the first codes are the first ids.
+    # A candidate's naturally first missing cases: KEPT times as many by the plan's shape order (integers
+    # gathered and compared, no text), then ordered exactly in Python.
+    order = plan.case_order
     missing = (
         units.lazy()
         .filter(outcome_in(units.schema, "missing"))
+        .select(CANDIDATE, pl.lit(order).gather(pl.col(CASE_CODE)).alias("_order"))
         .group_by(CANDIDATE)
         .agg(
-            pl.col(CASE_CODE).n_unique().cast(pl.UInt32).alias("missing_cases"),
-            pl.col(CASE_CODE).unique().sort().head(MISSING_IDS_SHOWN).alias(CASE_CODE),
+            pl.col("_order").n_unique().cast(pl.UInt32).alias("missing_cases"),
+            pl.col("_order").unique().bottom_k(KEPT * MISSING_IDS_SHOWN),
         )
     )
-    # The ids are gathered from the exploded codes (inside list.eval, polars hashes the whole literal id
-    # column for every candidate).
-    shown = (
-        missing.select(CANDIDATE, CASE_CODE)
-        .explode(CASE_CODE)
-        .select(CANDIDATE, case_column(plan.cases.get_column(CASE_ID)).alias("missing_case_ids"))
-        .group_by(CANDIDATE, maintain_order=True)
-        .agg("missing_case_ids")
+    counted = missing.collect()
+    ids_in_order = plan.cases.get_column(CASE_ID).cast(pl.String).gather(order.arg_sort())
+    kept = counted.select(CANDIDATE, "_order").explode("_order").select(CANDIDATE, case_column(ids_in_order, "_order"))
+    first = {
+        name: natural_sorted(ids)[:MISSING_IDS_SHOWN] for name, ids in kept.group_by(CANDIDATE).agg(CASE_ID).rows()
+    }
+    missing_ids = counted.select(
+        CANDIDATE,
+        "missing_cases",
+        pl.Series("missing_case_ids", [first[c] for c in counted.get_column(CANDIDATE)], pl.List(pl.String)),
     )
-    missing_ids = missing.drop(CASE_CODE).join(shown, on=CANDIDATE, how="left").collect()
     summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),

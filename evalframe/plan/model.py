@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
 from evalframe.engine import in_memory
 from evalframe.load import PathLike
+from evalframe.natural import shape_order
 from evalframe.plan import build
 from evalframe.plan.coding import CAND_CODE, UID, UnitCoding, case_codes, case_column, id_codes
 
@@ -273,6 +275,14 @@ class Plan:
         # first.
         uid = coded.lazy().select(pl.when(in_range).then(coding.code()).alias(UID)).collect().to_series()
         return coded.with_columns(uid).lazy()
+
+    @cached_property
+    def case_order(self) -> pl.Series:
+        """Each case's position (UInt32, by case code) in shape order (see :func:`evalframe.natural.shape_order`).
+
+        Computed once per plan, when first asked for: the audit keeps a candidate's first missing cases by it.
+        """
+        return shape_order(self.cases.get_column(CASE_ID))
 
     @property
     def coding(self) -> UnitCoding:

@@ -26,9 +26,10 @@ the HTML renderer likewise imports matplotlib when it draws a chart.
 
 from typing import TYPE_CHECKING, Any
 
+from evalframe.natural import natural_key
 from evalframe.report import model
 from evalframe.report.descriptions import CARRIED, DESCRIPTIONS, RATE_FORMULAS, TABLE_DESCRIPTIONS, describe
-from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, natural_key
+from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
 from evalframe.report.html import render_html, render_summary_html
 from evalframe.report.jsondoc import render_json, view_dict
 from evalframe.report.markdown import comparison_markdown, render_comparison_markdown, render_github, render_markdown

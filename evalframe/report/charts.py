@@ -24,7 +24,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from evalframe.columns import CANDIDATE
-from evalframe.report.format import natural_key, pct
+from evalframe.natural import natural_key
+from evalframe.report.format import pct
 from evalframe.report.view import COMPOSITION, Candidate, Slices
 
 if TYPE_CHECKING:

@@ -76,7 +76,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     "mean_score_ci_low": "lower end of the case-clustered interval of mean_score, inside the score range",
     "mean_score_ci_high": "upper end of the case-clustered interval of mean_score, inside the score range",
     "missing_cases": "distinct cases with at least one missing unit",
-    "missing_case_ids": "the first 20 such case ids, sorted (units.parquet lists every missing unit)",
+    "missing_case_ids": "the first 20 such case ids in natural order (case/9 before case/10); units.parquet "
+    "lists every missing unit",
     "selective_missingness": "slice columns whose ungraded or missing units concentrate in slices (Holm-adjusted "
     "case-level test), naming the slices; or null",
     # unit and ledger columns (units, attempts)

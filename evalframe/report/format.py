@@ -9,11 +9,11 @@ outputs keep full precision.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable
 from typing import Any, Final
 
 import polars as pl
+
+from evalframe.natural import natural_key
 
 #: Significant digits of a number shown to people (Parquet and JSON keep full precision).
 DIGITS: Final = 3
@@ -87,33 +87,6 @@ def interval(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "null"
     return f"[{fmt_value(low)}, {fmt_value(high)}]"
-
-
-_DIGIT_RUNS: Final = re.compile(r"(\d+)")
-
-
-def natural_key(value: Any) -> tuple[tuple[int, int | str], ...]:
-    """Sort key that orders the digit runs of an id by number: ``case/100`` before ``case/1000``.
-
-    Examples
-    --------
-    >>> sorted(["case/10000", "case/100", "case/1000", "case/99", "b"], key=natural_key)
-    ['b', 'case/99', 'case/100', 'case/1000', 'case/10000']
-    """
-    if value is None:
-        return ((2, ""),)  # nulls last
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in _DIGIT_RUNS.split(str(value)) if p)
-
-
-def natural_sorted(values: Iterable[Any]) -> list[Any]:
-    """Values in :func:`natural_key` order.
-
-    Examples
-    --------
-    >>> natural_sorted(["q10", "q9", "q100"])
-    ['q9', 'q10', 'q100']
-    """
-    return sorted(values, key=natural_key)
 
 
 def natural_sort_frame(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:

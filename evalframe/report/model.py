@@ -49,7 +49,7 @@ class AuditReport:
         independent units (see :func:`evalframe.funnel.with_uncertainty`),
         clustered standard errors, the design effect, ``missing_cases`` (UInt32, distinct cases with a
         missing unit) and ``missing_case_ids`` (List[String], the first 20
-        of them, sorted).
+        of them in natural order, see :mod:`evalframe.natural`).
     units
         One row per planned unit (per counted attempt under policy
         ``every``): plan columns, the counted attempt's ledger columns,

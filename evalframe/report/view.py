@@ -19,10 +19,11 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, TRIAL
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
+from evalframe.natural import KEPT, natural_key, natural_sorted
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
-from evalframe.report.format import natural_key, natural_sort_frame, natural_sorted
+from evalframe.report.format import natural_sort_frame
 from evalframe.report.sentences import headline, provenance_lines, ranking_note, rate_base
 from evalframe.slices import missingness_shown
 
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 
 #: Ungraded units listed (units.parquet holds all of them).
 UNGRADED_ROWS_SHOWN: Final = 100
-#: Missing case ids named per candidate (units.parquet lists every missing unit).
-MISSING_IDS_SHOWN: Final = 20
 #: Rows of each note kind (and each refusing kind) listed; the counts cover all of them.
 NOTE_ROWS_SHOWN: Final = 5
 #: Rows of each refusing kind listed for a refused batch (problems.parquet holds all).
@@ -89,7 +88,7 @@ class Candidate:
     counts: Mapping[str, int]
     rates: Mapping[str, Rate]
     missing_cases: int
-    #: The first :data:`MISSING_IDS_SHOWN` missing case ids, in natural order.
+    #: The first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` missing case ids, in natural order.
     missing_ids: tuple[str, ...]
     #: Ungraded units other than missing, by outcome (non-zero only).
     ungraded: tuple[tuple[str, int], ...]
@@ -215,36 +214,8 @@ def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
     }
 
 
-def _missing_ids(report: AuditReport) -> dict[str, tuple[str, ...]]:
-    """Each candidate's first missing case ids in natural order, by candidate name.
-
-    The summary lists a candidate's first :data:`MISSING_IDS_SHOWN` missing cases in plan order; for the
-    candidates with more, the naturally first are read from the units in one pass for all of them (units
-    are sorted by key, so a case's units under repeated trials are adjacent). polars keeps a few times as
-    many per candidate, smallest by digit-free shape, length and text, which :func:`natural_sorted` then
-    orders exactly.
-    """
-    rows = report.summary.select(CANDIDATE, "missing_cases", "missing_case_ids").rows()
-    ids = {str(name): [str(v) for v in listed or []] for name, _, listed in rows}
-    more = [str(name) for name, count, listed in rows if int(count or 0) > len(listed or [])]
-    if more:
-        case = pl.col(CASE_ID)
-        top = (
-            report.units.lazy()
-            .filter(pl.col(CANDIDATE).cast(pl.String).is_in(more) & (pl.col(OUTCOME).cast(pl.String) == "missing"))
-            .select(pl.col(CANDIDATE).cast(pl.String), case.cast(pl.String))
-            .filter(case.shift().is_null() | (case != case.shift()) | (pl.col(CANDIDATE) != pl.col(CANDIDATE).shift()))
-            .group_by(CANDIDATE)
-            .agg(case.bottom_k_by([case.str.replace_all(r"\d", ""), case.str.len_chars(), case], 4 * MISSING_IDS_SHOWN))
-            .collect()
-        )
-        ids |= {str(name): list(found) for name, found in top.iter_rows()}
-    return {name: tuple(natural_sorted(found)[:MISSING_IDS_SHOWN]) for name, found in ids.items()}
-
-
 def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate, ...]:
     by = {(c, o): n for c, o, n in outcomes.iter_rows()}
-    missing_ids = _missing_ids(report)
     out = []
     for r in report.summary.iter_rows(named=True):
         name = str(r[CANDIDATE])
@@ -256,7 +227,7 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
             for c in ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
             if r.get(c)
         )
-        ids = missing_ids[name]
+        ids = tuple(str(v) for v in r.get("missing_case_ids") or [])
         out.append(
             Candidate(
                 name=name,
@@ -364,22 +335,37 @@ def _gate(report: AuditReport, min_coverage: float, names: list[str] | None) -> 
     return Gate(min_coverage=min_coverage, below=tuple(sorted(below, key=lambda x: natural_key(x[0]))))
 
 
-def _ungraded(report: AuditReport) -> tuple[pl.DataFrame, int]:
-    units = report.units.lazy().filter(~pl.col(OUTCOME).cast(pl.String).is_in(list(GRADED)))
-    total = int(units.select(pl.len()).collect().item())
+def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """The first ungraded units in natural order of (candidate, case), and how many there are.
+
+    Counted from ``outcomes`` (:meth:`~evalframe.report.model.AuditReport.outcome_counts`); only the
+    candidates that hold the first :data:`UNGRADED_ROWS_SHOWN` are read and ordered.
+    """
+    counts = outcomes.filter(~pl.col(OUTCOME).is_in(GRADED)).group_by(CANDIDATE).agg(pl.col("units").sum())
+    by_name = {str(name): int(n) for name, n in counts.rows()}
+    total = sum(by_name.values())
     if not total:
         return pl.DataFrame(), 0
+    needed: list[str] = []
+    for name in natural_sorted(by_name):
+        if sum(by_name[n] for n in needed) >= UNGRADED_ROWS_SHOWN:
+            break
+        needed.append(name)
+    units = report.units.lazy().filter(
+        pl.col(CANDIDATE).cast(pl.String).is_in(needed) & ~pl.col(OUTCOME).cast(pl.String).is_in(list(GRADED))
+    )
     names = units.collect_schema().names()
     slices = [str(s) for s in report.meta.get("slices", []) if s in names]
     extra = [c for c in ("exec_status", "score_status", "line", "source") if c in names]
-    shape = pl.col(CASE_ID).cast(pl.String).str.replace_all(r"\d", "")
+    case = pl.col(CASE_ID).cast(pl.String)
+    in_order = pl.col(CANDIDATE).cast(pl.String).cast(pl.Enum(needed))
     first = (
-        units.sort(CANDIDATE, shape, pl.col(CASE_ID).cast(pl.String).str.len_chars(), CASE_ID, TRIAL)
-        .head(UNGRADED_ROWS_SHOWN)
-        .select(CANDIDATE, CASE_ID, TRIAL, pl.col(OUTCOME).cast(pl.String), *slices, *extra)
+        units.sort(in_order, case.str.replace_all(r"\d", ""), case.str.len_chars(), case, TRIAL)
+        .head(KEPT * UNGRADED_ROWS_SHOWN)
+        .select(pl.col(CANDIDATE).cast(pl.String), CASE_ID, TRIAL, pl.col(OUTCOME).cast(pl.String), *slices, *extra)
         .collect()
     )
-    first = natural_sort_frame(first.with_columns(pl.col(CANDIDATE).cast(pl.String)), [CANDIDATE, CASE_ID])
+    first = natural_sort_frame(first, [CANDIDATE, CASE_ID]).head(UNGRADED_ROWS_SHOWN)
     return first.select([c for c in first.columns if first.get_column(c).null_count() < first.height]), total
 
 
@@ -436,7 +422,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
     slices = [str(s) for s in meta.get("slices", [])]
     compared = None if comparison is None else comparison_view(comparison, slices)
     title, subtitle = _title(report, compared)
-    ungraded, total = _ungraded(report)
+    ungraded, total = _ungraded(report, outcomes)
     present = set(outcomes.get_column(OUTCOME).to_list())
     names = None if compared is None else [compared.baseline, compared.candidate]
     numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None

@@ -135,6 +135,7 @@ def test_many_missing_ids_are_the_first_in_natural_order() -> None:
     report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["case/1"], "passed": [1]}))
     (a,) = build_view(report).candidates
     assert a.missing_ids == tuple(f"case/{n}" for n in range(2, 22))  # not case/10, case/11, ... as text
+    assert report.summary.get_column("missing_case_ids").to_list() == [list(a.missing_ids)]
     assert a.missing_ids_text().endswith("case/21 … (+18 more)")
 
 
@@ -147,6 +148,16 @@ def test_each_candidates_first_missing_ids_are_its_own_under_repeated_trials() -
     assert a.missing_ids == ("case/1", *(f"case/{n}" for n in range(3, 22)))
     assert b.missing_ids == tuple(f"case/{n}" for n in range(1, 21))  # case/3 has trial 2 still missing
     assert (a.missing_cases, b.missing_cases) == (38, 39)
+
+
+def test_the_ungraded_units_listed_are_the_first_in_natural_order_of_candidate_and_case() -> None:
+    ids = [f"q{n}" for n in range(1, 80)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["m10", "m2", "m9"])
+    ledger = pl.DataFrame({"candidate": ["m9"], "case_id": ["q1"], "passed": [1]})
+    view = build_view(ef.audit(plan, ledger))
+    assert view.ungraded_total == 3 * 79 - 1
+    listed = view.ungraded_units.select("candidate", "case_id").rows()
+    assert listed == [("m2", f"q{n}") for n in range(1, 80)] + [("m9", f"q{n}") for n in range(2, 23)]
 
 
 def test_write_lays_out_the_view_it_is_given(tmp_path: Path) -> None:
