@@ -32,6 +32,7 @@ from evalframe.columns import (
     MissingPolicy,
 )
 from evalframe.engine import sort_on_pool
+from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems, problems_frame
 
@@ -247,6 +248,54 @@ def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
 MISSING_IDS_SHOWN: Final = 20
 
 
+def first_missing_cases(missing: pl.LazyFrame, plan: Plan, by: str, *extra: pl.Expr) -> pl.DataFrame:
+    """Per group of ``missing`` (rows with a ``_case`` code): its distinct cases and the naturally first ids.
+
+    Parameters
+    ----------
+    missing
+        Missing units (or any rows) with the group column ``by`` and ``_case`` (UInt32, the plan's case code).
+    plan
+        The plan whose cases the codes number.
+    by
+        The group column (``candidate`` or ``_cand``).
+    *extra
+        More aggregations of each group, as columns of the result.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``by``, ``missing_cases`` (UInt32, distinct cases), ``missing_case_ids`` (List[String], the first
+        :data:`MISSING_IDS_SHOWN` in natural order, :mod:`evalframe.natural`) and the ``extra`` columns; in
+        no particular order.
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": [f"q{n}" for n in range(1, 30)]}), candidates=["A"])
+    >>> rows = pl.LazyFrame({"candidate": ["A"] * 3, "_case": [0, 1, 1]}, schema_overrides={"_case": pl.UInt32})
+    >>> first_missing_cases(rows, plan, "candidate", pl.len().alias("units")).rows()  # codes follow sorted ids
+    [('A', 2, ['q1', 'q10'], 3)]
+    """
+    # KEPT times as many of each group's cases by the plan's shape order (integers compared, no text), then
+    # ordered exactly in Python.
+    order = plan.case_order
+    counted = (
+        missing.with_columns(pl.lit(order).gather(pl.col(CASE_CODE)).alias("_order"))
+        .group_by(by)
+        .agg(
+            pl.col("_order").n_unique().cast(pl.UInt32).alias("missing_cases"),
+            pl.col("_order").unique().bottom_k(KEPT * MISSING_IDS_SHOWN),
+            *extra,
+        )
+        .collect()
+    )
+    ids_in_order = plan.cases.get_column(CASE_ID).cast(pl.String).gather(order.arg_sort())
+    kept = counted.select(by, "_order").explode("_order").select(by, case_column(ids_in_order, "_order"))
+    first = {key: natural_sorted(ids)[:MISSING_IDS_SHOWN] for key, ids in kept.group_by(by).agg(CASE_ID).rows()}
+    shown = pl.Series("missing_case_ids", [first[key] for key in counted.get_column(by)], pl.List(pl.String))
+    return counted.drop("_order").insert_column(2, shown)
+
+
 def missing_units(
     coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None, *, missing: MissingPolicy = "report"
 ) -> pl.LazyFrame:
@@ -257,7 +306,7 @@ def missing_units(
     missing units, which the summary counts (``missing``) and the units table
     marks (outcome ``missing``). Each candidate's row gives in ``detail`` the
     number of missing units and cases and the first :data:`MISSING_IDS_SHOWN`
-    case ids (sorted); ``case_id``, ``trial`` and ``line`` are null. It is
+    case ids (in natural order, :func:`first_missing_cases`); ``case_id``, ``trial`` and ``line`` are null. It is
     refusing only when ``missing="refuse"``; otherwise it is reported for the
     record, so that a batch refused for another reason still says what is
     missing (the funnel counts missing units as ``missing``, never as
@@ -277,27 +326,13 @@ def missing_units(
     present = coded.select(pl.col(UID).drop_nulls()).collect().to_series()
     units = planned if planned is not None else plan.planned_codes()
     coding = plan.coding
-    # Units are sorted by code, hence by (candidate, case, trial): a candidate's first MISSING_IDS_SHOWN * span
-    # missing units hold its first MISSING_IDS_SHOWN missing cases (a case has at most span units).
-    first = MISSING_IDS_SHOWN * coding.span
-    gone = (
-        units.select(UID)
-        .filter(~pl.col(UID).is_in(present.implode()))
-        .with_columns(coding.parts())
-        .group_by(CAND_CODE)
-        .agg(
-            pl.len().alias("_units"),
-            pl.col(CASE_CODE).n_unique().alias("_cases"),
-            pl.col(CASE_CODE).head(first).unique().sort().head(MISSING_IDS_SHOWN).alias(CASE_CODE),
-        )
-        .sort(CAND_CODE)
-        .collect()
-    )
-    ids = plan.cases.get_column(CASE_ID).cast(pl.String)
-    found = [
-        (coding.candidates[cand], n_units, n_cases, ids.gather(codes).to_list())
-        for cand, n_units, n_cases, codes in gone.iter_rows()
-    ]
+    gone = first_missing_cases(
+        units.select(UID).filter(~pl.col(UID).is_in(present.implode())).with_columns(coding.parts()),
+        plan,
+        CAND_CODE,
+        pl.len().alias("_units"),
+    ).sort(CAND_CODE)
+    found = [(coding.candidates[cand], n_units, n_cases, ids) for cand, n_cases, ids, n_units in gone.iter_rows()]
     return missing_problems(found, plan.source, refusing=missing == "refuse").lazy()
 
 

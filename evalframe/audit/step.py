@@ -20,7 +20,6 @@ from evalframe.columns import (
     ANSWER,
     CANDIDATE,
     CASE_HASH,
-    CASE_ID,
     DATASET_VERSION,
     EXEC_STATUS,
     EXEC_STATUSES,
@@ -36,10 +35,9 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.funnel import funnel, outcome_in, unit_outcomes, with_uncertainty
-from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems
-from evalframe.reconcile import MISSING_IDS_SHOWN, planned_units_coded, reconcile
+from evalframe.reconcile import first_missing_cases, planned_units_coded, reconcile
 from evalframe.slices import Bins, case_slices, slice_funnel
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
@@ -205,30 +203,8 @@ def summarize(
         cluster="_cluster",
         reducer=o.reducer,
     )
-    # A candidate's naturally first missing cases: KEPT times as many by the plan's shape order (integers
-    # gathered and compared, no text), then ordered exactly in Python.
-    order = plan.case_order
-    missing = (
-        units.lazy()
-        .filter(outcome_in(units.schema, "missing"))
-        .select(CANDIDATE, pl.lit(order).gather(pl.col(CASE_CODE)).alias("_order"))
-        .group_by(CANDIDATE)
-        .agg(
-            pl.col("_order").n_unique().cast(pl.UInt32).alias("missing_cases"),
-            pl.col("_order").unique().bottom_k(KEPT * MISSING_IDS_SHOWN),
-        )
-    )
-    counted = missing.collect()
-    ids_in_order = plan.cases.get_column(CASE_ID).cast(pl.String).gather(order.arg_sort())
-    kept = counted.select(CANDIDATE, "_order").explode("_order").select(CANDIDATE, case_column(ids_in_order, "_order"))
-    first = {
-        name: natural_sorted(ids)[:MISSING_IDS_SHOWN] for name, ids in kept.group_by(CANDIDATE).agg(CASE_ID).rows()
-    }
-    missing_ids = counted.select(
-        CANDIDATE,
-        "missing_cases",
-        pl.Series("missing_case_ids", [first[c] for c in counted.get_column(CANDIDATE)], pl.List(pl.String)),
-    )
+    missing = units.lazy().filter(outcome_in(units.schema, "missing")).select(CANDIDATE, CASE_CODE)
+    missing_ids = first_missing_cases(missing, plan, CANDIDATE)
     summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
         pl.col("missing_cases").fill_null(0),
         pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
