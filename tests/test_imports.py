@@ -76,8 +76,8 @@ def test_importing_evalframe_leaves_the_garbage_collector_as_it_was(before: bool
 
 
 #: Imported by some commands only: pandera where a schema is validated, matplotlib where a chart is drawn,
-#: rich where a terminal is written to, scipy for some statistics; pandas and pyspark only through pandera.
-IMPORTED_ON_USE = ("matplotlib", "pandas", "pandera", "pyspark", "rich", "scipy")
+#: rich where a terminal is written to, numpy and scipy for statistics; pandas and pyspark only through pandera.
+IMPORTED_ON_USE = ("matplotlib", "numpy", "pandas", "pandera", "pyspark", "rich", "scipy")
 
 
 def _imported_on_use_after(code: str) -> list[str]:

@@ -9,9 +9,8 @@ declared reducer (:func:`reduce_case`).
 from __future__ import annotations
 
 import math
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
 import polars as pl
 
 from evalframe.columns import (
@@ -30,6 +29,9 @@ from evalframe.columns import (
 )
 from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
 from evalframe.stats import bounded_mean_interval, rate_interval
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def with_uncertainty(
@@ -272,6 +274,8 @@ def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]
 
 def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[str, object]:
     """One candidate's case-level rate over its fully scored cases, each reduced by ``reducer``."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     full = cases.filter((pl.col(SCORED) == pl.col(OBSERVATIONS)) & (pl.col(SCORED) > 0))
     reduced = reduce_case(full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy(), reducer)
     ones = np.ones(full.height)
@@ -331,10 +335,13 @@ def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndar
 
     Examples
     --------
+    >>> import numpy as np
     >>> passed, scored = np.array([0, 1, 2, 3]), np.array([3, 3, 3, 3])
     >>> [reduce_case(passed, scored, r).tolist() for r in ("any", "all", "majority", "at_least:1")]
     [[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     p, n = passed.astype(np.float64), scored.astype(np.float64)
     if reducer == "mean":
         fraction: np.ndarray = p / n

@@ -7,7 +7,6 @@ import re
 from collections import Counter
 from typing import Any, Final
 
-import numpy as np
 import polars as pl
 
 from evalframe.columns import LINE, SOURCE
@@ -96,6 +95,8 @@ def json_depth(text: str) -> int:
     >>> json_depth('{"a": [1, [2]], "b": "[[[["}'), json_depth("3")
     (3, 0)
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
     steps = np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)
     if not steps.size:

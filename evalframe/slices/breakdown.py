@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-import numpy as np
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, MISSING, PLANNED
@@ -74,6 +73,8 @@ def _edge(value: float) -> str:
 
 def interval_labels(edges: Sequence[float]) -> list[str]:
     """Labels of the right-closed intervals ``(a, b]`` over ``edges``, open ends ±inf, in order."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     bounds = [-np.inf, *edges, np.inf]
     return [
         f"({'-inf' if low == -np.inf else _edge(low)}, {'inf' if high == np.inf else _edge(high)}]"
@@ -83,6 +84,8 @@ def interval_labels(edges: Sequence[float]) -> list[str]:
 
 def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
     """Label each value with its interval (see :func:`interval_labels`)."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     expr: Any = pl.when(col.is_null()).then(pl.lit(None, pl.String))
     for high, label in zip([*edges, np.inf], interval_labels(edges), strict=True):
         expr = expr.when(col <= high).then(pl.lit(label))
@@ -98,6 +101,8 @@ def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> li
     ValueError
         When the spec is malformed.
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     if isinstance(spec, str):
         if not (spec.startswith("q") and spec[1:].isdigit() and int(spec[1:]) >= 2):
             msg = f"bins for {name!r} must be edges or 'q<k>' with k >= 2, got {spec!r}"

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
 import polars as pl
 
 from evalframe.columns import CANDIDATE, MISSING, PLANNED
 from evalframe.slices.breakdown import CASES, SLICE_COLUMN, SLICE_VALUE, UNGRADED
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Permutations per test (seeded: reproducible); the smallest p-value is 1/(9999 + 1) = 0.0001.
 MONTE_CARLO_RESAMPLES: Final = 9_999
@@ -105,6 +107,7 @@ def case_permutation_test(
 
     Examples
     --------
+    >>> import numpy as np
     >>> # 4 slices of 10 cases; in the last every case lost all its units.
     >>> r = case_permutation_test(np.array([[10, 10, 10, 0], [0, 0, 0, 10]]), np.array([0.0, 1.0]))
     >>> (r.test, r.statistic, r.p_value)
@@ -112,6 +115,7 @@ def case_permutation_test(
     >>> case_permutation_test(np.array([[5, 5], [5, 5]]), np.array([0.0, 1.0])).p_value
     1.0
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
     from scipy import stats as sps  # imported on use: scipy is slow to import
 
     c = np.asarray(counts, dtype=np.int64)
@@ -164,12 +168,14 @@ def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
 
     Examples
     --------
+    >>> import numpy as np
     >>> r = independence_test(np.array([[5, 0], [0, 5]]))
     >>> (r.test, round(r.p_value, 6))
     ('fisher_exact', 0.007937)
     >>> independence_test(np.array([[1, 4], [1, 4], [1, 4]]))  # every table ties or is more extreme: p = 1
     IndependenceTest(test='permutation_chi_square', statistic=0.0, p_value=1.0)
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
     from scipy import stats as sps  # imported on use: scipy is slow to import
 
     t = np.asarray(table, dtype=np.int64)
@@ -328,6 +334,8 @@ def _tests_of(cand: str, col: str, group: pl.DataFrame, *, resamples: int, seed:
     is then the ungraded one (tested and counted in the family once); ``_stands*`` the slices that stand
     out, kept only for a flagged test (see :func:`_adjust`).
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     planned, n = (group.get_column(c).to_numpy().astype(np.int64) for c in (PLANNED, CASES))
     slice_values: list[str | None] = group.get_column(SLICE_VALUE).to_list()
     labels = list(dict.fromkeys(slice_values))  # in order; None (cases without a value) is a slice too

@@ -46,11 +46,12 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Final, Literal
 
 from evalframe.stats.intervals import normal_quantile, wilson_bounds
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "MIN_CASES",
@@ -131,6 +132,8 @@ class RateEstimate:
 
 def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate: bool) -> RateEstimate:
     """The clustered score interval of Σ totals / Σ m for values in [0, 1] (see :func:`bounded_mean_interval`)."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     keep = m > 0
     totals, m = totals[keep], m[keep]
     n, clusters = float(m.sum()), int(m.size)
@@ -157,6 +160,8 @@ def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate
 
 
 def _arrays(totals: np.ndarray | Sequence[float], units: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     t, m = np.asarray(totals, dtype=np.float64), np.asarray(units, dtype=np.float64)
     if t.shape != m.shape:
         msg = f"totals and units must have the same length, got {t.shape} and {m.shape}"
@@ -265,6 +270,8 @@ def bounded_mean_interval(
     >>> r.method, round(r.rate, 4), round(r.ci_low, 4), round(r.ci_high, 4)
     ('wilson_clustered', 0.58, -0.1396, 0.8987)
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         msg = f"need finite low < high, got {low}, {high}"
         raise ValueError(msg)

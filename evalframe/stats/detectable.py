@@ -74,11 +74,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Final, Literal
 
 from evalframe.stats.clustered import t_quantile
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "Detectable",
@@ -125,6 +126,8 @@ def _check(name: str, value: float, low: float, high: float, *, closed: bool = F
 def _check_design(
     cases: int, trials: float, rate: float, icc: float, pair_correlation: float, alpha: float, target: float
 ) -> None:
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     if isinstance(cases, bool) or not isinstance(cases, (int, np.integer)) or cases < 0:
         msg = f"cases must be a non-negative whole number, got {cases!r}"
         raise ValueError(msg)
@@ -142,6 +145,7 @@ def _check_design(
 
 def _mcnemar_critical(n: np.ndarray, alpha: float) -> np.ndarray:
     """j_n: the largest j with 2·P(Binomial(n, ½) ≤ j) < α (−1 when none), as in :func:`.mcnemar_exact`."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
     from scipy.stats import binom
 
     guess = np.floor(binom.ppf(alpha / 2.0, n, 0.5)).astype(np.int64)
@@ -161,6 +165,7 @@ def _cells(rate: float, difference: float, phi: float) -> tuple[float, float]:
 
 
 def _power_mcnemar(cases: int, rate: float, difference: float, phi: float, alpha: float) -> float:
+    import numpy as np  # imported on use: `import evalframe` does not need it
     from scipy.stats import binom
 
     p10, p01 = _cells(rate, difference, phi)

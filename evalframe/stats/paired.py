@@ -26,11 +26,14 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 import polars as pl
 
 from evalframe.stats.clustered import Method, bounded_mean_interval, rate_interval
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "PairedTest",
@@ -95,6 +98,8 @@ def _pairs(
 
 def _correlation(x: np.ndarray, y: np.ndarray) -> float:
     """Σxy / sqrt(Σx² Σy²) of residual totals; 0 when either side shows no spread."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     sxx, syy = float(np.sum(x * x)), float(np.sum(y * y))
     if sxx <= 0 or syy <= 0:
         return 0.0
@@ -152,6 +157,8 @@ def paired_rate_difference(
     >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
     ('newcombe', 0.3, 0.0914, 0.4954)
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     sums = _pairs(a, b, cluster)
     sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
     total, clusters = float(m.sum()), int(m.size)
@@ -207,6 +214,8 @@ def paired_mean_difference(
     >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
     ('wilson_clustered', 0.275, -0.0905, 0.5752)
     """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     sums = _pairs(a, b, cluster)
     sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
     total, clusters = float(m.sum()), int(m.size)

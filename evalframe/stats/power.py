@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-import numpy as np
 import polars as pl
 
 from evalframe.stats.detectable import Detectable, cases_needed, detectable_difference
@@ -235,6 +234,8 @@ def _checked_design(
     trade_trials: Sequence[int],
 ) -> tuple[float, list[int]]:
     """The trials ``pair_correlation`` was measured at and the trade table's trials; ValueError when out of range."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
         msg = f"trials must be a whole number of at least 1, got {trials!r}"
         raise ValueError(msg)
