@@ -276,24 +276,24 @@ def first_missing_cases(missing: pl.LazyFrame, plan: Plan, by: str, *extra: pl.E
     >>> first_missing_cases(rows, plan, "candidate", pl.len().alias("units")).rows()  # codes follow sorted ids
     [('A', 2, ['q1', 'q10'], 3)]
     """
-    # KEPT times as many of each group's cases by the plan's shape order (integers compared, no text), then
-    # ordered exactly in Python.
-    order = plan.case_order
+    # KEPT times as many of each group's cases by the plan's shape order, as integers (order << 32 | code),
+    # then ordered exactly in Python.
+    ranked = (pl.lit(plan.case_order).gather(pl.col(CASE_CODE)).cast(pl.Int64) * 2**32 + pl.col(CASE_CODE)).alias("_o")
     counted = (
-        missing.with_columns(pl.lit(order).gather(pl.col(CASE_CODE)).alias("_order"))
+        missing.with_columns(ranked)
         .group_by(by)
         .agg(
-            pl.col("_order").n_unique().cast(pl.UInt32).alias("missing_cases"),
-            pl.col("_order").unique().bottom_k(KEPT * MISSING_IDS_SHOWN),
+            pl.col("_o").n_unique().cast(pl.UInt32).alias("missing_cases"),
+            pl.col("_o").unique().bottom_k(KEPT * MISSING_IDS_SHOWN),
             *extra,
         )
         .collect()
     )
-    ids_in_order = plan.cases.get_column(CASE_ID).cast(pl.String).gather(order.arg_sort())
-    kept = counted.select(by, "_order").explode("_order").select(by, case_column(ids_in_order, "_order"))
+    codes = counted.select(by, "_o").explode("_o").select(by, (pl.col("_o") % 2**32).cast(pl.UInt32).alias(CASE_CODE))
+    kept = codes.select(by, case_column(plan.cases.get_column(CASE_ID).cast(pl.String)))
     first = {key: natural_sorted(ids)[:MISSING_IDS_SHOWN] for key, ids in kept.group_by(by).agg(CASE_ID).rows()}
     shown = pl.Series("missing_case_ids", [first[key] for key in counted.get_column(by)], pl.List(pl.String))
-    return counted.drop("_order").insert_column(2, shown)
+    return counted.drop("_o").insert_column(2, shown)
 
 
 def missing_units(

@@ -359,7 +359,9 @@ class Plan:
             # filter would compare every unit of the plan for each candidate).
             start, stop = self.unit_codes.search_sorted(pl.Series([first, first + coding.block]), side="left")
             codes = self.unit_codes.slice(start, stop - start) - first
-        return replace(self, candidates=(candidate,), unit_codes=codes, trial_bounds=self.trial_range)
+        restricted = replace(self, candidates=(candidate,), unit_codes=codes, trial_bounds=self.trial_range)
+        restricted.__dict__["case_order"] = self.case_order  # the same cases: computed once for every candidate
+        return restricted
 
     @property
     def trial_range(self) -> tuple[int, int]:
