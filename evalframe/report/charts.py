@@ -596,6 +596,8 @@ def _missing_panel(
             group.append(_text(_MISSING_X + rate * width + 4, middle, f"{r['missing']}/{r['planned']}", size=10.5))
         parts.append(_tag("g", "".join(group), class_="value"))
         y += height
+        if y < axis_top + sum(heights):  # a rule between two values' bars
+            parts.append(_tag("line", x1=10, y1=y, x2=_LEGEND_X - 20, y2=y, stroke=_GRID, stroke_width=1))
     entries = []
     ly = axis_top
     for colour, lines in legend:
