@@ -241,7 +241,9 @@ def test_non_latin_data_strings_render_without_a_warning() -> None:
     report = ef.audit(plan, pl.DataFrame({"candidate": ["模型🙂"], "case_id": ["a"], "passed": [1]}), slices=["lang"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert "模型🙂" in Page(render_html(report)).all_text
+        text = render_html(report)
+    assert "模型🙂" in Page(text).all_text
+    assert 'font-weight="bold">模型🙂</text>' in text and ">日本語</text>" in text  # the funnel's title, a slice value
 
 
 # --- determinism --------------------------------------------------------------------------------
