@@ -20,8 +20,9 @@ Importing this package registers the view builder and the renderers with
 the model (:data:`evalframe.report.model.RENDERERS`), which is how
 ``report.to_markdown()`` reaches them without the model importing them.
 The terminal renderer (``print_view``, ``print_refusal``) is imported when
-first named, since rich is needed only where a terminal is written to;
-the HTML renderer likewise imports matplotlib when it draws a chart.
+first named, since rich is needed only where a terminal is written to.
+The HTML renderer's charts are SVG written by :mod:`~evalframe.report.charts`
+itself, with no plotting library.
 """
 
 from typing import TYPE_CHECKING, Any

@@ -1,35 +1,32 @@
-"""Charts of a report as inline SVG (matplotlib): where the planned units went, the funnel, missing by slice.
+"""Charts of a report as inline SVG: where the planned units went, the funnel, missing by slice.
 
-Text is drawn as paths (no font needed where the page is opened) and SVG ids
-come from a fixed salt, so two renders are byte-identical. Every value drawn
-is read from the view (:mod:`evalframe.report.view`).
+The SVG is written directly as text by the small helpers below, with no
+plotting library: a chart is a few hundred rectangles, lines and labels,
+and building their markup costs milliseconds where a plotting library
+costs seconds. Every chart is ``WIDTH`` user units wide with a ``viewBox``
+(the page scales it to its width) and grows in height with the number of
+candidates and slice values. Text is SVG text in the page's own fonts;
+every string from the data is XML-escaped, the one id a chart defines (its
+hatch pattern) is prefixed with the chart's name so that several charts
+share a page, and two renders are byte-identical. Every value drawn is
+read from the view (:mod:`evalframe.report.view`).
 """
 
 from __future__ import annotations
 
 import html
-import io
 import re
 import textwrap
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Final
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Final
 
-import matplotlib as mpl
-import matplotlib.style
 import polars as pl
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 
 from evalframe.columns import CANDIDATE
 from evalframe.natural import natural_key
 from evalframe.report.format import pct
 from evalframe.report.view import COMPOSITION, Candidate, Slices
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
 
 #: Slice values per chart panel (those with the highest missing rate).
 SLICE_VALUES_CHARTED: Final = 30
@@ -39,6 +36,10 @@ LABELLED_CANDIDATES: Final = 8
 FUNNEL_STAGES: Final = ("planned", "attempted", "completed", "with_output", "scored", "passed")
 FUNNEL_LOSSES: Final = ("missing", "exec_failed", "judge_failed")
 OPTIONAL_LOSSES: Final = ("not_started", "no_output", "not_scored")
+#: Width of every chart in SVG user units (its viewBox; the page scales the chart to fit).
+WIDTH: Final = 1000
+#: Candidates side by side in the funnel chart.
+FUNNEL_COLUMNS: Final = 3
 
 COLOURS: Final[Mapping[str, str]] = {
     "planned": "#495057",
@@ -57,195 +58,330 @@ COLOURS: Final[Mapping[str, str]] = {
     "missing": "#dee2e6",
 }
 _CANDIDATE_COLOURS: Final = ("#1c7ed6", "#e8590c", "#2b8a3e", "#9c36b5", "#f08c00", "#0c8599", "#c2255c", "#5c940d")
-_SVG_METADATA: Final = {"Date": None, "Creator": None, "Format": None, "Type": None}
+#: Outcomes light enough that a count drawn on them is dark.
+_LIGHT: Final = ("missing", "scored_no_threshold", "not_scored")
+_FONT: Final = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif"
+_TEXT: Final = "#212529"
+_GRID: Final = "#e9ecef"
+_AXIS: Final = "#868e96"
+_POINT: Final = "#1864ab"
+_BAND_FILL: Final = "#ffe8cc"
+_BAND_EDGE: Final = "#f08c00"
+_BAND_TEXT: Final = "#d9480f"
+#: Line height of the labels (12-unit text).
+_LINE: Final = 14
+_TICKS: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
+#: Characters XML 1.0 does not allow (they are drawn as U+FFFD).
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+# --- SVG text -------------------------------------------------------------------------------------
 
 
-@contextmanager
-def _chart_settings() -> Iterator[None]:
-    """Matplotlib defaults plus the settings below, restored afterwards (a notebook's own settings are untouched)."""
-    settings = mpl.rc_context(
-        {
-            "svg.hashsalt": "evalframe",  # fixed salt: ids are the same on every render
-            "svg.fonttype": "path",  # text as glyph paths: no font needed where the page is opened
-            "text.parse_math": False,  # a "$" in a candidate name is text, not mathtext
-            "font.family": "DejaVu Sans",  # bundled with matplotlib
-            "font.size": 9,
-            "axes.titlesize": 10,
-            "axes.titleweight": "bold",
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "legend.frameon": False,
-        }
+def _num(value: float) -> str:
+    """A coordinate with at most two decimals, trailing zeros dropped: ``12.5``, ``3``."""
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _esc(value: str) -> str:
+    """Text or a double-quoted attribute value, escaped for XML (and so for HTML)."""
+    return html.escape(_NOT_XML.sub("\ufffd", value), quote=True)
+
+
+def _tag(name: str, content: str | None = None, **attrs: str | float | None) -> str:
+    """One element; ``class_`` is ``class``, ``stroke_width`` is ``stroke-width``; ``None`` attributes are left out.
+
+    ``content`` is markup (escape text first); without it the element is empty (``<rect .../>``).
+    """
+    parts = [name]
+    for key, value in attrs.items():
+        if value is None:
+            continue
+        text = _num(value) if isinstance(value, int | float) else _esc(value)
+        parts.append(f'{key.rstrip("_").replace("_", "-")}="{text}"')
+    start = " ".join(parts)
+    return f"<{start}/>" if content is None else f"<{start}>{content}</{name}>"
+
+
+def _title(text: str) -> str:
+    """A tooltip and accessible name for the element it is the first child of."""
+    return _tag("title", _esc(text))
+
+
+def _text(x: float, y: float, lines: str | Sequence[str], *, size: float = 12, **attrs: str | float | None) -> str:
+    """Text whose lines are centred vertically on ``y`` (one ``tspan`` per line)."""
+    rows = [lines] if isinstance(lines, str) else list(lines)
+    first = y + 0.35 * size - (len(rows) - 1) * (size + 2) / 2
+    if len(rows) == 1:
+        return _tag("text", _esc(rows[0]), x=x, y=first, font_size=size, **attrs)
+    spans = "".join(_tag("tspan", _esc(row), x=x, y=first + i * (size + 2)) for i, row in enumerate(rows))
+    return _tag("text", spans, x=x, y=first, font_size=size, **attrs)
+
+
+def _width(text: str, size: float = 12) -> float:
+    """Estimated width of one line of text (wide East Asian characters count a full em)."""
+    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.6 for ch in text) * size
+
+
+def _wrap(text: str, width: int = 28) -> list[str]:
+    """The lines of a chart label: each line of ``text`` wrapped at ``width`` characters (data strings can be long)."""
+    return [
+        part for line in text.split("\n") for part in (textwrap.wrap(line, width, break_on_hyphens=False) or [line])
+    ]
+
+
+def _svg(parts: Sequence[str], *, scope: str, label: str, desc: str, height: float) -> str:
+    """The chart: ``WIDTH`` by ``height`` with a viewBox, named by ``label`` (title and aria-label)."""
+    pattern = _tag(
+        "pattern",
+        _tag("rect", width=6, height=6, fill=COLOURS["missing"])
+        + _tag("path", d="M0 6L6 0M-1 1L1 -1M5 7L7 5", stroke=_AXIS, stroke_width=0.8),
+        id=f"{scope}-hatch",
+        width=6,
+        height=6,
+        patternUnits="userSpaceOnUse",
     )
-    with matplotlib.style.context("default"), settings, warnings.catch_warnings():
-        # A data string with a character the bundled font lacks is drawn as a box, not an error.
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
-        yield
-
-
-def _svg(fig: Figure, *, scope: str, label: str) -> str:
-    """Inline SVG of a figure: no prolog, namespaces or comments; ids prefixed by ``scope``."""
-    buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata=_SVG_METADATA)
-    text = buffer.getvalue()
-    text = text[text.index("<svg") :]
-    text = re.sub(r"<!--.*?-->\n?", "", text, flags=re.DOTALL)
-    text = text.replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "").replace(
-        ' xmlns="http://www.w3.org/2000/svg"', ""
+    body = _title(label) + _tag("desc", _esc(desc)) + _tag("defs", pattern) + "".join(parts)
+    return _tag(
+        "svg",
+        body,
+        role="img",
+        aria_label=label,
+        viewBox=f"0 0 {WIDTH} {_num(height)}",
+        width=WIDTH,
+        height=height,
+        font_family=_FONT,
+        fill=_TEXT,
     )
-    # Several figures share one page: make every id (and reference to it) unique to this figure.
-    text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{scope}-{m[1]}"', text)
-    text = re.sub(r'(href="#|url\(#)([^")]+)', lambda m: f"{m[1]}{scope}-{m[2]}", text)
-    text = text.replace("<svg ", f'<svg role="img" aria-label="{html.escape(label, quote=True)}" ', 1)
-    return text
 
 
-def _wrap(text: str, width: int = 28) -> str:
-    """Wrap each line of a chart label (data strings can be long)."""
-    return "\n".join("\n".join(textwrap.wrap(line, width, break_on_hyphens=False)) or line for line in text.split("\n"))
+def _bar(x: float, y: float, width: float, height: float, outcome: str, *, scope: str, title: str) -> str:
+    """One bar of an outcome or stage in its colour (missing: hatched), with its tooltip."""
+    missing = outcome == "missing"
+    return _tag(
+        "rect",
+        _title(title),
+        class_=outcome,
+        x=x,
+        y=y,
+        width=width,
+        height=height,
+        fill=f"url(#{scope}-hatch)" if missing else COLOURS[outcome],
+        stroke=_AXIS if missing else "white",
+        stroke_width=0.6,
+    )
 
 
-def _percent_axis(ax: Axes) -> None:
-    ax.set_xlim(0, 1)
-    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
-    ax.grid(axis="x", color="#e9ecef", linewidth=0.8)
-    ax.set_axisbelow(True)
+def _percent_axis(x0: float, width: float, top: float, bottom: float, *, labels_at: Sequence[float]) -> list[str]:
+    """Grid lines at 0, 25, 50, 75 and 100% of ``width`` from ``x0``, labelled at each y of ``labels_at``."""
+    parts = [
+        _tag("line", x1=x0 + t * width, y1=top, x2=x0 + t * width, y2=bottom, stroke=_GRID, stroke_width=1)
+        for t in _TICKS
+    ]
+    parts.append(_tag("line", x1=x0, y1=top, x2=x0, y2=bottom, stroke=_AXIS, stroke_width=1))
+    for y in labels_at:
+        parts += [_text(x0 + t * width, y, f"{t:.0%}", size=11, text_anchor="middle") for t in _TICKS]
+    return [_tag("g", "".join(parts), class_="axis")]
+
+
+def _legend(items: Sequence[tuple[str, str]], x0: float, y0: float, width: float) -> tuple[str, float]:
+    """Legend entries (swatch markup drawn in a 14 by 12 box at the origin, label) flowing in rows; its height."""
+    x, y, parts = x0, y0, []
+    for swatch, label in items:
+        size = 20 + _width(label, 11.5)
+        if x > x0 and x + size > x0 + width:
+            x, y = x0, y + 18
+        parts.append(_tag("g", swatch, transform=f"translate({_num(x)},{_num(y)})"))
+        parts.append(_text(x + 18, y + 6, label, size=11.5))
+        x += size + 14
+    return _tag("g", "".join(parts), class_="legend"), y + 18 - y0
+
+
+def _swatch(fill: str, *, stroke: str = "none") -> str:
+    return _tag("rect", width=14, height=12, fill=fill, stroke=stroke, stroke_width=1)
+
+
+# --- headline --------------------------------------------------------------------------------------
+
+#: Headline layout: candidate labels right-aligned at _LABEL_X; the share axis, then the pass-rate axis.
+_LABEL_X: Final = 200
+_SHARE_X: Final = 210
+_SHARE_W: Final = 360
+_RATE_X: Final = 620
+_RATE_W: Final = 340
 
 
 def headline_chart(candidates: Sequence[Candidate]) -> str:
     """Inline SVG: where each candidate's planned units went, and its pass rate against its full-plan range.
 
     Left, one stacked bar per candidate: the share of planned units that
-    passed, failed, were not graded, or are missing. Right, the
+    passed, failed, were not graded, or are missing (hatched). Right, the
     ``pass_rate_scored`` point with its Wilson interval, over the band from
     ``pass_rate_planned`` (worst case) to ``pass_rate_upper`` (best case).
+    Up to :data:`LABELLED_CANDIDATES` candidates each point and band is
+    labelled; every bar segment has its count as a tooltip. One row per
+    candidate: the chart grows in height with their number.
 
     Examples
     --------
     >>> import evalframe as ef
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> headline_chart(ef.report.build_view(report).candidates).startswith("<svg")
-    True
+    >>> svg = headline_chart(ef.report.build_view(report).candidates)
+    >>> svg.startswith('<svg role="img" aria-label="Share of planned units by outcome'), svg.count('class="passed"')
+    (True, 1)
     """
     records = list(candidates)
-    k = len(records)
-    with _chart_settings():
-        fig = Figure(figsize=(10.5, 1.9 + 0.55 * k), layout="constrained")
-        share, rate = fig.subplots(1, 2, sharey=True, width_ratios=[1.15, 1])
-        _share_panel(share, records)
-        _rate_panel(rate, records)
-        return _svg(fig, scope="headline", label="Share of planned units by outcome, and pass rate against its range")
-
-
-def _share_panel(share: Axes, records: Sequence[Candidate]) -> None:
-    """One stacked bar per candidate: the share of its planned units in each outcome, counts inside."""
-    ys = list(range(len(records)))
-    left = [0.0] * len(records)
-    handles = []
-    for outcome in COMPOSITION:
-        counts = [r.outcomes.get(outcome, 0) for r in records]
-        if not any(counts):
-            continue
-        widths = [dict((o, w) for o, _, w in r.composition).get(outcome, 0.0) for r in records]
-        style = _bar_style(outcome)
-        share.barh(ys, widths, left=left, height=0.6, **style)
-        for y, x0, w, c in zip(ys, left, widths, counts, strict=True):
-            if w >= 0.07:
-                colour = "#212529" if outcome in ("missing", "scored_no_threshold", "not_scored") else "white"
-                share.text(x0 + w / 2, y, str(c), ha="center", va="center", color=colour, fontsize=8.5)
-        left = [x + w for x, w in zip(left, widths, strict=True)]
-        handles.append(Patch(label=outcome.replace("_", " "), **style))
-    _percent_axis(share)
-    share.set_yticks(ys, [_wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records])
-    share.invert_yaxis()
-    share.set_title("Where the planned units went (share of planned)", loc="left")
-    share.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=min(5, len(handles)))
-
-
-#: The white box behind a label drawn over bars.
-_LABEL_BOX: Final = {"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85}
-
-
-def _rate_panel(rate: Axes, records: Sequence[Candidate]) -> None:
-    """Per candidate, ``pass_rate_scored`` with its interval over the band of the full-plan pass rate."""
     labelled = len(records) <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
-    for y, r in enumerate(records):
-        _range_band(rate, y, r, labelled=labelled)
-        _rate_point(rate, y, r, labelled=labelled)
-    _percent_axis(rate)
-    rate.set_xlim(-0.02, 1.04)
-    rate.set_title("pass_rate_scored vs. the full-plan range", loc="left")
-    rate.legend(
-        handles=[
-            Patch(facecolor="#ffe8cc", edgecolor="#f08c00", label="full-plan range: worst to best case"),
-            Line2D([], [], marker="o", color="#1864ab", label="pass_rate_scored (passed / scored), Wilson CI"),
-        ],
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.16),
-        ncols=1,
+    labels = [_wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records]
+    heights = [max(60 if labelled else 30, _LINE * len(lines) + 8) for lines in labels]
+    top = 30 if labelled else 48  # long charts repeat the axis labels above the rows
+    bottom = top + sum(heights)
+    parts = [
+        _text(_SHARE_X, 14, "Where the planned units went (share of planned)", size=13, font_weight="bold"),
+        _text(_RATE_X, 14, "pass_rate_scored vs. the full-plan range", size=13, font_weight="bold"),
+    ]
+    ticks = [bottom + 14] if labelled else [36, bottom + 14]
+    parts += _percent_axis(_SHARE_X, _SHARE_W, top, bottom, labels_at=ticks)
+    parts += _percent_axis(_RATE_X, _RATE_W, top, bottom, labels_at=ticks)
+    y = top
+    for r, lines, height in zip(records, labels, heights, strict=True):
+        middle = y + height / 2
+        row = [_text(_LABEL_X, middle, lines, text_anchor="end")]
+        row += _share_bar(r, middle)
+        row += _rate_marks(r, middle, labelled=labelled)
+        parts.append(_tag("g", "".join(row), class_="candidate"))
+        y += height
+    shown = [o for o in COMPOSITION if any(r.outcomes.get(o, 0) for r in records)]
+    share_items = [
+        (
+            _swatch("url(#headline-hatch)", stroke=_AXIS) if o == "missing" else _swatch(COLOURS[o]),
+            o.replace("_", " "),
+        )
+        for o in shown
+    ]
+    share_legend, share_height = _legend(share_items, 20, bottom + 36, _RATE_X - 60)
+    point = _tag("line", x1=0, y1=6, x2=14, y2=6, stroke=_POINT, stroke_width=1.5) + _tag(
+        "circle", cx=7, cy=6, r=4, fill=_POINT
+    )
+    rate_items = [
+        (_swatch(_BAND_FILL, stroke=_BAND_EDGE), "full-plan range: worst to best case"),
+        (point, "pass_rate_scored (passed / scored), Wilson CI"),
+    ]
+    rate_legend, rate_height = _legend(rate_items, _RATE_X, bottom + 36, 1)  # width 1: one entry per row
+    parts += [share_legend, rate_legend]
+    return _svg(
+        parts,
+        scope="headline",
+        label="Share of planned units by outcome, and pass rate against its range",
+        desc="One row per candidate. Left: a stacked bar of the share of its planned units in each outcome, "
+        "hatched where units are missing. Right: pass_rate_scored with its Wilson interval, over the band from "
+        "the worst to the best case of the pass rate over every planned unit.",
+        height=bottom + 36 + max(share_height, rate_height) + 6,
     )
 
 
-def _range_band(rate: Axes, y: int, r: Candidate, *, labelled: bool) -> None:
-    """The band from ``pass_rate_planned`` (worst case) to ``pass_rate_upper`` (best case); a tick when equal."""
+def _share_bar(r: Candidate, middle: float) -> list[str]:
+    """One stacked bar: the share of the candidate's planned units in each outcome, counts inside wide segments."""
+    parts = []
+    left = 0.0
+    for outcome, units, share in r.composition:
+        x, width = _SHARE_X + left * _SHARE_W, share * _SHARE_W
+        title = f"{r.name}: {outcome.replace('_', ' ')} {units} of {r.planned} planned ({pct(share)})"
+        parts.append(_bar(x, middle - 10, width, 20, outcome, scope="headline", title=title))
+        if share >= 0.07:
+            colour = _TEXT if outcome in _LIGHT else "white"
+            parts.append(_text(x + width / 2, middle, str(units), size=11, text_anchor="middle", fill=colour))
+        left += share
+    return parts
+
+
+def _rate_x(value: float) -> float:
+    return _RATE_X + max(0.0, min(1.0, value)) * _RATE_W
+
+
+def _label(x: float, y: float, text: str, colour: str) -> str:
+    """A label centred on ``x`` but kept inside the chart, with a white halo so it reads over bars and lines."""
+    half = _width(text, 11) / 2
+    x = max(_RATE_X - 40 + half, min(WIDTH - 2 - half, x))
+    return _text(
+        x, y, text, size=11, text_anchor="middle", fill=colour, stroke="white", stroke_width=3, paint_order="stroke"
+    )
+
+
+def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
+    """The band of the full-plan pass rate (a tick when exact) and ``pass_rate_scored`` with its interval."""
+    parts = []
     low, high = r.rates["pass_rate_planned"].value, r.rates["pass_rate_upper"].value
-    if low is None or high is None:
-        return
-    if high - low > 1e-9:
-        rate.barh(y, high - low, left=low, height=0.5, color="#ffe8cc", edgecolor="#f08c00", hatch="")
-    else:
-        rate.plot([low, low], [y - 0.25, y + 0.25], color="#f08c00", linewidth=3)
-    span = pct(low) if high - low <= 1e-9 else f"{pct(low)} to {pct(high)}"
-    if labelled:
-        rate.text(
-            (low + high) / 2,
-            y + 0.27,
-            f"over all {r.planned} planned: {span}",
-            ha="center",
-            va="top",
-            fontsize=8,
-            color="#d9480f",
-            bbox={**_LABEL_BOX},
-        )
-
-
-def _rate_point(rate: Axes, y: int, r: Candidate, *, labelled: bool) -> None:
-    """The ``pass_rate_scored`` point with its interval (when there is one), or a note that nothing was scored."""
+    if low is not None and high is not None:
+        exact = high - low <= 1e-9
+        span = pct(low) if exact else f"{pct(low)} to {pct(high)}"
+        title = f"{r.name}: pass rate over all {r.planned} planned units, worst to best case: {span}"
+        if exact:
+            x = _rate_x(low)
+            parts.append(
+                _tag(
+                    "line",
+                    _title(title),
+                    class_="range",
+                    x1=x,
+                    y1=middle - 8,
+                    x2=x,
+                    y2=middle + 8,
+                    stroke=_BAND_EDGE,
+                    stroke_width=3,
+                )
+            )
+        else:
+            x, width = _rate_x(low), _rate_x(high) - _rate_x(low)
+            parts.append(
+                _tag(
+                    "rect",
+                    _title(title),
+                    class_="range",
+                    x=x,
+                    y=middle - 8,
+                    width=width,
+                    height=16,
+                    fill=_BAND_FILL,
+                    stroke=_BAND_EDGE,
+                    stroke_width=1,
+                )
+            )
+        if labelled:
+            parts.append(
+                _label(
+                    (_rate_x(low) + _rate_x(high)) / 2, middle + 18, f"over all {r.planned} planned: {span}", _BAND_TEXT
+                )
+            )
     scored = r.rates["pass_rate_scored"]
     value = scored.value
     if value is None:
-        rate.text(0.5, y, "no pass rate (nothing scored)", ha="center", va="center", color="#868e96")
-        return
+        parts.append(_text(_rate_x(0.5), middle, "no pass rate (nothing scored)", text_anchor="middle", fill=_AXIS))
+        return parts
+    marks = []
     if scored.ci_low is not None and scored.ci_high is not None:
-        rate.errorbar(
-            value,
-            y,
-            xerr=[[max(0.0, value - scored.ci_low)], [max(0.0, scored.ci_high - value)]],
-            fmt="o",
-            color="#1864ab",
-            capsize=4,
-            markersize=7,
-        )
-    else:
-        rate.plot([value], [y], "o", color="#1864ab", markersize=7)
+        x1, x2 = _rate_x(scored.ci_low), _rate_x(scored.ci_high)
+        marks += [
+            _tag("line", x1=x1, y1=middle, x2=x2, y2=middle, stroke=_POINT, stroke_width=1.5),
+            _tag("line", x1=x1, y1=middle - 4, x2=x1, y2=middle + 4, stroke=_POINT, stroke_width=1.5),
+            _tag("line", x1=x2, y1=middle - 4, x2=x2, y2=middle + 4, stroke=_POINT, stroke_width=1.5),
+        ]
+    text = f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}"
+    marks.append(_tag("circle", _title(f"{r.name}: pass_rate_scored {text}"), cx=_rate_x(value), cy=middle, r=5))
+    parts.append(_tag("g", "".join(marks), class_="point", fill=_POINT))
     if labelled:
-        rate.annotate(
-            f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}",
-            (value, y),
-            xytext=(0, 9),
-            textcoords="offset points",
-            ha="center",
-            fontsize=8.5,
-            color="#1864ab",
-            bbox={**_LABEL_BOX},
-        )
+        parts.append(_label(_rate_x(value), middle - 17, text, _POINT))
+    return parts
 
 
-def _bar_style(outcome: str) -> dict[str, Any]:
-    if outcome == "missing":
-        return {"facecolor": COLOURS["missing"], "edgecolor": "#868e96", "hatch": "///", "linewidth": 0.6}
-    return {"facecolor": COLOURS[outcome], "edgecolor": "white", "linewidth": 0.6}
+# --- funnel ----------------------------------------------------------------------------------------
+
+#: Funnel layout: stage names right-aligned at _STAGE_X, then FUNNEL_COLUMNS panels from _PANELS_X.
+_STAGE_X: Final = 92
+_PANELS_X: Final = 100
+_STEP: Final = 18
+_GAP: Final = 10
 
 
 def funnel_chart(candidates: Sequence[Candidate]) -> str:
@@ -254,50 +390,103 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
     Bars ``planned → attempted → completed → with_output → scored → passed``,
     then the losses ``missing``, ``exec_failed``, ``judge_failed`` (and
     ``not_started``, ``no_output``, ``not_scored`` when any candidate has
-    one), each labelled with its count and its share of planned.
+    one), each labelled with its count and its share of planned. Bars share
+    one scale (the largest plan); :data:`FUNNEL_COLUMNS` candidates side by
+    side, the stage names once per row: the chart grows in height with the
+    number of candidates.
 
     Examples
     --------
     >>> import evalframe as ef
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> "<svg" in funnel_chart(ef.report.build_view(report).candidates)
-    True
+    >>> svg = funnel_chart(ef.report.build_view(report).candidates)
+    >>> svg.count('class="candidate"'), "1 (50%)" in svg
+    (1, True)
     """
     records = list(candidates)
     losses = [*FUNNEL_LOSSES, *[c for c in OPTIONAL_LOSSES if any(r.counts.get(c) for r in records)]]
     bars = [*FUNNEL_STAGES, *losses]
-    ys = [*range(len(FUNNEL_STAGES)), *[len(FUNNEL_STAGES) + 0.5 + i for i in range(len(losses))]]
-    ncols = min(len(records), 3) or 1
-    nrows = -(-len(records) // ncols) or 1
-    top = max([r.planned for r in records] + [1])
-    with _chart_settings():
-        fig = Figure(figsize=(3.6 * ncols + 0.9, (0.24 * len(bars) + 0.7) * nrows), layout="constrained")
-        axes = fig.subplots(nrows, ncols, squeeze=False)
-        for i, (ax, r) in enumerate(zip(axes.flat, records, strict=False)):
-            values = [r.counts.get(b, 0) for b in bars]
-            styles = [_bar_style(b) if b in COLOURS else {} for b in bars]
-            for y, v, style in zip(ys, values, styles, strict=True):
-                ax.barh(y, v, height=0.75, **style)
-            for y, v, b in zip(ys, values, bars, strict=True):
-                share = f" ({pct(r.shares[b])})" if r.planned and b != "planned" else ""
-                ax.text(v + top * 0.02, y, f"{v}{share}", va="center", fontsize=8)
-            ax.axhline(len(FUNNEL_STAGES) - 0.25, color="#adb5bd", linewidth=0.8, linestyle="--")
-            ax.set_title(_wrap(r.name, 40), loc="left")
-            ax.set_xlim(0, top * 1.45)
-            ax.set_ylim(ys[-1] + 0.6, -0.6)  # planned on top
-            # Every bar is labelled with its count: no unit axis. Ticks are most of a panel's drawing time,
-            # so a panel has none but the stage names, once per row.
-            ax.xaxis.set_visible(False)
-            ax.spines["bottom"].set_visible(False)
-            if i % ncols == 0:
-                ax.set_yticks(ys, [b.replace("_", " ") for b in bars])
-            else:
-                ax.yaxis.set_visible(False)
-                ax.spines["left"].set_visible(False)
-        for ax in list(axes.flat)[len(records) :]:
-            ax.set_visible(False)
-        return _svg(fig, scope="funnel", label="Coverage funnel per candidate")
+    offsets = [i * _STEP + (_GAP if i >= len(FUNNEL_STAGES) else 0) for i in range(len(bars))]
+    bars_height = offsets[-1] + _STEP
+    ncols = min(len(records), FUNNEL_COLUMNS) or 1
+    panel = (WIDTH - _PANELS_X) / ncols
+    scale = (panel - 16) / 1.45 / max([r.planned for r in records] + [1])  # room right of the largest bar
+    titles = [_wrap(r.name, int((panel - 12) / _width("m", 13))) for r in records]  # bold names fit their panel
+    parts: list[str] = []
+    y = 4.0
+    for start in range(0, len(records), ncols):
+        row = range(start, min(start + ncols, len(records)))
+        title_height = max(len(titles[i]) for i in row) * (_LINE + 1) + 6
+        top = y + title_height
+        stage_names = [
+            _text(_STAGE_X, top + o + _STEP / 2, b.replace("_", " "), text_anchor="end")
+            for b, o in zip(bars, offsets, strict=True)
+        ]
+        parts.append(_tag("g", "".join(stage_names), class_="stages"))
+        for column, i in enumerate(row):
+            x0 = _PANELS_X + column * panel
+            parts.append(_funnel_panel(records[i], titles[i], bars, offsets, x0=x0, top=top, width=panel, scale=scale))
+        y = top + bars_height + 16
+    return _svg(
+        parts,
+        scope="funnel",
+        label="Coverage funnel per candidate",
+        desc="One small chart per candidate: bars for planned, attempted, completed, with output, scored and "
+        "passed units, then the losses, each labelled with its count and its share of planned.",
+        height=y,
+    )
+
+
+def _funnel_panel(
+    r: Candidate,
+    title: Sequence[str],
+    bars: Sequence[str],
+    offsets: Sequence[float],
+    *,
+    x0: float,
+    top: float,
+    width: float,
+    scale: float,
+) -> str:
+    """One candidate's funnel: its name above, a bar per stage and loss with count and share, a dashed rule between."""
+    name_y = top - 6 - (len(title) - 1) * (_LINE + 1) / 2 - _LINE / 2
+    parts = [_text(x0 + 4, name_y, title, size=13, font_weight="bold")]
+    rule = top + len(FUNNEL_STAGES) * _STEP + _GAP / 2
+    parts.append(
+        _tag(
+            "line",
+            x1=x0,
+            y1=rule,
+            x2=x0 + width - 8,
+            y2=rule,
+            stroke="#adb5bd",
+            stroke_width=0.8,
+            stroke_dasharray="4 3",
+        )
+    )
+    parts.append(_tag("line", x1=x0 + 4, y1=top, x2=x0 + 4, y2=top + offsets[-1] + _STEP, stroke=_AXIS, stroke_width=1))
+    for stage, offset in zip(bars, offsets, strict=True):
+        units = r.counts.get(stage, 0)
+        share = f" ({pct(r.shares[stage])})" if r.planned and stage != "planned" else ""
+        length = units * scale
+        middle = top + offset + _STEP / 2
+        if units:
+            title_text = f"{r.name}: {stage.replace('_', ' ')} {units}{share}"
+            parts.append(_bar(x0 + 4, middle - 6.5, length, 13, stage, scope="funnel", title=title_text))
+        parts.append(_text(x0 + 8 + length, middle, f"{units}{share}", size=11))
+    return _tag("g", "".join(parts), class_="candidate")
+
+
+# --- missing rate by slice -------------------------------------------------------------------------
+
+#: Slice chart layout: value labels right-aligned at _VALUE_X; the axis (0 to 112%), then the legend.
+_VALUE_X: Final = 202
+_MISSING_X: Final = 210
+_MISSING_W: Final = 400
+_MISSING_DOMAIN: Final = 1.12
+_LEGEND_X: Final = 640
+_SLOT: Final = 14
 
 
 def missing_rate_chart(view: Slices) -> str:
@@ -306,21 +495,24 @@ def missing_rate_chart(view: Slices) -> str:
     Bars are labelled missing / planned; the legend gives each candidate's
     test of independence and p-value, and says when it is selective. At
     most :data:`SLICE_VALUES_CHARTED` values per column are drawn (those
-    with the highest missing rate), in natural order.
+    with the highest missing rate), in natural order. Each value has a bar
+    per candidate: the chart grows in height with values and candidates.
 
     Examples
     --------
     >>> import evalframe as ef
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"], "kind": ["x", "y"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]}), slices=["kind"])
-    >>> "<svg" in missing_rate_chart(ef.report.build_view(report).slices)
-    True
+    >>> svg = missing_rate_chart(ef.report.build_view(report).slices)
+    >>> "missing rate by kind (missing / planned)" in svg, svg.count('class="bar"')
+    (True, 2)
     """
     slices, missingness = view.table, view.missingness
     columns = list(dict.fromkeys(slices.get_column("slice_column").to_list()))
     candidates = list(dict.fromkeys(slices.get_column(CANDIDATE).to_list()))
     tests = {(r[CANDIDATE], r["slice_column"]): r for r in missingness.iter_rows(named=True)}
-    panels = []
+    parts: list[str] = []
+    y = 4.0
     for column in columns:
         part = slices.filter(pl.col("slice_column") == column)
         values = sorted(dict.fromkeys(part.get_column("slice_value").to_list()), key=natural_key)
@@ -334,33 +526,84 @@ def missing_rate_chart(view: Slices) -> str:
                 .to_list()
             )
             values = [v for v in values if v in set(worst)]
-        panels.append((column, part, values))
+        panel, y = _missing_panel(column, part, values, candidates, tests, top=y)
+        parts.append(panel)
+    return _svg(
+        parts,
+        scope="slices",
+        label="Missing rate by slice value per candidate",
+        desc="One panel per slice column: for each slice value a bar per candidate, its missing rate (missing / "
+        "planned). The legend gives each candidate's test of independence, its p-value and whether missingness "
+        "is selective.",
+        height=y,
+    )
+
+
+def _missing_panel(
+    column: str,
+    part: pl.DataFrame,
+    values: Sequence[object],
+    candidates: Sequence[str],
+    tests: Mapping[tuple[str, str], Mapping[str, object]],
+    *,
+    top: float,
+) -> tuple[str, float]:
+    """One slice column's panel and the y below it."""
     k = len(candidates)
-    heights = [max(1.6, 0.7 + len(values) * (0.16 * k + 0.12)) for _, _, values in panels]
-    with _chart_settings():
-        fig = Figure(figsize=(9.5, sum(heights) + 0.3), layout="constrained")
-        axes = fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights)
-        for ax, (column, part, values) in zip(axes[:, 0], panels, strict=True):
-            band = 0.8 / k
-            index = {v: i for i, v in enumerate(values)}
-            for j, cand in enumerate(candidates):
-                mine = part.filter(pl.col(CANDIDATE) == cand)
-                rows = [r for r in mine.iter_rows(named=True) if r["slice_value"] in index]
-                ys = [index[r["slice_value"]] - 0.4 + band * (j + 0.5) for r in rows]
-                rates = [r["missing_rate"] or 0.0 for r in rows]
-                test = tests.get((cand, column), {})
-                p = test.get("p_adjusted", test.get("p_value"))
-                label = f"{cand}: {test.get('test', 'none')}" + (f", p={p:.2g}" if p is not None else ", no test")
-                if test.get("selective"):
-                    label += " — SELECTIVE"
-                colour = _CANDIDATE_COLOURS[j % len(_CANDIDATE_COLOURS)]
-                ax.barh(ys, rates, height=band * 0.92, color=colour, label=_wrap(label, 60))
-                for y, x, r in zip(ys, rates, rows, strict=True):
-                    ax.text(x + 0.01, y, f"{r['missing']}/{r['planned']}", va="center", fontsize=7.5)
-            ax.set_yticks(range(len(values)), [_wrap("null" if v is None else str(v), 30) for v in values])
-            ax.invert_yaxis()
-            _percent_axis(ax)
-            ax.set_xlim(0, 1.12)
-            ax.set_title(f"missing rate by {column} (missing / planned)", loc="left")
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-        return _svg(fig, scope="slices", label="Missing rate by slice value per candidate")
+    rows = {(r[CANDIDATE], r["slice_value"]): r for r in part.iter_rows(named=True)}
+    labels = [_wrap("null" if v is None else str(v), 30) for v in values]
+    heights = [max(k * _SLOT, _LINE * len(lines)) + 10 for lines in labels]
+    legend = []
+    for j, cand in enumerate(candidates):
+        test = tests.get((cand, column), {})
+        p = test.get("p_adjusted", test.get("p_value"))
+        text = f"{cand}: {test.get('test', 'none')}" + (f", p={p:.2g}" if isinstance(p, float) else ", no test")
+        if test.get("selective"):
+            text += " — SELECTIVE"
+        legend.append((_CANDIDATE_COLOURS[j % len(_CANDIDATE_COLOURS)], _wrap(text, 56)))
+    legend_height = sum(len(lines) * _LINE + 4 for _, lines in legend)
+    bars_height = max(sum(heights), legend_height)
+    tall = bars_height > 400  # a tall panel repeats the axis labels above its bars
+    axis_top = top + (40 if tall else 24)
+    axis_bottom = axis_top + bars_height
+    ticks = [axis_top - 10, axis_bottom + 14] if tall else [axis_bottom + 14]
+    width = _MISSING_W / _MISSING_DOMAIN  # 100%
+    parts = [_text(_MISSING_X, top + 10, f"missing rate by {column} (missing / planned)", size=13, font_weight="bold")]
+    parts += _percent_axis(_MISSING_X, width, axis_top, axis_bottom, labels_at=ticks)
+    y = axis_top
+    for value, lines, height in zip(values, labels, heights, strict=True):
+        group = [_text(_VALUE_X, y + height / 2, lines, text_anchor="end")]
+        first = y + (height - k * _SLOT) / 2
+        for j, cand in enumerate(candidates):
+            r = rows.get((cand, value))
+            if r is None:
+                continue
+            rate = r["missing_rate"] or 0.0
+            middle = first + j * _SLOT + _SLOT / 2
+            shown = "null" if value is None else str(value)
+            title = f"{cand}, {column} = {shown}: {r['missing']} of {r['planned']} planned missing ({pct(rate)})"
+            group.append(
+                _tag(
+                    "rect",
+                    _title(title),
+                    class_="bar",
+                    x=_MISSING_X,
+                    y=middle - 6,
+                    width=rate * width,
+                    height=12,
+                    fill=_CANDIDATE_COLOURS[j % len(_CANDIDATE_COLOURS)],
+                )
+            )
+            group.append(_text(_MISSING_X + rate * width + 4, middle, f"{r['missing']}/{r['planned']}", size=10.5))
+        parts.append(_tag("g", "".join(group), class_="value"))
+        y += height
+        if y < axis_top + sum(heights):  # a rule between two values' bars
+            parts.append(_tag("line", x1=10, y1=y, x2=_LEGEND_X - 20, y2=y, stroke=_GRID, stroke_width=1))
+    entries = []
+    ly = axis_top
+    for colour, lines in legend:
+        entries.append(_tag("rect", x=_LEGEND_X, y=ly + 1, width=14, height=11, fill=colour))
+        entries.append(_text(_LEGEND_X + 20, ly + len(lines) * _LINE / 2, lines, size=11.5))
+        ly += len(lines) * _LINE + 4
+    parts.append(_tag("g", "".join(entries), class_="legend"))
+    return _tag("g", "".join(parts), class_="panel"), axis_bottom + 36

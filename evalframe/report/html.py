@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import RATE_FORMULAS, describe
 from evalframe.report.format import fmt_value, interval, pct
@@ -315,8 +316,6 @@ def _slices_section(view: View, *, chart: bool = True) -> Html:
         ),
     ]
     if chart:
-        from evalframe.report.charts import missing_rate_chart  # imported on use: matplotlib is slow to import
-
         parts.append(el("figure", Html(missing_rate_chart(s)), cls="chart"))
     shown = min(s.funnel.height, SLICE_ROWS_SHOWN)
     parts += [
@@ -364,8 +363,6 @@ def _headline(view: View) -> Html:
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
         "the orange band is where the pass rate over all planned units could lie."
     )
-    from evalframe.report.charts import headline_chart  # imported on use: matplotlib is slow to import
-
     chart = el("figure", Html(headline_chart(view.candidates)), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view), chart])
 
@@ -390,8 +387,6 @@ def render_html(view: View) -> str:
     >>> text.startswith("<!DOCTYPE html>"), "passed / scored = 2 / 2" in text, "http://" in text
     (True, True, False)
     """
-    from evalframe.report.charts import funnel_chart  # imported on use: matplotlib is slow to import
-
     c = view.comparison
     anchors = [
         *((("comparison", "comparison"),) if c is not None else ()),

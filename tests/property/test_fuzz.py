@@ -34,7 +34,6 @@ import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import polars as pl
 import pytest
@@ -44,7 +43,6 @@ from hypothesis import strategies as st
 
 import evalframe as ef
 from evalframe.cli import main
-from evalframe.report import charts
 from tests.conftest import FIXTURES
 from tests.property import conftest as _profiles  # noqa: F401 -- registers the profiles outside pytest too
 from tests.property.checker import COUNTS, EXEC, SCORE_STATUS, Expected, expect
@@ -270,16 +268,10 @@ def _digest(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*")}
 
 
-def _no_chart(fig: Any, **_: Any) -> str:
-    """The HTML report's charts (matplotlib, most of a report's time): the fuzz suite checks files, not charts."""
-    return "<svg></svg>"
-
-
 def _invoke(args: list[str], root: Path, inputs: Path) -> tuple[int, str, str, str | None]:
     """Run the CLI; (exit code, output, stdout, what went wrong with the files or None)."""
     before = _digest(inputs)
-    with mock.patch.object(charts, "_svg", _no_chart):
-        result = CliRunner().invoke(main, args)
+    result = CliRunner().invoke(main, args)
     output = result.output
     code = result.exit_code
     if result.exception is not None and not isinstance(result.exception, SystemExit):
