@@ -27,6 +27,7 @@ from evalframe.columns import (
     CANDIDATE,
     CASE_HASH,
     CASE_ID,
+    CASES,
     COUNTED_ATTEMPT,
     DATASET_VERSION,
     DETAIL,
@@ -50,6 +51,7 @@ from evalframe.columns import (
     GradeKind,
     RetryPolicyName,
 )
+from evalframe.funnel import CASE_SUM_COLUMNS
 
 #: A narwhals lazy frame over any backend.
 Lazy: TypeAlias = "nw.LazyFrame[Any]"
@@ -638,3 +640,17 @@ def case_sums(units: Lazy, *, outcomes: bool = False) -> Lazy:
         (o == "missing").cast(nw.Int64()).sum().alias("_missing"),
         *(((o == name).cast(nw.Int64()).sum().alias(OUTCOME_COUNT + name)) for name in (OUTCOMES if outcomes else ())),
     )
+
+
+def case_patterns(per_case: Lazy, by: Sequence[str] = ()) -> Lazy:
+    """Per candidate (and ``by``), the number of cases (``cases``) with each set of :func:`case_sums`' sums.
+
+    What :func:`evalframe.funnel.uncertainty_from_case_patterns` finishes on the driver: a few rows per
+    candidate with pass/fail grades, however many cases. With ``by`` (a case's slice label), the outcome
+    counts ``n_<outcome>`` are added up too, and the missing units counted: what the slice funnel and the
+    missingness tests need, per candidate and slice value.
+    """
+    names = per_case.collect_schema().names()
+    counted = [c for c in names if c.startswith(OUTCOME_COUNT)] if by else []
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS, *(["_missing"] if by else [])]
+    return per_case.group_by(*key).agg(nw.len().alias(CASES), *(nw.col(c).sum() for c in counted))

@@ -15,8 +15,8 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
-from evalframe.columns import CANDIDATE, MISSING, PLANNED
-from evalframe.slices.breakdown import CASES, SLICE_COLUMN, SLICE_VALUE, UNGRADED
+from evalframe.columns import CANDIDATE, CASES, MISSING, PLANNED
+from evalframe.slices.breakdown import SLICE_COLUMN, SLICE_VALUE, UNGRADED
 
 #: Permutations per test (seeded: reproducible); the smallest p-value is 1/(9999 + 1) = 0.0001.
 MONTE_CARLO_RESAMPLES: Final = 9_999
