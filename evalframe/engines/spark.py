@@ -407,6 +407,7 @@ def _row_work(spark: Any, frame: Lazy, plan: Plan, shape: str, o: Options, cache
         run_id=plan.run_id,
         plan_source=plan.source,
         missing_refuses=options.missing_refuses,
+        checks=made.checks,
     )
     marked = _cache(ident.ledger, cached)
     selection = core.select_attempts(marked.filter(nw.col("_planned")).drop("_planned"), options)
