@@ -2,9 +2,9 @@
 
 Everything here is lazy and returns narwhals frames; nothing is collected. The caller (an engine such as
 :mod:`evalframe.engines.spark`) decides what is written where and collects only small aggregates: problem
-counts per kind with their first rows, outcome counts per candidate and the per-case sums of
-:func:`evalframe.funnel.case_sums`. The statistics stay in :mod:`evalframe.funnel` and
-:mod:`evalframe.stats.clustered`, shared with the polars path.
+counts per kind with their first rows, outcome counts per candidate and the case patterns of
+:func:`case_patterns` (how many cases have each set of per-case sums). The statistics stay in
+:mod:`evalframe.funnel` and :mod:`evalframe.stats.clustered`, shared with the polars path.
 
 The checks and their problem details are those of :mod:`evalframe.validate`, :mod:`evalframe.reconcile`
 and :mod:`evalframe.attempts` (SPEC §3, §4), for ledgers read from typed files (Parquet, tables): the strict
