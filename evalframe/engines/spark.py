@@ -73,12 +73,20 @@ from evalframe.validate import FILE_PROBLEMS, validate_ledger
 if TYPE_CHECKING:
     from evalframe.audit.step import Options
 
+#: The heap of a local session's driver (``spark.driver.memory``), see :func:`spark_session`.
+DRIVER_MEMORY: Final = "3g"
 #: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).
 FIRST_ROWS: Final = 1000
 
 
 def spark_session(remote: str | None = None) -> Any:
     """A Spark session: Spark Connect at ``remote`` (``sc://HOST:PORT``), else ``local[2]`` bound to 127.0.0.1.
+
+    A local session's driver (its only JVM) gets :data:`DRIVER_MEMORY` of heap when it starts here (an
+    already running JVM keeps its own): with pass/fail grades the driver receives a few rows per candidate,
+    but a numeric grade's mean-score interval needs each case's sum of scores, which are not whole numbers,
+    so its case patterns can hold a row per case (see :func:`evalframe.funnel.case_patterns`): 8 numbers per
+    candidate and case, 5M rows for 250,000 cases × 20 candidates, beyond local mode's default 1 GiB.
 
     Raises
     ------
@@ -98,6 +106,7 @@ def spark_session(remote: str | None = None) -> Any:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.shuffle.partitions", os.environ.get("EVALFRAME_SPARK_PARTITIONS", "4"))
+        .config("spark.driver.memory", DRIVER_MEMORY)
         .getOrCreate()
     )
 
