@@ -152,9 +152,10 @@ def checked(rows: Lazy, checks: Sequence[_Check], *, keys: Sequence[str], refusi
         ~nw.col(DETAIL).is_null()
     )
     which = nw.col("_check")
-    kind: Any = nw
+    kind: Any = None  # when the column is check i's, check i's kind
     for name, (_, check_kind, _) in zip(names, checks, strict=True):
-        kind = kind.when(which == name).then(_lit(check_kind, nw.String()))
+        then = _lit(check_kind, nw.String())
+        kind = nw.when(which == name).then(then) if kind is None else kind.when(which == name).then(then)
     return [
         long.select(
             kind.otherwise(_lit(None, nw.String())).alias(KIND),
