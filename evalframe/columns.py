@@ -89,6 +89,8 @@ COMPLETED: Final = "completed"
 WITH_OUTPUT: Final = "with_output"
 SCORED: Final = "scored"
 MISSING: Final = "missing"
+#: A number of cases: those a row of counted cases stands for (case patterns, cases by slice).
+CASES: Final = "cases"
 EXEC_FAILED: Final = "exec_failed"
 JUDGE_FAILED: Final = "judge_failed"
 NOT_STARTED: Final = "not_started"

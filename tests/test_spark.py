@@ -202,3 +202,31 @@ def test_problem_counts_beyond_the_first_rows(
     counts = dict(expected.select("kind", "count").iter_rows())
     assert counts["missing_unit"] == len(plan.candidates)  # one missing_unit problem per candidate, one shown
     assert report.problems.height == expected.height  # one row of each kind
+
+
+def test_the_driver_receives_case_patterns_not_cases(
+    spark: Any, tmp_path: Path, clean: tuple[ef.Plan, pl.DataFrame, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What comes back for the intervals and the slices is a few rows per candidate (and slice value), not a row
+    per case: each collected table has fewer rows per candidate than the candidate has cases, and counts them all."""
+    import evalframe.engines.spark as on_spark
+
+    plan, frame, _ = clean
+    collected: list[pl.DataFrame] = []
+
+    def patterns(counted: Any, by: Any) -> pl.DataFrame:
+        got = real(counted, by)
+        collected.append(got)
+        return got
+
+    real = on_spark._patterns
+    monkeypatch.setattr(on_spark, "_patterns", patterns)
+    report = ef.audit(plan, as_spark(spark, frame, tmp_path), spark_tables=tmp_path / "tables", slices=["case_type"])
+    assert isinstance(report, ef.AuditReport)
+    assert len(collected) == 2  # the candidates' patterns, then by case_type
+    cases = plan.cases.height
+    for table in collected:
+        per_candidate = table.group_by("candidate").agg(pl.len(), pl.col("cases").sum()).sort("candidate")
+        assert per_candidate.get_column("candidate").to_list() == sorted(plan.candidates)
+        assert per_candidate.get_column("cases").to_list() == [cases] * len(plan.candidates)
+        assert per_candidate.get_column("len").max() < cases

@@ -2,9 +2,9 @@
 
 Everything here is lazy and returns narwhals frames; nothing is collected. The caller (an engine such as
 :mod:`evalframe.engines.spark`) decides what is written where and collects only small aggregates: problem
-counts per kind with their first rows, outcome counts per candidate and the per-case sums of
-:func:`evalframe.funnel.case_sums`. The statistics stay in :mod:`evalframe.funnel` and
-:mod:`evalframe.stats.clustered`, shared with the polars path.
+counts per kind with their first rows, outcome counts per candidate and the case patterns of
+:func:`case_patterns` (how many cases have each set of per-case sums). The statistics stay in
+:mod:`evalframe.funnel` and :mod:`evalframe.stats.clustered`, shared with the polars path.
 
 The checks and their problem details are those of :mod:`evalframe.validate`, :mod:`evalframe.reconcile`
 and :mod:`evalframe.attempts` (SPEC §3, §4), for ledgers read from typed files (Parquet, tables): the strict
@@ -27,6 +27,7 @@ from evalframe.columns import (
     CANDIDATE,
     CASE_HASH,
     CASE_ID,
+    CASES,
     COUNTED_ATTEMPT,
     DATASET_VERSION,
     DETAIL,
@@ -50,6 +51,7 @@ from evalframe.columns import (
     GradeKind,
     RetryPolicyName,
 )
+from evalframe.funnel import CASE_SUM_COLUMNS
 
 #: A narwhals lazy frame over any backend.
 Lazy: TypeAlias = "nw.LazyFrame[Any]"
@@ -79,6 +81,8 @@ _UNIT = [CANDIDATE, CASE_ID, TRIAL]
 #: The columns a row problem keeps: the attempt's key and where its row stands.
 _ROW_KEYS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
 _INT_TOKEN = r"^[1-9][0-9]*$"
+#: A row check: (mask of the failing rows, problem kind, detail).
+_Check: TypeAlias = tuple[nw.Expr, str, nw.Expr]
 
 
 @dataclass(frozen=True)
@@ -102,18 +106,64 @@ def _lit(value: Any, dtype: Any = None) -> nw.Expr:
 
 def problems(rows: Lazy, kind: str, detail: nw.Expr, *, refusing: bool = True, keys: Sequence[str] = ()) -> Lazy:
     """``rows`` as problems of ``kind``: the key columns in ``keys`` are kept, the others null."""
-    kept = set(keys)
-    cols = []
-    for name, dtype in ((SOURCE, nw.String()), (LINE, nw.Int64()), (CANDIDATE, nw.String()), (CASE_ID, nw.String())):
-        cols.append(nw.col(name).cast(dtype) if name in kept else _lit(None, dtype).alias(name))
-    for name in (TRIAL, ATTEMPT):
-        cols.append(nw.col(name).cast(nw.Int64()) if name in kept else _lit(None, nw.Int64()).alias(name))
     return rows.select(
         _lit(kind, nw.String()).alias(KIND),
-        *cols,
+        *_key_exprs(keys),
         detail.cast(nw.String()).alias(DETAIL),
         _lit(refusing, nw.Boolean()).alias(REFUSING),
     )
+
+
+def _key_exprs(keys: Sequence[str]) -> list[nw.Expr]:
+    """The problem key columns (source, line, candidate, case_id, trial, attempt): those in ``keys``, others null."""
+    kept = set(keys)
+    cols = []
+    for name, dtype in (
+        (SOURCE, nw.String()),
+        (LINE, nw.Int64()),
+        (CANDIDATE, nw.String()),
+        (CASE_ID, nw.String()),
+        (TRIAL, nw.Int64()),
+        (ATTEMPT, nw.Int64()),
+    ):
+        cols.append(nw.col(name).cast(dtype) if name in kept else _lit(None, dtype).alias(name))
+    return cols
+
+
+def checked(rows: Lazy, checks: Sequence[_Check], *, keys: Sequence[str], refusing: bool = True) -> list[Lazy]:
+    """The problems of several checks of the same rows, from one pass over them (none without checks).
+
+    Each check's detail, null where its row passes, is a column; the columns are unpivoted to one row per
+    row and check and the passing ones dropped, so the backend reads ``rows`` once rather than once per
+    check (as :func:`problems` of each check's filter would). Every check's detail is non-null where it fails.
+    """
+    if not checks:
+        return []
+    names = [f"_check_{i}" for i in range(len(checks))]
+    wide = rows.select(
+        *_key_exprs(keys),
+        *(
+            nw.when(mask.fill_null(False)).then(detail.cast(nw.String())).alias(name)
+            for name, (mask, _, detail) in zip(names, checks, strict=True)
+        ),
+    )
+    index = [SOURCE, LINE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
+    long = wide.unpivot(on=names, index=index, variable_name="_check", value_name=DETAIL).filter(
+        ~nw.col(DETAIL).is_null()
+    )
+    which = nw.col("_check")
+    kind: Any = None  # when the column is check i's, check i's kind
+    for name, (_, check_kind, _) in zip(names, checks, strict=True):
+        then = _lit(check_kind, nw.String())
+        kind = nw.when(which == name).then(then) if kind is None else kind.when(which == name).then(then)
+    return [
+        long.select(
+            kind.otherwise(_lit(None, nw.String())).alias(KIND),
+            *index,
+            nw.col(DETAIL),
+            _lit(refusing, nw.Boolean()).alias(REFUSING),
+        )
+    ]
 
 
 def _text(name: str) -> nw.Expr:
@@ -153,10 +203,13 @@ def _integer(name: str, dtype: Any, *, allow_zero: bool) -> tuple[nw.Expr, nw.Ex
 
 @dataclass(frozen=True)
 class Canonical:
-    """A typed ledger in canonical columns and the row problems found making it."""
+    """A typed ledger in canonical columns, the row problems found making it and the checks of its typed rows."""
 
     ledger: Lazy
     problems: list[Lazy]
+    #: The checks of the typed ledger's rows (:class:`evalframe.schemas.LedgerModel`'s, the statuses'), for
+    #: :func:`identity` to run in its one pass over the ledger's rows.
+    checks: list[_Check]
 
 
 def canonical(
@@ -182,10 +235,7 @@ def canonical(
         checks.append((answer.is_null() | (answer == ""), "empty_value", _lit("empty answer")))
     exprs[SCORE], exprs[PASSED] = score, passed
     exprs[LINE], exprs[SOURCE] = nw.col(LINE).cast(nw.Int64()), nw.col(SOURCE).cast(nw.String())
-    found = [
-        problems(frame.filter(mask.fill_null(False)), kind, detail, keys=(CANDIDATE, CASE_ID, LINE, SOURCE))
-        for mask, kind, detail in checks
-    ]
+    found = checked(frame, checks, keys=(CANDIDATE, CASE_ID, LINE, SOURCE))
     ledger = frame.select(
         *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL.items()), *options.extra_columns
     )
@@ -196,14 +246,8 @@ def canonical(
             .with_columns(nw.col(PASSED).cast(nw.Float64()).alias(SCORE))
             .drop("_expected")
         )
-    found.extend(_schema_problems(ledger, found_tokens=bool(checks)))
-    if shape == "status":
-        found.extend(_status_problems(ledger))
-    return Canonical(ledger, found)
-
-
-#: A row check of :func:`canonical`: (mask of the failing rows, problem kind, detail).
-_Check: TypeAlias = tuple[nw.Expr, str, nw.Expr]
+    typed = _schema_checks(found_tokens=bool(checks)) + (_status_checks() if shape == "status" else [])
+    return Canonical(ledger, found, typed)
 
 
 def _key_columns(schema: Any) -> tuple[dict[str, nw.Expr], list[_Check]]:
@@ -309,56 +353,30 @@ def _status_columns(schema: Any, shape: str, score: nw.Expr) -> tuple[dict[str, 
     return exprs, checks
 
 
-def _schema_problems(ledger: Lazy, *, found_tokens: bool) -> list[Lazy]:
-    """The checks of :class:`evalframe.schemas.LedgerModel`, with its problem kinds and details."""
-    keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
+def _schema_checks(*, found_tokens: bool) -> list[_Check]:
+    """The checks of :class:`evalframe.schemas.LedgerModel` on the canonical ledger, with its kinds and details."""
 
     def fails(name: str, check: str) -> nw.Expr:
         return nw.concat_str([_lit(f"{name} = "), _text(name), _lit(f" fails check {check}")])
 
-    found = []
+    checks: list[_Check] = []
     for name in (CANDIDATE, CASE_ID, RUN_ID):
         c = nw.col(name)
-        found.append(
-            problems(
-                ledger.filter((c == "").fill_null(False)),
-                "empty_identifier",
-                fails(name, "empty_identifier"),
-                keys=keys,
-            )
-        )
+        checks.append((c == "", "empty_identifier", fails(name, "empty_identifier")))
         padded = c.str.strip_chars().str.len_chars() != c.str.len_chars()
-        found.append(
-            problems(
-                ledger.filter(padded.fill_null(False)), "padded_identifier", fails(name, "padded_identifier"), keys=keys
-            )
-        )
+        checks.append((padded, "padded_identifier", fails(name, "padded_identifier")))
     for name, low in ((TRIAL, 0), (ATTEMPT, 1)):
         c = nw.col(name)
-        found.append(
-            problems(
-                ledger.filter((c < low).fill_null(False)),
-                "invalid_integer",
-                fails(name, f"greater_than_or_equal_to({low})"),
-                keys=keys,
-            )
-        )
+        checks.append((c < low, "invalid_integer", fails(name, f"greater_than_or_equal_to({low})")))
         if not found_tokens:
-            found.append(problems(ledger.filter(c.is_null()), "empty_value", fails(name, "not_nullable"), keys=keys))
+            checks.append((c.is_null(), "empty_value", fails(name, "not_nullable")))
     for name, allowed in ((EXEC_STATUS, EXEC_STATUSES), (SCORE_STATUS, SCORE_STATUSES)):
         c = nw.col(name)
-        found.append(
-            problems(
-                ledger.filter(~c.is_null() & ~c.is_in(list(allowed))),
-                "invalid_status",
-                fails(name, f"isin({list(allowed)})"),
-                keys=keys,
-            )
-        )
-    return found
+        checks.append((~c.is_null() & ~c.is_in(list(allowed)), "invalid_status", fails(name, f"isin({list(allowed)})")))
+    return checks
 
 
-def _status_problems(ledger: Lazy) -> list[Lazy]:
+def _status_checks() -> list[_Check]:
     """Rows whose statuses contradict their score (see ``validate._status_problems``)."""
     scored = nw.col(SCORE_STATUS) == "scored"
     has_score = ~nw.col(SCORE).is_null() | ~nw.col(PASSED).is_null()
@@ -373,11 +391,7 @@ def _status_problems(ledger: Lazy) -> list[Lazy]:
         ),
     ]
     valid = nw.col(EXEC_STATUS).is_in(list(EXEC_STATUSES)) & nw.col(SCORE_STATUS).is_in(list(SCORE_STATUSES))
-    keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
-    return [
-        problems(ledger.filter((valid & mask).fill_null(False)), "status_inconsistent", _lit(text), keys=keys)
-        for mask, text in rules
-    ]
+    return [(valid & mask, "status_inconsistent", _lit(text)) for mask, text in rules]
 
 
 @dataclass(frozen=True)
@@ -401,14 +415,20 @@ def identity(
     run_id: str | None,
     plan_source: str,
     missing_refuses: bool,
+    checks: Sequence[_Check] = (),
 ) -> Identity:
     """The identity checks of :func:`evalframe.reconcile.reconcile`, by joins and anti-joins.
 
     ``cases`` holds the plan's ``case_id`` and its ``dataset_version`` / ``case_hash`` when it has them;
-    ``planned`` the planned units (``candidate``, ``case_id``, ``trial``). Adds ``_planned`` (Boolean) to
-    the ledger: the row is one of a planned unit.
+    ``planned`` the planned units (``candidate``, ``case_id``, ``trial``); ``checks`` further checks of the
+    ledger's rows (:attr:`Canonical.checks`), found in the same pass as the unknown candidates, cases, trials,
+    units and runs. Adds ``_planned`` (Boolean) to the ledger: the row is one of a planned unit (and keeps the
+    ``_``-prefixed columns that found it: the problems are read from the ledger handed back, which an engine
+    may cache).
     """
-    marked, found = _plan_membership(ledger, cases, candidates, trial_range, planned if units_table else None)
+    marked, found = _plan_membership(
+        ledger, cases, candidates, trial_range, planned if units_table else None, run_id=run_id, checks=checks
+    )
     key = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
     counted = marked.with_columns(nw.len().over(*key).alias("_times"))
     found.append(
@@ -419,16 +439,6 @@ def identity(
             keys=_ROW_KEYS,
         )
     )
-    if run_id is not None:
-        wrong = nw.col(RUN_ID).is_null() | (nw.col(RUN_ID) != run_id)
-        found.append(
-            problems(
-                marked.filter(wrong.fill_null(True)),
-                "run_mismatch",
-                nw.concat_str([_lit("run_id "), _text(RUN_ID), _lit(f" is not the required run {run_id}")]),
-                keys=_ROW_KEYS,
-            )
-        )
     found.extend(_plan_value_problems(marked, cases))
     present = marked.filter(nw.col("_planned")).select(*_UNIT).unique()
     # Missing units are counted per candidate by the engine (see evalframe.reconcile.missing_problems), not listed.
@@ -437,10 +447,18 @@ def identity(
 
 
 def _plan_membership(
-    ledger: Lazy, cases: Lazy, candidates: Sequence[str], trial_range: tuple[int, int], units: Lazy | None
+    ledger: Lazy,
+    cases: Lazy,
+    candidates: Sequence[str],
+    trial_range: tuple[int, int],
+    units: Lazy | None,
+    *,
+    run_id: str | None,
+    checks: Sequence[_Check],
 ) -> tuple[Lazy, list[Lazy]]:
-    """The ledger with ``_planned``, and its rows of an unknown candidate, case, trial or unit (of ``units``).
+    """The ledger with ``_planned``, and its rows of an unknown candidate, case, trial, unit or run, in one pass.
 
+    The rows of another run than ``run_id`` are found when it is given (:func:`checked` makes the problems);
     ``units`` holds the planned units when the plan is a units table, else None.
     """
     low, high = trial_range
@@ -452,43 +470,30 @@ def _plan_membership(
     )
     in_range = (nw.col(TRIAL) >= low) & (nw.col(TRIAL) <= high)
     cand, case = nw.col("_cand_ok"), nw.col("_case_ok")
-    found = [
-        problems(
-            marked.filter(~cand),
-            "unknown_candidate",
-            nw.concat_str([_lit("candidate "), _text(CANDIDATE), _lit(" is not planned")]),
-            keys=_ROW_KEYS,
-        ),
-        problems(
-            marked.filter(cand & ~case),
-            "unknown_case",
-            nw.concat_str([_lit("case "), _text(CASE_ID), _lit(" is not in the plan")]),
-            keys=_ROW_KEYS,
-        ),
-        problems(
-            marked.filter(cand & case & ~nw.col(TRIAL).is_null() & ~in_range.fill_null(False)),
+    checks = [
+        *checks,
+        (~cand, "unknown_candidate", nw.concat_str([_lit("candidate "), _text(CANDIDATE), _lit(" is not planned")])),
+        (cand & ~case, "unknown_case", nw.concat_str([_lit("case "), _text(CASE_ID), _lit(" is not in the plan")])),
+        (
+            cand & case & ~nw.col(TRIAL).is_null() & ~in_range.fill_null(False),
             "trial_out_of_range",
             nw.concat_str([_lit("trial "), _text(TRIAL), _lit(f" is outside {low}..{high}")]),
-            keys=_ROW_KEYS,
         ),
     ]
+    if run_id is not None:
+        wrong = (nw.col(RUN_ID).is_null() | (nw.col(RUN_ID) != run_id)).fill_null(True)
+        detail = nw.concat_str([_lit("run_id "), _text(RUN_ID), _lit(f" is not the required run {run_id}")])
+        checks.append((wrong, "run_mismatch", detail))
     coded = cand & case & in_range.fill_null(False)
     if units is not None:
-        listed = marked.join(
+        marked = marked.join(
             units.select(*_UNIT, _lit(True, nw.Boolean()).alias("_listed")), on=_UNIT, how="left"
         ).with_columns(nw.col("_listed").fill_null(False))
-        found.append(
-            problems(
-                listed.filter(coded & ~nw.col("_listed")),
-                "unknown_unit",
-                _lit("(candidate, case_id, trial) is not a planned unit"),
-                keys=_ROW_KEYS,
-            )
-        )
-        marked = listed.with_columns((coded & nw.col("_listed")).alias("_planned")).drop("_listed")
-    else:
-        marked = marked.with_columns(coded.alias("_planned"))
-    return marked.drop("_cand_ok", "_case_ok"), found
+        unit = _lit("(candidate, case_id, trial) is not a planned unit")
+        checks.append((coded & ~nw.col("_listed"), "unknown_unit", unit))
+        coded = coded & nw.col("_listed")
+    marked = marked.with_columns(coded.alias("_planned"))
+    return marked, checked(marked, checks, keys=_ROW_KEYS)
 
 
 def _plan_value_problems(marked: Lazy, cases: Lazy) -> list[Lazy]:
@@ -564,9 +569,7 @@ def select_attempts(ledger: Lazy, options: Options) -> Selection:
     if options.max_attempts is not None:
         masks["attempt_beyond_max"] = nw.col(ATTEMPT) > options.max_attempts
     details = retry_flag_details(options.retry_on, options.max_attempts)
-    flags = [
-        problems(lf.filter(mask), kind, _lit(details[kind]), refusing=strict, keys=keys) for kind, mask in masks.items()
-    ]
+    flags = checked(lf, [(mask, kind, _lit(details[kind])) for kind, mask in masks.items()], keys=keys, refusing=strict)
     helpers = [c for c in lf.collect_schema().names() if c.startswith("_")]
     return Selection(lf.drop(*helpers), flags)
 
@@ -638,3 +641,17 @@ def case_sums(units: Lazy, *, outcomes: bool = False) -> Lazy:
         (o == "missing").cast(nw.Int64()).sum().alias("_missing"),
         *(((o == name).cast(nw.Int64()).sum().alias(OUTCOME_COUNT + name)) for name in (OUTCOMES if outcomes else ())),
     )
+
+
+def case_patterns(per_case: Lazy, by: Sequence[str] = ()) -> Lazy:
+    """Per candidate (and ``by``), the number of cases (``cases``) with each set of :func:`case_sums`' sums.
+
+    What :func:`evalframe.funnel.uncertainty_from_case_patterns` finishes on the driver: a few rows per
+    candidate with pass/fail grades, however many cases. With ``by`` (a case's slice label), the outcome
+    counts ``n_<outcome>`` are added up too, and the missing units counted: what the slice funnel and the
+    missingness tests need, per candidate and slice value.
+    """
+    names = per_case.collect_schema().names()
+    counted = [c for c in names if c.startswith(OUTCOME_COUNT)] if by else []
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS, *(["_missing"] if by else [])]
+    return per_case.group_by(*key).agg(nw.len().alias(CASES), *(nw.col(c).sum() for c in counted))

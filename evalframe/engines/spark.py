@@ -3,9 +3,10 @@
 Spark runs the row work of :mod:`evalframe.engines.core` and writes the full units, attempts and problems
 tables as Parquet under a folder the caller gives (SPEC §3 "Problems at scale"); the driver receives only
 problem counts per kind with the first rows of each kind, the first missing case ids per candidate, units
-per candidate and outcome, and the per-case sums (with slices, also each case's units per outcome), and
-finishes the summary, the slice table and the missingness tests with the polars path's own functions
-(:func:`evalframe.funnel.funnel_from_outcome_counts`, :func:`evalframe.funnel.uncertainty_from_case_sums`,
+per candidate and outcome, and the case patterns (how many cases have each set of per-case sums: a few rows
+per candidate; with slices, per candidate and slice value, with their outcome counts), never one row per
+case, and finishes the summary, the slice table and the missingness tests with the polars path's own functions
+(:func:`evalframe.funnel.funnel_from_outcome_counts`, :func:`evalframe.funnel.uncertainty_from_case_patterns`,
 :func:`evalframe.slices.slice_rates`, :func:`evalframe.slices.cases_by_slice`,
 :func:`evalframe.slices.missingness_tests`). A case's slice labels (numeric columns binned) come from the
 plan, on the driver.
@@ -32,6 +33,7 @@ from evalframe.columns import (
     CANDIDATE,
     CASE_HASH,
     CASE_ID,
+    CASES,
     DATASET_VERSION,
     DETAIL,
     EXEC_STATUSES,
@@ -51,7 +53,7 @@ from evalframe.columns import (
 from evalframe.engines import core
 from evalframe.engines.core import Lazy
 from evalframe.errors import AuditRefused
-from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_sums
+from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
 from evalframe.load import is_spark_frame
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
@@ -71,12 +73,20 @@ from evalframe.validate import FILE_PROBLEMS, validate_ledger
 if TYPE_CHECKING:
     from evalframe.audit.step import Options
 
+#: The heap of a local session's driver (``spark.driver.memory``), see :func:`spark_session`.
+DRIVER_MEMORY: Final = "3g"
 #: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).
 FIRST_ROWS: Final = 1000
 
 
 def spark_session(remote: str | None = None) -> Any:
     """A Spark session: Spark Connect at ``remote`` (``sc://HOST:PORT``), else ``local[2]`` bound to 127.0.0.1.
+
+    A local session's driver (its only JVM) gets :data:`DRIVER_MEMORY` of heap when it starts here (an
+    already running JVM keeps its own): with pass/fail grades the driver receives a few rows per candidate,
+    but a numeric grade's mean-score interval needs each case's sum of scores, which are not whole numbers,
+    so its case patterns can hold a row per case (see :func:`evalframe.funnel.case_patterns`): 8 numbers per
+    candidate and case, 5M rows for 250,000 cases × 20 candidates, beyond local mode's default 1 GiB.
 
     Raises
     ------
@@ -96,6 +106,7 @@ def spark_session(remote: str | None = None) -> Any:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.shuffle.partitions", os.environ.get("EVALFRAME_SPARK_PARTITIONS", "4"))
+        .config("spark.driver.memory", DRIVER_MEMORY)
         .getOrCreate()
     )
 
@@ -262,9 +273,10 @@ def audit_on_spark(
     cached: list[Lazy] = []
     try:
         work = _row_work(ledger.spark, ledger.frame, plan, shape, options, cached)
-        first, counts = _problems(ledger.spark, work, plan, options, where)
+        missing = _missing_cases(work.missing)
+        first, counts = _problems(ledger.spark, work, missing, plan, options, where)
         _write_tables(ledger.spark, work, plan, where)
-        summaries = _summaries(ledger.spark, plan, options, where, alpha)
+        summaries = _summaries(ledger.spark, plan, options, where, missing, alpha)
         rows, run_ids = _ledger_facts(work.marked)
     finally:
         for frame in cached:
@@ -404,6 +416,7 @@ def _row_work(spark: Any, frame: Lazy, plan: Plan, shape: str, o: Options, cache
         run_id=plan.run_id,
         plan_source=plan.source,
         missing_refuses=options.missing_refuses,
+        checks=made.checks,
     )
     marked = _cache(ident.ledger, cached)
     selection = core.select_attempts(marked.filter(nw.col("_planned")).drop("_planned"), options)
@@ -412,9 +425,11 @@ def _row_work(spark: Any, frame: Lazy, plan: Plan, shape: str, o: Options, cache
 
 
 def _problems(
-    spark: Any, work: _RowWork, plan: Plan, o: Options, where: _Tables
+    spark: Any, work: _RowWork, missing: Sequence[MissingCases], plan: Plan, o: Options, where: _Tables
 ) -> tuple[pl.DataFrame, dict[str, int]]:
     """Write every problem once (``problems``, Parquet) and read back the first rows of each kind and the counts.
+
+    ``missing`` gives the ``missing_unit`` problems (one per candidate with missing units).
 
     As on polars, a batch refused by its checks selects no attempt, so has no retry flags: they are left out.
 
@@ -424,8 +439,8 @@ def _problems(
         When a problem refuses: ``.problems`` holds the first rows of each kind.
     """
     everything = where.path("problems-all")
-    missing = _missing_problems(spark, work.missing, plan.source, refusing=o.missing == "refuse")
-    _write(_union([*work.problems, missing]), everything)
+    gone = _missing_problems(spark, missing, plan.source, refusing=o.missing == "refuse")
+    _write(_union([*work.problems, gone]), everything)
     found = nw.from_native(spark.read.parquet(everything))
     first, counts = _first_rows(found)
     is_flag = pl.col(KIND).is_in(list(RETRY_FLAGS))
@@ -448,33 +463,33 @@ def _write_tables(spark: Any, work: _RowWork, plan: Plan, where: _Tables) -> Non
     _write(core.unit_outcomes(work.planned, written, plan.cases.columns), where.path("units"))
 
 
-def _summaries(spark: Any, plan: Plan, o: Options, where: _Tables, alpha: float) -> dict[str, pl.DataFrame]:
-    """The summary, slice and missingness tables, from counts and per-case sums of the units Spark wrote."""
+def _summaries(
+    spark: Any, plan: Plan, o: Options, where: _Tables, missing: Sequence[MissingCases], alpha: float
+) -> dict[str, pl.DataFrame]:
+    """The summary, slice and missingness tables, from counts of the units Spark wrote.
+
+    The driver receives units per candidate and outcome, the case patterns per candidate
+    (:func:`evalframe.engines.core.case_patterns`: how many cases have each set of per-case sums) and, per
+    slice column, the same per candidate and slice value with their outcome counts and missing units; never
+    one row per case. ``missing`` holds each candidate's missing cases (see :func:`_missing_cases`).
+    """
     units = nw.from_native(spark.read.parquet(where.path("units")))
     outcome_counts = core.outcome_counts(units).collect("polars").to_native()
-    per_case = (
-        core.case_sums(units, outcomes=bool(o.slices))
-        .collect("polars")
-        .to_native()
-        .with_columns(pl.col(c).cast(pl.Float64) for c in CASE_SUM_COLUMNS)
-        .sort(CANDIDATE, CASE_ID)
-    )
+    per_case = core.case_sums(units, outcomes=bool(o.slices))
+    patterns = _patterns(core.case_patterns(per_case), [])
     # Under ``every`` the counted rows are observations: planned counts the planned units themselves (SPEC §4).
     planned = _planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
-    summary = uncertainty_from_case_sums(
+    summary = uncertainty_from_case_patterns(
         funnel_from_outcome_counts(outcome_counts, planned=planned),
-        per_case.select(CANDIDATE, CASE_ID, *CASE_SUM_COLUMNS),
+        patterns,
         confidence=o.confidence,
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         reducer=o.reducer,
     )
-    missing_ids = (
-        per_case.filter(pl.col("_missing") > 0)
-        .group_by(CANDIDATE, maintain_order=True)
-        .agg(
-            pl.len().cast(pl.UInt32).alias("missing_cases"),
-            pl.col(CASE_ID).head(MISSING_IDS_SHOWN).alias("missing_case_ids"),
-        )
+    missing_ids = pl.DataFrame(
+        [(m.candidate, m.cases, m.case_ids[:MISSING_IDS_SHOWN]) for m in missing],
+        schema={CANDIDATE: pl.String, "missing_cases": pl.UInt32, "missing_case_ids": pl.List(pl.String)},
+        orient="row",
     )
     summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
         pl.col("missing_cases").fill_null(0),
@@ -482,7 +497,10 @@ def _summaries(spark: Any, plan: Plan, o: Options, where: _Tables, alpha: float)
     )
     if not o.slices:
         return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
-    slice_table, case_table = _slice_tables(per_case, plan, o)
+    labels = binned(plan.cases.select(CASE_ID, *o.slices), o.slices, o.bins)
+    labelled = per_case.join(nw.from_native(_labels_frame(spark, labels)), on=CASE_ID, how="left")
+    by_slice = {name: _patterns(core.case_patterns(labelled, by=[name]), [name]) for name in o.slices}
+    slice_table, case_table = _slice_tables(by_slice, labels, plan, o)
     tests = missingness_tests(case_table, alpha=alpha)
     return {
         "summary": summary.join(selective_flag(tests), on=CANDIDATE, how="left"),
@@ -491,42 +509,59 @@ def _summaries(spark: Any, plan: Plan, o: Options, where: _Tables, alpha: float)
     }
 
 
+def _patterns(counted: Lazy, by: Sequence[str]) -> pl.DataFrame:
+    """Case patterns collected from Spark, typed and sorted as :func:`evalframe.funnel.case_patterns` gives them."""
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS]
+    collected: pl.DataFrame = counted.collect("polars").to_native()
+    return collected.with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col(CASES).cast(pl.Int64)).sort(
+        key, nulls_last=True
+    )
+
+
+def _labels_frame(spark: Any, labels: pl.DataFrame) -> Any:
+    """Each case's slice labels (text, null without a value) as a Spark DataFrame."""
+    schema = ", ".join(f"`{c}` string" for c in labels.columns)
+    return spark.createDataFrame(labels.rows(), schema=schema)
+
+
 def _planned_by(plan: Plan, by: Sequence[str]) -> pl.DataFrame:
     """The plan's planned units counted by ``by`` (``candidate``, ``case_id``): ``planned`` (UInt32)."""
     return plan.planned_units().group_by(*by).agg(pl.len().cast(pl.UInt32).alias(PLANNED)).collect()
 
 
-def _slice_tables(per_case: pl.DataFrame, plan: Plan, o: Options) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The slice funnel and the missingness test's case counts, from the per-case sums and the plan's labels.
+def _slice_tables(
+    by_slice: Mapping[str, pl.DataFrame], labels: pl.DataFrame, plan: Plan, o: Options
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The slice funnel and the missingness test's case counts, from the case patterns of each slice value.
 
     Each case's slice labels (numeric columns binned by the audit's resolved bins) are the plan's; the
-    counts are added up by label here, as :func:`evalframe.slices.slice_funnel` and
+    counts per slice value are added up here, as :func:`evalframe.slices.slice_funnel` and
     :func:`evalframe.slices.case_slices` add up the units on polars.
     """
-    labels = binned(plan.cases.select(CASE_ID, *o.slices), o.slices, o.bins)
     counted = [core.OUTCOME_COUNT + name for name in OUTCOMES]
-    by_case = per_case.select(CANDIDATE, CASE_ID, *counted).join(labels, on=CASE_ID, how="left")
     planned = _planned_by(plan, [CANDIDATE, CASE_ID]).join(labels, on=CASE_ID) if o.retry == "every" else None
-    funnels = {}
-    for name in o.slices:
+    funnels, parts = {}, []
+    for name, patterns in by_slice.items():
         value = pl.col(name).alias(SLICE_VALUE)
         counts = (
-            by_case.group_by(CANDIDATE, value)
+            patterns.group_by(CANDIDATE, value)
             .agg(pl.col(counted).sum())
             .unpivot(counted, index=[CANDIDATE, SLICE_VALUE], variable_name="outcome", value_name="n")
             .with_columns(pl.col("outcome").str.strip_prefix(core.OUTCOME_COUNT))
         )
         units = None if planned is None else planned.group_by(CANDIDATE, value).agg(pl.col(PLANNED).sum())
         funnels[name] = funnel_from_outcome_counts(counts, by=[CANDIDATE, SLICE_VALUE], planned=units)
+        cases = patterns.select(
+            CANDIDATE,
+            name,
+            pl.col(OBSERVATIONS).cast(pl.Int64).alias(PLANNED),
+            (pl.col(OBSERVATIONS) - pl.col(SCORED)).cast(pl.Int64).alias(UNGRADED),
+            pl.col("_missing").cast(pl.Int64).alias(MISSING),
+            CASES,
+        )
+        parts.append(cases_by_slice(cases, [name]))
     edges = {name: bin_edges(plan.cases, name, spec) for name, spec in (o.bins or {}).items() if name in funnels}
-    cases = per_case.select(
-        CANDIDATE,
-        CASE_ID,
-        pl.col(OBSERVATIONS).cast(pl.Int64).alias(PLANNED),
-        (pl.col(OBSERVATIONS) - pl.col(SCORED)).cast(pl.Int64).alias(UNGRADED),
-        pl.col("_missing").cast(pl.Int64).alias(MISSING),
-    ).join(labels, on=CASE_ID, how="left")
-    return slice_rates(funnels, edges), cases_by_slice(cases, o.slices)
+    return slice_rates(funnels, edges), pl.concat(parts)
 
 
 def _ledger_facts(marked: Lazy) -> tuple[int, list[str]]:
@@ -536,11 +571,22 @@ def _ledger_facts(marked: Lazy) -> tuple[int, list[str]]:
     return int(by_run.get_column("n").sum()), [str(r) for r in run_ids]
 
 
-def _missing_problems(spark: Any, gone: Lazy, source: str, *, refusing: bool) -> Lazy:
-    """One ``missing_unit`` problem per candidate, worded as on polars: counts and the first ids, from Spark.
+@dataclass(frozen=True)
+class MissingCases:
+    """One candidate's planned units with no ledger row: how many, in how many cases, the first case ids."""
 
-    One query: the missing units counted per case, each case ranked within its candidate by id and
-    carrying its candidate's totals; only the first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back.
+    candidate: str
+    units: int
+    cases: int
+    #: The first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` case ids, in order.
+    case_ids: list[str]
+
+
+def _missing_cases(gone: Lazy) -> list[MissingCases]:
+    """Each candidate's missing units counted, with its first case ids (one query; candidates without any left out).
+
+    The missing units are counted per case, each case ranked within its candidate by id and carrying its
+    candidate's totals; only the first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back.
     """
     ranked = (
         gone.group_by(CANDIDATE, CASE_ID)
@@ -552,10 +598,15 @@ def _missing_problems(spark: Any, gone: Lazy, source: str, *, refusing: bool) ->
         )
     )
     shown = ranked.filter(nw.col("_rank") <= MISSING_IDS_SHOWN).collect("polars").to_native().sort(CANDIDATE, CASE_ID)
-    found = [
-        (str(candidate), int(rows.item(0, "_all_units")), int(rows.item(0, "_cases")), rows[CASE_ID].to_list())
-        for (candidate,), rows in shown.group_by(CANDIDATE, maintain_order=True)
+    return [
+        MissingCases(str(c), int(rows.item(0, "_all_units")), int(rows.item(0, "_cases")), rows[CASE_ID].to_list())
+        for (c,), rows in shown.group_by(CANDIDATE, maintain_order=True)
     ]
+
+
+def _missing_problems(spark: Any, missing: Sequence[MissingCases], source: str, *, refusing: bool) -> Lazy:
+    """One ``missing_unit`` problem per candidate with missing units, worded as on polars."""
+    found = [(m.candidate, m.units, m.cases, m.case_ids) for m in missing]
     rows = missing_problems(found, source, refusing=refusing).select(core.PROBLEM_COLUMNS)
     schema = ", ".join(
         f"{c} {'boolean' if c == REFUSING else 'bigint' if c in ('line', 'trial', 'attempt') else 'string'}"

@@ -24,9 +24,11 @@ from evalframe.funnel.counts import (
 from evalframe.funnel.uncertainty import (
     CASE_SUM_COLUMNS,
     REDUCERS,
+    case_patterns,
     case_sums,
     check_reducer,
     reduce_case,
+    uncertainty_from_case_patterns,
     uncertainty_from_case_sums,
     with_uncertainty,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "COUNT_COLUMNS",
     "RATE_COLUMNS",
     "REDUCERS",
+    "case_patterns",
     "case_sums",
     "check_reducer",
     "funnel",
@@ -44,6 +47,7 @@ __all__ = [
     "outcome_expr",
     "outcome_in",
     "reduce_case",
+    "uncertainty_from_case_patterns",
     "uncertainty_from_case_sums",
     "unit_outcomes",
     "with_uncertainty",

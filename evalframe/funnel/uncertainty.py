@@ -1,8 +1,10 @@
 """Intervals that treat cases as the independent units, beside the funnel's rates (SPEC §2, §4).
 
 :func:`with_uncertainty` adds them to a per-candidate summary from the units;
-:func:`uncertainty_from_case_sums` from per-case sums alone (what another
-engine sends to the driver). Trials of a case reduce to a case outcome by a
+:func:`uncertainty_from_case_sums` from per-case sums, and
+:func:`uncertainty_from_case_patterns` from the number of cases with each
+distinct set of sums alone (what another engine sends to the driver: a few
+rows per candidate, however many cases). Trials of a case reduce to a case outcome by a
 declared reducer (:func:`reduce_case`).
 """
 
@@ -16,6 +18,7 @@ import polars as pl
 from evalframe.columns import (
     CANDIDATE,
     CASE_ID,
+    CASES,
     COMPLETED,
     COMPLETION_RATE,
     OBSERVATIONS,
@@ -160,6 +163,43 @@ def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
     )
 
 
+def case_patterns(per_case: pl.DataFrame) -> pl.DataFrame:
+    """The number of cases with each distinct set of per-case sums, per candidate.
+
+    Every interval of :func:`with_uncertainty` depends on a candidate's cases only through how many of them
+    have each set of sums (see :func:`evalframe.stats.rate_interval`'s ``cases``). With pass/fail grades the
+    sums are small whole numbers, so a candidate has a few such patterns however many cases it has: what
+    another engine sends to the driver instead of one row per case.
+
+    Parameters
+    ----------
+    per_case
+        ``candidate``, a case column and the sums of :data:`CASE_SUM_COLUMNS` (:func:`case_sums`).
+
+    Returns
+    -------
+    polars.DataFrame
+        ``candidate``, the Float64 sums of :data:`CASE_SUM_COLUMNS` and ``cases`` (Int64), sorted by them.
+
+    Examples
+    --------
+    >>> per_case = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["a", "b", "c"], "observations": [2.0] * 3,
+    ...     "completed": [2.0] * 3, "scored": [2.0] * 3, "passed": [1.0, 2.0, 1.0], "_score_sum": [1.0, 2.0, 1.0],
+    ...     "_score_n": [2.0] * 3})
+    >>> case_patterns(per_case).select("passed", "cases").rows()
+    [(1.0, 2), (2.0, 1)]
+    """
+    key = [CANDIDATE, *CASE_SUM_COLUMNS]
+    return (
+        per_case.lazy()
+        .with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64))
+        .group_by(key)
+        .agg(pl.len().cast(pl.Int64).alias(CASES))
+        .sort(key)
+        .collect()
+    )
+
+
 def uncertainty_from_case_sums(
     summary: pl.DataFrame,
     per_case: pl.DataFrame,
@@ -170,10 +210,8 @@ def uncertainty_from_case_sums(
 ) -> pl.DataFrame:
     """The columns :func:`with_uncertainty` adds, from the per-case sums of :func:`case_sums`.
 
-    The one implementation of the audit's interval statistics (:mod:`evalframe.stats.clustered`): polars computes
-    ``per_case`` from its units, another engine (Spark, :mod:`evalframe.engines`) from its own and sends
-    only these sums to the driver. ``per_case`` must be sorted by candidate and case (sums in a fixed order
-    are the same bit for bit); its case column may have any name. Parameters and returned columns are those
+    ``per_case``'s case column may have any name; its cases are counted by :func:`case_patterns` and the
+    intervals finished by :func:`uncertainty_from_case_patterns`. Parameters and returned columns are those
     of :func:`with_uncertainty`.
 
     Examples
@@ -187,13 +225,45 @@ def uncertainty_from_case_sums(
     >>> uncertainty_from_case_sums(summary, per_case).select("cases_planned", "case_pass_rate").row(0)
     (2, 0.5)
     """
+    return uncertainty_from_case_patterns(
+        summary, case_patterns(per_case), confidence=confidence, score_range=score_range, reducer=reducer
+    )
+
+
+def uncertainty_from_case_patterns(
+    summary: pl.DataFrame,
+    patterns: pl.DataFrame,
+    *,
+    confidence: float = 0.95,
+    score_range: tuple[float, float] = (0.0, 1.0),
+    reducer: str = "mean",
+) -> pl.DataFrame:
+    """The columns :func:`with_uncertainty` adds, from the case patterns of :func:`case_patterns`.
+
+    The one implementation of the audit's interval statistics (:mod:`evalframe.stats.clustered`): polars counts
+    ``patterns`` from its per-case sums, another engine (Spark, :mod:`evalframe.engines`) counts them itself
+    and sends only them to the driver. ``patterns`` must be sorted as :func:`case_patterns` sorts them (sums in
+    a fixed order are the same bit for bit). Parameters and returned columns are those of
+    :func:`with_uncertainty`.
+
+    Examples
+    --------
+    >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [2], "completed": [2], "scored": [2],
+    ...     "passed": [1], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
+    ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
+    >>> patterns = pl.DataFrame({"candidate": ["A", "A"], "observations": [1.0, 1.0], "completed": [1.0, 1.0],
+    ...     "scored": [1.0, 1.0], "passed": [0.0, 1.0], "_score_sum": [0.0, 1.0], "_score_n": [1.0, 1.0],
+    ...     "cases": [1, 1]})
+    >>> uncertainty_from_case_patterns(summary, patterns).select("cases_planned", "case_pass_rate").row(0)
+    (2, 0.5)
+    """
     low, high = score_range
-    sums = per_case.with_columns((pl.col(PASSED) + pl.col(OBSERVATIONS) - pl.col(SCORED)).alias("_upper"))
+    sums = patterns.with_columns((pl.col(PASSED) + pl.col(OBSERVATIONS) - pl.col(SCORED)).alias("_upper"))
     rows = [
         {
             CANDIDATE: name,
-            "cases_planned": cases.height,
-            "cases_fully_scored": int((cases.get_column(SCORED) == cases.get_column(OBSERVATIONS)).sum()),
+            "cases_planned": int(cases.get_column(CASES).sum()),
+            "cases_fully_scored": int(cases.filter(pl.col(SCORED) == pl.col(OBSERVATIONS)).get_column(CASES).sum()),
             **_rate_intervals(cases, confidence),
             **_case_level(cases, reducer, confidence),
             **_score_interval(cases, low, high, confidence),
@@ -252,10 +322,15 @@ _ADDED_FLOATS: Final = (*_RATE_CI_COLUMNS, *_CASE_PASS_RATE, *CLUSTERING_COLUMNS
 
 
 def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]:
-    """One candidate's interval of every rate over its cases, and the clustering of ``pass_rate_scored``."""
+    """One candidate's interval of every rate over its case patterns, and the clustering of ``pass_rate_scored``."""
     row: dict[str, object] = {}
     for rate, (num, den) in _RATE_PARTS.items():
-        est = rate_interval(cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy(), confidence=confidence)
+        est = rate_interval(
+            cases.get_column(num).to_numpy(),
+            cases.get_column(den).to_numpy(),
+            confidence=confidence,
+            cases=cases.get_column(CASES).to_numpy(),
+        )
         row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = est.ci_low, est.ci_high
         if rate != PASS_RATE_SCORED:
             continue
@@ -280,9 +355,10 @@ def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[st
     reduced = reduce_case(full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy(), reducer)
     ones = np.ones(full.height)
     interval = bounded_mean_interval if reducer == "mean" else rate_interval
-    est = interval(reduced, ones, confidence=confidence)
+    counted = full.get_column(CASES).to_numpy()
+    est = interval(reduced, ones, confidence=confidence, cases=counted)
     return {
-        "cases_scored": full.height,
+        "cases_scored": int(counted.sum()),
         "case_pass_rate": est.rate,
         "case_pass_rate_ci_low": est.ci_low,
         "case_pass_rate_ci_high": est.ci_high,
@@ -297,6 +373,7 @@ def _score_interval(cases: pl.DataFrame, low: float, high: float, confidence: fl
         low=low,
         high=high,
         confidence=confidence,
+        cases=cases.get_column(CASES).to_numpy(),
     )
     return {
         "mean_score": score.rate,

@@ -10,8 +10,8 @@ case-level permutation test, Holm's correction, the summary's flag). Every
 name is re-exported here.
 """
 
+from evalframe.columns import CASES
 from evalframe.slices.breakdown import (
-    CASES,
     GRADED_OUTCOMES,
     MISSING_RATE,
     MISSING_RATIO,

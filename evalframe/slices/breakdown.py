@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, MISSING, PLANNED
+from evalframe.columns import CANDIDATE, CASE_ID, CASES, MISSING, PLANNED
 from evalframe.funnel import funnel, outcome_in
 
 SLICE_COLUMN: Final = "slice_column"
@@ -240,7 +240,6 @@ def slice_rates(
 #: grader failure, not scored) is *ungraded*.
 GRADED_OUTCOMES: Final = ("passed", "failed", "scored_no_threshold")
 UNGRADED: Final = "ungraded"
-CASES: Final = "cases"
 
 
 def case_slices(
@@ -320,7 +319,8 @@ def cases_by_slice(per_case: pl.DataFrame | pl.LazyFrame, slices: Sequence[str])
     per_case
         One row per (candidate, case): ``candidate``, ``planned``, ``ungraded`` and ``missing`` (integers:
         the case's units, see :func:`case_slices`) and each slice column as its String label (null for a case
-        without a value).
+        without a value). With a ``cases`` column (integer), a row stands for that many cases (an engine
+        sends cases already counted by these columns).
     slices
         Slice column names.
 
@@ -341,9 +341,10 @@ def cases_by_slice(per_case: pl.DataFrame | pl.LazyFrame, slices: Sequence[str])
     if not slices:
         return pl.DataFrame(schema=schema)
     counted = per_case.lazy().with_columns(pl.col(PLANNED, UNGRADED, MISSING).cast(pl.Int64))
+    n = pl.col(CASES).sum() if CASES in counted.collect_schema().names() else pl.len()
     parts = [
         counted.group_by(CANDIDATE, pl.col(name).alias(SLICE_VALUE), PLANNED, UNGRADED, MISSING)
-        .agg(pl.len().cast(pl.Int64).alias(CASES))
+        .agg(n.cast(pl.Int64).alias(CASES))
         .with_columns(pl.lit(name).alias(SLICE_COLUMN))
         for name in slices
     ]

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, MISSING, PLANNED
-from evalframe.slices.breakdown import CASES, SLICE_COLUMN, SLICE_VALUE, UNGRADED
+from evalframe.columns import CANDIDATE, CASES, MISSING, PLANNED
+from evalframe.slices.breakdown import SLICE_COLUMN, SLICE_VALUE, UNGRADED
 
 if TYPE_CHECKING:
     import numpy as np

@@ -130,16 +130,21 @@ class RateEstimate:
     """``wilson`` (one unit per case), ``wilson_clustered``, or ``none`` (no interval)."""
 
 
-def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate: bool) -> RateEstimate:
-    """The clustered score interval of Σ totals / Σ m for values in [0, 1] (see :func:`bounded_mean_interval`)."""
+def _clustered(
+    totals: np.ndarray, m: np.ndarray, cases: np.ndarray, *, confidence: float, truncate: bool
+) -> RateEstimate:
+    """The clustered score interval of Σ totals / Σ m for values in [0, 1] (see :func:`bounded_mean_interval`).
+
+    Entry i stands for ``cases[i]`` cases, each with ``totals[i]`` over ``m[i]`` units.
+    """
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     keep = m > 0
-    totals, m = totals[keep], m[keep]
-    n, clusters = float(m.sum()), int(m.size)
+    totals, m, cases = totals[keep], m[keep], cases[keep]
+    n, clusters = float(np.sum(cases * m)), int(cases.sum())
     if n == 0:
         return RateEstimate(0, 0, None, None, None, None, None, None, "none")
-    p = float(np.sum(totals)) / n
+    p = float(np.sum(cases * totals)) / n
     bernoulli = p * (1.0 - p) / n
     if (m <= 1).all() and truncate:  # independent 0/1 units: Wilson (1927) on n
         low, high = wilson_bounds(p, n, normal_quantile(confidence))
@@ -147,7 +152,7 @@ def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate
     if clusters < MIN_CASES:
         return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
     residual = totals - p * m
-    variance = clusters / (clusters - 1) * float(np.sum(residual * residual)) / (n * n)
+    variance = clusters / (clusters - 1) * float(np.sum(cases * (residual * residual))) / (n * n)
     if variance > 0 and bernoulli > 0:
         n_eff = p * (1.0 - p) / variance
         if truncate:  # Korn & Graubard (1998): the design effect is taken as at least 1
@@ -159,21 +164,33 @@ def _clustered(totals: np.ndarray, m: np.ndarray, *, confidence: float, truncate
     return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), deff, n_eff, "wilson_clustered")
 
 
-def _arrays(totals: np.ndarray | Sequence[float], units: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _arrays(
+    totals: np.ndarray | Sequence[float],
+    units: np.ndarray | Sequence[float],
+    cases: np.ndarray | Sequence[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     t, m = np.asarray(totals, dtype=np.float64), np.asarray(units, dtype=np.float64)
-    if t.shape != m.shape:
-        msg = f"totals and units must have the same length, got {t.shape} and {m.shape}"
+    c = np.ones(t.shape, dtype=np.float64) if cases is None else np.asarray(cases, dtype=np.float64)
+    if t.shape != m.shape or c.shape != t.shape:
+        msg = f"totals, units and cases must have the same length, got {t.shape}, {m.shape} and {c.shape}"
         raise ValueError(msg)
     if (m < 0).any() or (t < 0).any() or (t > m).any() or not np.isfinite(t).all():
         msg = "need 0 <= total <= units in every case"
         raise ValueError(msg)
-    return t, m
+    if (c < 0).any() or not np.equal(c, np.round(c)).all():
+        msg = "cases must be whole numbers >= 0"
+        raise ValueError(msg)
+    return t, m, c
 
 
 def rate_interval(
-    successes: np.ndarray | Sequence[float], units: np.ndarray | Sequence[float], *, confidence: float = 0.95
+    successes: np.ndarray | Sequence[float],
+    units: np.ndarray | Sequence[float],
+    *,
+    confidence: float = 0.95,
+    cases: np.ndarray | Sequence[float] | None = None,
 ) -> RateEstimate:
     """The rate Σ successes / Σ units over cases, with an interval that treats cases as independent.
 
@@ -186,6 +203,10 @@ def rate_interval(
         cases with 0 units are ignored.
     confidence
         Two-sided coverage.
+    cases
+        How many cases each entry stands for (default: one each). Cases with the same counts can be
+        given once with their number: the estimate only depends on how many cases have each
+        (successes, units), so an engine can send these counts instead of one row per case.
 
     Returns
     -------
@@ -225,8 +246,13 @@ def rate_interval(
     >>> r = rate_interval([1] * 8 + [0] * 2, [1] * 10)
     >>> r.method, round(r.ci_low, 4), round(r.ci_high, 4)
     ('wilson', 0.4902, 0.9433)
+
+    The same ten cases as two counted ones:
+
+    >>> rate_interval([1, 0], [1, 1], cases=[8, 2]) == r
+    True
     """
-    return _clustered(*_arrays(successes, units), confidence=confidence, truncate=True)
+    return _clustered(*_arrays(successes, units, cases), confidence=confidence, truncate=True)
 
 
 def bounded_mean_interval(
@@ -236,6 +262,7 @@ def bounded_mean_interval(
     low: float = 0.0,
     high: float = 1.0,
     confidence: float = 0.95,
+    cases: np.ndarray | Sequence[float] | None = None,
 ) -> RateEstimate:
     """The mean of a value bounded in [low, high] over units clustered in cases, with an interval inside the bounds.
 
@@ -250,6 +277,8 @@ def bounded_mean_interval(
         difference of pass/fail grades).
     confidence
         Two-sided coverage.
+    cases
+        How many cases each entry stands for (default: one each), as in :func:`rate_interval`.
 
     Returns
     -------
@@ -279,7 +308,7 @@ def bounded_mean_interval(
     m = np.asarray(units, dtype=np.float64)
     width = high - low
     w = np.clip((t - low * m) / width, 0.0, m)  # rounding only: each value lies in [low, high]
-    est = _clustered(*_arrays(w, m), confidence=confidence, truncate=False)
+    est = _clustered(*_arrays(w, m, cases), confidence=confidence, truncate=False)
 
     def back(x: float | None) -> float | None:
         return None if x is None else low + width * x
