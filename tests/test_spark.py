@@ -68,6 +68,17 @@ def test_orbit_desk_by_case_type_and_its_header_only_export(spark: Any, tmp_path
     assert report.summary.select("scored", "pass_rate_scored", "pass_rate_planned").rows() == [(0, None, 0.0)] * 2
 
 
+def test_first_missing_case_ids_in_natural_order_as_on_polars(spark: Any, tmp_path: Path) -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": [f"case/{n}" for n in range(1, 40)]}), candidates=["A", "B"])
+    (tmp_path / "results.csv").write_text("candidate,case_id,passed\nA,case/1,1\nB,case/30,0\n")
+    _, report = assert_same_audit(spark, plan, frame_of(tmp_path / "results.csv"), tmp_path / "audit")
+    assert isinstance(report, ef.AuditReport)
+    ids = report.summary.get_column("missing_case_ids").to_list()
+    assert ids == [[f"case/{n}" for n in range(2, 22)], [f"case/{n}" for n in range(1, 21)]]
+    (detail,) = report.problems.filter(pl.col("candidate") == "A").get_column("detail").to_list()
+    assert detail == "38 planned units have no row, in 38 cases: " + ", ".join(ids[0]) + ", …"
+
+
 @pytest.mark.parametrize(
     ("rows", "kinds"),
     [

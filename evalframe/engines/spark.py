@@ -55,6 +55,7 @@ from evalframe.engines.core import Lazy
 from evalframe.errors import AuditRefused
 from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
 from evalframe.load import is_spark_frame
+from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
@@ -273,7 +274,7 @@ def audit_on_spark(
     cached: list[Lazy] = []
     try:
         work = _row_work(ledger.spark, ledger.frame, plan, shape, options, cached)
-        missing = _missing_cases(work.missing)
+        missing = _missing_cases(ledger.spark, work.missing, plan)
         first, counts = _problems(ledger.spark, work, missing, plan, options, where)
         _write_tables(ledger.spark, work, plan, where)
         summaries = _summaries(ledger.spark, plan, options, where, missing, alpha)
@@ -582,25 +583,35 @@ class MissingCases:
     case_ids: list[str]
 
 
-def _missing_cases(gone: Lazy) -> list[MissingCases]:
+def _missing_cases(spark: Any, gone: Lazy, plan: Plan) -> list[MissingCases]:
     """Each candidate's missing units counted, with its first case ids (one query; candidates without any left out).
 
-    The missing units are counted per case, each case ranked within its candidate by id and carrying its
-    candidate's totals; only the first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back.
+    The missing units are counted per case, each case ranked within its candidate by the plan's shape order
+    (:attr:`~evalframe.plan.Plan.case_order`, sent as a small table) and carrying its candidate's totals;
+    :data:`~evalframe.natural.KEPT` times :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back and are
+    put in natural order here, as :func:`evalframe.reconcile.first_missing_cases` does on polars.
     """
+    order = plan.cases.select(pl.col(CASE_ID).cast(pl.String), plan.case_order.alias("_order").cast(pl.Int64))
+    orders: Lazy = nw.from_native(spark.createDataFrame(order.rows(), schema=f"{CASE_ID} string, _order bigint"))
     ranked = (
         gone.group_by(CANDIDATE, CASE_ID)
         .agg(nw.len().alias("_units"))
+        .join(orders, on=CASE_ID, how="left")
         .with_columns(
-            nw.col(CASE_ID).cum_count().over(CANDIDATE, order_by=CASE_ID).alias("_rank"),
+            nw.col("_order").cum_count().over(CANDIDATE, order_by="_order").alias("_rank"),
             nw.len().over(CANDIDATE).alias("_cases"),
             nw.col("_units").sum().over(CANDIDATE).alias("_all_units"),
         )
     )
-    shown = ranked.filter(nw.col("_rank") <= MISSING_IDS_SHOWN).collect("polars").to_native().sort(CANDIDATE, CASE_ID)
+    kept = ranked.filter(nw.col("_rank") <= KEPT * MISSING_IDS_SHOWN).collect("polars").to_native()
     return [
-        MissingCases(str(c), int(rows.item(0, "_all_units")), int(rows.item(0, "_cases")), rows[CASE_ID].to_list())
-        for (c,), rows in shown.group_by(CANDIDATE, maintain_order=True)
+        MissingCases(
+            str(c),
+            int(rows.item(0, "_all_units")),
+            int(rows.item(0, "_cases")),
+            natural_sorted(rows[CASE_ID].to_list())[:MISSING_IDS_SHOWN],
+        )
+        for (c,), rows in kept.sort(CANDIDATE).group_by(CANDIDATE, maintain_order=True)
     ]
 
 
