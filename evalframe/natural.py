@@ -44,6 +44,17 @@ def natural_sorted(values: Iterable[Any]) -> list[Any]:
     return sorted(values, key=natural_key)
 
 
+def shape_keys(ids: pl.Expr) -> list[pl.Expr]:
+    """The sort keys of :func:`shape_order` for a String expression: digit-free shape, length, text.
+
+    Examples
+    --------
+    >>> pl.DataFrame({"id": ["q10", "q9", "a1"]}).sort(shape_keys(pl.col("id"))).get_column("id").to_list()
+    ['a1', 'q9', 'q10']
+    """
+    return [ids.str.replace_all(r"\d", ""), ids.str.len_chars(), ids]
+
+
 def shape_order(ids: pl.Series) -> pl.Series:
     """Each id's position (UInt32) when the ids are ordered by digit-free shape, then length, then text.
 
@@ -57,6 +68,5 @@ def shape_order(ids: pl.Series) -> pl.Series:
     [2, 1, 0]
     """
     frame = ids.cast(pl.String).alias("id").to_frame().with_row_index("_row")
-    shape = pl.col("id").str.replace_all(r"\d", "")
-    order = frame.sort(shape, pl.col("id").str.len_chars(), "id").get_column("_row")
+    order = frame.sort(shape_keys(pl.col("id"))).get_column("_row")
     return pl.Series(ids.name, order.arg_sort(), pl.UInt32)

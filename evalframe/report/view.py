@@ -19,7 +19,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, TRIAL
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
-from evalframe.natural import KEPT, natural_key, natural_sorted
+from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
@@ -347,10 +347,12 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
     if not total:
         return pl.DataFrame(), 0
     needed: list[str] = []
+    listed = 0
     for name in natural_sorted(by_name):
-        if sum(by_name[n] for n in needed) >= UNGRADED_ROWS_SHOWN:
+        if listed >= UNGRADED_ROWS_SHOWN:
             break
         needed.append(name)
+        listed += by_name[name]
     units = report.units.lazy().filter(
         pl.col(CANDIDATE).cast(pl.String).is_in(needed) & ~pl.col(OUTCOME).cast(pl.String).is_in(list(GRADED))
     )
@@ -360,7 +362,7 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
     case = pl.col(CASE_ID).cast(pl.String)
     in_order = pl.col(CANDIDATE).cast(pl.String).cast(pl.Enum(needed))
     first = (
-        units.sort(in_order, case.str.replace_all(r"\d", ""), case.str.len_chars(), case, TRIAL)
+        units.sort(in_order, *shape_keys(case), TRIAL)
         .head(KEPT * UNGRADED_ROWS_SHOWN)
         .select(pl.col(CANDIDATE).cast(pl.String), CASE_ID, TRIAL, pl.col(OUTCOME).cast(pl.String), *slices, *extra)
         .collect()
