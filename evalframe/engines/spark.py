@@ -592,7 +592,7 @@ def _missing_cases(spark: Any, gone: Lazy, plan: Plan) -> list[MissingCases]:
     put in natural order here, as :func:`evalframe.reconcile.first_missing_cases` does on polars.
     """
     order = plan.cases.select(pl.col(CASE_ID).cast(pl.String), plan.case_order.alias("_order").cast(pl.Int64))
-    orders: Lazy = nw.from_native(spark.createDataFrame(order.rows(), schema=f"{CASE_ID} string, _order bigint"))
+    orders: Lazy = nw.from_native(spark.createDataFrame(order.to_pandas(), schema=f"{CASE_ID} string, _order bigint"))
     ranked = (
         gone.group_by(CANDIDATE, CASE_ID)
         .agg(nw.len().alias("_units"))
