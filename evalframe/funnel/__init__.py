@@ -29,7 +29,6 @@ from evalframe.funnel.uncertainty import (
     check_reducer,
     reduce_case,
     uncertainty_from_case_patterns,
-    uncertainty_from_case_sums,
     with_uncertainty,
 )
 
@@ -48,7 +47,6 @@ __all__ = [
     "outcome_in",
     "reduce_case",
     "uncertainty_from_case_patterns",
-    "uncertainty_from_case_sums",
     "unit_outcomes",
     "with_uncertainty",
 ]

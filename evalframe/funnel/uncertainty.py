@@ -1,7 +1,7 @@
 """Intervals that treat cases as the independent units, beside the funnel's rates (SPEC §2, §4).
 
-:func:`with_uncertainty` adds them to a per-candidate summary from the units;
-:func:`uncertainty_from_case_sums` from per-case sums, and
+:func:`with_uncertainty` adds them to a per-candidate summary from the units
+(per-case sums by :func:`case_sums`, counted by :func:`case_patterns`), and
 :func:`uncertainty_from_case_patterns` from the number of cases with each
 distinct set of sums alone (what another engine sends to the driver: a few
 rows per candidate, however many cases). Trials of a case reduce to a case outcome by a
@@ -108,8 +108,12 @@ def with_uncertainty(
     >>> out.select("pass_rate_scored_se_clustered", "design_effect", "icc", "cases_fully_scored").row(0)
     (0.28867513459481287, 2.0, 1.0, 3)
     """
-    return uncertainty_from_case_sums(
-        summary, case_sums(units, cluster), confidence=confidence, score_range=score_range, reducer=reducer
+    return uncertainty_from_case_patterns(
+        summary,
+        case_patterns(_case_sums(units.lazy(), cluster)),
+        confidence=confidence,
+        score_range=score_range,
+        reducer=reducer,
     )
 
 
@@ -132,7 +136,7 @@ def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
     polars.DataFrame
         ``candidate``, ``cluster`` and the Float64 sums of :data:`CASE_SUM_COLUMNS`: observations (rows: units,
         or counted attempts under ``every``), completed, scored and passed, the sum of scores of scored units and
-        their number; sorted by candidate and case.
+        their number; in no particular order (:func:`case_patterns` orders what the intervals sum over).
 
     Examples
     --------
@@ -141,29 +145,25 @@ def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
     >>> case_sums(units).row(0)
     ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0)
     """
-    schema = units.schema
+    return _case_sums(units.lazy(), cluster).collect()
+
+
+def _case_sums(units: pl.LazyFrame, cluster: str) -> pl.LazyFrame:
+    schema = units.collect_schema()
     graded = outcome_in(schema, "passed", "failed", "scored_no_threshold")
     completed = outcome_in(schema, "no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed")
     scored_score = graded & pl.col(SCORE).is_not_null()
-    return (
-        units.lazy()
-        .group_by(CANDIDATE, cluster)
-        .agg(
-            pl.len().cast(pl.Float64).alias(OBSERVATIONS),
-            completed.sum().cast(pl.Float64).alias(COMPLETED),
-            graded.sum().cast(pl.Float64).alias(SCORED),
-            outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
-            pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
-            scored_score.sum().cast(pl.Float64).alias("_score_n"),
-        )
-        # Cases in key order: the sums over them are then the same, bit for bit, however the units were read
-        # (whole batch, candidate by candidate, a lake, another engine) — a group-by gives its groups in any order.
-        .sort(CANDIDATE, cluster)
-        .collect()
+    return units.group_by(CANDIDATE, cluster).agg(
+        pl.len().cast(pl.Float64).alias(OBSERVATIONS),
+        completed.sum().cast(pl.Float64).alias(COMPLETED),
+        graded.sum().cast(pl.Float64).alias(SCORED),
+        outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
+        pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
+        scored_score.sum().cast(pl.Float64).alias("_score_n"),
     )
 
 
-def case_patterns(per_case: pl.DataFrame) -> pl.DataFrame:
+def case_patterns(per_case: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """The number of cases with each distinct set of per-case sums, per candidate.
 
     Every interval of :func:`with_uncertainty` depends on a candidate's cases only through how many of them
@@ -197,36 +197,6 @@ def case_patterns(per_case: pl.DataFrame) -> pl.DataFrame:
         .agg(pl.len().cast(pl.Int64).alias(CASES))
         .sort(key)
         .collect()
-    )
-
-
-def uncertainty_from_case_sums(
-    summary: pl.DataFrame,
-    per_case: pl.DataFrame,
-    *,
-    confidence: float = 0.95,
-    score_range: tuple[float, float] = (0.0, 1.0),
-    reducer: str = "mean",
-) -> pl.DataFrame:
-    """The columns :func:`with_uncertainty` adds, from the per-case sums of :func:`case_sums`.
-
-    ``per_case``'s case column may have any name; its cases are counted by :func:`case_patterns` and the
-    intervals finished by :func:`uncertainty_from_case_patterns`. Parameters and returned columns are those
-    of :func:`with_uncertainty`.
-
-    Examples
-    --------
-    >>> summary = pl.DataFrame({"candidate": ["A"], "planned": [2], "completed": [2], "scored": [2],
-    ...     "passed": [1], "completion_rate": [1.0], "scored_coverage": [1.0], "pass_rate_scored": [0.5],
-    ...     "pass_rate_planned": [0.5], "pass_rate_upper": [0.5]})
-    >>> per_case = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "b"], "observations": [1.0, 1.0],
-    ...     "completed": [1.0, 1.0], "scored": [1.0, 1.0], "passed": [1.0, 0.0], "_score_sum": [1.0, 0.0],
-    ...     "_score_n": [1.0, 1.0]})
-    >>> uncertainty_from_case_sums(summary, per_case).select("cases_planned", "case_pass_rate").row(0)
-    (2, 0.5)
-    """
-    return uncertainty_from_case_patterns(
-        summary, case_patterns(per_case), confidence=confidence, score_range=score_range, reducer=reducer
     )
 
 
@@ -317,7 +287,7 @@ MEAN_SCORE_COLUMNS: Final = ("mean_score", "mean_score_se_clustered", "mean_scor
 _CASE_PASS_RATE: Final = ("case_pass_rate", "case_pass_rate_ci_low", "case_pass_rate_ci_high")
 #: Columns derived from ``pass_rate_scored`` (null where it is null).
 _BY_PASS_RATE_SCORED: Final = (*CLUSTERING_COLUMNS, *_CASE_PASS_RATE)
-#: Every Float64 column :func:`uncertainty_from_case_sums` adds, in order.
+#: Every Float64 column :func:`uncertainty_from_case_patterns` adds, in order.
 _ADDED_FLOATS: Final = (*_RATE_CI_COLUMNS, *_CASE_PASS_RATE, *CLUSTERING_COLUMNS, *MEAN_SCORE_COLUMNS)
 
 
