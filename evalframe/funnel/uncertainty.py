@@ -110,7 +110,7 @@ def with_uncertainty(
     """
     return uncertainty_from_case_patterns(
         summary,
-        case_patterns(_case_sums(units.lazy(), cluster)),
+        case_patterns(case_sums(units, cluster)),
         confidence=confidence,
         score_range=score_range,
         reducer=reducer,
@@ -145,25 +145,26 @@ def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
     >>> case_sums(units).row(0)
     ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0)
     """
-    return _case_sums(units.lazy(), cluster).collect()
-
-
-def _case_sums(units: pl.LazyFrame, cluster: str) -> pl.LazyFrame:
-    schema = units.collect_schema()
+    schema = units.schema
     graded = outcome_in(schema, "passed", "failed", "scored_no_threshold")
     completed = outcome_in(schema, "no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed")
     scored_score = graded & pl.col(SCORE).is_not_null()
-    return units.group_by(CANDIDATE, cluster).agg(
-        pl.len().cast(pl.Float64).alias(OBSERVATIONS),
-        completed.sum().cast(pl.Float64).alias(COMPLETED),
-        graded.sum().cast(pl.Float64).alias(SCORED),
-        outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
-        pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
-        scored_score.sum().cast(pl.Float64).alias("_score_n"),
+    return (
+        units.lazy()
+        .group_by(CANDIDATE, cluster)
+        .agg(
+            pl.len().cast(pl.Float64).alias(OBSERVATIONS),
+            completed.sum().cast(pl.Float64).alias(COMPLETED),
+            graded.sum().cast(pl.Float64).alias(SCORED),
+            outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
+            pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
+            scored_score.sum().cast(pl.Float64).alias("_score_n"),
+        )
+        .collect()
     )
 
 
-def case_patterns(per_case: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+def case_patterns(per_case: pl.DataFrame) -> pl.DataFrame:
     """The number of cases with each distinct set of per-case sums, per candidate.
 
     Every interval of :func:`with_uncertainty` depends on a candidate's cases only through how many of them
