@@ -287,7 +287,7 @@ def _notes_section(notes: tuple[Note, ...]) -> Html:
     ]
     return join(
         [
-            table(["kind", "count", "candidates", "texts"], rows),
+            table(["kind", "problem rows", "candidates", "texts"], rows),
             el("p", "These were flagged but do not refuse the batch; problems.parquet lists every one.", cls="muted"),
         ]
     )

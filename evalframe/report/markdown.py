@@ -55,11 +55,11 @@ def _notes_table(notes: tuple[Note, ...]) -> str:
     frame = pl.DataFrame(
         {
             "kind": [n.kind for n in notes],
-            "count": [n.count for n in notes],
+            "problem rows": [n.count for n in notes],
             "meaning": [n.meaning for n in notes],
             "texts": [" / ".join(n.texts) or "—" for n in notes],
         },
-        schema={"kind": pl.String, "count": pl.Int64, "meaning": pl.String, "texts": pl.String},
+        schema={"kind": pl.String, "problem rows": pl.Int64, "meaning": pl.String, "texts": pl.String},
     )
     return markdown_table(frame)
 

@@ -206,7 +206,7 @@ def _slice_funnel(view: View) -> Table:
 def _notes(notes: Sequence[Note]) -> Table:
     table = _table("notes and problems (not refusing)")
     _column(table, "kind")
-    _column(table, "count", justify="right")
+    _column(table, "problem rows", justify="right")
     _column(table, "what it says")
     for n in notes:
         texts = "\n".join(visible(t) for t in n.texts) or visible(n.meaning)
