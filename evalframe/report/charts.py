@@ -1,6 +1,6 @@
 """Charts of a report as inline SVG: where the planned units went, the funnel, missing by slice.
 
-The SVG is written directly as text by the small helpers below, with no
+The SVG is written directly as text with the helpers of :mod:`~evalframe.report.svgkit`, with no
 plotting library: a chart is a few hundred rectangles, lines and labels,
 and building their markup costs milliseconds where a plotting library
 costs seconds. Every chart is ``WIDTH`` user units wide with a ``viewBox``
@@ -14,10 +14,6 @@ read from the view (:mod:`evalframe.report.view`).
 
 from __future__ import annotations
 
-import html
-import re
-import textwrap
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Final
 
@@ -25,6 +21,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE
 from evalframe.natural import natural_key
+from evalframe.report import svgkit as svg
 from evalframe.report.format import pct
 from evalframe.report.view import COMPOSITION, Candidate, Slices
 
@@ -36,170 +33,18 @@ LABELLED_CANDIDATES: Final = 8
 FUNNEL_STAGES: Final = ("planned", "attempted", "completed", "with_output", "scored", "passed")
 FUNNEL_LOSSES: Final = ("missing", "exec_failed", "judge_failed")
 OPTIONAL_LOSSES: Final = ("not_started", "no_output", "not_scored")
-#: Width of every chart in SVG user units (its viewBox; the page scales the chart to fit).
-WIDTH: Final = 1000
 #: Candidates side by side in the funnel chart.
 FUNNEL_COLUMNS: Final = 3
 
-COLOURS: Final[Mapping[str, str]] = {
-    "planned": "#495057",
-    "attempted": "#1864ab",
-    "completed": "#1971c2",
-    "with_output": "#1c7ed6",
-    "scored": "#339af0",
-    "passed": "#2b8a3e",
-    "failed": "#e03131",
-    "scored_no_threshold": "#74c0fc",
-    "not_scored": "#adb5bd",
-    "judge_failed": "#9c36b5",
-    "no_output": "#f59f00",
-    "exec_failed": "#e8590c",
-    "not_started": "#868e96",
-    "missing": "#dee2e6",
-}
 _CANDIDATE_COLOURS: Final = ("#1c7ed6", "#e8590c", "#2b8a3e", "#9c36b5", "#f08c00", "#0c8599", "#c2255c", "#5c940d")
 #: Outcomes light enough that a count drawn on them is dark.
 _LIGHT: Final = ("missing", "scored_no_threshold", "not_scored")
-_FONT: Final = "system-ui, -apple-system, Segoe UI, Roboto, Helvetica Neue, Arial, sans-serif"
-_TEXT: Final = "#212529"
-_GRID: Final = "#e9ecef"
-_AXIS: Final = "#868e96"
 _POINT: Final = "#1864ab"
 _BAND_FILL: Final = "#ffe8cc"
 _BAND_EDGE: Final = "#f08c00"
 _BAND_TEXT: Final = "#d9480f"
 #: Line height of the labels (12-unit text).
 _LINE: Final = 14
-_TICKS: Final = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: Characters XML 1.0 does not allow (they are drawn as U+FFFD).
-_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-# --- SVG text -------------------------------------------------------------------------------------
-
-
-def _num(value: float) -> str:
-    """A coordinate with at most two decimals, trailing zeros dropped: ``12.5``, ``3``."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-def _esc(value: str) -> str:
-    """Text or a double-quoted attribute value, escaped for XML (and so for HTML)."""
-    return html.escape(_NOT_XML.sub("\ufffd", value), quote=True)
-
-
-def _tag(name: str, content: str | None = None, **attrs: str | float | None) -> str:
-    """One element; ``class_`` is ``class``, ``stroke_width`` is ``stroke-width``; ``None`` attributes are left out.
-
-    ``content`` is markup (escape text first); without it the element is empty (``<rect .../>``).
-    """
-    parts = [name]
-    for key, value in attrs.items():
-        if value is None:
-            continue
-        text = _num(value) if isinstance(value, int | float) else _esc(value)
-        parts.append(f'{key.rstrip("_").replace("_", "-")}="{text}"')
-    start = " ".join(parts)
-    return f"<{start}/>" if content is None else f"<{start}>{content}</{name}>"
-
-
-def _title(text: str) -> str:
-    """A tooltip and accessible name for the element it is the first child of."""
-    return _tag("title", _esc(text))
-
-
-def _text(x: float, y: float, lines: str | Sequence[str], *, size: float = 12, **attrs: str | float | None) -> str:
-    """Text whose lines are centred vertically on ``y`` (one ``tspan`` per line)."""
-    rows = [lines] if isinstance(lines, str) else list(lines)
-    first = y + 0.35 * size - (len(rows) - 1) * (size + 2) / 2
-    if len(rows) == 1:
-        return _tag("text", _esc(rows[0]), x=x, y=first, font_size=size, **attrs)
-    spans = "".join(_tag("tspan", _esc(row), x=x, y=first + i * (size + 2)) for i, row in enumerate(rows))
-    return _tag("text", spans, x=x, y=first, font_size=size, **attrs)
-
-
-def _width(text: str, size: float = 12) -> float:
-    """Estimated width of one line of text (wide East Asian characters count a full em)."""
-    return sum(1.0 if unicodedata.east_asian_width(ch) in "WF" else 0.6 for ch in text) * size
-
-
-def _wrap(text: str, width: int = 28) -> list[str]:
-    """The lines of a chart label: each line of ``text`` wrapped at ``width`` characters (data strings can be long)."""
-    return [
-        part for line in text.split("\n") for part in (textwrap.wrap(line, width, break_on_hyphens=False) or [line])
-    ]
-
-
-def _svg(parts: Sequence[str], *, scope: str, label: str, desc: str, height: float) -> str:
-    """The chart: ``WIDTH`` by ``height`` with a viewBox, named by ``label`` (title and aria-label)."""
-    pattern = _tag(
-        "pattern",
-        _tag("rect", width=6, height=6, fill=COLOURS["missing"])
-        + _tag("path", d="M0 6L6 0M-1 1L1 -1M5 7L7 5", stroke=_AXIS, stroke_width=0.8),
-        id=f"{scope}-hatch",
-        width=6,
-        height=6,
-        patternUnits="userSpaceOnUse",
-    )
-    body = _title(label) + _tag("desc", _esc(desc)) + _tag("defs", pattern) + "".join(parts)
-    return _tag(
-        "svg",
-        body,
-        role="img",
-        aria_label=label,
-        viewBox=f"0 0 {WIDTH} {_num(height)}",
-        width=WIDTH,
-        height=height,
-        font_family=_FONT,
-        fill=_TEXT,
-    )
-
-
-def _bar(x: float, y: float, width: float, height: float, outcome: str, *, scope: str, title: str) -> str:
-    """One bar of an outcome or stage in its colour (missing: hatched), with its tooltip."""
-    missing = outcome == "missing"
-    return _tag(
-        "rect",
-        _title(title),
-        class_=outcome,
-        x=x,
-        y=y,
-        width=width,
-        height=height,
-        fill=f"url(#{scope}-hatch)" if missing else COLOURS[outcome],
-        stroke=_AXIS if missing else "white",
-        stroke_width=0.6,
-    )
-
-
-def _percent_axis(x0: float, width: float, top: float, bottom: float, *, labels_at: Sequence[float]) -> list[str]:
-    """Grid lines at 0, 25, 50, 75 and 100% of ``width`` from ``x0``, labelled at each y of ``labels_at``."""
-    parts = [
-        _tag("line", x1=x0 + t * width, y1=top, x2=x0 + t * width, y2=bottom, stroke=_GRID, stroke_width=1)
-        for t in _TICKS
-    ]
-    parts.append(_tag("line", x1=x0, y1=top, x2=x0, y2=bottom, stroke=_AXIS, stroke_width=1))
-    for y in labels_at:
-        parts += [_text(x0 + t * width, y, f"{t:.0%}", size=11, text_anchor="middle") for t in _TICKS]
-    return [_tag("g", "".join(parts), class_="axis")]
-
-
-def _legend(items: Sequence[tuple[str, str]], x0: float, y0: float, width: float) -> tuple[str, float]:
-    """Legend entries (swatch markup drawn in a 14 by 12 box at the origin, label) flowing in rows; its height."""
-    x, y, parts = x0, y0, []
-    for swatch, label in items:
-        size = 20 + _width(label, 11.5)
-        if x > x0 and x + size > x0 + width:
-            x, y = x0, y + 18
-        parts.append(_tag("g", swatch, transform=f"translate({_num(x)},{_num(y)})"))
-        parts.append(_text(x + 18, y + 6, label, size=11.5))
-        x += size + 14
-    return _tag("g", "".join(parts), class_="legend"), y + 18 - y0
-
-
-def _swatch(fill: str, *, stroke: str = "none") -> str:
-    return _tag("rect", width=14, height=12, fill=fill, stroke=stroke, stroke_width=1)
-
 
 # --- headline --------------------------------------------------------------------------------------
 
@@ -233,44 +78,44 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     """
     records = list(candidates)
     labelled = len(records) <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
-    labels = [_wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records]
+    labels = [svg.wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records]
     heights = [max(60 if labelled else 30, _LINE * len(lines) + 8) for lines in labels]
     top = 30 if labelled else 48  # long charts repeat the axis labels above the rows
     bottom = top + sum(heights)
     parts = [
-        _text(_SHARE_X, 14, "Where the planned units went (share of planned)", size=13, font_weight="bold"),
-        _text(_RATE_X, 14, "pass_rate_scored vs. the full-plan range", size=13, font_weight="bold"),
+        svg.text(_SHARE_X, 14, "Where the planned units went (share of planned)", size=13, font_weight="bold"),
+        svg.text(_RATE_X, 14, "pass_rate_scored vs. the full-plan range", size=13, font_weight="bold"),
     ]
     ticks = [bottom + 14] if labelled else [36, bottom + 14]
-    parts += _percent_axis(_SHARE_X, _SHARE_W, top, bottom, labels_at=ticks)
-    parts += _percent_axis(_RATE_X, _RATE_W, top, bottom, labels_at=ticks)
+    parts += svg.percent_axis(_SHARE_X, _SHARE_W, top, bottom, labels_at=ticks)
+    parts += svg.percent_axis(_RATE_X, _RATE_W, top, bottom, labels_at=ticks)
     y = top
     for r, lines, height in zip(records, labels, heights, strict=True):
         middle = y + height / 2
-        row = [_text(_LABEL_X, middle, lines, text_anchor="end")]
+        row = [svg.text(_LABEL_X, middle, lines, text_anchor="end")]
         row += _share_bar(r, middle)
         row += _rate_marks(r, middle, labelled=labelled)
-        parts.append(_tag("g", "".join(row), class_="candidate"))
+        parts.append(svg.tag("g", "".join(row), class_="candidate"))
         y += height
     shown = [o for o in COMPOSITION if any(r.outcomes.get(o, 0) for r in records)]
     share_items = [
         (
-            _swatch("url(#headline-hatch)", stroke=_AXIS) if o == "missing" else _swatch(COLOURS[o]),
+            svg.swatch("url(#headline-hatch)", stroke=svg.AXIS) if o == "missing" else svg.swatch(svg.COLOURS[o]),
             o.replace("_", " "),
         )
         for o in shown
     ]
-    share_legend, share_height = _legend(share_items, 20, bottom + 36, _RATE_X - 60)
-    point = _tag("line", x1=0, y1=6, x2=14, y2=6, stroke=_POINT, stroke_width=1.5) + _tag(
+    share_legend, share_height = svg.legend(share_items, 20, bottom + 36, _RATE_X - 60)
+    point = svg.tag("line", x1=0, y1=6, x2=14, y2=6, stroke=_POINT, stroke_width=1.5) + svg.tag(
         "circle", cx=7, cy=6, r=4, fill=_POINT
     )
     rate_items = [
-        (_swatch(_BAND_FILL, stroke=_BAND_EDGE), "full-plan range: worst to best case"),
+        (svg.swatch(_BAND_FILL, stroke=_BAND_EDGE), "full-plan range: worst to best case"),
         (point, "pass_rate_scored (passed / scored), Wilson CI"),
     ]
-    rate_legend, rate_height = _legend(rate_items, _RATE_X, bottom + 36, 1)  # width 1: one entry per row
+    rate_legend, rate_height = svg.legend(rate_items, _RATE_X, bottom + 36, 1)  # width 1: one entry per row
     parts += [share_legend, rate_legend]
-    return _svg(
+    return svg.chart(
         parts,
         scope="headline",
         label="Share of planned units by outcome, and pass rate against its range",
@@ -288,10 +133,10 @@ def _share_bar(r: Candidate, middle: float) -> list[str]:
     for outcome, units, share in r.composition:
         x, width = _SHARE_X + left * _SHARE_W, share * _SHARE_W
         title = f"{r.name}: {outcome.replace('_', ' ')} {units} of {r.planned} planned ({pct(share)})"
-        parts.append(_bar(x, middle - 10, width, 20, outcome, scope="headline", title=title))
+        parts.append(svg.bar(x, middle - 10, width, 20, outcome, scope="headline", title=title))
         if share >= 0.07:
-            colour = _TEXT if outcome in _LIGHT else "white"
-            parts.append(_text(x + width / 2, middle, str(units), size=11, text_anchor="middle", fill=colour))
+            colour = svg.TEXT if outcome in _LIGHT else "white"
+            parts.append(svg.text(x + width / 2, middle, str(units), size=11, text_anchor="middle", fill=colour))
         left += share
     return parts
 
@@ -302,9 +147,9 @@ def _rate_x(value: float) -> float:
 
 def _label(x: float, y: float, text: str, colour: str) -> str:
     """A label centred on ``x`` but kept inside the chart, with a white halo so it reads over bars and lines."""
-    half = _width(text, 11) / 2
-    x = max(_RATE_X - 40 + half, min(WIDTH - 2 - half, x))
-    return _text(
+    half = svg.text_width(text, 11) / 2
+    x = max(_RATE_X - 40 + half, min(svg.WIDTH - 2 - half, x))
+    return svg.text(
         x, y, text, size=11, text_anchor="middle", fill=colour, stroke="white", stroke_width=3, paint_order="stroke"
     )
 
@@ -320,9 +165,9 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
         if exact:
             x = _rate_x(low)
             parts.append(
-                _tag(
+                svg.tag(
                     "line",
-                    _title(title),
+                    svg.tooltip(title),
                     class_="range",
                     x1=x,
                     y1=middle - 8,
@@ -335,9 +180,9 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
         else:
             x, width = _rate_x(low), _rate_x(high) - _rate_x(low)
             parts.append(
-                _tag(
+                svg.tag(
                     "rect",
-                    _title(title),
+                    svg.tooltip(title),
                     class_="range",
                     x=x,
                     y=middle - 8,
@@ -357,19 +202,23 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
     scored = r.rates["pass_rate_scored"]
     value = scored.value
     if value is None:
-        parts.append(_text(_rate_x(0.5), middle, "no pass rate (nothing scored)", text_anchor="middle", fill=_AXIS))
+        parts.append(
+            svg.text(_rate_x(0.5), middle, "no pass rate (nothing scored)", text_anchor="middle", fill=svg.AXIS)
+        )
         return parts
     marks = []
     if scored.ci_low is not None and scored.ci_high is not None:
         x1, x2 = _rate_x(scored.ci_low), _rate_x(scored.ci_high)
         marks += [
-            _tag("line", x1=x1, y1=middle, x2=x2, y2=middle, stroke=_POINT, stroke_width=1.5),
-            _tag("line", x1=x1, y1=middle - 4, x2=x1, y2=middle + 4, stroke=_POINT, stroke_width=1.5),
-            _tag("line", x1=x2, y1=middle - 4, x2=x2, y2=middle + 4, stroke=_POINT, stroke_width=1.5),
+            svg.tag("line", x1=x1, y1=middle, x2=x2, y2=middle, stroke=_POINT, stroke_width=1.5),
+            svg.tag("line", x1=x1, y1=middle - 4, x2=x1, y2=middle + 4, stroke=_POINT, stroke_width=1.5),
+            svg.tag("line", x1=x2, y1=middle - 4, x2=x2, y2=middle + 4, stroke=_POINT, stroke_width=1.5),
         ]
     text = f"{pct(value)} = {r.counts['passed']}/{r.counts['scored']}"
-    marks.append(_tag("circle", _title(f"{r.name}: pass_rate_scored {text}"), cx=_rate_x(value), cy=middle, r=5))
-    parts.append(_tag("g", "".join(marks), class_="point", fill=_POINT))
+    marks.append(
+        svg.tag("circle", svg.tooltip(f"{r.name}: pass_rate_scored {text}"), cx=_rate_x(value), cy=middle, r=5)
+    )
+    parts.append(svg.tag("g", "".join(marks), class_="point", fill=_POINT))
     if labelled:
         parts.append(_label(_rate_x(value), middle - 17, text, _POINT))
     return parts
@@ -410,9 +259,11 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
     offsets = [i * _STEP + (_GAP if i >= len(FUNNEL_STAGES) else 0) for i in range(len(bars))]
     bars_height = offsets[-1] + _STEP
     ncols = min(len(records), FUNNEL_COLUMNS) or 1
-    panel = (WIDTH - _PANELS_X) / ncols
+    panel = (svg.WIDTH - _PANELS_X) / ncols
     scale = (panel - 16) / 1.45 / max([r.planned for r in records] + [1])  # room right of the largest bar
-    titles = [_wrap(r.name, int((panel - 12) / _width("m", 13))) for r in records]  # bold names fit their panel
+    titles = [
+        svg.wrap(r.name, int((panel - 12) / svg.text_width("m", 13))) for r in records
+    ]  # bold names fit their panel
     parts: list[str] = []
     y = 4.0
     for start in range(0, len(records), ncols):
@@ -420,15 +271,15 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
         title_height = max(len(titles[i]) for i in row) * (_LINE + 1) + 6
         top = y + title_height
         stage_names = [
-            _text(_STAGE_X, top + o + _STEP / 2, b.replace("_", " "), text_anchor="end")
+            svg.text(_STAGE_X, top + o + _STEP / 2, b.replace("_", " "), text_anchor="end")
             for b, o in zip(bars, offsets, strict=True)
         ]
-        parts.append(_tag("g", "".join(stage_names), class_="stages"))
+        parts.append(svg.tag("g", "".join(stage_names), class_="stages"))
         for column, i in enumerate(row):
             x0 = _PANELS_X + column * panel
             parts.append(_funnel_panel(records[i], titles[i], bars, offsets, x0=x0, top=top, width=panel, scale=scale))
         y = top + bars_height + 16
-    return _svg(
+    return svg.chart(
         parts,
         scope="funnel",
         label="Coverage funnel per candidate",
@@ -451,10 +302,10 @@ def _funnel_panel(
 ) -> str:
     """One candidate's funnel: its name above, a bar per stage and loss with count and share, a dashed rule between."""
     name_y = top - 6 - (len(title) - 1) * (_LINE + 1) / 2 - _LINE / 2
-    parts = [_text(x0 + 4, name_y, title, size=13, font_weight="bold")]
+    parts = [svg.text(x0 + 4, name_y, title, size=13, font_weight="bold")]
     rule = top + len(FUNNEL_STAGES) * _STEP + _GAP / 2
     parts.append(
-        _tag(
+        svg.tag(
             "line",
             x1=x0,
             y1=rule,
@@ -465,7 +316,9 @@ def _funnel_panel(
             stroke_dasharray="4 3",
         )
     )
-    parts.append(_tag("line", x1=x0 + 4, y1=top, x2=x0 + 4, y2=top + offsets[-1] + _STEP, stroke=_AXIS, stroke_width=1))
+    parts.append(
+        svg.tag("line", x1=x0 + 4, y1=top, x2=x0 + 4, y2=top + offsets[-1] + _STEP, stroke=svg.AXIS, stroke_width=1)
+    )
     for stage, offset in zip(bars, offsets, strict=True):
         units = r.counts.get(stage, 0)
         share = f" ({pct(r.shares[stage])})" if r.planned and stage != "planned" else ""
@@ -473,9 +326,9 @@ def _funnel_panel(
         middle = top + offset + _STEP / 2
         if units:
             title_text = f"{r.name}: {stage.replace('_', ' ')} {units}{share}"
-            parts.append(_bar(x0 + 4, middle - 6.5, length, 13, stage, scope="funnel", title=title_text))
-        parts.append(_text(x0 + 8 + length, middle, f"{units}{share}", size=11))
-    return _tag("g", "".join(parts), class_="candidate")
+            parts.append(svg.bar(x0 + 4, middle - 6.5, length, 13, stage, scope="funnel", title=title_text))
+        parts.append(svg.text(x0 + 8 + length, middle, f"{units}{share}", size=11))
+    return svg.tag("g", "".join(parts), class_="candidate")
 
 
 # --- missing rate by slice -------------------------------------------------------------------------
@@ -528,7 +381,7 @@ def missing_rate_chart(view: Slices) -> str:
             values = [v for v in values if v in set(worst)]
         panel, y = _missing_panel(column, part, values, candidates, tests, top=y)
         parts.append(panel)
-    return _svg(
+    return svg.chart(
         parts,
         scope="slices",
         label="Missing rate by slice value per candidate",
@@ -551,7 +404,7 @@ def _missing_panel(
     """One slice column's panel and the y below it."""
     k = len(candidates)
     rows = {(r[CANDIDATE], r["slice_value"]): r for r in part.iter_rows(named=True)}
-    labels = [_wrap("null" if v is None else str(v), 30) for v in values]
+    labels = [svg.wrap("null" if v is None else str(v), 30) for v in values]
     heights = [max(k * _SLOT, _LINE * len(lines)) + 10 for lines in labels]
     legend = []
     for j, cand in enumerate(candidates):
@@ -560,7 +413,7 @@ def _missing_panel(
         text = f"{cand}: {test.get('test', 'none')}" + (f", p={p:.2g}" if isinstance(p, float) else ", no test")
         if test.get("selective"):
             text += " — SELECTIVE"
-        legend.append((_CANDIDATE_COLOURS[j % len(_CANDIDATE_COLOURS)], _wrap(text, 56)))
+        legend.append((_CANDIDATE_COLOURS[j % len(_CANDIDATE_COLOURS)], svg.wrap(text, 56)))
     legend_height = sum(len(lines) * _LINE + 4 for _, lines in legend)
     bars_height = max(sum(heights), legend_height)
     tall = bars_height > 400  # a tall panel repeats the axis labels above its bars
@@ -568,11 +421,13 @@ def _missing_panel(
     axis_bottom = axis_top + bars_height
     ticks = [axis_top - 10, axis_bottom + 14] if tall else [axis_bottom + 14]
     width = _MISSING_W / _MISSING_DOMAIN  # 100%
-    parts = [_text(_MISSING_X, top + 10, f"missing rate by {column} (missing / planned)", size=13, font_weight="bold")]
-    parts += _percent_axis(_MISSING_X, width, axis_top, axis_bottom, labels_at=ticks)
+    parts = [
+        svg.text(_MISSING_X, top + 10, f"missing rate by {column} (missing / planned)", size=13, font_weight="bold")
+    ]
+    parts += svg.percent_axis(_MISSING_X, width, axis_top, axis_bottom, labels_at=ticks)
     y = axis_top
     for value, lines, height in zip(values, labels, heights, strict=True):
-        group = [_text(_VALUE_X, y + height / 2, lines, text_anchor="end")]
+        group = [svg.text(_VALUE_X, y + height / 2, lines, text_anchor="end")]
         first = y + (height - k * _SLOT) / 2
         for j, cand in enumerate(candidates):
             r = rows.get((cand, value))
@@ -583,9 +438,9 @@ def _missing_panel(
             shown = "null" if value is None else str(value)
             title = f"{cand}, {column} = {shown}: {r['missing']} of {r['planned']} planned missing ({pct(rate)})"
             group.append(
-                _tag(
+                svg.tag(
                     "rect",
-                    _title(title),
+                    svg.tooltip(title),
                     class_="bar",
                     x=_MISSING_X,
                     y=middle - 6,
@@ -594,16 +449,16 @@ def _missing_panel(
                     fill=_CANDIDATE_COLOURS[j % len(_CANDIDATE_COLOURS)],
                 )
             )
-            group.append(_text(_MISSING_X + rate * width + 4, middle, f"{r['missing']}/{r['planned']}", size=10.5))
-        parts.append(_tag("g", "".join(group), class_="value"))
+            group.append(svg.text(_MISSING_X + rate * width + 4, middle, f"{r['missing']}/{r['planned']}", size=10.5))
+        parts.append(svg.tag("g", "".join(group), class_="value"))
         y += height
         if y < axis_top + sum(heights):  # a rule between two values' bars
-            parts.append(_tag("line", x1=10, y1=y, x2=_LEGEND_X - 20, y2=y, stroke=_GRID, stroke_width=1))
+            parts.append(svg.tag("line", x1=10, y1=y, x2=_LEGEND_X - 20, y2=y, stroke=svg.GRID, stroke_width=1))
     entries = []
     ly = axis_top
     for colour, lines in legend:
-        entries.append(_tag("rect", x=_LEGEND_X, y=ly + 1, width=14, height=11, fill=colour))
-        entries.append(_text(_LEGEND_X + 20, ly + len(lines) * _LINE / 2, lines, size=11.5))
+        entries.append(svg.tag("rect", x=_LEGEND_X, y=ly + 1, width=14, height=11, fill=colour))
+        entries.append(svg.text(_LEGEND_X + 20, ly + len(lines) * _LINE / 2, lines, size=11.5))
         ly += len(lines) * _LINE + 4
-    parts.append(_tag("g", "".join(entries), class_="legend"))
-    return _tag("g", "".join(parts), class_="panel"), axis_bottom + 36
+    parts.append(svg.tag("g", "".join(entries), class_="legend"))
+    return svg.tag("g", "".join(parts), class_="panel"), axis_bottom + 36

@@ -9,14 +9,8 @@ import pytest
 
 import evalframe as ef
 from evalframe.report import build_view
-from evalframe.report.charts import (
-    COLOURS,
-    LABELLED_CANDIDATES,
-    WIDTH,
-    funnel_chart,
-    headline_chart,
-    missing_rate_chart,
-)
+from evalframe.report.charts import LABELLED_CANDIDATES, funnel_chart, headline_chart, missing_rate_chart
+from evalframe.report.svgkit import COLOURS, WIDTH
 from evalframe.report.view import View
 
 EVIL = "<A&B>"
