@@ -264,6 +264,13 @@ def compare(
     missingness_p = _missingness_p(joined)
     reasons = _coverage_reasons({baseline: b, candidate: c}, min_coverage, missingness_p, alpha)
     coverage_ok = not reasons
+    unpaired = {name: _unpaired(report, name, joined) for name in (baseline, candidate)}
+    if any(unpaired.values()):
+        only = ", ".join(f"{n} planned for {name} only" for name, n in unpaired.items() if n)
+        reasons.append(
+            f"pairs: {only}: not compared (the other side was never planned on them); coverage and "
+            "bounds are each side's over its own plan"
+        )
     reasons.append(_interval_reason(declared, scale, candidate, baseline))
     winner = declared.winner
     policies_agree = winner is None or other.winner == winner
@@ -290,6 +297,7 @@ def compare(
         "candidate": candidate,
         "pair_policy": pairs,
         **_pair_counts(joined, in_use, pairs),
+        "units_not_paired": sum(unpaired.values()),
         "baseline_scored_coverage": b["scored_coverage"],
         "candidate_scored_coverage": c["scored_coverage"],
         "coverage_difference": c["scored_coverage"] - b["scored_coverage"],
@@ -359,14 +367,16 @@ def _check_names(report: AuditReport, baseline: str, candidate: str) -> None:
 
 
 def _paired_units(report: AuditReport, baseline: str, candidate: str, scale: _Scale, pairs: PairPolicy) -> pl.DataFrame:
-    """One row per (case_id, trial) planned for either side: outcomes, gradedness, values compared, ``used``.
+    """One row per (case_id, trial) planned for both sides: outcomes, gradedness, values compared, ``used``.
 
-    An ungraded side's value is the low end of the scale (a fail); ``used`` marks the pairs the declared
+    A unit planned for one side only (a units-table plan need not plan every case for every candidate)
+    has no pair: it is neither ungraded nor a fail, and stays out (:func:`_unpaired` counts it). An
+    ungraded side's value is the low end of the scale (a fail); ``used`` marks the pairs the declared
     policy counts (both graded under ``complete_pairs``, every pair under ``missing_as_fail``).
     """
     base = _side(report, baseline, scale.slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
     cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome", SCORE: "_c_score"})
-    joined = base.join(cand, on=list(PAIR_KEY), how="full", coalesce=True).sort(list(PAIR_KEY))
+    joined = base.join(cand, on=list(PAIR_KEY), how="inner").sort(list(PAIR_KEY))
     b_graded = pl.col("baseline_outcome").is_in(_GRADED).fill_null(False)
     c_graded = pl.col("candidate_outcome").is_in(_GRADED).fill_null(False)
 
@@ -381,6 +391,12 @@ def _paired_units(report: AuditReport, baseline: str, candidate: str, scale: _Sc
         b_graded.alias("baseline_graded"),
         c_graded.alias("candidate_graded"),
     ).drop("_b_score", "_c_score")
+
+
+def _unpaired(report: AuditReport, side: str, joined: pl.DataFrame) -> int:
+    """How many of ``side``'s planned units have no pair (the other side does not plan them)."""
+    planned = report.summary.filter(pl.col(CANDIDATE) == side).get_column("planned").item()
+    return int(planned) - joined.height
 
 
 def _tested(frame: pl.DataFrame, scale: _Scale, confidence: float, alpha: float) -> _Tested:

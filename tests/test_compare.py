@@ -219,3 +219,36 @@ def test_bad_names_and_every_policy_are_value_errors() -> None:
     )
     with pytest.raises(ValueError, match="one observation per unit"):
         compare(ef.audit(plan, ledger, retry="every"), baseline="A", candidate="B")
+
+
+def test_units_planned_for_one_side_only_are_not_paired_nor_failed() -> None:
+    """Two Inspect logs of one task, each limited to its own samples: qwen plans ids 1-3, sonnet ids 1-5.
+
+    Ids 4 and 5 were never planned for qwen, so they are no pairs: not ungraded baseline sides, and never a fail
+    under ``missing_as_fail`` (SOURCES.md, data_arc_qwen / data_arc_sonnet).
+    """
+    from evalframe.importers import inspect_ai
+    from evalframe.load import Loaded
+    from tests.conftest import real
+
+    arc = "inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_{}.json"
+    imported = inspect_ai.read([real(arc.format("qwen")), real(arc.format("sonnet"))])
+    report = ef.audit(imported.plan, Loaded(imported.ledger.lazy(), imported.notes, "arc"))
+    qwen, sonnet = "ollama/qwen2.5:0.5b", "anthropic/claude-sonnet-4-0"
+    for policy in ("complete_pairs", "missing_as_fail"):
+        c = compare(report, baseline=qwen, candidate=sonnet, pairs=policy)
+        row = c.table.row(0, named=True)
+        assert (row["pairs_planned"], row["pairs_used"], row["units_not_paired"], row["ungraded_counted_as_fail"]) == (
+            3,
+            3,
+            2,
+            0,
+        )
+        assert c.pairs.get_column("case_id").to_list() == ["1", "2", "3"]
+        assert (row["baseline_pass_rate_pairs"], row["candidate_pass_rate_pairs"]) == (1 / 3, 1.0)
+        assert row["mcnemar_p_value"] == 0.5
+        assert c.verdict == "no_supported_winner"
+        assert c.reasons[0] == (
+            f"pairs: 2 planned for {sonnet} only: not compared (the other side was never planned on them); "
+            "coverage and bounds are each side's over its own plan"
+        )

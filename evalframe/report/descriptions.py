@@ -129,9 +129,10 @@ DESCRIPTIONS: Mapping[str, str] = {
     # comparison
     "baseline": "the baseline candidate",
     "pair_policy": "complete_pairs (drop pairs without a grade on both sides) or missing_as_fail",
-    "pairs_planned": "(case_id, trial) pairs planned for either side",
+    "pairs_planned": "(case_id, trial) pairs planned for both sides",
     "pairs_used": "pairs the quality difference is computed on",
     "pairs_dropped": "pairs not used (a side without a grade under complete_pairs)",
+    "units_not_paired": "units planned for one side only (a units-table plan): not compared, never a fail",
     "ungraded_counted_as_fail": "ungraded sides counted as a fail under missing_as_fail (0 otherwise)",
     "baseline_scored_coverage": "the baseline's scored_coverage (scored / planned)",
     "candidate_scored_coverage": "the candidate's scored_coverage (scored / planned)",

@@ -35,6 +35,27 @@ def missing_ids_text(record: Mapping[str, Any]) -> str:
     return (", ".join(ids) or "—") + (f" … (+{more} more)" if more > 0 else "")
 
 
+def plan_size(meta: Mapping[str, Any]) -> str:
+    """The plan's size in words: cases × candidates × trials and the planned units they make.
+
+    A units table need not plan every case for every candidate (two logs of one task, each limited to
+    its own samples): then the product is not the number of planned units, and the text says so.
+
+    Examples
+    --------
+    >>> plan_size({"n_cases": 4, "candidates": ["A", "B"], "trials": 1, "planned_units": 8})
+    '4 cases × 2 candidates × 1 trial(s) = 8 planned units'
+    >>> plan_size({"n_cases": 5, "candidates": ["A", "B"], "trials": 1, "planned_units": 8})
+    '8 planned units of 5 cases × 2 candidates × 1 trial(s): not every candidate plans every case'
+    """
+    cases, candidates, trials = meta.get("n_cases"), list(meta.get("candidates") or []), meta.get("trials")
+    units = meta.get("planned_units")
+    grid = f"{cases} cases × {len(candidates)} candidates × {trials} trial(s)"
+    if isinstance(cases, int) and isinstance(trials, int) and cases * len(candidates) * trials != units:
+        return f"{units} planned units of {grid}: not every candidate plans every case"
+    return f"{grid} = {units} planned units"
+
+
 def _bounds(record: Mapping[str, Any]) -> tuple[float, float] | None:
     low, high = record.get("pass_rate_planned"), record.get("pass_rate_upper")
     return None if low is None or high is None else (float(low), float(high))
@@ -249,9 +270,7 @@ def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list
     lines = [
         (
             "plan",
-            f"{code(m.get('plan_source'))} (hash {code(str(m.get('plan_hash', ''))[:12])}), "
-            f"{m.get('n_cases')} cases × {len(candidates)} candidates × {m.get('trials')} trial(s) "
-            f"= {m.get('planned_units')} planned units",
+            f"{code(m.get('plan_source'))} (hash {code(str(m.get('plan_hash', ''))[:12])}), {plan_size(m)}",
         ),
         ("plan hash", code(m.get("plan_hash"))),
         ("candidates", listed(candidates)),

@@ -219,6 +219,7 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         "pairs_planned",
         "pairs_used",
         "pairs_dropped",
+        "units_not_paired",
         "quality_difference",
         "ci_low",
         "ci_high",

@@ -24,7 +24,7 @@ from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import natural_sort_frame
-from evalframe.report.sentences import headline, provenance_lines, ranking_note, rate_base
+from evalframe.report.sentences import headline, plan_size, provenance_lines, ranking_note, rate_base
 from evalframe.slices import missingness_shown
 
 if TYPE_CHECKING:
@@ -380,8 +380,7 @@ def _title(report: AuditReport, comparison: ComparisonView | None) -> tuple[str,
         names = ", ".join(candidates)
         title = "evalframe audit: " + (names if len(names) <= 60 else f"{len(candidates)} candidates")
     sub = (
-        f"{m.get('n_cases')} cases × {len(candidates)} candidates × {m.get('trials')} trial(s) = "
-        f"{m.get('planned_units')} planned units · retry policy {m.get('retry')} · evalframe "
+        f"{plan_size({**m, 'candidates': candidates})} · retry policy {m.get('retry')} · evalframe "
         f"{m.get('evalframe_version')}"
     )
     return title, sub
