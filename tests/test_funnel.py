@@ -121,6 +121,37 @@ def test_numeric_scores_mean_with_same_denominators() -> None:
     assert with_threshold["pass_rate_upper"] == pytest.approx(3 / 4)
 
 
+def test_nothing_scored_has_pass_rates_only_when_the_grading_gives_pass_fail() -> None:
+    """Every unit ungraded: binary grades bound the full-plan pass rate by [0, 1]; numeric scores without a
+    threshold have no pass/fail at all, so no pass rate and no interval, as when something was scored."""
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["M"])
+    ledger = pl.DataFrame(
+        {"case_id": ["a", "b"], "exec_status": ["completed"] * 2, "score_status": ["judge_error"] * 2}
+    )
+    rates = ("scored", "pass_rate_scored", "pass_rate_planned", "pass_rate_upper", "pass_rate_upper_ci_low")
+    binary = ef.audit(plan, ledger).summary.select(rates).row(0)
+    assert binary[:4] == (0, None, 0.0, 1.0)
+    assert binary[4] is not None
+    for options in ({"grade": "numeric"}, {"grade": "numeric", "score_range": (0.0, 10.0)}):
+        assert ef.audit(plan, ledger, **options).summary.select(rates).row(0) == (0, None, None, None, None)
+    threshold = ef.audit(plan, ledger, grade="numeric", pass_threshold=0.5).summary.select(rates).row(0)
+    assert threshold[:4] == (0, None, 0.0, 1.0)
+
+
+def test_funnel_without_declared_pass_fail_keeps_the_exports_own() -> None:
+    """pass_fail=False: a group with nothing scored has no pass rate; one whose scored units carry a pass or
+    fail (an export's own verdict) keeps its rates."""
+    units = pl.LazyFrame(
+        {"candidate": ["A", "A", "B", "B"], "outcome": ["judge_failed", "missing", "passed", "missing"]}
+    )
+    got = ef.funnel(units, pass_fail=False).select(
+        "candidate", "pass_rate_scored", "pass_rate_planned", "pass_rate_upper"
+    )
+    assert got.collect().rows() == [("A", None, None, None), ("B", 1.0, 0.5, 1.0)]
+    declared = ef.funnel(units).select("pass_rate_planned", "pass_rate_upper").collect().rows()
+    assert declared == [(0.0, 1.0), (0.5, 1.0)]
+
+
 def test_mean_score_interval_lies_inside_the_score_range_by_construction() -> None:
     # Cases a (score 0.0) and b (0.2): mean 0.1, CR1 se = sqrt(2 · (0.1² + 0.1²)) / 2 = 0.1 (t with 1 df).
     # On w = (x − low) / width the variance bound is w̄(1 − w̄): n_eff = w̄(1 − w̄) / (se / width)².

@@ -69,6 +69,11 @@ class Options:
     extra_columns: tuple[str, ...] = ()
     reducer: str = "mean"
 
+    @property
+    def pass_fail(self) -> bool:
+        """Whether the grading gives every scored unit a pass or a fail: binary, or a declared threshold."""
+        return self.grade == "binary" or self.pass_threshold is not None
+
 
 @dataclass(frozen=True)
 class Part:
@@ -195,7 +200,7 @@ def summarize(
     # Under ``every`` a unit has a row per counted attempt: planned counts the unit codes, not the rows.
     unit = UID if o.retry == "every" else None
     summary = with_uncertainty(
-        funnel(units.lazy(), unit=unit).collect(),
+        funnel(units.lazy(), unit=unit, pass_fail=o.pass_fail).collect(),
         cases,
         confidence=o.confidence,
         # A pass/fail grade's score is 0 or 1 whatever score_range says (it bounds numeric scores only).
@@ -214,7 +219,9 @@ def summarize(
         labelled = units.select(
             CANDIDATE, CASE_CODE, UID, "outcome", *(case_column(plan.cases.get_column(c)) for c in o.slices)
         )
-        slice_table = slice_funnel(labelled.drop(CASE_CODE), o.slices, o.bins, unit=unit).with_columns(AS_TEXT)
+        slice_table = slice_funnel(
+            labelled.drop(CASE_CODE), o.slices, o.bins, unit=unit, pass_fail=o.pass_fail
+        ).with_columns(AS_TEXT)
         case_table = case_slices(labelled, o.slices, o.bins, case=CASE_CODE)
     return summary.with_columns(AS_TEXT), slice_table, case_table
 

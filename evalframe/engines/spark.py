@@ -481,7 +481,7 @@ def _summaries(
     # Under ``every`` the counted rows are observations: planned counts the planned units themselves (SPEC §4).
     planned = _planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
     summary = uncertainty_from_case_patterns(
-        funnel_from_outcome_counts(outcome_counts, planned=planned),
+        funnel_from_outcome_counts(outcome_counts, planned=planned, pass_fail=o.pass_fail),
         patterns,
         confidence=o.confidence,
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
@@ -551,7 +551,9 @@ def _slice_tables(
             .with_columns(pl.col("outcome").str.strip_prefix(core.OUTCOME_COUNT))
         )
         units = None if planned is None else planned.group_by(CANDIDATE, value).agg(pl.col(PLANNED).sum())
-        funnels[name] = funnel_from_outcome_counts(counts, by=[CANDIDATE, SLICE_VALUE], planned=units)
+        funnels[name] = funnel_from_outcome_counts(
+            counts, by=[CANDIDATE, SLICE_VALUE], planned=units, pass_fail=o.pass_fail
+        )
         cases = patterns.select(
             CANDIDATE,
             name,

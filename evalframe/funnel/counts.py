@@ -154,7 +154,9 @@ def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame
     return joined.with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
 
 
-def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str | None = None) -> pl.LazyFrame:
+def funnel(
+    units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str | None = None, pass_fail: bool = True
+) -> pl.LazyFrame:
     """Count outcomes and compute the SPEC §2 rates per group.
 
     Parameters
@@ -167,6 +169,11 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str |
         Column naming the planned unit of each row, when a unit can have
         several rows (retry policy ``every``: one row per counted attempt).
         None (the default): one row per planned unit.
+    pass_fail
+        Whether the grading gives every scored unit a pass or a fail (binary grades, or numeric scores
+        with a declared threshold; the default). False for numeric scores without a threshold: a pass
+        rate then exists only where scored units carry the export's own pass/fail, never for a group
+        with nothing scored (see :func:`funnel_rates`).
 
     Returns
     -------
@@ -210,7 +217,7 @@ def funnel(units: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, unit: str |
         pl.len().cast(pl.UInt32).alias(OBSERVATIONS),
         *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
     )
-    return funnel_rates(counts, by)
+    return funnel_rates(counts, by, pass_fail=pass_fail)
 
 
 #: Each count of the funnel (after ``planned``) and the outcomes it adds up.
@@ -232,7 +239,11 @@ _FUNNEL_OUTCOMES: Final = {
 
 
 def funnel_from_outcome_counts(
-    counts: pl.DataFrame, by: Sequence[str] = (CANDIDATE,), *, planned: pl.DataFrame | None = None
+    counts: pl.DataFrame,
+    by: Sequence[str] = (CANDIDATE,),
+    *,
+    planned: pl.DataFrame | None = None,
+    pass_fail: bool = True,
 ) -> pl.DataFrame:
     """The funnel of :func:`funnel` from units already counted per group and outcome.
 
@@ -281,13 +292,15 @@ def funnel_from_outcome_counts(
         units = planned.lazy().select(*by, pl.col(PLANNED).cast(pl.UInt32))
         # A null group (a slice value of cases without one) is a group: nulls match nulls.
         summed = summed.join(units, on=list(by), how="left", nulls_equal=True)
-    return funnel_rates(summed, by).collect()
+    return funnel_rates(summed, by, pass_fail=pass_fail).collect()
 
 
-def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.LazyFrame:
+def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, pass_fail: bool = True) -> pl.LazyFrame:
     """The SPEC §2 counts in funnel order and their rates, from the counts and sums of :data:`_FUNNEL_OUTCOMES`.
 
-    ``counts`` holds ``planned``, ``observations`` and those sums per group.
+    ``counts`` holds ``planned``, ``observations`` and those sums per group. Pass rates exist only when
+    every scored unit has a pass or a fail; without a declared one (``pass_fail`` False: numeric scores, no
+    threshold) a group with nothing scored shows none either, since nothing says its units could pass.
 
     The one implementation of the funnel's arithmetic, for units counted by polars (:func:`funnel`) or by
     another engine (:func:`funnel_from_outcome_counts`).
@@ -297,7 +310,7 @@ def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,)) -> pl.L
     planned = pl.col(OBSERVATIONS).cast(pl.Float64)
     per_planned = pl.when(pl.col(OBSERVATIONS) > 0)
     # Pass rates exist only when every scored unit has a pass/fail (binary grade or declared threshold).
-    has_pass = pl.col("_no_threshold") == 0
+    has_pass = (pl.col("_no_threshold") == 0) & (pl.lit(pass_fail) | (pl.col(SCORED) > 0))
     return (
         counts.with_columns(
             per_planned.then(pl.col(COMPLETED) / planned).alias(COMPLETION_RATE),

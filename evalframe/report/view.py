@@ -179,7 +179,7 @@ class View:
     ranking_overlap: bool
     confidence: float | None
     alpha: float | None
-    #: Numeric grades with no pass threshold: no pass rate, a mean score.
+    #: Numeric grades with no pass threshold and no pass rate (the export gave no pass/fail): a mean score.
     numeric: bool
     ungraded_units: pl.DataFrame
     ungraded_total: int
@@ -426,7 +426,13 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
     ungraded, total = _ungraded(report, outcomes)
     present = set(outcomes.get_column(OUTCOME).to_list())
     names = None if compared is None else [compared.baseline, compared.candidate]
-    numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
+    # Numeric scores without pass/fail: no threshold declared and no candidate has a pass rate (an export
+    # can give its own pass/fail, e.g. DeepEval's verdict against its metric's threshold).
+    numeric = (
+        meta.get("grade") == "numeric"
+        and meta.get("pass_threshold") is None
+        and report.summary.get_column("pass_rate_scored").null_count() == report.summary.height
+    )
     provenance = provenance_lines(meta)
     provenance_md = provenance_lines(meta, markdown=True)
     if compared is not None:

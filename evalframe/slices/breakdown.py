@@ -119,12 +119,18 @@ def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> li
 
 
 def slice_funnel(
-    units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None, *, unit: str | None = None
+    units: pl.DataFrame,
+    slices: Sequence[str],
+    bins: Bins | None = None,
+    *,
+    unit: str | None = None,
+    pass_fail: bool = True,
 ) -> pl.DataFrame:
     """The funnel per (candidate, slice column, slice value).
 
     ``unit`` names the planned unit of each row when a unit can have several
-    (retry policy ``every``), as in :func:`evalframe.funnel.funnel`.
+    (retry policy ``every``), and ``pass_fail`` says whether the grading gives
+    every scored unit a pass or a fail, as in :func:`evalframe.funnel.funnel`.
 
     Returns
     -------
@@ -154,7 +160,10 @@ def slice_funnel(
     labelled = binned(units, slices, bins)
     funnels = {
         name: funnel(
-            labelled.lazy().with_columns(pl.col(name).alias(SLICE_VALUE)), by=[CANDIDATE, SLICE_VALUE], unit=unit
+            labelled.lazy().with_columns(pl.col(name).alias(SLICE_VALUE)),
+            by=[CANDIDATE, SLICE_VALUE],
+            unit=unit,
+            pass_fail=pass_fail,
         )
         for name in slices
     }
