@@ -96,6 +96,18 @@ def test_orbit_desk_refusals(spark: Any, tmp_path: Path, rows: str, kinds: set[t
     assert set(problems.filter(pl.col("refusing")).select("kind", "line").iter_rows()) == kinds
 
 
+def test_integer_tokens_beyond_int64_read_as_on_polars(spark: Any, tmp_path: Path) -> None:
+    """Text compared, never cast: a 23-digit trial is refused with the same detail, not an ANSI cast error."""
+    path = tmp_path / "results.csv"
+    path.write_text("candidate,case_id,trial,passed\nA,quote,99999999999999999999999,1\nA,refund,x,1\n")
+    kind, problems = assert_same_audit(spark, orbit_plan(), frame_of(path), tmp_path)
+    assert kind == "refused" and isinstance(problems, pl.DataFrame)
+    assert problems.filter(pl.col("kind") == "invalid_integer").select("line", "detail").rows() == [
+        (2, "trial = 99999999999999999999999 is beyond the 64-bit integer range (at most 9223372036854775807)"),
+        (3, "trial = x is not a positive integer"),
+    ]
+
+
 def test_status_ledger(spark: Any, tmp_path: Path) -> None:
     plan = ef.Plan.from_file(LEDGER / "plan.csv", candidates=["agent"])
     frame = frame_of(LEDGER / "results.csv").with_columns(

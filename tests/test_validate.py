@@ -123,6 +123,25 @@ def test_trial_tokens(token: str, kinds: list[str]) -> None:
     assert found == kinds
 
 
+def test_integer_tokens_beyond_int64_say_so() -> None:
+    """A positive integer Int64 cannot hold is named as such; other bad tokens are not positive integers."""
+    raw = pl.DataFrame(
+        {
+            "candidate": ["A"] * 4,
+            "case_id": ["q1"] * 4,
+            "trial": ["99999999999999999999999", "1", "1", "00000000000000000000001"],
+            "attempt": ["1", "9223372036854775808", "9223372036854775807", "1"],
+            "passed": ["1"] * 4,
+        }
+    )
+    details = validate_ledger(raw, PLAN).problems.filter(pl.col("kind") == "invalid_integer")
+    assert details.select("line", "detail").rows() == [
+        (1, "trial = 99999999999999999999999 is beyond the 64-bit integer range (at most 9223372036854775807)"),
+        (2, "attempt = 9223372036854775808 is beyond the 64-bit integer range (at most 9223372036854775807)"),
+        (4, "trial = 00000000000000000000001 is not a positive integer"),
+    ]
+
+
 def test_zero_based_trials_of_a_units_plan_are_identities() -> None:
     units = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["q1", "q1", "q2", "q2"], "trial": [0, 1, 0, 1]})
     plan = ef.Plan.from_frame(units)

@@ -197,8 +197,29 @@ def _integer(name: str, dtype: Any, *, allow_zero: bool) -> tuple[nw.Expr, nw.Ex
     if dtype.is_integer():
         return c.cast(nw.Int64()), None
     s = c.cast(nw.String())
-    ok = s.str.contains(_INT_TOKEN) | ((s == "0") if allow_zero else _lit(False))
+    ok = (s.str.contains(_INT_TOKEN) | ((s == "0") if allow_zero else _lit(False))) & ~_beyond_int64(s)
     return nw.when(ok.fill_null(False)).then(s.cast(nw.Int64())), s.is_null() | ~ok.fill_null(False)
+
+
+def _beyond_int64(s: nw.Expr) -> nw.Expr:
+    """A positive integer token larger than Int64 holds, compared as text: no cast can fail (ANSI mode)."""
+    top = str(2**63 - 1)
+    length = s.str.len_chars()
+    return s.str.contains(_INT_TOKEN) & ((length > len(top)) | ((length == len(top)) & (s > top)))
+
+
+def _integer_detail(name: str) -> nw.Expr:
+    """The detail of a bad trial or attempt token, as :func:`evalframe.validate.validate_ledger` words it."""
+    too_large = _beyond_int64(nw.col(name).cast(nw.String()))
+    return (
+        nw.when(too_large.fill_null(False))
+        .then(
+            nw.concat_str(
+                [_lit(f"{name} = "), _text(name), _lit(f" is beyond the 64-bit integer range (at most {2**63 - 1})")]
+            )
+        )
+        .otherwise(nw.concat_str([_lit(f"{name} = "), _text(name), _lit(" is not a positive integer")]))
+    )
 
 
 @dataclass(frozen=True)
@@ -262,7 +283,7 @@ def _key_columns(schema: Any) -> tuple[dict[str, nw.Expr], list[_Check]]:
         if name in cols:
             parsed, bad = _integer(name, schema[name], allow_zero=name == TRIAL)
             exprs[name] = parsed
-            detail = nw.concat_str([_lit(f"{name} = "), _text(name), _lit(" is not a positive integer")])
+            detail = _integer_detail(name)
             if bad is not None:  # an integer column needs no token check
                 checks.append((bad, "invalid_integer", detail))
         else:

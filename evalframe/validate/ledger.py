@@ -162,9 +162,19 @@ def _canonical_columns(
         parsed, bad = int_token(name, schema[name], allow_zero=name == TRIAL)
         exprs[name] = parsed
         value = pl.col(name).cast(pl.String).fill_null("null")
-        checks.append(
-            check(bad, "invalid_integer", pl.format("{} = {} is not a positive integer", pl.lit(name), value))
+        # Digits that Int64 cannot hold are a positive integer all the same: say which limit they pass.
+        text = pl.col(name).cast(pl.String)
+        too_large = text.str.contains(r"^[1-9][0-9]*$") & text.cast(pl.Int64, strict=False).is_null()
+        detail = (
+            pl.when(too_large)
+            .then(
+                pl.format(
+                    "{} = {} is beyond the 64-bit integer range (at most {})", pl.lit(name), value, pl.lit(2**63 - 1)
+                )
+            )
+            .otherwise(pl.format("{} = {} is not a positive integer", pl.lit(name), value))
         )
+        checks.append(check(bad, "invalid_integer", detail))
     for name in TEXT_COLUMNS:
         exprs[name] = pl.col(name).cast(pl.String) if name in schema else pl.lit(None, pl.String)
     score, passed, grade_checks = grade_columns(

@@ -81,7 +81,7 @@ def test_an_integer_beyond_64_bits_in_trial_or_attempt_is_an_invalid_integer(tmp
         ef.audit(plan, p)
     refusing = refused.value.problems.filter(pl.col("refusing"))
     assert refusing.select("kind", "line").rows() == [("invalid_integer", 2)]
-    assert refusing.item(0, "detail").endswith("is not a positive integer")
+    assert refusing.item(0, "detail").endswith("is beyond the 64-bit integer range (at most 9223372036854775807)")
 
 
 def test_the_checker_and_the_cli_agree_on_the_text_stays_text_repro(tmp_path: Path) -> None:
