@@ -965,7 +965,7 @@ def test_limited_run_says_how_many_of_the_dataset_were_planned() -> None:
     assert imported.notes.select("kind", "detail", "refusing").rows() == [
         (
             "limited_run",
-            "the run was limited to 3 of 16 samples (eval.config.limit = 3): only those are planned",
+            "the run was limited to 3 of 16 samples (eval.config.limit = 3): this run plans only those",
             False,
         )
     ]

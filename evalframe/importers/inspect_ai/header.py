@@ -55,7 +55,7 @@ def _limited_note(log: _Log, planned: int) -> dict[str, Any] | None:
     limit = log.config.get("limit")
     setting = f" (eval.config.limit = {json.dumps(limit)})" if limit is not None else ""
     if _is_count(samples) and samples > planned:
-        detail = f"the run was limited to {planned} of {samples} samples{setting}: only those are planned"
+        detail = f"the run was limited to {planned} of {samples} samples{setting}: this run plans only those"
         return note("limited_run", log.path, detail)
     if limit is not None and not _is_count(samples):
         detail = f"the run was limited to {planned} samples{setting}; the dataset's size is not recorded"

@@ -101,7 +101,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ 2       ┆ 2     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
     └─────────┴───────┴─────────┴─────────────┴──────────────┴───────┴────────┘
     >>> imported.notes.select("kind", "detail").rows()
-    [('limited_run', 'the run was limited to 2 of 100 samples (eval.config.limit = 2): only those are planned')]
+    [('limited_run', 'the run was limited to 2 of 100 samples (eval.config.limit = 2): this run plans only those')]
     """
     found, notes = find_files(paths, is_export=_is_log, what=".eval or .json Inspect log")
     files = [f for f in found if f.name not in _COMPANIONS]
