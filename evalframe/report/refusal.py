@@ -86,7 +86,12 @@ def refusal_dict(refusal: Refusal) -> dict[str, Any]:
         "refused": True,
         "refusing_problems": refusal.refusing,
         "refusing_problems_by_kind": {n.kind: n.count for n in refusal.kinds},
-        "problems_by_kind": refusal.counts.to_dicts(),
+        # Every problem by kind, as an audited report.json has it; with each kind's refusing flag beside.
+        "problems_by_kind": {
+            str(k): int(n)
+            for k, n in refusal.counts.group_by("kind").agg(pl.col("count").sum()).sort("kind").iter_rows()
+        },
+        "problem_counts": refusal.counts.to_dicts(),
         "first_refusing_problems": refusal.first_rows.to_dicts(),
         "kinds": [note_dict(n) for n in refusal.kinds],
     }

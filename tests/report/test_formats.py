@@ -205,6 +205,13 @@ def test_refusal_json_on_stdout_lists_kind_line_and_key_per_kind(tmp_path: Path)
     assert code == 1
     doc = json.loads(out)
     assert doc["refusing_problems_by_kind"] == {"duplicate_key": 2, "unknown_case": 1}
+    # The same shape as an audited report.json's, every problem counted; each kind's refusing flag beside.
+    assert doc["problems_by_kind"] == {"duplicate_key": 2, "missing_unit": 2, "unknown_case": 1}
+    assert doc["problem_counts"] == [
+        {"kind": "duplicate_key", "refusing": True, "count": 2},
+        {"kind": "missing_unit", "refusing": False, "count": 2},
+        {"kind": "unknown_case", "refusing": True, "count": 1},
+    ]
     kinds = {k["kind"]: k for k in doc["kinds"]}
     assert [(r["line"], r["case_id"]) for r in kinds["duplicate_key"]["first_rows"]] == [(2, "quote"), (3, "quote")]
     assert kinds["unknown_case"]["count"] == 1 and kinds["unknown_case"]["texts"]
