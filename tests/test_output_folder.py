@@ -90,10 +90,72 @@ def test_an_output_folder_holding_the_inputs_is_refused_and_left_as_it_was(tmp_p
     assert (code, stdout) == (2, "")
     assert stderr.splitlines() == [f"{x}/units.parquet", f"{x}/attempts.parquet", f"error: --out {x}: {HOLDS_INPUT}"]
     assert snapshot(tmp_path) == before
-    # A glob under the folder, and a folder inside an input folder, are refused the same way.
-    code, _, stderr = run(["audit", "--plan", f"{x}/units.parquet", "--results", f"{x}/*.parquet", "--out", f"{x}/o"])
-    assert code == 2 and stderr.splitlines()[-1] == f"error: --out {x}/o: {HOLDS_INPUT}"
+    # A glob whose files lie in the folder, and a folder inside an input folder, are refused the same way.
+    code, _, stderr = run(["audit", "--plan", f"{x}/units.parquet", "--results", f"{x}/*.parquet", "--out", str(x)])
+    assert code == 2
+    assert stderr.splitlines() == [f"{x}/units.parquet", f"{x}/*.parquet", f"error: --out {x}: {HOLDS_INPUT}"]
+    code, _, stderr = run(["audit", "--plan", f"{x}/units.parquet", "--results", str(x), "--out", f"{x}/o"])
+    assert code == 2
+    assert stderr.splitlines() == [str(x), f"error: --out {x}/o: {HOLDS_INPUT}"]
     assert snapshot(tmp_path) == before
+
+
+def orbit_in(folder: Path, *, plan: str = "plan.csv", results: dict[str, str] | None = None) -> None:
+    """The Orbit Desk plan, and its results split into files by candidate (default: all in results.csv)."""
+    header, *rows = (ORBIT / "results.csv").read_text().splitlines()
+    (folder / plan).write_bytes((ORBIT / "plan.csv").read_bytes())
+    for name, cands in (results or {"results.csv": "AB"}).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("\n".join([header, *(r for r in rows if r[0] in cands)]) + "\n")
+
+
+def orbit_summary(out: Path) -> list[tuple[Any, ...]]:
+    return pl.read_parquet(out / "summary.parquet").select("candidate", "planned", "scored", "passed").rows()
+
+
+def test_a_new_out_beside_the_files_a_glob_matched_is_accepted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A glob was taken to read its whole folder (the part before the first wildcard, the current folder for
+    # 'res*.csv'), so every new --out beside its files was refused. A glob reads the files it matches.
+    orbit_in(tmp_path, results={"res1.csv": "AB", "data/res1.csv": "A", "data/res2.csv": "B"})
+    monkeypatch.chdir(tmp_path)
+    for results, out in (("res*.csv", "newsub"), ("data/*.csv", "data/new"), (f"{tmp_path}/data/res[12].csv", "o2")):
+        args = ["audit", "--plan", "plan.csv", "--results", results, "--candidates", "A,B", "--out", out]
+        code, _, stderr = run(args)
+        assert (code, stderr) == (0, "")
+        assert sorted(p.name for p in Path(out).iterdir()) == AUDIT_FILES
+        assert orbit_summary(Path(out)) == [("A", 4, 2, 2), ("B", 4, 4, 3)]
+
+
+def test_a_new_out_beside_inputs_named_with_brackets_is_accepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 'plan [1].csv' is a file, not a pattern: it reads itself, not the folder before its '['.
+    orbit_in(tmp_path, plan="plan [1].csv", results={"res [1].csv": "AB", "runs [1]/res.csv": "AB"})
+    monkeypatch.chdir(tmp_path)
+    args = ["audit", "--plan", "plan [1].csv", "--results", "res [1].csv", "--candidates", "A,B"]
+    code, _, stderr = run([*args, "--out", "o_br"])
+    assert (code, stderr) == (0, "")
+    assert sorted(p.name for p in Path("o_br").iterdir()) == AUDIT_FILES
+    assert orbit_summary(Path("o_br")) == [("A", 4, 2, 2), ("B", 4, 4, 3)]
+    # A folder named with brackets is an input folder like any other: --out inside it is refused.
+    before = snapshot(tmp_path)
+    args = ["audit", "--plan", "plan [1].csv", "--results", "runs [1]", "--candidates", "A,B"]
+    code, stdout, stderr = run([*args, "--out", "runs [1]/o"])
+    assert (code, stdout) == (2, "")
+    assert stderr.splitlines() == ["runs [1]", f"error: --out runs [1]/o: {HOLDS_INPUT}"]
+    assert snapshot(tmp_path) == before
+
+
+def test_an_out_holding_files_a_glob_matched_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    orbit_in(tmp_path, results={"runs/res1.csv": "A", "runs/sub/res2.csv": "B"})
+    monkeypatch.chdir(tmp_path)
+    before = snapshot(tmp_path)
+    for results, out in (("runs/*.csv", "runs"), ("runs/**/*.csv", "runs/sub")):
+        args = ["audit", "--plan", "plan.csv", "--results", results, "--candidates", "A,B", "--out", out]
+        code, stdout, stderr = run(args)
+        assert (code, stdout) == (2, "")
+        assert stderr.splitlines() == [results, f"error: --out {out}: {HOLDS_INPUT}"]
+        assert snapshot(tmp_path) == before
 
 
 def test_a_refused_audit_never_deletes_a_users_reports(tmp_path: Path) -> None:

@@ -14,16 +14,17 @@ One job per module: :mod:`~evalframe.load.csv_strict` (strict CSV with line
 numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
 :mod:`~evalframe.load.parquet` (files, globs, hive lakes),
 :mod:`~evalframe.load.limit` (SPEC §6b limits), :mod:`~evalframe.load.loaded`
-(the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names,
-reader errors) and :mod:`~evalframe.load.dispatch` (:func:`load`). Every name
-other modules use is re-exported here. The package is callable as
-:func:`load` (see :mod:`evalframe._callable`).
+(the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names:
+itself, a folder's files or a glob's; reader errors) and
+:mod:`~evalframe.load.dispatch` (:func:`load`). Every name other modules use
+is re-exported here. The package is callable as :func:`load` (see
+:mod:`evalframe._callable`).
 """
 
 from evalframe._callable import make_callable
 from evalframe.load.csv_strict import read_csv_strict
 from evalframe.load.dispatch import is_spark_frame, load
-from evalframe.load.files import collect_input
+from evalframe.load.files import collect_input, glob_files, is_glob
 from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
 from evalframe.load.limit import LIMIT_FLAGS, Limits, check_line_lengths, current_limits, limit_detail, limits
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
@@ -40,6 +41,8 @@ __all__ = [
     "check_line_lengths",
     "collect_input",
     "current_limits",
+    "glob_files",
+    "is_glob",
     "is_spark_frame",
     "json_depth",
     "limit_detail",

@@ -84,11 +84,54 @@ def _not_a_file(path: str) -> str:
     return f"{what}, not a regular file: evalframe reads files (write the data to one first)"
 
 
+def is_glob(path: PathLike) -> bool:
+    """Whether a path is read as a glob pattern: it holds a wildcard and names nothing that exists.
+
+    A path that exists (a file, a folder, a link) is read as itself, whatever
+    characters it holds; only one that does not is a pattern (``*``, ``?``,
+    ``[...]``). The loaders and the output folder's check of the inputs
+    (:func:`evalframe.report.check_output_folder`) both decide by this.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "plan [1].csv").write_text("case_id\\nquote\\n")
+    >>> is_glob(d / "plan [1].csv"), is_glob(d / "plan [2].csv"), is_glob(d / "plan.csv")
+    (False, True, False)
+    """
+    text = os.fspath(path)
+    return glob.has_magic(text) and not os.path.lexists(text)
+
+
+def glob_files(pattern: str) -> list[str]:
+    """The files a glob pattern reads: every regular file it matches, sorted; ``**`` spans folders.
+
+    A folder it matches is not read (nor its files), and a name starting with
+    a dot is matched only by a pattern that spells the dot, as in the shell.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("res1.csv", "res2.csv", "sub/res3.csv", "res.d/x.csv"):
+    ...     (d / name).parent.mkdir(exist_ok=True)
+    ...     _ = (d / name).write_text("")
+    >>> [pathlib.Path(p).relative_to(d).as_posix() for p in glob_files(f"{d}/**/res*")]
+    ['res1.csv', 'res2.csv', 'sub/res3.csv']
+    """
+    return sorted(f for f in glob.glob(pattern, recursive=True) if Path(f).is_file())
+
+
 def expand_path(path: PathLike) -> list[str]:
-    """The files a path names: itself, a directory's files (recursively, sorted), or a glob's matches."""
+    """The files a path names: itself, a directory's files (recursively, sorted), or a glob's matches.
+
+    A path that exists is read as itself even when it holds ``*``, ``?`` or
+    ``[`` (see :func:`is_glob`).
+    """
     text = str(path)
-    if any(ch in text for ch in "*?["):
-        files = sorted(f for f in glob.glob(text, recursive=True) if Path(f).is_file())
+    if is_glob(text):
+        files = glob_files(text)
     elif Path(text).is_dir():
         files = sorted(str(p) for p in Path(text).rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
     elif Path(text).is_file():

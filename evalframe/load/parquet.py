@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import itertools
 import os
 from collections.abc import Sequence
@@ -12,7 +13,7 @@ import polars as pl
 
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
-from evalframe.load.files import READ_ERRORS, expand_path, reader_error
+from evalframe.load.files import READ_ERRORS, expand_path, is_glob, reader_error
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
 from evalframe.problems import concat_problems, problems_frame
 
@@ -28,7 +29,7 @@ def _hive_keys(path: PathLike | Sequence[str], files: Sequence[str]) -> tuple[li
     if not isinstance(path, (str, os.PathLike)):
         return [], sorted({p.split("=")[0] for f in files for p in Path(f).parent.parts if "=" in p})
     text = str(path)
-    wild = [i for i, part in enumerate(Path(text).parts) if any(ch in part for ch in "*?[")]
+    wild = [i for i, part in enumerate(Path(text).parts) if glob.has_magic(part)] if is_glob(text) else []
     root = Path(*Path(text).parts[: wild[0]]) if wild else Path(text)
     below: list[str] = []
     above: set[str] = set()
@@ -49,7 +50,9 @@ def _partition_mismatches(files: Sequence[str], keys: Sequence[str], starts: dic
     silently become A's. Only the key columns are read (without hive
     partitioning) and compared as text; a null in the file differs too.
     """
-    scan = pl.scan_parquet(list(files), hive_partitioning=False, include_file_paths="_file", row_index_name="_row")
+    scan = pl.scan_parquet(
+        list(files), hive_partitioning=False, include_file_paths="_file", row_index_name="_row", glob=False
+    )
     folder = {
         k: {f: next(p.split("=", 1)[1] for p in reversed(Path(f).parent.parts) if p.startswith(f"{k}=")) for f in files}
         for k in keys
@@ -150,16 +153,16 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
         if Path(f).suffix.lower() != ".parquet" and not isinstance(path, (str, os.PathLike)):
             raise InputFormatError(f, "not a .parquet file")
         try:  # the footer's row count (polars reads the footer only; pyarrow.parquet is not imported)
-            rows.append(pl.scan_parquet(f).select(pl.len()).collect(engine="in-memory").item())
+            rows.append(pl.scan_parquet(f, glob=False).select(pl.len()).collect(engine="in-memory").item())
         except OSError as exc:
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
         except (Exception, pl.exceptions.PanicException) as exc:  # a damaged footer
             raise reader_error(f, exc, "not a valid Parquet file", "write it again") from exc
-    names = set(pl.read_parquet_schema(files[0]))
+    names = set(pl.scan_parquet(files[0], glob=False, hive_partitioning=False).collect_schema())
     hive_keys, above = _hive_keys(path, files)
     hive = bool(hive_keys)
     above = above if hive else []
-    options: dict[str, Any] = {"hive_partitioning": hive}
+    options: dict[str, Any] = {"hive_partitioning": hive, "glob": False}  # the files are named, never patterns
     if hive:  # every key=value folder is text (candidate=007 stays '007')
         options["hive_schema"] = dict.fromkeys([*hive_keys, *above], pl.String)
     # The reader's row index runs on across files; each file's first row index (from the footers) turns it

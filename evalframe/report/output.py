@@ -14,9 +14,7 @@ import contextlib
 import datetime
 import fcntl
 import functools
-import glob
 import hashlib
-import itertools
 import json
 import os
 import shutil
@@ -32,6 +30,7 @@ import polars as pl
 
 from evalframe._version import evalframe_version
 from evalframe.errors import OutputFolderError
+from evalframe.load import glob_files, is_glob
 from evalframe.progress import Progress
 from evalframe.report.descriptions import describe
 
@@ -127,16 +126,17 @@ def _owned(path: Path, record: Any) -> bool:
         return False
 
 
-def _input_roots(inputs: Iterable[str | os.PathLike[str]]) -> list[tuple[str, Path]]:
-    """Each input as given with the real path it reads (a glob reads under its part before the first wildcard)."""
+def _input_roots(inputs: Iterable[str | os.PathLike[str]]) -> list[tuple[str, list[Path]]]:
+    """Each input as given with the real paths it reads: itself, or every file a glob matches.
+
+    A path is a glob only when it names nothing that exists (:func:`~evalframe.load.is_glob`, as the
+    loaders decide); a glob that matches nothing reads nothing.
+    """
     roots = []
     for item in inputs:
         text = os.fspath(item)
-        if glob.has_magic(text):
-            fixed = list(itertools.takewhile(lambda part: not glob.has_magic(part), Path(text).parts))
-            roots.append((text, Path(os.path.realpath(Path(*fixed) if fixed else Path.cwd()))))
-        else:
-            roots.append((text, Path(os.path.realpath(text))))
+        paths = glob_files(text) if is_glob(text) else [text]
+        roots.append((text, [Path(os.path.realpath(path)) for path in paths]))
     return roots
 
 
@@ -154,7 +154,9 @@ def check_output_folder(out: str | os.PathLike[str], *, inputs: Iterable[str | o
         The output folder.
     inputs
         The files, folders and globs the run reads: none may lie inside the
-        output folder, nor the folder inside one of them.
+        output folder, nor the folder inside one of them. A glob stands for
+        the files it matches now; a path that exists is itself, wildcards or
+        not (both as the loaders read them).
 
     Raises
     ------
@@ -192,7 +194,11 @@ def _check(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
     """:func:`check_output_folder` without the lock (for a caller that holds it)."""
     shown = os.fspath(out)
     dest = Path(os.path.realpath(out))
-    inside = [text for text, root in _input_roots(inputs) if root.is_relative_to(dest) or dest.is_relative_to(root)]
+    inside = [
+        text
+        for text, roots in _input_roots(inputs)
+        if any(root.is_relative_to(dest) or dest.is_relative_to(root) for root in roots)
+    ]
     if inside:
         msg = "holds an input of this run, or lies inside one: evalframe never writes where it reads; choose another"
         raise OutputFolderError(shown, f"{msg} output folder", foreign=inside)

@@ -192,3 +192,46 @@ def test_text_stays_text_in_a_csv_plan(tmp_path: Path) -> None:
     code, _, err = run([*args, "--bins", "input_length=0,512"])
     assert code == 2
     assert "column 'input_length' is declared numeric (bins) but case 'q2' has 'long', not a number" in err
+
+
+#: SPEC §7 Orbit Desk: (candidate, planned, scored, passed, missing cases, scored_coverage, pass_rate_scored,
+#: pass_rate_planned).
+ORBIT_SUMMARY = [
+    ("A", 4, 2, 2, ["handoff", "privacy"], 0.5, 1.0, 0.5),
+    ("B", 4, 4, 3, [], 1.0, 0.75, 0.75),
+]
+
+
+def summary_rows(stdout: str) -> list[tuple[object, ...]]:
+    """The Orbit Desk columns of ``--format json``'s summary, one tuple per candidate."""
+    names = ["candidate", "planned", "scored", "passed", "missing_case_ids"]
+    names += ["scored_coverage", "pass_rate_scored", "pass_rate_planned"]
+    return [tuple(row[n] for n in names) for row in json.loads(stdout)["summary"]]
+
+
+def test_a_plan_and_results_whose_names_hold_brackets_are_read_as_themselves(tmp_path: Path) -> None:
+    # `[1]` is a glob character class: a file of that very name was taken for a pattern that matched nothing.
+    plan, results = tmp_path / "plan [1].csv", tmp_path / "res [1].csv"
+    plan.write_bytes((ORBIT / "plan.csv").read_bytes())
+    results.write_bytes((ORBIT / "results.csv").read_bytes())
+    for plan_arg, results_arg in ((plan, ORBIT / "results.csv"), (ORBIT / "plan.csv", results), (plan, results)):
+        args = ["audit", "--plan", str(plan_arg), "--results", str(results_arg), "--candidates", "A,B"]
+        code, out, err = run([*args, "--format", "json"])
+        assert (code, err) == (0, "")
+        assert summary_rows(out) == ORBIT_SUMMARY
+        meta = json.loads(out)["meta"]
+        sources = (meta["plan_source"], meta["results_source"], meta["ledger_rows"])
+        assert sources == (str(plan_arg), str(results_arg), 6)
+
+
+def test_a_bracket_pattern_that_names_no_file_is_still_a_glob(tmp_path: Path) -> None:
+    header, *rows = (ORBIT / "results.csv").read_text().splitlines()
+    (tmp_path / "res1.csv").write_text("\n".join([header, *(r for r in rows if r.startswith("A,"))]) + "\n")
+    (tmp_path / "res2.csv").write_text("\n".join([header, *(r for r in rows if r.startswith("B,"))]) + "\n")
+    (tmp_path / "res3.csv").write_text(f"{header}\nA,invented,1\n")  # not matched by [12]: would be refused
+    pattern = str(tmp_path / "res[12].csv")
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", pattern, "--candidates", "A,B"]
+    code, out, err = run([*args, "--format", "json"])
+    assert (code, err) == (0, "")
+    assert summary_rows(out) == ORBIT_SUMMARY
+    assert (json.loads(out)["meta"]["results_source"], json.loads(out)["meta"]["ledger_rows"]) == (pattern, 6)

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from evalframe.errors import InputFormatError
-from evalframe.load import load, read_csv_strict, read_jsonl, scan_parquet
+from evalframe.load import glob_files, is_glob, load, read_csv_strict, read_jsonl, scan_parquet
 
 
 def kinds(problems: pl.DataFrame) -> list[tuple[str, int | None]]:
@@ -136,6 +136,49 @@ def test_text_globs_and_folders_are_stacked(tmp_path: Path) -> None:
     pl.DataFrame({"case_id": ["q3"]}).write_parquet(tmp_path / "c.parquet")
     with pytest.raises(InputFormatError, match="both Parquet and CSV"):
         load(tmp_path)
+
+
+def test_a_path_that_exists_is_read_as_itself_whatever_its_characters(tmp_path: Path) -> None:
+    # `[1]` would be a character class; a file or folder of that very name is read as itself.
+    plan = tmp_path / "plan [1].csv"
+    plan.write_text("case_id\nquote\nrefund\n")
+    assert not is_glob(plan)
+    assert load(plan).frame.select("case_id", "line", "source").collect().rows() == [
+        ("quote", 2, str(plan)),
+        ("refund", 3, str(plan)),
+    ]
+    one = tmp_path / "r [1].parquet"
+    pl.DataFrame({"case_id": ["q1", "q2"]}).write_parquet(one)
+    assert load(one).frame.select("case_id", "line", "source").collect().rows() == [
+        ("q1", 1, str(one)),
+        ("q2", 2, str(one)),
+    ]
+    for cand, cases in (("A", ["q1", "q2"]), ("B", ["q1"])):
+        d = tmp_path / "lake [1]" / f"candidate={cand}"
+        d.mkdir(parents=True)
+        pl.DataFrame({"case_id": cases}).write_parquet(d / "part [0].parquet")
+    lake = load(tmp_path / "lake [1]")
+    assert lake.partitions == ("candidate",)
+    rows = lake.frame.select("candidate", "case_id", "line").collect().sort("candidate", "case_id").rows()
+    assert rows == [("A", "q1", 1), ("A", "q2", 2), ("B", "q1", 1)]
+    # A file a glob matched is read as itself too, brackets and all.
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "res [1].csv").write_text("case_id\nq1\n")
+    (runs / "res2.csv").write_text("case_id\nq2\n")
+    stacked = load(str(runs / "res*.csv")).frame.select("case_id", "source").collect().rows()
+    assert stacked == [("q1", str(runs / "res [1].csv")), ("q2", str(runs / "res2.csv"))]
+
+
+def test_a_bracket_pattern_that_names_nothing_is_a_glob(tmp_path: Path) -> None:
+    for name, case in (("res1.csv", "q1"), ("res2.csv", "q2"), ("res3.csv", "q3")):
+        (tmp_path / name).write_text(f"case_id\n{case}\n")
+    pattern = str(tmp_path / "res[12].csv")
+    assert is_glob(pattern)
+    assert glob_files(pattern) == [str(tmp_path / "res1.csv"), str(tmp_path / "res2.csv")]
+    assert load(pattern).frame.select("case_id").collect().to_series().to_list() == ["q1", "q2"]
+    with pytest.raises(InputFormatError, match=r"res\[9\]\.csv: no \.parquet, \.csv or \.jsonl files found"):
+        load(tmp_path / "res[9].csv")
 
 
 def test_utf16_binary_and_huge_fields(tmp_path: Path) -> None:
