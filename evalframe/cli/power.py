@@ -57,7 +57,7 @@ def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
     from evalframe.funnel import funnel, with_uncertainty
 
     try:
-        units = pl.read_parquet(path)
+        units = pl.read_parquet(path, glob=False)
     except (OSError, pl.exceptions.PolarsError) as exc:
         msg = f"--from-units {path}: not a readable units table ({type(exc).__name__})"
         raise ValueError(msg) from None
@@ -97,7 +97,7 @@ def read_comparison(path: Path) -> dict[str, Any]:
     row: Any
     try:
         if path.suffix == ".parquet":
-            row = pl.read_parquet(path).row(0, named=True)
+            row = pl.read_parquet(path, glob=False).row(0, named=True)
         else:
             doc = json.loads(path.read_text(encoding="utf-8"))
             row = doc[0] if isinstance(doc, list) else doc.get("comparison") if isinstance(doc, dict) else None

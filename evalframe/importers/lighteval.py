@@ -103,7 +103,7 @@ def _query_id(text: Any) -> str:
 def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     source = str(path)
     try:
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(path, glob=False)
     except Exception as exc:  # polars/pyarrow raise several types for a file that is not Parquet
         raise InputFormatError(source, f"not a readable Parquet file ({type(exc).__name__}: {exc})"[:300]) from None
     match = FILE_NAME.fullmatch(path.name)

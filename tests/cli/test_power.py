@@ -63,7 +63,7 @@ def test_power_command_reads_an_earlier_audit_and_compare(tmp_path: Path) -> Non
     ledger.write_csv(tmp_path / "results.csv")
     common = ["--plan", str(tmp_path / "plan.csv"), "--results", str(tmp_path / "results.csv")]
     common += ["--candidates", "base,cand", "--trials", "4"]
-    out = tmp_path / "out"
+    out = tmp_path / "out [1]"  # brackets in a path are its own characters, not a glob
     args = ["compare", *common, "--baseline", "base", "--candidate", "cand", "--out", str(out)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.stderr
