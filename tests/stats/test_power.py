@@ -8,7 +8,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from scipy.stats import multinomial, nct
+from scipy.stats import binom, multinomial, nct
 from scipy.stats import t as student_t
 
 import evalframe as ef
@@ -46,6 +46,65 @@ def test_one_trial_power_is_the_exact_mcnemar_rejection_probability_over_every_t
                 total += float(multinomial.pmf([n10, n01, rest], cases, [p10, p01, 1 - p10 - p01]))
     assert total > 0.05
     assert achieved_power(d, cases, 1, rate=rate, pair_correlation=phi) == pytest.approx(total, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("cases", "rate", "d", "phi"), [(12, 0.6, -0.25, 0.2), (20, 0.9, -0.45, 0.0), (9, 0.8, -0.5, 0.1)]
+)
+def test_a_drop_is_the_exact_mcnemar_probability_of_declaring_the_baseline_better(
+    cases: int, rate: float, d: float, phi: float
+) -> None:
+    # Written out for the drop itself (no mirroring): the baseline-only pairs must outnumber and reject.
+    p11, p10, p01 = _cells(rate, d, phi)
+    total = 0.0
+    for n10 in range(cases + 1):
+        for n01 in range(cases + 1 - n10):
+            if n01 > n10 and mcnemar_exact(n10, n01) < 0.05:
+                rest = cases - n10 - n01
+                total += float(multinomial.pmf([n10, n01, rest], cases, [p10, p01, 1 - p10 - p01]))
+    assert total > 0.05
+    assert achieved_power(d, cases, 1, rate=rate, pair_correlation=phi) == pytest.approx(total, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("cases", "trials", "icc", "r"), [(20, 1, 0.0, 0.0), (30, 1, 0.3, 0.25), (40, 4, 0.3, 0.5), (12, 10, 0.6, 0.0)]
+)
+def test_a_drop_from_p_has_the_power_of_a_rise_from_1_minus_p(cases: int, trials: int, icc: float, r: float) -> None:
+    for rate, d in ((0.9, 0.45), (0.7, 0.2), (0.55, 0.5), (0.2, 0.15)):
+        drop = achieved_power(-d, cases, trials, rate=rate, icc=icc, pair_correlation=r)
+        rise = achieved_power(d, cases, trials, rate=1 - rate, icc=icc, pair_correlation=r)
+        assert drop == pytest.approx(rise, abs=1e-12), rate
+
+
+def test_the_mde_is_the_smallest_difference_either_way() -> None:
+    # The user's case: 20 cases × 1 trial. From 0.9 a rise has 10 points of room, and even +0.1 (the candidate
+    # always passes: the discordant pairs are Binomial(20, 0.1), rejecting from 6 on) has power 0.011; a drop of
+    # 45.1 points has 80 %, exactly the rise detectable from 0.1.
+    high, low = detectable_difference(20, 1, rate=0.9), detectable_difference(20, 1, rate=0.1)
+    assert high.difference == pytest.approx(low.difference, abs=1e-12)
+    assert high.difference == pytest.approx(0.450706, abs=5e-7)
+    assert (high.rise, high.drop, high.direction) == (None, high.difference, "drop")
+    assert (low.rise, low.drop, low.direction) == (low.difference, None, "rise")
+    assert achieved_power(0.1, 20, 1, rate=0.9) == pytest.approx(float(binom.sf(5, 20, 0.1)), abs=1e-12)
+    assert achieved_power(-high.difference, 20, 1, rate=0.9) == pytest.approx(0.8, abs=1e-8)
+    # At ½ the two directions are the same computation.
+    half = detectable_difference(200, 1, rate=0.5)
+    assert (half.rise, half.drop, half.direction) == (half.difference, half.difference, "either")
+    # At 0.3 a drop (away from ½) is easier: 12.4 points against 14.0 for a rise, the rise and drop of 0.7.
+    below, above = detectable_difference(200, 1, rate=0.3), detectable_difference(200, 1, rate=0.7)
+    assert (below.drop, below.rise) == (pytest.approx(0.123723, abs=5e-7), pytest.approx(0.139915, abs=5e-7))
+    assert below.difference == below.drop
+    assert (above.rise, above.drop) == (pytest.approx(below.drop, abs=1e-12), pytest.approx(below.rise, abs=1e-12))
+    for trials, icc in ((3, 0.3), (10, 0.5)):
+        several = detectable_difference(30, trials, rate=0.85, icc=icc)
+        mirror = detectable_difference(30, trials, rate=0.15, icc=icc)
+        assert (several.drop, several.rise) == (
+            pytest.approx(mirror.rise, abs=1e-12),
+            pytest.approx(mirror.drop, abs=1e-12),
+        )
+    # cases needed for a drop: those for the rise of as much from 1 − rate.
+    assert cases_needed(-0.10, 1, rate=0.8) == cases_needed(0.10, 1, rate=0.2) == 313
+    assert cases_needed(-0.10, 3, rate=0.8, icc=0.3) == cases_needed(0.10, 3, rate=0.2, icc=0.3)
 
 
 def test_critical_counts_are_those_of_mcnemar_exact() -> None:
@@ -155,8 +214,12 @@ def test_cases_needed_is_the_inverse() -> None:
     assert achieved_power(0.10, needed, 1, rate=0.5) >= 0.8 > achieved_power(0.10, needed - 1, 1, rate=0.5)
     assert cases_needed(0.10, 5, rate=0.5, icc=0.3) == 173
     assert cases_needed(0.001, 1, most=1000) is None
-    with pytest.raises(ValueError, match=r"difference must be in \(0, 1 - rate\] = \(0, 0.5\], got 0.6"):
+    with pytest.raises(ValueError) as info:
         cases_needed(0.6, 1, rate=0.5)
+    assert str(info.value) == "difference must be in [-rate, 0) or (0, 1 - rate] = [-0.5, 0) or (0, 0.5], got 0.6"
+    with pytest.raises(ValueError) as info:
+        achieved_power(-0.95, 20, 1, rate=0.9)
+    assert str(info.value) == "difference must be in [-rate, 1 - rate] = [-0.9, 0.1], got -0.95"
     with pytest.raises(ValueError, match=r"rate must be in \(0.0, 1.0\), got 1.0"):
         detectable_difference(10, rate=1.0)
 
@@ -175,8 +238,11 @@ def test_pair_correlation_across_trials() -> None:
 
 def test_power_plan_trades_trials_against_cases() -> None:
     plan = power(60, 2, rate=0.6, icc=0.2, pair_correlation=0.3, target_difference=0.15, trade_trials=[1, 3])
+    # At 0.6 a rise (away from ½) is the easier direction: the MDE is the rise, and the drop is named too.
+    d = plan.detectable
+    assert (round(d.rise, 4), round(d.drop, 4), d.difference, d.direction) == (0.1568, 0.1677, d.rise, "either")
     assert plan.sentence() == (
-        f"with 60 cases × 2 trials you can detect {100 * plan.detectable.difference:.1f} points "
+        "with 60 cases × 2 trials you can detect a rise of 15.7 points or a drop of 16.8 points "
         "(80% power, two-sided α 0.05, baseline rate 0.6)"
     )
     rows = plan.trade.rows(named=True)
