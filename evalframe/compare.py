@@ -126,16 +126,16 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
 
 def _detectable(
     used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float, confidence: float
-) -> tuple[float | None, Detectable | None]:
-    """The correlation of the two sides' case means and the difference this batch could detect at 80% power.
+) -> tuple[float | None, Detectable | None, float | None]:
+    """The correlation of the two sides' case means, the difference this batch could detect at 80% power, the rate.
 
     Pass/fail only (:func:`evalframe.stats.detectable.detectable_difference` with the used pairs' cases and mean
-    trials per case, the baseline's pass rate and ``icc``, and the observed pair correlation): the power of
-    the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
-    clustered interval at ``confidence``.
+    trials per case, the baseline's pass rate over them and ``icc``, and the observed pair correlation): the
+    power of the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
+    clustered interval at ``confidence``; the smallest difference either way, with the smallest rise and drop.
     """
     if numeric or used.height == 0:
-        return None, None
+        return None, None, None
     means = used.group_by(CASE_ID).agg(
         pl.col("candidate_value").mean().alias("c"), pl.col("baseline_value").mean().alias("b"), pl.len().alias("m")
     )
@@ -143,7 +143,7 @@ def _detectable(
     r = None if r is None or not math.isfinite(r) else max(-1.0, min(float(r), 0.99))
     rate = used.get_column("baseline_value").mean()
     if means.height < 2 or not isinstance(rate, float) or not 0.0 < rate < 1.0:
-        return r, None
+        return r, None, None
     icc = baseline.get("icc")
     trials = float(used.height) / means.height
     found = detectable_difference(
@@ -154,7 +154,7 @@ def _detectable(
         pair_correlation=0.0 if r is None else r,
         alpha=alpha if trials == 1 else 1.0 - confidence,
     )
-    return r, found
+    return r, found, rate
 
 
 def _se_naive(differences: pl.Series) -> float:
@@ -281,10 +281,10 @@ def compare(
     if None not in bounds:
         reasons.append(_bounds_reason(bounds, candidate, baseline))
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
-    pair_r, found = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    pair_r, found, base_rate = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     detectable = None if found is None else found.difference
-    if verdict == "no_supported_winner" and found is not None and declared.test is not None:
-        reasons.append(_power_reason(declared.test.n_clusters, detectable))
+    if verdict == "no_supported_winner" and found is not None and base_rate is not None and declared.test is not None:
+        reasons.append(_power_reason(declared.test.n_clusters, found, base_rate, candidate, baseline))
     row = {
         "baseline": baseline,
         "candidate": candidate,
@@ -461,14 +461,40 @@ def _bounds_reason(bounds: Sequence[float], candidate: str, baseline: str) -> st
     return f"bounds {'separate' if separate else 'overlap'}: {text}"
 
 
-def _power_reason(cases: int, detectable: float | None) -> str:
-    """The difference this batch could have detected with 80% power (SPEC §6a), in words."""
+def _power_reason(cases: int, found: Detectable, rate: float, candidate: str, baseline: str) -> str:
+    """The difference this batch could have detected with 80% power (SPEC §6a), in words, either way.
+
+    ``found`` holds the smallest detectable rise (``candidate`` above ``baseline``) and drop; the direction
+    is named when only one is within reach (``rate``, the baseline's over the used pairs, leaves the other
+    too little room) or when the two differ.
+    """
     batch = f"power: with {cases} cases this batch"
-    if detectable is None:
+    missed = "smaller differences may be missed"
+    rise, drop = found.rise, found.drop
+    if rise is None and drop is None:
         return f"{batch} could not have detected any difference in pass rate with 80% power (SPEC §6a): too few cases"
+    if rise is None or drop is None:
+        if rise is not None:
+            seen, side, other, room = rise, "above", "drop", rate
+        else:
+            assert drop is not None  # one of the two, not both
+            seen, side, other, room = drop, "below", "rise", 1.0 - rate
+        return (
+            f"{batch} could have detected a difference of {seen:.3g} in pass rate ({100 * seen:.1f} points) "
+            f"with 80% power (SPEC §6a) only with {candidate} {side} {baseline}: {baseline} passes "
+            f"{100 * rate:.3g}% of these pairs, which leaves room for a {other} of at most {100 * room:.1f} "
+            f"points, too little to detect; {missed}"
+        )
+    if f"{rise:.3g}" == f"{drop:.3g}":
+        return (
+            f"{batch} could have detected a difference of {drop:.3g} in pass rate ({100 * drop:.1f} "
+            f"points) with 80% power (SPEC §6a); {missed}"
+        )
+    (first, first_side), (second, second_side) = sorted(((rise, "above"), (drop, "below")))
     return (
-        f"{batch} could have detected a difference of {detectable:.3g} in pass rate ({100 * detectable:.1f} "
-        "points) with 80% power (SPEC §6a); smaller differences may be missed"
+        f"{batch} could have detected a difference of {first:.3g} in pass rate ({100 * first:.1f} points) with "
+        f"{candidate} {first_side} {baseline}, or of {second:.3g} ({100 * second:.1f} points) with it "
+        f"{second_side}, with 80% power (SPEC §6a); {missed}"
     )
 
 

@@ -311,6 +311,52 @@ def test_no_supported_winner_says_what_the_batch_could_have_detected() -> None:
     )
 
 
+def _one_trial(cases: int, base: list[int], cand: list[int]) -> ef.AuditReport:
+    ids = [f"q{i:02d}" for i in range(cases)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["base", "cand"])
+    rows = [{"candidate": "base", "case_id": c, "passed": v} for c, v in zip(ids, base, strict=True)]
+    rows += [{"candidate": "cand", "case_id": c, "passed": v} for c, v in zip(ids, cand, strict=True)]
+    return ef.audit(plan, pl.DataFrame(rows))
+
+
+def test_near_a_rate_of_1_the_batch_could_have_detected_a_drop() -> None:
+    # The evalscope example's shape: 20 cases, base fails q00 and q01, cand only q00 (18 vs 19 passed). A rise
+    # from 0.9 has 10 points of room; a drop is detectable, and the reason says it is one.
+    report = _one_trial(20, [int(i >= 2) for i in range(20)], [int(i != 0) for i in range(20)])
+    c = compare(report, baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    r = c.table.item(0, "pair_correlation")
+    found = detectable_difference(20, 1, rate=0.9, pair_correlation=r)
+    assert (found.rise, found.direction) == (None, "drop")
+    assert found.drop == pytest.approx(0.366459, abs=5e-7)
+    assert c.table.item(0, "detectable_difference") == found.drop
+    assert c.reasons[-1] == (
+        "power: with 20 cases this batch could have detected a difference of 0.366 in pass rate (36.6 points) "
+        "with 80% power (SPEC §6a) only with cand below base: base passes 90% of these pairs, which leaves room "
+        "for a rise of at most 10.0 points, too little to detect; smaller differences may be missed"
+    )
+    # Swapped roles, the baseline at 0.95: only a rise of cand (now the 18-pass side) over it is out of reach.
+    swapped = compare(report, baseline="cand", candidate="base")
+    assert swapped.reasons[-1].endswith(
+        "only with base below cand: cand passes 95% of these pairs, which leaves room for a rise of at most "
+        "5.0 points, too little to detect; smaller differences may be missed"
+    )
+
+
+def test_when_a_rise_and_a_drop_differ_the_reason_gives_both() -> None:
+    # 60 cases, base passes every 4th (0.25), cand every 5th: a drop (away from ½) is the easier one to detect.
+    c = compare(_one_trial(60, [int(i % 4 == 0) for i in range(60)], [int(i % 5 == 0) for i in range(60)]),
+                baseline="base", candidate="cand")  # fmt: skip
+    found = detectable_difference(60, 1, rate=0.25, pair_correlation=c.table.item(0, "pair_correlation"))
+    assert (found.drop, found.rise) == (pytest.approx(0.193006, abs=5e-7), pytest.approx(0.265579, abs=5e-7))
+    assert c.table.item(0, "detectable_difference") == pytest.approx(found.drop, abs=1e-12)
+    assert c.reasons[-1] == (
+        "power: with 60 cases this batch could have detected a difference of 0.193 in pass rate (19.3 points) "
+        "with cand below base, or of 0.266 (26.6 points) with it above, with 80% power (SPEC §6a); smaller "
+        "differences may be missed"
+    )
+
+
 def test_with_several_trials_compare_uses_the_clustered_model_and_the_summary_icc() -> None:
     plan, ledger = _batch(30, 4, seed=4)
     report = ef.audit(plan, ledger)
