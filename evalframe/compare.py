@@ -27,11 +27,11 @@ from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import (
     Detectable,
     PairedTest,
-    detectable_difference,
     mcnemar_exact,
     paired_mean_difference,
     paired_rate_difference,
 )
+from evalframe.stats.detectable import _observed_detectable
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
@@ -133,6 +133,8 @@ def _detectable(
     trials per case, the baseline's pass rate over them and ``icc``, and the observed pair correlation): the
     power of the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
     clustered interval at ``confidence``; the smallest difference either way, with the smallest rise and drop.
+    A baseline passing (or failing) every used pair is taken at its rate of 1 (or 0): only a drop (a rise)
+    has room to be detected. Fewer than two cases detect nothing. None for numeric scores or without pairs.
     """
     if numeric or used.height == 0:
         return None, None, None
@@ -142,11 +144,11 @@ def _detectable(
     r = means.select(pl.corr("c", "b")).item() if means.height > 2 else None
     r = None if r is None or not math.isfinite(r) else max(-1.0, min(float(r), 0.99))
     rate = used.get_column("baseline_value").mean()
-    if means.height < 2 or not isinstance(rate, float) or not 0.0 < rate < 1.0:
+    if not isinstance(rate, float) or not 0.0 <= rate <= 1.0:
         return r, None, None
     icc = baseline.get("icc")
     trials = float(used.height) / means.height
-    found = detectable_difference(
+    found = _observed_detectable(
         means.height,
         trials,
         rate=rate,
@@ -283,8 +285,9 @@ def compare(
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     pair_r, found, base_rate = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     detectable = None if found is None else found.difference
-    if verdict == "no_supported_winner" and found is not None and base_rate is not None and declared.test is not None:
-        reasons.append(_power_reason(declared.test.n_clusters, found, base_rate, candidate, baseline))
+    if verdict == "no_supported_winner":
+        cases = 0 if declared.test is None else declared.test.n_clusters
+        reasons.append(_power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
     row = {
         "baseline": baseline,
         "candidate": candidate,
@@ -461,29 +464,46 @@ def _bounds_reason(bounds: Sequence[float], candidate: str, baseline: str) -> st
     return f"bounds {'separate' if separate else 'overlap'}: {text}"
 
 
-def _power_reason(cases: int, found: Detectable, rate: float, candidate: str, baseline: str) -> str:
+def _power_reason(
+    cases: int, found: Detectable | None, rate: float | None, candidate: str, baseline: str, *, numeric: bool
+) -> str:
     """The difference this batch could have detected with 80% power (SPEC §6a), in words, either way.
 
     ``found`` holds the smallest detectable rise (``candidate`` above ``baseline``) and drop; the direction
     is named when only one is within reach (``rate``, the baseline's over the used pairs, leaves the other
-    too little room) or when the two differ.
+    too little room) or when the two differ. Every ``no_supported_winner`` gets one: with fewer than two
+    cases nothing is detectable (there is no interval), and for mean scores the power is not modelled.
     """
-    batch = f"power: with {cases} cases this batch"
+    batch = f"power: with {cases} case{'' if cases == 1 else 's'} this batch"
+    what = "mean score" if numeric else "pass rate"
+    nothing = f"{batch} could not have detected any difference in {what} with 80% power (SPEC §6a): too few cases"
     missed = "smaller differences may be missed"
+    if found is None or rate is None:
+        if numeric and cases >= 2:
+            return (
+                "power: not estimated for a difference of mean scores: the power of SPEC §6a is that of a "
+                "difference in pass rate (declare a pass threshold to compare pass rates)"
+            )
+        return nothing
     rise, drop = found.rise, found.drop
     if rise is None and drop is None:
-        return f"{batch} could not have detected any difference in pass rate with 80% power (SPEC §6a): too few cases"
+        return nothing
     if rise is None or drop is None:
         if rise is not None:
             seen, side, other, room = rise, "above", "drop", rate
         else:
             assert drop is not None  # one of the two, not both
             seen, side, other, room = drop, "below", "rise", 1.0 - rate
+        if room == 0.0:
+            why = f"{baseline} {'passes' if rate == 1.0 else 'fails'} every one of these pairs: no {other} is possible"
+        else:
+            why = (
+                f"{baseline} passes {100 * rate:.3g}% of these pairs, which leaves room for a {other} of at most "
+                f"{100 * room:.1f} points, too little to detect"
+            )
         return (
             f"{batch} could have detected a difference of {seen:.3g} in pass rate ({100 * seen:.1f} points) "
-            f"with 80% power (SPEC §6a) only with {candidate} {side} {baseline}: {baseline} passes "
-            f"{100 * rate:.3g}% of these pairs, which leaves room for a {other} of at most {100 * room:.1f} "
-            f"points, too little to detect; {missed}"
+            f"with 80% power (SPEC §6a) only with {candidate} {side} {baseline}: {why}; {missed}"
         )
     if f"{rise:.3g}" == f"{drop:.3g}":
         return (

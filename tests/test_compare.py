@@ -24,9 +24,16 @@ def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
     # Two cases with grades on both sides, both passed by both: a difference of 0, and no winner.
     assert c.reasons[1].startswith("interval: paired difference of pass rate A − B = +0 [")
     assert c.reasons[1].endswith("(95% interval over 2 cases; exact McNemar p=1) does not support a winner")
-    assert c.reasons[-1] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
+    assert c.reasons[2] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
+    # SPEC §6a: B passes both used pairs (a rate of 1), and two pairs can never reject (p ≥ 2 · 0.5² = 0.5).
+    assert c.reasons[3] == (
+        "power: with 2 cases this batch could not have detected any difference in pass rate with 80% power "
+        "(SPEC §6a): too few cases"
+    )
+    assert len(c.reasons) == 4
     row = c.table.row(0, named=True)
     assert (row["pairs_planned"], row["pairs_used"], row["pairs_dropped"]) == (4, 2, 2)
+    assert row["detectable_difference"] is None
     assert (row["candidate_worst"], row["candidate_best"], row["baseline_worst"], row["baseline_best"]) == (
         0.5,
         1.0,

@@ -387,3 +387,76 @@ def test_too_few_cases_to_detect_anything_is_said() -> None:
         "power: with 4 cases this batch could not have detected any difference in pass rate with 80% power "
         "(SPEC §6a): too few cases"
     )
+
+
+def _no_power_reason(n: int) -> str:
+    return (
+        f"power: with {n} case{'' if n == 1 else 's'} this batch could not have detected any difference in pass "
+        "rate with 80% power (SPEC §6a): too few cases"
+    )
+
+
+@pytest.mark.parametrize(
+    ("base", "cand"),
+    [
+        ([1, 1], [1, 1]),  # Orbit Desk's used pairs: the baseline's rate is 1
+        ([0, 0], [1, 1]),  # the HELM example: 0, and the interval excludes zero
+        ([1, 0], [1, 1]),  # a rate of ½
+        ([1, 0, 0], [1, 1, 0]),
+    ],
+)
+def test_two_or_three_cases_say_nothing_was_detectable(base: list[int], cand: list[int]) -> None:
+    # Two or three discordant pairs at most: the exact test needs 6, all one way, to reject at 0.05.
+    c = compare(_one_trial(len(base), base, cand), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    assert c.table.item(0, "detectable_difference") is None
+    assert c.reasons[-1] == _no_power_reason(len(base))
+
+
+def test_one_case_or_none_says_nothing_was_detectable() -> None:
+    # One case of ten trials: no interval, so no winner, whatever the difference.
+    from tests.test_compare import trials_report
+
+    c = compare(trials_report([(10, 0)], 10), baseline="base", candidate="cand")
+    assert (c.verdict, c.table.item(0, "detectable_difference")) == ("no_supported_winner", None)
+    assert c.reasons[-1] == _no_power_reason(1)
+    # No pair graded on both sides.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["base", "cand"])
+    ledger = pl.DataFrame({"candidate": ["base", "cand"], "case_id": ["a", "b"], "passed": [1, 1]})
+    none = compare(ef.audit(plan, ledger), baseline="base", candidate="cand", min_coverage=0.0)
+    assert none.reasons[-3:] == [
+        "interval: no pair has a grade on both sides",
+        "bounds overlap: cand [0.5, 1] vs base [0.5, 1]",
+        _no_power_reason(0),
+    ]
+
+
+def test_a_baseline_passing_every_pair_can_still_detect_a_drop() -> None:
+    # 20 cases, base passes all, cand 19: from a rate of 1 only a drop is possible, detectable from 36.6
+    # points (the discordant pairs are Binomial(20, d), all for base, rejecting from 6 on).
+    c = compare(_one_trial(20, [1] * 20, [int(i != 0) for i in range(20)]), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    assert c.table.item(0, "detectable_difference") == pytest.approx(0.366459, abs=5e-7)
+    assert float(binom.sf(5, 20, c.table.item(0, "detectable_difference"))) == pytest.approx(0.8, abs=1e-8)
+    assert c.reasons[-1] == (
+        "power: with 20 cases this batch could have detected a difference of 0.366 in pass rate (36.6 points) "
+        "with 80% power (SPEC §6a) only with cand below base: base passes every one of these pairs: no rise is "
+        "possible; smaller differences may be missed"
+    )
+    # The mirror: a baseline failing every pair, only a rise.
+    up = compare(_one_trial(20, [0] * 20, [int(i == 0) for i in range(20)]), baseline="base", candidate="cand")
+    assert up.table.item(0, "detectable_difference") == pytest.approx(0.366459, abs=5e-7)
+    assert "only with cand above base: base fails every one of these pairs: no drop is possible;" in up.reasons[-1]
+
+
+def test_mean_scores_say_the_power_is_not_modelled() -> None:
+    cases = [f"q{i}" for i in range(12)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": n, "case_id": c, "score": 0.5 + 0.01 * ((i * 7 + k) % 5)}
+            for k, n in enumerate(("base", "cand")) for i, c in enumerate(cases)]  # fmt: skip
+    c = compare(ef.audit(plan, pl.DataFrame(rows), grade="numeric"), baseline="base", candidate="cand")
+    assert (c.verdict, c.table.item(0, "detectable_difference")) == ("no_supported_winner", None)
+    assert c.reasons[-1] == (
+        "power: not estimated for a difference of mean scores: the power of SPEC §6a is that of a difference in "
+        "pass rate (declare a pass threshold to compare pass rates)"
+    )
