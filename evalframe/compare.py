@@ -88,8 +88,12 @@ class _Tested:
     test: PairedTest | None
     mcnemar_p: float | None
     winner: str | None
+    interval_side: int = 0
+    """The side the interval alone excludes zero on: 1 (candidate), −1 (baseline), 0 (includes it, or none)."""
+    discordant: tuple[int, int] | None = None
+    """With one trial per case: the discordant pairs (candidate passes alone, baseline passes alone)."""
 
-    def describe(self) -> str:
+    def describe(self, *, with_test: bool = True) -> str:
         t = self.test
         if t is None:
             return "(no pairs)"
@@ -97,7 +101,7 @@ class _Tested:
             return f"{t.difference:+.3g} over {t.n_clusters} case(s): fewer than two cases, no interval"
         text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
         text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
-        if self.mcnemar_p is not None:
+        if with_test and self.mcnemar_p is not None:
             text += f"; exact McNemar p={self.mcnemar_p:.2g}"
         return text + ")"
 
@@ -114,14 +118,14 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
         test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence)
     else:
         test = paired_rate_difference(cand, base, cluster, confidence=confidence)
-    p = None
+    p, discordant = None, None
     if test.method == "newcombe":
-        p = mcnemar_exact(int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
-    side = test.excludes_zero()
-    if p is not None and p >= alpha:
-        side = 0
+        discordant = (int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
+        p = mcnemar_exact(*discordant)
+    interval_side = test.excludes_zero()
+    side = 0 if p is not None and p >= alpha else interval_side
     winner = {1: "candidate_better", -1: "baseline_better"}.get(side)
-    return _Tested(test, p, winner)
+    return _Tested(test, p, winner, interval_side, discordant)
 
 
 def _detectable(
@@ -266,7 +270,7 @@ def compare(
     missingness_p = _missingness_p(joined)
     reasons = _coverage_reasons({baseline: b, candidate: c}, min_coverage, missingness_p, alpha)
     coverage_ok = not reasons
-    reasons.append(_interval_reason(declared, scale, candidate, baseline))
+    reasons.append(_interval_reason(declared, scale, candidate, baseline, alpha))
     winner = declared.winner
     policies_agree = winner is None or other.winner == winner
     if not policies_agree:
@@ -421,15 +425,30 @@ def _coverage_reasons(
     return reasons
 
 
-def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline: str) -> str:
-    """Check 2 of SPEC §6, in words: does the declared policy's paired interval support a winner."""
+def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline: str, alpha: float) -> str:
+    """Check 2 of SPEC §6, in words: does the declared policy's paired test support a winner, and if not, why.
+
+    A winner needs the interval to exclude zero and, with one trial per case, the exact McNemar test to reject
+    at ``alpha``: when the interval excludes zero but the test does not reject, the reason names the test.
+    """
     what = "mean score" if scale.numeric else "pass rate"
     if declared.test is None:
         return "interval: no pair has a grade on both sides"
-    difference = f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()}"
-    if declared.winner is None:
-        return f"{difference} does not support a winner"
-    return f"{difference} supports {declared.winner}"
+    difference = f"paired difference of {what} {candidate} − {baseline}"
+    if declared.winner is not None:
+        return f"interval: {difference} = {declared.describe()} supports {declared.winner}"
+    p, discordant = declared.mcnemar_p, declared.discordant
+    if declared.interval_side == 0 or p is None or discordant is None:
+        return f"interval: {difference} = {declared.describe()} does not support a winner"
+    n10, n01 = discordant
+    needed = math.floor(math.log2(2.0 / alpha)) + 1  # fewest pairs, all one way, with 2 · 0.5ⁿ < alpha
+    hint = f"; p < {alpha:g} needs at least {needed} discordant pairs, all one way" if n10 + n01 < needed else ""
+    return (
+        f"exact McNemar test: p={p:.2g} ≥ α {alpha:g} on {n10 + n01} discordant pair{'' if n10 + n01 == 1 else 's'} "
+        f"({n10} passed by {candidate} alone, {n01} by {baseline} alone), so the paired test does not reject no "
+        f"difference and does not support a winner, although the {difference} = "
+        f"{declared.describe(with_test=False)} excludes zero{hint}"
+    )
 
 
 def _tipping_point(
