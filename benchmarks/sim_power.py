@@ -57,7 +57,7 @@ def planted(cases: int, trials: int, rate: float, icc: float) -> tuple[float, fl
     """(MDE, r): the reported MDE at the correlation the model gives at that MDE."""
     r = icc / (icc + (1 - icc) / trials)
     for _ in range(6):
-        mde = detectable_difference(cases, trials, rate=rate, icc=icc, pair_correlation=r).difference
+        mde = detectable_difference(cases, trials, rate=rate, icc=icc, pair_correlation=r).rise  # a rise is planted
         assert mde is not None
         r = pair_correlation(rate, mde, icc, trials)
     return mde, r

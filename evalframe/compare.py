@@ -27,11 +27,11 @@ from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import (
     Detectable,
     PairedTest,
-    detectable_difference,
     mcnemar_exact,
     paired_mean_difference,
     paired_rate_difference,
 )
+from evalframe.stats.detectable import _observed_detectable
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
@@ -88,8 +88,12 @@ class _Tested:
     test: PairedTest | None
     mcnemar_p: float | None
     winner: str | None
+    interval_side: int = 0
+    """The side the interval alone excludes zero on: 1 (candidate), −1 (baseline), 0 (includes it, or none)."""
+    discordant: tuple[int, int] | None = None
+    """With one trial per case: the discordant pairs (candidate passes alone, baseline passes alone)."""
 
-    def describe(self) -> str:
+    def describe(self, *, with_test: bool = True) -> str:
         t = self.test
         if t is None:
             return "(no pairs)"
@@ -97,7 +101,7 @@ class _Tested:
             return f"{t.difference:+.3g} over {t.n_clusters} case(s): fewer than two cases, no interval"
         text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
         text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
-        if self.mcnemar_p is not None:
+        if with_test and self.mcnemar_p is not None:
             text += f"; exact McNemar p={self.mcnemar_p:.2g}"
         return text + ")"
 
@@ -114,39 +118,41 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
         test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence)
     else:
         test = paired_rate_difference(cand, base, cluster, confidence=confidence)
-    p = None
+    p, discordant = None, None
     if test.method == "newcombe":
-        p = mcnemar_exact(int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
-    side = test.excludes_zero()
-    if p is not None and p >= alpha:
-        side = 0
+        discordant = (int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
+        p = mcnemar_exact(*discordant)
+    interval_side = test.excludes_zero()
+    side = 0 if p is not None and p >= alpha else interval_side
     winner = {1: "candidate_better", -1: "baseline_better"}.get(side)
-    return _Tested(test, p, winner)
+    return _Tested(test, p, winner, interval_side, discordant)
 
 
 def _detectable(
     used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float, confidence: float
-) -> tuple[float | None, Detectable | None]:
-    """The correlation of the two sides' case means and the difference this batch could detect at 80% power.
+) -> tuple[float | None, Detectable | None, float | None]:
+    """The correlation of the two sides' case means, the difference this batch could detect at 80% power, the rate.
 
     Pass/fail only (:func:`evalframe.stats.detectable.detectable_difference` with the used pairs' cases and mean
-    trials per case, the baseline's pass rate and ``icc``, and the observed pair correlation): the power of
-    the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
-    clustered interval at ``confidence``.
+    trials per case, the baseline's pass rate over them and ``icc``, and the observed pair correlation): the
+    power of the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
+    clustered interval at ``confidence``; the smallest difference either way, with the smallest rise and drop.
+    A baseline passing (or failing) every used pair is taken at its rate of 1 (or 0): only a drop (a rise)
+    has room to be detected. Fewer than two cases detect nothing. None for numeric scores or without pairs.
     """
     if numeric or used.height == 0:
-        return None, None
+        return None, None, None
     means = used.group_by(CASE_ID).agg(
         pl.col("candidate_value").mean().alias("c"), pl.col("baseline_value").mean().alias("b"), pl.len().alias("m")
     )
     r = means.select(pl.corr("c", "b")).item() if means.height > 2 else None
     r = None if r is None or not math.isfinite(r) else max(-1.0, min(float(r), 0.99))
     rate = used.get_column("baseline_value").mean()
-    if means.height < 2 or not isinstance(rate, float) or not 0.0 < rate < 1.0:
-        return r, None
+    if not isinstance(rate, float) or not 0.0 <= rate <= 1.0:
+        return r, None, None
     icc = baseline.get("icc")
     trials = float(used.height) / means.height
-    found = detectable_difference(
+    found = _observed_detectable(
         means.height,
         trials,
         rate=rate,
@@ -154,7 +160,7 @@ def _detectable(
         pair_correlation=0.0 if r is None else r,
         alpha=alpha if trials == 1 else 1.0 - confidence,
     )
-    return r, found
+    return r, found, rate
 
 
 def _se_naive(differences: pl.Series) -> float:
@@ -271,7 +277,7 @@ def compare(
             f"pairs: {only}: not compared (the other side was never planned on them); coverage and "
             "bounds are each side's over its own plan"
         )
-    reasons.append(_interval_reason(declared, scale, candidate, baseline))
+    reasons.append(_interval_reason(declared, scale, candidate, baseline, alpha))
     winner = declared.winner
     policies_agree = winner is None or other.winner == winner
     if not policies_agree:
@@ -288,10 +294,11 @@ def compare(
     if None not in bounds:
         reasons.append(_bounds_reason(bounds, candidate, baseline))
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
-    pair_r, found = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    pair_r, found, base_rate = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     detectable = None if found is None else found.difference
-    if verdict == "no_supported_winner" and found is not None and declared.test is not None:
-        reasons.append(_power_reason(declared.test.n_clusters, detectable))
+    if verdict == "no_supported_winner":
+        cases = 0 if declared.test is None else declared.test.n_clusters
+        reasons.append(_power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
     row = {
         "baseline": baseline,
         "candidate": candidate,
@@ -434,15 +441,30 @@ def _coverage_reasons(
     return reasons
 
 
-def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline: str) -> str:
-    """Check 2 of SPEC §6, in words: does the declared policy's paired interval support a winner."""
+def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline: str, alpha: float) -> str:
+    """Check 2 of SPEC §6, in words: does the declared policy's paired test support a winner, and if not, why.
+
+    A winner needs the interval to exclude zero and, with one trial per case, the exact McNemar test to reject
+    at ``alpha``: when the interval excludes zero but the test does not reject, the reason names the test.
+    """
     what = "mean score" if scale.numeric else "pass rate"
     if declared.test is None:
         return "interval: no pair has a grade on both sides"
-    difference = f"interval: paired difference of {what} {candidate} − {baseline} = {declared.describe()}"
-    if declared.winner is None:
-        return f"{difference} does not support a winner"
-    return f"{difference} supports {declared.winner}"
+    difference = f"paired difference of {what} {candidate} − {baseline}"
+    if declared.winner is not None:
+        return f"interval: {difference} = {declared.describe()} supports {declared.winner}"
+    p, discordant = declared.mcnemar_p, declared.discordant
+    if declared.interval_side == 0 or p is None or discordant is None:
+        return f"interval: {difference} = {declared.describe()} does not support a winner"
+    n10, n01 = discordant
+    needed = math.floor(math.log2(2.0 / alpha)) + 1  # fewest pairs, all one way, with 2 · 0.5ⁿ < alpha
+    hint = f"; p < {alpha:g} needs at least {needed} discordant pairs, all one way" if n10 + n01 < needed else ""
+    return (
+        f"exact McNemar test: p={p:.2g} ≥ α {alpha:g} on {n10 + n01} discordant pair{'' if n10 + n01 == 1 else 's'} "
+        f"({n10} passed by {candidate} alone, {n01} by {baseline} alone), so the paired test does not reject no "
+        f"difference and does not support a winner, although the {difference} = "
+        f"{declared.describe(with_test=False)} excludes zero{hint}"
+    )
 
 
 def _tipping_point(
@@ -477,14 +499,57 @@ def _bounds_reason(bounds: Sequence[float], candidate: str, baseline: str) -> st
     return f"bounds {'separate' if separate else 'overlap'}: {text}"
 
 
-def _power_reason(cases: int, detectable: float | None) -> str:
-    """The difference this batch could have detected with 80% power (SPEC §6a), in words."""
-    batch = f"power: with {cases} cases this batch"
-    if detectable is None:
-        return f"{batch} could not have detected any difference in pass rate with 80% power (SPEC §6a): too few cases"
+def _power_reason(
+    cases: int, found: Detectable | None, rate: float | None, candidate: str, baseline: str, *, numeric: bool
+) -> str:
+    """The difference this batch could have detected with 80% power (SPEC §6a), in words, either way.
+
+    ``found`` holds the smallest detectable rise (``candidate`` above ``baseline``) and drop; the direction
+    is named when only one is within reach (``rate``, the baseline's over the used pairs, leaves the other
+    too little room) or when the two differ. Every ``no_supported_winner`` gets one: with fewer than two
+    cases nothing is detectable (there is no interval), and for mean scores the power is not modelled.
+    """
+    batch = f"power: with {cases} case{'' if cases == 1 else 's'} this batch"
+    what = "mean score" if numeric else "pass rate"
+    nothing = f"{batch} could not have detected any difference in {what} with 80% power (SPEC §6a): too few cases"
+    missed = "smaller differences may be missed"
+    if found is None or rate is None:
+        if numeric and cases >= 2:
+            return (
+                "power: not estimated for a difference of mean scores: the power of SPEC §6a is that of a "
+                "difference in pass rate (declare a pass threshold to compare pass rates)"
+            )
+        return nothing
+    rise, drop = found.rise, found.drop
+    if rise is None and drop is None:
+        return nothing
+    if rise is None or drop is None:
+        if rise is not None:
+            seen, side, other, room = rise, "above", "drop", rate
+        else:
+            assert drop is not None  # one of the two, not both
+            seen, side, other, room = drop, "below", "rise", 1.0 - rate
+        if room == 0.0:
+            why = f"{baseline} {'passes' if rate == 1.0 else 'fails'} every one of these pairs: no {other} is possible"
+        else:
+            why = (
+                f"{baseline} passes {100 * rate:.3g}% of these pairs, which leaves room for a {other} of at most "
+                f"{100 * room:.1f} points, too little to detect"
+            )
+        return (
+            f"{batch} could have detected a difference of {seen:.3g} in pass rate ({100 * seen:.1f} points) "
+            f"with 80% power (SPEC §6a) only with {candidate} {side} {baseline}: {why}; {missed}"
+        )
+    if f"{rise:.3g}" == f"{drop:.3g}":
+        return (
+            f"{batch} could have detected a difference of {drop:.3g} in pass rate ({100 * drop:.1f} "
+            f"points) with 80% power (SPEC §6a); {missed}"
+        )
+    (first, first_side), (second, second_side) = sorted(((rise, "above"), (drop, "below")))
     return (
-        f"{batch} could have detected a difference of {detectable:.3g} in pass rate ({100 * detectable:.1f} "
-        "points) with 80% power (SPEC §6a); smaller differences may be missed"
+        f"{batch} could have detected a difference of {first:.3g} in pass rate ({100 * first:.1f} points) with "
+        f"{candidate} {first_side} {baseline}, or of {second:.3g} ({100 * second:.1f} points) with it "
+        f"{second_side}, with 80% power (SPEC §6a); {missed}"
     )
 
 

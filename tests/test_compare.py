@@ -24,9 +24,16 @@ def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
     # Two cases with grades on both sides, both passed by both: a difference of 0, and no winner.
     assert c.reasons[1].startswith("interval: paired difference of pass rate A − B = +0 [")
     assert c.reasons[1].endswith("(95% interval over 2 cases; exact McNemar p=1) does not support a winner")
-    assert c.reasons[-1] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
+    assert c.reasons[2] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
+    # SPEC §6a: B passes both used pairs (a rate of 1), and two pairs can never reject (p ≥ 2 · 0.5² = 0.5).
+    assert c.reasons[3] == (
+        "power: with 2 cases this batch could not have detected any difference in pass rate with 80% power "
+        "(SPEC §6a): too few cases"
+    )
+    assert len(c.reasons) == 4
     row = c.table.row(0, named=True)
     assert (row["pairs_planned"], row["pairs_used"], row["pairs_dropped"]) == (4, 2, 2)
+    assert row["detectable_difference"] is None
     assert (row["candidate_worst"], row["candidate_best"], row["baseline_worst"], row["baseline_best"]) == (
         0.5,
         1.0,
@@ -102,12 +109,60 @@ def test_a_handful_of_pairs_is_not_a_win() -> None:
     )
     assert c.verdict == "no_supported_winner"
     assert c.table.item(0, "mcnemar_p_value") == 0.5
-    assert c.reasons[0].endswith("exact McNemar p=0.5) does not support a winner")
+    # The interval [+0.07, +1] excludes zero; the test that fails is the exact one, and the reason names it.
+    assert c.reasons[0] == (
+        "exact McNemar test: p=0.5 ≥ α 0.05 on 2 discordant pairs (2 passed by cand alone, 0 by base alone), so "
+        "the paired test does not reject no difference and does not support a winner, although the paired "
+        "difference of pass rate cand − base = +1 [+0.07, +1] (95% interval over 2 cases) excludes zero; "
+        "p < 0.05 needs at least 6 discordant pairs, all one way"
+    )
+    assert (c.table.item(0, "ci_low"), c.table.item(0, "ci_high")) == (pytest.approx(0.0700, abs=5e-5), 1.0)
     # Four cases, 3 vs 1 passes, nested: 2 discordant pairs, p = 0.5 again.
     c4 = compare(
         lopsided(4, base_pass=1, cand_pass=3, base_missing=0, cand_missing=0), baseline="base", candidate="cand"
     )
     assert c4.verdict == "no_supported_winner"
+    # Here the interval includes zero as well: it is the interval the reason names, in the usual words.
+    assert c4.reasons[0] == (
+        "interval: paired difference of pass rate cand − base = +0.5 [-0.0189, +0.736] (95% interval over 4 cases; "
+        "exact McNemar p=0.5) does not support a winner"
+    )
+
+
+def _tables(n11: int, n10: int, n01: int, n00: int) -> ef.AuditReport:
+    """One trial per case: n11 cases both pass, n10 only cand, n01 only base, n00 neither."""
+    cases = [f"c{i:02d}" for i in range(n11 + n10 + n01 + n00)]
+    base = [1] * n11 + [0] * n10 + [1] * n01 + [0] * n00
+    cand = [1] * n11 + [1] * n10 + [0] * n01 + [0] * n00
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": "base", "case_id": c, "passed": v} for c, v in zip(cases, base, strict=True)]
+    rows += [{"candidate": "cand", "case_id": c, "passed": v} for c, v in zip(cases, cand, strict=True)]
+    return ef.audit(plan, pl.DataFrame(rows))
+
+
+def test_the_reason_names_the_exact_test_when_it_alone_fails() -> None:
+    # 20 cases, 7 discordant pairs for cand and 1 for base: Newcombe [+0.0465, +0.497] excludes zero, exact
+    # McNemar p = 2 · 9/256 = 0.07 does not reject. The verdict is unchanged: no winner.
+    c = compare(_tables(6, 7, 1, 6), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    assert c.table.item(0, "mcnemar_p_value") == pytest.approx(18 / 256)
+    assert c.table.item(0, "ci_low") > 0
+    assert c.reasons[0] == (
+        "exact McNemar test: p=0.07 ≥ α 0.05 on 8 discordant pairs (7 passed by cand alone, 1 by base alone), so "
+        "the paired test does not reject no difference and does not support a winner, although the paired "
+        "difference of pass rate cand − base = +0.3 [+0.0465, +0.497] (95% interval over 20 cases) excludes zero"
+    )
+    # The other way round: the interval excludes zero below it, and the reason says the same of the test.
+    swapped = compare(_tables(6, 7, 1, 6), baseline="cand", candidate="base")
+    assert swapped.verdict == "no_supported_winner"
+    assert swapped.table.item(0, "ci_high") < 0
+    assert swapped.reasons[0].startswith(
+        "exact McNemar test: p=0.07 ≥ α 0.05 on 8 discordant pairs (1 passed by base alone, 7 by cand alone)"
+    )
+    # At α 0.1 the same tables reject, and the candidate wins: the decision is the test's and the interval's.
+    at_10 = compare(_tables(6, 7, 1, 6), baseline="base", candidate="cand", alpha=0.1, confidence=0.9)
+    assert at_10.verdict == "candidate_better"
+    assert at_10.reasons[0].endswith("exact McNemar p=0.07) supports candidate_better")
 
 
 def trials_report(per_case: list[tuple[int, int]], trials: int, *, shuffle_trials: bool = False) -> ef.AuditReport:

@@ -29,7 +29,7 @@ HINTS = {
     "power": "--power is the target power, e.g. 0.8",
     "pair_correlation must": "--pair-correlation is in [-1, 1) (compare's pair_correlation)",
     "a pair correlation": "give --icc (or --from-units), or a smaller --pair-correlation",
-    "target_difference": "--target-difference is a fraction of pass rate, e.g. 0.05 for 5 points",
+    "target_difference": "--target-difference is a fraction of pass rate, e.g. 0.05 for 5 points (-0.05 a drop)",
     "cases": "--cases is the number of cases, at least 2",
     "trials": "--trials is a whole number of trials per case, at least 1",
     "pair_trials": "--pair-trials is the trials per case at which --pair-correlation was measured",
@@ -114,6 +114,11 @@ def read_comparison(path: Path) -> dict[str, Any]:
     return {"pair_correlation": float(r), "pair_trials": float(pairs) / cases if pairs and cases else 1.0}
 
 
+def _target(difference: float) -> str:
+    """A target difference in words: "10.0 points" for a rise, "a drop of 10.0 points" for a negative one."""
+    return f"{100 * difference:.1f} points" if difference > 0 else f"a drop of {-100 * difference:.1f} points"
+
+
 def _text(result: Any, sources: list[str]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -126,7 +131,7 @@ def _text(result: Any, sources: list[str]) -> None:
     if i["target_difference"] is not None:
         needed = doc["cases_needed"]
         console.print(
-            f"cases needed for {100 * i['target_difference']:.1f} points at {i['trials']} trial(s) per case: "
+            f"cases needed for {_target(i['target_difference'])} at {i['trials']} trial(s) per case: "
             + ("more than 10,000,000" if needed is None else f"{needed}")
         )
     for note in [*sources, *doc["notes"]]:

@@ -150,7 +150,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "other_policy_ci_high": "upper end of the same interval under the other pair policy",
     "tipping_point_difference": "the difference over every planned pair with every ungraded unit against the winner",
     "pair_correlation": "correlation of the two sides' case means on the pairs used (pairing on the same cases)",
-    "detectable_difference": "difference in pass rate this batch could detect with 80% power (evalframe.power)",
+    "detectable_difference": "smallest difference in pass rate, either way, this batch could detect with 80% power",
     "baseline_pass_rate_pairs": "the baseline's pass rate on the pairs used",
     "candidate_pass_rate_pairs": "the candidate's pass rate on the pairs used",
     "mcnemar_p_value": "exact McNemar p-value of the discordant pairs used (one trial per case; null otherwise)",

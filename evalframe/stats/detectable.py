@@ -7,10 +7,20 @@ more trials buy against more cases (:func:`evalframe.stats.power.power`, the
 (``compare`` says so beside a ``no_supported_winner``).
 
 The power is that of the test ``compare`` runs (SPEC §6), not of a textbook
-stand-in, and the minimum detectable difference (MDE) is the difference d at
+stand-in, and the minimum detectable difference (MDE) is the smallest |d| at
 which that power reaches the target, found by root finding
 (:func:`scipy.optimize.brentq`). The baseline passes with rate p, the
 candidate with p + d.
+
+**Both directions.** The test is two-sided, and both of its models are
+symmetric under swapping pass and fail (the exact test's discordant pairs
+swap sides; the variance p(1 − p) is that of 1 − p): a drop of d from p (the
+test declaring the baseline better) has exactly the power of a rise of d from
+1 − p. :func:`achieved_power` takes d in [−p, 1 − p], a negative d computed
+as that rise, and :func:`detectable_difference` searches both: the smallest
+detectable rise (up to 1 − p) and drop (up to p), reporting the smaller as
+the MDE. At p = ½ they are equal; near p = 1 only a drop has room to be
+detected, near p = 0 only a rise.
 
 **One trial per case** (``compare``: Newcombe's interval and the exact
 McNemar test, both required). Each case is one pair; with φ the correlation
@@ -83,6 +93,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Detectable",
+    "Direction",
     "Model",
     "achieved_power",
     "cases_needed",
@@ -90,6 +101,8 @@ __all__ = [
 ]
 
 Model = Literal["exact_mcnemar", "clustered_t"]
+#: Which way a difference can be detected: both ways, only as a rise (candidate above baseline) or only as a drop.
+Direction = Literal["either", "rise", "drop"]
 #: Probability mass of the discordant-pair count left out of the exact sum, on each side.
 _TAIL: Final = 1e-16
 #: Points of the grid on which the first crossing of the target power is bracketed before root finding.
@@ -105,14 +118,29 @@ class Detectable:
     trials: float
     """Trials per case K (a mean for an unbalanced batch)."""
     difference: float | None
-    """Minimum detectable difference in pass rate (a fraction); None with fewer than two cases or when no
-    difference the rate allows (up to 1 − rate) reaches the power."""
+    """Minimum detectable difference in pass rate (a fraction, ≥ 0): the smaller of ``rise`` and ``drop``;
+    None with fewer than two cases or when no difference the rate allows either way reaches the power."""
     case_sd: float
     """Standard deviation of one per-case difference at d = 0, sqrt(2σ²(p)(1 − r))."""
     design_effect: float
     """1 + (K − 1)ρ: the variance of a case mean over that of one trial, times K."""
     model: Model
     """``exact_mcnemar`` (one trial per case) or ``clustered_t`` (several): the test whose power is used."""
+    rise: float | None = None
+    """Smallest detectable rise (candidate above baseline, a fraction); None when no rise up to 1 − rate
+    reaches the power."""
+    drop: float | None = None
+    """Smallest detectable drop (candidate below baseline, as a positive fraction); None when no drop up to
+    rate reaches the power."""
+
+    @property
+    def direction(self) -> Direction | None:
+        """``either`` when a rise and a drop are both detectable, ``rise`` or ``drop`` when only one is, else None."""
+        if self.rise is not None and self.drop is not None:
+            return "either"
+        if self.rise is not None:
+            return "rise"
+        return None if self.drop is None else "drop"
 
 
 def _check(name: str, value: float, low: float, high: float, *, closed: bool = False) -> None:
@@ -124,7 +152,15 @@ def _check(name: str, value: float, low: float, high: float, *, closed: bool = F
 
 
 def _check_design(
-    cases: int, trials: float, rate: float, icc: float, pair_correlation: float, alpha: float, target: float
+    cases: int,
+    trials: float,
+    rate: float,
+    icc: float,
+    pair_correlation: float,
+    alpha: float,
+    target: float,
+    *,
+    rate_closed: bool = False,
 ) -> None:
     import numpy as np  # imported on use: `import evalframe` does not need it
 
@@ -134,7 +170,7 @@ def _check_design(
     if not (math.isfinite(trials) and trials >= 1):
         msg = f"trials must be at least 1, got {trials!r}"
         raise ValueError(msg)
-    _check("rate", rate, 0.0, 1.0)
+    _check("rate", rate, 0.0, 1.0, closed=rate_closed)
     _check("icc", icc, 0.0, 1.0, closed=True)
     _check("alpha", alpha, 0.0, 1.0)
     _check("power", target, 0.0, 1.0)
@@ -208,12 +244,15 @@ def achieved_power(
     pair_correlation: float = 0.0,
     alpha: float = 0.05,
 ) -> float:
-    """The probability that ``compare``'s paired test declares the candidate better when it is ``difference`` better.
+    """The probability that ``compare``'s paired test detects a true ``difference`` in its direction.
 
     Parameters
     ----------
     difference
-        True difference in pass rate, candidate − baseline, in [0, 1 − rate].
+        True difference in pass rate, candidate − baseline, in [−rate, 1 − rate]: positive, the power of
+        declaring the candidate better; negative (a drop), of declaring the baseline better, which is the
+        power of the rise −``difference`` from 1 − ``rate`` (module docstring: the test is symmetric under
+        swapping pass and fail).
     cases, trials, rate, icc, pair_correlation, alpha
         The design, as in :func:`detectable_difference`: exactly one trial per case uses the exact McNemar
         model, more the clustered t model (module docstring).
@@ -235,14 +274,37 @@ def achieved_power(
     0.4793
     >>> round(achieved_power(0.1, 200, 3, rate=0.5, icc=0.3, pair_correlation=0.4), 4)
     0.9434
+    >>> round(achieved_power(-0.45, 20, 1, rate=0.9), 4), round(achieved_power(0.45, 20, 1, rate=0.1), 4)
+    (0.7987, 0.7987)
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, 0.5)
-    if not (math.isfinite(difference) and 0.0 <= difference <= 1.0 - rate):
-        msg = f"difference must be in [0, 1 - rate] = [0, {1.0 - rate:.4g}], got {difference!r}"
+    difference = _check_difference(difference, rate, zero=True)
+    return _power(difference, int(cases), trials, rate, icc, pair_correlation, alpha)
+
+
+def _check_difference(difference: float, rate: float, *, zero: bool) -> float:
+    """``difference`` inside [−rate, 1 − rate] (without 0 unless ``zero``), else ValueError.
+
+    A bound missed by rounding (0.1 at a rate of 0.9, where 1 − 0.9 = 0.09999999999999998) is taken as the bound.
+    """
+    slack = 1e-12
+    ok = math.isfinite(difference) and -rate - slack <= difference <= 1.0 - rate + slack
+    if not (ok and (zero or difference != 0.0)):
+        where = f"[-rate, 1 - rate] = [{-rate:.4g}, {1.0 - rate:.4g}]"
+        if not zero:
+            where = f"[-rate, 0) or (0, 1 - rate] = [{-rate:.4g}, 0) or (0, {1.0 - rate:.4g}]"
+        msg = f"difference must be in {where}, got {difference!r}"
         raise ValueError(msg)
+    return min(max(difference, -rate), 1.0 - rate)
+
+
+def _power(difference: float, cases: int, trials: float, rate: float, icc: float, r: float, alpha: float) -> float:
+    """:func:`achieved_power` unchecked, ``rate`` in [0, 1]: a drop is the rise of as much from 1 − ``rate``."""
+    if difference < 0.0:
+        rate, difference = 1.0 - rate, -difference
     if trials == 1:
-        return _power_mcnemar(int(cases), rate, difference, pair_correlation, alpha)
-    return _power_clustered(int(cases), trials, rate, difference, icc, pair_correlation, alpha)
+        return _power_mcnemar(cases, rate, difference, r, alpha)
+    return _power_clustered(cases, trials, rate, difference, icc, r, alpha)
 
 
 def detectable_difference(
@@ -255,7 +317,7 @@ def detectable_difference(
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> Detectable:
-    """The smallest difference in pass rate ``compare``'s paired test detects with the given power.
+    """The smallest difference in pass rate, either way, that ``compare``'s paired test detects with ``power``.
 
     Parameters
     ----------
@@ -280,10 +342,12 @@ def detectable_difference(
     Returns
     -------
     Detectable
-        ``difference``: the root d of :func:`achieved_power` (d) = ``power``
-        (the first crossing on a grid over (0, 1 − rate], refined by
-        :func:`scipy.optimize.brentq` to 1e-10); None with fewer than two
-        cases or when even d = 1 − rate falls short.
+        ``rise``: the root d of :func:`achieved_power` (d) = ``power`` (the
+        first crossing on a grid over (0, 1 − rate], refined by
+        :func:`scipy.optimize.brentq` to 1e-10), None when even d = 1 − rate
+        falls short; ``drop``: the same for −d over (0, rate] (a rise from
+        1 − rate); ``difference``: the smaller of the two, None with fewer
+        than two cases or when neither direction reaches the power.
 
     Raises
     ------
@@ -298,32 +362,83 @@ def detectable_difference(
     0.1021
     >>> detectable_difference(1, 10).difference is None
     True
+
+    Near a rate of 1 only a drop has room to be detected; it is the rise detectable from 1 − rate:
+
+    >>> high, low = detectable_difference(20, 1, rate=0.9), detectable_difference(20, 1, rate=0.1)
+    >>> high.direction, round(high.difference, 4), high.rise, low.direction, round(low.difference, 4)
+    ('drop', 0.4507, None, 'rise', 0.4507)
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
+    return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power)
+
+
+def _observed_detectable(
+    cases: int,
+    trials: float,
+    *,
+    rate: float,
+    icc: float,
+    pair_correlation: float,
+    alpha: float,
+    power: float = 0.8,
+) -> Detectable:
+    """:func:`detectable_difference` at a rate observed after a run, which may be 0 or 1 (``compare``).
+
+    A baseline that passed (or failed) every used pair still has a power: from a rate of 1 only a drop can
+    be detected, the rise of as much from 0 (module docstring). Before a run a rate of 0 or 1 is not a plan,
+    so :func:`detectable_difference` refuses it.
+
+    Examples
+    --------
+    >>> found = _observed_detectable(20, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05)
+    >>> found.direction, round(found.drop, 4)
+    ('drop', 0.3665)
+    >>> _observed_detectable(5, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05).difference is None
+    True
+    """
+    _check_design(cases, trials, rate, icc, pair_correlation, alpha, power, rate_closed=True)
+    return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power)
+
+
+def _detectable(
+    cases: int, trials: float, rate: float, icc: float, pair_correlation: float, alpha: float, power: float
+) -> Detectable:
+    """The search of :func:`detectable_difference`, unchecked, ``rate`` in [0, 1]."""
     shrink = icc + (1.0 - icc) / trials
     case_sd = math.sqrt(2.0 * rate * (1.0 - rate) * shrink * (1.0 - pair_correlation))
     deff = 1.0 + (trials - 1.0) * icc
     model: Model = "exact_mcnemar" if trials == 1 else "clustered_t"
     if cases < 2:
-        return Detectable(int(cases), trials, None, case_sd, deff, model)
+        return Detectable(cases, trials, None, case_sd, deff, model)
+    rise = _smallest_rise(cases, trials, rate, icc, pair_correlation, alpha, power)
+    drop = _smallest_rise(cases, trials, 1.0 - rate, icc, pair_correlation, alpha, power)
+    found = [d for d in (rise, drop) if d is not None]
+    return Detectable(cases, trials, min(found) if found else None, case_sd, deff, model, rise, drop)
+
+
+def _smallest_rise(
+    cases: int, trials: float, rate: float, icc: float, r: float, alpha: float, power: float
+) -> float | None:
+    """The smallest rise d in (0, 1 − ``rate``] whose power reaches ``power`` (0 when even d = 0 does), or None."""
+    top = 1.0 - rate
+    if top <= 0.0:
+        return None
 
     def gap(d: float) -> float:
-        got = achieved_power(d, cases, trials, rate=rate, icc=icc, pair_correlation=pair_correlation, alpha=alpha)
-        return got - power
+        return _power(d, cases, trials, rate, icc, r, alpha) - power
 
-    top = 1.0 - rate
     below = 0.0
     if gap(below) >= 0.0:  # a target power below the test's level: any difference, even none
-        return Detectable(int(cases), trials, 0.0, case_sd, deff, model)
+        return 0.0
     for i in range(1, _GRID + 1):
         d = top * (i / _GRID) ** 2  # denser near 0, where large designs cross
         if gap(d) >= 0.0:
             from scipy.optimize import brentq
 
-            found = float(brentq(gap, below, d, xtol=1e-10))
-            return Detectable(int(cases), trials, found, case_sd, deff, model)
+            return float(brentq(gap, below, d, xtol=1e-10))
         below = d
-    return Detectable(int(cases), trials, None, case_sd, deff, model)
+    return None
 
 
 def cases_needed(
@@ -342,7 +457,8 @@ def cases_needed(
     Parameters
     ----------
     difference
-        Target difference in pass rate, in (0, 1 − rate].
+        Target difference in pass rate, candidate − baseline: a rise in (0, 1 − rate] or a drop in
+        [−rate, 0) (sized as the rise of as much from 1 − rate).
     trials, rate, icc, pair_correlation, alpha, power
         As in :func:`detectable_difference`.
     most
@@ -358,7 +474,7 @@ def cases_needed(
     Raises
     ------
     ValueError
-        When ``difference`` is outside (0, 1 − rate], or ``most`` or another argument outside its range.
+        When ``difference`` is 0 or outside [−rate, 1 − rate], or ``most`` or another argument outside its range.
 
     Examples
     --------
@@ -366,15 +482,14 @@ def cases_needed(
     408
     >>> cases_needed(0.10, 5, rate=0.5, icc=0.3)  # more trials per case need fewer cases
     173
+    >>> cases_needed(-0.10, 1, rate=0.8), cases_needed(0.10, 1, rate=0.2)  # a drop from 0.8, a rise from 0.2
+    (313, 313)
     """
     _check_design(most, trials, rate, icc, pair_correlation, alpha, power)
-    if not (math.isfinite(difference) and 0.0 < difference <= 1.0 - rate):
-        msg = f"difference must be in (0, 1 - rate] = (0, {1.0 - rate:.4g}], got {difference!r}"
-        raise ValueError(msg)
+    difference = _check_difference(difference, rate, zero=False)
 
     def reaches(g: int) -> bool:
-        got = achieved_power(difference, g, trials, rate=rate, icc=icc, pair_correlation=pair_correlation, alpha=alpha)
-        return got >= power
+        return _power(difference, g, trials, rate, icc, pair_correlation, alpha) >= power
 
     low, high = 2, 2
     while not reaches(high):  # doubling first: small designs are cheap to evaluate, huge ones are not

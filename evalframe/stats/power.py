@@ -110,7 +110,8 @@ class PowerPlan:
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON.
 
-        Keys: ``inputs``, ``sentence``, ``detectable_difference``, ``model``, ``design_effect``,
+        Keys: ``inputs``, ``sentence``, ``detectable_difference`` (the smaller of ``detectable_rise`` and
+        ``detectable_drop``, fractions, null when out of reach), ``model``, ``design_effect``,
         ``cases_needed``, ``trade`` (a list of rows) and ``notes``.
         """
         d = self.detectable
@@ -118,6 +119,8 @@ class PowerPlan:
             "inputs": dict(self.inputs),
             "sentence": self.sentence(),
             "detectable_difference": d.difference,
+            "detectable_rise": d.rise,
+            "detectable_drop": d.drop,
             "model": d.model,
             "design_effect": d.design_effect,
             "cases_needed": self.cases_needed,
@@ -126,10 +129,27 @@ class PowerPlan:
         }
 
     def sentence(self) -> str:
-        """The headline in words: "with 200 cases × 1 trial you can detect 14.3 points (...)"."""
+        """The headline in words: "with 200 cases × 1 trial you can detect 14.3 points (...)".
+
+        The direction is named when it matters: "a drop of 45.1 points but no rise" when only one way is
+        within reach (a rate near 1 leaves little room to rise), "a rise of 15.7 points or a drop of 16.8
+        points" (the smaller first) when the two round differently.
+        """
         i, d = self.inputs, self.detectable
         k = f"{i['trials']:g} trial{'' if i['trials'] == 1 else 's'}"
-        what = "no difference in pass rate" if d.difference is None else f"{100 * d.difference:.1f} points"
+        rise, drop = (None if v is None else f"{100 * v:.1f} points" for v in (d.rise, d.drop))
+        if rise is None and drop is None:
+            what = "no difference in pass rate"
+        elif rise == drop:
+            what = f"{rise}"
+        elif drop is None:
+            what = f"a rise of {rise} but no drop"
+        elif rise is None:
+            what = f"a drop of {drop} but no rise"
+        elif d.difference == d.rise:  # the smaller (the MDE) first
+            what = f"a rise of {rise} or a drop of {drop}"
+        else:
+            what = f"a drop of {drop} or a rise of {rise}"
         return (
             f"with {i['cases']} cases × {k} you can detect {what} "
             f"({i['power']:.0%} power, two-sided α {i['alpha']:g}, baseline rate {i['rate']:g})"
@@ -168,7 +188,8 @@ def power(
     pair_trials
         Trials per case at which ``pair_correlation`` was measured.
     target_difference
-        A difference in pass rate to size the design for (``cases_needed``), or None.
+        A difference in pass rate to size the design for (``cases_needed``): a rise in (0, 1 − rate] or a
+        drop in [−rate, 0); or None.
     trade_trials
         Trials per case for the trade table.
 
@@ -193,6 +214,9 @@ def power(
     (0.1434, 408)
     >>> print(plan.sentence())
     with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)
+    >>> print(power(20, 1, rate=0.9).sentence())  # near a rate of 1 only a drop has room to be detected
+    with 20 cases × 1 trial you can detect a drop of 45.1 points but no rise
+    (80% power, two-sided α 0.05, baseline rate 0.9)
     >>> [(k, g, round(d, 3)) for k, g, d in plan.trade.filter(basis="same_budget").select(
     ...     "trials", "cases", "detectable_difference").rows()]
     [(1, 200, 0.143), (2, 100, 0.159), (3, 66, 0.177), (5, 40, 0.207), (10, 20, 0.27)]
@@ -243,9 +267,12 @@ def _checked_design(
         msg = f"cases must be a whole number of at least 2, got {cases!r}"
         raise ValueError(msg)
     if target_difference is not None and not (
-        math.isfinite(target_difference) and 0.0 < target_difference <= 1.0 - rate
+        math.isfinite(target_difference) and -rate <= target_difference <= 1.0 - rate and target_difference != 0.0
     ):
-        msg = f"target_difference must be in (0, 1 - rate] = (0, {1.0 - rate:.4g}], got {target_difference!r}"
+        msg = (
+            f"target_difference must be in [-rate, 0) or (0, 1 - rate] = [{-rate:.4g}, 0) or "
+            f"(0, {1.0 - rate:.4g}], got {target_difference!r}"
+        )
         raise ValueError(msg)
     measured = float(trials if pair_trials is None else pair_trials)
     if not (math.isfinite(measured) and measured >= 1):

@@ -38,6 +38,28 @@ def test_power_command_text_and_json() -> None:
     assert budget == [(1, 600), (2, 300), (3, 200), (5, 120), (10, 60)]
 
 
+def test_power_command_detects_a_drop_where_a_rise_has_no_room() -> None:
+    # 20 cases × 1 trial at 0.9: a rise has 10 points of room; a drop of 45.1 points is as detectable as a rise
+    # of 45.1 from 0.1 (the two-sided test is symmetric under swapping pass and fail).
+    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.9", "--target-difference", "-0.3"])
+    assert code == 0
+    assert out.splitlines()[:2] == [
+        "with 20 cases × 1 trial you can detect a drop of 45.1 points but no rise (80% power, two-sided α 0.05, "
+        "baseline rate 0.9)",
+        "cases needed for a drop of 30.0 points at 1 trial(s) per case: 37",
+    ]
+    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.1"])
+    assert out.splitlines()[0] == (
+        "with 20 cases × 1 trial you can detect a rise of 45.1 points but no drop (80% power, two-sided α 0.05, "
+        "baseline rate 0.1)"
+    )
+    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.9", "--format", "json"])
+    doc = json.loads(out)
+    assert doc["detectable_difference"] == doc["detectable_drop"] == pytest.approx(0.450706, abs=5e-7)
+    assert doc["detectable_rise"] is None
+    assert doc["trade"][0]["detectable_difference"] == pytest.approx(0.450706, abs=5e-7)
+
+
 @pytest.mark.parametrize(
     ("args", "message", "hint"),
     [

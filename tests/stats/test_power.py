@@ -8,7 +8,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from scipy.stats import multinomial, nct
+from scipy.stats import binom, multinomial, nct
 from scipy.stats import t as student_t
 
 import evalframe as ef
@@ -46,6 +46,65 @@ def test_one_trial_power_is_the_exact_mcnemar_rejection_probability_over_every_t
                 total += float(multinomial.pmf([n10, n01, rest], cases, [p10, p01, 1 - p10 - p01]))
     assert total > 0.05
     assert achieved_power(d, cases, 1, rate=rate, pair_correlation=phi) == pytest.approx(total, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("cases", "rate", "d", "phi"), [(12, 0.6, -0.25, 0.2), (20, 0.9, -0.45, 0.0), (9, 0.8, -0.5, 0.1)]
+)
+def test_a_drop_is_the_exact_mcnemar_probability_of_declaring_the_baseline_better(
+    cases: int, rate: float, d: float, phi: float
+) -> None:
+    # Written out for the drop itself (no mirroring): the baseline-only pairs must outnumber and reject.
+    p11, p10, p01 = _cells(rate, d, phi)
+    total = 0.0
+    for n10 in range(cases + 1):
+        for n01 in range(cases + 1 - n10):
+            if n01 > n10 and mcnemar_exact(n10, n01) < 0.05:
+                rest = cases - n10 - n01
+                total += float(multinomial.pmf([n10, n01, rest], cases, [p10, p01, 1 - p10 - p01]))
+    assert total > 0.05
+    assert achieved_power(d, cases, 1, rate=rate, pair_correlation=phi) == pytest.approx(total, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("cases", "trials", "icc", "r"), [(20, 1, 0.0, 0.0), (30, 1, 0.3, 0.25), (40, 4, 0.3, 0.5), (12, 10, 0.6, 0.0)]
+)
+def test_a_drop_from_p_has_the_power_of_a_rise_from_1_minus_p(cases: int, trials: int, icc: float, r: float) -> None:
+    for rate, d in ((0.9, 0.45), (0.7, 0.2), (0.55, 0.5), (0.2, 0.15)):
+        drop = achieved_power(-d, cases, trials, rate=rate, icc=icc, pair_correlation=r)
+        rise = achieved_power(d, cases, trials, rate=1 - rate, icc=icc, pair_correlation=r)
+        assert drop == pytest.approx(rise, abs=1e-12), rate
+
+
+def test_the_mde_is_the_smallest_difference_either_way() -> None:
+    # The user's case: 20 cases × 1 trial. From 0.9 a rise has 10 points of room, and even +0.1 (the candidate
+    # always passes: the discordant pairs are Binomial(20, 0.1), rejecting from 6 on) has power 0.011; a drop of
+    # 45.1 points has 80 %, exactly the rise detectable from 0.1.
+    high, low = detectable_difference(20, 1, rate=0.9), detectable_difference(20, 1, rate=0.1)
+    assert high.difference == pytest.approx(low.difference, abs=1e-12)
+    assert high.difference == pytest.approx(0.450706, abs=5e-7)
+    assert (high.rise, high.drop, high.direction) == (None, high.difference, "drop")
+    assert (low.rise, low.drop, low.direction) == (low.difference, None, "rise")
+    assert achieved_power(0.1, 20, 1, rate=0.9) == pytest.approx(float(binom.sf(5, 20, 0.1)), abs=1e-12)
+    assert achieved_power(-high.difference, 20, 1, rate=0.9) == pytest.approx(0.8, abs=1e-8)
+    # At ½ the two directions are the same computation.
+    half = detectable_difference(200, 1, rate=0.5)
+    assert (half.rise, half.drop, half.direction) == (half.difference, half.difference, "either")
+    # At 0.3 a drop (away from ½) is easier: 12.4 points against 14.0 for a rise, the rise and drop of 0.7.
+    below, above = detectable_difference(200, 1, rate=0.3), detectable_difference(200, 1, rate=0.7)
+    assert (below.drop, below.rise) == (pytest.approx(0.123723, abs=5e-7), pytest.approx(0.139915, abs=5e-7))
+    assert below.difference == below.drop
+    assert (above.rise, above.drop) == (pytest.approx(below.drop, abs=1e-12), pytest.approx(below.rise, abs=1e-12))
+    for trials, icc in ((3, 0.3), (10, 0.5)):
+        several = detectable_difference(30, trials, rate=0.85, icc=icc)
+        mirror = detectable_difference(30, trials, rate=0.15, icc=icc)
+        assert (several.drop, several.rise) == (
+            pytest.approx(mirror.rise, abs=1e-12),
+            pytest.approx(mirror.drop, abs=1e-12),
+        )
+    # cases needed for a drop: those for the rise of as much from 1 − rate.
+    assert cases_needed(-0.10, 1, rate=0.8) == cases_needed(0.10, 1, rate=0.2) == 313
+    assert cases_needed(-0.10, 3, rate=0.8, icc=0.3) == cases_needed(0.10, 3, rate=0.2, icc=0.3)
 
 
 def test_critical_counts_are_those_of_mcnemar_exact() -> None:
@@ -155,8 +214,12 @@ def test_cases_needed_is_the_inverse() -> None:
     assert achieved_power(0.10, needed, 1, rate=0.5) >= 0.8 > achieved_power(0.10, needed - 1, 1, rate=0.5)
     assert cases_needed(0.10, 5, rate=0.5, icc=0.3) == 173
     assert cases_needed(0.001, 1, most=1000) is None
-    with pytest.raises(ValueError, match=r"difference must be in \(0, 1 - rate\] = \(0, 0.5\], got 0.6"):
+    with pytest.raises(ValueError) as info:
         cases_needed(0.6, 1, rate=0.5)
+    assert str(info.value) == "difference must be in [-rate, 0) or (0, 1 - rate] = [-0.5, 0) or (0, 0.5], got 0.6"
+    with pytest.raises(ValueError) as info:
+        achieved_power(-0.95, 20, 1, rate=0.9)
+    assert str(info.value) == "difference must be in [-rate, 1 - rate] = [-0.9, 0.1], got -0.95"
     with pytest.raises(ValueError, match=r"rate must be in \(0.0, 1.0\), got 1.0"):
         detectable_difference(10, rate=1.0)
 
@@ -175,8 +238,11 @@ def test_pair_correlation_across_trials() -> None:
 
 def test_power_plan_trades_trials_against_cases() -> None:
     plan = power(60, 2, rate=0.6, icc=0.2, pair_correlation=0.3, target_difference=0.15, trade_trials=[1, 3])
+    # At 0.6 a rise (away from ½) is the easier direction: the MDE is the rise, and the drop is named too.
+    d = plan.detectable
+    assert (round(d.rise, 4), round(d.drop, 4), d.difference, d.direction) == (0.1568, 0.1677, d.rise, "either")
     assert plan.sentence() == (
-        f"with 60 cases × 2 trials you can detect {100 * plan.detectable.difference:.1f} points "
+        "with 60 cases × 2 trials you can detect a rise of 15.7 points or a drop of 16.8 points "
         "(80% power, two-sided α 0.05, baseline rate 0.6)"
     )
     rows = plan.trade.rows(named=True)
@@ -245,6 +311,52 @@ def test_no_supported_winner_says_what_the_batch_could_have_detected() -> None:
     )
 
 
+def _one_trial(cases: int, base: list[int], cand: list[int]) -> ef.AuditReport:
+    ids = [f"q{i:02d}" for i in range(cases)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["base", "cand"])
+    rows = [{"candidate": "base", "case_id": c, "passed": v} for c, v in zip(ids, base, strict=True)]
+    rows += [{"candidate": "cand", "case_id": c, "passed": v} for c, v in zip(ids, cand, strict=True)]
+    return ef.audit(plan, pl.DataFrame(rows))
+
+
+def test_near_a_rate_of_1_the_batch_could_have_detected_a_drop() -> None:
+    # The evalscope example's shape: 20 cases, base fails q00 and q01, cand only q00 (18 vs 19 passed). A rise
+    # from 0.9 has 10 points of room; a drop is detectable, and the reason says it is one.
+    report = _one_trial(20, [int(i >= 2) for i in range(20)], [int(i != 0) for i in range(20)])
+    c = compare(report, baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    r = c.table.item(0, "pair_correlation")
+    found = detectable_difference(20, 1, rate=0.9, pair_correlation=r)
+    assert (found.rise, found.direction) == (None, "drop")
+    assert found.drop == pytest.approx(0.366459, abs=5e-7)
+    assert c.table.item(0, "detectable_difference") == found.drop
+    assert c.reasons[-1] == (
+        "power: with 20 cases this batch could have detected a difference of 0.366 in pass rate (36.6 points) "
+        "with 80% power (SPEC §6a) only with cand below base: base passes 90% of these pairs, which leaves room "
+        "for a rise of at most 10.0 points, too little to detect; smaller differences may be missed"
+    )
+    # Swapped roles, the baseline at 0.95: only a rise of cand (now the 18-pass side) over it is out of reach.
+    swapped = compare(report, baseline="cand", candidate="base")
+    assert swapped.reasons[-1].endswith(
+        "only with base below cand: cand passes 95% of these pairs, which leaves room for a rise of at most "
+        "5.0 points, too little to detect; smaller differences may be missed"
+    )
+
+
+def test_when_a_rise_and_a_drop_differ_the_reason_gives_both() -> None:
+    # 60 cases, base passes every 4th (0.25), cand every 5th: a drop (away from ½) is the easier one to detect.
+    c = compare(_one_trial(60, [int(i % 4 == 0) for i in range(60)], [int(i % 5 == 0) for i in range(60)]),
+                baseline="base", candidate="cand")  # fmt: skip
+    found = detectable_difference(60, 1, rate=0.25, pair_correlation=c.table.item(0, "pair_correlation"))
+    assert (found.drop, found.rise) == (pytest.approx(0.193006, abs=5e-7), pytest.approx(0.265579, abs=5e-7))
+    assert c.table.item(0, "detectable_difference") == pytest.approx(found.drop, abs=1e-12)
+    assert c.reasons[-1] == (
+        "power: with 60 cases this batch could have detected a difference of 0.193 in pass rate (19.3 points) "
+        "with cand below base, or of 0.266 (26.6 points) with it above, with 80% power (SPEC §6a); smaller "
+        "differences may be missed"
+    )
+
+
 def test_with_several_trials_compare_uses_the_clustered_model_and_the_summary_icc() -> None:
     plan, ledger = _batch(30, 4, seed=4)
     report = ef.audit(plan, ledger)
@@ -274,4 +386,77 @@ def test_too_few_cases_to_detect_anything_is_said() -> None:
     assert c.reasons[-1] == (
         "power: with 4 cases this batch could not have detected any difference in pass rate with 80% power "
         "(SPEC §6a): too few cases"
+    )
+
+
+def _no_power_reason(n: int) -> str:
+    return (
+        f"power: with {n} case{'' if n == 1 else 's'} this batch could not have detected any difference in pass "
+        "rate with 80% power (SPEC §6a): too few cases"
+    )
+
+
+@pytest.mark.parametrize(
+    ("base", "cand"),
+    [
+        ([1, 1], [1, 1]),  # Orbit Desk's used pairs: the baseline's rate is 1
+        ([0, 0], [1, 1]),  # the HELM example: 0, and the interval excludes zero
+        ([1, 0], [1, 1]),  # a rate of ½
+        ([1, 0, 0], [1, 1, 0]),
+    ],
+)
+def test_two_or_three_cases_say_nothing_was_detectable(base: list[int], cand: list[int]) -> None:
+    # Two or three discordant pairs at most: the exact test needs 6, all one way, to reject at 0.05.
+    c = compare(_one_trial(len(base), base, cand), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    assert c.table.item(0, "detectable_difference") is None
+    assert c.reasons[-1] == _no_power_reason(len(base))
+
+
+def test_one_case_or_none_says_nothing_was_detectable() -> None:
+    # One case of ten trials: no interval, so no winner, whatever the difference.
+    from tests.test_compare import trials_report
+
+    c = compare(trials_report([(10, 0)], 10), baseline="base", candidate="cand")
+    assert (c.verdict, c.table.item(0, "detectable_difference")) == ("no_supported_winner", None)
+    assert c.reasons[-1] == _no_power_reason(1)
+    # No pair graded on both sides.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["base", "cand"])
+    ledger = pl.DataFrame({"candidate": ["base", "cand"], "case_id": ["a", "b"], "passed": [1, 1]})
+    none = compare(ef.audit(plan, ledger), baseline="base", candidate="cand", min_coverage=0.0)
+    assert none.reasons[-3:] == [
+        "interval: no pair has a grade on both sides",
+        "bounds overlap: cand [0.5, 1] vs base [0.5, 1]",
+        _no_power_reason(0),
+    ]
+
+
+def test_a_baseline_passing_every_pair_can_still_detect_a_drop() -> None:
+    # 20 cases, base passes all, cand 19: from a rate of 1 only a drop is possible, detectable from 36.6
+    # points (the discordant pairs are Binomial(20, d), all for base, rejecting from 6 on).
+    c = compare(_one_trial(20, [1] * 20, [int(i != 0) for i in range(20)]), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    assert c.table.item(0, "detectable_difference") == pytest.approx(0.366459, abs=5e-7)
+    assert float(binom.sf(5, 20, c.table.item(0, "detectable_difference"))) == pytest.approx(0.8, abs=1e-8)
+    assert c.reasons[-1] == (
+        "power: with 20 cases this batch could have detected a difference of 0.366 in pass rate (36.6 points) "
+        "with 80% power (SPEC §6a) only with cand below base: base passes every one of these pairs: no rise is "
+        "possible; smaller differences may be missed"
+    )
+    # The mirror: a baseline failing every pair, only a rise.
+    up = compare(_one_trial(20, [0] * 20, [int(i == 0) for i in range(20)]), baseline="base", candidate="cand")
+    assert up.table.item(0, "detectable_difference") == pytest.approx(0.366459, abs=5e-7)
+    assert "only with cand above base: base fails every one of these pairs: no drop is possible;" in up.reasons[-1]
+
+
+def test_mean_scores_say_the_power_is_not_modelled() -> None:
+    cases = [f"q{i}" for i in range(12)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": n, "case_id": c, "score": 0.5 + 0.01 * ((i * 7 + k) % 5)}
+            for k, n in enumerate(("base", "cand")) for i, c in enumerate(cases)]  # fmt: skip
+    c = compare(ef.audit(plan, pl.DataFrame(rows), grade="numeric"), baseline="base", candidate="cand")
+    assert (c.verdict, c.table.item(0, "detectable_difference")) == ("no_supported_winner", None)
+    assert c.reasons[-1] == (
+        "power: not estimated for a difference of mean scores: the power of SPEC §6a is that of a difference in "
+        "pass rate (declare a pass threshold to compare pass rates)"
     )
