@@ -202,9 +202,8 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
     scored = r.rates["pass_rate_scored"]
     value = scored.value
     if value is None:
-        parts.append(
-            svg.text(_rate_x(0.5), middle, "no pass rate (nothing scored)", text_anchor="middle", fill=svg.AXIS)
-        )
+        reason = f"no pass rate ({r.no_pass_rate})"
+        parts.append(svg.text(_rate_x(0.5), middle, reason, text_anchor="middle", fill=svg.AXIS))
         return parts
     marks = []
     if scored.ci_low is not None and scored.ci_high is not None:

@@ -75,9 +75,8 @@ def _card(c: Candidate) -> Html:
         if rate is not None
         else None
     )
-    if rate is None:
-        reason = "nothing scored" if scored == 0 else "no pass threshold declared"
-        parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {reason}"), cls="big na"))
+    if c.no_pass_rate:
+        parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {c.no_pass_rate}"), cls="big na"))
     elif c.complete:
         parts.append(
             el("div", pct(rate), small(f"pass_rate_scored = passed / scored = {passed} / {scored}"), cls="big")
@@ -151,8 +150,8 @@ def _headline_table(view: View) -> Html:
             [
                 el("b", c.name),
                 el("b", span),
-                join([pct(rate.value), small(f"{rate.numerator} / {rate.denominator}")]),
-                join([pct(cov.value), small(f"{cov.numerator} / {cov.denominator}")]),
+                join([pct(rate.value), small(rate.fraction)]),
+                join([pct(cov.value), small(cov.fraction)]),
                 c.counts["missing"],
             ]
         )
@@ -175,7 +174,7 @@ def _rates_table(view: View) -> Html:
                 join(
                     [
                         el("span", fmt_value(r.value)),
-                        small(f"{r.numerator} / {r.denominator}"),
+                        small(r.fraction),
                         small(interval(r.ci_low, r.ci_high)),
                     ]
                 )

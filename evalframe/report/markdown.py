@@ -127,7 +127,7 @@ def _funnel_and_rates_lines(view: View) -> list[str]:
         [{CANDIDATE: cand.name, **{r: cand.rates[r].value for r in RATE_COLUMNS}} for cand in view.candidates],
         schema={CANDIDATE: pl.String, **{r: pl.Float64 for r in RATE_COLUMNS}},
     )
-    parts = _rate_cells(view, lambda rate: f"{rate.numerator} / {rate.denominator}")
+    parts = _rate_cells(view, lambda rate: rate.fraction)
     intervals = _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high))
     return [
         "## Funnel (counts)",

@@ -79,6 +79,11 @@ class Rate:
     ci_low: float | None
     ci_high: float | None
 
+    @property
+    def fraction(self) -> str:
+        """``numerator / denominator``, or ``—`` when the rate has no value (its counts are not a fraction of it)."""
+        return "—" if self.value is None else f"{self.numerator} / {self.denominator}"
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -107,6 +112,13 @@ class Candidate:
     def planned(self) -> int:
         """Planned units."""
         return self.counts["planned"]
+
+    @property
+    def no_pass_rate(self) -> str | None:
+        """Why ``pass_rate_scored`` is null (nothing scored, or numeric scores without a threshold), else None."""
+        if self.rates["pass_rate_scored"].value is not None:
+            return None
+        return "nothing scored" if self.counts["scored"] == 0 else "no pass threshold declared"
 
     @property
     def complete(self) -> bool:

@@ -139,3 +139,18 @@ def test_id_column_without_from_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2
     assert "--id-column names a column of an export: it needs --from ragas or deepeval" in result.stderr
+
+
+def test_numeric_scores_without_a_threshold_show_no_pass_rate_fractions_nor_nothing_scored(tmp_path: Path) -> None:
+    """1 of 10 faithfulness values is filled: the rates with no value show "—", not 0 / 1 or 0 / 10, and the
+    chart says why there is no pass rate (no threshold), not that nothing was scored."""
+    path = real("deepeval_ragas/ciire-RAG_Project/eval_results_2026.csv")
+    out = tmp_path / "out"
+    code, _, _ = audit("ragas", str(path), "--score", "faithfulness", "--grade", "numeric", "--out", str(out))
+    assert code == 0
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    parts = markdown.split("Numerator / denominator of each rate:")[1].split("\n\n")[1].splitlines()
+    assert parts[2] == "| eval_results_2026 | 10 / 10 | 1 / 10 | — | — | — |"
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page.count("no pass rate (no pass threshold declared)") == 1
+    assert "nothing scored" not in page
