@@ -115,8 +115,8 @@ def read_comparison(path: Path) -> dict[str, Any]:
 
 
 def _target(difference: float) -> str:
-    """A target difference in words: "10.0 points" for a rise, "a drop of 10.0 points" for a negative one."""
-    return f"{100 * difference:.1f} points" if difference > 0 else f"a drop of {-100 * difference:.1f} points"
+    """A target difference in words: "a rise of 10.0 points", or "a drop of 10.0 points" for a negative one."""
+    return f"a {'rise' if difference > 0 else 'drop'} of {100 * abs(difference):.1f} points"
 
 
 def _text(result: Any, sources: list[str]) -> None:
@@ -138,7 +138,7 @@ def _text(result: Any, sources: list[str]) -> None:
         console.print(f"  - {note}")
     for basis, title in (("same_cases", f"same {i['cases']} cases"), ("same_budget", "same budget of units")):
         table = Table(title=f"trials vs cases: {title}", title_justify="left")
-        columns = ["trials", "cases", "units", "pair_correlation", "detectable_difference", "cases_needed"]
+        columns = ["trials", "cases", "units", "pair_correlation", "detectable_rise", "detectable_drop", "cases_needed"]
         for name in columns:
             table.add_column(name, justify="right")
         for row in (r for r in doc["trade"] if r["basis"] == basis):

@@ -199,7 +199,9 @@ def power(
         ``trade`` has one row per (basis, trials): ``basis`` (String: ``same_cases`` keeps G cases,
         ``same_budget`` keeps the G·K units and takes ⌊G·K/K'⌋ cases), ``trials``, ``cases``, ``units``
         (Int64), ``pair_correlation`` (Float64, at those trials), ``detectable_difference`` (Float64, a
-        fraction; null when out of reach) and ``cases_needed`` (Int64, for ``target_difference``; null
+        fraction; null when out of reach), ``detectable_rise`` and ``detectable_drop`` (Float64, the
+        smallest detectable rise and drop as positive fractions, each null when out of reach; the difference
+        is the smaller of the two) and ``cases_needed`` (Int64, for ``target_difference``; null
         without one).
 
     Raises
@@ -298,7 +300,7 @@ def _trade_table(
     for basis in ("same_cases", "same_budget"):
         for k in ks:
             g = cases if basis == "same_cases" else cases * trials // k
-            mde = detectable_at(g, k).difference if g >= 2 else None
+            found = detectable_at(g, k) if g >= 2 else None
             rows.append(
                 {
                     "basis": basis,
@@ -306,7 +308,9 @@ def _trade_table(
                     "cases": g,
                     "units": g * k,
                     "pair_correlation": r_at[k],
-                    "detectable_difference": mde,
+                    "detectable_difference": None if found is None else found.difference,
+                    "detectable_rise": None if found is None else found.rise,
+                    "detectable_drop": None if found is None else found.drop,
                     "cases_needed": needed_at[k],
                 }
             )
@@ -319,6 +323,8 @@ def _trade_table(
             "units": pl.Int64,
             "pair_correlation": pl.Float64,
             "detectable_difference": pl.Float64,
+            "detectable_rise": pl.Float64,
+            "detectable_drop": pl.Float64,
             "cases_needed": pl.Int64,
         },
     )

@@ -27,7 +27,7 @@ def test_power_command_text_and_json() -> None:
     assert out.splitlines()[0] == (
         "with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)"
     )
-    assert "cases needed for 10.0 points at 1 trial(s) per case: 408" in out
+    assert "cases needed for a rise of 10.0 points at 1 trial(s) per case: 408" in out
     assert "trials vs cases: same budget of units" in out
     code, out, _ = _cli(["--cases", "200", "--trials", "3", "--icc", "0.3", "--format", "json"])
     assert code == 0
@@ -58,6 +58,25 @@ def test_power_command_detects_a_drop_where_a_rise_has_no_room() -> None:
     assert doc["detectable_difference"] == doc["detectable_drop"] == pytest.approx(0.450706, abs=5e-7)
     assert doc["detectable_rise"] is None
     assert doc["trade"][0]["detectable_difference"] == pytest.approx(0.450706, abs=5e-7)
+    # the trade table names each row's direction: at 5 trials a rise of 9.2 points is in reach, beside a drop
+    same = {
+        r["trials"]: (r["detectable_rise"], r["detectable_drop"]) for r in doc["trade"] if r["basis"] == "same_cases"
+    }
+    assert same[1] == (None, pytest.approx(0.450706, abs=5e-7))
+    assert same[5] == (pytest.approx(0.092492, abs=5e-7), pytest.approx(0.158171, abs=5e-7))
+    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.9"])
+    header = next(line for line in out.splitlines() if "trials" in line and "cases_needed" in line)
+    assert [c.strip() for c in header.strip("┃").split("┃")] == [
+        "trials",
+        "cases",
+        "units",
+        "pair_correlation",
+        "detectable_rise",
+        "detectable_drop",
+        "cases_needed",
+    ]
+    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.1", "--target-difference", "0.3"])
+    assert out.splitlines()[1] == "cases needed for a rise of 30.0 points at 1 trial(s) per case: 37"
 
 
 @pytest.mark.parametrize(

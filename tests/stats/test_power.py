@@ -258,8 +258,12 @@ def test_power_plan_trades_trials_against_cases() -> None:
     for row in rows:
         r = pair_correlation_at(0.3, icc=0.2, measured_at=2, trials=row["trials"])
         assert row["pair_correlation"] == pytest.approx(r)
-        mde = detectable_difference(row["cases"], row["trials"], rate=0.6, icc=0.2, pair_correlation=r).difference
-        assert row["detectable_difference"] == pytest.approx(mde)
+        found = detectable_difference(row["cases"], row["trials"], rate=0.6, icc=0.2, pair_correlation=r)
+        assert row["detectable_difference"] == pytest.approx(found.difference)
+        assert (row["detectable_rise"], row["detectable_drop"]) == (
+            pytest.approx(found.rise),
+            pytest.approx(found.drop),
+        )
         assert row["cases_needed"] == cases_needed(0.15, row["trials"], rate=0.6, icc=0.2, pair_correlation=r)
     assert plan.cases_needed == rows[1]["cases_needed"]
     assert plan.to_dict()["trade"][0]["basis"] == "same_cases"
