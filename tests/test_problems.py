@@ -104,7 +104,10 @@ def test_the_refusal_in_out_holds_every_problem_and_the_counts(tmp_path: Path) -
     stdout = json.loads(result.stdout)
     assert (stdout["refused"], stdout["refusing_problems"]) == (True, 4600)
     assert stdout["refusing_problems_by_kind"] == {"duplicate_key": 4000, "unknown_case": 600}
-    assert [(k["kind"], k["count"]) for k in stdout["kinds"]] == [("duplicate_key", 4000), ("unknown_case", 600)]
+    assert [(k["kind"], k["count"]) for k in stdout["refusing_kinds"]] == [
+        ("duplicate_key", 4000),
+        ("unknown_case", 600),
+    ]
     assert "batch refused: 4600 refusing problem(s)" in result.stderr
     assert "refusing problems (first 40 of 4600)" in result.stderr  # 20 of each kind
     written = pl.read_parquet(out / "problems.parquet")

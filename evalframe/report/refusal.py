@@ -81,7 +81,7 @@ def build_refusal(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None)
 
 
 def refusal_dict(refusal: Refusal) -> dict[str, Any]:
-    """The refusal as a JSON-ready dict: counts, then each refusing kind with its texts and first rows."""
+    """The refusal as a JSON-ready dict: counts, then each refusing kind with texts and rows (``refusing_kinds``)."""
     return {
         "refused": True,
         "refusing_problems": refusal.refusing,
@@ -93,7 +93,7 @@ def refusal_dict(refusal: Refusal) -> dict[str, Any]:
         },
         "problem_counts": refusal.counts.to_dicts(),
         "first_refusing_problems": refusal.first_rows.to_dicts(),
-        "kinds": [note_dict(n) for n in refusal.kinds],
+        "refusing_kinds": [note_dict(n) for n in refusal.kinds],
     }
 
 

@@ -212,6 +212,6 @@ def test_refusal_json_on_stdout_lists_kind_line_and_key_per_kind(tmp_path: Path)
         {"kind": "missing_unit", "refusing": False, "count": 2},
         {"kind": "unknown_case", "refusing": True, "count": 1},
     ]
-    kinds = {k["kind"]: k for k in doc["kinds"]}
+    kinds = {k["kind"]: k for k in doc["refusing_kinds"]}
     assert [(r["line"], r["case_id"]) for r in kinds["duplicate_key"]["first_rows"]] == [(2, "quote"), (3, "quote")]
     assert kinds["unknown_case"]["count"] == 1 and kinds["unknown_case"]["texts"]
