@@ -135,10 +135,15 @@ def test_integer_tokens_beyond_int64_say_so() -> None:
         }
     )
     details = validate_ledger(raw, PLAN).problems.filter(pl.col("kind") == "invalid_integer")
-    assert details.select("line", "detail").rows() == [
-        (1, "trial = 99999999999999999999999 is beyond the 64-bit integer range (at most 9223372036854775807)"),
-        (2, "attempt = 9223372036854775808 is beyond the 64-bit integer range (at most 9223372036854775807)"),
-        (4, "trial = 00000000000000000000001 is not a positive integer"),
+    assert details.select("line", "trial", "attempt", "detail").rows() == [
+        (
+            1,
+            None,
+            1,
+            "trial = 99999999999999999999999 is beyond the 64-bit integer range (at most 9223372036854775807)",
+        ),
+        (4, None, 1, "trial = 00000000000000000000001 is not a positive integer"),
+        (2, 1, None, "attempt = 9223372036854775808 is beyond the 64-bit integer range (at most 9223372036854775807)"),
     ]
 
 

@@ -130,7 +130,7 @@ def validate_ledger(
     )
     if shape == "answers":
         canonical = _graded_answers(canonical, plan)
-    token_problems = _token_problems(frame, checks)
+    token_problems = _token_problems(frame, checks, trial=exprs[TRIAL], attempt=exprs[ATTEMPT])
     from evalframe.schemas import LedgerModel, failures_as_problems  # imported on use: pandera is slow to import
 
     schema_problems = failures_as_problems(canonical, LedgerModel)
@@ -190,8 +190,12 @@ def _canonical_columns(
     return exprs, checks
 
 
-def _token_problems(frame: pl.DataFrame, checks: list[Check]) -> pl.DataFrame:
-    """One problem per (row, failed check); masks run over every row, details only over the flagged rows."""
+def _token_problems(frame: pl.DataFrame, checks: list[Check], *, trial: pl.Expr, attempt: pl.Expr) -> pl.DataFrame:
+    """One problem per (row, failed check); masks run over every row, details only over the flagged rows.
+
+    ``trial`` and ``attempt`` are the parsed keys (null where they do not parse), so a row's problem names its
+    unit as fully as the schema's problems do.
+    """
     flagged = frame.filter(pl.any_horizontal([m for m, _, _ in checks])) if checks else frame.head(0)
     return pl.concat(
         [
@@ -199,6 +203,8 @@ def _token_problems(frame: pl.DataFrame, checks: list[Check]) -> pl.DataFrame:
                 pl.lit(kind).alias(KIND),
                 pl.col(CANDIDATE).cast(pl.String),
                 pl.col(CASE_ID).cast(pl.String),
+                trial.cast(pl.Int64).alias(TRIAL),
+                attempt.cast(pl.Int64).alias(ATTEMPT),
                 LINE,
                 SOURCE,
                 detail.alias(DETAIL),
