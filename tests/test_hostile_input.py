@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from evalframe.audit import audit
 from evalframe.cli import inputs as cli_inputs
 from evalframe.cli import main
 from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, PlanError
@@ -209,25 +210,29 @@ def test_deeply_nested_json_lines_are_an_input_error(tmp_path: Path, role: str) 
     )
 
 
-def test_a_json_lines_integer_beyond_64_bits_is_an_input_error(tmp_path: Path) -> None:
+def test_a_json_lines_integer_beyond_64_bits_is_refused_as_a_csv_cell_is(tmp_path: Path) -> None:
+    """The integer is kept as its digits: the batch is refused with the problem row a CSV cell gets."""
     results = tmp_path / "results.jsonl"
     results.write_text(
-        '{"case_id": "q1", "passed": 1}\n{"case_id": "q2", "passed": 1, "trial": 9223372036854775808}\n',
+        '{"candidate": "A", "case_id": "q1", "passed": 1, "trial": 1}\n'
+        '{"candidate": "A", "case_id": "q2", "passed": 1, "trial": 9223372036854775808}\n',
         encoding="utf-8",
     )
     code, out, err = audit_results(tmp_path, results)
-    assert (code, out) == (2, "")
-    assert one_line_error(err) == (
-        f"error: {results}:2: integer 9223372036854775808 of key 'trial' is outside the 64-bit range "
-        "-9223372036854775808..9223372036854775807"
-    )
-    results.write_text('{"case_id": "q1", "passed": 1, "n": -' + "9" * 400 + "}\n", encoding="utf-8")
-    code, _, err = audit_results(tmp_path, results)
-    assert code == 2
-    assert one_line_error(err) == (
-        f"error: {results}:1: integer -99999999999999999999… (400 digits) of key 'n' is outside the 64-bit range "
-        "-9223372036854775808..9223372036854775807"
-    )
+    assert (code, out) == (1, "")
+    assert "batch refused: 1 refusing problem(s)" in err
+    as_csv = tmp_path / "results.csv"
+    as_csv.write_text("candidate,case_id,passed,trial\nA,q1,1,1\nA,q2,1,9223372036854775808\n", encoding="utf-8")
+    plan = Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    problems = {}
+    for path in (results, as_csv):
+        with pytest.raises(AuditRefused) as info:
+            audit(plan, path)
+        refusing = info.value.problems.filter(pl.col("refusing"))
+        problems[path.suffix] = refusing.select("kind", "case_id", "detail").rows()
+        assert refusing.get_column("line").to_list() == [2 if path == results else 3]  # CSV: the header is 1
+    detail = "trial = 9223372036854775808 is beyond the 64-bit integer range (at most 9223372036854775807)"
+    assert problems[".jsonl"] == problems[".csv"] == [("invalid_integer", "q2", detail)]
 
 
 def test_a_fifo_is_named_as_what_it_is(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ CSV reader with its line numbers stays on polars.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -108,14 +108,14 @@ def problems(rows: Lazy, kind: str, detail: nw.Expr, *, refusing: bool = True, k
     """``rows`` as problems of ``kind``: the key columns in ``keys`` are kept, the others null."""
     return rows.select(
         _lit(kind, nw.String()).alias(KIND),
-        *_key_exprs(keys),
+        *_key_exprs(keys, {}),
         detail.cast(nw.String()).alias(DETAIL),
         _lit(refusing, nw.Boolean()).alias(REFUSING),
     )
 
 
-def _key_exprs(keys: Sequence[str]) -> list[nw.Expr]:
-    """The problem key columns (source, line, candidate, case_id, trial, attempt): those in ``keys``, others null."""
+def _key_exprs(keys: Sequence[str], parsed: Mapping[str, nw.Expr]) -> list[nw.Expr]:
+    """The problem key columns (source, line, candidate, case_id, trial, attempt): ``keys``, ``parsed``, else null."""
     kept = set(keys)
     cols = []
     for name, dtype in (
@@ -126,12 +126,23 @@ def _key_exprs(keys: Sequence[str]) -> list[nw.Expr]:
         (TRIAL, nw.Int64()),
         (ATTEMPT, nw.Int64()),
     ):
-        cols.append(nw.col(name).cast(dtype) if name in kept else _lit(None, dtype).alias(name))
+        value = nw.col(name) if name in kept else parsed.get(name, _lit(None, dtype))
+        cols.append(value.cast(dtype).alias(name))
     return cols
 
 
-def checked(rows: Lazy, checks: Sequence[_Check], *, keys: Sequence[str], refusing: bool = True) -> list[Lazy]:
+def checked(
+    rows: Lazy,
+    checks: Sequence[_Check],
+    *,
+    keys: Sequence[str],
+    parsed: Mapping[str, nw.Expr] | None = None,
+    refusing: bool = True,
+) -> list[Lazy]:
     """The problems of several checks of the same rows, from one pass over them (none without checks).
+
+    The key columns are ``keys`` of ``rows`` and the expressions of ``parsed`` (e.g. a raw ledger's parsed
+    trial), null otherwise.
 
     Each check's detail, null where its row passes, is a column; the columns are unpivoted to one row per
     row and check and the passing ones dropped, so the backend reads ``rows`` once rather than once per
@@ -141,7 +152,7 @@ def checked(rows: Lazy, checks: Sequence[_Check], *, keys: Sequence[str], refusi
         return []
     names = [f"_check_{i}" for i in range(len(checks))]
     wide = rows.select(
-        *_key_exprs(keys),
+        *_key_exprs(keys, parsed or {}),
         *(
             nw.when(mask.fill_null(False)).then(detail.cast(nw.String())).alias(name)
             for name, (mask, _, detail) in zip(names, checks, strict=True)
@@ -256,7 +267,9 @@ def canonical(
         checks.append((answer.is_null() | (answer == ""), "empty_value", _lit("empty answer")))
     exprs[SCORE], exprs[PASSED] = score, passed
     exprs[LINE], exprs[SOURCE] = nw.col(LINE).cast(nw.Int64()), nw.col(SOURCE).cast(nw.String())
-    found = checked(frame, checks, keys=(CANDIDATE, CASE_ID, LINE, SOURCE))
+    found = checked(
+        frame, checks, keys=(CANDIDATE, CASE_ID, LINE, SOURCE), parsed={k: exprs[k] for k in (TRIAL, ATTEMPT)}
+    )
     ledger = frame.select(
         *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL.items()), *options.extra_columns
     )

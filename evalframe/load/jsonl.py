@@ -12,7 +12,7 @@ import polars as pl
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
 from evalframe.load.limit import current_limits, limit_detail
-from evalframe.load.loaded import RESERVED, Loaded, PathLike, digits_text, reserved_problem
+from evalframe.load.loaded import RESERVED, Loaded, PathLike, reserved_problem
 from evalframe.load.text import read_text
 from evalframe.problems import problems_frame
 
@@ -117,12 +117,10 @@ def _json_column(values: list[Any]) -> pl.Series:
     )
 
 
-def _out_of_range(obj: dict[str, Any]) -> str | None:
-    """The first key of ``obj`` whose value is an integer outside :data:`INT64_RANGE`, if any."""
+def _out_of_range(value: Any) -> bool:
+    """Whether ``value`` is an integer outside :data:`INT64_RANGE`."""
     low, high = INT64_RANGE
-    return next(
-        (k for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool) and not low <= v <= high), None
-    )
+    return isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high
 
 
 def read_jsonl(path: PathLike) -> Loaded:
@@ -150,8 +148,9 @@ def read_jsonl(path: PathLike) -> Loaded:
     Raises
     ------
     InputFormatError
-        When the file cannot be opened, a line is nested too deeply to parse,
-        or holds an integer outside :data:`INT64_RANGE` (naming the line).
+        When the file cannot be opened or a line is nested too deeply to parse
+        (naming the line). An integer outside :data:`INT64_RANGE` is kept as its digits (String), so that
+        validation reports it as it does a CSV cell.
 
     Examples
     --------
@@ -189,8 +188,8 @@ def read_jsonl(path: PathLike) -> Loaded:
 def _object(text_line: str, number: int, source: str, problems: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The JSON object of one line, or None when the line is not one (reported in ``problems``).
 
-    A repeated key is reported and the object kept; an integer outside :data:`INT64_RANGE` or JSON beyond
-    the limits is an input error naming the line.
+    A repeated key is reported and the object kept; an integer outside :data:`INT64_RANGE` becomes its
+    digits (text); JSON beyond the limits is an input error naming the line.
     """
     repeated: list[str] = []
     try:
@@ -208,12 +207,8 @@ def _object(text_line: str, number: int, source: str, problems: list[dict[str, A
     for name in repeated:
         msg = f"key {name!r} is repeated in the object (a JSON object names each column once)"
         problems.append({"kind": "repeated_column", "source": source, "line": number, "detail": msg})
-    huge = _out_of_range(obj)
-    if huge is not None:
-        low, high = INT64_RANGE
-        msg = f"integer {digits_text(obj[huge])} of key {huge!r} is outside the 64-bit range {low}..{high}"
-        raise InputFormatError(source, msg, line=number)
-    return obj
+    # An integer no Int64 can hold is kept as its digits, as a CSV cell is: validation names it and the line.
+    return {k: str(v) if _out_of_range(v) else v for k, v in obj.items()}
 
 
 def _frame(rows: list[dict[str, Any]], lines: list[int], source: str) -> pl.DataFrame:

@@ -53,10 +53,3 @@ def reserved_problem(name: str, source: str, line: int | None) -> dict[str, Any]
     what = "the row's line number" if name == LINE else "the file the row came from"
     msg = f"column {name!r} is reserved: evalframe adds it ({what}); rename it"
     return {"kind": "unexpected_column", "source": source, "line": line, "detail": msg}
-
-
-def digits_text(value: int) -> str:
-    """An integer for a message: itself, or its first digits and how many there are."""
-    text = str(value)
-    digits = text.lstrip("-")
-    return text if len(digits) <= 30 else f"{text[: len(text) - len(digits)]}{digits[:20]}… ({len(digits)} digits)"
