@@ -17,12 +17,23 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import polars as pl
 
 from evalframe._callable import make_callable
-from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID
+from evalframe.compare.pairs import (
+    PAIR_KEY,
+    PairPolicy,
+    Scale,
+    check_names,
+    dropped_by_slice,
+    missingness_p_value,
+    pair_counts,
+    paired_units,
+    unpaired_count,
+)
 from evalframe.report.model import RENDERERS, AuditReport
 from evalframe.stats import (
     Detectable,
@@ -33,9 +44,7 @@ from evalframe.stats import (
 )
 from evalframe.stats.detectable import _observed_detectable
 
-PairPolicy = Literal["complete_pairs", "missing_as_fail"]
-PAIR_KEY: Final = (CASE_ID, TRIAL)
-_GRADED: Final = ("passed", "failed", "scored_no_threshold")
+__all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
 
 @dataclass(frozen=True)
@@ -169,14 +178,6 @@ def _se_naive(differences: pl.Series) -> float:
     return math.sqrt(math.fsum((d - mean) ** 2 for d in differences.to_list())) / differences.len()
 
 
-def _side(report: AuditReport, name: str, slices: Sequence[str]) -> pl.DataFrame:
-    units = report.units.lazy().filter(pl.col(CANDIDATE) == name).collect()
-    if units.select(pl.struct(*PAIR_KEY).is_duplicated().any()).item():
-        msg = "compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'"
-        raise ValueError(msg)
-    return units.select(*PAIR_KEY, *slices, pl.col(OUTCOME).cast(pl.String).alias("outcome"), SCORE)
-
-
 def compare(
     report: AuditReport,
     *,
@@ -256,9 +257,9 @@ def compare(
     >>> c.reasons[0]
     'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
     """
-    _check_names(report, baseline, candidate)
-    scale = _Scale.of(report.meta)
-    joined = _paired_units(report, baseline, candidate, scale, pairs)
+    check_names(report, baseline, candidate)
+    scale = Scale.of(report.meta)
+    joined = paired_units(report, baseline, candidate, scale, pairs)
     in_use = joined.filter(pl.col("used"))
     side = {r[CANDIDATE]: r for r in report.summary.iter_rows(named=True) if r[CANDIDATE] in (baseline, candidate)}
     b, c = side[baseline], side[candidate]
@@ -267,10 +268,10 @@ def compare(
     as_fail = _tested(joined, scale, confidence, alpha)
     declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
     other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
-    missingness_p = _missingness_p(joined)
+    missingness_p = missingness_p_value(joined)
     reasons = _coverage_reasons({baseline: b, candidate: c}, min_coverage, missingness_p, alpha)
     coverage_ok = not reasons
-    unpaired = {name: _unpaired(report, name, joined) for name in (baseline, candidate)}
+    unpaired = {name: unpaired_count(report, name, joined) for name in (baseline, candidate)}
     if any(unpaired.values()):
         only = ", ".join(f"{n} planned for {name} only" for name, n in unpaired.items() if n)
         reasons.append(
@@ -303,7 +304,7 @@ def compare(
         "baseline": baseline,
         "candidate": candidate,
         "pair_policy": pairs,
-        **_pair_counts(joined, in_use, pairs),
+        **pair_counts(joined, in_use, pairs),
         "units_not_paired": sum(unpaired.values()),
         "baseline_scored_coverage": b["scored_coverage"],
         "candidate_scored_coverage": c["scored_coverage"],
@@ -327,7 +328,7 @@ def compare(
         "reasons": reasons,
     }
     table = pl.DataFrame([row], schema_overrides=dict.fromkeys(_NULLABLE_FLOATS, pl.Float64))
-    return Comparison(table=table, pairs=joined, dropped_by_slice=_dropped_by_slice(joined, scale.slices, pairs))
+    return Comparison(table=table, pairs=joined, dropped_by_slice=dropped_by_slice(joined, scale.slices, pairs))
 
 
 #: Columns of the comparison table that may be null in its one row (typed Float64 all the same).
@@ -344,83 +345,12 @@ _NULLABLE_FLOATS: Final = (
 )
 
 
-@dataclass(frozen=True)
-class _Scale:
-    """What is compared: pass/fail (0/1), or the score within its range for numeric grades without threshold."""
-
-    numeric: bool
-    low: float
-    high: float
-    slices: tuple[str, ...]
-
-    @classmethod
-    def of(cls, meta: Mapping[str, Any]) -> _Scale:
-        """The scale of a report from its meta (grade, pass threshold, score range, slices)."""
-        numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
-        low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
-        return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])))
-
-
-def _check_names(report: AuditReport, baseline: str, candidate: str) -> None:
-    """Raise ValueError unless both names are candidates of the report, and different."""
-    names = set(report.summary.get_column(CANDIDATE).to_list())
-    for role, name in (("baseline", baseline), ("candidate", candidate)):
-        if name not in names:
-            msg = f"{role} {name!r} is not a candidate of the report (candidates: {', '.join(sorted(names))})"
-            raise ValueError(msg)
-    if baseline == candidate:
-        msg = "baseline and candidate must differ"
-        raise ValueError(msg)
-
-
-def _paired_units(report: AuditReport, baseline: str, candidate: str, scale: _Scale, pairs: PairPolicy) -> pl.DataFrame:
-    """One row per (case_id, trial) planned for both sides: outcomes, gradedness, values compared, ``used``.
-
-    A unit planned for one side only (a units-table plan need not plan every case for every candidate)
-    has no pair: it is neither ungraded nor a fail, and stays out (:func:`_unpaired` counts it). An
-    ungraded side's value is the low end of the scale (a fail); ``used`` marks the pairs the declared
-    policy counts (both graded under ``complete_pairs``, every pair under ``missing_as_fail``).
-    """
-    base = _side(report, baseline, scale.slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
-    cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome", SCORE: "_c_score"})
-    joined = base.join(cand, on=list(PAIR_KEY), how="inner").sort(list(PAIR_KEY))
-    b_graded = pl.col("baseline_outcome").is_in(_GRADED).fill_null(False)
-    c_graded = pl.col("candidate_outcome").is_in(_GRADED).fill_null(False)
-
-    def value(side: str, score: str, graded: pl.Expr) -> pl.Expr:
-        got = pl.col(score) if scale.numeric else (pl.col(side) == "passed").cast(pl.Float64)
-        return pl.when(graded).then(got).otherwise(pl.lit(scale.low)).cast(pl.Float64)
-
-    return joined.with_columns(
-        ((b_graded & c_graded) if pairs == "complete_pairs" else pl.lit(True)).alias("used"),
-        value("baseline_outcome", "_b_score", b_graded).alias("baseline_value"),
-        value("candidate_outcome", "_c_score", c_graded).alias("candidate_value"),
-        b_graded.alias("baseline_graded"),
-        c_graded.alias("candidate_graded"),
-    ).drop("_b_score", "_c_score")
-
-
-def _unpaired(report: AuditReport, side: str, joined: pl.DataFrame) -> int:
-    """How many of ``side``'s planned units have no pair (the other side does not plan them)."""
-    planned = report.summary.filter(pl.col(CANDIDATE) == side).get_column("planned").item()
-    return int(planned) - joined.height
-
-
-def _tested(frame: pl.DataFrame, scale: _Scale, confidence: float, alpha: float) -> _Tested:
+def _tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float) -> _Tested:
     """The paired test of candidate − baseline over ``frame``'s pairs (see :func:`_paired_test`)."""
     pairs_frame = frame.select(pl.col("candidate_value").alias("c"), pl.col("baseline_value").alias("b"), CASE_ID)
     return _paired_test(
         pairs_frame, numeric=scale.numeric, width=scale.high - scale.low, confidence=confidence, alpha=alpha
     )
-
-
-def _missingness_p(joined: pl.DataFrame) -> float:
-    """Exact McNemar p-value of paired gradedness: pairs graded on one side only, each way."""
-    only_b, only_c = joined.select(
-        (pl.col("baseline_graded") & ~pl.col("candidate_graded")).sum().alias("only_baseline"),
-        (~pl.col("baseline_graded") & pl.col("candidate_graded")).sum().alias("only_candidate"),
-    ).row(0)
-    return mcnemar_exact(only_b, only_c)
 
 
 def _coverage_reasons(
@@ -441,7 +371,7 @@ def _coverage_reasons(
     return reasons
 
 
-def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline: str, alpha: float) -> str:
+def _interval_reason(declared: _Tested, scale: Scale, candidate: str, baseline: str, alpha: float) -> str:
     """Check 2 of SPEC §6, in words: does the declared policy's paired test support a winner, and if not, why.
 
     A winner needs the interval to exclude zero and, with one trial per case, the exact McNemar test to reject
@@ -468,7 +398,7 @@ def _interval_reason(declared: _Tested, scale: _Scale, candidate: str, baseline:
 
 
 def _tipping_point(
-    joined: pl.DataFrame, winner: str, scale: _Scale, candidate: str, baseline: str
+    joined: pl.DataFrame, winner: str, scale: Scale, candidate: str, baseline: str
 ) -> tuple[float, bool, str]:
     """Check 4 of SPEC §6: the difference over every planned pair with every ungraded unit against ``winner``.
 
@@ -553,17 +483,6 @@ def _power_reason(
     )
 
 
-def _pair_counts(joined: pl.DataFrame, in_use: pl.DataFrame, pairs: PairPolicy) -> dict[str, int]:
-    """Pairs planned, used and dropped, and the ungraded sides counted as fails (``missing_as_fail`` only)."""
-    ungraded = in_use.select((~pl.col("baseline_graded")).sum() + (~pl.col("candidate_graded")).sum()).item()
-    return {
-        "pairs_planned": joined.height,
-        "pairs_used": in_use.height,
-        "pairs_dropped": joined.height - in_use.height,
-        "ungraded_counted_as_fail": int(ungraded) if pairs == "missing_as_fail" else 0,
-    }
-
-
 def _quality(declared: _Tested, in_use: pl.DataFrame, c_value: pl.Expr, b_value: pl.Expr) -> dict[str, Any]:
     """The declared policy's paired quality difference with its standard errors and interval."""
     t = declared.test
@@ -596,22 +515,6 @@ _QUALITY: Final = (
     "baseline_pass_rate_pairs",
     "candidate_pass_rate_pairs",
 )
-
-
-def _dropped_by_slice(joined: pl.DataFrame, slices: Sequence[str], pairs: PairPolicy) -> pl.DataFrame:
-    """Under ``complete_pairs``, dropped pairs per (slice column, slice value); empty otherwise."""
-    if not slices or pairs != "complete_pairs":
-        return pl.DataFrame()
-    dropped = joined.filter(~pl.col("used"))
-    return pl.concat(
-        [
-            dropped.group_by(pl.col(s).cast(pl.String).alias("slice_value"))
-            .len("pairs_dropped")
-            .with_columns(pl.lit(s).alias("slice_column"))
-            .select("slice_column", "slice_value", "pairs_dropped")
-            for s in slices
-        ]
-    ).sort("slice_column", "slice_value", nulls_last=True)
 
 
 make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module
