@@ -22,7 +22,8 @@ from typing import Any, Final
 import polars as pl
 
 from evalframe._callable import make_callable
-from evalframe.columns import CANDIDATE, CASE_ID
+from evalframe.columns import CANDIDATE
+from evalframe.compare.inference import Tested, batch_detectable, quality, tested
 from evalframe.compare.pairs import (
     PAIR_KEY,
     PairPolicy,
@@ -35,14 +36,7 @@ from evalframe.compare.pairs import (
     unpaired_count,
 )
 from evalframe.report.model import RENDERERS, AuditReport
-from evalframe.stats import (
-    Detectable,
-    PairedTest,
-    mcnemar_exact,
-    paired_mean_difference,
-    paired_rate_difference,
-)
-from evalframe.stats.detectable import _observed_detectable
+from evalframe.stats import Detectable
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
@@ -88,94 +82,6 @@ class Comparison:
         report's registry: this module imports no renderer.
         """
         return str(RENDERERS["comparison_markdown"](self))
-
-
-@dataclass(frozen=True)
-class _Tested:
-    """A paired test on one set of pairs: the interval and, for one trial per case, exact McNemar."""
-
-    test: PairedTest | None
-    mcnemar_p: float | None
-    winner: str | None
-    interval_side: int = 0
-    """The side the interval alone excludes zero on: 1 (candidate), −1 (baseline), 0 (includes it, or none)."""
-    discordant: tuple[int, int] | None = None
-    """With one trial per case: the discordant pairs (candidate passes alone, baseline passes alone)."""
-
-    def describe(self, *, with_test: bool = True) -> str:
-        t = self.test
-        if t is None:
-            return "(no pairs)"
-        if t.ci_low is None or t.ci_high is None:
-            return f"{t.difference:+.3g} over {t.n_clusters} case(s): fewer than two cases, no interval"
-        text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
-        text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
-        if with_test and self.mcnemar_p is not None:
-            text += f"; exact McNemar p={self.mcnemar_p:.2g}"
-        return text + ")"
-
-
-def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float) -> _Tested:
-    """The paired test of candidate − baseline on ``frame``'s pairs (``c``, ``b``, ``case_id``).
-
-    A winner needs the interval to exclude 0 and, with one trial per case, exact McNemar p < ``alpha``.
-    """
-    if frame.height == 0:
-        return _Tested(None, None, None)
-    cand, base, cluster = frame.get_column("c"), frame.get_column("b"), frame.get_column(CASE_ID)
-    if numeric:
-        test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence)
-    else:
-        test = paired_rate_difference(cand, base, cluster, confidence=confidence)
-    p, discordant = None, None
-    if test.method == "newcombe":
-        discordant = (int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
-        p = mcnemar_exact(*discordant)
-    interval_side = test.excludes_zero()
-    side = 0 if p is not None and p >= alpha else interval_side
-    winner = {1: "candidate_better", -1: "baseline_better"}.get(side)
-    return _Tested(test, p, winner, interval_side, discordant)
-
-
-def _detectable(
-    used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float, confidence: float
-) -> tuple[float | None, Detectable | None, float | None]:
-    """The correlation of the two sides' case means, the difference this batch could detect at 80% power, the rate.
-
-    Pass/fail only (:func:`evalframe.stats.detectable.detectable_difference` with the used pairs' cases and mean
-    trials per case, the baseline's pass rate over them and ``icc``, and the observed pair correlation): the
-    power of the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
-    clustered interval at ``confidence``; the smallest difference either way, with the smallest rise and drop.
-    A baseline passing (or failing) every used pair is taken at its rate of 1 (or 0): only a drop (a rise)
-    has room to be detected. Fewer than two cases detect nothing. None for numeric scores or without pairs.
-    """
-    if numeric or used.height == 0:
-        return None, None, None
-    means = used.group_by(CASE_ID).agg(
-        pl.col("candidate_value").mean().alias("c"), pl.col("baseline_value").mean().alias("b"), pl.len().alias("m")
-    )
-    r = means.select(pl.corr("c", "b")).item() if means.height > 2 else None
-    r = None if r is None or not math.isfinite(r) else max(-1.0, min(float(r), 0.99))
-    rate = used.get_column("baseline_value").mean()
-    if not isinstance(rate, float) or not 0.0 <= rate <= 1.0:
-        return r, None, None
-    icc = baseline.get("icc")
-    trials = float(used.height) / means.height
-    found = _observed_detectable(
-        means.height,
-        trials,
-        rate=rate,
-        icc=0.0 if icc is None else min(max(float(icc), 0.0), 1.0),
-        pair_correlation=0.0 if r is None else r,
-        alpha=alpha if trials == 1 else 1.0 - confidence,
-    )
-    return r, found, rate
-
-
-def _se_naive(differences: pl.Series) -> float:
-    """sqrt(population variance / n) of the paired differences, as if every pair were independent."""
-    mean = math.fsum(differences.to_list()) / differences.len()
-    return math.sqrt(math.fsum((d - mean) ** 2 for d in differences.to_list())) / differences.len()
 
 
 def compare(
@@ -264,8 +170,8 @@ def compare(
     side = {r[CANDIDATE]: r for r in report.summary.iter_rows(named=True) if r[CANDIDATE] in (baseline, candidate)}
     b, c = side[baseline], side[candidate]
     values = (pl.col("candidate_value"), pl.col("baseline_value"))
-    complete = _tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), scale, confidence, alpha)
-    as_fail = _tested(joined, scale, confidence, alpha)
+    complete = tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), scale, confidence, alpha)
+    as_fail = tested(joined, scale, confidence, alpha)
     declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
     other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
     missingness_p = missingness_p_value(joined)
@@ -295,7 +201,7 @@ def compare(
     if None not in bounds:
         reasons.append(_bounds_reason(bounds, candidate, baseline))
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
-    pair_r, found, base_rate = _detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     detectable = None if found is None else found.difference
     if verdict == "no_supported_winner":
         cases = 0 if declared.test is None else declared.test.n_clusters
@@ -311,7 +217,7 @@ def compare(
         "coverage_difference": c["scored_coverage"] - b["scored_coverage"],
         "completion_difference": c["completion_rate"] - b["completion_rate"],
         "missingness_p_value": missingness_p,
-        **_quality(declared, in_use, *values),
+        **quality(declared, in_use, *values),
         "mcnemar_p_value": declared.mcnemar_p,
         "other_policy_ci_low": other.test.ci_low if other.test else None,
         "other_policy_ci_high": other.test.ci_high if other.test else None,
@@ -345,14 +251,6 @@ _NULLABLE_FLOATS: Final = (
 )
 
 
-def _tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float) -> _Tested:
-    """The paired test of candidate − baseline over ``frame``'s pairs (see :func:`_paired_test`)."""
-    pairs_frame = frame.select(pl.col("candidate_value").alias("c"), pl.col("baseline_value").alias("b"), CASE_ID)
-    return _paired_test(
-        pairs_frame, numeric=scale.numeric, width=scale.high - scale.low, confidence=confidence, alpha=alpha
-    )
-
-
 def _coverage_reasons(
     sides: Mapping[str, Mapping[str, Any]], min_coverage: float, missingness_p: float, alpha: float
 ) -> list[str]:
@@ -371,7 +269,7 @@ def _coverage_reasons(
     return reasons
 
 
-def _interval_reason(declared: _Tested, scale: Scale, candidate: str, baseline: str, alpha: float) -> str:
+def _interval_reason(declared: Tested, scale: Scale, candidate: str, baseline: str, alpha: float) -> str:
     """Check 2 of SPEC §6, in words: does the declared policy's paired test support a winner, and if not, why.
 
     A winner needs the interval to exclude zero and, with one trial per case, the exact McNemar test to reject
@@ -481,40 +379,6 @@ def _power_reason(
         f"{candidate} {first_side} {baseline}, or of {second:.3g} ({100 * second:.1f} points) with it "
         f"{second_side}, with 80% power (SPEC §6a); {missed}"
     )
-
-
-def _quality(declared: _Tested, in_use: pl.DataFrame, c_value: pl.Expr, b_value: pl.Expr) -> dict[str, Any]:
-    """The declared policy's paired quality difference with its standard errors and interval."""
-    t = declared.test
-    if t is None:
-        empty: dict[str, Any] = dict.fromkeys(_QUALITY, None)
-        return empty | {"interval_method": "none", "cases_used": 0}
-    differences = in_use.select(c_value - b_value).to_series()
-    return {
-        "quality_difference": t.difference,
-        "se_naive": _se_naive(differences),
-        "se_clustered": t.se_clustered,
-        "ci_low": t.ci_low,
-        "ci_high": t.ci_high,
-        "interval_method": t.method,
-        "cases_used": t.n_clusters,
-        "baseline_pass_rate_pairs": t.mean_b,
-        "candidate_pass_rate_pairs": t.mean_a,
-    }
-
-
-#: The quality columns of the comparison table, in order.
-_QUALITY: Final = (
-    "quality_difference",
-    "se_naive",
-    "se_clustered",
-    "ci_low",
-    "ci_high",
-    "interval_method",
-    "cases_used",
-    "baseline_pass_rate_pairs",
-    "candidate_pass_rate_pairs",
-)
 
 
 make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module
