@@ -42,7 +42,15 @@ from evalframe.compare.pairs import (
     paired_units,
     unpaired_count,
 )
-from evalframe.compare.reasons import bounds_reason, coverage_reasons, interval_reason, power_reason, tipping_point
+from evalframe.compare.reasons import (
+    bounds_reason,
+    coverage_reasons,
+    interval_reason,
+    policy_reason,
+    power_reason,
+    tipping_point,
+    unpaired_reason,
+)
 from evalframe.report.model import RENDERERS, AuditReport
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
@@ -186,19 +194,12 @@ def compare(
     coverage_ok = not reasons
     unpaired = {name: unpaired_count(report, name, joined) for name in (baseline, candidate)}
     if any(unpaired.values()):
-        only = ", ".join(f"{n} planned for {name} only" for name, n in unpaired.items() if n)
-        reasons.append(
-            f"pairs: {only}: not compared (the other side was never planned on them); coverage and "
-            "bounds are each side's over its own plan"
-        )
+        reasons.append(unpaired_reason(unpaired))
     reasons.append(interval_reason(declared, scale, candidate, baseline, alpha))
     winner = declared.winner
     policies_agree = winner is None or other.winner == winner
     if not policies_agree:
-        reasons.append(
-            f"pair policy: under {other_name} the difference is {other.describe()}, which does not give "
-            f"{winner}: the verdict depends on how ungraded units are counted"
-        )
+        reasons.append(policy_reason(other_name, other, winner))
     tipping: float | None = None
     if winner is not None:
         tipping, holds, reason = tipping_point(joined, winner, scale, candidate, baseline)

@@ -1,10 +1,11 @@
 """The reasons of a comparison's verdict, in words, one per check of SPEC §6 in the order the checks run.
 
-Coverage of each side and paired missingness (check 1, :func:`coverage_reasons`), the declared policy's
-paired interval and exact McNemar test (check 2, :func:`interval_reason`), the tipping point (check 4,
-:func:`tipping_point`), the worst/best-case bounds (a reason, not a route to a winner,
-:func:`bounds_reason`), and for ``no_supported_winner`` the difference the batch could have detected
-(SPEC §6a, :func:`power_reason`). Used by :func:`evalframe.compare.compare`.
+Coverage of each side and paired missingness (check 1, :func:`coverage_reasons`), the units planned
+for one side only (:func:`unpaired_reason`), the declared policy's paired interval and exact McNemar test
+(check 2, :func:`interval_reason`), the other pair policy's disagreement (check 3, :func:`policy_reason`),
+the tipping point (check 4, :func:`tipping_point`), the worst/best-case bounds (a reason, not a route to a
+winner, :func:`bounds_reason`), and for ``no_supported_winner`` the difference the batch could have
+detected (SPEC §6a, :func:`power_reason`). Used by :func:`evalframe.compare.compare`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ def coverage_reasons(
     return reasons
 
 
+def unpaired_reason(unpaired: Mapping[str, int]) -> str:
+    """The units planned for one side only, per side (``unpaired``: side name to count): they are not compared."""
+    only = ", ".join(f"{n} planned for {name} only" for name, n in unpaired.items() if n)
+    return (
+        f"pairs: {only}: not compared (the other side was never planned on them); coverage and "
+        "bounds are each side's over its own plan"
+    )
+
+
 def interval_reason(declared: Tested, scale: Scale, candidate: str, baseline: str, alpha: float) -> str:
     """Check 2 of SPEC §6, in words: does the declared policy's paired test support a winner, and if not, why.
 
@@ -61,6 +71,14 @@ def interval_reason(declared: Tested, scale: Scale, candidate: str, baseline: st
         f"({n10} passed by {candidate} alone, {n01} by {baseline} alone), so the paired test does not reject no "
         f"difference and does not support a winner, although the {difference} = "
         f"{declared.describe(with_test=False)} excludes zero{hint}"
+    )
+
+
+def policy_reason(other_name: str, other: Tested, winner: str | None) -> str:
+    """Check 3 of SPEC §6, when it fails: the other pair policy's difference does not give the declared ``winner``."""
+    return (
+        f"pair policy: under {other_name} the difference is {other.describe()}, which does not give "
+        f"{winner}: the verdict depends on how ungraded units are counted"
     )
 
 
