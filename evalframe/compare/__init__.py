@@ -1,0 +1,262 @@
+"""Paired comparison of two candidates with a declared pair policy and a verdict (SPEC §6).
+
+Units are joined on (case_id, trial), never by position. Completion and
+conditional quality are reported separately. A winner needs every check of
+SPEC §6 (DESIGN.md "Verdict logic"): both sides' coverage at or above the
+declared minimum and no significant difference in missingness; a case-level
+paired interval that excludes zero (clustered by case with t(G − 1) when
+cases repeat trials, Newcombe with an exact McNemar test for one trial per
+case, see :mod:`evalframe.stats`); the same winner under both pair
+policies; and a tipping point that holds: filling every ungraded unit
+against the claimed winner leaves the difference on its side. Declaring no
+winner is a normal, correct outcome.
+
+This package is a module that can be called: ``evalframe.compare(...)``
+calls :func:`compare` (see :mod:`evalframe._callable`), and ``import
+evalframe.compare`` gives the module. It defines :func:`compare` and
+:class:`Comparison`, and holds:
+
+* :mod:`~evalframe.compare.pairs`: the units paired on identity, the scale compared, the pair counts;
+* :mod:`~evalframe.compare.inference`: the paired test, its quality columns, the detectable difference;
+* :mod:`~evalframe.compare.reasons`: the verdict's reasons in words, one per check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import polars as pl
+
+from evalframe._callable import make_callable
+from evalframe.columns import CANDIDATE
+from evalframe.compare.inference import batch_detectable, quality, tested
+from evalframe.compare.pairs import (
+    PAIR_KEY,
+    PairPolicy,
+    Scale,
+    check_names,
+    dropped_by_slice,
+    missingness_p_value,
+    pair_counts,
+    paired_units,
+    unpaired_count,
+)
+from evalframe.compare.reasons import (
+    bounds_reason,
+    coverage_reasons,
+    interval_reason,
+    policy_reason,
+    power_reason,
+    tipping_point,
+    unpaired_reason,
+)
+from evalframe.report.model import RENDERERS, AuditReport
+
+__all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A paired comparison and its verdict.
+
+    Attributes
+    ----------
+    table
+        One row: identities, policy, pair counts, coverage of each side and
+        their difference, the paired quality difference (candidate −
+        baseline) with its clustered standard error and interval, the exact
+        McNemar p-value, each side's worst/best-case bounds, ``verdict`` and
+        ``reasons`` (List[String]).
+    pairs
+        One row per (case_id, trial) planned for either side: each side's
+        outcome, whether the pair is used, and the values compared.
+    dropped_by_slice
+        Under ``complete_pairs``: dropped pairs per (slice column, slice
+        value) for the report's slices (empty otherwise).
+    """
+
+    table: pl.DataFrame
+    pairs: pl.DataFrame
+    dropped_by_slice: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+    @property
+    def verdict(self) -> str:
+        """``candidate_better``, ``baseline_better`` or ``no_supported_winner``."""
+        return str(self.table.item(0, "verdict"))
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why the verdict is what it is, in the order the checks ran."""
+        return list(self.table.item(0, "reasons"))
+
+    def to_markdown(self) -> str:
+        """The comparison as Markdown: verdict, reasons, numbers, dropped and flipped pairs.
+
+        Rendered by :func:`evalframe.report.markdown.comparison_markdown`, reached through the
+        report's registry: this module imports no renderer.
+        """
+        return str(RENDERERS["comparison_markdown"](self))
+
+
+def compare(
+    report: AuditReport,
+    *,
+    baseline: str,
+    candidate: str,
+    pairs: PairPolicy = "complete_pairs",
+    min_coverage: float = 0.95,
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+) -> Comparison:
+    """Compare ``candidate`` against ``baseline`` on paired units.
+
+    Parameters
+    ----------
+    report
+        An audit report holding both candidates (one observation per unit).
+    baseline, candidate
+        Candidate names, compared exactly.
+    pairs
+        The declared pair policy, whose numbers the table shows:
+        ``complete_pairs`` uses pairs where both sides have a grade and
+        reports how many were dropped and from which slices;
+        ``missing_as_fail`` uses every planned pair and counts an ungraded
+        side as a fail (the low end of the score range for numeric scores),
+        labelled as such. A winner must win under both.
+    min_coverage
+        Declared minimum ``scored_coverage`` of each side (fraction).
+    confidence
+        Coverage of the intervals of the paired difference.
+    alpha
+        Significance level of the exact McNemar tests (paired gradedness;
+        discordant pairs with one trial per case).
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    ValueError
+        When a name is not a candidate of the report, both names are the
+        same, or the report has several observations per unit.
+
+    Notes
+    -----
+    The compared value is pass (1) / fail (0), or the score for numeric
+    grades without a pass threshold (then the difference of mean scores,
+    inside ± the score range's width). A winner needs all of (SPEC §6):
+
+    1. coverage: both sides' ``scored_coverage`` ≥ ``min_coverage``, and
+       missingness not significantly different between them (exact McNemar
+       on paired gradedness, p ≥ ``alpha``);
+    2. interval: the case-level paired interval of the difference under
+       the declared policy excludes 0 — with several trials per case the
+       per-pair differences clustered by case (CR1, t(G − 1)); with one
+       trial per case Newcombe's interval and the exact McNemar test on the
+       discordant pairs (p < ``alpha``); no interval, hence no winner, with
+       fewer than two cases (:mod:`evalframe.stats`);
+    3. the other pair policy's interval gives the same winner;
+    4. tipping point: over every planned pair, with every ungraded unit
+       filled against the claimed winner (a fail for it, a pass for the
+       other side), the difference is still on the winner's side.
+
+    Worst/best-case bounds (Manski 1990) are reported as a reason, not a
+    route to a winner.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund", "privacy", "handoff"]}),
+    ...                           candidates=["A", "B"])
+    >>> results = pl.DataFrame({"candidate": ["A", "A", "B", "B", "B", "B"],
+    ...     "case_id": ["quote", "refund", "quote", "refund", "privacy", "handoff"], "passed": [1, 1, 1, 1, 1, 0]})
+    >>> c = compare(ef.audit(plan, results), baseline="B", candidate="A")
+    >>> c.verdict
+    'no_supported_winner'
+    >>> c.reasons[0]
+    'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
+    """
+    check_names(report, baseline, candidate)
+    scale = Scale.of(report.meta)
+    joined = paired_units(report, baseline, candidate, scale, pairs)
+    in_use = joined.filter(pl.col("used"))
+    side = {r[CANDIDATE]: r for r in report.summary.iter_rows(named=True) if r[CANDIDATE] in (baseline, candidate)}
+    b, c = side[baseline], side[candidate]
+    values = (pl.col("candidate_value"), pl.col("baseline_value"))
+    complete = tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), scale, confidence, alpha)
+    as_fail = tested(joined, scale, confidence, alpha)
+    declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
+    other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
+    missingness_p = missingness_p_value(joined)
+    reasons = coverage_reasons({baseline: b, candidate: c}, min_coverage, missingness_p, alpha)
+    coverage_ok = not reasons
+    unpaired = {name: unpaired_count(report, name, joined) for name in (baseline, candidate)}
+    if any(unpaired.values()):
+        reasons.append(unpaired_reason(unpaired))
+    reasons.append(interval_reason(declared, scale, candidate, baseline, alpha))
+    winner = declared.winner
+    policies_agree = winner is None or other.winner == winner
+    if not policies_agree:
+        reasons.append(policy_reason(other_name, other, winner))
+    tipping: float | None = None
+    if winner is not None:
+        tipping, holds, reason = tipping_point(joined, winner, scale, candidate, baseline)
+        reasons.append(reason)
+        winner = winner if holds and policies_agree else None
+    bounds = (b["pass_rate_planned"], b["pass_rate_upper"], c["pass_rate_planned"], c["pass_rate_upper"])
+    if None not in bounds:
+        reasons.append(bounds_reason(bounds, candidate, baseline))
+    verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
+    pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    detectable = None if found is None else found.difference
+    if verdict == "no_supported_winner":
+        cases = 0 if declared.test is None else declared.test.n_clusters
+        reasons.append(power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
+    row = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "pair_policy": pairs,
+        **pair_counts(joined, in_use, pairs),
+        "units_not_paired": sum(unpaired.values()),
+        "baseline_scored_coverage": b["scored_coverage"],
+        "candidate_scored_coverage": c["scored_coverage"],
+        "coverage_difference": c["scored_coverage"] - b["scored_coverage"],
+        "completion_difference": c["completion_rate"] - b["completion_rate"],
+        "missingness_p_value": missingness_p,
+        **quality(declared, in_use, *values),
+        "mcnemar_p_value": declared.mcnemar_p,
+        "other_policy_ci_low": other.test.ci_low if other.test else None,
+        "other_policy_ci_high": other.test.ci_high if other.test else None,
+        "tipping_point_difference": tipping,
+        "pair_correlation": pair_r,
+        "detectable_difference": detectable,
+        "baseline_worst": bounds[0],
+        "baseline_best": bounds[1],
+        "candidate_worst": bounds[2],
+        "candidate_best": bounds[3],
+        "min_coverage": min_coverage,
+        "confidence": confidence,
+        "verdict": verdict,
+        "reasons": reasons,
+    }
+    table = pl.DataFrame([row], schema_overrides=dict.fromkeys(_NULLABLE_FLOATS, pl.Float64))
+    return Comparison(table=table, pairs=joined, dropped_by_slice=dropped_by_slice(joined, scale.slices, pairs))
+
+
+#: Columns of the comparison table that may be null in its one row (typed Float64 all the same).
+_NULLABLE_FLOATS: Final = (
+    "tipping_point_difference",
+    "pair_correlation",
+    "detectable_difference",
+    "other_policy_ci_low",
+    "other_policy_ci_high",
+    "mcnemar_p_value",
+    "ci_low",
+    "ci_high",
+    "se_clustered",
+)
+
+
+make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module
