@@ -24,7 +24,7 @@ from evalframe.stats import (
     paired_mean_difference,
     paired_rate_difference,
 )
-from evalframe.stats.detectable import _observed_detectable
+from evalframe.stats.detectable import observed_detectable
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def batch_detectable(
         return r, None, None
     icc = baseline.get("icc")
     trials = float(used.height) / means.height
-    found = _observed_detectable(
+    found = observed_detectable(
         means.height,
         trials,
         rate=rate,

@@ -98,6 +98,7 @@ __all__ = [
     "achieved_power",
     "cases_needed",
     "detectable_difference",
+    "observed_detectable",
 ]
 
 Model = Literal["exact_mcnemar", "clustered_t"]
@@ -373,7 +374,7 @@ def detectable_difference(
     return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power)
 
 
-def _observed_detectable(
+def observed_detectable(
     cases: int,
     trials: float,
     *,
@@ -391,10 +392,10 @@ def _observed_detectable(
 
     Examples
     --------
-    >>> found = _observed_detectable(20, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05)
+    >>> found = observed_detectable(20, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05)
     >>> found.direction, round(found.drop, 4)
     ('drop', 0.3665)
-    >>> _observed_detectable(5, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05).difference is None
+    >>> observed_detectable(5, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05).difference is None
     True
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, power, rate_closed=True)
