@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -103,6 +104,15 @@ def test_the_command_freezes_its_imports_out_of_the_collector_and_main_does_not(
     assert [line for line in shown.splitlines() if line.startswith(("main", "run"))] == ["main 0 False", "run 0 True"]
 
 
+@pytest.fixture
+def sigint_default() -> Iterator[None]:
+    """SIGINT raising KeyboardInterrupt, as in a shell's foreground (a background job inherits it ignored)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.usefixtures("sigint_default")
 def test_the_library_writes_an_output_folder_without_touching_a_signal_handler(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -125,3 +135,20 @@ def test_the_library_writes_an_output_folder_without_touching_a_signal_handler(
     write_output(tmp_path / "out", {"summary": table}, guard=hold_stop_signals)
     assert set_handlers == [signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM]
     assert during[1] not in (signal.SIG_DFL, before) and signal.getsignal(signal.SIGTERM) is before
+
+
+def test_an_ignored_stop_signal_is_left_ignored_by_the_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A background job inherits SIGINT ignored: the guard holds SIGTERM only and leaves SIGINT as it was."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        set_handlers: list[int] = []
+        real_signal = signal.signal
+        monkeypatch.setattr(
+            signal, "signal", lambda signum, handler: set_handlers.append(signum) or real_signal(signum, handler)
+        )
+        with hold_stop_signals():
+            held = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+        assert held == (signal.SIG_IGN, False)
+        assert set_handlers == [signal.SIGTERM, signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGINT, before)
