@@ -1,0 +1,281 @@
+"""The audit on Spark (PySpark or Spark Connect): the narwhals core on the cluster, statistics on the driver.
+
+Spark runs the row work of :mod:`evalframe.engines.core` and writes the full units, attempts and problems
+tables as Parquet under a folder the caller gives (SPEC §3 "Problems at scale"); the driver receives only
+problem counts per kind with the first rows of each kind, the first missing case ids per candidate, units
+per candidate and outcome, and the case patterns (how many cases have each set of per-case sums: a few rows
+per candidate; with slices, per candidate and slice value, with their outcome counts), never one row per
+case, and finishes the summary, the slice table and the missingness tests with the polars path's own functions
+(:func:`evalframe.funnel.funnel_from_outcome_counts`, :func:`evalframe.funnel.uncertainty_from_case_patterns`,
+:func:`evalframe.slices.slice_rates`, :func:`evalframe.slices.cases_by_slice`,
+:func:`evalframe.slices.missingness_tests`). A case's slice labels (numeric columns binned) come from the
+plan, on the driver.
+
+One module a step: :mod:`~evalframe.engines.spark.session` (the session, the ledger it reads and the
+ledger's shape), :mod:`~evalframe.engines.spark.rows` (:func:`~evalframe.engines.spark.rows.row_work`, the
+row work on Spark), :mod:`~evalframe.engines.spark.tables` (where the full tables are written, and their
+types when read back) and :mod:`~evalframe.engines.spark.aggregates` (the slice tables' counts, the missing
+cases and the ledger's facts). Here: :func:`audit_on_spark`, which runs them in order, with the two steps
+that read :data:`FIRST_ROWS` (the problems' first rows) and :func:`_patterns` (the summaries), so that
+replacing either on this module, as the tests do, changes what the audit reads.
+
+pyspark is imported only in this package, and only when a Spark audit runs (``pip install 'evalframe[spark]'``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import narwhals.stable.v2 as nw
+import polars as pl
+
+from evalframe.attempts import RETRY_FLAGS
+from evalframe.columns import (
+    ATTEMPT,
+    CANDIDATE,
+    CASE_ID,
+    CASES,
+    DETAIL,
+    KIND,
+    LINE,
+    REFUSING,
+    SOURCE,
+    TRIAL,
+)
+from evalframe.engines import core
+from evalframe.engines.core import Lazy
+from evalframe.engines.spark.aggregates import MissingCases, ledger_facts, missing_cases, planned_by, slice_tables
+from evalframe.engines.spark.rows import RowWork, row_work
+from evalframe.engines.spark.session import DRIVER_MEMORY, ledger_shape, open_ledger, read_ledger, spark_session
+from evalframe.engines.spark.tables import Tables, rename, units_schema, write, write_tables
+from evalframe.errors import AuditRefused
+from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
+from evalframe.plan import Plan
+from evalframe.problems import concat_problems
+from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
+from evalframe.slices import binned, missingness_tests, selective_flag
+
+if TYPE_CHECKING:
+    from evalframe.audit.step import Options
+
+__all__ = [
+    "DRIVER_MEMORY",
+    "FIRST_ROWS",
+    "MissingCases",
+    "SparkAudit",
+    "audit_on_spark",
+    "read_ledger",
+    "spark_session",
+]
+
+
+#: The driver keeps this many problems of each kind (every count is kept; the full table is in the Parquet).
+FIRST_ROWS: Final = 1000
+
+
+def _first_rows(found: Lazy) -> tuple[pl.DataFrame, dict[str, int]]:
+    """The first :data:`FIRST_ROWS` rows of each kind (in the problems' sort order) and every kind's count.
+
+    One query: each row is ranked within its kind, and carries its kind's count.
+    """
+    order = [SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL]
+    ranked = found.with_columns(
+        nw.col(KIND).cum_count().over(KIND, order_by=order).alias("_rank"), nw.len().over(KIND).alias("_n")
+    )
+    first = ranked.filter(nw.col("_rank") <= FIRST_ROWS).collect("polars").to_native()
+    counts = first.group_by(KIND).agg(pl.col("_n").first()).sort(KIND)
+    return concat_problems([first.drop("_rank", "_n")]), {k: int(n) for k, n in counts.iter_rows()}
+
+
+@dataclass(frozen=True)
+class SparkAudit:
+    """What a Spark audit hands back: the report's tables and the facts of its meta (see :func:`audit_on_spark`).
+
+    :func:`evalframe.audit.audit` assembles the report from them, with the same meta as on polars
+    (:func:`evalframe.audit.meta.audit_meta`).
+    """
+
+    summary: pl.DataFrame
+    #: Polars scans of the Parquet Spark wrote, with the polars tables' types and order.
+    units: pl.LazyFrame
+    attempts: pl.LazyFrame
+    #: The first :data:`FIRST_ROWS` problems of each kind.
+    problems: pl.DataFrame
+    slices: pl.DataFrame
+    missingness: pl.DataFrame
+    #: What the results were read from, the ledger's shape, its rows and run ids.
+    source: str
+    shape: str
+    rows: int
+    run_ids: list[str]
+    #: Where the full tables are, and every problem kind's count.
+    root: str
+    problem_counts: dict[str, int]
+
+
+def audit_on_spark(
+    plan: Plan,
+    results: object,
+    options: Options,
+    *,
+    tables: str | os.PathLike[str] | None = None,
+    spark_remote: str | None = None,
+    alpha: float = 0.05,
+) -> SparkAudit:
+    """Audit a Spark DataFrame, a Parquet path or a table against a frozen plan, on Spark.
+
+    Called by :func:`evalframe.audit.audit` (``engine="spark"`` or a Spark DataFrame) with its checked
+    options (numeric slice columns parsed and their bins resolved from the plan); they mean the same.
+    ``tables`` is the folder Spark writes ``units``, ``attempts`` and ``problems`` (Parquet folders) to
+    (default: a new temporary folder); the units and attempts handed back are polars scans of them, the
+    problems the first :data:`FIRST_ROWS` of each kind, with every kind's count.
+
+    Raises
+    ------
+    AuditRefused
+        As :func:`evalframe.audit.audit`: ``.problems`` holds the first rows of each kind.
+    ValueError
+        For text score or has_output columns, and for results that are neither a Spark DataFrame nor paths
+        or a table name.
+    """
+    ledger = open_ledger(results, spark_remote)
+    where = Tables.make(tables)
+    shape = ledger_shape(ledger.frame, plan, options)
+    cached: list[Lazy] = []
+    try:
+        work = row_work(ledger.spark, ledger.frame, plan, shape, options, cached)
+        missing = missing_cases(ledger.spark, work.missing, plan)
+        first, counts = _problems(ledger.spark, work, missing, plan, options, where)
+        write_tables(ledger.spark, work, plan, where)
+        summaries = _summaries(ledger.spark, plan, options, where, missing, alpha)
+        rows, run_ids = ledger_facts(work.marked)
+    finally:
+        for frame in cached:
+            frame.to_native().unpersist()
+    return SparkAudit(
+        units=units_schema(pl.scan_parquet(where.path("units") + "/*.parquet"), plan),
+        attempts=units_schema(pl.scan_parquet(where.path("attempts") + "/*.parquet"), plan),
+        problems=first,
+        source=ledger.source,
+        shape=shape,
+        rows=rows,
+        run_ids=run_ids,
+        root=where.root,
+        problem_counts=counts,
+        **summaries,
+    )
+
+
+def _problems(
+    spark: Any, work: RowWork, missing: Sequence[MissingCases], plan: Plan, o: Options, where: Tables
+) -> tuple[pl.DataFrame, dict[str, int]]:
+    """Write every problem once (``problems``, Parquet) and read back the first rows of each kind and the counts.
+
+    ``missing`` gives the ``missing_unit`` problems (one per candidate with missing units).
+
+    As on polars, a batch refused by its checks selects no attempt, so has no retry flags: they are left out.
+
+    Raises
+    ------
+    AuditRefused
+        When a problem refuses: ``.problems`` holds the first rows of each kind.
+    """
+    everything = where.path("problems-all")
+    gone = _missing_problems(spark, missing, plan.source, refusing=o.missing == "refuse")
+    write(_union([*work.problems, gone]), everything)
+    found = nw.from_native(spark.read.parquet(everything))
+    first, counts = _first_rows(found)
+    is_flag = pl.col(KIND).is_in(list(RETRY_FLAGS))
+    if first.filter(pl.col(REFUSING) & ~is_flag).height:
+        write(found.filter(~nw.col(KIND).is_in(list(RETRY_FLAGS))), where.path("problems"))
+        first, counts = first.filter(~is_flag), {k: n for k, n in counts.items() if k not in RETRY_FLAGS}
+    elif where.local:
+        rename(Path(everything.removeprefix("file://")), Path(where.path("problems").removeprefix("file://")))
+    else:
+        write(found, where.path("problems"))
+    if first.filter(pl.col(REFUSING)).height:
+        raise AuditRefused(first)
+    return first, counts
+
+
+def _summaries(
+    spark: Any, plan: Plan, o: Options, where: Tables, missing: Sequence[MissingCases], alpha: float
+) -> dict[str, pl.DataFrame]:
+    """The summary, slice and missingness tables, from counts of the units Spark wrote.
+
+    The driver receives units per candidate and outcome, the case patterns per candidate
+    (:func:`evalframe.engines.core.case_patterns`: how many cases have each set of per-case sums) and, per
+    slice column, the same per candidate and slice value with their outcome counts and missing units; never
+    one row per case. ``missing`` holds each candidate's missing cases (see
+    :func:`~evalframe.engines.spark.aggregates.missing_cases`).
+    """
+    units = nw.from_native(spark.read.parquet(where.path("units")))
+    outcome_counts = core.outcome_counts(units).collect("polars").to_native()
+    per_case = core.case_sums(units, outcomes=bool(o.slices))
+    patterns = _patterns(core.case_patterns(per_case), [])
+    # Under ``every`` the counted rows are observations: planned counts the planned units themselves (SPEC §4).
+    planned = planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
+    summary = uncertainty_from_case_patterns(
+        funnel_from_outcome_counts(outcome_counts, planned=planned, pass_fail=o.pass_fail),
+        patterns,
+        confidence=o.confidence,
+        score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
+        reducer=o.reducer,
+    )
+    missing_ids = pl.DataFrame(
+        [(m.candidate, m.cases, m.case_ids[:MISSING_IDS_SHOWN]) for m in missing],
+        schema={CANDIDATE: pl.String, "missing_cases": pl.UInt32, "missing_case_ids": pl.List(pl.String)},
+        orient="row",
+    )
+    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
+        pl.col("missing_cases").fill_null(0),
+        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
+    )
+    if not o.slices:
+        return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
+    labels = binned(plan.cases.select(CASE_ID, *o.slices), o.slices, o.bins)
+    labelled = per_case.join(nw.from_native(_labels_frame(spark, labels)), on=CASE_ID, how="left")
+    by_slice = {name: _patterns(core.case_patterns(labelled, by=[name]), [name]) for name in o.slices}
+    slice_table, case_table = slice_tables(by_slice, labels, plan, o)
+    tests = missingness_tests(case_table, alpha=alpha)
+    return {
+        "summary": summary.join(selective_flag(tests), on=CANDIDATE, how="left"),
+        "slices": slice_table,
+        "missingness": tests,
+    }
+
+
+def _patterns(counted: Lazy, by: Sequence[str]) -> pl.DataFrame:
+    """Case patterns collected from Spark, typed and sorted as :func:`evalframe.funnel.case_patterns` gives them."""
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS]
+    collected: pl.DataFrame = counted.collect("polars").to_native()
+    return collected.with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col(CASES).cast(pl.Int64)).sort(
+        key, nulls_last=True
+    )
+
+
+def _labels_frame(spark: Any, labels: pl.DataFrame) -> Any:
+    """Each case's slice labels (text, null without a value) as a Spark DataFrame."""
+    schema = ", ".join(f"`{c}` string" for c in labels.columns)
+    return spark.createDataFrame(labels.rows(), schema=schema)
+
+
+def _missing_problems(spark: Any, missing: Sequence[MissingCases], source: str, *, refusing: bool) -> Lazy:
+    """One ``missing_unit`` problem per candidate with missing units, worded as on polars."""
+    found = [(m.candidate, m.units, m.cases, m.case_ids) for m in missing]
+    rows = missing_problems(found, source, refusing=refusing).select(core.PROBLEM_COLUMNS)
+    schema = ", ".join(
+        f"{c} {'boolean' if c == REFUSING else 'bigint' if c in ('line', 'trial', 'attempt') else 'string'}"
+        for c in core.PROBLEM_COLUMNS
+    )
+    made: Lazy = nw.from_native(spark.createDataFrame(rows.rows(), schema=schema))
+    return made
+
+
+def _union(frames: Sequence[Lazy]) -> Lazy:
+    """One problems frame of several (every part has :data:`evalframe.engines.core.PROBLEM_COLUMNS`)."""
+    return nw.concat(list(frames), how="vertical")
