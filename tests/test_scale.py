@@ -607,7 +607,9 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
 def stopped_command(d: Path, tmp: Path, setup: str) -> subprocess.CompletedProcess[str]:
     """Run the command on ``d``'s lake, by candidate, every part written, with ``setup`` run first.
 
-    ``keep`` and ``discard`` are the spill's own methods, for ``setup`` to wrap.
+    ``keep`` and ``discard`` are the spill's own methods, for ``setup`` to wrap. SIGINT starts as in a
+    shell's foreground (raising KeyboardInterrupt) even when the tests run as a background job, which
+    inherits it ignored.
     """
     script = f"""
 import importlib, os, signal, sys
@@ -615,6 +617,7 @@ spill = importlib.import_module("evalframe.audit.spill")
 from evalframe import cli
 spill.TABLES_IN_MEMORY = 0
 keep, discard = spill.Spill.keep, spill.Spill.discard
+signal.signal(signal.SIGINT, signal.default_int_handler)
 {setup}
 sys.argv = ["evalframe", "audit", "--plan", {str(d / "plan.parquet")!r}, "--results", {str(d / "results_hive")!r},
             "--trials", "2", "--partition-by", "candidate"]
