@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -61,3 +63,13 @@ def test_flag_mistakes_are_usage_errors(extra: list[str], message: str) -> None:
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_spark_tables_folder_with_glob_characters_is_refused_before_spark_starts(tmp_path: Path) -> None:
+    """Spark and polars would read ``t[1]`` back as a pattern (matching ``t1``): refused, nothing created."""
+    tables = tmp_path / "t[1]"
+    result = CliRunner().invoke(main, [*ORBIT_ARGS, "--engine", "spark", "--spark-tables", str(tables)])
+    assert result.exit_code == 2, result.output
+    assert f"spark_tables '{tables}' holds [ ], which Spark and polars read as a path pattern" in result.output
+    assert "Traceback" not in result.output
+    assert list(tmp_path.iterdir()) == []

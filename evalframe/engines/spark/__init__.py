@@ -51,7 +51,7 @@ from evalframe.engines.core import Lazy
 from evalframe.engines.spark.aggregates import MissingCases, ledger_facts, missing_cases, planned_by, slice_tables
 from evalframe.engines.spark.rows import RowWork, row_work
 from evalframe.engines.spark.session import DRIVER_MEMORY, ledger_shape, open_ledger, read_ledger, spark_session
-from evalframe.engines.spark.tables import Tables, rename, units_schema, write, write_tables
+from evalframe.engines.spark.tables import Tables, check_tables_path, rename, units_schema, write, write_tables
 from evalframe.errors import AuditRefused
 from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
 from evalframe.plan import Plan
@@ -140,8 +140,10 @@ def audit_on_spark(
         As :func:`evalframe.audit.audit`: ``.problems`` holds the first rows of each kind.
     ValueError
         For text score or has_output columns, and for results that are neither a Spark DataFrame nor paths
-        or a table name.
+        or a table name, and for a ``tables`` path holding glob characters
+        (:func:`~evalframe.engines.spark.tables.check_tables_path`), before Spark starts.
     """
+    check_tables_path(tables)
     ledger = open_ledger(results, spark_remote)
     where = Tables.make(tables)
     shape = ledger_shape(ledger.frame, plan, options)

@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import narwhals.stable.v2 as nw
 import polars as pl
@@ -54,6 +54,36 @@ def units_schema(units: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
     }
     key = [CANDIDATE, CASE_ID, TRIAL, *(["counted_attempt"] if "counted_attempt" in names else [ATTEMPT])]
     return units.with_columns(pl.col(c).cast(t) for c, t in casts.items() if c in names).sort(key, nulls_last=False)
+
+
+#: Characters that Spark (Hadoop's path globbing) and polars read as a pattern in a path, not as a name.
+GLOB_CHARACTERS: Final = "*?[]{}"
+
+
+def check_tables_path(tables: str | os.PathLike[str] | None) -> None:
+    """Refuse a tables folder whose path holds :data:`GLOB_CHARACTERS`: it would be read back as a pattern.
+
+    Raises
+    ------
+    ValueError
+        Naming the path and the characters it holds.
+
+    Examples
+    --------
+    >>> check_tables_path("/data/audit-2026")
+    >>> try:
+    ...     check_tables_path("/d[1]")
+    ... except ValueError as exc:
+    ...     print(exc)
+    spark_tables '/d[1]' holds [ ], which Spark and polars read as a path pattern; choose a folder without *?[]{}
+    """
+    if tables is None:
+        return
+    path = os.fspath(tables)
+    found = [c for c in GLOB_CHARACTERS if c in path]
+    if found:
+        msg = f"spark_tables {path!r} holds {' '.join(found)}, which Spark and polars read as a path pattern"
+        raise ValueError(f"{msg}; choose a folder without {GLOB_CHARACTERS}")
 
 
 @dataclass(frozen=True)
