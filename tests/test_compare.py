@@ -191,8 +191,26 @@ def test_one_case_of_many_trials_has_no_interval_and_no_winner() -> None:
         "none",
     )
     assert c.reasons[0] == (
-        "interval: paired difference of pass rate cand − base = +1 over 1 case(s): fewer than two cases, "
-        "no interval does not support a winner"
+        "interval: paired difference of pass rate cand − base = +1 over 1 case (fewer than two cases: "
+        "no interval) does not support a winner"
+    )
+
+
+def test_one_case_of_one_trial_has_no_interval_and_no_winner() -> None:
+    """SPEC §4: fewer than two cases, no interval, with one trial as with many (it had a Newcombe interval)."""
+    c = compare(trials_report([(1, 0)], 1), baseline="base", candidate="cand")
+    assert c.verdict == "no_supported_winner"
+    row = c.table.row(0, named=True)
+    assert (row["quality_difference"], row["ci_low"], row["ci_high"], row["interval_method"], row["cases_used"]) == (
+        1.0,
+        None,
+        None,
+        "none",
+        1,
+    )
+    assert c.reasons[0] == (
+        "interval: paired difference of pass rate cand − base = +1 over 1 case (fewer than two cases: "
+        "no interval) does not support a winner"
     )
 
 

@@ -101,7 +101,8 @@ def test_header_only_has_no_intervals_for_undefined_rates() -> None:
         None,
         None,
     )
-    assert (row["scored_coverage_ci_low"], row["mean_score"]) == (0.0, None)
+    # One planned case: scored_coverage is 0 but has no interval (SPEC §4: fewer than two cases).
+    assert (row["scored_coverage"], row["scored_coverage_ci_low"], row["mean_score"]) == (0.0, None, None)
 
 
 def test_numeric_scores_mean_with_same_denominators() -> None:

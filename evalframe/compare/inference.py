@@ -44,7 +44,8 @@ class Tested:
         if t is None:
             return "(no pairs)"
         if t.ci_low is None or t.ci_high is None:
-            return f"{t.difference:+.3g} over {t.n_clusters} case(s): fewer than two cases, no interval"
+            cases = f"{t.n_clusters} case{'' if t.n_clusters == 1 else 's'}"
+            return f"{t.difference:+.3g} over {cases} (fewer than two cases: no interval)"
         text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
         text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
         if with_test and self.mcnemar_p is not None:

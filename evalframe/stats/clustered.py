@@ -145,12 +145,12 @@ def _clustered(
     if n == 0:
         return RateEstimate(0, 0, None, None, None, None, None, None, "none")
     p = float(np.sum(cases * totals)) / n
+    if clusters < MIN_CASES:  # SPEC §4: fewer than two cases, no interval (one unit or several)
+        return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
     bernoulli = p * (1.0 - p) / n
     if (m <= 1).all() and truncate:  # independent 0/1 units: Wilson (1927) on n
         low, high = wilson_bounds(p, n, normal_quantile(confidence))
         return RateEstimate(int(n), clusters, p, low, high, math.sqrt(bernoulli), 1.0, n, "wilson")
-    if clusters < MIN_CASES:
-        return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
     residual = totals - p * m
     variance = clusters / (clusters - 1) * float(np.sum(cases * (residual * residual))) / (n * n)
     if variance > 0 and bernoulli > 0:
@@ -219,8 +219,8 @@ def rate_interval(
         taken as at least 1, as Korn & Graubard (1998) do; G, as if each case
         were one observation, when no spread was seen (p is 0 or 1) — and the
         Wilson interval on n_eff with the t(G − 1) quantile (Korn & Graubard
-        1998; Dean & Pagano 2015): ``wilson_clustered``. Fewer than two cases
-        with clustered units: no interval (``none``). Always 0 ≤ ci_low ≤
+        1998; Dean & Pagano 2015): ``wilson_clustered``. Fewer than two cases,
+        whatever their units: no interval (``none``; SPEC §4). Always 0 ≤ ci_low ≤
         rate ≤ ci_high ≤ 1, and never a zero-width interval.
 
     Raises
@@ -230,10 +230,10 @@ def rate_interval(
 
     Examples
     --------
-    Ten trials of one case: a rate, but no interval.
+    Ten trials of one case, or one trial of one case: a rate, but no interval.
 
-    >>> rate_interval([5], [10]).method, rate_interval([5], [10]).ci_low
-    ('none', None)
+    >>> rate_interval([5], [10]).method, rate_interval([5], [10]).ci_low, rate_interval([1], [1]).ci_low
+    ('none', None, None)
 
     Three cases of three trials (1/1/1, 1/0/0, 0/0/0):
 

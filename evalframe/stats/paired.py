@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from evalframe.stats.clustered import Method, bounded_mean_interval, rate_interval
+from evalframe.stats.clustered import MIN_CASES, Method, bounded_mean_interval, rate_interval
 
 if TYPE_CHECKING:
     import numpy as np
@@ -136,8 +136,7 @@ def paired_rate_difference(
         (``newcombe``). With several pairs in a case: the per-pair differences
         in [−1, 1] through :func:`bounded_mean_interval` (CR1, t(G − 1); the
         case-level paired test, ``wilson_clustered``). Inside [−1, 1] by
-        construction; fewer than two cases with several pairs in one: no
-        interval.
+        construction; fewer than two cases: no interval (``none``; SPEC §4).
 
     Raises
     ------
@@ -148,8 +147,8 @@ def paired_rate_difference(
     --------
     Ten trials of one case, every trial won by a: a difference, no interval.
 
-    >>> paired_rate_difference([1] * 10, [0] * 10, ["q"] * 10).method
-    'none'
+    >>> paired_rate_difference([1] * 10, [0] * 10, ["q"] * 10).method, paired_rate_difference([1], [0], ["q"]).ci_low
+    ('none', None)
     >>> t = paired_rate_difference([1, 1, 1, 1, 0, 1], [0, 1, 0, 0, 0, 1], ["x", "x", "y", "y", "z", "z"])
     >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
     ('wilson_clustered', 0.5, -0.6225, 0.9496)
@@ -169,6 +168,8 @@ def paired_rate_difference(
         return PairedTest(
             int(total), clusters, pa, pb, d, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
         )
+    if clusters < MIN_CASES:  # SPEC §4: one case, no interval
+        return PairedTest(int(total), clusters, pa, pb, d, None, None, None, None, "none", confidence)
     ea, eb = rate_interval(sa, m, confidence=confidence), rate_interval(sb, m, confidence=confidence)
     assert ea.ci_low is not None and ea.ci_high is not None and eb.ci_low is not None and eb.ci_high is not None
     r = _correlation(sa - pa, sb - pb)

@@ -45,5 +45,9 @@ def test_swap_flips_verdict_and_negates_difference(
         assert d2 is None
     else:
         assert d2 == pytest.approx(-d1)
-        assert two.table.item(0, "ci_low") == pytest.approx(-one.table.item(0, "ci_high"))
+        high = one.table.item(0, "ci_high")
+        if high is None:  # one case: no interval either way (SPEC §4)
+            assert (two.table.item(0, "ci_low"), one.table.item(0, "ci_low")) == (None, None)
+        else:
+            assert two.table.item(0, "ci_low") == pytest.approx(-high)
     assert two.table.item(0, "coverage_difference") == pytest.approx(-one.table.item(0, "coverage_difference"))

@@ -72,9 +72,22 @@ def test_all_pass_and_all_fail_intervals_are_not_zero_width(passes: list[int]) -
     assert (est.ci_low, est.ci_high) == tuple(pytest.approx(v) for v in expected)
 
 
-def test_a_single_unit_has_a_wilson_interval_not_zero_width() -> None:
-    est = rate_interval([1], [1])
-    assert (est.ci_low, est.ci_high) == (pytest.approx(1 / (1 + Z**2)), 1.0)
+def test_one_case_has_no_interval_whatever_its_units() -> None:
+    """SPEC §4: with fewer than two cases there is no interval, for one unit as for several."""
+    for successes, units in (([1], [1]), ([0], [1]), ([3], [5])):
+        est = rate_interval(successes, units)
+        assert (est.rate, est.ci_low, est.ci_high, est.se_clustered, est.method) == (
+            successes[0] / units[0],
+            None,
+            None,
+            None,
+            "none",
+        )
+
+
+def test_two_single_unit_cases_have_a_wilson_interval_not_zero_width() -> None:
+    est = rate_interval([1, 1], [1, 1])
+    assert (est.method, est.ci_low, est.ci_high) == ("wilson", pytest.approx(2 / (2 + Z**2)), 1.0)
 
 
 def test_bounded_means_stay_inside_their_range_by_construction() -> None:
