@@ -21,7 +21,7 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE
 from evalframe.errors import AuditRefused, EvalframeError
 from evalframe.importers import Imported
-from evalframe.importers._kit import declare
+from evalframe.importers._kit import as_numeric_scores, declare
 from evalframe.load import Loaded, load
 from evalframe.plan import Plan
 from evalframe.progress import Progress
@@ -96,8 +96,9 @@ def _from_exports(
     score = flags.score_name
     if score is None and grade == "numeric":
         score = NUMERIC_SCORE.get(from_format)
+    imported = import_exports(from_format, [str(p) for p in paths], score, flags.id_column)
     imported = declare(
-        import_exports(from_format, [str(p) for p in paths], score, flags.id_column),
+        as_numeric_scores(imported, from_format) if grade == "numeric" else imported,
         candidates=split_list(flags.candidates),
         trials=flags.trials,
         run_id=flags.run_id,

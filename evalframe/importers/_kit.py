@@ -51,11 +51,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, LINE, REFUSING, RUN_ID, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, LINE, PASSED, REFUSING, RUN_ID, SOURCE, TRIAL
 from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, PlanError
 from evalframe.importers import Imported
 from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
@@ -354,3 +354,29 @@ def declare(
             base = Plan.from_frame(plan.cases, candidates=names, trials=n, run_id=plan.run_id, source=plan.source)
             plan = replace(base.with_units(units.select(CANDIDATE, CASE_ID, TRIAL)), candidates=tuple(names))
     return replace(imported, plan=plan)
+
+
+#: Formats whose importer writes ``passed`` as ``score == 1`` whenever every score it reads is 0 or 1 (HELM's
+#: per-instance stats and Inspect's score values carry no pass/fail of their own).
+PASS_FROM_SCORE: Final = frozenset({"helm", "inspect"})
+
+
+def as_numeric_scores(imported: Imported, fmt: str) -> Imported:
+    """The import of format ``fmt`` read as numeric scores: without a ``passed`` it only derived from ``score``.
+
+    A :data:`PASS_FROM_SCORE` importer gives a score as a pass/fail grade when every score it read happens to
+    be 0 or 1, which depends on the files read together. Once the scores are declared numeric
+    (``--grade numeric``) that column is dropped, so that a pass needs a declared threshold, as for any
+    numeric score; another format's ``passed`` is the export's own verdict and is kept.
+
+    Examples
+    --------
+    >>> from evalframe.importers import helm
+    >>> runs = "../shared/data/real/helm/stanford-crfm-helm-PR2828/benchmark_output_TRUE_latest/runs/v3/"
+    >>> imported = helm.read([runs + "simple_safety_tests:model=google_gemini-1.5-pro-001"], score="sst_score")
+    >>> "passed" in imported.ledger.columns, "passed" in as_numeric_scores(imported, "helm").ledger.columns
+    (True, False)
+    """
+    if fmt not in PASS_FROM_SCORE or PASSED not in imported.ledger.columns:
+        return imported
+    return replace(imported, ledger=imported.ledger.drop(PASSED))
