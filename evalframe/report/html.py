@@ -20,7 +20,7 @@ from typing import Any, Final
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
-from evalframe.report.descriptions import RATE_FORMULAS, describe
+from evalframe.report.descriptions import describe
 from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
 from evalframe.report.view import Candidate, Gate, Note, View
@@ -166,7 +166,7 @@ def _cards(view: View) -> Html:
 
 def _rates_table(view: View) -> Html:
     level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
-    header = ["candidate", *[join([rate, small(RATE_FORMULAS[rate])]) for rate in RATE_COLUMNS]]
+    header = ["candidate", *[join([rate, small(formula)]) for rate, formula in view.formulas.items()]]
     rows = [
         [
             c.name,

@@ -15,7 +15,6 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.report.comparison import FLIPS, ComparisonView, comparison_view
-from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import (
     fmt_rate,
     fmt_value,
@@ -138,7 +137,7 @@ def _funnel_and_rates_lines(view: View) -> list[str]:
         "",
         markdown_table(rates),
         "",
-        ", ".join(f"`{r}` = {RATE_FORMULAS[r]}" for r in RATE_COLUMNS)
+        ", ".join(f"`{r}` = {formula}" for r, formula in view.formulas.items())
         + "; `pass_rate_planned` is the worst case and `pass_rate_upper` the best case of the full-plan pass rate.",
         "",
         "Numerator / denominator of each rate:",

@@ -70,7 +70,7 @@ def _candidates_table(view: View) -> Table:
 
     table = _table("candidates: funnel and rates, each beside its counts")
     _column(table, "candidate")
-    _column(table, "scored_coverage\n(scored/planned)")
+    _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
     _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
     _column(table, "full-plan\nrange")
     _column(table, "missing\n(no row)", justify="right")
@@ -188,7 +188,8 @@ def _tests(view: View) -> Table:
 def _slice_funnel(view: View) -> Table:
     assert view.slices is not None
     table = _table("funnel by slice")
-    for name in ("candidate", "slice", "value", "scored_coverage (scored/planned)", "missing", "pass_rate_scored"):
+    coverage = f"scored_coverage ({view.formulas['scored_coverage'].replace(' ', '')})"
+    for name in ("candidate", "slice", "value", coverage, "missing", "pass_rate_scored"):
         _column(table, name, justify="right" if name == "missing" else "left")
     for r in view.slices.funnel.iter_rows(named=True):
         rate = r.get("pass_rate_scored")

@@ -205,6 +205,13 @@ class View:
     #: The report's tables and meta, full precision, for JSON.
     data: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def formulas(self) -> dict[str, str]:
+        """Each rate's formula for a column header: over ``observations`` when a candidate's rates are (retry every)."""
+        over = any(r.of == "observations" for c in self.candidates for r in c.rates.values())
+        base = "observations" if over else "planned"
+        return {rate: RATE_FORMULAS[rate].replace("planned", base) for rate in RATE_COLUMNS}
+
 
 def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
     base = rate_base(record)
