@@ -7,7 +7,9 @@ The policy is declared before the audit and never looks at scores:
 * ``last_allowed`` — a retry is allowed only after an eligible failure
   (``retry_on``, default timeout and error) and up to ``max_attempts``; the
   last allowed attempt counts;
-* ``every`` — each attempt is its own observation, clustered by unit.
+* ``every`` — each attempt up to ``max_attempts`` is its own observation,
+  clustered by unit (attempts beyond it are flagged and do not count, as under
+  ``last_allowed``; a unit's first attempt always counts).
 
 There is deliberately no policy that picks an attempt by its score.
 Suspicious retry patterns are always flagged (not refusing unless
@@ -163,8 +165,8 @@ def select_attempts(
         allowed = seen == pl.when(pl.col("_first")).then(seen).forward_fill()
         next_allowed = (pl.col("_unit").shift(-1) == pl.col("_unit")) & allowed.shift(-1)
         counts = allowed & ~next_allowed.fill_null(False)
-    elif policy == "every":
-        counts = pl.lit(True)
+    elif policy == "every":  # each attempt up to max_attempts (a unit's first row always: it has one)
+        counts = pl.col("_first") | within
     else:
         msg = f"unknown retry policy {policy!r}; use first, last_allowed or every"
         raise ValueError(msg)

@@ -116,6 +116,32 @@ def test_every_reports_each_attempt_as_an_observation() -> None:
     assert report.summary.select(rates).row(0) == (1 / 3, 1 / 3, 1.0, 1 / 3, 1.0)
 
 
+def test_every_counts_no_attempt_beyond_max_attempts() -> None:
+    """Under every the declared max_attempts holds as under last_allowed: q2's attempt 3 (a pass) is flagged and
+    kept in the attempts table, but is not an observation (it was counted: 9 observations, 4 passed)."""
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3", "q4"]}), candidates=["A"])
+    rows = ledger(
+        [
+            ("q1", 1, "completed", "scored", 0.0),
+            ("q1", 2, "completed", "scored", 1.0),
+            ("q2", 1, "timeout", "not_scored", None),
+            ("q2", 2, "timeout", "not_scored", None),
+            ("q2", 3, "completed", "scored", 1.0),
+            ("q3", 1, "error", "not_scored", None),
+            ("q3", 2, "completed", "scored", 1.0),
+            ("q4", 1, "completed", "judge_error", None),
+            ("q4", 2, "completed", "scored", 1.0),
+        ]
+    )
+    report = ef.audit(plan, rows, retry="every", max_attempts=2)
+    counts = ("planned", "observations", "completed", "scored", "passed", "exec_failed", "judge_failed")
+    assert report.summary.select(counts).row(0) == (4, 8, 5, 4, 3, 3, 1)
+    assert report.summary.select("scored_coverage", "pass_rate_scored").row(0) == (0.5, 0.75)
+    assert ("attempt_beyond_max", "q2", 3) in flags(report)
+    attempts = report.attempts.lazy().filter(pl.col("case_id") == "q2").select("attempt", "counts").collect()
+    assert attempts.rows() == [(1, True), (2, True), (3, False)]
+
+
 def test_every_counts_planned_units_by_slice_and_by_candidate_partition() -> None:
     plan = ef.Plan.from_frame(
         pl.DataFrame({"case_id": ["q1", "q2", "q3"], "kind": ["x", "x", "y"]}), candidates=["A", "B"]

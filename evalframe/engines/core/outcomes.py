@@ -61,7 +61,7 @@ def select_attempts(ledger: Lazy, options: Options) -> Selection:
     if options.retry == "first":
         counts: nw.Expr = ~same
     elif options.retry == "every":
-        counts = _lit(True)
+        counts = ~same | within
     elif options.retry == "last_allowed":
         lf = lf.with_columns(nw.col("_disallowed").cum_sum().over(*unit, order_by=ATTEMPT).alias("_seen"))
         allowed = nw.col("_seen") == 0
