@@ -224,6 +224,38 @@ def plan_from_units(
     return plan, problems
 
 
+def pooled_metrics(info: Sequence[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
+    """A ``pooled_metrics`` note when the files of one import were graded by different metrics (or scorers).
+
+    Every rate of a candidate is over all of its planned units, so rows graded by ``acc`` in one file and by
+    ``prompt_level_strict`` in another make one rate of two measures; the note names each metric and its
+    files' count (not refusing: ``--slice`` on the plan's columns, or one metric's files at a time, keeps
+    them apart).
+
+    Examples
+    --------
+    >>> info = [{"metric": "acc"}, {"metric": "prompt_level_strict"}, {"metric": "prompt_level_strict"}]
+    >>> print(pooled_metrics(info, "viz/")[0]["detail"])  # doctest: +NORMALIZE_WHITESPACE
+    the rates pool rows graded by 2 metrics: acc (1 file), prompt_level_strict (2 files); read one metric's
+    files at a time, or break the funnel down with --slice
+    >>> pooled_metrics([{"metric": "acc"}, {"metric": "acc"}], "viz/")
+    []
+    """
+    files: dict[str, int] = {}
+    for facts in info:
+        metric = facts.get("metric", facts.get("scorer"))
+        if metric is not None:
+            files[str(metric)] = files.get(str(metric), 0) + 1
+    if len(files) < 2:
+        return []
+    each = ", ".join(f"{m} ({n} file{'' if n == 1 else 's'})" for m, n in sorted(files.items()))
+    detail = (
+        f"the rates pool rows graded by {len(files)} metrics: {each}; read one metric's files at a time, "
+        "or break the funnel down with --slice"
+    )
+    return [note("pooled_metrics", source, detail)]
+
+
 def finish(
     plan: Plan,
     ledger: pl.DataFrame,
@@ -267,7 +299,7 @@ def finish(
     a.jsonl: bad (and 1 more unreadable place(s))
     """
     frames = [n if isinstance(n, pl.DataFrame) else problems_frame(n) for n in notes]
-    table = concat_problems(frames)
+    table = concat_problems([*frames, problems_frame(pooled_metrics(info, plan.source))])
     unreadable = table.filter(pl.col(REFUSING) & (pl.col(KIND) == "unreadable_file")).sort(
         SOURCE, LINE, nulls_last=False
     )

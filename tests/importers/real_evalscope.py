@@ -78,4 +78,13 @@ CASES: list[Case] = [
         {"qwen3-max": _funnel(10, 10), "qwen-plus": _funnel(10, 10)},
         why="two models' reviews of one subset share their 10 cases (gsm8k_main/<index>)",
     ),
+    Case(
+        "evalscope",
+        (_VIZ,),
+        0,
+        {"qwen3-max": _funnel(20, 18), "qwen-plus": _funnel(20, 19)},
+        notes=frozenset({"plan_from_rows", "pooled_metrics"}),
+        why="the folder pools gsm8k (acc, 10/10) with ifeval (prompt_level_strict, 8/10 and 9/10) into one rate "
+        "per model: a pooled_metrics note says so (SOURCES audits each benchmark apart)",
+    ),
 ]

@@ -280,9 +280,18 @@ def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
     per_run = imported.ledger.group_by("run_id", "attempt").len().sort("run_id", "attempt")
     assert per_run.rows() == [(RUN1, 1, 60), ("2026-07-08T17-52-34.622576", 2, 20), (RUN2, 2, 40), (RUN2, 3, 20)]
     # the 17-52 run wrote only intention; 3 results files x 3 tasks were each limited to 20 docs
-    assert kinds(imported) == {("header_rows_disagree", False): 2, ("limited_run", False): 9}
+    assert kinds(imported) == {
+        ("header_rows_disagree", False): 2,
+        ("limited_run", False): 9,
+        ("pooled_metrics", False): 1,
+    }
     disagree = imported.notes.filter(pl.col("kind") == "header_rows_disagree")
     assert disagree.get_column("source").unique().to_list() == [str(NEGO / "results_2026-07-08T17-52-34.622576.json")]
+    # belief and desire are graded by acc, intention by exact_match: one rate of two measures, said so
+    assert imported.notes.filter(pl.col("kind") == "pooled_metrics").get_column("detail").to_list() == [
+        "the rates pool rows graded by 2 metrics: acc (4 files), exact_match (3 files); read one metric's files "
+        "at a time, or break the funnel down with --slice"
+    ]
     report = run_audit(imported)  # retry policy "first": the 16-04 run counts
     assert by_task(report) == {
         ("negotiationtom_belief", "passed"): 9,
