@@ -87,6 +87,24 @@ def test_status_ledger_refusals(row: dict[str, str], kind: str) -> None:
     assert kind in [k for k, _ in problem_kinds(raw)]
 
 
+def test_a_score_that_does_not_parse_is_one_problem_not_also_a_scored_row_without_a_score() -> None:
+    """' 0.5' is an invalid score; its null parse is not reported again as "scored but there is no score"."""
+    raw = pl.DataFrame(
+        {
+            "candidate": ["A", "A"],
+            "case_id": ["q1", "q2"],
+            "exec_status": ["completed", "completed"],
+            "score_status": ["scored", "scored"],
+            "score": [" 0.5", ""],
+        }
+    )
+    v = validate_ledger(raw, PLAN, grade="numeric")
+    assert v.problems.select("kind", "line", "detail").rows() == [
+        ("invalid_score", 1, "score = ' 0.5' is not a finite number in [0.0, 1.0]"),
+        ("status_inconsistent", 2, "score_status is 'scored' but there is no score"),
+    ]
+
+
 def test_status_ledger_empty_score_is_null_not_zero() -> None:
     raw = pl.DataFrame(
         {

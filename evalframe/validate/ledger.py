@@ -134,14 +134,15 @@ def validate_ledger(
     from evalframe.schemas import LedgerModel, failures_as_problems  # imported on use: pandera is slow to import
 
     schema_problems = failures_as_problems(canonical, LedgerModel)
-    if schema_problems.height and token_problems.height:
-        # A token that did not parse is null in the canonical frame; don't report it twice.
-        schema_problems = schema_problems.filter(
-            (pl.col(KIND) != "empty_value")
-            | ~pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
-        )
-    consistency = [status_problems(canonical)] if shape == "status" else []
-    return Validated(canonical, concat_problems([token_problems, schema_problems, *consistency]), shape)
+    consistency = status_problems(canonical) if shape == "status" else None
+    if token_problems.height:
+        # A token that did not parse is null in the canonical frame: its row's "empty value" and "scored but
+        # there is no score" are that one problem, reported once.
+        flagged = ~pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
+        schema_problems = schema_problems.filter((pl.col(KIND) != "empty_value") | flagged)
+        consistency = None if consistency is None else consistency.filter(flagged)
+    found = [token_problems, schema_problems, *([] if consistency is None else [consistency])]
+    return Validated(canonical, concat_problems(found), shape)
 
 
 def _canonical_columns(
