@@ -23,11 +23,11 @@ Engines (``--engines``, comma-separated; default all):
 - ``api``: ``ef.Plan.from_file`` + ``ef.audit`` in a child that imports evalframe.
 
 ``--rev NAME=REV`` (repeatable) measures evalframe as committed at a git revision, extracted with
-``git archive`` and byte-compiled, beside the working tree (``tree``); each rev's rows are
-labelled ``ENGINE@NAME``. In the first round every ``--out`` run's summary counts per candidate
-(planned, attempted, completed, with_output, scored, passed, missing, exec_failed) must equal
-DuckDB's, or the script exits 1. CPU time is the measure on a loaded machine; wall time is what
-users wait for on a quiet one.
+``git archive`` and byte-compiled, beside the working tree (``tree``, copied and byte-compiled
+alike); each rev's rows are labelled ``ENGINE@NAME``. In the first round every ``--out`` run's
+summary counts per candidate (planned, attempted, completed, with_output, scored, passed, missing,
+exec_failed) must equal DuckDB's, or the script exits 1. CPU time is the measure on a loaded
+machine; wall time is what users wait for on a quiet one.
 
 Datasets: ``../shared/tools/gen_ledger.py DATA/d<N> --rows N --unknown 0 --dups 0`` (a clean
 batch, 20 candidates, 2 trials: the audit completes), made only when ``DATA/d<N>/manifest.json``
@@ -166,7 +166,7 @@ def main() -> int:
     all_runs: list[dict[str, Any]] = []
     ok = True
     with tempfile.TemporaryDirectory(prefix="bench-command-") as tmp:
-        codes: dict[str, Path | None] = {} if a.no_tree else {"tree": REPO}
+        codes: dict[str, Path | None] = {} if a.no_tree else {"tree": extract(None, Path(tmp) / "rev" / "tree")}
         for spec in a.rev:
             name, _, rev = spec.partition("=")
             codes[name] = extract(rev, Path(tmp) / "rev" / name)

@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,11 +54,18 @@ print(json.dumps({"evalframe": ef.__file__, "import_s": t1 - t0, "plan_s": t2 - 
 """
 
 
-def extract(rev: str, into: Path) -> Path:
-    """The ``evalframe`` package as committed at ``rev``, byte-compiled, under ``into``."""
+def extract(rev: str | None, into: Path) -> Path:
+    """The ``evalframe`` package as committed at ``rev`` (None: the working tree's), byte-compiled, under ``into``.
+
+    Every measured package is compiled alike: with ``PYTHONDONTWRITEBYTECODE`` set, a package imported
+    from the repository would be compiled again by every child (about 0.06 s of its start).
+    """
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "evalframe"], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    if rev is None:
+        shutil.copytree(REPO / "evalframe", into / "evalframe", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "evalframe"], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(into)], check=True)
     return into
 
