@@ -180,25 +180,10 @@ def trials_report(per_case: list[tuple[int, int]], trials: int, *, shuffle_trial
     return ef.audit(plan, pl.DataFrame(rows))
 
 
-def test_one_case_of_many_trials_has_no_interval_and_no_winner() -> None:
-    c = compare(trials_report([(10, 0)], 10), baseline="base", candidate="cand")
-    assert c.verdict == "no_supported_winner"
-    row = c.table.row(0, named=True)
-    assert (row["quality_difference"], row["ci_low"], row["ci_high"], row["interval_method"]) == (
-        1.0,
-        None,
-        None,
-        "none",
-    )
-    assert c.reasons[0] == (
-        "interval: paired difference of pass rate cand − base = +1 over 1 case (fewer than two cases: "
-        "no interval) does not support a winner"
-    )
-
-
-def test_one_case_of_one_trial_has_no_interval_and_no_winner() -> None:
-    """SPEC §4: fewer than two cases, no interval, with one trial as with many (it had a Newcombe interval)."""
-    c = compare(trials_report([(1, 0)], 1), baseline="base", candidate="cand")
+@pytest.mark.parametrize(("passes", "trials"), [((10, 0), 10), ((1, 0), 1)])
+def test_one_case_has_no_interval_and_no_winner(passes: tuple[int, int], trials: int) -> None:
+    """SPEC §4: fewer than two cases, no interval, of one trial as of many (one trial had a Newcombe interval)."""
+    c = compare(trials_report([passes], trials), baseline="base", candidate="cand")
     assert c.verdict == "no_supported_winner"
     row = c.table.row(0, named=True)
     assert (row["quality_difference"], row["ci_low"], row["ci_high"], row["interval_method"], row["cases_used"]) == (
