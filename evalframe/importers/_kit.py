@@ -225,35 +225,41 @@ def plan_from_units(
 
 
 def pooled_metrics(info: Sequence[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
-    """A ``pooled_metrics`` note when the files of one import were graded by different metrics (or scorers).
+    """A ``pooled_metrics`` note for each candidate whose files were graded by different metrics (or scorers).
 
     Every rate of a candidate is over all of its planned units, so rows graded by ``acc`` in one file and by
-    ``prompt_level_strict`` in another make one rate of two measures; the note names each metric and its
-    files' count (not refusing: ``--slice`` on the plan's columns, or one metric's files at a time, keeps
-    them apart).
+    ``prompt_level_strict`` in another make one rate of two measures; the note names the candidate (the
+    file's ``candidate`` or ``model``; files naming neither count as one) and each metric with its files'
+    count (not refusing: ``--slice`` on the plan's columns, or one metric's files at a time, keeps them apart).
 
     Examples
     --------
-    >>> info = [{"metric": "acc"}, {"metric": "prompt_level_strict"}, {"metric": "prompt_level_strict"}]
+    >>> info = [{"candidate": "A", "metric": m} for m in ("acc", "prompt_level_strict", "prompt_level_strict")]
     >>> print(pooled_metrics(info, "viz/")[0]["detail"])  # doctest: +NORMALIZE_WHITESPACE
-    the rates pool rows graded by 2 metrics: acc (1 file), prompt_level_strict (2 files); read one metric's
+    A's rates pool rows graded by 2 metrics: acc (1 file), prompt_level_strict (2 files); read one metric's
     files at a time, or break the funnel down with --slice
-    >>> pooled_metrics([{"metric": "acc"}, {"metric": "acc"}], "viz/")
+    >>> pooled_metrics([{"candidate": "A", "metric": "acc"}, {"candidate": "B", "metric": "f1"}], "viz/")
     []
     """
-    files: dict[str, int] = {}
+    files: dict[str | None, dict[str, int]] = {}
     for facts in info:
         metric = facts.get("metric", facts.get("scorer"))
         if metric is not None:
-            files[str(metric)] = files.get(str(metric), 0) + 1
-    if len(files) < 2:
-        return []
-    each = ", ".join(f"{m} ({n} file{'' if n == 1 else 's'})" for m, n in sorted(files.items()))
-    detail = (
-        f"the rates pool rows graded by {len(files)} metrics: {each}; read one metric's files at a time, "
-        "or break the funnel down with --slice"
-    )
-    return [note("pooled_metrics", source, detail)]
+            who = facts.get("candidate", facts.get("model"))
+            mine = files.setdefault(None if who is None else str(who), {})
+            mine[str(metric)] = mine.get(str(metric), 0) + 1
+    notes = []
+    for who, metrics in files.items():
+        if len(metrics) < 2:
+            continue
+        each = ", ".join(f"{m} ({n} file{'' if n == 1 else 's'})" for m, n in sorted(metrics.items()))
+        whose = "the" if who is None else f"{who}'s"
+        detail = (
+            f"{whose} rates pool rows graded by {len(metrics)} metrics: {each}; read one metric's files at a "
+            "time, or break the funnel down with --slice"
+        )
+        notes.append(note("pooled_metrics", source, detail, candidate=who))
+    return notes
 
 
 def finish(

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
@@ -158,3 +159,22 @@ def test_a_malformed_report_is_an_input_error(tmp_path: Path) -> None:
         2,
         f'error: {report}: not an EvalScope report: expected "dataset_name" and a "metrics" list',
     )
+
+
+def test_pooled_metrics_is_said_per_candidate_whose_rates_pool_them() -> None:
+    """The viz folder pools gsm8k's acc with ifeval's prompt_level_strict in each model's rate: one note each.
+    One model's ifeval beside the other's gsm8k pools nothing: each rate has one metric, and no note."""
+    pooled = evalscope.read([real(VIZ)]).notes.filter(pl.col("kind") == "pooled_metrics")
+    assert pooled.select("candidate", "detail").sort("candidate").rows() == [
+        (
+            model,
+            f"{model}'s rates pool rows graded by 2 metrics: acc (1 file), prompt_level_strict (1 file); read one "
+            "metric's files at a time, or break the funnel down with --slice",
+        )
+        for model in ("qwen-plus", "qwen3-max")
+    ]
+    apart = [
+        real(f"{VIZ}/qwen3-max/reviews/qwen3-max/ifeval_default.jsonl"),
+        real(f"{VIZ}/qwen-plus/reviews/qwen-plus/gsm8k_main.jsonl"),
+    ]
+    assert evalscope.read(apart).notes.filter(pl.col("kind") == "pooled_metrics").height == 0

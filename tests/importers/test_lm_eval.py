@@ -289,8 +289,8 @@ def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
     assert disagree.get_column("source").unique().to_list() == [str(NEGO / "results_2026-07-08T17-52-34.622576.json")]
     # belief and desire are graded by acc, intention by exact_match: one rate of two measures, said so
     assert imported.notes.filter(pl.col("kind") == "pooled_metrics").get_column("detail").to_list() == [
-        "the rates pool rows graded by 2 metrics: acc (4 files), exact_match (3 files); read one metric's files "
-        "at a time, or break the funnel down with --slice"
+        "Qwen/Qwen3-8B's rates pool rows graded by 2 metrics: acc (4 files), exact_match (3 files); read one "
+        "metric's files at a time, or break the funnel down with --slice"
     ]
     report = run_audit(imported)  # retry policy "first": the 16-04 run counts
     assert by_task(report) == {
