@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from evalframe.attempts import select_attempts
 from evalframe.compare import Comparison
-from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, PlanError
+from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, MissingExtra, PlanError
 from evalframe.load.limit import Limits, limits
 from evalframe.plan import Plan
 from evalframe.read import read
@@ -34,6 +34,7 @@ __all__ = [
     "EvalframeError",
     "ImportUnreadable",
     "InputFormatError",
+    "MissingExtra",
     "Limits",
     "Plan",
     "PlanError",

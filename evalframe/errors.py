@@ -130,6 +130,28 @@ class ImportUnreadable(InputFormatError):
         self.detail = detail
 
 
+class MissingExtra(EvalframeError):
+    """An optional part of evalframe was asked for without its dependencies installed.
+
+    Attributes
+    ----------
+    extra
+        The ``pip install 'evalframe[EXTRA]'`` extra that provides it (e.g. ``spark``).
+    module
+        The module that could not be imported.
+
+    Examples
+    --------
+    >>> print(MissingExtra("spark", "pyspark"))
+    the spark engine needs pip install 'evalframe[spark]' (no module named 'pyspark')
+    """
+
+    def __init__(self, extra: str, module: str) -> None:
+        self.extra = extra
+        self.module = module
+        super().__init__(f"the {extra} engine needs pip install 'evalframe[{extra}]' (no module named {module!r})")
+
+
 class OutputFolderError(EvalframeError):
     """An output folder was not written: it is not evalframe's own, it holds an input, or it cannot be written.
 

@@ -253,3 +253,17 @@ def test_the_driver_receives_case_patterns_not_cases(
         assert per_candidate.get_column("candidate").to_list() == sorted(plan.candidates)
         assert per_candidate.get_column("cases").to_list() == [cases] * len(plan.candidates)
         assert per_candidate.get_column("len").max() < cases
+
+
+def test_a_file_that_is_not_parquet_is_an_input_error_in_one_line(spark: Any, tmp_path: Path) -> None:
+    """Spark's reader fails on the footer; the audit says so as an input error, not with Spark's trace."""
+    fake = tmp_path / "results.parquet"
+    fake.write_text("not parquet")
+    plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
+    with pytest.raises(ef.InputFormatError) as caught:
+        ef.audit(plan, str(fake), engine="spark")
+    assert caught.value.path == str(fake)
+    assert caught.value.detail.startswith(
+        "Spark cannot read it as Parquet: [FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER] Encountered error while reading "
+        f"file file:{fake}."
+    )

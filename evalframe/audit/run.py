@@ -30,7 +30,7 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.engine import in_memory
-from evalframe.errors import AuditRefused
+from evalframe.errors import AuditRefused, MissingExtra
 from evalframe.funnel import check_reducer
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
 from evalframe.plan import Plan
@@ -199,7 +199,9 @@ def audit(
         found (kind, source, line, candidate, case_id, trial, attempt,
         detail, refusing).
     InputFormatError
-        When a results file cannot be opened at all.
+        When a results file cannot be opened at all (on Spark: one that is not Parquet).
+    MissingExtra
+        ``engine="spark"`` without ``pip install 'evalframe[spark]'``.
     ValueError
         When a slice column is not a plan column, a bins spec is malformed,
         ``retry``, ``missing`` or ``grade`` is not one of its values,
@@ -245,7 +247,10 @@ def audit(
         check_reducer(reducer),
     )
     if engine == "spark" or is_spark_frame(results):
-        from evalframe.engines.spark import audit_on_spark
+        try:
+            from evalframe.engines.spark import audit_on_spark
+        except ModuleNotFoundError as exc:
+            raise MissingExtra("spark", (exc.name or "narwhals").split(".")[0]) from None
 
         done = audit_on_spark(plan, results, options, tables=spark_tables, spark_remote=spark_remote, alpha=alpha)
         meta = audit_meta(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -73,3 +74,26 @@ def test_a_spark_tables_folder_with_glob_characters_is_refused_before_spark_star
     assert f"spark_tables '{tables}' holds [ ], which Spark and polars read as a path pattern" in result.output
     assert "Traceback" not in result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_csv_ledger_on_the_spark_engine_is_an_input_error_before_spark_starts() -> None:
+    """Spark reads Parquet (or a table): a CSV is refused in one line, exit 2, not with Spark's trace."""
+    result = CliRunner().invoke(main, [*ORBIT_ARGS, "--engine", "spark"])
+    assert result.exit_code == 2, result.output
+    results = ORBIT / "results.csv"
+    assert result.output.strip().splitlines()[-1] == (
+        f"error: {results}: the Spark engine reads Parquet files, folders or globs, or a table (this: --engine polars)"
+    )
+    assert "Traceback" not in result.output
+
+
+def test_the_spark_engine_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without narwhals (``pip install .`` alone) the engine is a usage error naming the extra, not a traceback."""
+    for name in [m for m in sys.modules if m.startswith("evalframe.engines")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "narwhals", None)
+    result = CliRunner().invoke(main, [*ORBIT_ARGS, "--engine", "spark"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines()[-1] == (
+        "error: the spark engine needs pip install 'evalframe[spark]' (no module named 'narwhals')"
+    )

@@ -13,7 +13,7 @@ import polars as pl
 
 from evalframe.columns import KIND, LINE, SOURCE
 from evalframe.engines.core import Lazy
-from evalframe.errors import AuditRefused
+from evalframe.errors import AuditRefused, InputFormatError, MissingExtra
 from evalframe.load import is_spark_frame
 from evalframe.plan import Plan
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 #: The heap of a local session's driver (``spark.driver.memory``), see :func:`spark_session`.
 DRIVER_MEMORY: Final = "3g"
+
+
+#: Suffixes of the ledger formats the polars engine reads and Spark's Parquet reader does not.
+NOT_PARQUET: Final = frozenset({".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".eval", ".zip", ".gz"})
 
 
 def spark_session(remote: str | None = None) -> Any:
@@ -37,10 +41,13 @@ def spark_session(remote: str | None = None) -> Any:
 
     Raises
     ------
-    ImportError
+    MissingExtra
         When pyspark is not installed (``pip install 'evalframe[spark]'``).
     """
-    from pyspark.sql import SparkSession
+    try:
+        from pyspark.sql import SparkSession
+    except ModuleNotFoundError as exc:
+        raise MissingExtra("spark", (exc.name or "pyspark").split(".")[0]) from None
 
     if remote:
         return SparkSession.builder.remote(remote).getOrCreate()
@@ -67,7 +74,15 @@ def read_ledger(spark: Any, source: str | os.PathLike[str] | Sequence[str | os.P
     paths = [os.fspath(source)] if isinstance(source, (str, os.PathLike)) else [os.fspath(p) for p in source]
     if len(paths) == 1 and not Path(paths[0]).exists() and "/" not in paths[0] and "://" not in paths[0]:
         return spark.table(paths[0])
-    frame = spark.read.parquet(*paths)
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    try:
+        frame = spark.read.parquet(*paths)
+    except (PySparkException, Py4JJavaError) as exc:  # a missing path, a file that is no Parquet: one line
+        java = getattr(exc, "java_exception", None)
+        text = (str(java.getMessage()) if java is not None else str(exc)).strip() or type(exc).__name__
+        raise InputFormatError(", ".join(paths), f"Spark cannot read it as Parquet: {text.splitlines()[0]}") from None
     from pyspark.sql import functions as F
 
     names = set(frame.columns)
@@ -111,6 +126,10 @@ def open_ledger(results: object, spark_remote: str | None) -> _Ledger:
     elif isinstance(results, (str, os.PathLike)) or (
         isinstance(results, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in results)
     ):
+        for path in [results] if isinstance(results, (str, os.PathLike)) else results:
+            if Path(path).suffix.lower() in NOT_PARQUET:  # refused before a session starts
+                detail = "the Spark engine reads Parquet files, folders or globs, or a table (this: --engine polars)"
+                raise InputFormatError(os.fspath(path), detail)
         spark = spark_session(spark_remote)
         native = read_ledger(spark, results)
         source = os.fspath(results) if isinstance(results, (str, os.PathLike)) else ", ".join(map(os.fspath, results))
