@@ -183,9 +183,9 @@ TABLE_DESCRIPTIONS: Mapping[str, Mapping[str, str]] = {
         "attempts": "ledger rows (attempts) of this attempt's unit",
     },
     "missingness": {
-        "planned": "planned units of the candidate over every slice value",
+        "planned": "planned units of the candidate over every slice value (under retry every: its observations)",
         "missing": "missing units of the candidate over every slice value",
-        "ungraded": "ungraded units of the candidate over every slice value",
+        "ungraded": "ungraded units (under retry every: observations) of the candidate over every slice value",
     },
     "comparison": {"candidate": "the candidate compared against the baseline"},
     "dropped_pairs": {"pairs_dropped": "pairs of this slice value dropped under complete_pairs"},

@@ -159,7 +159,7 @@ def _tests(view: View) -> Table:
     for name in (
         "candidate",
         "slice",
-        "ungraded (of planned)",
+        f"ungraded (of {view.base})",
         "ungraded: selective?",
         "missing (no row)",
         "missing: selective?",
@@ -177,9 +177,9 @@ def _tests(view: View) -> Table:
         table.add_row(
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
-            Text(f"{r['ungraded']}/{r['planned']}"),
+            Text(f"{r['ungraded']}/{r[view.base]}"),
             said(bool(r["selective_ungraded"]), r["p_adjusted_ungraded"], r["stands_out_ungraded"]),
-            Text(f"{r['missing']}/{r['planned']}"),
+            Text(f"{r['missing']}/{r[view.base]}"),
             said(bool(r["selective"]), r["p_adjusted"], r["stands_out"]),
         )
     return table
@@ -197,7 +197,7 @@ def _slice_funnel(view: View) -> Table:
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
             Text(visible(fmt_value(r["slice_value"]))),
-            Text(f"{fmt_rate(r.get('scored_coverage'))} ({r['scored']}/{r['planned']})"),
+            Text(f"{fmt_rate(r.get('scored_coverage'))} ({r['scored']}/{r.get('observations', r['planned'])})"),
             Text(str(r["missing"])),
             Text("—" if rate is None else f"{fmt_rate(rate)} ({r['passed']}/{r['scored']} scored)"),
         )

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, OBSERVATIONS, OUTCOME, OUTCOMES, TRIAL
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
@@ -206,11 +206,15 @@ class View:
     data: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def formulas(self) -> dict[str, str]:
-        """Each rate's formula for a column header: over ``observations`` when a candidate's rates are (retry every)."""
+    def base(self) -> str:
+        """What the rates and the missingness counts are over: ``observations`` (retry every), else ``planned``."""
         over = any(r.of == "observations" for c in self.candidates for r in c.rates.values())
-        base = "observations" if over else "planned"
-        return {rate: RATE_FORMULAS[rate].replace("planned", base) for rate in RATE_COLUMNS}
+        return "observations" if over else "planned"
+
+    @property
+    def formulas(self) -> dict[str, str]:
+        """Each rate's formula for a column header, over :attr:`base`."""
+        return {rate: RATE_FORMULAS[rate].replace("planned", self.base) for rate in RATE_COLUMNS}
 
 
 def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
@@ -324,11 +328,15 @@ def _slices(report: AuditReport) -> Slices | None:
         2, report.missingness.get_column("n_slices")
     )
     tests = tests.with_columns(pl.col("^stands_out.*$").replace("", "—"))
+    summary = report.summary
+    if OBSERVATIONS in summary.columns and not summary.get_column(OBSERVATIONS).equals(summary.get_column("planned")):
+        tests = tests.rename({"planned": OBSERVATIONS})  # under retry every the cases' counts are of observations
     columns = [
         CANDIDATE,
         "slice_column",
         "slice_value",
         "planned",
+        "observations",
         "completed",
         "scored",
         "passed",
@@ -337,7 +345,10 @@ def _slices(report: AuditReport) -> Slices | None:
         "scored_coverage",
         "pass_rate_scored",
     ]
-    funnel = report.slices.select([c for c in columns if c in report.slices.columns])
+    table = report.slices
+    if OBSERVATIONS in table.columns and table.get_column(OBSERVATIONS).equals(table.get_column("planned")):
+        table = table.drop(OBSERVATIONS)  # shown only where the rates are over more than the planned units
+    funnel = table.select([c for c in columns if c in table.columns])
     return Slices(
         tests=natural_sort_frame(tests, [CANDIDATE]),
         funnel=natural_sort_frame(funnel, [CANDIDATE, "slice_column", "slice_value"]),

@@ -235,3 +235,29 @@ def test_a_bracket_pattern_that_names_no_file_is_still_a_glob(tmp_path: Path) ->
     assert (code, err) == (0, "")
     assert summary_rows(out) == ORBIT_SUMMARY
     assert (json.loads(out)["meta"]["results_source"], json.loads(out)["meta"]["ledger_rows"]) == (pattern, 6)
+
+
+def test_slices_under_retry_every_name_observations_where_they_are_the_denominator(tmp_path: Path) -> None:
+    """Under every, g2's 2 planned units are 4 observations: coverage 2/4 (it showed 2/2), and the
+    missingness counts are of observations (it said 4/8 'of planned' for 4 planned units)."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text("case_id,grp\nc1,g1\nc2,g1\nc3,g2\nc4,g2\n")
+    ledger = tmp_path / "results.csv"
+    ledger.write_text(
+        "candidate,case_id,attempt,exec_status,score_status,passed\n"
+        "A,c1,1,completed,scored,0\nA,c1,2,completed,scored,1\n"
+        "A,c2,1,timeout,not_scored,\nA,c2,2,timeout,not_scored,\nA,c2,3,completed,scored,1\n"
+        "A,c3,1,error,not_scored,\nA,c3,2,completed,scored,1\n"
+        "A,c4,1,completed,judge_error,\nA,c4,2,completed,scored,1\n"
+    )
+    args = ["audit", "--plan", str(plan), "--results", str(ledger), "--candidates", "A", "--retry", "every"]
+    out = tmp_path / "out"
+    code, stdout, _ = run([*args, "--max-attempts", "2", "--slice", "grp", "--out", str(out)])
+    assert code == 0
+    rows = [" ".join(line.replace("│", " ").split()) for line in stdout.splitlines() if line.startswith("│ A")]
+    assert "A grp 4/8 no, p=1.0 0/8 no test" in rows
+    assert "A grp g1 0.500 (2/4) 0 0.500 (1/2 scored)" in rows
+    assert "A grp g2 0.500 (2/4) 0 1.000 (2/2 scored)" in rows
+    markdown = (out / "report.md").read_text()
+    assert "| A | grp | g2 | 2 | 4 | 3 | 2 | 2 | 0 | 0.0 | 0.5 | 1.0 |" in markdown
+    assert "| candidate | slice_column | n_slices | cases | observations | ungraded |" in markdown
