@@ -45,6 +45,7 @@ def test_public_api_is_explicit() -> None:
         "ImportUnreadable",
         "InputFormatError",
         "Limits",
+        "MissingExtra",
         "Plan",
         "PlanError",
         "achieved_power",
