@@ -214,7 +214,12 @@ class View:
     @property
     def formulas(self) -> dict[str, str]:
         """Each rate's formula for a column header, over :attr:`base`."""
-        return {rate: RATE_FORMULAS[rate].replace("planned", self.base) for rate in RATE_COLUMNS}
+        return {rate: _formula(rate, self.base) for rate in RATE_COLUMNS}
+
+
+def _formula(rate: str, base: str) -> str:
+    """``rate``'s formula over ``base`` (``planned`` or ``observations``), e.g. ``passed / observations``."""
+    return RATE_FORMULAS[rate].replace("planned", base)
 
 
 def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
@@ -225,7 +230,7 @@ def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
     return {
         rate: Rate(
             name=rate,
-            formula=RATE_FORMULAS[rate].replace("planned", base),
+            formula=_formula(rate, base),
             value=record.get(rate),
             numerator=counts[_PARTS[rate][0]],
             denominator=counts[_PARTS[rate][1]],
@@ -328,8 +333,7 @@ def _slices(report: AuditReport) -> Slices | None:
         2, report.missingness.get_column("n_slices")
     )
     tests = tests.with_columns(pl.col("^stands_out.*$").replace("", "—"))
-    summary = report.summary
-    if OBSERVATIONS in summary.columns and not summary.get_column(OBSERVATIONS).equals(summary.get_column("planned")):
+    if any(rate_base(r) == OBSERVATIONS for r in report.summary.iter_rows(named=True)):
         tests = tests.rename({"planned": OBSERVATIONS})  # under retry every the cases' counts are of observations
     columns = [
         CANDIDATE,

@@ -134,15 +134,14 @@ def validate_ledger(
     from evalframe.schemas import LedgerModel, failures_as_problems  # imported on use: pandera is slow to import
 
     schema_problems = failures_as_problems(canonical, LedgerModel)
-    consistency = status_problems(canonical) if shape == "status" else None
+    consistency = [status_problems(canonical)] if shape == "status" else []
     if token_problems.height:
         # A token that did not parse is null in the canonical frame: its row's "empty value" and "scored but
         # there is no score" are that one problem, reported once.
-        flagged = ~pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
-        schema_problems = schema_problems.filter((pl.col(KIND) != "empty_value") | flagged)
-        consistency = None if consistency is None else consistency.filter(flagged)
-    found = [token_problems, schema_problems, *([] if consistency is None else [consistency])]
-    return Validated(canonical, concat_problems(found), shape)
+        at_token = pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
+        schema_problems = schema_problems.filter((pl.col(KIND) != "empty_value") | ~at_token)
+        consistency = [found.filter(~at_token) for found in consistency]
+    return Validated(canonical, concat_problems([token_problems, schema_problems, *consistency]), shape)
 
 
 def _canonical_columns(
