@@ -151,6 +151,11 @@ class MissingExtra(EvalframeError):
         self.module = module
         super().__init__(f"the {extra} engine needs pip install 'evalframe[{extra}]' (no module named {module!r})")
 
+    @classmethod
+    def of(cls, extra: str, error: ModuleNotFoundError) -> MissingExtra:
+        """The error for ``extra`` whose import failed with ``error`` (naming its top-level module)."""
+        return cls(extra, (error.name or "?").split(".")[0])
+
 
 class OutputFolderError(EvalframeError):
     """An output folder was not written: it is not evalframe's own, it holds an input, or it cannot be written.

@@ -250,7 +250,7 @@ def audit(
         try:
             from evalframe.engines.spark import audit_on_spark
         except ModuleNotFoundError as exc:
-            raise MissingExtra("spark", (exc.name or "narwhals").split(".")[0]) from None
+            raise MissingExtra.of("spark", exc) from None
 
         done = audit_on_spark(plan, results, options, tables=spark_tables, spark_remote=spark_remote, alpha=alpha)
         meta = audit_meta(

@@ -47,7 +47,7 @@ def spark_session(remote: str | None = None) -> Any:
     try:
         from pyspark.sql import SparkSession
     except ModuleNotFoundError as exc:
-        raise MissingExtra("spark", (exc.name or "pyspark").split(".")[0]) from None
+        raise MissingExtra.of("spark", exc) from None
 
     if remote:
         return SparkSession.builder.remote(remote).getOrCreate()
@@ -126,13 +126,13 @@ def open_ledger(results: object, spark_remote: str | None) -> _Ledger:
     elif isinstance(results, (str, os.PathLike)) or (
         isinstance(results, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in results)
     ):
-        for path in [results] if isinstance(results, (str, os.PathLike)) else results:
+        paths = [os.fspath(p) for p in ([results] if isinstance(results, (str, os.PathLike)) else results)]
+        for path in paths:
             if Path(path).suffix.lower() in NOT_PARQUET:  # refused before a session starts
                 detail = "the Spark engine reads Parquet files, folders or globs, or a table (this: --engine polars)"
-                raise InputFormatError(os.fspath(path), detail)
+                raise InputFormatError(path, detail)
         spark = spark_session(spark_remote)
-        native = read_ledger(spark, results)
-        source = os.fspath(results) if isinstance(results, (str, os.PathLike)) else ", ".join(map(os.fspath, results))
+        native, source = read_ledger(spark, paths), ", ".join(paths)
     else:
         msg = f"engine='spark' reads a Spark DataFrame, Parquet paths or a table name, not {type(results).__name__}"
         raise ValueError(msg)
