@@ -13,6 +13,9 @@ the same work in the same run, and the load average before and after.
 Engines (``--engines``, comma-separated; default all):
 
 - ``floor``: polars reads every column of the plan and the ledger once (the cost of reading);
+- ``audit-floor``: ``polars_floor_audit.py`` (beside this script), the least work an audit of a clean
+  batch can do in polars: only what DuckDB's ``fast`` does, on integer codes, four candidates at a time;
+  no pandera, intervals, slices or tables (it writes its summary, whose counts are compared);
 - ``import``: ``python -c "import evalframe"`` (and ``import-polars``: ``import polars``);
 - ``duckdb:fast``, ``duckdb:fast_part``: ``../shared/tools/duckdb_audit.py VARIANT PLAN RESULTS``
   (run as it is, never copied: the whole batch at once, or candidate by candidate), and
@@ -57,6 +60,7 @@ DUCKDB_AUDIT = TOOLS / "duckdb_audit.py"
 
 ENGINES = (
     "floor",
+    "audit-floor",
     "import-polars",
     "import",
     "duckdb:fast",
@@ -74,7 +78,11 @@ BASELINE = {
     "cli+out": ("duckdb:fast+out", "duckdb:fast_part+out"),
     "cli": ("duckdb:fast", "duckdb:fast_part"),
     "api": ("duckdb:fast", "duckdb:fast_part"),
+    "audit-floor": ("duckdb:fast", "duckdb:fast_part"),
 }
+#: The engines whose summary counts are compared with DuckDB's in the first round.
+CHECKED = ("duckdb:fast+out", "duckdb:fast_part+out", "cli+out", "audit-floor")
+AUDIT_FLOOR = Path(__file__).resolve().parent / "polars_floor_audit.py"
 #: The summary counts compared between evalframe's and DuckDB's output.
 COUNTS = ("planned", "attempted", "completed", "with_output", "scored", "passed", "missing", "exec_failed")
 
@@ -105,6 +113,8 @@ def command(engine: str, folder: Path, out: Path) -> list[str]:
     py = sys.executable
     if engine == "floor":
         return [py, "-c", FLOOR, plan, results]
+    if engine == "audit-floor":
+        return [py, str(AUDIT_FLOOR), plan, results, "--out", str(out)]
     if engine == "import-polars":
         return [py, "-c", "import polars"]
     if engine == "import":
@@ -214,7 +224,7 @@ def measure(
             run = run_one(command(engine, folder, out), code if engine in EVALFRAME_ENGINES else None, tmp)
             run.update(rows=rows, engine=engine if name is None else f"{engine}@{name}", round=r)
             runs.append(run)
-            if r == 0 and engine.endswith("+out"):
+            if r == 0 and engine in CHECKED:
                 run["counts"] = summary_counts(out)
             print(
                 f"  {rows:>10,} round {r} {run['engine']:28s} wall {run['wall']:7.2f} cpu {run['cpu']:7.2f}",
