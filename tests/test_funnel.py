@@ -111,11 +111,13 @@ def test_numeric_scores_mean_with_same_denominators() -> None:
     no_threshold = ef.audit(plan, ledger, grade="numeric").summary.row(0, named=True)
     assert (no_threshold["scored"], no_threshold["scored_coverage"]) == (3, 0.75)
     assert no_threshold["mean_score"] == pytest.approx(0.5)
-    assert (no_threshold["passed"], no_threshold["pass_rate_scored"], no_threshold["pass_rate_upper"]) == (
-        0,
-        None,
-        None,
-    )
+    # No threshold: no unit passed or failed, so there is no count of either (null, not 0) and no pass rate.
+    assert (
+        no_threshold["passed"],
+        no_threshold["failed"],
+        no_threshold["pass_rate_scored"],
+        no_threshold["pass_rate_upper"],
+    ) == (None, None, None, None)
     with_threshold = ef.audit(plan, ledger, grade="numeric", pass_threshold=0.4).summary.row(0, named=True)
     assert (with_threshold["passed"], with_threshold["failed"]) == (2, 1)
     assert with_threshold["pass_rate_scored"] == pytest.approx(2 / 3)

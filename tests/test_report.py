@@ -118,7 +118,7 @@ def test_ranking_note_names_a_tie_and_does_not_blame_missing_grades_that_do_not_
     )
 
 
-def test_ranking_note_ranges_that_touch_cannot_reverse_and_tied_leaders_with_missing_grades_can() -> None:
+def test_ranking_note_ranges_that_touch_can_tie_and_tied_leaders_with_missing_grades_can_reverse() -> None:
     touching = pl.DataFrame(
         {
             "candidate": ["A", "B"],
@@ -126,10 +126,11 @@ def test_ranking_note_ranges_that_touch_cannot_reverse_and_tied_leaders_with_mis
             "pass_rate_planned": [0.6, 0.4],
             "pass_rate_upper": [0.8, 0.6],
         }
-    )  # B's best case equals A's worst: at most a tie
+    )  # B's best case equals A's worst: at most a tie, which compare's bounds check counts as an overlap too
     assert ranking_note(touching) == (
-        "A has the highest pass_rate_scored (0.8), and no other candidate's best case is above its worst case "
-        "(0.6): missing grades alone cannot reverse the order (sampling noise still can; see the intervals)."
+        "A has the highest pass_rate_scored (0.8), but its full-plan range [0.6, 0.8] touches B [0.4, 0.6] at 0.6: "
+        "the missing grades alone could make them equal (not reverse the order), so pass_rate_scored does not "
+        "separate these candidates."
     )
     tied = pl.DataFrame(
         {
@@ -190,6 +191,21 @@ def test_json_carries_provenance_summary_and_problems() -> None:
         ("B", "passed"): 3,
     }
     assert "slices" not in doc and "missingness" not in doc and "comparison" not in doc
+
+
+def test_numeric_scores_without_a_threshold_count_no_passes_in_any_output(tmp_path: Path) -> None:
+    """No threshold: nothing passed or failed, so every output gives no count of either (not 0 passed)."""
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c"]}), candidates=["M"])
+    report = ef.audit(plan, pl.DataFrame({"case_id": ["a", "b"], "score": [0.5, 1.0]}), grade="numeric")
+    report.write(tmp_path / "out")
+    funnel = ("planned", "scored", "passed", "failed", "missing")
+    assert pl.read_parquet(tmp_path / "out" / "summary.parquet").select(funnel).row(0) == (3, 2, None, None, 1)
+    row = strict_json(report.to_json())["summary"][0]  # type: ignore[index]
+    assert tuple(row[c] for c in funnel) == (3, 2, None, None, 1)
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "| M | 3 | 2 | 2 | 2 | 2 | null | null | 1 | 0 | 0 | 0 | 0 | 0 |" in md
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<td>passed</td><td>" in html and "</td><td>—</td></tr><tr><td>failed</td>" in html
 
 
 @pytest.mark.usefixtures("at_root")

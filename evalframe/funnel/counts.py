@@ -298,9 +298,10 @@ def funnel_from_outcome_counts(
 def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, pass_fail: bool = True) -> pl.LazyFrame:
     """The SPEC §2 counts in funnel order and their rates, from the counts and sums of :data:`_FUNNEL_OUTCOMES`.
 
-    ``counts`` holds ``planned``, ``observations`` and those sums per group. Pass rates exist only when
-    every scored unit has a pass or a fail; without a declared one (``pass_fail`` False: numeric scores, no
-    threshold) a group with nothing scored shows none either, since nothing says its units could pass.
+    ``counts`` holds ``planned``, ``observations`` and those sums per group. Pass rates, and the counts
+    ``passed`` and ``failed``, exist only when every scored unit has a pass or a fail (else null, never 0);
+    without a declared one (``pass_fail`` False: numeric scores, no threshold) a group with nothing scored
+    shows none either, since nothing says its units could pass.
 
     The one implementation of the funnel's arithmetic, for units counted by polars (:func:`funnel`) or by
     another engine (:func:`funnel_from_outcome_counts`).
@@ -323,6 +324,8 @@ def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, pass
                 PASS_RATE_UPPER
             ),
         )
+        # Without a pass or a fail for every scored unit, no count of passes or fails is one: null, not 0.
+        .with_columns(pl.when(has_pass).then(pl.col(c)).alias(c) for c in (PASSED, FAILED))
         .drop("_no_threshold")
         .sort(list(by))
     )

@@ -66,7 +66,7 @@ def _card(c: Candidate) -> Html:
     Exact when every unit is graded, else the range from worst to best case; pass_rate_scored (over graded
     units only) comes second.
     """
-    scored, passed, planned = c.counts["scored"], c.counts["passed"], c.planned
+    scored, passed, planned, units = c.counts["scored"], c.counts["passed"], c.observed, c.units
     rate, coverage = c.rates["pass_rate_scored"].value, c.rates["scored_coverage"].value
     low, high = c.rates["pass_rate_planned"], c.rates["pass_rate_upper"]
     parts: list[Any] = [el("h3", c.name)]
@@ -83,27 +83,27 @@ def _card(c: Candidate) -> Html:
         )
     elif low.value is not None and high.value is not None:
         span = f"{pct(low.value).removesuffix('%')}–{pct(high.value)}"
-        parts += [el("div", span, small(f"pass rate over all {planned} planned units, worst to best case"), cls="big")]
+        parts += [el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big")]
         parts.append(conditional)
     if c.complete:
-        text = f"all {planned} planned units scored: scored_coverage {pct(coverage)} (scored / planned)"
+        text = f"all {planned} {units} scored: scored_coverage {pct(coverage)} (scored / {c.base})"
         parts.append(el("p", text, cls="cov"))
     else:
         some = f"only {scored}" if scored else "none"
-        text = f"{some} of {planned} planned units scored: scored_coverage {pct(coverage)} (scored / planned)"
+        text = f"{some} of {planned} {units} scored: scored_coverage {pct(coverage)} (scored / {c.base})"
         parts.append(el("p", text, cls="cov"))
         if low.value is not None and high.value is not None:
+            whole = "over all observations" if c.base == "observations" else "over the whole plan"
             parts.append(
                 el(
                     "p",
-                    "over the whole plan the pass rate could be anywhere from ",
+                    f"{whole} the pass rate could be anywhere from ",
                     el("b", pct(low.value)),
                     " to ",
                     el("b", pct(high.value)),
                     small(
-                        f"worst case pass_rate_planned = passed / planned = {low.numerator} / {low.denominator}; best "
-                        f"case pass_rate_upper = (passed + planned − scored) / planned = {high.numerator} / "
-                        f"{high.denominator}"
+                        f"worst case pass_rate_planned = {low.formula} = {low.numerator} / {low.denominator}; best "
+                        f"case pass_rate_upper = {high.formula} = {high.numerator} / {high.denominator}"
                     ),
                 )
             )
@@ -231,11 +231,20 @@ def _uncertainty_table(view: View) -> Html:
 def _funnel_table(view: View) -> Html:
     header = ["count", "meaning", *[c.name for c in view.candidates]]
     rows = []
-    for name in COUNT_COLUMNS:
+    # Under retry every the stages after planned count observations: that count stands beside planned.
+    names = [COUNT_COLUMNS[0], *(["observations"] if view.base == "observations" else []), *COUNT_COLUMNS[1:]]
+    for name in names:
         cells: list[Any] = [name, describe("summary", name)]
+        if name == "observations":
+            rows.append([*cells, *(c.observed for c in view.candidates)])
+            continue
         for c in view.candidates:
+            count = c.shown(name)
+            if count is None:  # no pass or fail to count (numeric scores without a threshold)
+                cells.append("—")
+                continue
             share = f" <small>{pct(c.shares[name])} of planned</small>" if c.planned and name != "planned" else ""
-            cells.append(Html(f"{c.counts[name]}{share}"))
+            cells.append(Html(f"{count}{share}"))
         rows.append(cells)
     return table(header, rows)
 

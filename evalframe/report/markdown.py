@@ -118,9 +118,14 @@ def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
 
 def _funnel_and_rates_lines(view: View) -> list[str]:
     """The funnel's counts, the rates, each rate's numerator / denominator, and the rates' intervals."""
+    # Under retry every the stages after planned count observations: the table shows that count beside planned.
+    names = [COUNT_COLUMNS[0], *(["observations"] if view.base == "observations" else []), *COUNT_COLUMNS[1:]]
     counts = pl.DataFrame(
-        [{CANDIDATE: cand.name, **cand.counts} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in COUNT_COLUMNS}},
+        [
+            {CANDIDATE: cand.name, **{k: cand.observed if k == "observations" else cand.shown(k) for k in names}}
+            for cand in view.candidates
+        ],
+        schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in names}},
     )
     rates = pl.DataFrame(
         [{CANDIDATE: cand.name, **{r: cand.rates[r].value for r in RATE_COLUMNS}} for cand in view.candidates],
@@ -240,13 +245,13 @@ def render_github(view: View) -> str:
     table = pl.DataFrame(
         {
             "candidate": [cand.name for cand in view.candidates],
-            "scored / planned": [f"{cand.counts['scored']} / {cand.planned}" for cand in view.candidates],
+            f"scored / {view.base}": [f"{cand.counts['scored']} / {cand.observed}" for cand in view.candidates],
             "scored_coverage": [pct(cand.rates["scored_coverage"].value) for cand in view.candidates],
             "pass_rate_scored": [
                 f"{fmt_rate(cand.rates['pass_rate_scored'].value)} ({cand.counts['passed']}/{cand.counts['scored']})"
                 for cand in view.candidates
             ],
-            "full-plan range": [
+            _range_header(view): [
                 interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
                 for cand in view.candidates
             ],
@@ -254,6 +259,15 @@ def render_github(view: View) -> str:
         }
     )
     lines.append(markdown_table(table))
+    selective = [c for c in view.candidates if c.selective_missingness]
+    if selective:  # SPEC §5: the headline rate says where its missing units concentrate
+        lines += [
+            "",
+            *(
+                f"**{markdown_text(c.name)}: selective missingness**: {markdown_text(str(c.selective_missingness))}."
+                for c in selective
+            ),
+        ]
     if view.ranking:
         lines += ["", markdown_text(view.ranking)]
     if c is not None and c.flips.total:
@@ -262,3 +276,8 @@ def render_github(view: View) -> str:
     if view.notes:
         lines += ["", "Notes: " + ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes) + "."]
     return "\n".join(lines) + "\n"
+
+
+def _range_header(view: View) -> str:
+    """The name of the worst-to-best-case range: over the plan, or over the observations (retry every)."""
+    return "range over observations" if view.base == "observations" else "full-plan range"

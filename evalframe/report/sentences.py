@@ -101,7 +101,8 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     every = base == "observations"
     units = "observations" if every else "planned units"
     planned = int(record[base])
-    scored, passed = int(record["scored"]), int(record["passed"])
+    # passed is null when the grading gives no pass/fail (then so is the rate, and passed is not shown).
+    scored, passed = int(record["scored"]), record["passed"]
     coverage = fmt_value(record.get("scored_coverage"))
     rate = record.get("pass_rate_scored")
     lines = []
@@ -178,22 +179,39 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
         names = ", ".join(r[CANDIDATE] for r in leaders[:-1]) + f" and {leaders[-1][CANDIDATE]}"
         lead, its, their = f"{names} share the highest", f"{top[CANDIDATE]}'s", "their"
     lead += f" pass_rate_scored ({fmt_value(best)})"
-    scored, planned = top.get("scored"), top.get("planned")
-    if scored is not None and planned is not None and scored != planned:
-        lead += f", computed on only {scored} of {planned} planned units"
-    overlapping = []
+    # Under retry every the rates and their ranges are over observations, not planned units (SPEC §4).
+    base = rate_base(top)
+    scored, total = top.get("scored"), top.get(base)
+    units, span = (
+        ("observations", "range over observations") if base == "observations" else ("planned units", "full-plan range")
+    )
+    if scored is not None and total is not None and scored != total:
+        lead += f", computed on only {scored} of {total} {units}"
+    overlapping, touching = [], []
     for r in rows:
         low, high = _bounds(r) or (0.0, 0.0)
+        named = f"{r[CANDIDATE]} [{fmt_value(low)}, {fmt_value(high)}]"
         if r is not top and high > top_low and low <= top_high:
-            overlapping.append(f"{r[CANDIDATE]} [{fmt_value(low)}, {fmt_value(high)}]")
+            overlapping.append(named)
+        elif r is not top and r not in leaders and high == top_low:
+            touching.append(named)
     if overlapping:
         others = ", ".join(overlapping)
         if len(overlapping) > RANGES_NAMED:
             others = f"{len(overlapping)} other candidates' ranges (e.g. {', '.join(overlapping[:RANGES_NAMED])})"
         return (
-            f"{lead}, but {its} full-plan range [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
+            f"{lead}, but {its} {span} [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
             f"{others}: the missing grades alone could reverse the order, so pass_rate_scored "
             "does not rank these candidates."
+        )
+    if touching:
+        others = ", ".join(touching[:RANGES_NAMED]) + (
+            f" and {len(touching) - RANGES_NAMED} more" if len(touching) > RANGES_NAMED else ""
+        )
+        return (
+            f"{lead}, but {its} {span} [{fmt_value(top_low)}, {fmt_value(top_high)}] touches {others} at "
+            f"{fmt_value(top_low)}: the missing grades alone could make them equal (not reverse the order), so "
+            "pass_rate_scored does not separate these candidates."
         )
     return (
         f"{lead}, and no other candidate's best case is above {their} worst case ({fmt_value(top_low)}): missing "

@@ -72,7 +72,7 @@ def _candidates_table(view: View) -> Table:
     _column(table, "candidate")
     _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
     _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
-    _column(table, "full-plan\nrange")
+    _column(table, "range over\nobservations" if view.base == "observations" else "full-plan\nrange")
     _column(table, "missing\n(no row)", justify="right")
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:
@@ -115,6 +115,10 @@ def _headline(candidates: Sequence[Candidate], ranking: str | None) -> Iterator[
             yield Text(f"• {visible(c.headline[0])}")
     else:
         yield Text(f"{len(candidates)} candidates: one row each below.")
+    # SPEC §5: a headline rate whose missing units concentrate in a slice says so, whatever the number of candidates.
+    for c in candidates:
+        if c.selective_missingness:
+            yield Text(f"• {visible(c.name)}: selective missingness: {visible(c.selective_missingness)}.", style="bold")
 
 
 def _missing(view: View) -> Table | None:

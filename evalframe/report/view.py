@@ -107,6 +107,14 @@ class Candidate:
     uncertainty: Mapping[str, Any]
     #: Each count of :data:`evalframe.funnel.COUNT_COLUMNS` as a share of planned (0 when nothing is planned).
     shares: Mapping[str, float]
+    #: The summary counts passes and fails (its ``passed`` and ``failed`` are not null): every scored unit has one.
+    pass_fail_counted: bool = True
+
+    def shown(self, count: str) -> int | None:
+        """A funnel count as the summary gives it: ``passed`` and ``failed`` are None where it has none."""
+        if count in ("passed", "failed") and not self.pass_fail_counted:
+            return None
+        return self.counts[count]
 
     @property
     def planned(self) -> int:
@@ -121,9 +129,24 @@ class Candidate:
         return "nothing scored" if self.counts["scored"] == 0 else "no pass threshold declared"
 
     @property
+    def base(self) -> str:
+        """What this candidate's rates are over: ``planned``, or ``observations`` (retry every, with retries)."""
+        return self.rates["scored_coverage"].of
+
+    @property
+    def observed(self) -> int:
+        """The count the rates are over: planned units, or observations under retry every."""
+        return self.rates["scored_coverage"].denominator
+
+    @property
+    def units(self) -> str:
+        """The words for what the rates are over: ``planned units`` or ``observations``."""
+        return "observations" if self.base == "observations" else "planned units"
+
+    @property
     def complete(self) -> bool:
-        """Every planned unit has a valid grade."""
-        return self.planned > 0 and self.counts["scored"] == self.planned
+        """Every planned unit (every observation, under retry every) has a valid grade."""
+        return self.observed > 0 and self.counts["scored"] == self.observed
 
     @property
     def more_missing(self) -> int:
@@ -270,6 +293,7 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
                 selective_missingness=r.get("selective_missingness"),
                 uncertainty={c: r.get(c) for c in _UNCERTAINTY},
                 shares={c: int(r.get(c) or 0) / planned if planned else 0.0 for c in COUNT_COLUMNS},
+                pass_fail_counted=r.get("passed") is not None,
             )
         )
     return tuple(sorted(out, key=lambda c: natural_key(c.name)))

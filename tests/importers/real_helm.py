@@ -97,7 +97,7 @@ CASES: list[Case] = [
                 "completed": 1,
                 "exec_failed": 1,
                 "scored": 1,
-                "passed": 0,
+                "passed": None,
                 "missing": 0,
                 "judge_failed": 0,
             }
@@ -105,8 +105,9 @@ CASES: list[Case] = [
         args=("--score", "sst_score", "--grade", "numeric"),
         notes=frozenset({"run_status"}),
         why="id86 was content-blocked (result.success false): an execution failure although HELM's judges "
-        "gave it 0.75; id26 scored 1.0, a numeric score without a threshold, so nothing passes (as when the "
-        "suite is read with llama's 0.75: the grade does not depend on the files read together)",
+        "gave it 0.75; id26 scored 1.0, a numeric score without a threshold, so nothing passes or fails and "
+        "passed is null (as when the suite is read with llama's 0.75: the grade does not depend on the files "
+        "read together)",
     ),
     Case(
         "helm",

@@ -215,3 +215,89 @@ def test_refusal_json_on_stdout_lists_kind_line_and_key_per_kind(tmp_path: Path)
     kinds = {k["kind"]: k for k in doc["refusing_kinds"]}
     assert [(r["line"], r["case_id"]) for r in kinds["duplicate_key"]["first_rows"]] == [(2, "quote"), (3, "quote")]
     assert kinds["unknown_case"]["count"] == 1 and kinds["unknown_case"]["texts"]
+
+
+def _selective(tmp_path: Path) -> list[str]:
+    """60 cases, half in slice x and half in y; 15 of y's cases have no row (all the missing units)."""
+    ids = [f"c{n:03d}" for n in range(60)]
+    pl.DataFrame({"case_id": ids, "grp": ["x"] * 30 + ["y"] * 30}).write_csv(tmp_path / "plan.csv")
+    graded = ids[:30] + ids[45:]
+    pl.DataFrame({"candidate": "A", "case_id": graded, "passed": [0, 1, 1] * 15}).write_csv(tmp_path / "res.csv")
+    return [
+        "audit",
+        "--plan",
+        str(tmp_path / "plan.csv"),
+        "--results",
+        str(tmp_path / "res.csv"),
+        "--candidates",
+        "A",
+        "--slice",
+        "grp",
+    ]
+
+
+def test_selective_missingness_is_in_the_terminal_headline_and_the_github_summary(tmp_path: Path) -> None:
+    """SPEC §5: a headline rate whose missing units concentrate in one slice says so, naming the slice."""
+    said = "grp: ungraded units, all of them absent rows, concentrate in y (Holm-adjusted p=0.0001)."
+    code, out, _ = run(_selective(tmp_path))
+    assert code == 0
+    head = out.split("candidates: funnel and rates")[0]
+    assert f"• A: selective missingness: {said}" in head.splitlines()
+    code, out, _ = run([*_selective(tmp_path), "--format", "github"])
+    assert code == 0 and f"**A: selective missingness**: {said}" in out.splitlines()
+
+
+def test_retry_every_names_observations_wherever_the_rates_are_over_them(tmp_path: Path) -> None:
+    """Under retry every A's rates are over its 11 observations, not its 8 planned units (SPEC §2, §4)."""
+    (tmp_path / "plan.csv").write_text("case_id\nquote\nrefund\nprivacy\nhandoff\n")
+    (tmp_path / "res.csv").write_text(
+        "candidate,case_id,trial,attempt,exec_status,score_status,score\n"
+        "A,quote,1,1,completed,scored,1\nA,quote,2,1,error,not_scored,\nA,quote,2,2,completed,scored,0\n"
+        "A,refund,1,1,completed,judge_error,\nA,refund,2,1,completed,scored,1\nA,privacy,1,1,timeout,not_scored,\n"
+        "A,privacy,1,2,timeout,not_scored,\nA,privacy,1,3,completed,scored,1\nA,handoff,1,1,not_started,not_scored,\n"
+        + "".join(
+            f"B,{c},{t},1,completed,scored,{p}\n"
+            for c, t, p in [
+                ("quote", 1, 1),
+                ("quote", 2, 1),
+                ("refund", 1, 0),
+                ("refund", 2, 1),
+                ("privacy", 1, 1),
+                ("privacy", 2, 1),
+                ("handoff", 1, 0),
+                ("handoff", 2, 1),
+            ]
+        )
+    )
+    args = [
+        "audit",
+        "--plan",
+        str(tmp_path / "plan.csv"),
+        "--results",
+        str(tmp_path / "res.csv"),
+        "--candidates",
+        "A,B",
+        "--trials",
+        "2",
+        "--retry",
+        "every",
+    ]
+    code, out, _ = run([*args, "--format", "github"])
+    lines = out.splitlines()
+    assert code == 0
+    assert (
+        "| candidate | scored / observations | scored_coverage | pass_rate_scored | range over observations | missing |"
+        in lines
+    )
+    assert "| A | 4 / 11 | 36.4% | 0.750 (3/4) | \\[0.273, 0.909\\] | 2 |" in lines
+    assert (
+        "A and B share the highest pass_rate_scored (0.75), computed on only 4 of 11 observations, but A's range "
+        "over observations \\[0.273, 0.909\\] overlaps B \\[0.75, 0.75\\]: the missing grades alone could reverse "
+        "the order, so pass_rate_scored does not rank these candidates."
+    ) in lines
+    code, out, _ = run([*args, "--format", "markdown"])
+    assert code == 0
+    assert "| candidate | planned | observations | attempted | completed | with_output | scored | passed |" in out
+    assert "| A | 8 | 11 | 8 | 5 | 5 | 4 | 3 | 1 | 2 | 1 | 3 | 0 | 1 | 0 |" in out.splitlines()
+    code, out, _ = run(args)
+    assert code == 0 and "computed on only 4 of 11 observations" in " ".join(out.split())
