@@ -209,3 +209,16 @@ def test_an_unknown_reducer_is_a_value_error() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"]}), candidates=["M"])
     with pytest.raises(ValueError, match="reducer must be mean, any, all, majority or at_least:k"):
         ef.audit(plan, pl.DataFrame({"case_id": ["a"], "passed": [1]}), reducer="at_least:0")
+
+
+def test_one_trial_per_case_gives_the_case_level_rate_the_trial_level_interval() -> None:
+    """Orbit Desk B (3/4, one trial per case): the case-level rate is the same 0/1 outcomes, so the same Wilson
+    interval [0.301, 0.954], not a second, t(3)-based one for the same numbers (it was [0.131, 0.984])."""
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c", "d"]}), candidates=["B"])
+    row = ef.audit(plan, pl.DataFrame({"case_id": ["a", "b", "c", "d"], "passed": [1, 1, 1, 0]})).summary.row(
+        0, named=True
+    )
+    wilson_b = tuple(pytest.approx(v) for v in wilson(0.75, 4, 1.959963984540054))
+    assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == wilson_b
+    assert (row["case_pass_rate"], row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"]) == (0.75, *wilson_b)
+    assert round(row["case_pass_rate_ci_low"], 3) == 0.301 and round(row["case_pass_rate_ci_high"], 3) == 0.954

@@ -325,7 +325,10 @@ def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[st
     full = cases.filter((pl.col(SCORED) == pl.col(OBSERVATIONS)) & (pl.col(SCORED) > 0))
     reduced = reduce_case(full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy(), reducer)
     ones = np.ones(full.height)
-    interval = bounded_mean_interval if reducer == "mean" else rate_interval
+    # A case outcome that is a pass or a fail (a reducer other than mean, or one trial per case) gets the rate's
+    # interval (Wilson with one unit per case), so the same 0/1 outcomes never get two different intervals.
+    binary = reducer != "mean" or bool((full.get_column(SCORED) == 1).all())
+    interval = rate_interval if binary else bounded_mean_interval
     counted = full.get_column(CASES).to_numpy()
     est = interval(reduced, ones, confidence=confidence, cases=counted)
     return {
