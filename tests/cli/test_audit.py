@@ -261,3 +261,33 @@ def test_slices_under_retry_every_name_observations_where_they_are_the_denominat
     markdown = (out / "report.md").read_text()
     assert "| A | grp | g2 | 2 | 4 | 3 | 2 | 2 | 0 | 0.0 | 0.5 | 1.0 |" in markdown
     assert "| candidate | slice_column | n_slices | cases | observations | ungraded |" in markdown
+
+
+def _reducer_repro(tmp_path: Path) -> list[str]:
+    """The user's repro: 2 cases × 2 trials; q1 passes both trials, q2 one of two."""
+    (tmp_path / "plan2.csv").write_text("case_id\nq1\nq2\n")
+    (tmp_path / "red2.csv").write_text("candidate,case_id,trial,passed\nA,q1,1,1\nA,q1,2,1\nA,q2,1,1\nA,q2,2,0\n")
+    plan, results = str(tmp_path / "plan2.csv"), str(tmp_path / "red2.csv")
+    return ["audit", "--plan", plan, "--results", results, "--candidates", "A", "--trials", "2"]
+
+
+def test_at_least_k_above_the_planned_trials_exits_2_naming_reducer_k_and_trials(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, stderr = run(
+        [*_reducer_repro(tmp_path), "--reducer", "at_least:3", "--format", "json", "--out", str(out)]
+    )
+    assert code == 2
+    assert stdout == ""
+    assert stderr == (
+        "error: reducer 'at_least:3' needs 3 passed trials in a case, but the plan has at most 2 trial(s) per "
+        "case: no case could ever pass (use k <= 2, or 'all')\n"
+    )
+    assert not out.exists()  # nothing written: no score exists
+
+
+def test_a_misspelt_reducer_exits_2_the_same_way(tmp_path: Path) -> None:
+    code, stdout, stderr = run([*_reducer_repro(tmp_path), "--reducer", "at_lest:3"])
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "error: reducer must be mean, any, all, majority or at_least:k (k a positive integer), got 'at_lest:3'\n"
+    )
