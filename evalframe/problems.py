@@ -114,6 +114,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "ambiguous_rows": "an export holds several rows for one unit that differ by a key the plan does not declare",
     "duplicate_import": "(flag) the same attempt was found twice (one sample in two files) and is read once",
     "reducer_differs": "(flag) the export's header records another case reducer than the one the audit applies",
+    "reducer_unreachable": "(flag) cases that plan fewer trials than at_least:k needs: they can never pass",
     "limited_run": "(flag) the run was limited to fewer units than its dataset holds",
     "header_rows_disagree": "(flag) an export's header totals disagree with its rows (rows are the evidence)",
     "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import polars as pl
 import pytest
@@ -222,3 +223,74 @@ def test_one_trial_per_case_gives_the_case_level_rate_the_trial_level_interval()
     assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == wilson_b
     assert (row["case_pass_rate"], row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"]) == (0.75, *wilson_b)
     assert round(row["case_pass_rate_ci_low"], 3) == 0.301 and round(row["case_pass_rate_ci_high"], 3) == 0.954
+
+
+# The user's repro (plan2.csv, red2.csv): q1 passes both its trials, q2 one of two.
+REPRO_PLAN = pl.DataFrame({"case_id": ["q1", "q2"]})
+REPRO_LEDGER = pl.DataFrame(
+    {"candidate": ["A"] * 4, "case_id": ["q1", "q1", "q2", "q2"], "trial": [1, 2, 1, 2], "passed": [1, 1, 1, 0]}
+)
+
+
+def test_at_least_k_above_every_cases_trials_is_refused_before_the_ledger_is_read() -> None:
+    # No case can pass at_least:3 with 2 planned trials: case_pass_rate would be 0 whatever the grades.
+    plan = ef.Plan.from_frame(REPRO_PLAN, candidates=["A"], trials=2)
+    message = (
+        "reducer 'at_least:3' needs 3 passed trials in a case, but the plan has at most 2 trial(s) per case: "
+        "no case could ever pass (use k <= 2, or 'all')"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        ef.audit(plan, REPRO_LEDGER, reducer="at_least:3")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):  # refused before any file is opened
+        ef.audit(plan, "no-such-ledger.csv", reducer="at_least:3")
+
+
+def test_at_least_k_within_the_planned_trials_is_audited_without_a_note() -> None:
+    plan = ef.Plan.from_frame(REPRO_PLAN, candidates=["A"], trials=2)
+    report = ef.audit(plan, REPRO_LEDGER, reducer="at_least:2")
+    row = report.summary.row(0, named=True)
+    assert (row["case_reducer"], row["cases_scored"], row["case_pass_rate"]) == ("at_least:2", 2, 0.5)
+    assert report.problems.height == 0
+
+
+def units_table_plan() -> tuple[ef.Plan, pl.DataFrame]:
+    """A units table: A plans q1 × 3 trials, q2 × 2, q3 × 1; B plans q1, q2, q3 × 1 trial; every unit passes."""
+    units = pl.DataFrame(
+        {
+            "candidate": ["A"] * 6 + ["B"] * 3,
+            "case_id": ["q1", "q1", "q1", "q2", "q2", "q3", "q1", "q2", "q3"],
+            "trial": [1, 2, 3, 1, 2, 1, 1, 1, 1],
+        }
+    )
+    return ef.Plan.from_frame(units), units.with_columns(pl.lit(1).alias("passed"))
+
+
+def test_cases_planning_fewer_trials_than_at_least_k_are_noted_per_candidate() -> None:
+    plan, ledger = units_table_plan()
+    report = ef.audit(plan, ledger, reducer="at_least:2")
+    notes = report.problems.select("kind", "candidate", "detail", "refusing").rows()
+    assert notes == [
+        (
+            "reducer_unreachable",
+            "A",
+            "1 of 3 planned cases of A plan fewer than 2 trials (fewest 1): they can never pass 'at_least:2', "
+            "so case_pass_rate counts them as failing",
+            False,
+        ),
+        (
+            "reducer_unreachable",
+            "B",
+            "every one of the 3 planned cases of B plan fewer than 2 trials (fewest 1): they can never pass "
+            "'at_least:2', so case_pass_rate counts them as failing",
+            False,
+        ),
+    ]
+    rates = report.summary.select("candidate", "cases_scored", "case_pass_rate").rows()
+    assert rates == [("A", 3, pytest.approx(2 / 3)), ("B", 3, 0.0)]
+
+
+def test_at_least_k_above_a_units_tables_largest_trials_is_refused() -> None:
+    plan, ledger = units_table_plan()
+    with pytest.raises(ValueError, match=re.escape("but the plan has at most 3 trial(s) per case")):
+        ef.audit(plan, ledger, reducer="at_least:4")
+    assert ef.audit(plan, ledger, reducer="at_least:1").problems.height == 0

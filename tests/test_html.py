@@ -17,6 +17,7 @@ from evalframe.compare import compare
 from evalframe.report import RATE_FORMULAS, AuditReport, build_view
 from evalframe.report import render_html as render_view
 from tests.conftest import FIXTURES
+from tests.reducer_support import repro_report
 
 ORBIT = FIXTURES / "orbit_desk"
 
@@ -269,3 +270,22 @@ def test_compare_out_writes_html_with_the_verdict(tmp_path: Path) -> None:
     page = Page((out / "report.html").read_text(encoding="utf-8"))
     assert "Verdict: no_supported_winner — A vs baseline B (pair policy complete_pairs)" in page.all_text
     assert '"verdict": "no_supported_winner"' in (out / "report.json").read_text(encoding="utf-8")
+
+
+def test_the_case_level_rate_stands_beside_the_trial_level_one_on_the_page() -> None:
+    page = Page(render_view(build_view(repro_report("any"))))
+    rates = page.table_with("completion_rate")
+    assert rates[0] == [
+        "candidate",
+        "completion_rate completed / planned",
+        "scored_coverage scored / planned",
+        "pass_rate_scored passed / scored",
+        "case_pass_rate (any) cases passed / cases scored",
+        "pass_rate_planned passed / planned",
+        "pass_rate_upper (passed + planned − scored) / planned",
+    ]
+    assert rates[1][3:5] == ["0.75 3 / 4 [0.0103, 0.999]", "1.0 2 / 2 [0.342, 1.0]"]
+    text = page.all_text
+    assert "75% pass_rate_scored = passed / scored = 3 / 4" in text  # the headline card, then the case-level rate
+    assert "100% case_pass_rate (any) = cases passed / cases scored = 2 / 2" in text
+    assert "case_pass_rate" not in render_view(build_view(repro_report("mean", trials=1)))

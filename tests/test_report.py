@@ -19,8 +19,9 @@ import pytest
 
 import evalframe as ef
 from evalframe.compare import Comparison, compare
-from evalframe.report import CARRIED, DESCRIPTIONS, RATE_FORMULAS, AuditReport, describe, ranking_note
+from evalframe.report import CARRIED, DESCRIPTIONS, RATE_FORMULAS, AuditReport, build_view, describe, ranking_note
 from tests.conftest import FIXTURES, ROOT
+from tests.reducer_support import repro_report
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 ORBIT = "data/fixtures/orbit_desk"
@@ -315,3 +316,27 @@ def test_reports_do_not_depend_on_row_order() -> None:
         return report.to_markdown(), report.to_json(), report.to_html()
 
     assert render(cases, results) == render(cases.reverse(), results.sample(fraction=1.0, shuffle=True, seed=7))
+
+
+def test_markdown_puts_the_case_level_rate_beside_the_trial_level_one() -> None:
+    text = ef.report.render_markdown(build_view(repro_report("any")))
+    lines = text.splitlines()
+    start = lines.index("### Case-level rate (trials of a case reduced by `any`)")
+    assert lines[start : start + 10] == [
+        "### Case-level rate (trials of a case reduced by `any`)",
+        "",
+        "`case_pass_rate (any)` = cases passed / cases scored, over the cases all of whose planned trials were "
+        "scored, beside the trial-level `pass_rate_scored` = passed / scored trials; cases are independent: "
+        "Wilson over cases.",
+        "",
+        "| candidate | pass_rate_scored | passed / scored (trials) | case_pass_rate (any) | "
+        "cases passed / cases scored | 95% interval |",
+        "|---|---|---|---|---|---|",
+        "| A | 0.75 | 3 / 4 | 1.0 | 2 / 2 | \\[0.342, 1.0\\] |",
+        "",
+        "- A: case_pass_rate (any) = cases passed / cases scored = 2 / 2 = 1.0",
+        "",
+    ]
+    # Right after the trial-level intervals (cases as units, t(1) with 2 cases).
+    assert lines[start - 2] == "| A | " + " | ".join(["\\[0.0122, 1.0\\]"] * 2 + ["\\[0.0103, 0.999\\]"] * 3) + " |"
+    assert "case_pass_rate" not in ef.report.render_markdown(build_view(repro_report("mean", trials=1)))

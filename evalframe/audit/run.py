@@ -168,7 +168,10 @@ def audit(
         How trials of a case reduce to a case outcome for the case-level
         rate beside the trial-level one (SPEC §4): ``mean``, ``any``,
         ``all``, ``majority`` or ``at_least:k`` (see
-        :func:`evalframe.funnel.reduce_case`).
+        :func:`evalframe.funnel.reduce_case`). ``at_least:k`` with k above
+        every case's planned trials is refused (no case could pass); cases
+        that plan fewer than k trials while others plan k or more are
+        counted in a ``reducer_unreachable`` note per candidate.
     engine
         ``polars`` (default) or ``spark``: the row work runs on Spark
         (:func:`evalframe.engines.spark.audit_on_spark`; ``results`` a
@@ -204,7 +207,9 @@ def audit(
         ``engine="spark"`` without ``pip install 'evalframe[spark]'``.
     ValueError
         When a slice column is not a plan column, a bins spec is malformed,
-        ``retry``, ``missing`` or ``grade`` is not one of its values,
+        ``retry``, ``missing``, ``grade`` or ``reducer`` is not one of its
+        values, ``reducer`` is ``at_least:k`` with k above the plan's largest
+        number of trials per case,
         ``max_attempts`` is below 1, ``score_range`` is not finite with low
         < high, or ``pass_threshold`` is given for binary grades or outside
         ``score_range``.
@@ -246,6 +251,7 @@ def audit(
         tuple(extra_columns),
         check_reducer(reducer),
     )
+    unreachable = _unreachable_cases(plan, options.reducer)  # raises when no case could reach at_least:k
     if engine == "spark" or is_spark_frame(results):
         try:
             from evalframe.engines.spark import audit_on_spark
@@ -266,7 +272,7 @@ def audit(
             tables=done.root,
             problem_counts=done.problem_counts,
         )
-        found = Problems.counted(done.problems, done.problem_counts)
+        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable])
         return AuditReport(
             done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found=found
         )
@@ -285,7 +291,7 @@ def audit(
         computed = [p for p in parts if p.summary is not None]
         units, attempts = executor.tables(plan, computed)
         meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
-        found = _with_reducer_note(problems, meta, reducer)
+        found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
         report = AuditReport(
             units=units,
             attempts=attempts,
@@ -410,3 +416,65 @@ def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str
     detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
     note = problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])
     return Problems.gather([problems, note])
+
+
+def _unreachable_cases(plan: Plan, reducer: str) -> pl.DataFrame:
+    """Refuse an ``at_least:k`` reducer no planned case can reach; a note of the cases that cannot reach it.
+
+    A case passes ``at_least:k`` only with k passed trials, so a case planning fewer than k trials counts
+    as failing whatever its grades (SPEC §4: a number the plan fixed before any result was read). When that
+    is every case, the case-level rate is 0 by construction: the audit refuses before reading the ledger.
+
+    Returns
+    -------
+    polars.DataFrame
+        A problems table: one non-refusing ``reducer_unreachable`` row per candidate some of whose planned
+        cases plan fewer than k trials (empty for the other reducers, and when every case plans k or more).
+
+    Raises
+    ------
+    ValueError
+        When k exceeds the largest number of trials any (candidate, case) of the plan plans.
+    """
+    head, _, count = reducer.partition(":")
+    if head != "at_least":
+        return problems_frame()
+    k = int(count)
+    coding = plan.coding
+    if plan.unit_codes is None:  # the cross product: every case of every candidate plans plan.trials trials
+        n = len(coding.candidates)
+        per_case = pl.DataFrame(
+            {"_cand": range(n), "_trials": [plan.trials] * n, "_cases": [coding.n_cases] * n},
+            schema={"_cand": pl.Int64, "_trials": pl.Int64, "_cases": pl.Int64},
+        )
+    else:  # a units table: count the trials of each (candidate, case) from the unit codes, never decoding them
+        pair = plan.unit_codes // coding.span
+        per_pair = pair.value_counts(name="_trials").with_columns((pl.col(pair.name) // coding.n_cases).alias("_cand"))
+        per_case = per_pair.group_by("_cand", "_trials").agg(pl.len().alias("_cases"))
+    largest = int(per_case.get_column("_trials").max() or 0)  # type: ignore[arg-type]
+    if per_case.height and k > largest:
+        msg = (
+            f"reducer {reducer!r} needs {k} passed trials in a case, but the plan has at most {largest} "
+            f"trial(s) per case: no case could ever pass (use k <= {largest}, or 'all')"
+        )
+        raise ValueError(msg)
+    short = (
+        per_case.group_by("_cand")
+        .agg(
+            pl.col("_cases").filter(pl.col("_trials") < k).sum().alias("short"),
+            pl.col("_cases").sum().alias("cases"),
+            pl.col("_trials").filter(pl.col("_trials") < k).min().alias("fewest"),
+        )
+        .filter(pl.col("short") > 0)
+        .sort("_cand")
+    )
+    rows = []
+    for cand, n, cases, fewest in short.select("_cand", "short", "cases", "fewest").iter_rows():
+        name = coding.candidates[cand]
+        which = f"every one of the {cases}" if n == cases else f"{n} of {cases}"
+        detail = (
+            f"{which} planned cases of {name} plan fewer than {k} trials (fewest {fewest}): they can never pass "
+            f"{reducer!r}, so case_pass_rate counts them as failing"
+        )
+        rows.append({"kind": "reducer_unreachable", CANDIDATE: name, "detail": detail, "refusing": False})
+    return problems_frame(rows)

@@ -85,6 +85,13 @@ def _card(c: Candidate) -> Html:
         span = f"{pct(low.value).removesuffix('%')}–{pct(high.value)}"
         parts += [el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big")]
         parts.append(conditional)
+    if c.case_rate is not None:  # beside the trial-level rate, with its reducer and its denominator (cases)
+        case = c.case_rate
+        parts.append(
+            el("p", el("b", pct(case.value)), f" {case.equation}", cls="cond")
+            if case.value is not None
+            else el("p", case.sentence, cls="cond")
+        )
     if c.complete:
         text = f"all {planned} {units} scored: scored_coverage {pct(coverage)} (scored / {c.base})"
         parts.append(el("p", text, cls="cov"))
@@ -164,31 +171,43 @@ def _cards(view: View) -> Html:
     return el("div", *[_card(c) for c in view.candidates], cls="cards")
 
 
+def _rate_cell(value: float | None, fraction: str, low: float | None, high: float | None) -> Html:
+    """A rate's cell: the rate, numerator / denominator, and its interval."""
+    return join([el("span", fmt_value(value)), small(fraction), small(interval(low, high))])
+
+
 def _rates_table(view: View) -> Html:
+    """Every rate with its formula, counts and interval; the case-level rate (when shown) beside pass_rate_scored."""
     level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
-    header = ["candidate", *[join([rate, small(formula)]) for rate, formula in view.formulas.items()]]
-    rows = [
-        [
-            c.name,
-            *[
-                join(
-                    [
-                        el("span", fmt_value(r.value)),
-                        small(r.fraction),
-                        small(interval(r.ci_low, r.ci_high)),
-                    ]
-                )
-                for r in (c.rates[name] for name in RATE_COLUMNS)
-            ],
-        ]
-        for c in view.candidates
-    ]
+    case_level = view.case_level
+    header: list[Any] = ["candidate"]
+    for rate, formula in view.formulas.items():
+        header.append(join([rate, small(formula)]))
+        if rate == "pass_rate_scored" and case_level is not None:
+            header.append(join([case_level.label, small(case_level.formula)]))
+    rows = []
+    for c in view.candidates:
+        row: list[Any] = [c.name]
+        for name in RATE_COLUMNS:
+            r = c.rates[name]
+            row.append(_rate_cell(r.value, r.fraction, r.ci_low, r.ci_high))
+            if name == "pass_rate_scored" and c.case_rate is not None:
+                cr = c.case_rate
+                row.append(_rate_cell(cr.value, cr.fraction, cr.ci_low, cr.ci_high))
+        rows.append(row)
+    by_case = (
+        ""
+        if case_level is None
+        else f" {case_level.label} reduces the trials of each case to one outcome ({case_level.reducer}); its "
+        "denominator is the cases all of whose planned trials were scored, where pass_rate_scored counts trials, "
+        "and its interval treats the cases as independent."
+    )
     note = el(
         "p",
         f"Each cell: the rate, numerator / denominator, and its {level}interval with cases as the independent "
         "units (Wilson 1927; with several trials per case on the effective sample size, Korn & Graubard 1998). "
         "pass_rate_planned is the worst case and pass_rate_upper the best case of the pass rate over every "
-        "planned unit.",
+        f"planned unit.{by_case}",
         cls="muted",
     )
     return join([table(header, rows), note])

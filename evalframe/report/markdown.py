@@ -153,6 +153,40 @@ def _funnel_and_rates_lines(view: View) -> list[str]:
         "on the effective sample size with t(cases − 1); none with fewer than two cases):",
         "",
         markdown_table(intervals),
+        *_case_level_lines(view),
+    ]
+
+
+def _case_level_lines(view: View) -> list[str]:
+    """The case-level rate beside the trial-level one, each with its denominator (none when not shown)."""
+    case_level = view.case_level
+    if case_level is None:
+        return []
+    rows = []
+    for cand in view.candidates:
+        trial, case = cand.rates["pass_rate_scored"], cand.case_rate
+        assert case is not None  # shown for every candidate or none
+        rows.append(
+            {
+                CANDIDATE: cand.name,
+                "pass_rate_scored": fmt_value(trial.value),
+                "passed / scored (trials)": trial.fraction,
+                case.label: fmt_value(case.value),
+                case.formula: case.fraction,
+                f"{_confidence(view)} interval": interval(case.ci_low, case.ci_high),
+            }
+        )
+    return [
+        "",
+        f"### Case-level rate (trials of a case reduced by `{case_level.reducer}`)",
+        "",
+        f"`{case_level.label}` = {case_level.formula}, over the cases all of whose planned trials were scored, "
+        "beside the trial-level `pass_rate_scored` = passed / scored trials; cases are independent: "
+        + ("the bounded interval of a mean over cases." if case_level.reducer == "mean" else "Wilson over cases."),
+        "",
+        markdown_table(pl.DataFrame(rows)),
+        "",
+        *[f"- {markdown_text(cand.name)}: {cand.case_rate.sentence}" for cand in view.candidates if cand.case_rate],
     ]
 
 

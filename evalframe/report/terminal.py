@@ -22,7 +22,7 @@ from rich.text import Text
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
-from evalframe.report.view import Candidate, Gate, Note, View
+from evalframe.report.view import Candidate, CaseRate, Gate, Note, View
 
 
 def _text(value: Any, style: str = "") -> Text:
@@ -52,7 +52,9 @@ def _candidates_table(view: View) -> Table:
     """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
     level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
     coverage, passing, spans, missing, others = [], [], [], [], []
+    by_case: list[Text | None] = []
     for c in view.candidates:
+        by_case.append(None if c.case_rate is None else _case_cell(c.case_rate))
         cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
         coverage.append(
             Text(f"{fmt_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
@@ -72,15 +74,30 @@ def _candidates_table(view: View) -> Table:
     _column(table, "candidate")
     _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
     _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
+    case_level = view.case_level
+    if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
+        formula = case_level.formula.replace(" / ", "/\n")
+        _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{level}CI]")
     _column(table, "range over\nobservations" if view.base == "observations" else "full-plan\nrange")
     _column(table, "missing\n(no row)", justify="right")
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:
         _column(table, "other\nungraded")
-    for c, *cells in zip(view.candidates, coverage, passing, spans, missing, others, strict=True):
-        row = [Text(visible(c.name), style="bold"), *cells]
+    for c, cov, rate, case, *cells in zip(
+        view.candidates, coverage, passing, by_case, spans, missing, others, strict=True
+    ):
+        row = [Text(visible(c.name), style="bold"), cov, rate, *([] if case is None else [case]), *cells]
         table.add_row(*(row if show_others else row[:-1]))
     return table
+
+
+def _case_cell(rate: CaseRate) -> Text:
+    """A case-level rate with its cases and interval, e.g. ``1.000 (2/2 cases)`` over ``[0.0654, 1.0]``."""
+    if rate.value is None:
+        return Text("no case fully scored", style="dim")
+    cell = Text(f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')} cases)")
+    cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+    return cell
 
 
 def _verdict(c: ComparisonView) -> Iterator[RenderableType]:

@@ -23,7 +23,7 @@ from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
-from evalframe.report.format import natural_sort_frame
+from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import headline, plan_size, provenance_lines, ranking_note, rate_base
 from evalframe.slices import missingness_shown
 
@@ -86,6 +86,97 @@ class Rate:
 
 
 @dataclass(frozen=True)
+class CaseRate:
+    """One candidate's case-level rate (SPEC §4): each case's trials reduced to one outcome by the declared reducer.
+
+    Its denominator is cases (``cases_scored``: cases all of whose planned units got a grade), where the
+    trial-level ``pass_rate_scored`` counts trials. Read from the summary's ``case_reducer``,
+    ``case_pass_rate``, ``cases_scored`` and ``case_pass_rate_ci_low`` / ``_high``.
+    """
+
+    #: ``mean``, ``any``, ``all``, ``majority`` or ``at_least:k``.
+    reducer: str
+    value: float | None
+    #: Cases whose reduced outcome is a pass; under ``mean`` the sum of the cases' pass fractions (passed / scored).
+    numerator: float
+    #: ``cases_scored``.
+    denominator: int
+    ci_low: float | None
+    ci_high: float | None
+
+    @property
+    def label(self) -> str:
+        """The rate named with its reducer, e.g. ``case_pass_rate (any)``."""
+        return f"case_pass_rate ({self.reducer})"
+
+    @property
+    def formula(self) -> str:
+        """What the rate is a fraction of, e.g. ``cases passed / cases scored``."""
+        if self.reducer == "mean":
+            return "case pass fractions / cases scored"
+        return "cases passed / cases scored"
+
+    @property
+    def fraction(self) -> str:
+        """``numerator / denominator`` (``—`` when the rate has no value: no case is fully scored)."""
+        if self.value is None:
+            return "—"
+        top = fmt_value(self.numerator) if self.reducer == "mean" else str(int(self.numerator))
+        return f"{top} / {self.denominator}"
+
+    @property
+    def equation(self) -> str:
+        """Name, formula and counts: ``case_pass_rate (any) = cases passed / cases scored = 2 / 2``."""
+        return f"{self.label} = {self.formula} = {self.fraction}"
+
+    @property
+    def sentence(self) -> str:
+        """:attr:`equation` with the rate's value (or why it has none)."""
+        if self.value is None:
+            return f"{self.label} is null: no case has every planned trial scored (cases scored = 0)"
+        return f"{self.equation} = {fmt_value(self.value)}"
+
+
+def _case_rate(record: Mapping[str, Any]) -> CaseRate:
+    """The case-level rate of one summary row; a pass/fail reducer's passed cases are its rate × cases scored."""
+    reducer = str(record.get("case_reducer") or "mean")
+    value, cases = record.get("case_pass_rate"), int(record.get("cases_scored") or 0)
+    passed = 0.0 if value is None else value * cases
+    return CaseRate(
+        reducer=reducer,
+        value=value,
+        numerator=passed if reducer == "mean" else float(round(passed)),
+        denominator=cases,
+        ci_low=record.get("case_pass_rate_ci_low"),
+        ci_high=record.get("case_pass_rate_ci_high"),
+    )
+
+
+def shows_case_level(meta: Mapping[str, Any], summary: pl.DataFrame) -> bool:
+    """Whether the report shows the case-level rate beside the trial-level one.
+
+    Shown when a reducer other than the default ``mean`` was declared, or when some candidate plans
+    several trials of a case (more planned units than planned cases); with one trial per case and the
+    default reducer it equals ``pass_rate_scored`` over the fully scored cases and is left to the tables.
+
+    Examples
+    --------
+    >>> one_trial = pl.DataFrame({"planned": [2], "cases_planned": [2], "case_pass_rate": [0.5]})
+    >>> two_trials = pl.DataFrame({"planned": [4], "cases_planned": [2], "case_pass_rate": [0.5]})
+    >>> [shows_case_level({"case_reducer": r}, s) for r, s in [("mean", one_trial), ("any", one_trial),
+    ...                                                         ("mean", two_trials)]]
+    [False, True, True]
+    """
+    if "case_pass_rate" not in summary.columns or summary.is_empty():
+        return False
+    if str(meta.get("case_reducer") or "mean") != "mean":
+        return True
+    if "cases_planned" not in summary.columns:
+        return False
+    return bool((summary.get_column("planned") > summary.get_column("cases_planned")).any())
+
+
+@dataclass(frozen=True)
 class Candidate:
     """One candidate's row: funnel counts, rates, missing units, outcomes and headline sentences."""
 
@@ -109,6 +200,8 @@ class Candidate:
     shares: Mapping[str, float]
     #: The summary counts passes and fails (its ``passed`` and ``failed`` are not null): every scored unit has one.
     pass_fail_counted: bool = True
+    #: The case-level rate beside ``pass_rate_scored``; None when not shown (see :func:`shows_case_level`).
+    case_rate: CaseRate | None = None
 
     def shown(self, count: str) -> int | None:
         """A funnel count as the summary gives it: ``passed`` and ``failed`` are None where it has none."""
@@ -235,6 +328,11 @@ class View:
         return "observations" if over else "planned"
 
     @property
+    def case_level(self) -> CaseRate | None:
+        """The first candidate's case-level rate (its label and formula head a column), None when not shown."""
+        return next((c.case_rate for c in self.candidates if c.case_rate is not None), None)
+
+    @property
     def formulas(self) -> dict[str, str]:
         """Each rate's formula for a column header, over :attr:`base`."""
         return {rate: _formula(rate, self.base) for rate in RATE_COLUMNS}
@@ -267,6 +365,7 @@ def _rates(record: Mapping[str, Any]) -> dict[str, Rate]:
 
 def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate, ...]:
     by = {(c, o): n for c, o, n in outcomes.iter_rows()}
+    case_level = shows_case_level(report.meta, report.summary)
     out = []
     for r in report.summary.iter_rows(named=True):
         name = str(r[CANDIDATE])
@@ -294,6 +393,7 @@ def _candidates(report: AuditReport, outcomes: pl.DataFrame) -> tuple[Candidate,
                 uncertainty={c: r.get(c) for c in _UNCERTAINTY},
                 shares={c: int(r.get(c) or 0) / planned if planned else 0.0 for c in COUNT_COLUMNS},
                 pass_fail_counted=r.get("passed") is not None,
+                case_rate=_case_rate(r) if case_level else None,
             )
         )
     return tuple(sorted(out, key=lambda c: natural_key(c.name)))

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from tests.cli.support import ORBIT, ORBIT_ARGS, REFUSAL_FILES, run
+from tests.reducer_support import repro_args
 
 
 def test_audit_table_output_leads_with_denominators() -> None:
@@ -261,3 +262,42 @@ def test_slices_under_retry_every_name_observations_where_they_are_the_denominat
     markdown = (out / "report.md").read_text()
     assert "| A | grp | g2 | 2 | 4 | 3 | 2 | 2 | 0 | 0.0 | 0.5 | 1.0 |" in markdown
     assert "| candidate | slice_column | n_slices | cases | observations | ungraded |" in markdown
+
+
+def test_at_least_k_above_the_planned_trials_exits_2_naming_reducer_k_and_trials(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, stderr = run(
+        [*repro_args(tmp_path), "--reducer", "at_least:3", "--format", "json", "--out", str(out)]
+    )
+    assert code == 2
+    assert stdout == ""
+    assert stderr == (
+        "error: reducer 'at_least:3' needs 3 passed trials in a case, but the plan has at most 2 trial(s) per "
+        "case: no case could ever pass (use k <= 2, or 'all')\n"
+    )
+    assert not out.exists()  # nothing written: no score exists
+
+
+def test_a_misspelt_reducer_exits_2_the_same_way(tmp_path: Path) -> None:
+    code, stdout, stderr = run([*repro_args(tmp_path), "--reducer", "at_lest:3"])
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "error: reducer must be mean, any, all, majority or at_least:k (k a positive integer), got 'at_lest:3'\n"
+    )
+
+
+def test_a_declared_reducer_shows_the_case_level_rate_in_the_terminal_markdown_and_html(tmp_path: Path) -> None:
+    args = [*repro_args(tmp_path), "--reducer", "any"]
+    code, table, _ = run(args)
+    assert code == 0
+    assert "│ A         │ 1.000 (4/4)      │ 0.750 (3/4 scored) │ 1.000 (2/2 cases) │ 0.750–0.750 │        0 │" in table
+    code, markdown, _ = run([*args, "--format", "markdown"])
+    assert code == 0
+    assert "- A: case_pass_rate (any) = cases passed / cases scored = 2 / 2 = 1.0" in markdown.splitlines()
+    code, _, _ = run([*args, "--out", str(tmp_path / "out")])
+    assert code == 0
+    written = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "- A: case_pass_rate (any) = cases passed / cases scored = 2 / 2 = 1.0" in written.splitlines()
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert '<p class="cond"><b>100%</b> case_pass_rate (any) = cases passed / cases scored = 2 / 2</p>' in page
+    assert "<td><span>1.0</span><small>2 / 2</small><small>[0.342, 1.0]</small></td>" in page

@@ -18,6 +18,7 @@ from rich.console import Console
 import evalframe as ef
 from evalframe.report import AuditReport, build_view, print_view
 from tests.conftest import ROOT
+from tests.reducer_support import repro_report
 
 SNAPSHOTS = Path(__file__).parent.parent / "snapshots" / "terminal"
 ORBIT = "data/fixtures/orbit_desk"
@@ -125,3 +126,29 @@ def test_twenty_candidates_at_80_columns_wrap_but_never_cut() -> None:
     for k in range(20):
         scored = 600 - 20 * k
         assert f"({scored}/600)" in table
+
+
+def test_the_case_level_rate_stands_beside_the_trial_level_one_with_its_reducer_and_cases() -> None:
+    # The repro under pass@k (any): both cases pass (q1 2/2, q2 1/2); Wilson over 2 cases gives [0.342, 1.0].
+    lines = render(repro_report("any"), 120).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("candidates: funnel and rates"))
+    assert [line.rstrip() for line in lines[start + 1 : start + 11]] == [
+        "┏━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━┓",
+        "┃           ┃                  ┃                    ┃ case_pass_rate    ┃             ┃          ┃",
+        "┃           ┃                  ┃                    ┃ (any)             ┃             ┃          ┃",
+        "┃           ┃                  ┃ pass_rate_scored   ┃ (cases passed/    ┃             ┃          ┃",
+        "┃           ┃ scored_coverage  ┃ (passed/scored)    ┃ cases scored)     ┃ full-plan   ┃  missing ┃",
+        "┃ candidate ┃ (scored/planned) ┃ [95% CI]           ┃ [95% CI]          ┃ range       ┃ (no row) ┃",
+        "┡━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━┩",
+        "│ A         │ 1.000 (4/4)      │ 0.750 (3/4 scored) │ 1.000 (2/2 cases) │ 0.750–0.750 │        0 │",
+        "│           │                  │ [0.0103, 0.999]    │ [0.342, 1.0]      │             │          │",
+        "└───────────┴──────────────────┴────────────────────┴───────────────────┴─────────────┴──────────┘",
+    ]
+
+
+def test_the_case_level_rate_is_shown_for_several_trials_or_a_declared_reducer_only() -> None:
+    # Several trials under the default mean: each case's pass fraction (1 and 1/2) summed over 2 cases.
+    assert "0.750 (1.5/2 cases)" in render(repro_report("mean"), 120)
+    # One trial per case: shown only when a reducer other than mean is declared (trial 1 of both cases passed).
+    assert "1.000 (2/2 cases)" in render(repro_report("any", trials=1), 120)
+    assert "case_pass_rate" not in render(repro_report("mean", trials=1), 120)
