@@ -79,7 +79,8 @@ def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
 
     try:
         write_or_exit(
-            lambda: write(report, folder, inputs=inputs, command="evalframe audit --export", guard=hold_stop_signals)
+            lambda: write(report, folder, inputs=inputs, command="evalframe audit --export", guard=hold_stop_signals),
+            option="--export",
         )
     except ExportError as exc:
         fail(str(exc))
@@ -115,7 +116,7 @@ def audit_command(
     if export is not None:
         if out is not None and out.resolve() == export[1].resolve():
             raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
-        write_or_exit(lambda: check_output_folder(export[1], inputs=inputs))
+        write_or_exit(lambda: check_output_folder(export[1], inputs=inputs), option="--export")
     with progress_bars() as progress:
         report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
         view = report.view(min_coverage=min_coverage)

@@ -188,9 +188,14 @@ def test_policy_every_is_not_exported(tmp_path: Path) -> None:
 def test_export_folder_is_evalframe_own(tmp_path: Path) -> None:
     (tmp_path / "published").mkdir()
     (tmp_path / "published" / "notes.txt").write_text("mine")
-    _, result = export(tmp_path, ORBIT)
+    out, result = export(tmp_path, ORBIT)
     assert result.exit_code == 2
     assert (tmp_path / "published" / "notes.txt").read_text() == "mine"
+    assert result.stderr == (  # the folder is named by the option that gave it
+        f"{out / 'notes.txt'}\nerror: --export {out}: holds 1 file(s) evalframe did not write (not in its "
+        "evalframe-manifest.json, or changed since): it never overwrites, moves or deletes them; move them away "
+        "or choose a new or empty folder\n"
+    )
     same = cli("audit", *ORBIT, "--out", str(tmp_path / "o"), "--export", "every-eval-ever", str(tmp_path / "o"))
     assert same.exit_code == 2
     assert "DIR must not be the --out folder" in same.stderr
