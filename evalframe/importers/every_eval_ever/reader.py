@@ -118,6 +118,8 @@ is not the record's 'ai2_arc/ollama_qwen2.5:0.5b/1761001924.0'
     for rec, found in sources:
         task = _task_of(rec, found)
         own = _source_rows(rec, found, task, chosen, case_of, notes, spellings)
+        if rec is not None:
+            own.extend(_ungraded_rows(rec, task, case_of, spellings))
         ledger_rows.extend(own)
         source = str(rec.path) if rec is not None else str(found.path) if found is not None else ""
         facts: dict[str, Any] = {"format": "every_eval_ever", "source": source, "task": task}
@@ -246,6 +248,29 @@ def _source_rows(
         )
         own.append({**row, CASE_HASH: obj.get("sample_hash") if isinstance(obj.get("sample_hash"), str) else None})
     return own
+
+
+def _ungraded_rows(
+    rec: _Record, task: str, case_of: CaseNames, spellings: dict[tuple[str, str], set[str]]
+) -> list[dict[str, Any]]:
+    """Ledger rows of the units a record evalframe wrote lists without an instance row (the record is the source)."""
+    rows = []
+    for unit in rec.ungraded:
+        raw = unit["sample_id"]
+        spellings.setdefault((task, str(raw)), set()).add(type(raw).__name__)
+        row = ledger_row(
+            rec.candidate,
+            case_of(task, raw),
+            trial=unit[TRIAL],
+            run_id=rec.evaluation_id,
+            exec_status=unit[EXEC_STATUS],
+            score_status=unit[SCORE_STATUS],
+            has_output=unit[HAS_OUTPUT],
+            line=0,
+            source=str(rec.path),
+        )
+        rows.append({**row, LINE: None, CASE_HASH: None})
+    return rows
 
 
 def _record_units(
