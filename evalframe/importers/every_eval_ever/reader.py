@@ -134,7 +134,8 @@ is not the record's 'ai2_arc/ollama_qwen2.5:0.5b/1761001924.0'
         spelled = spelling_note(raw, kinds, label, case_id=case_of(task, raw))
         if spelled is not None:
             notes.append(spelled)
-    return _assemble(ledger_rows, units, notes, info, label)
+    read_files = [*files, *(rows.path for _, rows in sources if rows is not None)]
+    return _assemble(ledger_rows, units, notes, info, label, read_files)
 
 
 def _sources(files: Sequence[Path], notes: list[dict[str, Any]]) -> list[tuple[_Record | None, _Rows | None]]:
@@ -347,6 +348,7 @@ def _assemble(
     notes: list[dict[str, Any]],
     info: list[dict[str, Any]],
     label: str,
+    files: Sequence[Path],
 ) -> Imported:
     """The import: the ledger, the plan (with case hashes) and notes (:func:`finish` refuses a malformed file)."""
     ledger = pl.DataFrame(list(ledger_rows), schema=SCHEMA).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
@@ -357,4 +359,4 @@ def _assemble(
     )
     frame = frame.unique(maintain_order=True).join(hashes.select(CASE_ID, CASE_HASH), on=CASE_ID, how="left")
     plan, plan_problems = plan_from_units(frame, source=label, notes=notes)
-    return finish(plan, ledger, [notes, plan_problems], info)
+    return finish(plan, ledger, [notes, plan_problems], info, files=files)
