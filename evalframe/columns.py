@@ -91,6 +91,8 @@ SCORED: Final = "scored"
 MISSING: Final = "missing"
 #: A number of cases: those a row of counted cases stands for (case patterns, cases by slice).
 CASES: Final = "cases"
+#: A number of planned units: those a row of counted units stands for (units left out of an export).
+UNITS: Final = "units"
 EXEC_FAILED: Final = "exec_failed"
 JUDGE_FAILED: Final = "judge_failed"
 NOT_STARTED: Final = "not_started"

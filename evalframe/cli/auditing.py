@@ -13,6 +13,7 @@ from evalframe.cli.inputs import build_report, input_paths
 from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, min_coverage_option
 from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
+from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.progress import Progress
 from evalframe.report import (
@@ -74,15 +75,29 @@ def _write_report(
 
 
 def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
-    """Publish the audit as every_eval_ever records into ``folder`` (``--export``)."""
-    from evalframe.importers.every_eval_ever import ExportError, write
+    """Publish the audit as every_eval_ever records into ``folder`` (``--export``); say what the rows leave out."""
+    from evalframe.importers.every_eval_ever import ExportError, left_out, write
 
     try:
         write_or_exit(
-            lambda: write(report, folder, inputs=inputs, command="evalframe audit --export", guard=hold_stop_signals)
+            lambda: write(report, folder, inputs=inputs, command="evalframe audit --export", guard=hold_stop_signals),
+            option="--export",
         )
     except ExportError as exc:
         fail(str(exc))
+    parts = []
+    for (candidate,), rows in left_out(report).group_by(CANDIDATE, maintain_order=True):
+        counts = [f"{n} {o}" for o, n in rows.select(OUTCOME, UNITS).iter_rows() if n]
+        total = int(rows.get_column(UNITS).sum())
+        parts.append(f"{candidate} {total}" + (f" ({', '.join(counts)})" if counts else ""))
+    stderr().print(
+        plain(
+            f"exported every-eval-ever → {folder}: instance rows for scored units only; "
+            f"left out (no valid grade, counted in each record): {'; '.join(parts)}"
+        ),
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @click.command(
@@ -115,7 +130,7 @@ def audit_command(
     if export is not None:
         if out is not None and out.resolve() == export[1].resolve():
             raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
-        write_or_exit(lambda: check_output_folder(export[1], inputs=inputs))
+        write_or_exit(lambda: check_output_folder(export[1], inputs=inputs), option="--export")
     with progress_bars() as progress:
         report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
         view = report.view(min_coverage=min_coverage)

@@ -64,10 +64,11 @@ def print_problems(problems: Any, console: Console, counts: Any = None) -> None:
     print_refusal(problems, console, counts=counts)
 
 
-def write_or_exit(action: Callable[[], object]) -> None:
+def write_or_exit(action: Callable[[], object], *, option: str = "--out") -> None:
     """Run a check or write of an output folder; a refused or unwritable folder exits 2, not a traceback.
 
-    A refusal prints each path in the way on its own line, then the reason.
+    A refusal prints each path in the way on its own line, then the reason,
+    naming the folder by the ``option`` that gave it (``--out``, ``--export``).
     """
     try:
         action()
@@ -77,7 +78,11 @@ def write_or_exit(action: Callable[[], object]) -> None:
             err.print(Text(path), highlight=False, soft_wrap=True)
         if len(exc.foreign) > PROBLEM_ROWS_SHOWN:
             err.print(f"… and {len(exc.foreign) - PROBLEM_ROWS_SHOWN} more", highlight=False)
-        err.print(Text.assemble(("error", "bold red"), f": {exc}"), highlight=False, soft_wrap=True)
+        err.print(
+            Text.assemble(("error", "bold red"), f": {option} {exc.folder}: {exc.reason}"),
+            highlight=False,
+            soft_wrap=True,
+        )
         sys.exit(EXIT_USAGE)
     except OSError as exc:
         fail(f"cannot write the output folder: {exc.strerror or exc} ({exc.filename or ''})")

@@ -61,7 +61,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         lambda: write_output(out, tables, command=command, outcome="imported", inputs=inputs, guard=hold_stop_signals)
     )
     console.print(
-        f"imported {len(paths)} file(s): {planned.height} planned units, {imported.ledger.height} ledger rows, "
-        f"{imported.notes.height} note(s) → {out}",
+        f"imported {len(imported.files)} file(s): {planned.height} planned units, "
+        f"{imported.ledger.height} ledger rows, {imported.notes.height} note(s) → {out}",
         highlight=False,
     )

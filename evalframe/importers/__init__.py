@@ -66,12 +66,18 @@ class Imported:
     info
         Export-level facts for the report: run status, dataset size, task,
         model, run ids, per source file.
+    files
+        The export files read, sorted, each once (a folder given stands for
+        the files found in it; a file another one names, such as an
+        every_eval_ever instance file or an lm-eval results file beside its
+        samples, is among them).
     """
 
     plan: Plan
     ledger: pl.DataFrame
     notes: pl.DataFrame = field(default_factory=problems_frame)
     info: list[dict[str, Any]] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
 
     @property
     def results(self) -> Loaded:

@@ -48,6 +48,7 @@ facts are written in the kit's modules:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -267,6 +268,8 @@ def finish(
     ledger: pl.DataFrame,
     notes: Sequence[pl.DataFrame | Sequence[Mapping[str, Any]]],
     info: list[dict[str, Any]],
+    *,
+    files: Sequence[PathLike],
 ) -> Imported:
     """The import's result; raises :class:`ImportUnreadable` or :class:`ImportRefused` when a note refuses.
 
@@ -279,6 +282,9 @@ def finish(
     ----------
     plan, ledger, info
         As in :class:`~evalframe.importers.Imported`.
+    files
+        The export files read (:attr:`~evalframe.importers.Imported.files`
+        holds them sorted, each once).
     notes
         Problem frames and lists of note dictionaries, in any number.
 
@@ -297,7 +303,7 @@ def finish(
     >>> plan, _ = build_plan(empty, source="x")
     >>> bad = [note("unreadable_file", "b.jsonl", "invalid JSON", line=3), note("unreadable_file", "a.jsonl", "bad")]
     >>> try:
-    ...     finish(plan, empty, [bad], [])
+    ...     finish(plan, empty, [bad], [], files=[])
     ... except ImportUnreadable as exc:
     ...     print(exc.path, exc.line, exc.other_files, exc.notes.height)
     ...     print(exc)
@@ -315,7 +321,8 @@ def finish(
         raise ImportUnreadable(first[SOURCE], first["detail"], line=first[LINE], other_files=others, notes=table)
     if table.filter(pl.col(REFUSING)).height:
         raise ImportRefused(table)
-    return Imported(plan=plan, ledger=ledger, notes=table, info=info)
+    read = sorted({os.fspath(f) for f in files})
+    return Imported(plan=plan, ledger=ledger, notes=table, info=info, files=read)
 
 
 def declare(

@@ -51,6 +51,7 @@ from evalframe.importers._kit import (
     passed_if_complete,
     plan_from_units,
 )
+from evalframe.load import PathLike
 
 __all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
 
@@ -280,6 +281,7 @@ def assemble(
     info: list[dict[str, Any]],
     *,
     source: str,
+    files: Sequence[PathLike],
     case_columns: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Imported:
     """The import of ``rows``: ledger, plan from the rows (one flag per file says so) and notes.
@@ -294,6 +296,8 @@ def assemble(
         One dict per file.
     source
         The paths, for the plan.
+    files
+        The export files read.
     case_columns
         Per case id, its case (slice) columns; None: none.
 
@@ -316,4 +320,4 @@ def assemble(
         )
         units = units.join(cases, on=CASE_ID, how="left")
     plan, plan_problems = plan_from_units(units, source=source, notes=all_notes)
-    return finish(plan, ledger, [all_notes, plan_problems], info)
+    return finish(plan, ledger, [all_notes, plan_problems], info, files=files)

@@ -227,4 +227,4 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
         else:
             table = _read_run(path, score)
         add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths))
+    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)

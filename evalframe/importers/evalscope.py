@@ -349,5 +349,6 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         notes,
         info,
         source=";".join(str(p) for p in paths),
+        files=files,
         case_columns={c: v for c, v in cases.items() if c in case_ids},
     )

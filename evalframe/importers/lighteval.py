@@ -211,4 +211,4 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         notes.extend(own_notes)
         info.append(facts)
         tasks.update({r["case_id"]: {"task": facts["task"]} for r in own})
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), case_columns=tasks)
+    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files, case_columns=tasks)

@@ -117,4 +117,4 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     for path in files:
         table = read_metric_csv(Path(path), score=score, id_column=id_column, candidate=path.stem, fmt="ragas")
         add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths))
+    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)

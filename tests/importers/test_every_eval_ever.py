@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from click.testing import CliRunner, Result
 
+import evalframe as ef
 from evalframe.cli import main
 from evalframe.importers import every_eval_ever, inspect_ai
 from evalframe.importers._kit import ImportRefused
@@ -123,28 +124,131 @@ def test_records_carry_the_counts_and_the_clustered_uncertainty(tmp_path: Path) 
     assert (coverage["score_details"]["score"], coverage["score_details"]["uncertainty"]["num_samples"]) == (5 / 9, 9)
     assert primary["source_data"]["sample_ids"] == ["c1", "c2", "c3"]
     assert primary["source_data"]["additional_details"] == {"evalframe.trials": "3"}
-    assert record["detailed_evaluation_results"]["total_rows"] == 6
+    assert record["detailed_evaluation_results"]["total_rows"] == 5  # Y's scored units only
+    assert {k: details[k] for k in ("with_output", "not_started", "no_output", "not_scored")} == {
+        "with_output": "5",
+        "not_started": "0",
+        "no_output": "0",
+        "not_scored": "0",
+    }
 
 
-def test_missing_units_are_never_written_as_rows(tmp_path: Path) -> None:
+LEFT_OUT_NOTE = (
+    "one row per scored unit; a unit without a valid grade has no row (counted per outcome in "
+    "evalframe.left_out.<outcome>; those that ran or were skipped listed in evalframe.ungraded_units; "
+    "missing ones are the planned units with neither)"
+)
+
+
+def left_out_details(total: int, **by_outcome: int) -> dict[str, str]:
+    outcomes = ("missing", "not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
+    return {
+        "evalframe.rows": LEFT_OUT_NOTE,
+        "evalframe.left_out": str(total),
+        **{f"evalframe.left_out.{o}": str(by_outcome.get(o, 0)) for o in outcomes},
+    }
+
+
+def test_units_without_a_valid_grade_are_never_written_as_rows(tmp_path: Path) -> None:
     out, _ = export(tmp_path, MULTI, "--slice", "topic")
     rows = {c: [json.loads(line) for line in (out / f"{c}_samples.jsonl").read_text().splitlines()] for c in "XY"}
     keys = {c: [(r["sample_id"], r["metadata"]["evalframe.trial"]) for r in rows[c]] for c in "XY"}
-    assert keys["X"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "1"), ("c2", "2")] + [
-        ("c3", "1"),
-        ("c3", "2"),
-        ("c3", "3"),
-    ]
-    assert keys["Y"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "1"), ("c2", "2"), ("c2", "3")]
-    ungraded = {(r["sample_id"], r["metadata"]["evalframe.trial"]): r for r in rows["X"] if r["error"] is not None}
-    assert sorted(ungraded) == [("c2", "1"), ("c3", "1")]
-    timeout, judge = ungraded[("c2", "1")], ungraded[("c3", "1")]
-    assert timeout["error"].startswith("no valid grade (evalframe outcome exec_failed: exec_status timeout")
-    assert (judge["metadata"]["evalframe.exec_status"], judge["metadata"]["evalframe.score_status"]) == (
-        "completed",
-        "judge_error",
-    )
+    # X: c2 trial 1 timed out, c3 trial 1 had a judge error, c2 trial 3 is missing: no row for any of them.
+    assert keys["X"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "2"), ("c3", "2"), ("c3", "3")]
+    # Y: c2 trial 2 errored, c3 is missing.
+    assert keys["Y"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "1"), ("c2", "3")]
+    assert {(r["error"], r["metadata"]["evalframe.score_status"]) for c in "XY" for r in rows[c]} == {(None, "scored")}
+    assert [r["evaluation"]["is_correct"] for r in rows["X"]] == [True, False, True, True, False, True]
     assert rows["X"][0]["metadata"]["topic"] == "billing"  # a declared slice travels as metadata
+    detail = json.loads((out / "X.json").read_text())["detailed_evaluation_results"]["additional_details"]
+    listed = json.loads(detail.pop("evalframe.ungraded_units"))
+    assert detail == left_out_details(3, missing=1, exec_failed=1, judge_failed=1)
+    assert listed == [
+        {"sample_id": "c2", "trial": 1, "outcome": "exec_failed", "exec_status": "timeout"}
+        | {"score_status": "not_scored", "has_output": False},
+        {"sample_id": "c3", "trial": 1, "outcome": "judge_failed", "exec_status": "completed"}
+        | {"score_status": "judge_error", "has_output": True},
+    ]
+
+
+UNGRADED = [
+    "--plan",
+    str(FIX / "ungraded" / "plan.csv"),
+    "--results",
+    str(FIX / "ungraded" / "results.csv"),
+    "--candidates",
+    "A,B",
+    "--trials",
+    "2",
+    "--retry",
+    "last_allowed",
+    "--max-attempts",
+    "3",
+]
+FUNNEL = (*COUNTS, "failed", "not_started", "no_output")
+
+
+def test_not_started_and_judge_failed_units_are_not_wrong_answers(tmp_path: Path) -> None:
+    out, first = export(tmp_path, UNGRADED)
+    assert first.exit_code == 0, first.stderr
+    assert first.stderr == (
+        f"exported every-eval-ever → {out}: instance rows for scored units only; left out (no valid grade, "
+        "counted in each record): A 4 (2 missing, 1 not_started, 1 judge_failed); B 0\n"
+    )
+    rows = [json.loads(line) for line in (out / "A_samples.jsonl").read_text().splitlines()]
+    assert [(r["sample_id"], r["metadata"]["evalframe.trial"], r["evaluation"]["is_correct"]) for r in rows] == [
+        ("privacy", "1", True),
+        ("quote", "1", True),
+        ("quote", "2", False),
+        ("refund", "2", True),
+    ]
+    # Another tool averaging is_correct gets pass_rate_scored (3/4), not 3/6 with the ungraded units as failures.
+    assert sum(r["evaluation"]["is_correct"] for r in rows) / len(rows) == summary(first)["A"]["pass_rate_scored"]
+    record = json.loads((out / "A.json").read_text())
+    detail = record["detailed_evaluation_results"]
+    assert detail["total_rows"] == 4
+    listed = json.loads(detail["additional_details"].pop("evalframe.ungraded_units"))
+    assert detail["additional_details"] == left_out_details(4, missing=2, not_started=1, judge_failed=1)
+    assert [(u["sample_id"], u["trial"], u["outcome"]) for u in listed] == [
+        ("handoff", 1, "not_started"),
+        ("refund", 1, "judge_failed"),
+    ]
+    b = json.loads((out / "B.json").read_text())["detailed_evaluation_results"]
+    assert (b["total_rows"], b["additional_details"]["evalframe.left_out"]) == (8, "0")
+    assert b["additional_details"]["evalframe.ungraded_units"] == "[]"
+    # Read back, the listed units are restored from the record: every funnel count is the same.
+    back = cli("audit", "--from", "every-eval-ever", str(out), "--format", "json")
+    assert back.exit_code == 0, back.stderr
+    expected = {
+        "A": dict(zip(FUNNEL, (8, 5, 5, 5, 4, 3, 2, 0, 1, 0, 1, 1, 0), strict=True)),
+        "B": dict(zip(FUNNEL, (8, 8, 8, 8, 8, 6, 0, 0, 0, 0, 2, 0, 0), strict=True)),
+    }
+    for result in (first, back):
+        assert {c: {k: r[k] for k in FUNNEL} for c, r in summary(result).items()} == expected
+
+
+def test_left_out_counts_every_ungraded_outcome_per_candidate() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c", "d", "e", "f", "g"]}), candidates=["A"])
+    ledger = pl.DataFrame(
+        {
+            "candidate": ["A"] * 6,
+            "case_id": ["a", "b", "c", "d", "e", "f"],
+            "exec_status": ["completed", "not_started", "timeout", "completed", "completed", "completed"],
+            "score_status": ["scored", "not_scored", "not_scored", "not_scored", "judge_error", "not_scored"],
+            "has_output": [True, False, False, False, True, True],
+            "passed": [0, None, None, None, None, None],
+        }
+    )
+    table = every_eval_ever.left_out(ef.audit(plan, ledger))
+    assert table.rows() == [
+        ("A", "missing", 1),
+        ("A", "not_started", 1),
+        ("A", "exec_failed", 1),
+        ("A", "no_output", 1),
+        ("A", "judge_failed", 1),
+        ("A", "not_scored", 1),
+    ]
+    assert every_eval_ever.UNGRADED == tuple(table.get_column("outcome"))
 
 
 def test_written_records_validate_against_the_published_schema(tmp_path: Path) -> None:
@@ -161,7 +265,7 @@ def test_written_records_validate_against_the_published_schema(tmp_path: Path) -
         for line in path.read_text().splitlines():
             assert [e.message for e in instance.iter_errors(json.loads(line))] == []
             checked += 1
-    assert checked == 2 + 8 + 6
+    assert checked == 2 + 6 + 5  # the records, then X's and Y's scored units
     # The schema is a real check: a row with a null score (what a missing unit would need) is refused.
     assert not instance.is_valid({**json.loads(line), "evaluation": {"score": None, "is_correct": False}})
 
@@ -188,9 +292,14 @@ def test_policy_every_is_not_exported(tmp_path: Path) -> None:
 def test_export_folder_is_evalframe_own(tmp_path: Path) -> None:
     (tmp_path / "published").mkdir()
     (tmp_path / "published" / "notes.txt").write_text("mine")
-    _, result = export(tmp_path, ORBIT)
+    out, result = export(tmp_path, ORBIT)
     assert result.exit_code == 2
     assert (tmp_path / "published" / "notes.txt").read_text() == "mine"
+    assert result.stderr == (  # the folder is named by the option that gave it
+        f"{out / 'notes.txt'}\nerror: --export {out}: holds 1 file(s) evalframe did not write (not in its "
+        "evalframe-manifest.json, or changed since): it never overwrites, moves or deletes them; move them away "
+        "or choose a new or empty folder\n"
+    )
     same = cli("audit", *ORBIT, "--out", str(tmp_path / "o"), "--export", "every-eval-ever", str(tmp_path / "o"))
     assert same.exit_code == 2
     assert "DIR must not be the --out folder" in same.stderr
@@ -292,6 +401,14 @@ def test_a_folder_without_records_refuses(tmp_path: Path) -> None:
         ("i.jsonl", '{"sample_id": "a", "model_id": "m"}\n{"sample_id": ', "i.jsonl:2: invalid JSON"),
         ("i.jsonl", '{"model_id": "m"}\n', "i.jsonl:1: an instance row without a string or integer sample_id"),
         ("i.jsonl", '{"sample_id": "a"}\n', "i.jsonl:1: an instance row without a model_id"),
+        (
+            "r.json",
+            '{"model_info": {"id": "m"}, "evaluation_results": [], "detailed_evaluation_results": '
+            '{"file_path": "x.jsonl", "additional_details": '
+            '{"evalframe.ungraded_units": "[{\\"sample_id\\": \\"a\\"}]"}}}',
+            "r.json: detailed_evaluation_results.additional_details['evalframe.ungraded_units'] is not a list of "
+            'units: {"sample_id": "a"}',
+        ),
         (
             "r.json",
             '{"model_info": {"id": "m"}, "evaluation_results": [{"source_data": {"sample_ids": ["a", "b"], '

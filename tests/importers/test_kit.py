@@ -109,10 +109,11 @@ def test_finish_raises_on_a_refusing_note() -> None:
     plan, problems = _kit.build_plan(pl.DataFrame({"candidate": ["m"], "case_id": ["1"], "trial": [1]}), source="x")
     assert problems.height == 0
     ledger = pl.DataFrame()
-    kept = _kit.finish(plan, ledger, [[_kit.note("limited_run", "x", "limited to 1 of 5")]], [])
+    kept = _kit.finish(plan, ledger, [[_kit.note("limited_run", "x", "limited to 1 of 5")]], [], files=["b", "a", "b"])
     assert kept.notes.get_column("kind").to_list() == ["limited_run"]
+    assert kept.files == ["a", "b"]  # sorted, each once
     with pytest.raises(ImportRefused) as exc:
-        _kit.finish(plan, ledger, [[_kit.note("unknown_score", "x", "no scorer")]], [])
+        _kit.finish(plan, ledger, [[_kit.note("unknown_score", "x", "no scorer")]], [], files=["x"])
     assert exc.value.problems.get_column("kind").to_list() == ["unknown_score"]
     assert isinstance(exc.value, ef.AuditRefused)
 

@@ -49,7 +49,11 @@ How it maps onto evalframe
   grade ignored: the schema makes every row carry a score, so an errored
   row's score is not evidence of a wrong answer. Rows evalframe wrote say
   their statuses in ``metadata["evalframe.exec_status"]`` and
-  ``["evalframe.score_status"]``, which are read as written;
+  ``["evalframe.score_status"]``, which are read as written, and their
+  records list the units without a row that ran or were skipped
+  (``detailed_evaluation_results.additional_details["evalframe.ungraded_units"]``):
+  each is one ledger row with its statuses, the record as its source and
+  no line;
 * **grade** (``score``): ``is_correct`` (the default: ``passed`` is the
   verdict and ``score`` 1 or 0) or ``score`` (``evaluation.score``, with
   ``passed`` from ``is_correct``; audit it with ``--grade numeric``). A
@@ -78,11 +82,18 @@ are ``pass_rate_scored`` (passed / scored, ``num_samples`` = scored),
 each with the audit's interval clustered by case (``confidence_interval``),
 the clustered standard error and the funnel counts, design effect and
 effective sample size in ``score_details.details``; and an instance file
-``<candidate>_samples.jsonl`` with one row per attempted unit. Missing units
-have no row (they are in ``sample_ids`` and counted as ``missing``), so they
-are never written as wrong answers; a unit that ran but has no valid grade
-(execution or grader failure, no output) gets an ``error`` saying so, the
-placeholder score 0 the schema requires, and its statuses in ``metadata``.
+``<candidate>_samples.jsonl`` with one row per **scored** unit. The schema
+makes every row carry a numeric ``score`` and a boolean ``is_correct``, so a
+row for a unit without a valid grade would be read as a wrong answer by any
+tool that averages them: such units (outcomes ``missing``, ``not_started``,
+``exec_failed``, ``no_output``, ``judge_failed``, ``not_scored``) have no row.
+The record's ``detailed_evaluation_results.additional_details`` says so
+(``evalframe.rows``), counts them per outcome (``evalframe.left_out`` and
+``evalframe.left_out.<outcome>``) and lists those that ran or were skipped
+with their statuses (``evalframe.ungraded_units``, JSON text); the missing
+ones are the planned units (``sample_ids`` × trials) in neither. Reading the
+folder back restores the listed units from the record, so the funnel counts
+are the same.
 
 Modules
 -------
@@ -97,7 +108,10 @@ The import follows the data, one job per module:
 
 from evalframe.importers.every_eval_ever.reader import read
 from evalframe.importers.every_eval_ever.schema import (
+    DETAIL_LEFT_OUT,
+    DETAIL_ROWS,
     DETAIL_TRIALS,
+    DETAIL_UNGRADED,
     GRADES,
     META_EXEC,
     META_OUTPUT,
@@ -105,11 +119,15 @@ from evalframe.importers.every_eval_ever.schema import (
     META_TRIAL,
     SCHEMA,
     SCHEMA_VERSION,
+    UNGRADED,
 )
-from evalframe.importers.every_eval_ever.writer import ExportError, write
+from evalframe.importers.every_eval_ever.writer import ExportError, left_out, write
 
 __all__ = [
+    "DETAIL_LEFT_OUT",
+    "DETAIL_ROWS",
     "DETAIL_TRIALS",
+    "DETAIL_UNGRADED",
     "GRADES",
     "META_EXEC",
     "META_OUTPUT",
@@ -117,7 +135,9 @@ __all__ = [
     "META_TRIAL",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "UNGRADED",
     "ExportError",
+    "left_out",
     "read",
     "write",
 ]

@@ -118,6 +118,8 @@ is not the record's 'ai2_arc/ollama_qwen2.5:0.5b/1761001924.0'
     for rec, found in sources:
         task = _task_of(rec, found)
         own = _source_rows(rec, found, task, chosen, case_of, notes, spellings)
+        if rec is not None:
+            own.extend(_ungraded_rows(rec, task, case_of, spellings))
         ledger_rows.extend(own)
         source = str(rec.path) if rec is not None else str(found.path) if found is not None else ""
         facts: dict[str, Any] = {"format": "every_eval_ever", "source": source, "task": task}
@@ -132,7 +134,8 @@ is not the record's 'ai2_arc/ollama_qwen2.5:0.5b/1761001924.0'
         spelled = spelling_note(raw, kinds, label, case_id=case_of(task, raw))
         if spelled is not None:
             notes.append(spelled)
-    return _assemble(ledger_rows, units, notes, info, label)
+    read_files = [*files, *(rows.path for _, rows in sources if rows is not None)]
+    return _assemble(ledger_rows, units, notes, info, label, read_files)
 
 
 def _sources(files: Sequence[Path], notes: list[dict[str, Any]]) -> list[tuple[_Record | None, _Rows | None]]:
@@ -248,6 +251,29 @@ def _source_rows(
     return own
 
 
+def _ungraded_rows(
+    rec: _Record, task: str, case_of: CaseNames, spellings: dict[tuple[str, str], set[str]]
+) -> list[dict[str, Any]]:
+    """Ledger rows of the units a record evalframe wrote lists without an instance row (the record is the source)."""
+    rows = []
+    for unit in rec.ungraded:
+        raw = unit["sample_id"]
+        spellings.setdefault((task, str(raw)), set()).add(type(raw).__name__)
+        row = ledger_row(
+            rec.candidate,
+            case_of(task, raw),
+            trial=unit[TRIAL],
+            run_id=rec.evaluation_id,
+            exec_status=unit[EXEC_STATUS],
+            score_status=unit[SCORE_STATUS],
+            has_output=unit[HAS_OUTPUT],
+            line=0,
+            source=str(rec.path),
+        )
+        rows.append({**row, LINE: None, CASE_HASH: None})
+    return rows
+
+
 def _record_units(
     rec: _Record,
     found: _Rows | None,
@@ -322,6 +348,7 @@ def _assemble(
     notes: list[dict[str, Any]],
     info: list[dict[str, Any]],
     label: str,
+    files: Sequence[Path],
 ) -> Imported:
     """The import: the ledger, the plan (with case hashes) and notes (:func:`finish` refuses a malformed file)."""
     ledger = pl.DataFrame(list(ledger_rows), schema=SCHEMA).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
@@ -332,4 +359,4 @@ def _assemble(
     )
     frame = frame.unique(maintain_order=True).join(hashes.select(CASE_ID, CASE_HASH), on=CASE_ID, how="left")
     plan, plan_problems = plan_from_units(frame, source=label, notes=notes)
-    return finish(plan, ledger, [notes, plan_problems], info)
+    return finish(plan, ledger, [notes, plan_problems], info, files=files)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalframe.importers._kit import Unreadable, json_int, json_object, note, read_json_lines
-from evalframe.importers.every_eval_ever.schema import DETAIL_TRIALS
+from evalframe.columns import EXEC_STATUS, EXEC_STATUSES, HAS_OUTPUT, SCORE_STATUS, SCORE_STATUSES
+from evalframe.importers._kit import Unreadable, json_int, json_object, note, parse_json, read_json_lines
+from evalframe.importers.every_eval_ever.schema import DETAIL_TRIALS, DETAIL_UNGRADED
 from evalframe.report import MANIFEST
 
 
@@ -26,6 +28,9 @@ class _Record:
     detail: dict[str, Any]
     message_limit: int | None
     instance: Path | None = None
+    #: The units without an instance row that ran or were skipped (records evalframe wrote): ``sample_id``,
+    #: ``trial``, ``exec_status``, ``score_status``, ``has_output``.
+    ungraded: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,7 +103,43 @@ def _record(path: Path, obj: Any) -> _Record:
         results=results,
         detail=detail or {},
         message_limit=limit,
+        ungraded=_ungraded(source, json_object(json_object(detail).get("additional_details")).get(DETAIL_UNGRADED)),
     )
+
+
+def _ungraded(source: str, text: Any) -> list[dict[str, Any]]:
+    """The units listed in :data:`DETAIL_UNGRADED` (JSON text); a malformed list raises :class:`Unreadable`."""
+    if text is None:
+        return []
+    listed = parse_json(text, source) if isinstance(text, str) else None
+    bad = f"detailed_evaluation_results.additional_details[{DETAIL_UNGRADED!r}] is not a list of units"
+    if not isinstance(listed, list):
+        raise Unreadable(source, bad)
+    out = []
+    for unit in listed:
+        if not isinstance(unit, dict):
+            raise Unreadable(source, bad)
+        sid, trial = unit.get("sample_id"), json_int(unit.get("trial"))
+        has_output = unit.get(HAS_OUTPUT)
+        if (
+            isinstance(sid, bool)
+            or not isinstance(sid, (str, int))
+            or trial is None
+            or trial < 1
+            or unit.get(EXEC_STATUS) not in EXEC_STATUSES
+            or unit.get(SCORE_STATUS) not in SCORE_STATUSES
+            or not (has_output is None or isinstance(has_output, bool))
+        ):
+            raise Unreadable(source, f"{bad}: {json.dumps(unit)[:200]}")
+        out.append(
+            {
+                "sample_id": sid,
+                "trial": trial,
+                **{k: unit[k] for k in (EXEC_STATUS, SCORE_STATUS)},
+                HAS_OUTPUT: has_output,
+            }
+        )
+    return out
 
 
 def _instance_path(record: _Record) -> Path | None:

@@ -18,6 +18,16 @@ META_SCORE: Final = "evalframe.score_status"
 META_OUTPUT: Final = "evalframe.has_output"
 #: ``source_data.additional_details`` key of the planned trials in records evalframe writes.
 DETAIL_TRIALS: Final = "evalframe.trials"
+#: The outcomes of units without a valid grade: evalframe writes no instance row for them (the schema
+#: makes every row a score and an ``is_correct``, so any row would read as a wrong answer).
+UNGRADED: Final = ("missing", "not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
+#: ``detailed_evaluation_results.additional_details`` keys of records evalframe writes: what the rows are,
+#: the units left out per outcome (``evalframe.left_out.<outcome>``, a count) and the ungraded units that
+#: ran or were skipped (JSON text: a list of objects with ``sample_id``, ``trial``, ``outcome``,
+#: ``exec_status``, ``score_status`` and ``has_output``; missing units are the planned ones with neither).
+DETAIL_ROWS: Final = "evalframe.rows"
+DETAIL_LEFT_OUT: Final = "evalframe.left_out"
+DETAIL_UNGRADED: Final = "evalframe.ungraded_units"
 #: The schema version :func:`write` writes.
 SCHEMA_VERSION: Final = "0.2.1"
 #: Ledger columns of this importer: the common ones plus ``case_hash``.

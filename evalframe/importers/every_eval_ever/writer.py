@@ -27,15 +27,20 @@ from evalframe.columns import (
     SCORE,
     SCORE_STATUS,
     TRIAL,
+    UNITS,
 )
 from evalframe.errors import EvalframeError
 from evalframe.importers.every_eval_ever.schema import (
+    DETAIL_LEFT_OUT,
+    DETAIL_ROWS,
     DETAIL_TRIALS,
+    DETAIL_UNGRADED,
     META_EXEC,
     META_OUTPUT,
     META_SCORE,
     META_TRIAL,
     SCHEMA_VERSION,
+    UNGRADED,
 )
 from evalframe.load import PathLike
 from evalframe.report import ExchangeGuard, write_output
@@ -98,8 +103,8 @@ def _result(
     se = _number(record.get("pass_rate_scored_se_clustered")) if rate == "pass_rate_scored" else None
     if se is not None:
         uncertainty["standard_error"] = {"value": se, "method": "CR1 cluster-robust by case (Cameron & Miller 2015)"}
-    counts = ("planned", "attempted", "completed", "scored", "passed", "missing", "exec_failed", "judge_failed")
-    details = {c: str(record[c]) for c in (*counts, "not_scored", "cases_planned") if record.get(c) is not None}
+    counts = ("planned", "attempted", "completed", "with_output", "scored", "passed", *UNGRADED, "cases_planned")
+    details = {c: str(record[c]) for c in counts if record.get(c) is not None}
     for extra in ("design_effect", "effective_n"):
         if _number(record.get(extra)) is not None:
             details[extra] = repr(float(record[extra]))
@@ -126,15 +131,13 @@ def _result(
 def _instance(
     unit: Mapping[str, Any], *, evaluation_id: str, candidate: str, dataset: str, slices: Sequence[str]
 ) -> dict[str, Any]:
-    """The instance row of one attempted unit (see the module docstring for units without a grade)."""
-    outcome = str(unit[OUTCOME])
-    scored = unit[SCORE_STATUS] == "scored" and unit[EXEC_STATUS] == "completed"
+    """The instance row of one scored unit (units without a valid grade have none: see the module docstring)."""
     meta = {META_TRIAL: str(unit[TRIAL]), META_EXEC: str(unit[EXEC_STATUS]), META_SCORE: str(unit[SCORE_STATUS])}
     if unit.get(HAS_OUTPUT) is not None:
         meta[META_OUTPUT] = "true" if unit[HAS_OUTPUT] else "false"
     meta |= {s: str(unit[s]) for s in slices if unit.get(s) is not None}
     answer = unit.get("answer")
-    row: dict[str, Any] = {
+    return {
         "schema_version": SCHEMA_VERSION,
         "evaluation_id": evaluation_id,
         "model_id": candidate,
@@ -148,16 +151,68 @@ def _instance(
         "evaluation": {
             "score": float(unit[SCORE] if unit[SCORE] is not None else unit[PASSED]),
             "is_correct": bool(unit[PASSED]),
-        }
-        if scored
-        else {"score": 0.0, "is_correct": False},
-        "error": None
-        if scored
-        else f"no valid grade (evalframe outcome {outcome}: exec_status {unit[EXEC_STATUS]}, "
-        f"score_status {unit[SCORE_STATUS]}); the score 0 is a placeholder the schema requires",
+        },
+        "error": None,
         "metadata": meta,
     }
-    return row
+
+
+def _ungraded(unit: Mapping[str, Any]) -> dict[str, Any]:
+    """One entry of :data:`DETAIL_UNGRADED`: a unit that ran or was skipped and has no valid grade."""
+    return {
+        "sample_id": str(unit[CASE_ID]),
+        "trial": int(unit[TRIAL]),
+        "outcome": str(unit[OUTCOME]),
+        EXEC_STATUS: str(unit[EXEC_STATUS]),
+        SCORE_STATUS: str(unit[SCORE_STATUS]),
+        HAS_OUTPUT: unit.get(HAS_OUTPUT),
+    }
+
+
+def left_out(report: AuditReport) -> pl.DataFrame:
+    """The units :func:`write` leaves out of the instance rows, counted per candidate and outcome.
+
+    A unit without a valid grade (outcome ``missing``, ``not_started``,
+    ``exec_failed``, ``no_output``, ``judge_failed`` or ``not_scored``) has
+    no instance row: the schema makes every row carry a score and an
+    ``is_correct``, so any row would be read as a wrong answer.
+
+    Parameters
+    ----------
+    report
+        The audit.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (candidate, outcome) of :data:`UNGRADED`, in the
+        report's candidate order and that outcome order, zero counts
+        included: ``candidate`` (String), ``outcome`` (String), ``units``
+        (Int64, the number of planned units left out).
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund", "privacy"]}), candidates=["A"])
+    >>> ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["quote", "refund"],
+    ...                        "exec_status": ["completed", "timeout"], "score_status": ["scored", "not_scored"],
+    ...                        "passed": [1, None]})
+    >>> left_out(ef.audit(plan, ledger)).filter(pl.col("units") > 0)
+    shape: (2, 3)
+    ┌───────────┬─────────────┬───────┐
+    │ candidate ┆ outcome     ┆ units │
+    │ ---       ┆ ---         ┆ ---   │
+    │ str       ┆ str         ┆ i64   │
+    ╞═══════════╪═════════════╪═══════╡
+    │ A         ┆ missing     ┆ 1     │
+    │ A         ┆ exec_failed ┆ 1     │
+    └───────────┴─────────────┴───────┘
+    """
+    units = report.units.lazy().select(CANDIDATE, pl.col(OUTCOME).cast(pl.String)).collect()
+    candidates = report.summary.get_column(CANDIDATE).cast(pl.String).to_list()
+    counted = {(str(c), str(o)): n for c, o, n in units.group_by(CANDIDATE, OUTCOME).len().iter_rows()}
+    rows = [(c, o, counted.get((c, o), 0)) for c in candidates for o in UNGRADED]
+    return pl.DataFrame(rows, schema={CANDIDATE: pl.String, OUTCOME: pl.String, UNITS: pl.Int64}, orient="row")
 
 
 def write(
@@ -191,7 +246,11 @@ def write(
     -------
     list of pathlib.Path
         The files written (the manifest aside): ``<candidate>.json`` and
-        ``<candidate>_samples.jsonl`` per candidate, sorted by name.
+        ``<candidate>_samples.jsonl`` per candidate, sorted by name. The
+        instance file holds one row per scored unit only; the units left out
+        (:func:`left_out`) are counted per outcome, and those that ran or
+        were skipped listed, in the record's
+        ``detailed_evaluation_results.additional_details``.
 
     Raises
     ------
@@ -285,15 +344,26 @@ def _candidate_files(
         )
     dataset = export.dataset
     evaluation_id = f"{dataset}/{candidate}/{export.plan_hash}"
-    attempted = own.filter(pl.col(OUTCOME).cast(pl.String) != "missing")
+    outcome = own.get_column(OUTCOME).cast(pl.String)
+    graded = own.filter(~outcome.is_in(UNGRADED))
     lines = [
         json.dumps(
             _instance(u, evaluation_id=evaluation_id, candidate=candidate, dataset=dataset, slices=export.slices),
             ensure_ascii=False,
         )
-        for u in attempted.iter_rows(named=True)
+        for u in graded.iter_rows(named=True)
     ]
     body = "".join(line + "\n" for line in lines)
+    ran = own.filter(outcome.is_in(UNGRADED) & (outcome != "missing"))
+    left = {o: int((outcome == o).sum()) for o in UNGRADED}
+    rows_detail = {
+        DETAIL_ROWS: "one row per scored unit; a unit without a valid grade has no row "
+        f"(counted per outcome in {DETAIL_LEFT_OUT}.<outcome>; those that ran or were skipped "
+        f"listed in {DETAIL_UNGRADED}; missing ones are the planned units with neither)",
+        DETAIL_LEFT_OUT: str(sum(left.values())),
+        **{f"{DETAIL_LEFT_OUT}.{o}": str(n) for o, n in left.items()},
+        DETAIL_UNGRADED: json.dumps([_ungraded(u) for u in ran.iter_rows(named=True)], ensure_ascii=False),
+    }
     results = [
         r
         for rate, name in (
@@ -322,6 +392,7 @@ def _candidate_files(
             "hash_algorithm": "sha256",
             "checksum": hashlib.sha256(body.encode("utf-8")).hexdigest(),
             "total_rows": len(lines),
+            "additional_details": rows_detail,
         },
     }
     return json.dumps(aggregate, indent=2, ensure_ascii=False) + "\n", body

@@ -9,7 +9,16 @@ import polars as pl
 from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import finish, plan_from_units
-from evalframe.importers.helm.files import SCENARIO, SPLIT, _Malformed, _parse_score, _Refused, _run_folders
+from evalframe.importers.helm.files import (
+    REQUIRED_FILES,
+    SCENARIO,
+    SPLIT,
+    STATS,
+    _Malformed,
+    _parse_score,
+    _Refused,
+    _run_folders,
+)
 from evalframe.importers.helm.run import _read_run, _RunRead
 from evalframe.load import PathLike
 
@@ -119,4 +128,6 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
 
     schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
     plan, plan_problems = plan_from_units(pl.DataFrame(plan_rows, schema=schema), source=source, notes=raw_notes)
-    return finish(plan, ledger, [raw_notes, plan_problems], [run.info for run in runs])
+    # the files of each run folder read: the required ones and stats.json when there
+    files = [folder / name for folder in folders for name in (*REQUIRED_FILES, STATS) if (folder / name).is_file()]
+    return finish(plan, ledger, [raw_notes, plan_problems], [run.info for run in runs], files=files)

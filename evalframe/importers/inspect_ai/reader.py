@@ -160,7 +160,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
     if scored.filter(~pl.col(SCORE).is_in([0.0, 1.0])).height:
         ledger = ledger.drop(PASSED)
-    return finish(plan, ledger, [notes, plan_problems], sorted(info, key=lambda d: str(d["source"])))
+    info = sorted(info, key=lambda d: str(d["source"]))
+    return finish(plan, ledger, [notes, plan_problems], info, files=files)
 
 
 def _planned_ids(log: _Log, notes: list[dict[str, Any]]) -> tuple[int, list[int | str]]:

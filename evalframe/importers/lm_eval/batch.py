@@ -48,6 +48,8 @@ class _Batch:
     runs: dict[str, _Run]
     explicit: list[tuple[_Header, _Run]]
     by_task: dict[str, list[_Samples]]
+    #: Every file read: the samples files and the results files (given, found, or beside a samples file).
+    read: list[Path]
 
     @classmethod
     def gather(cls, paths: Sequence[PathLike], notes: list[dict[str, Any]]) -> _Batch:
@@ -96,7 +98,7 @@ class _Batch:
         by_task: dict[str, list[_Samples]] = {}
         for f in files:
             by_task.setdefault(f.task, []).append(f)
-        return cls(files, runs, explicit, by_task)
+        return cls(files, runs, explicit, by_task, [*samples_paths, *(h.path for h in headers.values())])
 
     def header_only_filters(self, task: str) -> set[str]:
         """Filters the results files name for a task that no samples file was read for."""

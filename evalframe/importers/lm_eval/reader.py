@@ -133,4 +133,4 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         .with_columns(pl.col(RUN_ID).rank("dense").over(CANDIDATE, CASE_ID, TRIAL).cast(pl.Int64).alias(ATTEMPT))
         .sort(CANDIDATE, SOURCE, LINE)
     )
-    return finish(plan, ledger, [notes, plan_problems], info)
+    return finish(plan, ledger, [notes, plan_problems], info, files=batch.read)

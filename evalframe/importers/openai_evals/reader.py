@@ -202,4 +202,4 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ledger = passed_if_complete(ledger).sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
     plan, plan_problems = plan_from_units(units, source=";".join(str(p) for p in paths), notes=raw_notes)
-    return finish(plan, ledger, [raw_notes, plan_problems], [log.info for log in logs])
+    return finish(plan, ledger, [raw_notes, plan_problems], [log.info for log in logs], files=files)

@@ -116,4 +116,4 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     units = list(dict.fromkeys(u for r in reads for u in r.units))
     frame = pl.DataFrame(units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64}, orient="row")
     plan, plan_problems = build_plan(frame, source=source)
-    return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info)
+    return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info, files=files)
