@@ -247,41 +247,11 @@ def test_selective_missingness_is_in_the_terminal_headline_and_the_github_summar
     assert code == 0 and f"**A: selective missingness**: {said}" in out.splitlines()
 
 
-def test_retry_every_names_observations_wherever_the_rates_are_over_them(tmp_path: Path) -> None:
+def test_retry_every_names_observations_wherever_the_rates_are_over_them() -> None:
     """Under retry every A's rates are over its 11 observations, not its 8 planned units (SPEC §2, §4)."""
-    (tmp_path / "plan.csv").write_text("case_id\nquote\nrefund\nprivacy\nhandoff\n")
-    (tmp_path / "res.csv").write_text(
-        "candidate,case_id,trial,attempt,exec_status,score_status,score\n"
-        "A,quote,1,1,completed,scored,1\nA,quote,2,1,error,not_scored,\nA,quote,2,2,completed,scored,0\n"
-        "A,refund,1,1,completed,judge_error,\nA,refund,2,1,completed,scored,1\nA,privacy,1,1,timeout,not_scored,\n"
-        "A,privacy,1,2,timeout,not_scored,\nA,privacy,1,3,completed,scored,1\nA,handoff,1,1,not_started,not_scored,\n"
-        + "".join(
-            f"B,{c},{t},1,completed,scored,{p}\n"
-            for c, t, p in [
-                ("quote", 1, 1),
-                ("quote", 2, 1),
-                ("refund", 1, 0),
-                ("refund", 2, 1),
-                ("privacy", 1, 1),
-                ("privacy", 2, 1),
-                ("handoff", 1, 0),
-                ("handoff", 2, 1),
-            ]
-        )
-    )
-    args = [
-        "audit",
-        "--plan",
-        str(tmp_path / "plan.csv"),
-        "--results",
-        str(tmp_path / "res.csv"),
-        "--candidates",
-        "A,B",
-        "--trials",
-        "2",
-        "--retry",
-        "every",
-    ]
+    ledger = FIXTURES / "every_eval_ever" / "ungraded"  # retries, a judge error, a unit not started, two missing
+    args = ["audit", "--plan", str(ledger / "plan.csv"), "--results", str(ledger / "results.csv")]
+    args += ["--candidates", "A,B", "--trials", "2", "--retry", "every"]
     code, out, _ = run([*args, "--format", "github"])
     lines = out.splitlines()
     assert code == 0
