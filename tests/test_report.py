@@ -340,3 +340,17 @@ def test_markdown_puts_the_case_level_rate_beside_the_trial_level_one() -> None:
     # Right after the trial-level intervals (cases as units, t(1) with 2 cases).
     assert lines[start - 2] == "| A | " + " | ".join(["\\[0.0122, 1.0\\]"] * 2 + ["\\[0.0103, 0.999\\]"] * 3) + " |"
     assert "case_pass_rate" not in ef.report.render_markdown(build_view(repro_report("mean", trials=1)))
+
+
+def test_binned_slices_are_shown_in_bin_order() -> None:
+    """Quartile bins of a numeric slice read from the lowest up, the open-ended first bin first (was last)."""
+    cases = pl.DataFrame({"case_id": [f"q{n}" for n in range(1, 9)], "len": [10, 200, 50, 500, 1000, 70, 300, 5]})
+    plan = ef.Plan.from_frame(cases, candidates=["A"])
+    ledger = pl.DataFrame(
+        {"candidate": "A", "case_id": ["q1", "q2", "q3", "q4", "q5", "q6"], "passed": [1, 0, 1, 1, 0, 1]}
+    )
+    report = ef.audit(plan, ledger, slices=["len"], bins={"len": "q4"})
+    bins = ["(-inf, 40]", "(40, 135]", "(135, 350]", "(350, inf]"]
+    assert report.view().slices.funnel.get_column("slice_value").to_list() == bins  # type: ignore[union-attr]
+    rows = [line.split(" | ")[2] for line in report.to_markdown().splitlines() if line.startswith("| A | len | (")]
+    assert rows == [b.replace("[", "\\[").replace("]", "\\]") for b in bins]

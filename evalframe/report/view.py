@@ -25,7 +25,7 @@ from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import headline, plan_size, provenance_lines, ranking_note, rate_base
-from evalframe.slices import missingness_shown
+from evalframe.slices import interval_start, missingness_shown
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -450,6 +450,20 @@ def notes_of(
     return tuple(notes)
 
 
+def _slice_order(funnel: pl.DataFrame) -> pl.DataFrame:
+    """Slice rows by candidate and slice column in natural order; bins by their lower end, other values naturally."""
+    if funnel.is_empty():
+        return funnel
+
+    def key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+        start = interval_start(row["slice_value"])
+        value = natural_key(row["slice_value"]) if start is None else ((-1, start),)
+        return (natural_key(row[CANDIDATE]), natural_key(row["slice_column"]), value)
+
+    keys = [key(row) for row in funnel.select(CANDIDATE, "slice_column", "slice_value").iter_rows(named=True)]
+    return funnel[sorted(range(funnel.height), key=keys.__getitem__)]
+
+
 def _slices(report: AuditReport) -> Slices | None:
     if not report.slices.width or report.slices.is_empty():
         return None
@@ -479,7 +493,7 @@ def _slices(report: AuditReport) -> Slices | None:
     funnel = table.select([c for c in columns if c in table.columns])
     return Slices(
         tests=natural_sort_frame(tests, [CANDIDATE]),
-        funnel=natural_sort_frame(funnel, [CANDIDATE, "slice_column", "slice_value"]),
+        funnel=_slice_order(funnel),
         table=report.slices,
         missingness=report.missingness,
     )

@@ -24,6 +24,7 @@ from evalframe.slices.breakdown import (
     case_slices,
     cases_by_slice,
     interval_labels,
+    interval_start,
     slice_funnel,
     slice_rates,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "holm",
     "independence_test",
     "interval_labels",
+    "interval_start",
     "missingness_shown",
     "missingness_tests",
     "selective_flag",

@@ -82,6 +82,24 @@ def interval_labels(edges: Sequence[float]) -> list[str]:
     ]
 
 
+def interval_start(label: object) -> float | None:
+    """The lower end of a label of :func:`interval_labels` (``-inf`` for the first), None for any other value.
+
+    Examples
+    --------
+    >>> [interval_start(v) for v in ["(-inf, 40]", "(40, 135.5]", "(135.5, inf]", "long", None]]
+    [-inf, 40.0, 135.5, None, None]
+    """
+    if not isinstance(label, str) or not (label.startswith("(") and label.endswith("]")) or ", " not in label:
+        return None
+    low, _, high = label[1:-1].partition(", ")
+    try:
+        float(high)  # "inf" reads as a float, as "-inf" does below
+        return float(low)
+    except ValueError:
+        return None
+
+
 def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
     """Label each value with its interval (see :func:`interval_labels`)."""
     import numpy as np  # imported on use: `import evalframe` does not need it
