@@ -24,7 +24,7 @@ from evalframe.report.format import (
     markdown_text,
     pct,
 )
-from evalframe.report.view import Gate, Note, Rate, Slices, View
+from evalframe.report.view import Candidate, Gate, Note, Rate, Slices, View
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -285,6 +285,7 @@ def render_github(view: View) -> str:
                 f"{fmt_rate(cand.rates['pass_rate_scored'].value)} ({cand.counts['passed']}/{cand.counts['scored']})"
                 for cand in view.candidates
             ],
+            **({} if view.case_level is None else {view.case_level.label: [_case_cell(c) for c in view.candidates]}),
             _range_header(view): [
                 interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
                 for cand in view.candidates
@@ -315,3 +316,11 @@ def render_github(view: View) -> str:
 def _range_header(view: View) -> str:
     """The name of the worst-to-best-case range: over the plan, or over the observations (retry every)."""
     return "range over observations" if view.base == "observations" else "full-plan range"
+
+
+def _case_cell(cand: Candidate) -> str:
+    """The case-level rate with its cases passed / cases scored, or ``—`` when it has none."""
+    rate = cand.case_rate
+    if rate is None or rate.value is None:
+        return "—"
+    return f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')})"

@@ -13,6 +13,7 @@ from evalframe.cli import main
 from evalframe.report import build_view, render_github, render_html, render_markdown
 from evalframe.report.comparison import flips
 from tests.conftest import FIXTURES
+from tests.reducer_support import repro_args
 
 ORBIT = FIXTURES / "orbit_desk"
 ARGS = ["--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv"), "--candidates", "A,B"]
@@ -256,10 +257,12 @@ def test_retry_every_names_observations_wherever_the_rates_are_over_them() -> No
     lines = out.splitlines()
     assert code == 0
     assert (
-        "| candidate | scored / observations | scored_coverage | pass_rate_scored | range over observations | missing |"
-        in lines
-    )
-    assert "| A | 4 / 11 | 36.4% | 0.750 (3/4) | \\[0.273, 0.909\\] | 2 |" in lines
+        "| candidate | scored / observations | scored_coverage | pass_rate_scored | case_pass_rate (mean) "
+        "| range over observations | missing |"
+    ) in lines
+    # A has no case whose every observation was scored: no case-level rate. B: its 4 cases sum 3.0 pass fractions.
+    assert "| A | 4 / 11 | 36.4% | 0.750 (3/4) | — | \\[0.273, 0.909\\] | 2 |" in lines
+    assert "| B | 8 / 8 | 100% | 0.750 (6/8) | 0.750 (3.0/4) | \\[0.75, 0.75\\] | 0 |" in lines
     assert (
         "A and B share the highest pass_rate_scored (0.75), computed on only 4 of 11 observations, but A's range "
         "over observations \\[0.273, 0.909\\] overlaps B \\[0.75, 0.75\\]: the missing grades alone could reverse "
@@ -271,3 +274,17 @@ def test_retry_every_names_observations_wherever_the_rates_are_over_them() -> No
     assert "| A | 8 | 11 | 8 | 5 | 5 | 4 | 3 | 1 | 2 | 1 | 3 | 0 | 1 | 0 |" in out.splitlines()
     code, out, _ = run(args)
     assert code == 0 and "computed on only 4 of 11 observations" in " ".join(out.split())
+
+
+def test_github_summary_gives_the_case_level_rate_beside_the_trial_level_one(tmp_path: Path) -> None:
+    """pass@k (reducer any) over 2 cases × 2 trials: 2 of 2 cases pass, beside 3 of 4 trials (SPEC §4)."""
+    code, out, _ = run([*repro_args(tmp_path), "--reducer", "any", "--format", "github"])
+    lines = out.splitlines()
+    assert code == 0
+    assert (
+        "| candidate | scored / planned | scored_coverage | pass_rate_scored | case_pass_rate (any) | full-plan range "
+        "| missing |"
+    ) in lines
+    assert "| A | 4 / 4 | 100% | 0.750 (3/4) | 1.000 (2/2) | \\[0.75, 0.75\\] | 0 |" in lines
+    code, out, _ = run([*repro_args(tmp_path), "--format", "github"])  # mean over 2 trials: 1.5 of 2 cases
+    assert code == 0 and "| A | 4 / 4 | 100% | 0.750 (3/4) | 0.750 (1.5/2) | \\[0.75, 0.75\\] | 0 |" in out.splitlines()
