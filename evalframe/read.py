@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 import polars as pl
 
-from evalframe.columns import CASE_ID
+from evalframe.columns import CASE_ID, GradeKind
 from evalframe.importers import Imported, registry
+from evalframe.importers._kit import as_numeric_scores
 from evalframe.load import PathLike
 
 
@@ -32,7 +33,9 @@ def plan_units(imported: Imported) -> pl.DataFrame:
     return imported.plan.planned_units().join(imported.plan.cases.lazy(), on=CASE_ID, how="left").collect()
 
 
-def read(format: str, paths: PathLike | Sequence[PathLike], *, score: str | None = None) -> Frames:
+def read(
+    format: str, paths: PathLike | Sequence[PathLike], *, score: str | None = None, grade: GradeKind = "binary"
+) -> Frames:
     """Read export files of another tool into polars frames: planned units, ledger and notes.
 
     Parameters
@@ -44,6 +47,11 @@ def read(format: str, paths: PathLike | Sequence[PathLike], *, score: str | None
         The export files (or one of them).
     score
         The scorer / metric / stat to read (None: the importer's default).
+    grade
+        ``binary`` (default) or ``numeric``, as the audit will be told (``ef.audit(..., grade=)``). With
+        ``numeric``, a ``passed`` column that HELM's and Inspect's importers only derive from ``score == 1``
+        is left out, so that a pass needs a declared threshold, as ``evalframe audit --grade numeric`` does
+        (:func:`~evalframe.importers._kit.as_numeric_scores`); another format's own verdict is kept.
 
     Returns
     -------
@@ -75,4 +83,6 @@ def read(format: str, paths: PathLike | Sequence[PathLike], *, score: str | None
         raise ValueError(msg)
     files = [paths] if isinstance(paths, str | bytes) or not isinstance(paths, Sequence) else list(paths)
     imported = readers[format](files, score=score)
+    if grade == "numeric":
+        imported = as_numeric_scores(imported, format)
     return Frames(plan=plan_units(imported), ledger=imported.ledger, notes=imported.notes)

@@ -451,3 +451,16 @@ def test_folder_without_runs_and_foreign_file(tmp_path: Path) -> None:
 def test_path_that_does_not_exist_raises(tmp_path: Path) -> None:
     with pytest.raises(evalframe.InputFormatError):
         helm.read([tmp_path / "nope"])
+
+
+def test_read_as_numeric_leaves_out_the_pass_derived_from_score_as_the_command_does() -> None:
+    """read(..., grade="numeric"): gemini alone (sst_score 1.0) has no pass without a threshold, as in the CLI."""
+    gemini = SAFETY / "simple_safety_tests:model=google_gemini-1.5-pro-001"
+    assert "passed" in evalframe.read("helm", gemini, score="sst_score").ledger.columns  # 0/1 scores read as pass/fail
+    frames = evalframe.read("helm", gemini, score="sst_score", grade="numeric")
+    assert "passed" not in frames.ledger.columns
+    plan = evalframe.Plan.from_frame(frames.plan)
+    row = evalframe.audit(plan, frames.ledger, grade="numeric").summary.row(0, named=True)
+    assert (row["scored"], row["passed"], row["pass_rate_scored"], row["mean_score"]) == (1, None, None, 1.0)
+    at_one = evalframe.audit(plan, frames.ledger, grade="numeric", pass_threshold=1.0).summary.row(0, named=True)
+    assert (at_one["scored"], at_one["passed"], at_one["pass_rate_scored"]) == (1, 1, 1.0)
