@@ -206,10 +206,19 @@ def test_case_level_rate_beside_the_trial_level_one(reducer: str, rate: float) -
         )
 
 
-def test_an_unknown_reducer_is_a_value_error() -> None:
+@pytest.mark.parametrize("reducer", ["at_least:0", "at_least:\uff12", "at_least:-1", "at_least: 2", "ANY"])
+def test_an_unknown_reducer_is_a_value_error(reducer: str) -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"]}), candidates=["M"])
     with pytest.raises(ValueError, match="reducer must be mean, any, all, majority or at_least:k"):
-        ef.audit(plan, pl.DataFrame({"case_id": ["a"], "passed": [1]}), reducer="at_least:0")
+        ef.audit(plan, pl.DataFrame({"case_id": ["a"], "passed": [1]}), reducer=reducer)
+
+
+def test_at_least_k_is_recorded_without_leading_zeros() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["M"], trials=2)
+    ledger = pl.DataFrame({"case_id": ["a", "a", "b", "b"], "trial": [1, 2, 1, 2], "passed": [1, 1, 1, 0]})
+    report = ef.audit(plan, ledger, reducer="at_least:02")
+    assert report.meta["case_reducer"] == "at_least:2"
+    assert report.summary.select("case_reducer", "case_pass_rate").row(0) == ("at_least:2", 0.5)
 
 
 def test_one_trial_per_case_gives_the_case_level_rate_the_trial_level_interval() -> None:

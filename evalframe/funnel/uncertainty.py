@@ -362,12 +362,20 @@ REDUCERS: Final = ("mean", "any", "all", "majority", "at_least:k")
 
 
 def check_reducer(reducer: str) -> str:
-    """``reducer`` when it is one of :data:`REDUCERS` (``at_least:k`` with an integer k ≥ 1); else ValueError."""
+    """``reducer`` when it is one of :data:`REDUCERS`, else ValueError; ``at_least:k`` written back as ``at_least:K``.
+
+    k is a whole number ≥ 1 in ASCII digits; leading zeros are dropped (``at_least:02`` is ``at_least:2``).
+
+    Examples
+    --------
+    >>> check_reducer("any"), check_reducer("at_least:02")
+    ('any', 'at_least:2')
+    """
     if reducer in ("mean", "any", "all", "majority"):
         return reducer
     head, _, count = reducer.partition(":")
-    if head == "at_least" and count.isdigit() and int(count) >= 1:
-        return reducer
+    if head == "at_least" and count.isascii() and count.isdigit() and int(count) >= 1:
+        return f"at_least:{int(count)}"
     msg = f"reducer must be mean, any, all, majority or at_least:k (k a positive integer), got {reducer!r}"
     raise ValueError(msg)
 

@@ -78,12 +78,15 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     """
     records = list(candidates)
     labelled = len(records) <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
-    labels = [svg.wrap(f"{r.name}\n{r.counts['scored']} of {r.planned} scored") for r in records]
+    labels = [svg.wrap(f"{r.name}\n{r.counts['scored']} of {r.observed} scored") for r in records]
+    # Under retry every the shares are of observations (each counted attempt), not of planned units.
+    went = "observations" if any(r.base == "observations" for r in records) else "planned units"
+    of = "observations" if went == "observations" else "planned"
     heights = [max(60 if labelled else 30, _LINE * len(lines) + 8) for lines in labels]
     top = 30 if labelled else 48  # long charts repeat the axis labels above the rows
     bottom = top + sum(heights)
     parts = [
-        svg.text(_SHARE_X, 14, "Where the planned units went (share of planned)", size=13, font_weight="bold"),
+        svg.text(_SHARE_X, 14, f"Where the {went} went (share of {of})", size=13, font_weight="bold"),
         svg.text(_RATE_X, 14, "pass_rate_scored vs. the full-plan range", size=13, font_weight="bold"),
     ]
     ticks = [bottom + 14] if labelled else [36, bottom + 14]
@@ -132,7 +135,7 @@ def _share_bar(r: Candidate, middle: float) -> list[str]:
     left = 0.0
     for outcome, units, share in r.composition:
         x, width = _SHARE_X + left * _SHARE_W, share * _SHARE_W
-        title = f"{r.name}: {outcome.replace('_', ' ')} {units} of {r.planned} planned ({pct(share)})"
+        title = f"{r.name}: {outcome.replace('_', ' ')} {units} of {r.observed} {r.units} ({pct(share)})"
         parts.append(svg.bar(x, middle - 10, width, 20, outcome, scope="headline", title=title))
         if share >= 0.07:
             colour = svg.TEXT if outcome in _LIGHT else "white"
@@ -161,7 +164,7 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
     if low is not None and high is not None:
         exact = high - low <= 1e-9
         span = pct(low) if exact else f"{pct(low)} to {pct(high)}"
-        title = f"{r.name}: pass rate over all {r.planned} planned units, worst to best case: {span}"
+        title = f"{r.name}: pass rate over all {r.observed} {r.units}, worst to best case: {span}"
         if exact:
             x = _rate_x(low)
             parts.append(
@@ -196,7 +199,10 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
         if labelled:
             parts.append(
                 _label(
-                    (_rate_x(low) + _rate_x(high)) / 2, middle + 18, f"over all {r.planned} planned: {span}", _BAND_TEXT
+                    (_rate_x(low) + _rate_x(high)) / 2,
+                    middle + 18,
+                    f"over all {r.observed} {'observations' if r.base == 'observations' else 'planned'}: {span}",
+                    _BAND_TEXT,
                 )
             )
     scored = r.rates["pass_rate_scored"]
@@ -259,7 +265,9 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
     bars_height = offsets[-1] + _STEP
     ncols = min(len(records), FUNNEL_COLUMNS) or 1
     panel = (svg.WIDTH - _PANELS_X) / ncols
-    scale = (panel - 16) / 1.45 / max([r.planned for r in records] + [1])  # room right of the largest bar
+    scale = (
+        (panel - 16) / 1.45 / max([max(r.planned, r.observed) for r in records] + [1])
+    )  # room right of the largest bar
     titles = [
         svg.wrap(r.name, int((panel - 12) / svg.text_width("m", 13))) for r in records
     ]  # bold names fit their panel
@@ -283,7 +291,8 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
         scope="funnel",
         label="Coverage funnel per candidate",
         desc="One small chart per candidate: bars for planned, attempted, completed, with output, scored and "
-        "passed units, then the losses, each labelled with its count and its share of planned.",
+        "passed units, then the losses, each labelled with its count and its share of planned (of observations "
+        "under retry every).",
         height=y,
     )
 
@@ -320,7 +329,7 @@ def _funnel_panel(
     )
     for stage, offset in zip(bars, offsets, strict=True):
         units = r.counts.get(stage, 0)
-        share = f" ({pct(r.shares[stage])})" if r.planned and stage != "planned" else ""
+        share = f" ({pct(r.shares[stage])})" if r.observed and stage != "planned" else ""
         length = units * scale
         middle = top + offset + _STEP / 2
         if units:

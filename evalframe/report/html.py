@@ -262,7 +262,7 @@ def _funnel_table(view: View) -> Html:
             if count is None:  # no pass or fail to count (numeric scores without a threshold)
                 cells.append("—")
                 continue
-            share = f" <small>{pct(c.shares[name])} of planned</small>" if c.planned and name != "planned" else ""
+            share = f" <small>{pct(c.shares[name])} of {c.base}</small>" if c.observed and name != "planned" else ""
             cells.append(Html(f"{count}{share}"))
         rows.append(cells)
     return table(header, rows)
@@ -385,10 +385,11 @@ def _section(anchor: str, title: str, *body: Any) -> Html:
 
 
 def _headline(view: View) -> Html:
+    units = "observations (under retry every, each counted attempt)" if view.base == "observations" else "planned units"
     caption = (
-        "Left: what happened to each candidate's planned units (hatched = missing, no row at all). "
+        f"Left: what happened to each candidate's {units} (hatched = missing, no row at all). "
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
-        "the orange band is where the pass rate over all planned units could lie."
+        f"the orange band is where the pass rate over all {units.split(' (')[0]} could lie."
     )
     chart = el("figure", Html(headline_chart(view.candidates)), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view), chart])

@@ -97,7 +97,15 @@ def render_markdown(view: View) -> str:
     lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
     if view.ranking:
         lines += ["", f"**{markdown_text(view.ranking)}**"]
-    lines += ["", *_funnel_and_rates_lines(view), "", "## Missing units", "", _missing_table(view)]
+    lines += [
+        "",
+        *_funnel_and_rates_lines(view),
+        *_mean_score_lines(view),
+        "",
+        "## Missing units",
+        "",
+        _missing_table(view),
+    ]
     if view.slices is not None:
         lines += ["", *_slices_lines(view.slices)]
     lines += ["", "## Notes and problems (not refusing)", ""]
@@ -281,10 +289,8 @@ def render_github(view: View) -> str:
             "candidate": [cand.name for cand in view.candidates],
             f"scored / {view.base}": [f"{cand.counts['scored']} / {cand.observed}" for cand in view.candidates],
             "scored_coverage": [pct(cand.rates["scored_coverage"].value) for cand in view.candidates],
-            "pass_rate_scored": [
-                f"{fmt_rate(cand.rates['pass_rate_scored'].value)} ({cand.counts['passed']}/{cand.counts['scored']})"
-                for cand in view.candidates
-            ],
+            "pass_rate_scored": [_pass_cell(cand) for cand in view.candidates],
+            **({"mean_score": [_mean_cell(c) for c in view.candidates]} if _numeric_grade(view) else {}),
             **({} if view.case_level is None else {view.case_level.label: [_case_cell(c) for c in view.candidates]}),
             _range_header(view): [
                 interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
@@ -324,3 +330,58 @@ def _case_cell(cand: Candidate) -> str:
     if rate is None or rate.value is None:
         return "—"
     return f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')})"
+
+
+def _numeric_grade(view: View) -> bool:
+    """Whether the audit read numeric scores (``grade="numeric"``): the report gives their mean."""
+    return bool(view.data.get("meta", {}).get("grade") == "numeric")
+
+
+def _mean_cell(cand: Candidate) -> str:
+    """The mean score among scored units with its clustered interval, or ``—`` when nothing was scored."""
+    u = cand.uncertainty
+    if u.get("mean_score") is None:
+        return "—"
+    return f"{fmt_value(u['mean_score'])} {interval(u.get('mean_score_ci_low'), u.get('mean_score_ci_high'))}"
+
+
+def _mean_score_lines(view: View) -> list[str]:
+    """Numeric scores: each candidate's mean over its scored units, its clustered SE and interval."""
+    if not _numeric_grade(view):
+        return []
+    hint = (
+        " No pass threshold was declared, so there is no pass or fail (add `--pass-threshold`)." if view.numeric else ""
+    )
+    table = pl.DataFrame(
+        {
+            CANDIDATE: [c.name for c in view.candidates],
+            "scored": [c.counts["scored"] for c in view.candidates],
+            "mean_score": [c.uncertainty.get("mean_score") for c in view.candidates],
+            "mean_score_se_clustered": [c.uncertainty.get("mean_score_se_clustered") for c in view.candidates],
+            f"{_confidence(view)} interval": [
+                interval(c.uncertainty.get("mean_score_ci_low"), c.uncertainty.get("mean_score_ci_high"))
+                for c in view.candidates
+            ],
+        },
+        schema={
+            CANDIDATE: pl.String,
+            "scored": pl.Int64,
+            "mean_score": pl.Float64,
+            "mean_score_se_clustered": pl.Float64,
+            f"{_confidence(view)} interval": pl.String,
+        },
+    )
+    return [
+        "",
+        "## Mean score (numeric scores, over scored units)",
+        "",
+        f"Cases are the independent units.{hint}",
+        "",
+        markdown_table(table),
+    ]
+
+
+def _pass_cell(cand: Candidate) -> str:
+    """``pass_rate_scored`` with passed/scored, or ``—`` when there is none (no count of passes either)."""
+    rate = cand.rates["pass_rate_scored"].value
+    return "—" if rate is None else f"{fmt_rate(rate)} ({cand.counts['passed']}/{cand.counts['scored']})"

@@ -46,13 +46,13 @@ def plan_size(meta: Mapping[str, Any]) -> str:
     >>> plan_size({"n_cases": 4, "candidates": ["A", "B"], "trials": 1, "planned_units": 8})
     '4 cases × 2 candidates × 1 trial(s) = 8 planned units'
     >>> plan_size({"n_cases": 5, "candidates": ["A", "B"], "trials": 1, "planned_units": 8})
-    '8 planned units of 5 cases × 2 candidates × 1 trial(s): not every candidate plans every case'
+    '8 planned units of 5 cases × 2 candidates × 1 trial(s): not every candidate plans every case and trial'
     """
     cases, candidates, trials = meta.get("n_cases"), list(meta.get("candidates") or []), meta.get("trials")
     units = meta.get("planned_units")
     grid = f"{cases} cases × {len(candidates)} candidates × {trials} trial(s)"
     if isinstance(cases, int) and isinstance(trials, int) and cases * len(candidates) * trials != units:
-        return f"{units} planned units of {grid}: not every candidate plans every case"
+        return f"{units} planned units of {grid}: not every candidate plans every case and trial"
     return f"{grid} = {units} planned units"
 
 

@@ -94,7 +94,7 @@ def _candidates_table(view: View) -> Table:
 def _case_cell(rate: CaseRate) -> Text:
     """A case-level rate with its cases and interval, e.g. ``1.000 (2/2 cases)`` over ``[0.0654, 1.0]``."""
     if rate.value is None:
-        return Text("no case fully scored", style="dim")
+        return Text("no pass threshold" if rate.denominator else "no case fully scored", style="dim")
     cell = Text(f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')} cases)")
     cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
     return cell

@@ -133,8 +133,15 @@ class CaseRate:
     def sentence(self) -> str:
         """:attr:`equation` with the rate's value (or why it has none)."""
         if self.value is None:
-            return f"{self.label} is null: no case has every planned trial scored (cases scored = 0)"
+            return f"{self.label} is null: {self.why_null}"
         return f"{self.equation} = {fmt_value(self.value)}"
+
+    @property
+    def why_null(self) -> str:
+        """Why the rate has no value: no pass threshold for scored cases, or no case fully scored."""
+        if self.denominator:
+            return f"no pass threshold declared (cases scored = {self.denominator})"
+        return "no case has every planned trial scored (cases scored = 0)"
 
 
 def _case_rate(record: Mapping[str, Any]) -> CaseRate:
@@ -191,12 +198,12 @@ class Candidate:
     headline: tuple[str, ...]
     #: Units per outcome (every outcome of :data:`evalframe.columns.OUTCOMES`).
     outcomes: Mapping[str, int]
-    #: (outcome, units, share of planned) in :data:`COMPOSITION` order, non-zero only.
+    #: (outcome, units, share of planned: of observations under retry every) in :data:`COMPOSITION` order, non-zero.
     composition: tuple[tuple[str, int, float], ...]
     selective_missingness: str | None
     #: Cases, standard errors, design effect and mean score (:data:`_UNCERTAINTY`); None when absent.
     uncertainty: Mapping[str, Any]
-    #: Each count of :data:`evalframe.funnel.COUNT_COLUMNS` as a share of planned (0 when nothing is planned).
+    #: Each count of :data:`evalframe.funnel.COUNT_COLUMNS` as a share of planned (of observations under retry every).
     shares: Mapping[str, float]
     #: The summary counts passes and fails (its ``passed`` and ``failed`` are not null): every scored unit has one.
     pass_fail_counted: bool = True

@@ -288,3 +288,63 @@ def test_github_summary_gives_the_case_level_rate_beside_the_trial_level_one(tmp
     assert "| A | 4 / 4 | 100% | 0.750 (3/4) | 1.000 (2/2) | \\[0.75, 0.75\\] | 0 |" in lines
     code, out, _ = run([*repro_args(tmp_path), "--format", "github"])  # mean over 2 trials: 1.5 of 2 cases
     assert code == 0 and "| A | 4 / 4 | 100% | 0.750 (3/4) | 0.750 (1.5/2) | \\[0.75, 0.75\\] | 0 |" in out.splitlines()
+
+
+def _four_cases(tmp_path: Path, results: str) -> list[str]:
+    """``audit`` over cases c1–c4 and the results CSV text ``results``, candidates A and B."""
+    (tmp_path / "plan.csv").write_text("case_id\nc1\nc2\nc3\nc4\n")
+    (tmp_path / "res.csv").write_text(results)
+    return [
+        "audit",
+        "--plan",
+        str(tmp_path / "plan.csv"),
+        "--results",
+        str(tmp_path / "res.csv"),
+        "--candidates",
+        "A,B",
+    ]
+
+
+NUMERIC = "candidate,case_id,score\nA,c1,0.9\nA,c2,0.2\nA,c3,0.6\nB,c1,0.5\nB,c2,0.5\nB,c3,0.4\nB,c4,0.1\n"
+
+
+def test_numeric_scores_without_a_threshold_give_a_mean_and_no_count_of_passes(tmp_path: Path) -> None:
+    """GitHub summary and report.md: no '0/3' passes where none were counted, and the mean score is there."""
+    args = [*_four_cases(tmp_path, NUMERIC), "--grade", "numeric"]
+    code, out, _ = run([*args, "--format", "github"])
+    assert code == 0
+    assert "| A | 3 / 4 | 75% | — | 0.567 \\[0.0824, 0.95\\] | null | 1 |" in out.splitlines()
+    assert "| B | 4 / 4 | 100% | — | 0.375 \\[0.152, 0.668\\] | null | 0 |" in out.splitlines()
+    code, out, _ = run([*args, "--format", "markdown"])
+    lines = out.splitlines()
+    assert code == 0 and "## Mean score (numeric scores, over scored units)" in lines
+    assert "| A | 3 | 0.567 | 0.203 | \\[0.0824, 0.95\\] |" in lines
+
+
+def test_html_under_retry_every_gives_shares_of_observations(tmp_path: Path) -> None:
+    """A: 4 planned units, 7 observations (retries counted), 3 passed: '3 of 7 observations (42.9%)', never 'of 4'."""
+    ledger = (
+        "candidate,case_id,attempt,exec_status,passed\nA,c1,1,timeout,\nA,c1,2,completed,1\nA,c1,3,completed,1\n"
+        "A,c2,1,completed,1\nA,c2,2,completed,0\nA,c3,1,completed,0\n"
+        "B,c1,1,completed,1\nB,c2,1,completed,1\nB,c3,1,completed,1\nB,c4,1,completed,0\n"
+    )
+    code, _, _ = run(
+        [*_four_cases(tmp_path, ledger), "--retry", "every", "--max-attempts", "3", "--out", str(tmp_path / "o")]
+    )
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert code == 0
+    assert "A: passed 3 of 7 observations (42.9%)" in html and "A: missing 1 of 7 observations (14.3%)" in html
+    assert "5 of 7 scored" in html and "B: passed 3 of 4 planned units (75%)" in html
+    assert "A: pass rate over all 7 observations, worst to best case: 42.9% to 71.4%" in html
+    assert "6 <small>85.7% of observations</small>" in html
+    assert "A: passed 3 of 4" not in html and "5 of 4 scored" not in html  # as it read before
+
+
+def test_a_case_level_rate_without_a_threshold_says_why_it_is_null(tmp_path: Path) -> None:
+    """Every case of A fully scored (numeric, 2 trials), no threshold: null for that reason, not 'no case scored'."""
+    scores = "".join(f"A,c{c},{t},0.{c}{t}\n" for c in range(1, 5) for t in (1, 2))
+    args = _four_cases(tmp_path, "candidate,case_id,trial,score\n" + scores)[:-2]
+    args += ["--candidates", "A", "--trials", "2", "--grade", "numeric", "--reducer", "any", "--format", "markdown"]
+    code, out, _ = run(args)
+    assert code == 0
+    assert "- A: case_pass_rate (any) is null: no pass threshold declared (cases scored = 4)" in out.splitlines()
