@@ -22,8 +22,9 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.natural import natural_key
 from evalframe.report import svgkit as svg
+from evalframe.report.candidate import COMPOSITION, Candidate
 from evalframe.report.format import pct
-from evalframe.report.view import COMPOSITION, Candidate, Slices
+from evalframe.report.view import Slices
 
 #: Slice values per chart panel (those with the highest missing rate).
 SLICE_VALUES_CHARTED: Final = 30

@@ -18,12 +18,13 @@ from __future__ import annotations
 from typing import Any, Final
 
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.report.candidate import Candidate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
 from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
-from evalframe.report.view import Candidate, Gate, Note, View
+from evalframe.report.view import Gate, Note, View
 
 #: Missing case ids named on a headline card (the missing-units section names up to 20).
 CARD_IDS_SHOWN: Final = 5

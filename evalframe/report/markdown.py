@@ -14,6 +14,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.report.candidate import Candidate, Rate
 from evalframe.report.comparison import FLIPS, ComparisonView, comparison_view
 from evalframe.report.format import (
     fmt_rate,
@@ -24,7 +25,7 @@ from evalframe.report.format import (
     markdown_text,
     pct,
 )
-from evalframe.report.view import Candidate, Gate, Note, Rate, Slices, View
+from evalframe.report.view import Gate, Note, Slices, View
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison

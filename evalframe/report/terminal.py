@@ -19,10 +19,11 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
-from evalframe.report.view import Candidate, CaseRate, Gate, Note, View
+from evalframe.report.view import Gate, Note, View
 
 
 def _text(value: Any, style: str = "") -> Text:

@@ -75,7 +75,10 @@ def test_headline_has_one_segment_per_outcome_present_with_its_share_as_width(sm
     assert [r.get("fill") for r in b.iter("rect")][:2] == [COLOURS["passed"], COLOURS["failed"]]
     assert _rects(root, "missing")[0].get("fill") == "url(#headline-hatch)"
     assert root.find("defs/pattern[@id='headline-hatch']") is not None
-    assert evil.find("rect/title") is not None and evil.findtext("rect/title") == "<A&B>: passed 1 of 4 planned units (25%)"
+    assert (
+        evil.find("rect/title") is not None
+        and evil.findtext("rect/title") == "<A&B>: passed 1 of 4 planned units (25%)"
+    )
 
 
 def test_headline_labels_each_candidate_point_and_range(small: View) -> None:
