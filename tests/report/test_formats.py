@@ -224,17 +224,13 @@ def _selective(tmp_path: Path) -> list[str]:
     pl.DataFrame({"case_id": ids, "grp": ["x"] * 30 + ["y"] * 30}).write_csv(tmp_path / "plan.csv")
     graded = ids[:30] + ids[45:]
     pl.DataFrame({"candidate": "A", "case_id": graded, "passed": [0, 1, 1] * 15}).write_csv(tmp_path / "res.csv")
-    return [
-        "audit",
-        "--plan",
-        str(tmp_path / "plan.csv"),
-        "--results",
-        str(tmp_path / "res.csv"),
-        "--candidates",
-        "A",
-        "--slice",
-        "grp",
-    ]
+    return [*_audit_args(tmp_path, "A"), "--slice", "grp"]
+
+
+def _audit_args(tmp_path: Path, candidates: str) -> list[str]:
+    """``audit`` of the plan.csv and res.csv in ``tmp_path`` for ``candidates``."""
+    files = ["--plan", str(tmp_path / "plan.csv"), "--results", str(tmp_path / "res.csv")]
+    return ["audit", *files, "--candidates", candidates]
 
 
 def test_selective_missingness_is_in_the_terminal_headline_and_the_github_summary(tmp_path: Path) -> None:
@@ -294,15 +290,7 @@ def _four_cases(tmp_path: Path, results: str) -> list[str]:
     """``audit`` over cases c1–c4 and the results CSV text ``results``, candidates A and B."""
     (tmp_path / "plan.csv").write_text("case_id\nc1\nc2\nc3\nc4\n")
     (tmp_path / "res.csv").write_text(results)
-    return [
-        "audit",
-        "--plan",
-        str(tmp_path / "plan.csv"),
-        "--results",
-        str(tmp_path / "res.csv"),
-        "--candidates",
-        "A,B",
-    ]
+    return _audit_args(tmp_path, "A,B")
 
 
 NUMERIC = "candidate,case_id,score\nA,c1,0.9\nA,c2,0.2\nA,c3,0.6\nB,c1,0.5\nB,c2,0.5\nB,c3,0.4\nB,c4,0.1\n"
