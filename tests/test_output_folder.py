@@ -254,7 +254,7 @@ def test_out_dot_in_a_folder_of_other_files_is_refused(tmp_path: Path, monkeypat
     assert code == 2
     assert stderr.splitlines() == [
         "error: --out .: is the current folder or holds it: evalframe replaces its output folder as a whole; give a "
-        "new folder inside it (e.g. --out out)"
+        "new folder inside it (e.g. out/)"
     ]
     assert snapshot(tmp_path) == {"work": "dir"}
 

@@ -222,7 +222,7 @@ def _check(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
             raise OutputFolderError(shown, msg, foreign=foreign)
     if Path.cwd().resolve().is_relative_to(dest):
         msg = "is the current folder or holds it: evalframe replaces its output folder as a whole; give a new folder"
-        raise OutputFolderError(shown, f"{msg} inside it (e.g. --out out)")
+        raise OutputFolderError(shown, f"{msg} inside it (e.g. out/)")
 
 
 def _remove_temporary(folder: Path) -> None:
