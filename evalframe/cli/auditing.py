@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from evalframe.report import (
     render_markdown,
 )
 from evalframe.report.terminal import print_view
+from evalframe.report.view import Gate
 
 
 def print_view_as(view: View, fmt: str) -> None:
@@ -40,11 +42,10 @@ def print_view_as(view: View, fmt: str) -> None:
 
 
 def exit_on_failed_gate(view: View) -> None:
-    """On a failed ``--min-coverage`` gate, say who is below it on stderr and exit 3."""
+    """On a failed release gate (``--min-coverage``, ``--require-winner``), say which check failed and exit 3."""
     if view.gate is None or view.gate.passed:
         return
-    names = ", ".join(f"{c} ({v:.3g})" for c, v in view.gate.below)
-    stderr().print(f"[bold red]gate failed[/]: scored_coverage below {view.gate.min_coverage:g}: {plain(names)}")
+    stderr().print(f"[bold red]gate failed[/]: {plain('; '.join(view.gate.checks()))}")
     sys.exit(EXIT_GATE)
 
 
@@ -192,12 +193,12 @@ def compare_command(
         except ValueError as exc:
             fail(str(exc))
         view = report.view(comparison, min_coverage=min_coverage)
+        if require_winner:  # a release gate like --min-coverage: every output says whether it passed
+            gate = view.gate or Gate(min_coverage=None)
+            view = replace(view, gate=replace(gate, verdict=comparison.verdict))
         if out is not None:
             # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
             inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
             _write_report(report, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     print_view_as(view, fmt)
     exit_on_failed_gate(view)
-    if require_winner and comparison.verdict != "candidate_better":
-        stderr().print(f"[bold red]gate failed[/]: verdict is {comparison.verdict}, not candidate_better")
-        sys.exit(EXIT_GATE)

@@ -55,10 +55,8 @@ def _verdict(c: ComparisonView) -> Html:
 
 
 def _gate(gate: Gate) -> Html:
-    if gate.passed:
-        return el("p", f"Gate passed: every scored_coverage is at least {gate.min_coverage:g}.", cls="gate pass")
-    below = ", ".join(f"{n} ({fmt_value(v)})" for n, v in gate.below)
-    return el("p", f"Gate failed: scored_coverage below {gate.min_coverage:g}: {below}.", cls="gate fail")
+    said, cls = ("Gate passed", "gate pass") if gate.passed else ("Gate failed", "gate fail")
+    return el("p", f"{said}: {'; '.join(gate.checks('is at least'))}.", cls=cls)
 
 
 def _card(c: Candidate) -> Html:

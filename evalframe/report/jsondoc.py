@@ -77,6 +77,8 @@ def view_dict(view: View) -> dict[str, Any]:
             "min_coverage": view.gate.min_coverage,
             "passed": view.gate.passed,
             "below": [{"candidate": n, "scored_coverage": v} for n, v in view.gate.below],
+            "require_winner": view.gate.verdict is not None,
+            "checks": view.gate.checks(),
         }
     return doc
 
@@ -89,7 +91,8 @@ def render_json(view: View) -> str:
     >>> import evalframe as ef
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> json.loads(render_json(ef.report.build_view(report, min_coverage=0.9)))["gate"]
-    {'min_coverage': 0.9, 'passed': False, 'below': [{'candidate': 'A', 'scored_coverage': 0.5}]}
+    >>> gate = json.loads(render_json(ef.report.build_view(report, min_coverage=0.9)))["gate"]
+    >>> gate["passed"], gate["below"], gate["checks"]
+    (False, [{'candidate': 'A', 'scored_coverage': 0.5}], ['scored_coverage below 0.9: A (0.5)'])
     """
     return json.dumps(finite(view_dict(view)), indent=2, sort_keys=False, default=str)

@@ -45,10 +45,8 @@ def _verdict_lines(c: ComparisonView) -> list[str]:
 
 
 def _gate_lines(gate: Gate) -> list[str]:
-    if gate.passed:
-        return [f"**Gate passed**: every scored_coverage is at least {gate.min_coverage:g}."]
-    below = ", ".join(f"{markdown_text(n)} ({fmt_value(v)})" for n, v in gate.below)
-    return [f"**Gate failed**: scored_coverage below {gate.min_coverage:g}: {below}."]
+    said = "**Gate passed**" if gate.passed else "**Gate failed**"
+    return [f"{said}: {'; '.join(markdown_text(c) for c in gate.checks('is at least'))}."]
 
 
 def _notes_table(notes: tuple[Note, ...]) -> str:

@@ -113,10 +113,8 @@ def _verdict(c: ComparisonView) -> Iterator[RenderableType]:
 
 
 def _gate(gate: Gate) -> Text:
-    if gate.passed:
-        return Text.assemble(("gate passed", "bold green"), f": every scored_coverage ≥ {gate.min_coverage:g}")
-    below = ", ".join(f"{visible(n)} ({fmt_value(v)})" for n, v in gate.below)
-    return Text.assemble(("gate failed", "bold red"), f": scored_coverage below {gate.min_coverage:g}: {below}")
+    said = ("gate passed", "bold green") if gate.passed else ("gate failed", "bold red")
+    return Text.assemble(said, ": " + "; ".join(gate.checks("≥", visible)))
 
 
 #: Up to this many candidates, the headline gives each one's first sentence (more read better as table rows).
@@ -259,6 +257,8 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         if name in wanted:
             table.add_row(Text(name), _text(value))
     yield table
+    if c.dropped_by_slice.height:  # SPEC §6: how many pairs were dropped, and from which slices
+        yield frame_table(c.dropped_by_slice, "dropped pairs by slice")
     flips = _table(f"flipped pairs ({c.flips.total})")
     _column(flips, "flip")
     _column(flips, "pairs", justify="right")

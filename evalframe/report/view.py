@@ -10,7 +10,7 @@ and the cases that flipped, and a release gate's result. The renderers
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -22,7 +22,7 @@ from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.candidate import Candidate, CaseRate, candidates_of, formula_over
 from evalframe.report.comparison import ComparisonView, comparison_view
-from evalframe.report.format import natural_sort_frame
+from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import plan_size, provenance_lines, ranking_note, rate_base
 from evalframe.slices import interval_start, missingness_shown
 
@@ -72,16 +72,47 @@ class Slices:
 
 @dataclass(frozen=True)
 class Gate:
-    """The ``--min-coverage`` release gate: who is below the declared minimum scored_coverage."""
+    """The release gates of a run: ``--min-coverage`` (who is below it) and ``--require-winner`` (the verdict)."""
 
-    min_coverage: float
+    #: The declared minimum scored_coverage; None when only a winner is required.
+    min_coverage: float | None
     #: (candidate, scored_coverage) below the minimum.
-    below: tuple[tuple[str, float], ...]
+    below: tuple[tuple[str, float], ...] = ()
+    #: Under ``--require-winner``, the comparison's verdict, which must be ``candidate_better``; else None.
+    verdict: str | None = None
 
     @property
     def passed(self) -> bool:
-        """No candidate is below the minimum."""
-        return not self.below
+        """No candidate is below the minimum, and a required winner was found."""
+        return not self.below and self.verdict in (None, WINNER)
+
+    def checks(self, at_least: str = "≥", name: Callable[[str], str] = str) -> list[str]:
+        """Each check in words: every one when the gate passed, else the failed ones (names through ``name``).
+
+        Examples
+        --------
+        >>> for check in Gate(0.9, (("A", 0.5),), verdict="no_supported_winner").checks():
+        ...     print(check)
+        scored_coverage below 0.9: A (0.5)
+        the verdict is no_supported_winner, not candidate_better (--require-winner)
+        >>> Gate(None, verdict="candidate_better").checks()
+        ['the verdict is candidate_better (--require-winner)']
+        """
+        words = []
+        if self.min_coverage is not None and self.below:
+            below = ", ".join(f"{name(n)} ({fmt_value(v)})" for n, v in self.below)
+            words.append(f"scored_coverage below {self.min_coverage:g}: {below}")
+        elif self.min_coverage is not None and self.passed:
+            words.append(f"every scored_coverage {at_least} {self.min_coverage:g}")
+        if self.verdict is not None and self.verdict != WINNER:
+            words.append(f"the verdict is {self.verdict}, not {WINNER} (--require-winner)")
+        elif self.verdict is not None and self.passed:
+            words.append(f"the verdict is {WINNER} (--require-winner)")
+        return words
+
+
+#: The verdict ``--require-winner`` asks for.
+WINNER: Final = "candidate_better"
 
 
 @dataclass(frozen=True)

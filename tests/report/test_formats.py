@@ -39,13 +39,21 @@ def test_github_summary_gives_verdict_coverage_and_gate() -> None:
 def test_gate_result_is_in_the_json_and_passes_or_fails() -> None:
     code, out, _ = run(["audit", *ARGS, "--format", "json", "--min-coverage", "0.5"])
     assert code == 0
-    assert json.loads(out)["gate"] == {"min_coverage": 0.5, "passed": True, "below": []}
+    assert json.loads(out)["gate"] == {
+        "min_coverage": 0.5,
+        "passed": True,
+        "below": [],
+        "require_winner": False,
+        "checks": ["every scored_coverage ≥ 0.5"],
+    }
     code, out, _ = run(["audit", *ARGS, "--format", "json", "--min-coverage", "0.75"])
     assert code == 3
     assert json.loads(out)["gate"] == {
         "min_coverage": 0.75,
         "passed": False,
         "below": [{"candidate": "A", "scored_coverage": 0.5}],
+        "require_winner": False,
+        "checks": ["scored_coverage below 0.75: A (0.5)"],
     }
     code, out, _ = run(["audit", *ARGS, "--format", "json"])
     assert code == 0 and "gate" not in json.loads(out)
@@ -336,3 +344,37 @@ def test_a_case_level_rate_without_a_threshold_says_why_it_is_null(tmp_path: Pat
     code, out, _ = run(args)
     assert code == 0
     assert "- A: case_pass_rate (any) is null: no pass threshold declared (cases scored = 4)" in out.splitlines()
+
+
+def test_require_winner_is_a_gate_that_every_output_reports(tmp_path: Path) -> None:
+    """Orbit Desk A vs B has no supported winner: --require-winner fails the gate (exit 3) and no output says
+    'Gate passed' (it did, from the coverage check alone, while the command exited 3)."""
+    failed = "the verdict is no_supported_winner, not candidate_better (--require-winner)"
+    gate = [*COMPARE, "--min-coverage", "0.4", "--require-winner"]
+    code, out, err = run([*gate, "--format", "github"])
+    assert code == 3 and err.splitlines() == [f"gate failed: {failed}"]
+    assert out.splitlines()[2] == f"**Gate failed**: {failed}."
+    code, out, _ = run([*gate, "--format", "json"])
+    assert code == 3
+    assert json.loads(out)["gate"] == {
+        "min_coverage": 0.4,
+        "passed": False,
+        "below": [],
+        "require_winner": True,
+        "checks": [failed],
+    }
+    code, _, _ = run([*gate, "--out", str(tmp_path / "o")])
+    assert code == 3
+    assert f"**Gate failed**: {failed}." in (tmp_path / "o" / "report.md").read_text().splitlines()
+    assert f'<p class="gate fail">Gate failed: {failed}.</p>' in (tmp_path / "o" / "report.html").read_text()
+    code, out, err = run([*gate[:-1], "--format", "github"])  # the coverage gate alone passes
+    assert code == 0 and out.splitlines()[2] == "**Gate passed**: every scored_coverage is at least 0.4."
+
+
+def test_the_terminal_says_from_which_slices_pairs_were_dropped() -> None:
+    """SPEC §6: A has no row for privacy (policy) and handoff (escalation): 2 pairs dropped, one per slice."""
+    code, out, _ = run(COMPARE)
+    lines = [" ".join(line.strip("│ ").split()) for line in out.splitlines()]
+    at = lines.index("dropped pairs by slice")
+    assert code == 0
+    assert lines[at + 4 : at + 6] == ["case_type │ escalation │ 1", "case_type │ policy │ 1"]
