@@ -150,7 +150,8 @@ _SLICE_OPTIONS: Final = [
     _open_fraction(
         "--alpha",
         0.05,
-        "Significance level of the selective-missingness test.",
+        "Significance level of the selective-missingness test, and in compare of the exact McNemar test with one "
+        "trial per case (with several, the winner needs the --confidence interval to exclude 0).",
     ),
 ]
 
@@ -165,7 +166,7 @@ _ENGINE_OPTIONS: Final = [
     _open_fraction(
         "--confidence",
         0.95,
-        "Two-sided coverage of every interval.",
+        "Two-sided coverage of every interval; in compare with several trials per case, the winner's interval.",
     ),
     _choice(
         "--engine",
