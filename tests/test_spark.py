@@ -267,3 +267,25 @@ def test_a_file_that_is_not_parquet_is_an_input_error_in_one_line(spark: Any, tm
         "Spark cannot read it as Parquet: [FAILED_READ_FILE.CANNOT_READ_FILE_FOOTER] Encountered error while reading "
         f"file file:{fake}."
     )
+
+
+def test_the_temporary_tables_folder_goes_with_the_report_or_the_refusal(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without spark_tables the tables live in a temporary folder: removed with the report, or at once on refusal."""
+    import gc
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    report = ef.audit(orbit_plan(), as_spark(spark, frame_of(ORBIT / "results.csv"), tmp_path / "in"))
+    folder = Path(report.meta["tables"])
+    assert folder.parent == tmp_path / "tmp" and folder.name.startswith("evalframe-spark-")
+    assert report.units.collect().height == 8  # the report's scans read the folder while it lives
+    del report
+    gc.collect()
+    assert not folder.exists()
+    bad = frame_of(ORBIT / "results.csv").with_columns(pl.lit("run-x").alias("candidate"))
+    with pytest.raises(ef.AuditRefused):
+        ef.audit(orbit_plan(), as_spark(spark, bad, tmp_path / "bad"))
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == []

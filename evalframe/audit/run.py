@@ -10,6 +10,8 @@ or candidate by candidate) is the executor's business
 from __future__ import annotations
 
 import math
+import shutil
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -273,9 +275,12 @@ def audit(
             problem_counts=done.problem_counts,
         )
         found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable])
-        return AuditReport(
+        spark_report = AuditReport(
             done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found=found
         )
+        if done.temporary:  # the tables' temporary folder lives as long as the report whose scans read it
+            weakref.finalize(spark_report, shutil.rmtree, done.root, ignore_errors=True)
+        return spark_report
     loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)

@@ -25,6 +25,7 @@ pyspark is imported only in this package, and only when a Spark audit runs (``pi
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,8 @@ class SparkAudit:
     #: Where the full tables are, and every problem kind's count.
     root: str
     problem_counts: dict[str, int]
+    #: ``root`` is a temporary folder of this audit's (no ``tables`` given): it goes with the report.
+    temporary: bool = False
 
 
 def audit_on_spark(
@@ -131,7 +134,8 @@ def audit_on_spark(
     Called by :func:`evalframe.audit.audit` (``engine="spark"`` or a Spark DataFrame) with its checked
     options (numeric slice columns parsed and their bins resolved from the plan); they mean the same.
     ``tables`` is the folder Spark writes ``units``, ``attempts`` and ``problems`` (Parquet folders) to
-    (default: a new temporary folder); the units and attempts handed back are polars scans of them, the
+    (default: a new temporary folder, removed when the audit refuses or fails, and otherwise by the caller
+    with the report that reads it: ``temporary``); the units and attempts handed back are polars scans of them, the
     problems the first :data:`FIRST_ROWS` of each kind, with every kind's count.
 
     Raises
@@ -155,6 +159,10 @@ def audit_on_spark(
         write_tables(ledger.spark, work, plan, where)
         summaries = _summaries(ledger.spark, plan, options, where, missing, alpha)
         rows, run_ids = ledger_facts(work.marked)
+    except BaseException:
+        if tables is None:  # a refused or failed audit's temporary tables: no report will read them
+            shutil.rmtree(where.root, ignore_errors=True)
+        raise
     finally:
         for frame in cached:
             frame.to_native().unpersist()
@@ -168,6 +176,7 @@ def audit_on_spark(
         run_ids=run_ids,
         root=where.root,
         problem_counts=counts,
+        temporary=tables is None,
         **summaries,
     )
 
