@@ -289,3 +289,13 @@ def test_the_case_level_rate_stands_beside_the_trial_level_one_on_the_page() -> 
     assert "75% pass_rate_scored = passed / scored = 3 / 4" in text  # the headline card, then the case-level rate
     assert "100% case_pass_rate (any) = cases passed / cases scored = 2 / 2" in text
     assert "case_pass_rate" not in render_view(build_view(repro_report("mean", trials=1)))
+
+
+def test_ranges_that_touch_are_a_warning_callout_not_an_ok_one() -> None:
+    """A [0.5, 0.75] leads, B [0.5, 0.5]: they could tie, so the ranking callout warns (it was the green 'ok')."""
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c", "d"]}), candidates=["A", "B"])
+    rows = [("A", "a", 1), ("A", "b", 1), ("A", "c", 0), ("B", "a", 1), ("B", "b", 0), ("B", "c", 1), ("B", "d", 0)]
+    ledger = pl.DataFrame(rows, schema=["candidate", "case_id", "passed"], orient="row")
+    html = ef.audit(plan, ledger).to_html()
+    assert '<p class="callout">A has the highest pass_rate_scored (0.667)' in html
+    assert "touches B [0.5, 0.5] at 0.5" in html

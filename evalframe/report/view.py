@@ -124,7 +124,7 @@ class View:
     subtitle: str
     candidates: tuple[Candidate, ...]
     ranking: str | None
-    #: The leader's full-plan range overlaps another's: pass_rate_scored does not rank them.
+    #: The leader's full-plan range overlaps or touches another's: pass_rate_scored does not rank (or separate) them.
     ranking_overlap: bool
     confidence: float | None
     alpha: float | None
@@ -391,7 +391,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         subtitle=subtitle,
         candidates=candidates,
         ranking=note,
-        ranking_overlap=note is not None and "overlaps" in note,
+        ranking_overlap=note is not None and (" overlaps " in note or " touches " in note),
         confidence=meta.get("confidence"),
         alpha=meta.get("alpha"),
         numeric=numeric,
