@@ -190,7 +190,12 @@ class Candidate:
     case_rate: CaseRate | None = None
 
     def shown(self, count: str) -> int | None:
-        """A funnel count as the summary gives it: ``passed`` and ``failed`` are None where it has none."""
+        """A funnel count as the summary gives it (``observations``: :attr:`observed`).
+
+        ``passed`` and ``failed`` are None where it has none.
+        """
+        if count == "observations":
+            return self.observed
         if count in ("passed", "failed") and not self.pass_fail_counted:
             return None
         return self.counts[count]

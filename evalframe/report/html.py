@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.funnel import RATE_COLUMNS
 from evalframe.report.candidate import Candidate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
@@ -249,19 +249,15 @@ def _uncertainty_table(view: View) -> Html:
 def _funnel_table(view: View) -> Html:
     header = ["count", "meaning", *[c.name for c in view.candidates]]
     rows = []
-    # Under retry every the stages after planned count observations: that count stands beside planned.
-    names = [COUNT_COLUMNS[0], *(["observations"] if view.base == "observations" else []), *COUNT_COLUMNS[1:]]
-    for name in names:
+    for name in view.counts_shown:
         cells: list[Any] = [name, describe("summary", name)]
-        if name == "observations":
-            rows.append([*cells, *(c.observed for c in view.candidates)])
-            continue
         for c in view.candidates:
             count = c.shown(name)
             if count is None:  # no pass or fail to count (numeric scores without a threshold)
                 cells.append("—")
                 continue
-            share = f" <small>{pct(c.shares[name])} of {c.base}</small>" if c.observed and name != "planned" else ""
+            shared = c.observed and name not in ("planned", "observations")
+            share = f" <small>{pct(c.shares[name])} of {c.base}</small>" if shared else ""
             cells.append(Html(f"{count}{share}"))
         rows.append(cells)
     return table(header, rows)

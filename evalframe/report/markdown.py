@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from evalframe.columns import CANDIDATE
-from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.funnel import RATE_COLUMNS
 from evalframe.report.candidate import Candidate, Rate
 from evalframe.report.comparison import FLIPS, ComparisonView, comparison_view
 from evalframe.report.format import (
@@ -125,13 +125,9 @@ def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
 
 def _funnel_and_rates_lines(view: View) -> list[str]:
     """The funnel's counts, the rates, each rate's numerator / denominator, and the rates' intervals."""
-    # Under retry every the stages after planned count observations: the table shows that count beside planned.
-    names = [COUNT_COLUMNS[0], *(["observations"] if view.base == "observations" else []), *COUNT_COLUMNS[1:]]
+    names = view.counts_shown
     counts = pl.DataFrame(
-        [
-            {CANDIDATE: cand.name, **{k: cand.observed if k == "observations" else cand.shown(k) for k in names}}
-            for cand in view.candidates
-        ],
+        [{CANDIDATE: cand.name, **{k: cand.shown(k) for k in names}} for cand in view.candidates],
         schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in names}},
     )
     rates = pl.DataFrame(
@@ -291,7 +287,7 @@ def render_github(view: View) -> str:
             "pass_rate_scored": [_pass_cell(cand) for cand in view.candidates],
             **({"mean_score": [_mean_cell(c) for c in view.candidates]} if _numeric_grade(view) else {}),
             **({} if view.case_level is None else {view.case_level.label: [_case_cell(c) for c in view.candidates]}),
-            _range_header(view): [
+            view.range_name: [
                 interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
                 for cand in view.candidates
             ],
@@ -316,11 +312,6 @@ def render_github(view: View) -> str:
     if view.notes:
         lines += ["", "Notes: " + ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes) + "."]
     return "\n".join(lines) + "\n"
-
-
-def _range_header(view: View) -> str:
-    """The name of the worst-to-best-case range: over the plan, or over the observations (retry every)."""
-    return "range over observations" if view.base == "observations" else "full-plan range"
 
 
 def _case_cell(cand: Candidate) -> str:

@@ -79,7 +79,7 @@ def _candidates_table(view: View) -> Table:
     if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
         formula = case_level.formula.replace(" / ", "/\n")
         _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{level}CI]")
-    _column(table, "range over\nobservations" if view.base == "observations" else "full-plan\nrange")
+    _column(table, "\n".join(view.range_name.rsplit(" ", 1)))
     _column(table, "missing\n(no row)", justify="right")
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OBSERVATIONS, OUTCOME, OUTCOMES, TRIAL
-from evalframe.funnel import RATE_COLUMNS
+from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.candidate import Candidate, CaseRate, candidates_of, formula_over
@@ -147,6 +147,16 @@ class View:
         """What the rates and the missingness counts are over: ``observations`` (retry every), else ``planned``."""
         over = any(r.of == "observations" for c in self.candidates for r in c.rates.values())
         return "observations" if over else "planned"
+
+    @property
+    def counts_shown(self) -> list[str]:
+        """The funnel's counts in order; under retry every ``observations`` stands beside ``planned``."""
+        return [COUNT_COLUMNS[0], *(["observations"] if self.base == "observations" else []), *COUNT_COLUMNS[1:]]
+
+    @property
+    def range_name(self) -> str:
+        """The worst-to-best-case range's name: over the plan, or over the observations (retry every)."""
+        return "range over observations" if self.base == "observations" else "full-plan range"
 
     @property
     def case_level(self) -> CaseRate | None:
