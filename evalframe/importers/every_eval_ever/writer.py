@@ -208,10 +208,9 @@ def left_out(report: AuditReport) -> pl.DataFrame:
     │ A         ┆ exec_failed ┆ 1     │
     └───────────┴─────────────┴───────┘
     """
-    units = report.units.lazy().select(CANDIDATE, pl.col(OUTCOME).cast(pl.String)).collect()
-    candidates = report.summary.get_column(CANDIDATE).cast(pl.String).to_list()
-    counted = {(str(c), str(o)): n for c, o, n in units.group_by(CANDIDATE, OUTCOME).len().iter_rows()}
-    rows = [(c, o, counted.get((c, o), 0)) for c in candidates for o in UNGRADED]
+    # The summary counts each of these outcomes per candidate (one unit per row: write refuses retry every),
+    # so the units table is not scanned again.
+    rows = [(str(r[CANDIDATE]), o, int(r[o])) for r in report.summary.iter_rows(named=True) for o in UNGRADED]
     return pl.DataFrame(rows, schema={CANDIDATE: pl.String, OUTCOME: pl.String, UNITS: pl.Int64}, orient="row")
 
 
@@ -355,7 +354,7 @@ def _candidate_files(
     ]
     body = "".join(line + "\n" for line in lines)
     ran = own.filter(outcome.is_in(UNGRADED) & (outcome != "missing"))
-    left = {o: int((outcome == o).sum()) for o in UNGRADED}
+    left = {o: int(record[o]) for o in UNGRADED}  # the summary's counts of the units left out
     rows_detail = {
         DETAIL_ROWS: "one row per scored unit; a unit without a valid grade has no row "
         f"(counted per outcome in {DETAIL_LEFT_OUT}.<outcome>; those that ran or were skipped "
