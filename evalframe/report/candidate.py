@@ -18,7 +18,7 @@ from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import natural_key
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import fmt_value
-from evalframe.report.sentences import headline, rate_base
+from evalframe.report.sentences import headline, rate_base, rated_units
 
 #: Where a planned unit ended up, from best evidence to none (the headline's stacked bar).
 COMPOSITION: Final = (
@@ -225,7 +225,7 @@ class Candidate:
     @property
     def units(self) -> str:
         """The words for what the rates are over: ``planned units`` or ``observations``."""
-        return "observations" if self.base == "observations" else "planned units"
+        return rated_units(self.base)
 
     @property
     def complete(self) -> bool:

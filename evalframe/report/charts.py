@@ -24,6 +24,7 @@ from evalframe.natural import natural_key
 from evalframe.report import svgkit as svg
 from evalframe.report.candidate import COMPOSITION, Candidate
 from evalframe.report.format import pct
+from evalframe.report.sentences import rated_units
 from evalframe.report.view import Slices
 
 #: Slice values per chart panel (those with the highest missing rate).
@@ -81,8 +82,8 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     labelled = len(records) <= LABELLED_CANDIDATES  # beyond, the labels would overlap: the headline table gives them
     labels = [svg.wrap(f"{r.name}\n{r.counts['scored']} of {r.observed} scored") for r in records]
     # Under retry every the shares are of observations (each counted attempt), not of planned units.
-    went = "observations" if any(r.base == "observations" for r in records) else "planned units"
-    of = "observations" if went == "observations" else "planned"
+    of = "observations" if any(r.base == "observations" for r in records) else "planned"
+    went = rated_units(of)
     heights = [max(60 if labelled else 30, _LINE * len(lines) + 8) for lines in labels]
     top = 30 if labelled else 48  # long charts repeat the axis labels above the rows
     bottom = top + sum(heights)

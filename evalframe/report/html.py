@@ -24,6 +24,7 @@ from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
 from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
+from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, View
 
 #: Missing case ids named on a headline card (the missing-units section names up to 20).
@@ -380,11 +381,12 @@ def _section(anchor: str, title: str, *body: Any) -> Html:
 
 
 def _headline(view: View) -> Html:
-    units = "observations (under retry every, each counted attempt)" if view.base == "observations" else "planned units"
+    units = rated_units(view.base)
+    each = " (under retry every, each counted attempt)" if view.base == "observations" else ""
     caption = (
-        f"Left: what happened to each candidate's {units} (hatched = missing, no row at all). "
+        f"Left: what happened to each candidate's {units}{each} (hatched = missing, no row at all). "
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
-        f"the orange band is where the pass rate over all {units.split(' (')[0]} could lie."
+        f"the orange band is where the pass rate over all {units} could lie."
     )
     chart = el("figure", Html(headline_chart(view.candidates)), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view), chart])

@@ -67,6 +67,16 @@ def rate_base(record: Mapping[str, Any]) -> str:
     return "observations" if observations is not None and observations != record.get("planned") else "planned"
 
 
+def rated_units(base: str) -> str:
+    """The words for what rates over ``base`` are over: ``planned units``, or ``observations`` (retry every)."""
+    return "observations" if base == "observations" else "planned units"
+
+
+def range_name(base: str) -> str:
+    """The name of the worst-to-best-case range over ``base``: ``full-plan range`` or ``range over observations``."""
+    return "range over observations" if base == "observations" else "full-plan range"
+
+
 def headline(record: Mapping[str, Any]) -> list[str]:
     """Sentences that read one candidate's summary row with its denominators.
 
@@ -99,7 +109,7 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     # Under retry policy every the rates are over observations (attempts), not planned units (SPEC §4).
     base = rate_base(record)
     every = base == "observations"
-    units = "observations" if every else "planned units"
+    units = rated_units(base)
     planned = int(record[base])
     # passed is null when the grading gives no pass/fail (then so is the rate, and passed is not shown).
     scored, passed = int(record["scored"]), record["passed"]
@@ -182,9 +192,7 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
     # Under retry every the rates and their ranges are over observations, not planned units (SPEC §4).
     base = rate_base(top)
     scored, total = top.get("scored"), top.get(base)
-    units, span = (
-        ("observations", "range over observations") if base == "observations" else ("planned units", "full-plan range")
-    )
+    units, span = rated_units(base), range_name(base)
     if scored is not None and total is not None and scored != total:
         lead += f", computed on only {scored} of {total} {units}"
     overlapping, touching = [], []

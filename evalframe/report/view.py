@@ -23,7 +23,7 @@ from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.candidate import Candidate, CaseRate, candidates_of, formula_over
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.format import fmt_value, natural_sort_frame
-from evalframe.report.sentences import plan_size, provenance_lines, ranking_note, rate_base
+from evalframe.report.sentences import plan_size, provenance_lines, range_name, ranking_note, rate_base
 from evalframe.slices import interval_start, missingness_shown
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class View:
     @property
     def range_name(self) -> str:
         """The worst-to-best-case range's name: over the plan, or over the observations (retry every)."""
-        return "range over observations" if self.base == "observations" else "full-plan range"
+        return range_name(self.base)
 
     @property
     def case_level(self) -> CaseRate | None:
