@@ -8,9 +8,16 @@ FIXTURES = ROOT / "data" / "fixtures"
 REAL = ROOT.parent / "shared" / "data" / "real"
 #: The licensed ones among them, copied into the repository (same layout; see its README.md).
 REAL_FIXTURES = FIXTURES / "real"
+#: The second collection of real exports (read-only; tests read it at this path, none is copied).
+REAL2 = ROOT.parent / "shared" / "data" / "real2"
 
 
-def real(relative: str) -> Path:
-    """A real export by its path under ``data/real``: the repository's copy when it has one, else ../shared's."""
+def real(relative: str, collection: str = "real") -> Path:
+    """A real export by its path under ``data/real`` (or ``data/real2``).
+
+    For the first collection the repository's copy when it has one, else ../shared's.
+    """
+    if collection == "real2":
+        return REAL2 / relative
     copy = REAL_FIXTURES / relative
     return copy if copy.exists() else REAL / relative

@@ -53,6 +53,8 @@ class Case:
         Note kinds (refusing or not) that must be among the problems.
     why
         What the row checks, in words (shown as the test id's reason).
+    collection
+        ``real`` (paths under ``../shared/data/real``) or ``real2`` (the second collection).
     """
 
     fmt: str
@@ -63,17 +65,19 @@ class Case:
     refusal_kinds: frozenset[str] = frozenset()
     notes: frozenset[str] = frozenset()
     why: str = ""
+    collection: str = "real"
 
     @property
     def id(self) -> str:
         """A readable test id: the last path parts and the options."""
         shown = ";".join("/".join(p.split("/")[-2:]) for p in self.paths)
-        return f"{self.fmt}:{shown}{' ' + ' '.join(self.args) if self.args else ''}"
+        return f"{self.collection}:{self.fmt}:{shown}{' ' + ' '.join(self.args) if self.args else ''}"
 
 
 def run(case: Case) -> tuple[int, dict[str, Any], str]:
     """Audit the case through the CLI; return the exit code, the JSON output and stderr."""
-    args = ["audit", "--from", case.fmt, *(str(real(p)) for p in case.paths), "--format", "json", *case.args]
+    paths = (str(real(p, case.collection)) for p in case.paths)
+    args = ["audit", "--from", case.fmt, *paths, "--format", "json", *case.args]
     result = CliRunner().invoke(main, args)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     try:

@@ -1,7 +1,8 @@
-"""Every real export in ../shared/data/real that evalframe reads, audited through the CLI, with its exact outcome.
+"""Every real export in ../shared/data/real and real2 that evalframe reads, audited through the CLI, exactly.
 
-The rows are in ``real_<format>.py`` (one list ``CASES`` per format); the
-numbers are the ones ``../shared/data/real/SOURCES.md`` gives for each file.
+The rows are in ``real_<format>.py`` and ``real2_<format>.py`` (one list
+``CASES`` per format and collection); the numbers are the ones each
+collection's ``SOURCES.md`` gives for each file, recounted from the file.
 The licensed ones are read from their copies under ``data/fixtures/real/``,
 so they run wherever the repository sits; a case that needs a file without a
 licence reads it from ``../shared`` (CI always lays it beside the repository)
@@ -14,7 +15,7 @@ import importlib
 
 import pytest
 
-from tests.conftest import REAL, real
+from tests.conftest import REAL, REAL2, real
 from tests.importers.real_table import Case, check
 
 #: Skips case by case when ../shared is absent (see the root conftest.py).
@@ -37,42 +38,51 @@ FORMATS = (
 COMPANIONS = ("eval-set.json", "logs.json", ".eval-set-id")
 
 
+#: Each collection's folder under ../shared/data.
+COLLECTIONS = {"real": REAL, "real2": REAL2}
+
+
 def cases() -> list[Case]:
     found: list[Case] = []
-    for module in FORMATS:
-        found.extend(importlib.import_module(f"tests.importers.real_{module}").CASES)
+    for collection in COLLECTIONS:
+        for module in FORMATS:
+            found.extend(importlib.import_module(f"tests.importers.{collection}_{module}").CASES)
     return found
 
 
 CASES = cases()
 
 
-def export_units() -> list[tuple[str, str]]:
+def export_units(collection: str) -> list[tuple[str, str]]:
     """(folder, path) of every export a test must name: files, HELM run folders, Inspect eval-set folders."""
+    root = COLLECTIONS[collection]
     units = []
     for folder in FORMATS:
-        for path in sorted((REAL / folder).rglob("*")):
+        for path in sorted((root / folder).rglob("*")):
             if not path.is_file() or path.name in COMPANIONS:
                 continue
             if folder == "helm":
                 if path.name != "run_spec.json":
                     continue
                 path = path.parent
-            units.append((folder, str(path.relative_to(REAL))))
+            units.append((folder, str(path.relative_to(root))))
     return units
 
 
-@pytest.mark.skipif(not REAL.is_dir(), reason=ABSENT)
-def test_every_real_export_has_an_exact_outcome() -> None:
-    named = {p for case in CASES for p in case.paths}
-    covered = {path for _, path in export_units() if path in named or any(path.startswith(n + "/") for n in named)}
-    uncovered = [path for _, path in export_units() if path not in covered]
+@pytest.mark.parametrize("collection", sorted(COLLECTIONS))
+def test_every_real_export_has_an_exact_outcome(collection: str) -> None:
+    if not COLLECTIONS[collection].is_dir():
+        pytest.skip(ABSENT)
+    named = {p for case in CASES if case.collection == collection for p in case.paths}
+    units = export_units(collection)
+    covered = {path for _, path in units if path in named or any(path.startswith(n.rstrip("/") + "/") for n in named)}
+    uncovered = [path for _, path in units if path not in covered]
     assert uncovered == []
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_real_export_outcome(case: Case) -> None:
-    if not all(real(p).exists() for p in case.paths):
+    if not all(real(p, case.collection).exists() for p in case.paths):
         pytest.skip(ABSENT)
     check(case)
 
