@@ -187,7 +187,23 @@ def test_an_all_pass_mean_score_has_an_interval_of_positive_width() -> None:
 
 @pytest.mark.parametrize(
     ("reducer", "rate"),
-    [("mean", (1 + 2 / 3 + 0) / 3), ("any", 2 / 3), ("all", 1 / 3), ("majority", 2 / 3), ("at_least:3", 1 / 3)],
+    [
+        ("mean", (1 + 2 / 3 + 0) / 3),
+        ("any", 2 / 3),
+        ("all", 1 / 3),
+        ("majority", 2 / 3),
+        ("at_least:3", 1 / 3),
+        # Inspect's names for the same reductions over pass/fail trials, recorded as given.
+        ("max", 2 / 3),
+        ("mode", 2 / 3),
+        ("at_least_3", 1 / 3),
+        # median of a's 1,1,1, b's 1,1,0 and c's 0,0,0: 1, 1, 0.
+        ("median", 2 / 3),
+        # pass@2 from n = 3 trials, 1 − C(n − c, 2) / C(3, 2): a 1 − 0/3, b (c = 2) 1 − 0/3, c 1 − 3/3.
+        ("pass_at:2", 2 / 3),
+        # pass@1 is the case's fraction of passes: the mean reducer's rate.
+        ("pass_at_1", (1 + 2 / 3 + 0) / 3),
+    ],
 )
 def test_case_level_rate_beside_the_trial_level_one(reducer: str, rate: float) -> None:
     # Fully scored cases: a 3/3, b 2/3, c 0/3; d has two missing trials and is left out of the case-level rate.
@@ -196,21 +212,32 @@ def test_case_level_rate_beside_the_trial_level_one(reducer: str, rate: float) -
     rows += [("d", 1, 1)]
     ledger = pl.DataFrame(rows, schema=["case_id", "trial", "passed"], orient="row")
     row = ef.audit(plan, ledger, reducer=reducer).summary.row(0, named=True)
-    assert (row["case_reducer"], row["cases_scored"]) == (reducer, 3)
+    recorded = {"at_least_3": "at_least:3", "pass_at_1": "pass_at:1"}.get(reducer, reducer)
+    assert (row["case_reducer"], row["cases_scored"]) == (recorded, 3)
     assert row["case_pass_rate"] == pytest.approx(rate)
     assert row["pass_rate_scored"] == pytest.approx(6 / 10)  # the trial-level rate is unchanged
     assert 0.0 <= row["case_pass_rate_ci_low"] < row["case_pass_rate"] < row["case_pass_rate_ci_high"] <= 1.0
-    if reducer != "mean":  # cases are independent: Wilson over 3 cases
+    if reducer not in ("mean", "median", "pass_at:2", "pass_at_1"):  # cases are independent: Wilson over 3 cases
         assert (row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"]) == tuple(
             pytest.approx(v) for v in wilson(rate, 3, 1.959963984540054)
         )
 
 
-@pytest.mark.parametrize("reducer", ["at_least:0", "at_least:\uff12", "at_least:-1", "at_least: 2", "ANY"])
+@pytest.mark.parametrize(
+    "reducer", ["at_least:0", "at_least:\uff12", "at_least:-1", "at_least: 2", "ANY", "pass_at_k", "min", "best_of"]
+)
 def test_an_unknown_reducer_is_a_value_error(reducer: str) -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"]}), candidates=["M"])
-    with pytest.raises(ValueError, match="reducer must be mean, any, all, majority or at_least:k"):
+    with pytest.raises(ValueError, match="reducer must be mean, any, all, majority, median, at_least:K or pass_at:K"):
         ef.audit(plan, pl.DataFrame({"case_id": ["a"], "passed": [1]}), reducer=reducer)
+
+
+def test_pass_at_k_needs_k_trials_in_every_case() -> None:
+    # pass@k is estimated from k of a case's trials: a plan of 2 trials per case cannot estimate pass@3.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a"]}), candidates=["M"], trials=2)
+    ledger = pl.DataFrame({"case_id": ["a", "a"], "trial": [1, 2], "passed": [1, 0]})
+    with pytest.raises(ValueError, match=r"^reducer 'pass_at:3' estimates pass@3 from 3 trials of each case, but a"):
+        ef.audit(plan, ledger, reducer="pass_at_3")
 
 
 def test_at_least_k_is_recorded_without_leading_zeros() -> None:

@@ -33,7 +33,7 @@ from evalframe.columns import (
 )
 from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused, MissingExtra
-from evalframe.funnel import check_reducer
+from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
 from evalframe.plan import Plan
 from evalframe.problems import Problems, problems_frame
@@ -415,7 +415,7 @@ def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str
     """
     exports = meta.get("exports", [])
     recorded = sorted({str(e["case_reducer"]) for e in exports if isinstance(e, Mapping) and e.get("case_reducer")})
-    differs = [r for r in recorded if r != reducer]
+    differs = [r for r in recorded if _meaning_or_name(r) != reducer_meaning(reducer)]
     if not differs:
         return problems
     detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
@@ -423,12 +423,22 @@ def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str
     return Problems.gather([problems, note])
 
 
+def _meaning_or_name(recorded: str) -> str:
+    """What a reducer an export records does, in evalframe's names; a name evalframe does not know, as it is."""
+    try:
+        return reducer_meaning(recorded)
+    except ValueError:
+        return recorded
+
+
 def _unreachable_cases(plan: Plan, reducer: str) -> pl.DataFrame:
-    """Refuse an ``at_least:k`` reducer no planned case can reach; a note of the cases that cannot reach it.
+    """Refuse a counted reducer no planned case can reach; a note of the cases that cannot reach it.
 
     A case passes ``at_least:k`` only with k passed trials, so a case planning fewer than k trials counts
     as failing whatever its grades (SPEC §4: a number the plan fixed before any result was read). When that
     is every case, the case-level rate is 0 by construction: the audit refuses before reading the ledger.
+    ``pass_at:k`` estimates the chance that k of a case's trials hold a pass, which needs k trials in
+    every case: a plan with a case of fewer is refused.
 
     Returns
     -------
@@ -439,12 +449,12 @@ def _unreachable_cases(plan: Plan, reducer: str) -> pl.DataFrame:
     Raises
     ------
     ValueError
-        When k exceeds the largest number of trials any (candidate, case) of the plan plans.
+        When k exceeds the largest number of trials any (candidate, case) of the plan plans, or, for
+        ``pass_at:k``, the smallest.
     """
-    head, _, count = reducer.partition(":")
-    if head != "at_least":
+    k = reducer_count(reducer)
+    if k is None:
         return problems_frame()
-    k = int(count)
     coding = plan.coding
     if plan.unit_codes is None:  # the cross product: every case of every candidate plans plan.trials trials
         n = len(coding.candidates)
@@ -456,6 +466,13 @@ def _unreachable_cases(plan: Plan, reducer: str) -> pl.DataFrame:
         pair = plan.unit_codes // coding.span
         per_pair = pair.value_counts(name="_trials").with_columns((pl.col(pair.name) // coding.n_cases).alias("_cand"))
         per_case = per_pair.group_by("_cand", "_trials").agg(pl.len().alias("_cases"))
+    fewest = int(per_case.get_column("_trials").min() or 0)  # type: ignore[arg-type]
+    if per_case.height and reducer_meaning(reducer).startswith("pass_at") and k > fewest:
+        msg = (
+            f"reducer {reducer!r} estimates pass@{k} from {k} trials of each case, but a planned case has "
+            f"{fewest} trial(s) (use k <= {fewest})"
+        )
+        raise ValueError(msg)
     largest = int(per_case.get_column("_trials").max() or 0)  # type: ignore[arg-type]
     if per_case.height and k > largest:
         msg = (

@@ -103,7 +103,11 @@ _RETRY_OPTIONS: Final = [
         "--reducer",
         default="mean",
         show_default=True,
-        help="How trials of a case reduce to the case-level rate: mean, any (pass@k), all, majority, at_least:K.",
+        help=(
+            "How trials of a case reduce to the case-level rate: mean, any (a pass in any trial), all, majority, "
+            "median, at_least:K, pass_at:K (the unbiased pass@K estimate); Inspect's max (= any), mode "
+            "(= majority), at_least_K and pass_at_K are accepted and recorded as given."
+        ),
     ),
     click.option(
         "--extra-columns",

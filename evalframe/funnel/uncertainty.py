@@ -64,9 +64,10 @@ def with_uncertainty(
         integer code of (candidate, case)).
     reducer
         How a case's trials reduce to a case outcome (SPEC §4): ``mean``
-        (the case's fraction of passed trials), ``any`` (pass@k: passes if
-        any trial passed), ``all``, ``majority`` (more than half passed) or
-        ``at_least:k`` (k or more passed); see :func:`reduce_case`.
+        (the case's fraction of passed trials), ``any`` (passes if any trial
+        passed), ``all``, ``majority`` (more than half passed), ``median``,
+        ``at_least:k`` (k or more passed), ``pass_at:k`` (the unbiased pass@k
+        estimate), or Inspect's name for one of them; see :func:`reduce_case`.
 
     Returns
     -------
@@ -94,7 +95,8 @@ def with_uncertainty(
         got a grade, its denominator) and ``case_pass_rate`` (Float64: mean
         over those cases of the reduced outcome) with ``case_pass_rate_ci_low``
         / ``_high`` (cases are independent: Wilson for a pass/fail reducer,
-        :func:`evalframe.stats.clustered.bounded_mean_interval` for ``mean``).
+        :func:`evalframe.stats.clustered.bounded_mean_interval` for one whose
+        case outcome is a fraction: ``mean``, ``median``, ``pass_at:k``).
 
     Examples
     --------
@@ -327,7 +329,7 @@ def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[st
     ones = np.ones(full.height)
     # A case outcome that is a pass or a fail (a reducer other than mean, or one trial per case) gets the rate's
     # interval (Wilson with one unit per case), so the same 0/1 outcomes never get two different intervals.
-    binary = reducer != "mean" or bool((full.get_column(SCORED) == 1).all())
+    binary = is_pass_fail(reducer) or bool((full.get_column(SCORED) == 1).all())
     interval = rate_interval if binary else bounded_mean_interval
     counted = full.get_column(CASES).to_numpy()
     est = interval(reduced, ones, confidence=confidence, cases=counted)
@@ -357,27 +359,89 @@ def _score_interval(cases: pl.DataFrame, low: float, high: float, confidence: fl
     }
 
 
-#: How trials of a case reduce to a case outcome (SPEC §4); ``at_least:k`` takes a count.
-REDUCERS: Final = ("mean", "any", "all", "majority", "at_least:k")
+#: How trials of a case reduce to a case outcome (SPEC §4); ``at_least:k`` and ``pass_at:k`` take a count.
+REDUCERS: Final = ("mean", "any", "all", "majority", "median", "at_least:k", "pass_at:k")
+#: Inspect AI's epoch reducers (``epochs_reducer``) that are another name for one of :data:`REDUCERS` over
+#: pass/fail trials: ``max`` passes a case when any trial passed, ``mode`` when most did (``majority``: a
+#: tie, which Inspect's mode settles by the order of the values, fails). Inspect's ``mean`` and ``median``
+#: are evalframe's; ``pass_at_K`` and ``at_least_K`` are ``pass_at:K`` and ``at_least:K``.
+INSPECT_REDUCERS: Final = {"max": "any", "mode": "majority"}
+#: The reducers whose case outcome is a pass or a fail (the others give a fraction of a case).
+PASS_FAIL_REDUCERS: Final = frozenset({"any", "all", "majority", "at_least"})
+
+
+def _counted(head: str, count: str) -> str | None:
+    """``head:K`` for a whole count K ≥ 1 written in ASCII digits (leading zeros dropped), else None."""
+    if count.isascii() and count.isdigit() and int(count) >= 1:
+        return f"{head}:{int(count)}"
+    return None
 
 
 def check_reducer(reducer: str) -> str:
-    """``reducer`` when it is one of :data:`REDUCERS`, else ValueError; ``at_least:k`` written back as ``at_least:K``.
+    """The name of a case reducer as the audit records it, or ValueError when it has no meaning here.
 
-    k is a whole number ≥ 1 in ASCII digits; leading zeros are dropped (``at_least:02`` is ``at_least:2``).
+    Accepts evalframe's names (:data:`REDUCERS`) and Inspect AI's (:data:`INSPECT_REDUCERS`,
+    ``pass_at_K``, ``at_least_K``, ``median``), so that a user coming from Inspect types what Inspect
+    calls it. The name given is kept (``max`` stays ``max``); a count is written back without leading
+    zeros and with evalframe's colon (``at_least_02`` is ``at_least:2``). :func:`reducer_meaning`
+    says what a name does.
+
+    Raises
+    ------
+    ValueError
+        When the name is none of those, or its count is not a whole number ≥ 1.
 
     Examples
     --------
-    >>> check_reducer("any"), check_reducer("at_least:02")
-    ('any', 'at_least:2')
+    >>> check_reducer("any"), check_reducer("at_least:02"), check_reducer("max"), check_reducer("pass_at_3")
+    ('any', 'at_least:2', 'max', 'pass_at:3')
     """
-    if reducer in ("mean", "any", "all", "majority"):
+    if reducer in ("mean", "any", "all", "majority", "median") or reducer in INSPECT_REDUCERS:
         return reducer
-    head, _, count = reducer.partition(":")
-    if head == "at_least" and count.isascii() and count.isdigit() and int(count) >= 1:
-        return f"at_least:{int(count)}"
-    msg = f"reducer must be mean, any, all, majority or at_least:k (k a positive integer), got {reducer!r}"
+    for head in ("at_least", "pass_at"):
+        for sep in (":", "_"):
+            if reducer.startswith(head + sep) and (named := _counted(head, reducer[len(head) + 1 :])):
+                return named
+    msg = (
+        "reducer must be mean, any, all, majority, median, at_least:K or pass_at:K (K a positive integer), "
+        f"or Inspect's max, mode, at_least_K, pass_at_K; got {reducer!r}"
+    )
     raise ValueError(msg)
+
+
+def reducer_meaning(reducer: str) -> str:
+    """What a reducer name does, in evalframe's own names (``max`` is ``any``, ``mode`` is ``majority``).
+
+    Examples
+    --------
+    >>> reducer_meaning("max"), reducer_meaning("mode"), reducer_meaning("at_least_2"), reducer_meaning("mean")
+    ('any', 'majority', 'at_least:2', 'mean')
+    """
+    named = check_reducer(reducer)
+    return INSPECT_REDUCERS.get(named, named)
+
+
+def is_pass_fail(reducer: str) -> bool:
+    """Whether the reducer's case outcome is a pass or a fail (else a fraction: ``mean``, ``median``, ``pass_at:k``).
+
+    Examples
+    --------
+    >>> is_pass_fail("max"), is_pass_fail("pass_at:2"), is_pass_fail("mean")
+    (True, False, False)
+    """
+    return reducer_meaning(reducer).partition(":")[0] in PASS_FAIL_REDUCERS
+
+
+def reducer_count(reducer: str) -> int | None:
+    """The k of ``at_least:k`` / ``pass_at:k`` (trials a case needs to plan for the reducer to reach 1), else None.
+
+    Examples
+    --------
+    >>> reducer_count("at_least_3"), reducer_count("any")
+    (3, None)
+    """
+    head, _, count = reducer_meaning(reducer).partition(":")
+    return int(count) if head in ("at_least", "pass_at") else None
 
 
 def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndarray:
@@ -388,9 +452,20 @@ def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndar
     passed, scored
         Per case: trials passed and trials scored (scored ≥ 1).
     reducer
-        ``mean`` gives the fraction passed / scored; ``any`` 1 when a trial
-        passed (pass@k); ``all`` 1 when every trial passed; ``majority`` 1
-        when more than half passed; ``at_least:k`` 1 when k or more passed.
+        A name :func:`check_reducer` accepts. ``mean`` gives the fraction
+        passed / scored; ``any`` 1 when a trial passed; ``all`` 1 when every
+        trial passed; ``majority`` 1 when more than half passed; ``median``
+        the median of the case's 0/1 trial grades (1 above half, 0.5 at a
+        tie, 0 below); ``at_least:k`` 1 when k or more passed;
+        ``pass_at:k`` the unbiased estimate of the chance that k trials
+        drawn without replacement hold a pass, 1 − C(n − c, k) / C(n, k)
+        with n scored and c passed (Chen et al. 2021, *Evaluating Large
+        Language Models Trained on Code*, eq. 1), which needs n ≥ k.
+
+    Raises
+    ------
+    ValueError
+        When ``pass_at:k`` meets a case with fewer than k scored trials.
 
     Examples
     --------
@@ -398,17 +473,33 @@ def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndar
     >>> passed, scored = np.array([0, 1, 2, 3]), np.array([3, 3, 3, 3])
     >>> [reduce_case(passed, scored, r).tolist() for r in ("any", "all", "majority", "at_least:1")]
     [[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]]
+    >>> reduce_case(np.array([0, 1, 2]), np.array([4, 4, 4]), "median").tolist()
+    [0.0, 0.0, 0.5]
+    >>> [round(x, 4) for x in reduce_case(np.array([0, 1, 2]), np.array([4, 4, 4]), "pass_at:2").tolist()]
+    [0.0, 0.5, 0.8333]
     """
     import numpy as np  # imported on use: `import evalframe` does not need it
+    from scipy.special import comb
 
     p, n = passed.astype(np.float64), scored.astype(np.float64)
-    if reducer == "mean":
+    meaning = reducer_meaning(reducer)
+    head, _, count = meaning.partition(":")
+    if meaning == "mean":
         fraction: np.ndarray = p / n
         return fraction
-    if reducer == "any":
+    if meaning == "any":
         return (p >= 1).astype(np.float64)
-    if reducer == "all":
+    if meaning == "all":
         return np.equal(p, n).astype(np.float64)
-    if reducer == "majority":
+    if meaning == "majority":
         return (2 * p > n).astype(np.float64)
-    return (p >= int(check_reducer(reducer).partition(":")[2])).astype(np.float64)
+    if meaning == "median":
+        return np.where(2 * p > n, 1.0, np.where(2 * p == n, 0.5, 0.0))
+    k = int(count)
+    if head == "at_least":
+        return (p >= k).astype(np.float64)
+    if bool((n < k).any()):
+        msg = f"reducer {reducer!r} estimates pass@{k} from k or more scored trials; a case has {int(n.min())}"
+        raise ValueError(msg)
+    estimate: np.ndarray = 1.0 - comb(n - p, k) / comb(n, k)
+    return estimate

@@ -13,7 +13,7 @@ from typing import Any, Final
 import polars as pl
 
 from evalframe.columns import CANDIDATE, OUTCOMES
-from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
+from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS, is_pass_fail
 from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import natural_key
 from evalframe.report.descriptions import RATE_FORMULAS
@@ -73,10 +73,11 @@ class CaseRate:
     ``case_pass_rate``, ``cases_scored`` and ``case_pass_rate_ci_low`` / ``_high``.
     """
 
-    #: ``mean``, ``any``, ``all``, ``majority`` or ``at_least:k``.
+    #: The reducer's name as declared (``mean``, ``any``, ``at_least:k``, Inspect's ``max`` …).
     reducer: str
     value: float | None
-    #: Cases whose reduced outcome is a pass; under ``mean`` the sum of the cases' pass fractions (passed / scored).
+    #: Cases whose reduced outcome is a pass; under a reducer whose outcome is a fraction of a case (``mean``,
+    #: ``median``, ``pass_at:k``) the sum of the cases' outcomes.
     numerator: float
     #: ``cases_scored``.
     denominator: int
@@ -89,9 +90,14 @@ class CaseRate:
         return f"case_pass_rate ({self.reducer})"
 
     @property
+    def pass_fail(self) -> bool:
+        """Whether each case's reduced outcome is a pass or a fail (else a fraction of a case)."""
+        return is_pass_fail(self.reducer)
+
+    @property
     def formula(self) -> str:
         """What the rate is a fraction of, e.g. ``cases passed / cases scored``."""
-        if self.reducer == "mean":
+        if not self.pass_fail:
             return "case pass fractions / cases scored"
         return "cases passed / cases scored"
 
@@ -100,7 +106,7 @@ class CaseRate:
         """``numerator / denominator`` (``—`` when the rate has no value: no case is fully scored)."""
         if self.value is None:
             return "—"
-        top = fmt_value(self.numerator) if self.reducer == "mean" else str(int(self.numerator))
+        top = str(int(self.numerator)) if self.pass_fail else fmt_value(self.numerator)
         return f"{top} / {self.denominator}"
 
     @property
@@ -131,7 +137,7 @@ def _case_rate(record: Mapping[str, Any]) -> CaseRate:
     return CaseRate(
         reducer=reducer,
         value=value,
-        numerator=passed if reducer == "mean" else float(round(passed)),
+        numerator=float(round(passed)) if is_pass_fail(reducer) else passed,
         denominator=cases,
         ci_low=record.get("case_pass_rate_ci_low"),
         ci_high=record.get("case_pass_rate_ci_high"),

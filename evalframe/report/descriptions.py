@@ -66,10 +66,13 @@ DESCRIPTIONS: Mapping[str, str] = {
     "design_effect": "variance of pass_rate_scored over its binomial variance (at least 1): why its interval is wide",
     "icc": "intra-case correlation of pass/fail, (design_effect - 1) / (scored units per case - 1) (Kish 1965)",
     "effective_n": "scored units / design_effect: how many independent units the scored ones are worth",
-    "case_reducer": "how trials of a case reduce to a case outcome: mean, any, all, majority or at_least:k",
+    "case_reducer": (
+        "how trials of a case reduce to a case outcome, as declared: mean, any, all, majority, median, at_least:k, "
+        "pass_at:k, or Inspect's max (any) or mode (majority)"
+    ),
     "cases_scored": "cases all of whose planned units got a grade: the denominator of case_pass_rate",
     "case_pass_rate": "mean over cases_scored of each case's reduced outcome (its trials reduced by case_reducer)",
-    "case_pass_rate_ci_low": "lower end of the interval of case_pass_rate over cases (Wilson; mean: bounded interval)",
+    "case_pass_rate_ci_low": "lower end of the interval of case_pass_rate (Wilson; fractional outcomes: bounded)",
     "case_pass_rate_ci_high": "upper end of the interval of case_pass_rate over cases",
     "mean_score": "mean score among scored units, in score units",
     "mean_score_se_clustered": "CR1 standard error of mean_score clustered by case_id (Cameron & Miller 2015)",

@@ -185,7 +185,7 @@ def _case_level_lines(view: View) -> list[str]:
         "",
         f"`{case_level.label}` = {case_level.formula}, over the cases all of whose planned trials were scored, "
         "beside the trial-level `pass_rate_scored` = passed / scored trials; cases are independent: "
-        + ("the bounded interval of a mean over cases." if case_level.reducer == "mean" else "Wilson over cases."),
+        + ("Wilson over cases." if case_level.pass_fail else "the bounded interval of a mean over cases."),
         "",
         markdown_table(pl.DataFrame(rows)),
         "",

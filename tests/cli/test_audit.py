@@ -282,7 +282,8 @@ def test_a_misspelt_reducer_exits_2_the_same_way(tmp_path: Path) -> None:
     code, stdout, stderr = run([*repro_args(tmp_path), "--reducer", "at_lest:3"])
     assert (code, stdout) == (2, "")
     assert stderr == (
-        "error: reducer must be mean, any, all, majority or at_least:k (k a positive integer), got 'at_lest:3'\n"
+        "error: reducer must be mean, any, all, majority, median, at_least:K or pass_at:K (K a positive integer), "
+        "or Inspect's max, mode, at_least_K, pass_at_K; got 'at_lest:3'\n"
     )
 
 

@@ -214,6 +214,21 @@ def test_a_reducer_other_than_the_exports_is_applied_and_noted() -> None:
     ]
 
 
+def test_an_inspect_reducer_name_means_what_it_does() -> None:
+    # The header records ["mean"]; Inspect's `max` is `any` over pass/fail epochs and differs from it, while
+    # an audit reading Inspect's name for what the header records ("mean") is not told they differ.
+    path = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_cyse2_vuln_exploit_challenges.json")
+    imported = inspect_ai.read([path])
+    provenance = {"exports": [{**imported.info[0], "case_reducer": "max"}]}
+    same = ef.audit(imported.plan, imported.results, grade="numeric", reducer="any", provenance=provenance)
+    assert "reducer_differs" not in same.problems.get_column("kind").to_list()
+    assert same.summary.get_column("case_reducer").to_list() == ["any"]
+    other = ef.audit(imported.plan, imported.results, grade="numeric", reducer="mode", provenance=provenance)
+    assert other.problems.filter(pl.col("kind") == "reducer_differs").get_column("detail").to_list() == [
+        "the export records the case reducer max; the audit applies the declared 'mode'"
+    ]
+
+
 def _copy(relative: str, to: Path) -> Path:
     import shutil
 

@@ -131,25 +131,15 @@ def _header_notes(log: _Log) -> list[dict[str, Any]]:
 
 
 def _case_reducer(declared: Any) -> str | None:
-    """Inspect's ``epochs_reducer`` in evalframe's reducer names (see :func:`evalframe.funnel.reduce_case`).
+    """Inspect's ``epochs_reducer`` as the header records it (``max``, ``pass_at_2``, …), or None when it has none.
 
-    ``mean`` is ``mean``; ``pass_at_k`` and ``max`` pass a case when any epoch passed (``any``);
-    ``at_least_k`` is ``at_least:k``; others (``median``, ``mode``, custom reducers) keep Inspect's name.
-    Several reducers are joined with ``+``; None when the header records none.
+    Kept in Inspect's words; the audit reads what each name means with
+    :func:`evalframe.funnel.reducer_meaning` (``max`` is ``any``). Several reducers are joined with ``+``.
     """
     names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else None
     if not names:
         return None
-    out = []
-    for name in map(str, names):
-        head, _, k = name.rpartition("_")
-        if name in ("max",) or head == "pass_at" and k.isdigit():
-            out.append("any")
-        elif head == "at_least" and k.isdigit():
-            out.append(f"at_least:{k}")
-        else:
-            out.append(name)
-    return "+".join(out)
+    return "+".join(map(str, names))
 
 
 def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: int) -> dict[str, Any]:
