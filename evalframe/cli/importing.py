@@ -13,7 +13,7 @@ from evalframe.cli.options import IMPORT_FORMATS
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.errors import EvalframeError
 from evalframe.importers._kit import ImportRefused
-from evalframe.read import plan_units
+from evalframe.read import exports_json, plan_units
 from evalframe.report import check_output_folder, write_output
 
 
@@ -57,8 +57,11 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         fail(str(exc))
     planned = plan_units(imported)
     tables = {"plan": planned, "ledger": imported.ledger, "notes": imported.notes}
+    texts = {"exports.json": exports_json(imported)}
     write_or_exit(
-        lambda: write_output(out, tables, command=command, outcome="imported", inputs=inputs, guard=hold_stop_signals)
+        lambda: write_output(
+            out, tables, texts=texts, command=command, outcome="imported", inputs=inputs, guard=hold_stop_signals
+        )
     )
     console.print(
         f"imported {len(imported.files)} file(s): {planned.height} planned units, "

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
 import click
+import polars as pl
 
 from evalframe.audit import audit
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
@@ -25,6 +26,7 @@ from evalframe.importers._kit import as_numeric_scores, declare
 from evalframe.load import Loaded, load
 from evalframe.plan import Plan
 from evalframe.progress import Progress
+from evalframe.read import import_folder
 from evalframe.report import AuditReport, build_refusal, check_output_folder, write_refusal
 from evalframe.report.refusal import refusal_json
 
@@ -108,7 +110,7 @@ def _from_exports(
 
 
 def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags) -> Plan:
-    """The plan of ``--plan FILE --results ...`` (the ledger is the paths themselves, read by the audit)."""
+    """The plan of ``--plan FILE --results ...`` (the ledger is read by the audit; see :func:`_import_ledger`)."""
     if plan_path is None or not results_paths or paths:
         raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
     if flags.score_name is not None:
@@ -118,6 +120,20 @@ def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Seq
     check_candidates_against_plan(plan_path, flags.candidates)
     trials = 1 if flags.trials is None else flags.trials
     return Plan.from_file(plan_path, candidates=split_list(flags.candidates), trials=trials, run_id=flags.run_id)
+
+
+def _import_ledger(plan_path: Path | None, results_paths: Sequence[str], options: dict[str, Any]) -> Loaded | list[str]:
+    """The ledger of ``--results``: with the import's notes (and its exports as provenance) when it is one.
+
+    An ``evalframe import`` folder's plan.parquet and ledger.parquet are audited with the notes the import
+    wrote beside them (:func:`evalframe.read.import_folder`); any other ledger is the paths themselves.
+    """
+    found = None if plan_path is None else import_folder(plan_path, results_paths)
+    if found is None:
+        return list(results_paths)
+    ledger = load(results_paths[0])
+    options["provenance"] = {**found.provenance, **(options.get("provenance") or {})}
+    return replace(ledger, problems=pl.concat([ledger.problems, found.notes], how="diagonal_relaxed"))
 
 
 def _refused(
@@ -182,7 +198,7 @@ def build_report(
             )
             return audit(plan, results, progress=progress, **options)
         plan = _from_files(plan_path, results_paths, paths, flags)
-        return audit(plan, list(results_paths), progress=progress, **options)
+        return audit(plan, _import_ledger(plan_path, results_paths, options), progress=progress, **options)
     except AuditRefused as exc:
         _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
     except (EvalframeError, ValueError) as exc:

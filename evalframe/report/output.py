@@ -126,6 +126,22 @@ def _owned(path: Path, record: Any) -> bool:
         return False
 
 
+def listed_unchanged(folder: str | os.PathLike[str], manifest: dict[str, Any], name: str) -> bool:
+    """Whether ``name`` in ``folder`` is a file its manifest (see :func:`read_manifest`) lists, unchanged since.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = write_output(f"{folder}/out", {"summary": pl.DataFrame({"scored": [2]})})
+    ...     manifest = read_manifest(f"{folder}/out")
+    ...     listed_unchanged(f"{folder}/out", manifest, "summary.parquet"), listed_unchanged(
+    ...         f"{folder}/out", manifest, "units.parquet")
+    (True, False)
+    """
+    return _owned(Path(folder) / name, manifest.get("files", {}).get(name))
+
+
 def _input_roots(inputs: Iterable[str | os.PathLike[str]]) -> list[tuple[str, list[Path]]]:
     """Each input as given with the real paths it reads: itself, or every file a glob matches.
 

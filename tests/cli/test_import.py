@@ -66,3 +66,51 @@ def test_files_read_include_the_files_an_export_names() -> None:
         "scenario_state.json",
         "stats.json",
     ]
+
+
+def _audit_json(args: list[str]) -> dict[str, object]:
+    code, out, err = run(["audit", *args, "--format", "json"])
+    assert code == 0, err
+    doc: dict[str, object] = json.loads(out)
+    return doc
+
+
+def test_an_audit_of_an_import_folder_carries_the_imports_notes_and_exports(tmp_path: Path) -> None:
+    # Five Inspect logs, one of whose headers disagrees with its rows (completed_samples 10, 9 rows without an
+    # error): the audit of the import's plan and ledger says so, as the audit --from the logs does.
+    from tests.conftest import real
+
+    logs = real("inspect_ai/YuehHanChen-ccot_oe_results/logs")
+    assert run(["import", "inspect", str(logs), "--out", str(tmp_path / "imp")])[0] == 0
+    assert sorted(p.name for p in (tmp_path / "imp").iterdir()) == [
+        "evalframe-manifest.json",
+        "exports.json",
+        "ledger.parquet",
+        "notes.parquet",
+        "plan.parquet",
+    ]
+    files = ["--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(tmp_path / "imp/ledger.parquet")]
+    audited, direct = _audit_json(files), _audit_json(["--from", "inspect", str(logs)])
+    assert audited["problems_by_kind"] == direct["problems_by_kind"] == {"header_rows_disagree": 1, "missing_unit": 5}
+    assert audited["summary"] == direct["summary"]
+    meta = audited["meta"]
+    assert isinstance(meta, dict)
+    assert (meta["imported_from"], len(meta["exports"]), meta["import_folder"]) == ("inspect", 5, str(tmp_path / "imp"))
+
+
+def test_notes_are_read_back_only_from_the_import_that_wrote_them(tmp_path: Path) -> None:
+    from tests.conftest import real
+
+    logs = real("inspect_ai/YuehHanChen-ccot_oe_results/logs")
+    assert run(["import", "inspect", str(logs), "--out", str(tmp_path / "imp")])[0] == 0
+    # The same plan with a copy of the ledger elsewhere: not the import's ledger, so no notes of the import.
+    (tmp_path / "elsewhere").mkdir()
+    copy = tmp_path / "elsewhere/ledger.parquet"
+    copy.write_bytes((tmp_path / "imp/ledger.parquet").read_bytes())
+    other = _audit_json(["--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(copy)])
+    assert other["problems_by_kind"] == {"missing_unit": 5}
+    assert "imported_from" not in other["meta"]  # type: ignore[operator]
+    # notes.parquet changed since the import wrote it: the manifest no longer vouches for it.
+    pl.DataFrame({"kind": ["run_status"]}).write_parquet(tmp_path / "imp/notes.parquet")
+    files = ["--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(tmp_path / "imp/ledger.parquet")]
+    assert _audit_json(files)["problems_by_kind"] == {"missing_unit": 5}
