@@ -199,7 +199,7 @@ def notes_of(
     notes = []
     keys = [c for c in ("source", "line", CANDIDATE, CASE_ID, TRIAL, "attempt") if c in problems.columns]
     for (kind,), rows in sorted(problems.group_by(KIND), key=lambda g: str(g[0][0])):
-        details = [d for d in rows.get_column("detail").drop_nulls().unique(maintain_order=True).to_list()]
+        details = _named_details(rows)
         first = rows.sort([c for c in keys if c in ("source", "line")] or keys[:1], nulls_last=True).head(shown)
         first = first.select([KIND, *keys, "detail"])
         first = first.select([c for c in first.columns if first.get_column(c).null_count() < first.height])
@@ -218,6 +218,16 @@ def notes_of(
             )
         )
     return tuple(notes)
+
+
+def _named_details(rows: pl.DataFrame) -> list[str]:
+    """The distinct detail texts of a kind's rows, each about one candidate led by its name (``A: …``)."""
+    texts = pl.col("detail")
+    if CANDIDATE in rows.columns:
+        name = pl.col(CANDIDATE).cast(pl.String)
+        texts = pl.when(name.is_null() | texts.str.starts_with(name)).then(texts).otherwise(name + ": " + texts)
+    named = rows.select(texts.alias("detail")).get_column("detail").drop_nulls().unique(maintain_order=True)
+    return [str(d) for d in named.to_list()]
 
 
 def _slice_order(funnel: pl.DataFrame) -> pl.DataFrame:

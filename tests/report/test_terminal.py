@@ -152,3 +152,24 @@ def test_the_case_level_rate_is_shown_for_several_trials_or_a_declared_reducer_o
     # One trial per case: shown only when a reducer other than mean is declared (trial 1 of both cases passed).
     assert "1.000 (2/2 cases)" in render(repro_report("any", trials=1), 120)
     assert "case_pass_rate" not in render(repro_report("mean", trials=1), 120)
+
+
+def test_a_note_about_one_candidate_names_it() -> None:
+    # One missing_unit note per candidate with the same sentence read as one anonymous text; each now leads with
+    # its candidate, and a detail that already names it is left as it is.
+    from evalframe.report.view import notes_of
+
+    problems = pl.DataFrame(
+        {
+            "kind": ["missing_unit", "missing_unit", "header_rows_disagree", "run_status"],
+            "candidate": ["m/a", "m/b", "m/a", None],
+            "detail": ["2 planned units have no row"] * 2 + ["m/a: header says 10", "status: cancelled"],
+            "refusing": [False] * 4,
+        }
+    )
+    texts = {note.kind: note.texts for note in notes_of(problems)}
+    assert texts == {
+        "header_rows_disagree": ("m/a: header says 10",),
+        "missing_unit": ("m/a: 2 planned units have no row", "m/b: 2 planned units have no row"),
+        "run_status": ("status: cancelled",),
+    }
