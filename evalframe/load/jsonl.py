@@ -83,7 +83,10 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
         raise JSONLimitError(f"unreadable JSON value ({exc})") from None
 
 
-_JSON_STRING: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+#: A JSON string, or an unterminated one running to the end of the text (what a crashed writer leaves). The
+#: possessive quantifiers and the end-of-text close keep one linear pass: a string that never closes is matched
+#: once, not retried from each quote inside it (a cut-off run of escaped quotes took quadratic time).
+_JSON_STRING: Final = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\\?\Z)')
 _NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
 
 

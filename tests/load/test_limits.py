@@ -16,7 +16,7 @@ from evalframe.cli import main
 from evalframe.errors import InputFormatError
 from evalframe.importers import inspect_ai
 from evalframe.importers._kit import ImportUnreadable
-from evalframe.load import Limits, check_line_lengths, json_depth, limits, parse_json_text
+from evalframe.load import JSONLimitError, Limits, check_line_lengths, json_depth, limits, parse_json_text
 from tests.conftest import FIXTURES
 
 LOG_STREAMING = (
@@ -210,3 +210,14 @@ def test_the_limits_are_read_from_the_environment(tmp_path: Path) -> None:
     result = CliRunner(env={"EVALFRAME_MAX_LINE_BYTES": "64"}).invoke(main, args)
     assert result.exit_code == 2
     assert "(limit 64; raise it with --max-line-bytes)" in result.stderr
+
+
+def test_json_cut_off_inside_a_string_is_measured_in_one_pass() -> None:
+    # What a crashed writer leaves: 600 brackets, then a string of 256,000 escaped quotes that never closes. The
+    # string runs to the end of the text (its brackets would not count), so the depth is the 600 brackets'; the
+    # string pattern had retried from each of its quotes (over 60 CPU-seconds for these 500 KiB).
+    text = "[" * 600 + '\\"' * 256_000
+    assert json_depth(text) == 600
+    assert json_depth('["a\\"[", "b\\\\", ["c') == 2
+    with pytest.raises(JSONLimitError, match=r"^JSON nested too deeply to read \(limit 512; raise it with"):
+        parse_json_text(text)
