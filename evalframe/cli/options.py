@@ -16,9 +16,31 @@ import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import CASE_ID, EXEC_FAILURES
+from evalframe.importers._kit import MAX_PLANNED_UNITS
 from evalframe.load import LIMIT_FLAGS, Limits
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Number(click.FloatRange):
+    """A numeric flag: a finite number, within the range given (``nan`` and ``inf`` satisfy no range check).
+
+    Every float flag of the command line takes this type, so that ``--min-coverage nan`` or ``--alpha inf``
+    is a usage error (exit 2) rather than a gate that always passes or a level that means nothing.
+    """
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The flag's value as a float; a usage error when it is not finite or out of range."""
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+#: Every whole-number flag that sizes a plan (trials, cases) is at most the units evalframe plans at all.
+Count: Final = click.IntRange(min=1, max=MAX_PLANNED_UNITS)
 
 #: The exports ``--from`` and ``evalframe import`` read.
 IMPORT_FORMATS: Final = [
@@ -81,7 +103,7 @@ def _choice(*decls: str, choices: Sequence[str], help: str) -> Callable[[F], F]:
 
 def _open_fraction(flag: str, default: float, help: str) -> Callable[[F], F]:
     """An option taking a number strictly between 0 and 1."""
-    kind = click.FloatRange(0, 1, min_open=True, max_open=True)
+    kind = Number(0, 1, min_open=True, max_open=True)
     return click.option(flag, type=kind, default=default, show_default=True, help=help)
 
 
@@ -132,12 +154,14 @@ _GRADE_OPTIONS: Final = [
     click.option(
         "--score-range",
         nargs=2,
-        type=float,
+        type=Number(),
         default=(0.0, 1.0),
         show_default=True,
         help="Inclusive bounds of a numeric score.",
     ),
-    click.option("--pass-threshold", type=float, default=None, help="Numeric score at or above which a unit passes."),
+    click.option(
+        "--pass-threshold", type=Number(), default=None, help="Numeric score at or above which a unit passes."
+    ),
 ]
 
 _SLICE_OPTIONS: Final = [
@@ -241,7 +265,7 @@ _INPUT_OPTIONS: Final = [
     click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
     click.option(
         "--trials",
-        type=click.IntRange(min=1),
+        type=Count,
         default=None,
         help="Trials per (candidate, case) [default: 1; with --from, what the export planned].",
     ),
@@ -258,7 +282,7 @@ def input_options(func: F) -> F:
 
 def min_coverage_option(func: F) -> F:
     """``--min-coverage``, the release gate of audit and compare."""
-    return click.option("--min-coverage", type=click.FloatRange(0, 1), default=None, help=MIN_COVERAGE_HELP)(func)
+    return click.option("--min-coverage", type=Number(0, 1), default=None, help=MIN_COVERAGE_HELP)(func)
 
 
 def limit_option(name: str, help_text: str) -> Callable[[F], F]:

@@ -19,6 +19,7 @@ import click
 import polars as pl
 
 from evalframe.cli.exits import EXIT_USAGE
+from evalframe.cli.options import Count, Number
 from evalframe.columns import CANDIDATE, CASE_ID
 
 #: What to do about each input the power analysis refuses, keyed by the start of its message.
@@ -151,19 +152,25 @@ def _text(result: Any, sources: list[str]) -> None:
 
 
 @click.command("power")
-@click.option("--cases", type=int, default=None, help="Cases planned (default: those of --from-units).")
-@click.option("--trials", type=int, default=None, help="Trials per case (default: --from-units', else 1).")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Two-sided level of compare's test.")
-@click.option("--power", "target_power", type=float, default=0.8, show_default=True, help="Target power.")
-@click.option("--rate", type=float, default=None, help="Baseline pass rate (default: --from-units', else 0.5).")
-@click.option("--icc", type=float, default=None, help="Intra-case correlation (default: --from-units', else 0).")
+@click.option("--cases", type=Count, default=None, help="Cases planned (default: those of --from-units).")
+@click.option("--trials", type=Count, default=None, help="Trials per case (default: --from-units', else 1).")
+@click.option(
+    "--alpha", type=Number(), default=0.05, show_default=True, help="Two-sided level of compare's test."
+)
+@click.option("--power", "target_power", type=Number(), default=0.8, show_default=True, help="Target power.")
+@click.option(
+    "--rate", type=Number(), default=None, help="Baseline pass rate (default: --from-units', else 0.5)."
+)
+@click.option("--icc", type=Number(), default=None, help="Intra-case correlation (default: --from-units', else 0).")
 @click.option(
     "--pair-correlation",
-    type=float,
+    type=Number(),
     default=None,
     help="Correlation of the two candidates' case means (default: --from-compare's, else 0).",
 )
-@click.option("--pair-trials", type=float, default=None, help="Trials per case --pair-correlation was measured at.")
+@click.option(
+    "--pair-trials", type=Number(), default=None, help="Trials per case --pair-correlation was measured at."
+)
 @click.option(
     "--from-units",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -177,7 +184,9 @@ def _text(result: Any, sources: list[str]) -> None:
     default=None,
     help="A compare's comparison.parquet or JSON: read pair_correlation from it.",
 )
-@click.option("--target-difference", type=float, default=None, help="Difference to size for (fraction of rate).")
+@click.option(
+    "--target-difference", type=Number(), default=None, help="Difference to size for (fraction of rate)."
+)
 @click.option("--trade-trials", default="1,2,3,5,10", show_default=True, help="Trials per case to trade off.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def power_command(

@@ -97,3 +97,37 @@ def test_the_spark_engine_without_its_extra_names_the_install(monkeypatch: pytes
     assert result.output.strip().splitlines()[-1] == (
         "error: the spark engine needs pip install 'evalframe[spark]' (no module named 'narwhals')"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--min-coverage", "nan"], "Invalid value for '--min-coverage': 'nan' is not a finite number"),
+        (["--alpha", "nan"], "Invalid value for '--alpha': 'nan' is not a finite number"),
+        (["--confidence", "inf"], "Invalid value for '--confidence': inf is not in the range 0<x<1."),
+        (["--grade", "numeric", "--pass-threshold", "-inf"], "Invalid value for '--pass-threshold': '-inf' is not"),
+        (["--grade", "numeric", "--score-range", "0", "nan"], "Invalid value for '--score-range': 'nan' is not"),
+        (["--trials", str(10**30)], "Invalid value for '--trials': 1000000000000000000000000000000 is not in the"),
+    ],
+    ids=["min-coverage", "alpha", "confidence", "pass-threshold", "score-range", "trials"],
+)
+def test_a_numeric_flag_is_finite_and_bounded(args: list[str], message: str) -> None:
+    # A NaN gate compared false both ways and passed ("every scored_coverage is at least nan"), exit 0 at 50%.
+    code, stdout, stderr = run([*ORBIT_ARGS, *args])
+    assert (code, stdout) == (2, "")
+    assert message in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cases", str(10**30)], "Invalid value for '--cases': 1000000000000000000000000000000 is not in the range"),
+        (["--cases", "100", "--alpha", "nan"], "Invalid value for '--alpha': 'nan' is not a finite number"),
+        (["--cases", "100", "--icc", "inf"], "Invalid value for '--icc': 'inf' is not a finite number"),
+    ],
+    ids=["cases", "alpha", "icc"],
+)
+def test_power_flags_are_finite_and_bounded(args: list[str], message: str) -> None:
+    code, stdout, stderr = run(["power", *args])
+    assert (code, stdout) == (2, "")
+    assert message in stderr and "Traceback" not in stderr
