@@ -6,6 +6,7 @@ import re
 import struct
 import zipfile
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any, Final
 
@@ -100,6 +101,13 @@ def _read_eval(path: str) -> tuple[_Log | None, list[dict[str, Any]]]:
     notes: list[dict[str, Any]] = []
     with archive:
         members = {m.filename: m for m in archive.infolist()}
+        repeated = sorted(n for n, k in Counter(m.filename for m in archive.infolist()).items() if k > 1)
+        if repeated:  # which copy is the log is not defined: never let the last one silently win
+            detail = (
+                f"the archive holds {len(repeated)} member name(s) more than once ({', '.join(repeated[:3])}"
+                f"{', …' if len(repeated) > 3 else ''}): which copy is the log's is not defined"
+            )
+            return None, [note("unreadable_file", path, detail)]
         name = _HEADER if _HEADER in members else _JOURNAL_START if _JOURNAL_START in members else None
         if name is None:
             return None, [note("unreadable_file", path, f"the archive has neither {_HEADER} nor {_JOURNAL_START}")]
