@@ -410,7 +410,13 @@ def test_an_unreadable_export_file_leaves_an_earlier_output_as_it_was(tmp_path: 
     code, stdout, err = run([*flags, "import", fmt, path, "--out", str(out)])
     assert (code, stdout, one_line_error(err)) == (2, "", line)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert sorted(before) == ["evalframe-manifest.json", "ledger.parquet", "notes.parquet", "plan.parquet"]
+    assert sorted(before) == [
+        "evalframe-manifest.json",
+        "exports.json",
+        "ledger.parquet",
+        "notes.parquet",
+        "plan.parquet",
+    ]
 
 
 def test_unreadable_places_in_several_files_name_the_first_and_count_the_others(tmp_path: Path) -> None:

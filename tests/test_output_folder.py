@@ -218,6 +218,7 @@ def test_an_import_replaces_its_own_earlier_output_as_a_whole(tmp_path: Path) ->
     assert run(["import", "inspect", str(export), "--out", str(out)])[0] == 0
     assert sorted(p.name for p in out.iterdir()) == [
         "evalframe-manifest.json",
+        "exports.json",
         "ledger.parquet",
         "notes.parquet",
         "plan.parquet",

@@ -9,6 +9,7 @@ outputs keep full precision.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Final
 
 import polars as pl
@@ -104,8 +105,26 @@ def natural_sort_frame(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     return frame[order]
 
 
-#: Control characters (C0, DEL, C1) written as Python escapes (a newline as ``\n``): a cell stays on its row.
-CONTROL: Final = {i: repr(chr(i))[1:-1] for i in (*range(0x20), *range(0x7F, 0xA0))}
+#: Characters that change what a line shows rather than show themselves: the C0 and C1 controls; the
+#: bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E/F, U+202A–E, U+2066–9), which
+#: reorder a terminal line (an id spoofed to read backwards); the line and paragraph separators (U+2028/9).
+_HIDDEN: Final = (
+    *range(0x20),
+    *range(0x7F, 0xA0),
+    0x61C,
+    0x200E,
+    0x200F,
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+    0x2028,
+    0x2029,
+)
+#: Each of :data:`_HIDDEN` written as a Python escape (a newline as ``\n``, U+202E as ``\u202e``): a cell stays
+#: on its row and reads in the order it was written.
+CONTROL: Final = {i: repr(chr(i))[1:-1] if i <= 0xFF else f"\\u{i:04x}" for i in _HIDDEN}
+#: An underscore that can open or close emphasis: one not between two letters or digits (CommonMark's
+#: intraword ``_`` never does, so ``scored_coverage`` stays as written and ``_x_`` is escaped).
+_EMPHASIS_UNDERSCORE: Final = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 #: Markdown text escapes: backslash escapes for the characters that make code, links, emphasis, strikethrough,
 #: headings and table cells; entities for those that make HTML and entities. Applied before :data:`CONTROL`.
 _MARKDOWN: Final = str.maketrans({**{c: f"\\{c}" for c in "\\`*[]|~#!"}, "&": "&amp;", "<": "&lt;", ">": "&gt;"})
@@ -118,6 +137,8 @@ def visible(text: str) -> str:
     --------
     >>> print(visible("line\nbreak\x1b[31m"))
     line\nbreak\x1b[31m
+    >>> print(visible("model\u202egnp.exe"))
+    model\u202egnp.exe
     """
     return text.translate(CONTROL)
 
@@ -136,8 +157,10 @@ def markdown_text(value: Any) -> str:
     &lt;script&gt;alert(1)&lt;/script&gt; a\|b \[x\](y) \`c\`
     >>> print(markdown_text("line\nbreak"))
     line\nbreak
+    >>> print(markdown_text("_x_ __y__ scored_coverage"))
+    \_x\_ \_\_y\_\_ scored_coverage
     """
-    return fmt_value(value).translate(_MARKDOWN).translate(CONTROL)
+    return _EMPHASIS_UNDERSCORE.sub(r"\\_", fmt_value(value).translate(_MARKDOWN)).translate(CONTROL)
 
 
 def markdown_code(value: Any) -> str:
