@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -251,3 +253,32 @@ def test_an_extra_column_cannot_shadow_evalframe_columns_or_be_absent(extra: str
     raw = raw if extra == "outcome" else raw.drop("outcome")
     found = validate_ledger(raw, plan, extra_columns=[extra])
     assert found.problems.get_column("kind").to_list() == [kind]
+
+
+def test_a_parquet_ledger_of_bytes_or_unsigned_integers_beyond_int64_is_refused_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    # A BYTE_ARRAY case_id (bytes, not text; here not even UTF-8) is a column type ledgers do not hold, as a plan's
+    # is; a UInt64 trial of 2**64 - 1 is an invalid_integer of its row. Both raised polars' ComputeError (exit 1).
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    ids = pa.array([b"q1", b"q\xff"])
+    pq.write_table(pa.table({"candidate": ["A", "A"], "case_id": ids, "passed": [1, 0]}), tmp_path / "r1.parquet")
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, tmp_path / "r1.parquet")
+    assert refused.value.problems.filter(pl.col("refusing")).select("kind", "detail").rows() == [
+        ("unexpected_column", "ledger column 'case_id' has type Binary; ledger columns hold text, numbers or booleans")
+    ]
+    trial = pa.array([2**64 - 1], pa.uint64())
+    pq.write_table(pa.table({"case_id": ["q1"], "trial": trial, "passed": [1]}), tmp_path / "r2.parquet")
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, tmp_path / "r2.parquet")
+    assert refused.value.problems.filter(pl.col("refusing")).select("kind", "line", "detail").rows() == [
+        (
+            "invalid_integer",
+            1,
+            "trial = 18446744073709551615 is beyond the 64-bit integer range (at most 9223372036854775807)",
+        )
+    ]

@@ -74,7 +74,7 @@ def read_shape(
     ``unexpected_column``, ``missing_expected``, see :data:`FILE_PROBLEMS`)
     are about the file, named ``where``; any of them stops the validation.
     """
-    structural = _column_problems(frame.columns, extras, where)
+    structural = _column_problems(frame.columns, extras, where) + _type_problems(frame.schema, extras, where)
     cols = set(frame.columns)
     if CANDIDATE not in cols:
         if len(plan.candidates) == 1:
@@ -121,6 +121,26 @@ def _column_problems(columns: Sequence[str], extras: Sequence[str], where: str) 
                 }
             )
     return found
+
+
+def _type_problems(schema: pl.Schema, extras: Sequence[str], where: str) -> list[dict[str, Any]]:
+    """``unexpected_column`` for a ledger column of a type that holds no text, number or boolean (bytes, lists, ...).
+
+    The same rule as a plan's (:func:`evalframe.plan.checks.column_problems`): text is compared as written, so
+    bytes (Parquet's BYTE_ARRAY without a string type) are not read as text, valid UTF-8 or not. Extra columns
+    are carried untouched, whatever their type.
+    """
+    return [
+        {
+            "kind": "unexpected_column",
+            "source": where,
+            "detail": f"ledger column {name!r} has type {dtype}; ledger columns hold text, numbers or booleans",
+        }
+        for name, dtype in schema.items()
+        if name in KNOWN_COLUMNS
+        and name not in extras
+        and (dtype.is_nested() or dtype in (pl.Binary, pl.Object, pl.Duration))
+    ]
 
 
 def only_value(frame: pl.DataFrame, name: str) -> Any:

@@ -57,8 +57,9 @@ def score_token(col: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
 def int_token(col: str, dtype: pl.DataType, *, allow_zero: bool = False) -> tuple[pl.Expr, pl.Expr]:
     """Return (parsed Int64, invalid mask) for a positive integer column (``0`` too when ``allow_zero``)."""
     c = pl.col(col)
-    if dtype.is_integer():
-        return c.cast(pl.Int64), pl.lit(False)
+    if dtype.is_integer():  # an unsigned value beyond Int64 (a UInt64 of 2**64 - 1) is not one evalframe reads
+        parsed_int = c.cast(pl.Int64, strict=False)
+        return parsed_int, c.is_not_null() & parsed_int.is_null()
     s = c.cast(pl.String)
     parsed = s.cast(pl.Int64, strict=False)
     # Digits beyond Int64 are not a number evalframe reads (a null there would be reported as an empty value).
