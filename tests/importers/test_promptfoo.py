@@ -612,7 +612,8 @@ def test_unreadable_variants(tmp_path: Path, content: bytes, detail: str) -> Non
     path.write_bytes(content)
     problems = _unreadable([path])
     assert problems.filter(pl.col("kind") == "unreadable_file").select("detail", "refusing").rows() == [(detail, True)]
-    assert set(problems.get_column("kind")) == {"unreadable_file", "empty_plan", "empty_candidates"}
+    # Nothing was read: the unreadable file says why, an empty plan would only repeat it (kit.plan_from_units).
+    assert set(problems.get_column("kind")) == {"unreadable_file"}
 
 
 def test_bad_result_row_is_reported_with_its_line(tmp_path: Path) -> None:
@@ -676,3 +677,148 @@ def test_grade_numeric_alone_reads_the_weighted_score() -> None:
     assert {c: (r["scored"], r["mean_score"]) for c, r in summary.items()} == {
         c: (2, pytest.approx(sum(v) / len(v))) for c, v in expected.items()
     }
+
+
+# --- tests scoped to prompts or providers (test-level `prompts` / `providers`) ----------------------------------
+
+NICHE = real("promptfoo/tthatcher95-nicheIQ/promptfoo/results.json", "real2")
+#: Config prompts (id, label) and providers (id, label) of the scoped exports built below.
+_PROMPTS = (("short", "Short"), ("long", "Long"))
+_PROVIDERS = (("openai:a", "P1"), ("openai:b", "P2"))
+
+
+def _scoped_doc(tests: list[dict[str, Any]], ran: list[tuple[int, str, str]], **config: Any) -> dict[str, Any]:
+    """A version 3 export of 2 providers × 2 prompts; its rows are the (test, provider, prompt label) in ``ran``."""
+    columns = [
+        {"id": f"{pid}-hash", "raw": f"{label}: {{{{q}}}}", "label": label, "provider": prov}
+        for _, prov in _PROVIDERS
+        for pid, label in _PROMPTS
+    ]
+    index = {(c["provider"], c["label"]): i for i, c in enumerate(columns)}
+    ids = dict((label, pid) for pid, label in _PROVIDERS)
+    rows = [
+        {
+            "provider": {"id": ids[prov], "label": prov},
+            "prompt": {"raw": f"{label}: q{t}", "label": label},
+            "promptIdx": index[(prov, label)],
+            "promptId": f"{dict((lab, i) for i, lab in _PROMPTS)[label]}-hash",
+            "testIdx": t,
+            "testCase": tests[t] if t < len(tests) else {},
+            "vars": {"q": f"q{t}"},
+            "response": {"output": "x"},
+            "success": True,
+            "score": 1,
+            "gradingResult": {"pass": True, "score": 1, "reason": "ok"},
+            "failureReason": 0,
+        }
+        for t, prov, label in ran
+    ]
+    cfg = {
+        "prompts": [{"id": pid, "label": label} for pid, label in _PROMPTS],
+        "providers": [{"id": pid, "label": label} for pid, label in _PROVIDERS],
+        "tests": tests,
+        **config,
+    }
+    return {"evalId": "e", "config": cfg, "results": {"version": 3, "prompts": columns, "results": rows, "stats": {}}}
+
+
+def _planned(imp: Imported) -> dict[str, int]:
+    """Planned units per candidate, from the plan itself."""
+    assert imp.plan.units is not None, "a scoped plan is a units table"
+    return dict(imp.plan.units.group_by("candidate").len().sort("candidate").rows())
+
+
+def test_tests_scoped_to_prompts_plan_only_those_prompts(tmp_path: Path) -> None:
+    tests = [
+        {"vars": {"q": "q0"}, "prompts": ["short"]},  # by the config prompt's id
+        {"vars": {"q": "q1"}, "prompts": ["Long", "short"]},  # by label and by id
+        {"vars": {"q": "q2"}},  # no filter: every prompt
+        {"vars": {"q": "q3"}, "prompts": ["sh*"]},  # a wildcard
+    ]
+    plan = {"Short": [0, 1, 2, 3], "Long": [1, 2]}
+    ran = [(t, prov, label) for _, prov in _PROVIDERS for label, ts in plan.items() for t in ts]
+    ran.remove((2, "P2", "Long"))
+    imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
+    assert _planned(imp) == {"P1 | Long": 2, "P1 | Short": 4, "P2 | Long": 2, "P2 | Short": 4}
+    assert imp.plan.n_units == 12  # not 2 providers × 2 prompts × 4 tests = 16
+    assert imp.notes.height == 0
+    counts = _counts(_audit(imp))
+    assert {c: (n["planned"], n["scored"], n["missing"]) for c, n in counts.items()} == {
+        "P1 | Long": (2, 2, 0),
+        "P1 | Short": (4, 4, 0),
+        "P2 | Long": (2, 1, 1),
+        "P2 | Short": (4, 4, 0),
+    }
+    assert imp.info[0]["scoped_tests"] == ["0", "1", "3"]
+
+
+def test_tests_scoped_to_providers_and_default_test_filters(tmp_path: Path) -> None:
+    tests = [
+        {"vars": {"q": "q0"}, "providers": ["P1"]},  # the default's prompts filter applies: Long only
+        {"vars": {"q": "q1"}, "prompts": ["short"], "providers": ["openai:*"]},  # its own filter wins
+        {"vars": {"q": "q2"}, "prompts": []},  # an empty list names nothing: the test runs on no column
+    ]
+    ran = [(0, "P1", "Long"), (1, "P1", "Short"), (1, "P2", "Short")]
+    doc = _scoped_doc(tests, ran, defaultTest={"prompts": ["long"]})
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert _planned(imp) == {"P1 | Long": 1, "P1 | Short": 1, "P2 | Short": 1}
+    counts = _counts(_audit(imp))
+    # P2 | Long is a declared column no test runs on: nothing is planned for it, so it is no candidate
+    assert {c: (n["planned"], n["missing"]) for c, n in counts.items()} == {
+        "P1 | Long": (1, 0),
+        "P1 | Short": (1, 0),
+        "P2 | Short": (1, 0),
+    }
+
+
+def test_a_filter_naming_no_column_leaves_its_test_on_every_column(tmp_path: Path) -> None:
+    tests = [{"vars": {"q": "q0"}, "prompts": ["shrot"]}, {"vars": {"q": "q1"}, "prompts": ["long"]}]
+    ran = [(0, "P1", "Short"), (1, "P1", "Long"), (1, "P2", "Long")]
+    imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
+    assert _planned(imp) == {"P1 | Long": 2, "P1 | Short": 1, "P2 | Long": 2, "P2 | Short": 1}
+    assert imp.notes.select("kind", "detail").rows() == [
+        (
+            "header_rows_disagree",
+            "test 0's filter (prompts ['shrot']) names ['shrot'], which no prompt column of the export answers to: "
+            "the test is planned on every column",
+        )
+    ]
+    counts = _counts(_audit(imp))
+    assert sum(n["missing"] for n in counts.values()) == 3  # test 0 on P1|Long, P2|Short, P2|Long
+
+
+def test_a_row_outside_its_tests_filter_plans_every_test_on_every_column(tmp_path: Path) -> None:
+    # promptfoo versions before test-level filters ran every test on every prompt: the rows say so
+    tests = [{"vars": {"q": "q0"}, "prompts": ["short"]}, {"vars": {"q": "q1"}}]
+    ran = [(0, "P1", "Short"), (0, "P1", "Long"), (1, "P1", "Short"), (1, "P1", "Long")]
+    imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
+    assert imp.plan.n_units == 8
+    assert imp.notes.select("kind", "line").rows() == [("header_rows_disagree", 2)]
+    assert "a column its test's prompts/providers filter leaves out" in imp.notes.item(0, "detail")
+
+
+def test_without_inline_tests_the_rows_record_their_filters(tmp_path: Path) -> None:
+    tests = [{"vars": {"q": "q0"}, "prompts": ["short"]}, {"vars": {"q": "q1"}}]
+    ran = [(0, "P1", "Short"), (0, "P2", "Short"), (1, "P1", "Short"), (1, "P1", "Long")]
+    doc = _scoped_doc(tests, ran)
+    doc["config"]["tests"] = "file://tests.yaml"
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    # cases seen (0, 1); test 0 on the two Short columns only (its rows' testCase.prompts), test 1 on all four
+    assert _planned(imp) == {"P1 | Long": 1, "P1 | Short": 2, "P2 | Long": 1, "P2 | Short": 2}
+    assert imp.notes.get_column("kind").to_list() == ["plan_from_rows"]
+    missing = {c: n["missing"] for c, n in _counts(_audit(imp)).items()}
+    assert missing == {"P1 | Long": 0, "P1 | Short": 0, "P2 | Long": 1, "P2 | Short": 1}
+
+
+def test_real_scoped_export_plans_what_it_ran() -> None:
+    # nicheIQ: tests 0-3 name pain_v1/pain_v2, 4-6 ideas_v1/ideas_v2, 7 ideas_v2 (the config prompts' ids;
+    # the export's columns carry their labels and a hash): 2 providers x (4 + 4 + 3 + 4) = 30 planned units
+    imp = promptfoo.read([NICHE])
+    per_prompt = {"Pain Scorer v1": 4, "Pain Scorer v2": 4, "Product Ideas v1": 3, "Product Ideas v2": 4}
+    planned = _planned(imp)
+    for provider in ("gpt-4o", "gpt-4o-mini"):
+        for prefix, n in per_prompt.items():
+            (name,) = [c for c in planned if c.startswith(f"{provider} | {prefix}")]
+            assert planned[name] == n
+    assert imp.plan.n_units == 30 and imp.ledger.height == 30
+    assert sum(n["missing"] for n in _counts(_audit(imp)).values()) == 0

@@ -10,7 +10,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, PASSED, TRIAL
 from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import ScoreChoiceError, Unreadable, build_plan, choose_score, find_files, finish
+from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, finish, plan_from_units
 from evalframe.importers.promptfoo.export import _Export, _export_named_scores, _is_export, _load
 from evalframe.importers.promptfoo.file import _read_export
 from evalframe.importers.promptfoo.rows import SUCCESS, WEIGHTED
@@ -115,5 +115,6 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ledger = ledger.drop(PASSED)
     units = list(dict.fromkeys(u for r in reads for u in r.units))
     frame = pl.DataFrame(units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64}, orient="row")
-    plan, plan_problems = build_plan(frame, source=source)
+    # Tests scoped to some prompts or providers make the plan a units table rather than a cross product.
+    plan, plan_problems = plan_from_units(frame, source=source, notes=[*notes, *(n for r in reads for n in r.notes)])
     return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info, files=files)

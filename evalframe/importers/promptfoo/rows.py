@@ -41,6 +41,11 @@ class _Row:
     limit: str | None
     success: bool
     failure: int  # FAILURE_* as read or derived
+    #: The labels and ids of the row's prompt and provider (what a test's filters may name).
+    prompt_names: frozenset[str] = frozenset()
+    provider_names: frozenset[str] = frozenset()
+    #: The row's test's ``prompts`` and ``providers`` filters as the row records them (``testCase``).
+    test_case: Mapping[str, Any] | None = None
 
 
 def _str(value: Any) -> str | None:
@@ -64,6 +69,15 @@ def _provider_key(value: Any) -> str | None:
     if isinstance(value, dict):
         return _str(value.get("label")) or _str(value.get("id")) or None
     return None
+
+
+def _provider_names(value: Any) -> tuple[str, ...]:
+    """Every name a row's provider answers to: its label and its id."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, dict):
+        return tuple(n for n in (_str(value.get("label")), _str(value.get("id"))) if n)
+    return ()
 
 
 def _prompt_key(prompt: Mapping[str, Any]) -> str:
@@ -189,5 +203,10 @@ def _read_row(
         limit=limit,
         success=obj.get("success") is True,
         failure=failure,
+        prompt_names=frozenset(
+            n for n in (key, _str(prompt.get("id")), _str(obj.get("promptId")), _str(column.get("id"))) if n
+        ),
+        provider_names=frozenset(n for n in (provider, *_provider_names(obj.get("provider"))) if n),
+        test_case=json_object(obj.get("testCase")),
     )
     return row, notes, named_pass
