@@ -362,7 +362,7 @@ def test_grading_without_a_verdict_is_a_grader_failure(tmp_path: Path) -> None:
     row = next(r for r in doc["results"]["results"] if r["provider"]["id"] == MINI)
     del row["success"], row["gradingResult"]["pass"]
     imp = promptfoo.read([_write(tmp_path, doc)])
-    assert imp.notes.select("kind", "refusing").rows() == [("not_a_score", False)]
+    assert imp.notes.select("kind", "refusing", "candidate").rows() == [("not_a_score", False, MINI)]
     assert _counts(_audit(imp))[MINI]["judge_failed"] == 1
 
 
@@ -373,9 +373,9 @@ def test_nonfinite_and_non_numeric_scores_are_grader_failures(tmp_path: Path) ->
     path = tmp_path / "x.json"
     path.write_text(json.dumps(doc), encoding="utf-8")  # json.dumps writes the bare token NaN
     imp = promptfoo.read([path], score="score")
-    assert imp.notes.select("kind", "line", "refusing").sort("line").rows() == [
-        ("not_a_score", 1, False),
-        ("nonfinite_score", 2, False),
+    assert imp.notes.select("kind", "line", "refusing", "candidate").sort("line").rows() == [
+        ("not_a_score", 1, False, MINI),
+        ("nonfinite_score", 2, False, GPT5),
     ]
     report = _audit(imp, grade="numeric")
     assert _counts(report) == {
@@ -822,3 +822,74 @@ def test_real_scoped_export_plans_what_it_ran() -> None:
             assert planned[name] == n
     assert imp.plan.n_units == 30 and imp.ledger.height == 30
     assert sum(n["missing"] for n in _counts(_audit(imp)).values()) == 0
+
+
+# --- an assertion that threw, or whose grader failed, gave no judgment -----------------------------------------
+
+
+def _threw(reason: str = "Custom function threw error: Unexpected token 'return'\nStack Trace: ...") -> dict[str, Any]:
+    return {"pass": False, "score": 0, "reason": reason, "assertion": {"type": "javascript", "value": "x"}}
+
+
+def test_an_assertion_that_threw_beside_a_valid_fail_is_a_wrong_answer(tmp_path: Path) -> None:
+    # GPT5's test 0 fails its latency assertion (a valid judgment) and a javascript assertion threw: a test
+    # passes only when every assertion passes, so the fail stands whatever the javascript would have said
+    doc = _doc()
+    _row(doc, GPT5, 0)["gradingResult"]["componentResults"].append(_threw())
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.notes.height == 0
+    assert _counts(_audit(imp))[GPT5]["scored"] == 2
+
+
+def test_an_assertion_that_threw_alone_leaves_no_verdict(tmp_path: Path) -> None:
+    doc = _doc()
+    row = _row(doc, GPT5, 0)
+    row["gradingResult"]["componentResults"] = [
+        {"pass": True, "score": 1, "reason": "Assertion passed", "assertion": {"type": "contains", "value": "e"}},
+        _threw(),
+    ]
+    graded = _row(doc, MINI, 1)
+    graded["gradingResult"]["componentResults"] = [
+        {
+            "pass": False,
+            "score": 0,
+            "reason": "API error",
+            "metadata": {"graderError": True},
+            "assertion": {"type": "llm-rubric"},
+        }
+    ]
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.notes.select("kind", "candidate", "line").sort("line").rows() == [
+        ("grader_error", GPT5, 2),
+        ("grader_error", MINI, 3),
+    ]
+    assert imp.notes.sort("line").item(0, "detail") == (
+        "the javascript assertion threw (Custom function threw error: Unexpected token 'return' Stack Trace: ...), "
+        "and no other assertion failed: the test has no valid verdict; a grader failure"
+    )
+    counts = _counts(_audit(imp))
+    assert (counts[GPT5]["scored"], counts[GPT5]["judge_failed"]) == (1, 1)
+    assert (counts[MINI]["scored"], counts[MINI]["judge_failed"]) == (1, 1)
+
+
+def test_an_assertion_that_threw_makes_the_weighted_score_no_score(tmp_path: Path) -> None:
+    doc = _doc()
+    _row(doc, GPT5, 0)["gradingResult"]["componentResults"].append(_threw())
+    imp = promptfoo.read([_write(tmp_path, doc)], score="score")
+    assert imp.notes.select("kind", "candidate").rows() == [("grader_error", GPT5)]
+    counts = _counts(_audit(imp, grade="numeric"))
+    assert (counts[GPT5]["scored"], counts[GPT5]["judge_failed"]) == (1, 1)
+
+
+def test_real_javascript_that_threw_beside_valid_fails_is_scored() -> None:
+    # nicheIQ: 18 rows hold a javascript assertion that threw (16 name it as the row's error); every one of
+    # them also has an assertion that validly failed (regex, is-json or llm-rubric), so all 30 are scored fails
+    imp = promptfoo.read([NICHE])
+    assert imp.notes.height == 0
+    assert imp.ledger.group_by("score_status", "passed").len().rows() == [("scored", False, 30)]
+    weighted = promptfoo.read([NICHE], score="score")
+    assert weighted.notes.get_column("kind").to_list() == ["grader_error"] * 18
+    assert weighted.ledger.group_by("score_status").len().sort("score_status").rows() == [
+        ("judge_error", 18),
+        ("scored", 12),
+    ]

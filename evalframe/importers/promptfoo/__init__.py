@@ -79,6 +79,16 @@ A value that is not a score is a grader failure (``judge_error``) with the
 flag ``nonfinite_score`` (NaN, Infinity) or ``not_a_score``
 (:func:`~evalframe.importers._kit.grade`).
 
+An assertion whose code threw (promptfoo's reason ``Custom function threw
+error: ...``) or whose grader failed (``metadata.graderError``) is recorded
+by promptfoo as a failed assertion with score 0 (``failureReason`` 1), but it
+judged nothing. Since a test passes only when every assertion passes, the
+row's fail still stands when another assertion gave a valid fail; otherwise
+the row has no valid verdict and is a grader failure (``judge_error``, with a
+``grader_error`` flag naming the candidate). The weighted ``score`` averages
+that 0 in, so under ``score`` any such assertion makes the row a grader
+failure; under a named metric, any such assertion of that metric.
+
 The plan
 --------
 Planned units are the declared test runs, each on the (provider × prompt)

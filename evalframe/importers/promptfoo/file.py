@@ -64,12 +64,11 @@ def _read_rows(export: _Export, choice: str, out: _FileRead) -> tuple[list[_Row]
     rows: list[_Row] = []
     for line, obj in export.numbered:
         try:
-            row, notes, named_pass = _read_row(obj, line, source=export.source, choice=choice, declared=export.columns)
+            row, _, named_pass = _read_row(obj, line, source=export.source, choice=choice, declared=export.columns)
         except Unreadable as exc:
             out.notes.append(exc.note)
             continue
         out.named_pass_complete &= named_pass
-        out.notes.extend(notes)
         rows.append(row)
     with_idx = [r for r in rows if r.test_idx is not None]
     if with_idx and len(with_idx) < len(rows):
@@ -272,11 +271,13 @@ def _read_export(export: _Export, *, choice: str) -> _FileRead:
                 "test's prompts/providers filter leaves out: the filters are not applied (every test is planned "
                 "on every column)"
             )
-            out.notes.append(note("header_rows_disagree", export.source, detail, line=r.line))
+            who = name(r.provider, r.prompt_key)
+            out.notes.append(note("header_rows_disagree", export.source, detail, line=r.line, candidate=who))
             out.units = [(c, case, trial) for case, trial in cases.planned or () for c in candidates]
             planned = set(out.units)
     for r in rows:
         case, trial = _case(r, cases.case_of, by_index)
+        out.notes.extend({**n, "candidate": name(r.provider, r.prompt_key)} for n in r.notes)
         out.rows.append(
             ledger_row(
                 name(r.provider, r.prompt_key),
