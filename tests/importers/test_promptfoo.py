@@ -893,3 +893,46 @@ def test_real_javascript_that_threw_beside_valid_fails_is_scored() -> None:
         ("judge_error", 18),
         ("scored", 12),
     ]
+
+
+# --- files of the same providers with other settings ----------------------------------------------------------
+
+
+def test_files_whose_provider_settings_differ_are_different_candidates(tmp_path: Path) -> None:
+    cold, hot = _doc(), _doc()
+    cold["config"]["providers"] = [{"id": GPT5, "config": {"temperature": 0}}, MINI]
+    hot["config"]["providers"] = [{"id": GPT5, "config": {"temperature": 0.9}}, MINI]
+    hot["evalId"] = "hot"
+    a, b = _write(tmp_path, cold, "a.json"), _write(tmp_path, hot, "b.json")
+    imp = promptfoo.read([a, b])
+    with pytest.raises(AuditRefused) as refused:  # MINI's settings agree: the two files hold its units twice
+        _audit(imp)
+    duplicated = refused.value.problems.filter(pl.col("kind") == "duplicate_key")
+    assert set(duplicated.get_column("candidate")) == {MINI}
+    assert set(imp.plan.candidates) == {f"{GPT5} [config.temperature=0]", f"{GPT5} [config.temperature=0.9]", MINI}
+    assert imp.notes.select("kind", "candidate", "source").sort("candidate").rows() == [
+        ("settings_differ", f"{GPT5} [config.temperature=0.9]", str(b)),
+        ("settings_differ", f"{GPT5} [config.temperature=0]", str(a)),
+    ]
+    assert imp.notes.item(0, "detail") == (
+        f"runs of {GPT5} record different settings, read as different candidates: "
+        f"config.temperature = 0 ({a}), 0.9 ({b})"
+    )
+    gpt5 = imp.ledger.filter(pl.col("candidate").str.starts_with(f"{GPT5} ["))
+    assert gpt5.group_by("candidate").len().sort("candidate").rows() == [
+        (f"{GPT5} [config.temperature=0.9]", 2),
+        (f"{GPT5} [config.temperature=0]", 2),
+    ]
+
+
+def test_a_setting_only_one_file_records_is_unknown_never_equal(tmp_path: Path) -> None:
+    plain, tuned = _doc(), _doc()
+    tuned["config"]["providers"] = [{"id": GPT5, "config": {"max_tokens": 50}}, MINI]
+    tuned["evalId"] = "tuned"
+    a, b = _write(tmp_path, plain, "a.json"), _write(tmp_path, tuned, "b.json")
+    imp = promptfoo.read([a, b])
+    assert {c for c in imp.plan.candidates if c.startswith(f"{GPT5} ")} == {
+        f"{GPT5} [config.max_tokens=unknown]",
+        f"{GPT5} [config.max_tokens=50]",
+    }
+    assert imp.notes.get_column("kind").to_list() == ["settings_differ", "settings_differ"]

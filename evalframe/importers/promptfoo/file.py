@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from evalframe.importers._kit import Unreadable, json_object, ledger_row, note
+from evalframe.importers._settings import flatten
 from evalframe.importers.promptfoo.declared import _declared_tests, _repeat, _run_table, _vars_agree, vars_case_id
 from evalframe.importers.promptfoo.export import _Export, _export_named_scores
 from evalframe.importers.promptfoo.rows import FAILURE_ERROR, _int, _prompt_key, _read_row, _Row, _str
@@ -23,6 +24,8 @@ class _FileRead:
     units: list[tuple[str, str, int]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
     named_pass_complete: bool = True
+    #: Candidate → the settings the file's config records for its provider (flat keys).
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _tally(rows: Sequence[_Row]) -> dict[str, int]:
@@ -230,6 +233,20 @@ def _scoped_units(
     return [(c, case, trial) for case, trial in cases.planned or () for c in allowed[case]]
 
 
+def _settings(export: _Export, rows: Sequence[_Row], name: _Naming, candidates: Sequence[str]) -> dict[str, Any]:
+    """Per candidate, what the config records for its provider: the entry's keys but id and label, flattened."""
+    providers = {name(_str(c.get("provider")) or "", _prompt_key(c)): _str(c.get("provider")) for c in export.columns}
+    providers.update({name(r.provider, r.prompt_key): r.provider for r in rows})
+    listed = export.config.get("providers")
+    entries = [p for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
+    out: dict[str, Any] = {}
+    for candidate in candidates:
+        key = providers.get(candidate)
+        entry = next((p for p in entries if key in (_str(p.get("label")), _str(p.get("id")))), {})
+        out[candidate] = flatten({k: v for k, v in entry.items() if k not in ("id", "label")})
+    return out
+
+
 def _header_notes(export: _Export, rows: Sequence[_Row], name: _Naming, out: _FileRead) -> dict[str, int]:
     """The rows' tally, with a ``header_rows_disagree`` per header total (``stats``, column metrics) it contradicts."""
     counted = _tally(rows)
@@ -294,6 +311,7 @@ def _read_export(export: _Export, *, choice: str) -> _FileRead:
                 source=export.source,
             )
         )
+    out.settings = _settings(export, rows, name, candidates)
     counted = _header_notes(export, rows, name, out)
     export.info.update(
         {
