@@ -331,3 +331,51 @@ def test_log_without_spec_header(tmp_path: Path) -> None:
 def test_path_that_does_not_exist_raises(tmp_path: Path) -> None:
     with pytest.raises(evalframe.InputFormatError):
         openai_evals.read([tmp_path / "nope.jsonl"])
+
+
+# --- logs of one completion function whose specs record other settings -------------------------------------
+
+
+def _run(path: Path, run_id: str, command: str, correct: list[bool]) -> Path:
+    head = spec(run_id, ["gpt-4"])
+    head["spec"]["run_config"] = {"completion_fns": ["gpt-4"], "seed": 1, "command": command}
+    lines: list[Any] = [head, {"final_report": {"accuracy": sum(correct) / len(correct)}}]
+    lines += [event(run_id, n, f"toy.dev.{n}", "match", {"correct": c}) for n, c in enumerate(correct)]
+    return write_log(path, lines)
+
+
+def test_logs_whose_completion_args_differ_are_different_candidates(tmp_path: Path) -> None:
+    cold = _run(tmp_path / "a.jsonl", "r1", "oaieval gpt-4 toy --completion_args temperature=0", [True, False])
+    hot = _run(tmp_path / "b.jsonl", "r2", "oaieval gpt-4 toy --completion_args temperature=1", [True, True])
+    imported = openai_evals.read([cold, hot])
+    a, b = "gpt-4 [completion_args=temperature=0]", "gpt-4 [completion_args=temperature=1]"
+    assert imported.plan.candidates == (a, b)
+    kinds = imported.notes.filter(pl.col("kind") == "settings_differ").select("candidate", "source").sort("candidate")
+    assert kinds.rows() == [(a, str(cold)), (b, str(hot))]
+    assert imported.notes.filter(pl.col("kind") == "settings_differ").item(0, "detail") == (
+        "runs of gpt-4 record different settings, read as different candidates: "
+        f"completion_args = temperature=0 ({cold}), temperature=1 ({hot})"
+    )
+    # every note about one log names its renamed candidate
+    assert set(imported.notes.filter(pl.col("kind") == "plan_from_rows").get_column("candidate")) == {a, b}
+    got = counts(run_audit(imported))
+    assert {c: (n["planned"], n["scored"], n["passed"]) for c, n in got.items()} == {a: (2, 2, 1), b: (2, 2, 2)}
+
+
+def test_logs_whose_settings_agree_keep_one_candidate(tmp_path: Path) -> None:
+    # the same run twice (another path in the command only): its units twice, which the audit refuses as duplicates
+    one = _run(tmp_path / "a.jsonl", "r1", "/x/oaieval gpt-4 toy", [True, False])
+    two = _run(tmp_path / "b.jsonl", "r2", "/y/oaieval gpt-4 toy", [True, False])
+    imported = openai_evals.read([one, two])
+    assert imported.plan.candidates == ("gpt-4",)
+    assert "settings_differ" not in imported.notes.get_column("kind").to_list()
+
+
+def test_a_sample_id_read_as_text_names_the_logs_candidate(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "a.jsonl",
+        [spec("r1", ["gpt-4"]), {"final_report": {}}, event("r1", 0, 7, "match", {"correct": True})],  # type: ignore[arg-type]
+    )
+    imported = openai_evals.read([log])
+    notes = imported.notes.filter(pl.col("kind") == "id_normalised")
+    assert notes.select("candidate", "case_id", "line").rows() == [("gpt-4", "7", 3)]

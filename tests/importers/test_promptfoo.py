@@ -362,7 +362,7 @@ def test_grading_without_a_verdict_is_a_grader_failure(tmp_path: Path) -> None:
     row = next(r for r in doc["results"]["results"] if r["provider"]["id"] == MINI)
     del row["success"], row["gradingResult"]["pass"]
     imp = promptfoo.read([_write(tmp_path, doc)])
-    assert imp.notes.select("kind", "refusing").rows() == [("not_a_score", False)]
+    assert imp.notes.select("kind", "refusing", "candidate").rows() == [("not_a_score", False, MINI)]
     assert _counts(_audit(imp))[MINI]["judge_failed"] == 1
 
 
@@ -373,9 +373,9 @@ def test_nonfinite_and_non_numeric_scores_are_grader_failures(tmp_path: Path) ->
     path = tmp_path / "x.json"
     path.write_text(json.dumps(doc), encoding="utf-8")  # json.dumps writes the bare token NaN
     imp = promptfoo.read([path], score="score")
-    assert imp.notes.select("kind", "line", "refusing").sort("line").rows() == [
-        ("not_a_score", 1, False),
-        ("nonfinite_score", 2, False),
+    assert imp.notes.select("kind", "line", "refusing", "candidate").sort("line").rows() == [
+        ("not_a_score", 1, False, MINI),
+        ("nonfinite_score", 2, False, GPT5),
     ]
     report = _audit(imp, grade="numeric")
     assert _counts(report) == {
@@ -612,7 +612,8 @@ def test_unreadable_variants(tmp_path: Path, content: bytes, detail: str) -> Non
     path.write_bytes(content)
     problems = _unreadable([path])
     assert problems.filter(pl.col("kind") == "unreadable_file").select("detail", "refusing").rows() == [(detail, True)]
-    assert set(problems.get_column("kind")) == {"unreadable_file", "empty_plan", "empty_candidates"}
+    # Nothing was read: the unreadable file says why, an empty plan would only repeat it (kit.plan_from_units).
+    assert set(problems.get_column("kind")) == {"unreadable_file"}
 
 
 def test_bad_result_row_is_reported_with_its_line(tmp_path: Path) -> None:
@@ -676,3 +677,262 @@ def test_grade_numeric_alone_reads_the_weighted_score() -> None:
     assert {c: (r["scored"], r["mean_score"]) for c, r in summary.items()} == {
         c: (2, pytest.approx(sum(v) / len(v))) for c, v in expected.items()
     }
+
+
+# --- tests scoped to prompts or providers (test-level `prompts` / `providers`) ----------------------------------
+
+NICHE = real("promptfoo/tthatcher95-nicheIQ/promptfoo/results.json", "real2")
+#: Config prompts (id, label) and providers (id, label) of the scoped exports built below.
+_PROMPTS = (("short", "Short"), ("long", "Long"))
+_PROVIDERS = (("openai:a", "P1"), ("openai:b", "P2"))
+
+
+def _scoped_doc(tests: list[dict[str, Any]], ran: list[tuple[int, str, str]], **config: Any) -> dict[str, Any]:
+    """A version 3 export of 2 providers × 2 prompts; its rows are the (test, provider, prompt label) in ``ran``."""
+    columns = [
+        {"id": f"{pid}-hash", "raw": f"{label}: {{{{q}}}}", "label": label, "provider": prov}
+        for _, prov in _PROVIDERS
+        for pid, label in _PROMPTS
+    ]
+    index = {(c["provider"], c["label"]): i for i, c in enumerate(columns)}
+    ids = dict((label, pid) for pid, label in _PROVIDERS)
+    rows = [
+        {
+            "provider": {"id": ids[prov], "label": prov},
+            "prompt": {"raw": f"{label}: q{t}", "label": label},
+            "promptIdx": index[(prov, label)],
+            "promptId": f"{dict((lab, i) for i, lab in _PROMPTS)[label]}-hash",
+            "testIdx": t,
+            "testCase": tests[t] if t < len(tests) else {},
+            "vars": {"q": f"q{t}"},
+            "response": {"output": "x"},
+            "success": True,
+            "score": 1,
+            "gradingResult": {"pass": True, "score": 1, "reason": "ok"},
+            "failureReason": 0,
+        }
+        for t, prov, label in ran
+    ]
+    cfg = {
+        "prompts": [{"id": pid, "label": label} for pid, label in _PROMPTS],
+        "providers": [{"id": pid, "label": label} for pid, label in _PROVIDERS],
+        "tests": tests,
+        **config,
+    }
+    return {"evalId": "e", "config": cfg, "results": {"version": 3, "prompts": columns, "results": rows, "stats": {}}}
+
+
+def _planned(imp: Imported) -> dict[str, int]:
+    """Planned units per candidate, from the plan itself."""
+    assert imp.plan.units is not None, "a scoped plan is a units table"
+    return dict(imp.plan.units.group_by("candidate").len().sort("candidate").rows())
+
+
+def test_tests_scoped_to_prompts_plan_only_those_prompts(tmp_path: Path) -> None:
+    tests = [
+        {"vars": {"q": "q0"}, "prompts": ["short"]},  # by the config prompt's id
+        {"vars": {"q": "q1"}, "prompts": ["Long", "short"]},  # by label and by id
+        {"vars": {"q": "q2"}},  # no filter: every prompt
+        {"vars": {"q": "q3"}, "prompts": ["sh*"]},  # a wildcard
+    ]
+    plan = {"Short": [0, 1, 2, 3], "Long": [1, 2]}
+    ran = [(t, prov, label) for _, prov in _PROVIDERS for label, ts in plan.items() for t in ts]
+    ran.remove((2, "P2", "Long"))
+    imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
+    assert _planned(imp) == {"P1 | Long": 2, "P1 | Short": 4, "P2 | Long": 2, "P2 | Short": 4}
+    assert imp.plan.n_units == 12  # not 2 providers × 2 prompts × 4 tests = 16
+    assert imp.notes.height == 0
+    counts = _counts(_audit(imp))
+    assert {c: (n["planned"], n["scored"], n["missing"]) for c, n in counts.items()} == {
+        "P1 | Long": (2, 2, 0),
+        "P1 | Short": (4, 4, 0),
+        "P2 | Long": (2, 1, 1),
+        "P2 | Short": (4, 4, 0),
+    }
+    assert imp.info[0]["scoped_tests"] == ["0", "1", "3"]
+
+
+def test_tests_scoped_to_providers_and_default_test_filters(tmp_path: Path) -> None:
+    tests = [
+        {"vars": {"q": "q0"}, "providers": ["P1"]},  # the default's prompts filter applies: Long only
+        {"vars": {"q": "q1"}, "prompts": ["short"], "providers": ["openai:*"]},  # its own filter wins
+        {"vars": {"q": "q2"}, "prompts": []},  # an empty list names nothing: the test runs on no column
+    ]
+    ran = [(0, "P1", "Long"), (1, "P1", "Short"), (1, "P2", "Short")]
+    doc = _scoped_doc(tests, ran, defaultTest={"prompts": ["long"]})
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert _planned(imp) == {"P1 | Long": 1, "P1 | Short": 1, "P2 | Short": 1}
+    counts = _counts(_audit(imp))
+    # P2 | Long is a declared column no test runs on: nothing is planned for it, so it is no candidate
+    assert {c: (n["planned"], n["missing"]) for c, n in counts.items()} == {
+        "P1 | Long": (1, 0),
+        "P1 | Short": (1, 0),
+        "P2 | Short": (1, 0),
+    }
+
+
+def test_a_filter_naming_no_column_leaves_its_test_on_every_column(tmp_path: Path) -> None:
+    tests = [{"vars": {"q": "q0"}, "prompts": ["shrot"]}, {"vars": {"q": "q1"}, "prompts": ["long"]}]
+    ran = [(0, "P1", "Short"), (1, "P1", "Long"), (1, "P2", "Long")]
+    imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
+    assert _planned(imp) == {"P1 | Long": 2, "P1 | Short": 1, "P2 | Long": 2, "P2 | Short": 1}
+    assert imp.notes.select("kind", "detail").rows() == [
+        (
+            "header_rows_disagree",
+            "test 0's filter (prompts ['shrot']) names ['shrot'], which no prompt column of the export answers to: "
+            "the test is planned on every column",
+        )
+    ]
+    counts = _counts(_audit(imp))
+    assert sum(n["missing"] for n in counts.values()) == 3  # test 0 on P1|Long, P2|Short, P2|Long
+
+
+def test_a_row_outside_its_tests_filter_plans_every_test_on_every_column(tmp_path: Path) -> None:
+    # promptfoo versions before test-level filters ran every test on every prompt: the rows say so
+    tests = [{"vars": {"q": "q0"}, "prompts": ["short"]}, {"vars": {"q": "q1"}}]
+    ran = [(0, "P1", "Short"), (0, "P1", "Long"), (1, "P1", "Short"), (1, "P1", "Long")]
+    imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
+    assert imp.plan.n_units == 8
+    assert imp.notes.select("kind", "line").rows() == [("header_rows_disagree", 2)]
+    assert "a column its test's prompts/providers filter leaves out" in imp.notes.item(0, "detail")
+
+
+def test_without_inline_tests_the_rows_record_their_filters(tmp_path: Path) -> None:
+    tests = [{"vars": {"q": "q0"}, "prompts": ["short"]}, {"vars": {"q": "q1"}}]
+    ran = [(0, "P1", "Short"), (0, "P2", "Short"), (1, "P1", "Short"), (1, "P1", "Long")]
+    doc = _scoped_doc(tests, ran)
+    doc["config"]["tests"] = "file://tests.yaml"
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    # cases seen (0, 1); test 0 on the two Short columns only (its rows' testCase.prompts), test 1 on all four
+    assert _planned(imp) == {"P1 | Long": 1, "P1 | Short": 2, "P2 | Long": 1, "P2 | Short": 2}
+    assert imp.notes.get_column("kind").to_list() == ["plan_from_rows"]
+    missing = {c: n["missing"] for c, n in _counts(_audit(imp)).items()}
+    assert missing == {"P1 | Long": 0, "P1 | Short": 0, "P2 | Long": 1, "P2 | Short": 1}
+
+
+def test_real_scoped_export_plans_what_it_ran() -> None:
+    # nicheIQ: tests 0-3 name pain_v1/pain_v2, 4-6 ideas_v1/ideas_v2, 7 ideas_v2 (the config prompts' ids;
+    # the export's columns carry their labels and a hash): 2 providers x (4 + 4 + 3 + 4) = 30 planned units
+    imp = promptfoo.read([NICHE])
+    per_prompt = {"Pain Scorer v1": 4, "Pain Scorer v2": 4, "Product Ideas v1": 3, "Product Ideas v2": 4}
+    planned = _planned(imp)
+    for provider in ("gpt-4o", "gpt-4o-mini"):
+        for prefix, n in per_prompt.items():
+            (name,) = [c for c in planned if c.startswith(f"{provider} | {prefix}")]
+            assert planned[name] == n
+    assert imp.plan.n_units == 30 and imp.ledger.height == 30
+    assert sum(n["missing"] for n in _counts(_audit(imp)).values()) == 0
+
+
+# --- an assertion that threw, or whose grader failed, gave no judgment -----------------------------------------
+
+
+def _threw(reason: str = "Custom function threw error: Unexpected token 'return'\nStack Trace: ...") -> dict[str, Any]:
+    return {"pass": False, "score": 0, "reason": reason, "assertion": {"type": "javascript", "value": "x"}}
+
+
+def test_an_assertion_that_threw_beside_a_valid_fail_is_a_wrong_answer(tmp_path: Path) -> None:
+    # GPT5's test 0 fails its latency assertion (a valid judgment) and a javascript assertion threw: a test
+    # passes only when every assertion passes, so the fail stands whatever the javascript would have said
+    doc = _doc()
+    _row(doc, GPT5, 0)["gradingResult"]["componentResults"].append(_threw())
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.notes.height == 0
+    assert _counts(_audit(imp))[GPT5]["scored"] == 2
+
+
+def test_an_assertion_that_threw_alone_leaves_no_verdict(tmp_path: Path) -> None:
+    doc = _doc()
+    row = _row(doc, GPT5, 0)
+    row["gradingResult"]["componentResults"] = [
+        {"pass": True, "score": 1, "reason": "Assertion passed", "assertion": {"type": "contains", "value": "e"}},
+        _threw(),
+    ]
+    graded = _row(doc, MINI, 1)
+    graded["gradingResult"]["componentResults"] = [
+        {
+            "pass": False,
+            "score": 0,
+            "reason": "API error",
+            "metadata": {"graderError": True},
+            "assertion": {"type": "llm-rubric"},
+        }
+    ]
+    imp = promptfoo.read([_write(tmp_path, doc)])
+    assert imp.notes.select("kind", "candidate", "line").sort("line").rows() == [
+        ("grader_error", GPT5, 2),
+        ("grader_error", MINI, 3),
+    ]
+    assert imp.notes.sort("line").item(0, "detail") == (
+        "the javascript assertion threw (Custom function threw error: Unexpected token 'return' Stack Trace: ...), "
+        "and no other assertion failed: the test has no valid verdict; a grader failure"
+    )
+    counts = _counts(_audit(imp))
+    assert (counts[GPT5]["scored"], counts[GPT5]["judge_failed"]) == (1, 1)
+    assert (counts[MINI]["scored"], counts[MINI]["judge_failed"]) == (1, 1)
+
+
+def test_an_assertion_that_threw_makes_the_weighted_score_no_score(tmp_path: Path) -> None:
+    doc = _doc()
+    _row(doc, GPT5, 0)["gradingResult"]["componentResults"].append(_threw())
+    imp = promptfoo.read([_write(tmp_path, doc)], score="score")
+    assert imp.notes.select("kind", "candidate").rows() == [("grader_error", GPT5)]
+    counts = _counts(_audit(imp, grade="numeric"))
+    assert (counts[GPT5]["scored"], counts[GPT5]["judge_failed"]) == (1, 1)
+
+
+def test_real_javascript_that_threw_beside_valid_fails_is_scored() -> None:
+    # nicheIQ: 18 rows hold a javascript assertion that threw (16 name it as the row's error); every one of
+    # them also has an assertion that validly failed (regex, is-json or llm-rubric), so all 30 are scored fails
+    imp = promptfoo.read([NICHE])
+    assert imp.notes.height == 0
+    assert imp.ledger.group_by("score_status", "passed").len().rows() == [("scored", False, 30)]
+    weighted = promptfoo.read([NICHE], score="score")
+    assert weighted.notes.get_column("kind").to_list() == ["grader_error"] * 18
+    assert weighted.ledger.group_by("score_status").len().sort("score_status").rows() == [
+        ("judge_error", 18),
+        ("scored", 12),
+    ]
+
+
+# --- files of the same providers with other settings ----------------------------------------------------------
+
+
+def test_files_whose_provider_settings_differ_are_different_candidates(tmp_path: Path) -> None:
+    cold, hot = _doc(), _doc()
+    cold["config"]["providers"] = [{"id": GPT5, "config": {"temperature": 0}}, MINI]
+    hot["config"]["providers"] = [{"id": GPT5, "config": {"temperature": 0.9}}, MINI]
+    hot["evalId"] = "hot"
+    a, b = _write(tmp_path, cold, "a.json"), _write(tmp_path, hot, "b.json")
+    imp = promptfoo.read([a, b])
+    with pytest.raises(AuditRefused) as refused:  # MINI's settings agree: the two files hold its units twice
+        _audit(imp)
+    duplicated = refused.value.problems.filter(pl.col("kind") == "duplicate_key")
+    assert set(duplicated.get_column("candidate")) == {MINI}
+    assert set(imp.plan.candidates) == {f"{GPT5} [config.temperature=0]", f"{GPT5} [config.temperature=0.9]", MINI}
+    assert imp.notes.select("kind", "candidate", "source").sort("candidate").rows() == [
+        ("settings_differ", f"{GPT5} [config.temperature=0.9]", str(b)),
+        ("settings_differ", f"{GPT5} [config.temperature=0]", str(a)),
+    ]
+    assert imp.notes.item(0, "detail") == (
+        f"runs of {GPT5} record different settings, read as different candidates: "
+        f"config.temperature = 0 ({a}), 0.9 ({b})"
+    )
+    gpt5 = imp.ledger.filter(pl.col("candidate").str.starts_with(f"{GPT5} ["))
+    assert gpt5.group_by("candidate").len().sort("candidate").rows() == [
+        (f"{GPT5} [config.temperature=0.9]", 2),
+        (f"{GPT5} [config.temperature=0]", 2),
+    ]
+
+
+def test_a_setting_only_one_file_records_is_unknown_never_equal(tmp_path: Path) -> None:
+    plain, tuned = _doc(), _doc()
+    tuned["config"]["providers"] = [{"id": GPT5, "config": {"max_tokens": 50}}, MINI]
+    tuned["evalId"] = "tuned"
+    a, b = _write(tmp_path, plain, "a.json"), _write(tmp_path, tuned, "b.json")
+    imp = promptfoo.read([a, b])
+    assert {c for c in imp.plan.candidates if c.startswith(f"{GPT5} ")} == {
+        f"{GPT5} [config.max_tokens=unknown]",
+        f"{GPT5} [config.max_tokens=50]",
+    }
+    assert imp.notes.get_column("kind").to_list() == ["settings_differ", "settings_differ"]

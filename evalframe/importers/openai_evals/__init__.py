@@ -18,7 +18,12 @@ How the log maps onto evalframe:
   ``model`` / ``model_name``);
 * **case_id**: the event's ``sample_id`` (e.g.
   ``semantic_role_recognition.test.231``); **trial** and **attempt** are 1;
-* **run_id**: the spec's ``run_id``;
+* **run_id**: the spec's ``run_id``; logs of one completion function whose
+  specs record other settings (eval name, split, ``run_config`` such as
+  ``eval_spec.args``, ``seed``, ``max_samples``, and the command's
+  ``--completion_args``) are different candidates named by the keys that
+  differ, with a ``settings_differ`` flag (a key one log records and another
+  does not is ``unknown``);
 * **plan**: the sample ids seen in the events. The log declares no dataset
   size, so a sample that never produced an event cannot be seen as missing:
   every log gets a ``plan_from_rows`` note saying so. A log with no event

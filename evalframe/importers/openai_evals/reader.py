@@ -20,6 +20,7 @@ from evalframe.importers._kit import (
     passed_if_complete,
     plan_from_units,
 )
+from evalframe.importers._settings import RunSettings, flatten, split_by_settings
 from evalframe.importers.openai_evals.events import MATCH_KEY, METRICS_KEY, _candidate, _Events, _is_log, _scan
 from evalframe.importers.openai_evals.grading import Flag, _attach_grades, _choose_key, _report_checks, _sample_row
 from evalframe.load import PathLike
@@ -33,6 +34,23 @@ class _LogRead:
     ledger_rows: list[dict[str, Any]]
     notes: list[dict[str, Any]]
     info: dict[str, Any]
+    #: What the spec records about the run (flat keys; see :func:`_settings`).
+    settings: dict[str, Any] | None = None
+
+
+def _settings(spec: dict[str, Any]) -> dict[str, Any]:
+    """The run's recorded settings: eval name and split, and ``run_config`` but its command line and UI state.
+
+    The command line differs with every path; its ``--completion_args`` (the completion function's
+    arguments) is kept as ``completion_args``.
+    """
+    run_config = json_object(spec.get("run_config"))
+    kept = {k: v for k, v in run_config.items() if k not in ("command", "initial_settings", "completion_fns")}
+    words = str(run_config.get("command") or "").split()
+    for i, word in enumerate(words):
+        if word.startswith("--completion_args"):
+            kept["completion_args"] = word.partition("=")[2] or (words[i + 1] if i + 1 < len(words) else "")
+    return flatten({"eval_name": spec.get("eval_name"), "split": spec.get("split"), **kept})
 
 
 def _read_log(path: Path, score: str | None) -> _LogRead:
@@ -55,6 +73,10 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
         found.unreadable(found.spec_line, "the spec has no string run_id")
         run_id = None
 
+    for n in notes:  # a sample id read as text (id_normalised) is about this log's candidate
+        if n["kind"] == "id_normalised":
+            n[CANDIDATE] = candidate
+
     def flag(kind: str, detail: str, *, line: int | None = None, case: str | None = None) -> None:
         notes.append(note(kind, source, detail, line=line, candidate=candidate, case_id=case))
 
@@ -71,7 +93,7 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
     _run_notes(found, score, run_id, flag)
     grade_key = score if score is not None or chosen in (MATCH_KEY, METRICS_KEY) else chosen
     info = _log_info(found, spec, candidate=candidate, run_id=run_id, grade_key=grade_key)
-    return _LogRead(candidate, rows if candidate is not None else [], notes, info)
+    return _LogRead(candidate, rows if candidate is not None else [], notes, info, _settings(spec))
 
 
 def _run_notes(found: _Events, score: str | None, run_id: str | None, flag: Flag) -> None:
@@ -196,7 +218,22 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     """
     files, raw_notes = find_files(paths, is_export=_is_log, what="OpenAI Evals record log (.jsonl)")
     logs = [_read_log(path, score) for path in files]
+    # Logs of one completion function whose specs record other settings are different candidates (SPEC §6c).
+    renamed, setting_notes = split_by_settings(
+        [
+            RunSettings(str(log.info["source"]), log.candidate, log.settings)
+            for log in logs
+            if log.candidate and log.settings is not None
+        ]
+    )
+    raw_notes.extend(setting_notes)
     for log in logs:
+        key = (str(log.info["source"]), log.candidate or "")
+        if key in renamed:
+            log.candidate = renamed[key]
+            log.info["candidate"] = log.candidate
+            log.ledger_rows = [{**row, CANDIDATE: log.candidate} for row in log.ledger_rows]
+            log.notes = [{**n, CANDIDATE: log.candidate} if n.get(CANDIDATE) is not None else n for n in log.notes]
         raw_notes.extend(log.notes)
     ledger = pl.DataFrame([row for log in logs for row in log.ledger_rows], schema=LEDGER_SCHEMA)
     ledger = passed_if_complete(ledger).sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])

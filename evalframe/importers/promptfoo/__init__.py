@@ -79,16 +79,34 @@ A value that is not a score is a grader failure (``judge_error``) with the
 flag ``nonfinite_score`` (NaN, Infinity) or ``not_a_score``
 (:func:`~evalframe.importers._kit.grade`).
 
+An assertion whose code threw (promptfoo's reason ``Custom function threw
+error: ...``) or whose grader failed (``metadata.graderError``) is recorded
+by promptfoo as a failed assertion with score 0 (``failureReason`` 1), but it
+judged nothing. Since a test passes only when every assertion passes, the
+row's fail still stands when another assertion gave a valid fail; otherwise
+the row has no valid verdict and is a grader failure (``judge_error``, with a
+``grader_error`` flag naming the candidate). The weighted ``score`` averages
+that 0 in, so under ``score`` any such assertion makes the row a grader
+failure; under a named metric, any such assertion of that metric.
+
 The plan
 --------
-Planned units are the declared (provider × prompt) columns (``prompts[]``)
-× the declared test runs. The test runs are expanded from ``config``
+Planned units are the declared test runs, each on the (provider × prompt)
+columns (``prompts[]``) it runs on: every column, unless the test (or
+``defaultTest``) names its ``prompts`` or ``providers`` (by label, id, a
+``*`` wildcard or a ``group:`` prefix; see ``scope``), in which case only the
+columns it names. A plan of scoped tests is a units table, not a cross
+product. A filter that names no column leaves its test on every column, and a
+row on a column its test's filter leaves out (a promptfoo that did not apply
+the filters) plans every test on every column, each with a
+``header_rows_disagree`` flag. The test runs are expanded from ``config``
 (``tests``, ``scenarios``, ``defaultTest.vars``, array-valued variables,
 ``evaluateOptions.repeat``) exactly as promptfoo numbers them; this is only
 possible when the tests are written inline. If they are not (a file
 reference, a ``file://`` variable), or if the rows contradict the expansion
 (a ``testIdx`` beyond it, or variables that differ), the plan is the cases
-seen in any row × the declared columns, with a ``plan_from_rows`` flag: a
+seen in any row × the declared columns (scoped by the filters each row's
+``testCase`` records), with a ``plan_from_rows`` flag: a
 test that no candidate ran cannot be detected as missing then. An export
 with no row and no declared column has no plan and refuses
 (``empty_plan``, ``empty_candidates``). Header totals (``stats``,
@@ -101,6 +119,7 @@ The import follows the data, one job per module:
 
 * ``rows``: one result row: provider, prompt, test index, status, grade;
 * ``declared``: the tests a config declares, expanded as promptfoo numbers them;
+* ``scope``: the columns a test runs on (its ``prompts`` and ``providers`` filters);
 * ``export``: an export file loaded (v2, v3, legacy, jsonl);
 * ``file``: one file read: candidates, planned cases, rows, header checks;
 * ``reader``: :func:`read`.

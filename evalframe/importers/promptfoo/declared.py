@@ -9,6 +9,7 @@ from typing import Any, Final
 
 from evalframe.importers._kit import json_object
 from evalframe.importers.promptfoo.rows import _int
+from evalframe.importers.promptfoo.scope import Scope, scope_of
 
 _CONVERSATION_VAR: Final = "_conversation"
 
@@ -55,8 +56,12 @@ def _combinations(variables: Mapping[str, Any], *, expand: bool) -> list[dict[st
     return combos
 
 
-def _declared_tests(config: Mapping[str, Any]) -> tuple[list[list[dict[str, Any]]] | None, str]:
-    """Return the variable combinations of every declared test, in promptfoo's order, or None and why."""
+def _declared_tests(config: Mapping[str, Any]) -> tuple[list[tuple[list[dict[str, Any]], Scope]] | None, str]:
+    """Return the variable combinations and the filters of every declared test, in promptfoo's order, or None and why.
+
+    A test's filters (its ``prompts`` and ``providers``, else ``defaultTest``'s) say which columns it runs on
+    (:mod:`~evalframe.importers.promptfoo.scope`).
+    """
     default = config.get("defaultTest")
     if default is not None and not isinstance(default, dict):
         return None, "defaultTest is a file reference"
@@ -99,15 +104,18 @@ def _declared_tests(config: Mapping[str, Any]) -> tuple[list[list[dict[str, Any]
                     "options": {**json_object(default_d.get("options")), **json_object(test.get("options"))},
                 }
                 entries.append((merged, {**default_vars, **data_vars, **test_vars}))
-    expanded: list[list[dict[str, Any]]] = []
-    for test, variables in entries:
+    expanded: list[tuple[list[dict[str, Any]], Scope]] = []
+    for number, (test, variables) in enumerate(entries):
         options = {**json_object(default_d.get("options")), **json_object(test.get("options"))}
         if options.get("transformVars"):
             return None, "a transformVars option rewrites the variables"
         combos = _combinations(variables, expand=not options.get("disableVarExpansion"))
         if combos is None:
             return None, "a variable is a file:// glob"
-        expanded.append(combos)
+        scope = scope_of(test, default_d)
+        if isinstance(scope, str):
+            return None, f"declared test {number}: {scope}"
+        expanded.append((combos, scope))
     return expanded, ""
 
 
@@ -116,14 +124,16 @@ def _repeat(config: Mapping[str, Any]) -> int:
     return value if value is not None and value >= 1 else 1
 
 
-def _run_table(expanded: list[list[dict[str, Any]]], repeat: int) -> list[tuple[int, int, dict[str, Any]]]:
-    """One entry per ``testIdx`` promptfoo assigns: (case testIdx = first repetition's, trial, vars)."""
-    table: list[tuple[int, int, dict[str, Any]]] = []
-    for combos in expanded:
+def _run_table(
+    expanded: list[tuple[list[dict[str, Any]], Scope]], repeat: int
+) -> list[tuple[int, int, dict[str, Any], Scope]]:
+    """One entry per ``testIdx`` promptfoo assigns: (case testIdx = first repetition's, trial, vars, filters)."""
+    table: list[tuple[int, int, dict[str, Any], Scope]] = []
+    for combos, scope in expanded:
         start = len(table)
         for r in range(repeat):
             for c, variables in enumerate(combos):
-                table.append((start + c, r + 1, variables))
+                table.append((start + c, r + 1, variables, scope))
     return table
 
 

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from evalframe.importers._kit import Unreadable, json_object, ledger_row, note
+from evalframe.importers._settings import flatten
 from evalframe.importers.promptfoo.declared import _declared_tests, _repeat, _run_table, _vars_agree, vars_case_id
 from evalframe.importers.promptfoo.export import _Export, _export_named_scores
 from evalframe.importers.promptfoo.rows import FAILURE_ERROR, _int, _prompt_key, _read_row, _Row, _str
+from evalframe.importers.promptfoo.scope import Column, Scope, config_prompt_ids, config_provider_ids, scope_of
 
 _NAME_WIDTH: Final = 60
 
@@ -22,6 +24,8 @@ class _FileRead:
     units: list[tuple[str, str, int]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
     named_pass_complete: bool = True
+    #: Candidate → the settings the file's config records for its provider (flat keys).
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _tally(rows: Sequence[_Row]) -> dict[str, int]:
@@ -63,12 +67,11 @@ def _read_rows(export: _Export, choice: str, out: _FileRead) -> tuple[list[_Row]
     rows: list[_Row] = []
     for line, obj in export.numbered:
         try:
-            row, notes, named_pass = _read_row(obj, line, source=export.source, choice=choice, declared=export.columns)
+            row, _, named_pass = _read_row(obj, line, source=export.source, choice=choice, declared=export.columns)
         except Unreadable as exc:
             out.notes.append(exc.note)
             continue
         out.named_pass_complete &= named_pass
-        out.notes.extend(notes)
         rows.append(row)
     with_idx = [r for r in rows if r.test_idx is not None]
     if with_idx and len(with_idx) < len(rows):
@@ -115,9 +118,13 @@ class _Cases:
     planned: list[tuple[str, int]] | None = None
     declared_runs: int | None = None
     why: str = ""
+    #: Case id → the filters of the tests it stands for (a case runs on a column when one of them allows it).
+    scopes: dict[str, list[Scope]] = field(default_factory=dict)
 
 
-def _from_config(expanded: list[list[dict[str, Any]]], repeat: int, rows: Sequence[_Row], by_index: bool) -> _Cases:
+def _from_config(
+    expanded: list[tuple[list[dict[str, Any]], Scope]], repeat: int, rows: Sequence[_Row], by_index: bool
+) -> _Cases:
     """The cases of the config's expanded tests, or (``planned`` None) why the rows contradict them."""
     if by_index:
         table = _run_table(expanded, repeat)
@@ -131,12 +138,17 @@ def _from_config(expanded: list[list[dict[str, Any]]], repeat: int, rows: Sequen
             )
             return _Cases(why=why)
         case_of = {i: (str(t[0]), t[1]) for i, t in enumerate(table)}
-        return _Cases(case_of, sorted(set(case_of.values())), len(table))
-    ids = list(dict.fromkeys(vars_case_id(v) for combos in expanded for v in combos))
-    unknown = [r for r in rows if vars_case_id(r.vars) not in set(ids)]
+        scopes = {str(t[0]): [t[3]] for t in table}
+        return _Cases(case_of, sorted(set(case_of.values())), len(table), scopes=scopes)
+    scopes = {}
+    for combos, scope in expanded:
+        for v in combos:
+            scopes.setdefault(vars_case_id(v), []).append(scope)
+    unknown = [r for r in rows if vars_case_id(r.vars) not in scopes]
     if unknown:
         return _Cases(why=f"the variables of the result at line {unknown[0].line} match no declared test")
-    return _Cases(planned=[(i, 1) for i in ids], declared_runs=sum(len(combos) for combos in expanded) * repeat)
+    runs = sum(len(combos) for combos, _ in expanded) * repeat
+    return _Cases(planned=[(i, 1) for i in scopes], declared_runs=runs, scopes=scopes)
 
 
 def _planned_cases(export: _Export, rows: Sequence[_Row], by_index: bool, repeat: int, out: _FileRead) -> _Cases:
@@ -150,6 +162,12 @@ def _planned_cases(export: _Export, rows: Sequence[_Row], by_index: bool, repeat
             out.notes.append(note("header_rows_disagree", export.source, detail))
     if cases.planned is None:
         cases.planned = sorted({_case(r, cases.case_of, by_index) for r in rows})
+        cases.scopes = {}
+        for r in rows:  # each row records its test's filters (testCase.prompts, testCase.providers)
+            scope = scope_of(r.test_case or {}, {})
+            cases.scopes.setdefault(_case(r, cases.case_of, by_index)[0], []).append(
+                scope if isinstance(scope, Scope) else Scope()
+            )
         if rows or export.columns:
             detail = (
                 f"plan = cases seen in the rows × declared candidates ({cases.why}); "
@@ -158,6 +176,75 @@ def _planned_cases(export: _Export, rows: Sequence[_Row], by_index: bool, repeat
             out.notes.append(note("plan_from_rows", export.source, detail))
         cases.declared_runs = None
     return cases
+
+
+def _columns(export: _Export, rows: Sequence[_Row], name: _Naming) -> dict[str, Column]:
+    """The names each candidate's column answers to (what a test's ``prompts`` and ``providers`` may name).
+
+    A declared column answers to its prompt's label and id, the id the config gave the prompt of that label,
+    its provider's key, the id the config gave that provider and the provider ids its rows record; a column
+    only the rows name, to the labels and ids its rows record.
+    """
+    prompt_ids, provider_ids = config_prompt_ids(export.config), config_provider_ids(export.config)
+    prompts: dict[str, set[str]] = {}
+    providers: dict[str, set[str]] = {}
+    for col in export.columns:
+        provider = _str(col.get("provider"))
+        if not provider:
+            continue
+        candidate, label = name(provider, _prompt_key(col)), _str(col.get("label")) or ""
+        own = {n for n in (label, _str(col.get("id")), _prompt_key(col)) if n} | prompt_ids.get(label, set())
+        prompts.setdefault(candidate, set()).update(own)
+        providers.setdefault(candidate, set()).update({provider} | provider_ids.get(provider, set()))
+    for r in rows:
+        candidate = name(r.provider, r.prompt_key)
+        prompts.setdefault(candidate, set()).update(r.prompt_names | prompt_ids.get(r.prompt_label, set()))
+        providers.setdefault(candidate, set()).update(r.provider_names)
+    return {c: Column(frozenset(prompts[c]), frozenset(providers.get(c, ()))) for c in prompts}
+
+
+def _scoped_units(
+    cases: _Cases, candidates: Sequence[str], columns: Mapping[str, Column], out: _FileRead, source: str
+) -> list[tuple[str, str, int]]:
+    """The planned units: each planned (case, trial) on the candidates its test's filters allow.
+
+    A filter naming a prompt or provider that no column answers to leaves its test on every column, with a
+    ``header_rows_disagree`` flag (promptfoo refuses such a reference; an export that holds one was run by a
+    promptfoo that did not apply it).
+    """
+    allowed: dict[str, list[str]] = {}
+    known = list(columns.values())
+    for case, _ in cases.planned or ():
+        if case in allowed:
+            continue
+        scopes = cases.scopes.get(case) or [Scope()]
+        kept = []
+        for scope in scopes:
+            unmatched = scope.unmatched(known)
+            if unmatched:
+                detail = (
+                    f"test {case}'s filter ({scope.describe()}) names {unmatched}, which no prompt column of the "
+                    "export answers to: the test is planned on every column"
+                )
+                out.notes.append(note("header_rows_disagree", source, detail))
+                scope = Scope()
+            kept.append(scope)
+        allowed[case] = [c for c in candidates if c not in columns or any(s.allows(columns[c]) for s in kept)]
+    return [(c, case, trial) for case, trial in cases.planned or () for c in allowed[case]]
+
+
+def _settings(export: _Export, rows: Sequence[_Row], name: _Naming, candidates: Sequence[str]) -> dict[str, Any]:
+    """Per candidate, what the config records for its provider: the entry's keys but id and label, flattened."""
+    providers = {name(_str(c.get("provider")) or "", _prompt_key(c)): _str(c.get("provider")) for c in export.columns}
+    providers.update({name(r.provider, r.prompt_key): r.provider for r in rows})
+    listed = export.config.get("providers")
+    entries = [p for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
+    out: dict[str, Any] = {}
+    for candidate in candidates:
+        key = providers.get(candidate)
+        entry = next((p for p in entries if key in (_str(p.get("label")), _str(p.get("id")))), {})
+        out[candidate] = flatten({k: v for k, v in entry.items() if k not in ("id", "label")})
+    return out
 
 
 def _header_notes(export: _Export, rows: Sequence[_Row], name: _Naming, out: _FileRead) -> dict[str, int]:
@@ -190,9 +277,24 @@ def _read_export(export: _Export, *, choice: str) -> _FileRead:
     name, candidates = _candidates(export.columns, rows, out, export.source)
     repeat = _repeat(export.config)
     cases = _planned_cases(export, rows, by_index, repeat, out)
-    out.units = [(c, case, trial) for c in candidates for case, trial in cases.planned or ()]
+    out.units = _scoped_units(cases, candidates, _columns(export, rows, name), out, export.source)
+    planned = set(out.units)
+    full = len(candidates) * len(cases.planned or ())
     for r in rows:
         case, trial = _case(r, cases.case_of, by_index)
+        if len(planned) < full and (name(r.provider, r.prompt_key), case, trial) not in planned:
+            detail = (
+                f"the result at line {r.line} ran test {case} on {name(r.provider, r.prompt_key)!r}, a column its "
+                "test's prompts/providers filter leaves out: the filters are not applied (every test is planned "
+                "on every column)"
+            )
+            who = name(r.provider, r.prompt_key)
+            out.notes.append(note("header_rows_disagree", export.source, detail, line=r.line, candidate=who))
+            out.units = [(c, case, trial) for case, trial in cases.planned or () for c in candidates]
+            planned = set(out.units)
+    for r in rows:
+        case, trial = _case(r, cases.case_of, by_index)
+        out.notes.extend({**n, "candidate": name(r.provider, r.prompt_key)} for n in r.notes)
         out.rows.append(
             ledger_row(
                 name(r.provider, r.prompt_key),
@@ -209,12 +311,15 @@ def _read_export(export: _Export, *, choice: str) -> _FileRead:
                 source=export.source,
             )
         )
+    out.settings = _settings(export, rows, name, candidates)
     counted = _header_notes(export, rows, name, out)
     export.info.update(
         {
             "rows_read": len(out.rows),
             "candidates": candidates,
             "declared_test_runs": cases.declared_runs,
+            "planned_units": len(out.units),
+            "scoped_tests": sorted({c for c, scopes in cases.scopes.items() if any(s.scoped for s in scopes)}),
             "repeat": repeat,
             "plan_basis": "rows" if cases.declared_runs is None else "config",
             "case_id_basis": "testIdx" if by_index else "vars_sha256",

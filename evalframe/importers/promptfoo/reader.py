@@ -10,7 +10,8 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, PASSED, TRIAL
 from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import ScoreChoiceError, Unreadable, build_plan, choose_score, find_files, finish
+from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, finish, plan_from_units
+from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.importers.promptfoo.export import _Export, _export_named_scores, _is_export, _load
 from evalframe.importers.promptfoo.file import _read_export
 from evalframe.importers.promptfoo.rows import SUCCESS, WEIGHTED
@@ -109,11 +110,23 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         notes.append(exc.note)
         choice = SUCCESS
     reads = [_read_export(e, choice=choice or SUCCESS) for e in exports]
+    # Files of one provider whose config records other settings are other candidates (SPEC §6c).
+    runs = [RunSettings(e.source, c, s) for e, r in zip(exports, reads, strict=True) for c, s in r.settings.items()]
+    renamed, setting_notes = split_by_settings(runs)
+    notes.extend(setting_notes)
+    for e, r in zip(exports, reads, strict=True):
+        for row in r.rows:
+            row[CANDIDATE] = renamed.get((e.source, row[CANDIDATE]), row[CANDIDATE])
+        r.units = [(renamed.get((e.source, c), c), case, trial) for c, case, trial in r.units]
+        for n in r.notes:
+            if n.get(CANDIDATE) is not None:
+                n[CANDIDATE] = renamed.get((e.source, n[CANDIDATE]), n[CANDIDATE])
     rows = [row for r in reads for row in r.rows]
     ledger = pl.DataFrame(rows, schema=LEDGER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LEDGER_SCHEMA)
     if not all(r.named_pass_complete for r in reads):
         ledger = ledger.drop(PASSED)
     units = list(dict.fromkeys(u for r in reads for u in r.units))
     frame = pl.DataFrame(units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64}, orient="row")
-    plan, plan_problems = build_plan(frame, source=source)
+    # Tests scoped to some prompts or providers make the plan a units table rather than a cross product.
+    plan, plan_problems = plan_from_units(frame, source=source, notes=[*notes, *(n for r in reads for n in r.notes)])
     return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info, files=files)

@@ -21,6 +21,8 @@ SUCCESS: Final = "success"
 WEIGHTED: Final = "score"
 
 _NO_OUTPUT: Final = "No output"
+#: How promptfoo's reason begins when a ``javascript`` (or other custom code) assertion threw instead of judging.
+THREW: Final = "Custom function threw error"
 
 
 @dataclass
@@ -41,6 +43,13 @@ class _Row:
     limit: str | None
     success: bool
     failure: int  # FAILURE_* as read or derived
+    #: The labels and ids of the row's prompt and provider (what a test's filters may name).
+    prompt_names: frozenset[str] = frozenset()
+    provider_names: frozenset[str] = frozenset()
+    #: The row's test's ``prompts`` and ``providers`` filters as the row records them (``testCase``).
+    test_case: Mapping[str, Any] | None = None
+    #: Notes about the row's grade (its candidate is named once candidates are).
+    notes: tuple[dict[str, Any], ...] = ()
 
 
 def _str(value: Any) -> str | None:
@@ -64,6 +73,15 @@ def _provider_key(value: Any) -> str | None:
     if isinstance(value, dict):
         return _str(value.get("label")) or _str(value.get("id")) or None
     return None
+
+
+def _provider_names(value: Any) -> tuple[str, ...]:
+    """Every name a row's provider answers to: its label and its id."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, dict):
+        return tuple(n for n in (_str(value.get("label")), _str(value.get("id"))) if n)
+    return ()
 
 
 def _prompt_key(prompt: Mapping[str, Any]) -> str:
@@ -90,6 +108,41 @@ def _failure(obj: Mapping[str, Any], *, graded: bool, has_output: bool) -> int:
     return FAILURE_NONE
 
 
+def _no_judgment(component: Mapping[str, Any]) -> str | None:
+    """Why an assertion's result is no judgment (its code threw, or its grader failed), else None."""
+    reason = _str(component.get("reason")) or ""
+    if reason.startswith(THREW):
+        kind = _str(json_object(component.get("assertion")).get("type")) or "an"
+        return f"the {kind} assertion threw ({' '.join(reason.split())[:100]})"
+    if json_object(component.get("metadata")).get("graderError") is True:
+        return f"the grader of the {_str(json_object(component.get('assertion')).get('type')) or ''} assertion failed"
+    return None
+
+
+def _unjudged(grading: Mapping[str, Any], choice: str, passed: bool | None) -> str | None:
+    """Why the row's grade rests on an assertion that gave no judgment, else None.
+
+    promptfoo records an assertion whose code threw (``Custom function threw error``) or whose grader failed
+    (``metadata.graderError``) as a failed assertion with score 0. That is no judgment of the output: the
+    verdict (``success``) still stands when another assertion of the row gave a valid fail, since a test
+    passes only when every assertion passes; otherwise the row has no valid verdict. The weighted ``score``
+    averages the 0 in, so it is no valid score whenever an assertion gave no judgment; a named metric, when
+    an assertion of that metric gave none.
+    """
+    listed = grading.get("componentResults")
+    components = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) and listed else [grading]
+    if choice not in (SUCCESS, WEIGHTED):
+        components = [c for c in components if json_object(c.get("assertion")).get("metric") == choice]
+    why = [w for c in components if (w := _no_judgment(c)) is not None]
+    if not why:
+        return None
+    if choice == SUCCESS:
+        if passed is not False or any(c.get("pass") is False and _no_judgment(c) is None for c in components):
+            return None
+        return f"{why[0]}, and no other assertion failed: the test has no valid verdict"
+    return f"{why[0]}: its 0 is in the score"
+
+
 def _grade(
     obj: Mapping[str, Any], choice: str, line: int, source: str
 ) -> tuple[str, float | None, bool | None, bool, list[dict[str, Any]]]:
@@ -98,11 +151,15 @@ def _grade(
     success = obj.get("success")
     verdict = success if isinstance(success, bool) else grading.get("pass")
     passed = verdict if isinstance(verdict, bool) else None
+    if choice == SUCCESS and passed is None:
+        detail = "the grading result has no pass verdict (neither success nor gradingResult.pass)"
+        return "judge_error", None, None, True, [note("not_a_score", source, detail, line=line)]
+    if (choice in (SUCCESS, WEIGHTED) or choice in _named_scores(obj)) and (
+        why := _unjudged(grading, choice, passed)
+    ) is not None:
+        return "judge_error", None, None, True, [note("grader_error", source, f"{why}; a grader failure", line=line)]
     if choice == SUCCESS:
-        if passed is None:
-            detail = "the grading result has no pass verdict (neither success nor gradingResult.pass)"
-            return "judge_error", None, None, True, [note("not_a_score", source, detail, line=line)]
-        return "scored", float(passed), passed, True, []
+        return "scored", float(passed is True), passed, True, []
     if choice == WEIGHTED:
         raw: Any = obj.get("score", grading.get("score"))
         what = "score"
@@ -189,5 +246,11 @@ def _read_row(
         limit=limit,
         success=obj.get("success") is True,
         failure=failure,
+        prompt_names=frozenset(
+            n for n in (key, _str(prompt.get("id")), _str(obj.get("promptId")), _str(column.get("id"))) if n
+        ),
+        provider_names=frozenset(n for n in (provider, *_provider_names(obj.get("provider"))) if n),
+        test_case=json_object(obj.get("testCase")),
+        notes=tuple(notes),
     )
     return row, notes, named_pass
