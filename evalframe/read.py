@@ -24,6 +24,11 @@ from evalframe.importers._kit import as_numeric_scores
 from evalframe.load import PathLike
 from evalframe.report.output import listed_unchanged, read_manifest
 
+#: Formats whose case id may come from a declared column (``id_column``) instead of the question text.
+ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
+#: The score a format reads under ``grade="numeric"`` when none is named (its default is a pass/fail verdict).
+NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
+
 #: The files ``evalframe import`` writes (with its manifest): the planned units, the ledger, the import's
 #: notes and, per export file, what its header recorded (the importer's ``info``).
 IMPORT_FILES: Final = ("plan.parquet", "ledger.parquet", "notes.parquet", "exports.json")
@@ -47,8 +52,61 @@ def plan_units(imported: Imported) -> pl.DataFrame:
     return imported.plan.planned_units().join(imported.plan.cases.lazy(), on=CASE_ID, how="left").collect()
 
 
+def import_exports(
+    format: str,
+    paths: PathLike | Sequence[PathLike],
+    *,
+    score: str | None = None,
+    grade: GradeKind = "binary",
+    id_column: str | None = None,
+) -> Imported:
+    """Read export files with the format's importer, as ``evalframe audit --from`` and ``evalframe import`` do.
+
+    The one route from export files to an :class:`~evalframe.importers.Imported` (plan, ledger, notes):
+    the command line and :func:`read` both take it, so they read the same numbers.
+
+    Parameters
+    ----------
+    format, paths, score, grade
+        As :func:`read`. Under ``grade="numeric"`` with no ``score`` named, a format whose default is a
+        pass/fail verdict reads its numeric score instead (:data:`NUMERIC_SCORE`: promptfoo's weighted
+        ``score``, every_eval_ever's ``evaluation.score``).
+    id_column
+        ragas and DeepEval CSVs: the column naming the cases (default: the question text).
+
+    Raises
+    ------
+    ValueError
+        When ``format`` names no importer, or ``id_column`` is given for a format without one.
+    evalframe.errors.ImportUnreadable, evalframe.importers._kit.ImportRefused
+        As :func:`read`.
+    """
+    from evalframe.importers import deepeval, ragas
+
+    readers = registry()
+    if format not in readers:
+        msg = f"no importer named {format!r} (importers: {', '.join(sorted(readers))})"
+        raise ValueError(msg)
+    files = [paths] if isinstance(paths, str | bytes) or not isinstance(paths, Sequence) else list(paths)
+    if score is None and grade == "numeric":
+        score = NUMERIC_SCORE.get(format)
+    if id_column is None:
+        imported = readers[format](files, score=score)
+    elif format in ID_COLUMN_FORMATS:
+        imported = (ragas.read if format == "ragas" else deepeval.read)(files, score=score, id_column=id_column)
+    else:
+        msg = f"id_column names the case column of {' or '.join(ID_COLUMN_FORMATS)} exports only"
+        raise ValueError(msg)
+    return as_numeric_scores(imported, format) if grade == "numeric" else imported
+
+
 def read(
-    format: str, paths: PathLike | Sequence[PathLike], *, score: str | None = None, grade: GradeKind = "binary"
+    format: str,
+    paths: PathLike | Sequence[PathLike],
+    *,
+    score: str | None = None,
+    grade: GradeKind = "binary",
+    id_column: str | None = None,
 ) -> Frames:
     """Read export files of another tool into polars frames: planned units, ledger and notes.
 
@@ -65,7 +123,10 @@ def read(
         ``binary`` (default) or ``numeric``, as the audit will be told (``ef.audit(..., grade=)``). With
         ``numeric``, a ``passed`` column that HELM's and Inspect's importers only derive from ``score == 1``
         is left out, so that a pass needs a declared threshold, as ``evalframe audit --grade numeric`` does
-        (:func:`~evalframe.importers._kit.as_numeric_scores`); another format's own verdict is kept.
+        (:func:`~evalframe.importers._kit.as_numeric_scores`); another format's own verdict is kept; with no
+        ``score`` named, promptfoo and every_eval_ever read their numeric score (see :func:`import_exports`).
+    id_column
+        ragas and DeepEval CSVs: the column naming the cases.
 
     Returns
     -------
@@ -76,7 +137,7 @@ def read(
     Raises
     ------
     ValueError
-        When ``format`` names no importer.
+        When ``format`` names no importer, or ``id_column`` is given for a format without one.
     evalframe.errors.ImportUnreadable
         When a file could not be read at all (the file, line and reason; every
         note in ``notes``).
@@ -91,14 +152,7 @@ def read(
     >>> frames.plan.columns, frames.ledger.height, frames.notes.height
     (['candidate', 'case_id', 'trial', 'task'], 3, 2)
     """
-    readers = registry()
-    if format not in readers:
-        msg = f"no importer named {format!r} (importers: {', '.join(sorted(readers))})"
-        raise ValueError(msg)
-    files = [paths] if isinstance(paths, str | bytes) or not isinstance(paths, Sequence) else list(paths)
-    imported = readers[format](files, score=score)
-    if grade == "numeric":
-        imported = as_numeric_scores(imported, format)
+    imported = import_exports(format, paths, score=score, grade=grade, id_column=id_column)
     return Frames(plan=plan_units(imported), ledger=imported.ledger, notes=imported.notes)
 
 

@@ -8,12 +8,11 @@ from pathlib import Path
 import click
 
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
-from evalframe.cli.inputs import import_exports
 from evalframe.cli.options import IMPORT_FORMATS
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.errors import EvalframeError
 from evalframe.importers._kit import ImportRefused
-from evalframe.read import exports_json, plan_units
+from evalframe.read import exports_json, import_exports, plan_units
 from evalframe.report import check_output_folder, write_output
 
 
@@ -41,7 +40,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
     inputs, command = [str(p) for p in paths], f"evalframe import {fmt}"
     write_or_exit(lambda: check_output_folder(out, inputs=inputs))
     try:
-        imported = import_exports(fmt, inputs, score_name, id_column)
+        imported = import_exports(fmt, inputs, score=score_name, id_column=id_column)
     except ImportRefused as exc:
         # A refused import leaves only its notes: no plan or ledger that looks complete.
         notes = exc.all_problems().collect()
@@ -53,7 +52,7 @@ def import_command(fmt: str, paths: tuple[Path, ...], out: Path, score_name: str
         console.print(f"import refused: {notes.height} note(s) → {out}", highlight=False)
         print_problems(notes, console)
         sys.exit(EXIT_REFUSED)
-    except EvalframeError as exc:  # an unreadable file (ImportUnreadable) too: exit 2, nothing written
+    except (EvalframeError, ValueError) as exc:  # an unreadable file (ImportUnreadable) too: exit 2, nothing written
         fail(str(exc))
     planned = plan_units(imported)
     tables = {"plan": planned, "ledger": imported.ledger, "notes": imported.notes}

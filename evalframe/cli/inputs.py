@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, NoReturn
 
 import click
 import polars as pl
@@ -19,33 +19,15 @@ from evalframe.audit import audit
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
 from evalframe.cli.options import check_options, split_list
 from evalframe.cli.signals import hold_stop_signals
-from evalframe.columns import CANDIDATE
+from evalframe.columns import CANDIDATE, GradeKind
 from evalframe.errors import AuditRefused, EvalframeError
-from evalframe.importers import Imported
-from evalframe.importers._kit import as_numeric_scores, declare
+from evalframe.importers._kit import declare
 from evalframe.load import Loaded, load
 from evalframe.plan import Plan
 from evalframe.progress import Progress
-from evalframe.read import import_folder
+from evalframe.read import import_exports, import_folder
 from evalframe.report import AuditReport, build_refusal, check_output_folder, write_refusal
 from evalframe.report.refusal import refusal_json
-
-#: Formats whose case id may come from a declared column (--id-column) instead of the question text.
-ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
-#: The score an export reads under --grade numeric when --score is not given (its default is a pass/fail).
-NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
-
-
-def import_exports(fmt: str, paths: Sequence[str], score: str | None, id_column: str | None = None) -> Imported:
-    """Read another tool's exports with its importer (``--id-column``: ragas and deepeval only)."""
-    from evalframe.importers import deepeval, ragas, registry
-
-    if id_column is None:
-        return registry()[fmt]([Path(p) for p in paths], score=score)
-    if fmt not in ID_COLUMN_FORMATS:
-        raise click.UsageError(f"--id-column names the case column of --from {' or '.join(ID_COLUMN_FORMATS)} only")
-    read = ragas.read if fmt == "ragas" else deepeval.read
-    return read([Path(p) for p in paths], score=score, id_column=id_column)
 
 
 def input_paths(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
@@ -90,17 +72,14 @@ class InputFlags:
 
 
 def _from_exports(
-    from_format: str, paths: Sequence[Path], flags: InputFlags, *, grade: str, plan_given: bool
+    from_format: str, paths: Sequence[Path], flags: InputFlags, *, grade: GradeKind, plan_given: bool
 ) -> tuple[Plan, Loaded, dict[str, Any]]:
     """The plan, ledger and provenance of ``--from FORMAT PATHS``."""
     if plan_given or not paths:
         raise click.UsageError("--from FORMAT takes export PATHS and no --plan/--results")
-    score = flags.score_name
-    if score is None and grade == "numeric":
-        score = NUMERIC_SCORE.get(from_format)
-    imported = import_exports(from_format, [str(p) for p in paths], score, flags.id_column)
+    imported = import_exports(from_format, paths, score=flags.score_name, grade=grade, id_column=flags.id_column)
     imported = declare(
-        as_numeric_scores(imported, from_format) if grade == "numeric" else imported,
+        imported,
         candidates=split_list(flags.candidates),
         trials=flags.trials,
         run_id=flags.run_id,
