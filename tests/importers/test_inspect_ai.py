@@ -707,7 +707,10 @@ def test_no_sample_ids_falls_back_to_rows(tmp_path: Path) -> None:
     assert imported.plan.cases.get_column("case_id").to_list() == ["a", "b"]
     assert imported.plan.trials == 2
     assert imported.notes.select("kind", "detail").rows() == [
-        ("plan_from_rows", "the header lists no eval.dataset.sample_ids; it was taken from the 2 sample id(s) present")
+        (
+            "plan_from_rows",
+            "m/one (t): the header lists no eval.dataset.sample_ids; it was taken from the 2 sample id(s) present",
+        )
     ]
     c = counts(audit(imported))
     assert (c["planned"], c["scored"], c["missing"]) == (4, 2, 2)
@@ -931,15 +934,19 @@ def test_mistyped_score_refuses_naming_the_scorers() -> None:
     with pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([SCORED_TWIN], score="mach")
     problems = excinfo.value.problems.filter(pl.col("refusing"))
-    assert problems.select("kind", "source", "refusing").rows() == [("unknown_score", str(SCORED_TWIN), True)]
-    assert problems.item(0, "detail") == "no scorer named 'mach' in the export (has: match)"
+    assert problems.select("kind", "source", "candidate", "refusing").rows() == [
+        ("unknown_score", str(SCORED_TWIN), "openai/gpt-4o-mini", True)
+    ]
+    assert problems.item(0, "detail") == (
+        "openai/gpt-4o-mini (popularity): no scorer named 'mach' in the export (has: match)"
+    )
 
 
 def test_declared_score_missing_from_a_log_without_scorers_refuses() -> None:
     with pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([ZSTD_POSTFIX], score="match")
     assert excinfo.value.problems.select("kind", "detail").rows() == [
-        ("unknown_score", "no scorer named 'match' in the export (has: none)")
+        ("unknown_score", "mockllm/fake (task): no scorer named 'match' in the export (has: none)")
     ]
 
 
@@ -951,7 +958,7 @@ def test_several_scorers_only_in_samples_are_ambiguous(tmp_path: Path) -> None:
     with pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([path])
     assert excinfo.value.problems.select("kind", "detail").rows() == [
-        ("ambiguous_score", "2 scorers in the export (a, b) and none declared: name one with --score")
+        ("ambiguous_score", "m/one (t): 2 scorers in the export (a, b) and none declared: name one with --score")
     ]
     chosen = inspect_ai.read([path], score="b")
     assert chosen.ledger.select("score_status", "score").rows() == [("scored", 0.0)]
@@ -965,7 +972,8 @@ def test_limited_run_says_how_many_of_the_dataset_were_planned() -> None:
     assert imported.notes.select("kind", "detail", "refusing").rows() == [
         (
             "limited_run",
-            "the run was limited to 3 of 16 samples (eval.config.limit = 3): this run plans only those",
+            "openai/gpt-4o-mini (security_guide): --limit 3: 3 of 16 samples planned; the rates describe those 3, "
+            "not the task",
             False,
         )
     ]
@@ -993,7 +1001,8 @@ def test_limit_without_a_dataset_size(tmp_path: Path) -> None:
     assert imported.notes.select("kind", "detail").rows() == [
         (
             "limited_run",
-            "the run was limited to 2 samples (eval.config.limit = [0, 2]); the dataset's size is not recorded",
+            "m/one (t): --limit [0, 2]: 2 samples planned, of a dataset whose size is not recorded; the rates "
+            "describe those 2, not the task",
         )
     ]
 
