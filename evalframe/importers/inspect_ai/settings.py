@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from evalframe.importers._kit import json_object
+from evalframe.importers.inspect_ai.header import _started
 from evalframe.importers.inspect_ai.log import _Log, _log_note
 
 #: ``eval.config`` keys that change what one sample measures (the per-sample limits and tool approval); the
@@ -124,7 +125,8 @@ def split_by_settings(logs: Sequence[_Log]) -> list[dict[str, Any]]:
     their candidate and stay successive attempts of the same units. When they differ, each group of equal
     settings becomes its own candidate, ``<model> [<key>=<value>, ...]`` named by the first differing keys
     that tell the groups apart (task arguments first; a key a log does not record is ``unknown``), and one
-    ``settings_differ`` note per new candidate names every differing key, each group's values and its files.
+    ``settings_differ`` note per new candidate names every differing key, each group's values and its files
+    (groups and files in the order they ran).
     Sets ``log.candidate``; returns the notes.
 
     Examples
@@ -148,13 +150,13 @@ def split_by_settings(logs: Sequence[_Log]) -> list[dict[str, Any]]:
     for (_, model), runs in groups.items():
         settings = {log.path: log_settings(log) for log in runs}
         classes: dict[str, list[_Log]] = defaultdict(list)
-        for log in sorted(runs, key=lambda g: g.path):
+        for log in sorted(runs, key=_started):  # groups and their files in the order they ran
             classes[json.dumps(settings[log.path], sort_keys=True)].append(log)
         if len(classes) < 2:
             continue
         keys = sorted({k for s in settings.values() for k in s}, key=_rank)
         differing = [k for k in keys if len({settings[log.path].get(k) for log in runs}) > 1]
-        members = sorted(classes.values(), key=lambda c: [g.path for g in c])
+        members = list(classes.values())
         owns = [settings[member[0].path] for member in members]
         naming = _naming_keys(differing, owns)
         names = [f"{model} [{', '.join(f'{k}={_shown(own.get(k))}' for k in naming)}]" for own in owns]
