@@ -1330,3 +1330,20 @@ def test_every_note_about_a_log_names_its_candidate() -> None:
         )
     ]
     assert notes.filter(pl.col("candidate").is_null()).height == 0
+
+
+def test_a_sample_graded_by_another_scorer_is_not_scored_never_no_output(tmp_path: Path) -> None:
+    # sample 2 has no text output, but scorer 'b' judged it: the chosen 'a' did not grade it (not_scored)
+    samples = [
+        {"id": 1, "epoch": 1, "output": {"choices": []}, "scores": {"a": {"value": "C"}}},
+        {"id": 2, "epoch": 1, "output": {"choices": []}, "scores": {"b": {"value": "I"}}},
+        {"id": 3, "epoch": 1, "output": {"choices": []}, "scores": {}},
+    ]
+    imported = inspect_ai.read([_write(tmp_path, "other.json", _log(samples, sample_ids=[1, 2, 3], scorers=["a"]))])
+    assert imported.ledger.select("case_id", "score_status", "has_output").rows() == [
+        ("1", "scored", True),
+        ("2", "not_scored", True),
+        ("3", "not_scored", False),
+    ]
+    outcomes = audit(imported).units.sort("case_id").get_column("outcome").cast(pl.String).to_list()
+    assert outcomes == ["passed", "not_scored", "no_output"]

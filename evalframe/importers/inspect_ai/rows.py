@@ -93,7 +93,9 @@ def _sample_rows(
         return
     scores = _sample_scores(sample.data, score.scorer if score is not None else None)
     if score is None or score.scorer not in scores:
-        yield row(attempt, score_status="not_scored", **ran)
+        # Graded by another scorer, the sample had an output that scorer judged (as a graded one has).
+        judged = any(json_object(entry).get("value") is not None for entry in scores.values())
+        yield row(attempt, score_status="not_scored", limit=ran["limit"], has_output=ran["has_output"] or judged)
         return
     entry = scores[score.scorer]
     value = entry.get("value") if isinstance(entry, dict) else None

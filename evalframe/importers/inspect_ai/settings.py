@@ -33,6 +33,17 @@ _CONFIG_SETTINGS: Final = (
 )
 #: Generate-config keys that say how many requests run at once, nothing about one request.
 _CONCURRENCY: Final = frozenset({"max_connections"})
+#: Setting key prefixes in the order they name a candidate, after the bare task arguments and before the solver.
+_RANKED: Final = (
+    "model_args.",
+    "generate.",
+    "config.",
+    "task_version",
+    "dataset.",
+    "model_base_url",
+    "model_roles.",
+    "scorer.",
+)
 #: How a setting the log does not record is written in a candidate name and a note.
 UNKNOWN: Final = "unknown"
 #: The longest setting value written in full in a candidate name (longer ones are cut and given a hash).
@@ -52,7 +63,8 @@ def log_settings(log: _Log) -> dict[str, str]:
     Keys: each ``eval.task_args`` key bare (``with_background``); ``model_args.<k>``; ``generate.<k>`` (the
     generate config: ``eval.model_generate_config`` and ``plan.config``, but for ``max_connections``);
     ``solver`` (``plan.steps`` and ``plan.finish``); ``scorer.<name>`` (the options of each of
-    ``eval.scorers``); ``dataset.name`` / ``dataset.location``; ``model_base_url``; ``model_roles.<role>``;
+    ``eval.scorers``); ``dataset.name`` / ``dataset.location``; ``task_version``; ``model_base_url``;
+    ``model_roles.<role>``;
     ``config.<k>`` for the per-sample limits of ``eval.config``. A key the log does not record is absent.
     """
     spec = log.spec
@@ -77,8 +89,9 @@ def log_settings(log: _Log) -> dict[str, str]:
         value = log.dataset.get(key)
         if value is not None:
             found[f"dataset.{key}"] = _text(value)
-    if spec.get("model_base_url") is not None:
-        found["model_base_url"] = _text(spec["model_base_url"])
+    for key in ("task_version", "model_base_url"):
+        if spec.get(key) is not None:
+            found[key] = _text(spec[key])
     for role, value in json_object(spec.get("model_roles")).items():
         found[f"model_roles.{role}"] = _text(value)
     for key in _CONFIG_SETTINGS:
@@ -99,7 +112,7 @@ def _shown(value: str | None, width: int = _SHOWN) -> str:
 
 def _rank(key: str) -> tuple[int, str]:
     """The order in which settings name a candidate: task arguments first, the solver plan last."""
-    prefixes = ("model_args.", "generate.", "config.", "dataset.", "model_base_url", "model_roles.", "scorer.")
+    prefixes = _RANKED
     if key == "solver":
         return len(prefixes) + 1, key
     for i, prefix in enumerate(prefixes, start=1):
