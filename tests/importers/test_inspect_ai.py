@@ -1347,3 +1347,13 @@ def test_a_sample_graded_by_another_scorer_is_not_scored_never_no_output(tmp_pat
     ]
     outcomes = audit(imported).units.sort("case_id").get_column("outcome").cast(pl.String).to_list()
     assert outcomes == ["passed", "not_scored", "no_output"]
+
+
+def test_a_candidate_is_named_by_the_short_settings_that_tell_its_runs_apart(tmp_path: Path) -> None:
+    paths = []
+    for name, mode, kwargs in (("honest", "honest", None), ("attack", "attack", {"policy": "fixed", "x": "y" * 40})):
+        doc = _log([_sample(1, uuid=name)], sample_ids=[1], run_id=name)
+        doc["eval"]["task_args"] = {"mode": mode, "kwargs": kwargs}
+        paths.append(_write(tmp_path, f"{name}.json", doc))
+    imported = inspect_ai.read(paths)
+    assert imported.plan.candidates == ("m/one [mode=attack]", "m/one [mode=honest]")

@@ -122,9 +122,18 @@ def _rank(key: str) -> tuple[int, str]:
 
 
 def _naming_keys(differing: Sequence[str], classes: Sequence[Mapping[str, str]]) -> list[str]:
-    """The first keys (in :func:`_rank` order) whose values tell every class of runs apart."""
+    """The first keys whose values tell every class of runs apart.
+
+    Keys in :func:`_rank` order, those whose every value is short enough to be shown whole before the others
+    (``mode=attack`` names a run better than a cut JSON object does).
+    """
+
+    def order(key: str) -> tuple[int, bool, str]:
+        group, name = _rank(key)
+        return group, any(len(own.get(key, UNKNOWN)) > _SHOWN for own in classes), name
+
     keys: list[str] = []
-    for key in sorted(differing, key=_rank):
+    for key in sorted(differing, key=order):
         keys.append(key)
         if len({tuple(own.get(k) for k in keys) for own in classes}) == len(classes):
             break
