@@ -17,7 +17,7 @@ from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.load import Loaded, limits
 from evalframe.plan import Plan
 from evalframe.report import AuditReport
-from tests.conftest import FIXTURES, REAL
+from tests.conftest import FIXTURES, REAL, REAL2
 
 INSPECT = REAL / "inspect_ai"
 UK = INSPECT / "UKGovernmentBEIS-inspect_ai" / "tests"
@@ -707,7 +707,10 @@ def test_no_sample_ids_falls_back_to_rows(tmp_path: Path) -> None:
     assert imported.plan.cases.get_column("case_id").to_list() == ["a", "b"]
     assert imported.plan.trials == 2
     assert imported.notes.select("kind", "detail").rows() == [
-        ("plan_from_rows", "the header lists no eval.dataset.sample_ids; it was taken from the 2 sample id(s) present")
+        (
+            "plan_from_rows",
+            "m/one (t): the header lists no eval.dataset.sample_ids; it was taken from the 2 sample id(s) present",
+        )
     ]
     c = counts(audit(imported))
     assert (c["planned"], c["scored"], c["missing"]) == (4, 2, 2)
@@ -931,15 +934,19 @@ def test_mistyped_score_refuses_naming_the_scorers() -> None:
     with pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([SCORED_TWIN], score="mach")
     problems = excinfo.value.problems.filter(pl.col("refusing"))
-    assert problems.select("kind", "source", "refusing").rows() == [("unknown_score", str(SCORED_TWIN), True)]
-    assert problems.item(0, "detail") == "no scorer named 'mach' in the export (has: match)"
+    assert problems.select("kind", "source", "candidate", "refusing").rows() == [
+        ("unknown_score", str(SCORED_TWIN), "openai/gpt-4o-mini", True)
+    ]
+    assert problems.item(0, "detail") == (
+        "openai/gpt-4o-mini (popularity): no scorer named 'mach' in the export (has: match)"
+    )
 
 
 def test_declared_score_missing_from_a_log_without_scorers_refuses() -> None:
     with pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([ZSTD_POSTFIX], score="match")
     assert excinfo.value.problems.select("kind", "detail").rows() == [
-        ("unknown_score", "no scorer named 'match' in the export (has: none)")
+        ("unknown_score", "mockllm/fake (task): no scorer named 'match' in the export (has: none)")
     ]
 
 
@@ -951,7 +958,7 @@ def test_several_scorers_only_in_samples_are_ambiguous(tmp_path: Path) -> None:
     with pytest.raises(ImportRefused) as excinfo:
         inspect_ai.read([path])
     assert excinfo.value.problems.select("kind", "detail").rows() == [
-        ("ambiguous_score", "2 scorers in the export (a, b) and none declared: name one with --score")
+        ("ambiguous_score", "m/one (t): 2 scorers in the export (a, b) and none declared: name one with --score")
     ]
     chosen = inspect_ai.read([path], score="b")
     assert chosen.ledger.select("score_status", "score").rows() == [("scored", 0.0)]
@@ -965,7 +972,8 @@ def test_limited_run_says_how_many_of_the_dataset_were_planned() -> None:
     assert imported.notes.select("kind", "detail", "refusing").rows() == [
         (
             "limited_run",
-            "the run was limited to 3 of 16 samples (eval.config.limit = 3): this run plans only those",
+            "openai/gpt-4o-mini (security_guide): --limit 3: 3 of 16 samples planned; the rates describe those 3, "
+            "not the task",
             False,
         )
     ]
@@ -993,7 +1001,8 @@ def test_limit_without_a_dataset_size(tmp_path: Path) -> None:
     assert imported.notes.select("kind", "detail").rows() == [
         (
             "limited_run",
-            "the run was limited to 2 samples (eval.config.limit = [0, 2]); the dataset's size is not recorded",
+            "m/one (t): --limit [0, 2]: 2 samples planned, of a dataset whose size is not recorded; the rates "
+            "describe those 2, not the task",
         )
     ]
 
@@ -1034,3 +1043,317 @@ def test_claude_3_7_ids_against_the_other_models_ten_ids() -> None:
     unknown = excinfo.value.problems.filter(pl.col("kind") == "unknown_case")
     assert unknown.height == 9
     assert set(unknown.get_column("candidate").to_list()) == {"anthropic/claude-3-7-sonnet-20250219"}
+
+
+# --- issue 38: dict-valued scores, scores found nowhere, settings that differ, notes that name the candidate --
+
+REAL2_INSPECT = REAL2 / "inspect_ai"
+SCICODE = REAL2_INSPECT / "Raheemrana-scicode-bench/logs/2026-02-06T01-49-23-07-00_scicode_fXKJvoyJdbtWYQAWpTYDvJ.eval"
+STARSIM = REAL2_INSPECT / "starsimhub-scipy2026_starsim_ai" / "logs"
+OPUS4_NO_BACKGROUND = STARSIM / "2026-02-25T19-20-10+00-00_starsim-benchmark_hBH4VGrPv22VuJgQXhNSJt.eval"
+OPUS4_BACKGROUND = STARSIM / "2026-02-25T19-22-25+00-00_starsim-benchmark_mPrWitKNLFZeL9WGpUJ57s.eval"
+GVISOR = REAL2_INSPECT / "UKGovernmentBEIS-inspect-evals-log-viewer" / "logs" / "gVisor-human.eval"
+needs_real2 = pytest.mark.skipif(not REAL2.is_dir(), reason="../shared/data/real2 is not laid beside the repository")
+
+
+def _dict_log(samples: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    """A control-arena-like log: scorer 'scorer' writes a dict, the header lists its keys as scores."""
+    doc = _log(samples, sample_ids=[s["id"] for s in samples], **fields)
+    doc["results"]["scores"] = [
+        {"name": "main_task_success", "scorer": "scorer"},
+        {"name": "side_task_success", "scorer": "scorer"},
+    ]
+    return doc
+
+
+def _dict_sample(sid: int, value: Any) -> dict[str, Any]:
+    return _sample(sid, value, scorer="scorer")
+
+
+def test_dict_scorer_is_read_by_key(tmp_path: Path) -> None:
+    samples = [
+        _dict_sample(1, {"main_task_success": True, "side_task_success": False}),
+        _dict_sample(2, {"main_task_success": False, "side_task_success": True}),
+        _dict_sample(3, {"side_task_success": True}),  # the scorer wrote no main_task_success
+        _dict_sample(4, "C"),  # not a dict: no key to read
+        {"id": 5, "epoch": 1, "output": {"completion": "y"}, "scores": {}},  # no scorer ran on it
+    ]
+    path = _write(tmp_path, "dict.json", _dict_log(samples))
+    default = inspect_ai.read([path])
+    assert (default.info[0]["scorer"], default.info[0]["score_read_at"]) == (
+        "main_task_success",
+        "scores['scorer'].value['main_task_success']",
+    )
+    assert default.ledger.select("case_id", "score_status", "score", "passed", "has_output").rows() == [
+        ("1", "scored", 1.0, True, True),
+        ("2", "scored", 0.0, False, True),
+        ("3", "judge_error", None, None, True),
+        ("4", "judge_error", None, None, True),
+        ("5", "not_scored", None, None, True),
+    ]
+    assert default.notes.select("kind", "candidate", "detail").rows() == [
+        (
+            "not_a_score",
+            "m/one",
+            "m/one (t): 2 value(s) of score 'main_task_success' (read at scores['scorer'].value['main_task_success'])"
+            ' is not a score (e.g. {"side_task_success": true}); read as judge_error',
+        )
+    ]
+    side = inspect_ai.read([path], score="side_task_success")
+    assert side.ledger.get_column("score").to_list() == [0.0, 1.0, 1.0, None, None]
+    c = counts(audit(side))
+    assert (c["planned"], c["scored"], c["passed"], c["judge_failed"], c["not_scored"], c["with_output"]) == (
+        5,
+        3,
+        2,
+        1,
+        1,
+        5,
+    )
+
+
+def test_dict_scorer_by_its_own_name_names_the_keys(tmp_path: Path) -> None:
+    samples = [_dict_sample(1, {"main_task_success": True, "side_task_success": False})]
+    path = _write(tmp_path, "dict.json", _dict_log(samples))
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([path], score="scorer")
+    assert excinfo.value.problems.select("kind", "candidate", "detail").rows() == [
+        (
+            "ambiguous_score",
+            "m/one",
+            "m/one (t): scorer 'scorer' gives a dict per sample, not one grade: name one of its keys with --score "
+            "(main_task_success, side_task_success)",
+        )
+    ]
+
+
+def test_header_from_eval_scorers_lists_the_keys_of_per_key_metrics(tmp_path: Path) -> None:
+    doc = _dict_log([_dict_sample(1, {"main_task_success": False, "side_task_success": True})])
+    doc["results"] = {}
+    metric = [{"name": "inspect_ai/accuracy", "options": {}}]
+    doc["eval"]["scorers"] = [
+        {"name": "scorer", "metrics": {"side_task_success": metric, "main_task_success": metric}},
+        {"name": "monitor", "metrics": metric},
+    ]
+    imported = inspect_ai.read([_write(tmp_path, "dict.json", doc)])
+    assert imported.info[0]["scorer"] == "side_task_success"
+    assert imported.info[0]["scorers"] == ["side_task_success", "main_task_success", "monitor", "scorer"]
+    assert imported.ledger.select("score_status", "score").rows() == [("scored", 1.0)]
+
+
+def test_a_score_the_header_names_must_be_in_the_samples(tmp_path: Path) -> None:
+    samples = [_sample(1, "C", scorer="match1"), _sample(2, "I", scorer="match1")]
+    path = _write(tmp_path, "renamed.json", _log(samples, sample_ids=[1, 2], scorers=["match"]))
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([path])
+    assert excinfo.value.problems.select("kind", "candidate", "detail").rows() == [
+        (
+            "unknown_score",
+            "m/one",
+            "m/one (t): score 'match' is in no sample: the header lists it as a score of scorer 'match'; looked for "
+            "scores['match'].value in the 2 samples, which hold match1",
+        )
+    ]
+    doc = _dict_log([_dict_sample(1, {"side_task_success": True})])
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([_write(tmp_path, "keyless.json", doc)], score="main_task_success")
+    assert excinfo.value.problems.get_column("detail").to_list() == [
+        "m/one (t): score 'main_task_success' is in no sample: the header lists it as a score of scorer 'scorer'; "
+        "looked for scores['scorer'].value['main_task_success'] in the 1 samples, which hold "
+        "scorer{side_task_success}"
+    ]
+
+
+def test_a_log_whose_samples_hold_no_score_leaves_units_not_scored(tmp_path: Path) -> None:
+    # the header's scorer never ran (inspect eval --no-score): nothing to look under, nothing refused
+    samples = [{"id": 1, "epoch": 1, "output": {"completion": "y"}, "scores": {}}]
+    imported = inspect_ai.read([_write(tmp_path, "unscored.json", _log(samples, sample_ids=[1], scorers=["match"]))])
+    assert imported.ledger.select("score_status", "has_output").rows() == [("not_scored", True)]
+
+
+def test_output_is_found_in_messages_or_model_events(tmp_path: Path) -> None:
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "def f(): ..."}]}
+    empty = {"role": "assistant", "content": ""}
+    no_choices: dict[str, Any] = {"choices": []}
+
+    def sample(sid: int, **fields: Any) -> dict[str, Any]:
+        return {"id": sid, "epoch": 1, "output": no_choices, "scores": {}, **fields}
+
+    samples = [
+        sample(1, messages=[{"role": "user", "content": "q"}, answer]),
+        sample(2, events=[{"event": "model", "output": {"choices": [{"message": answer}]}}]),
+        sample(3, events=[{"event": "model", "output": {"choices": [{"message": empty}]}}]),
+        sample(4, messages=[{"role": "user", "content": "q"}]),
+    ]
+    imported = inspect_ai.read([_write(tmp_path, "outputs.json", _log(samples, sample_ids=[1, 2, 3, 4]))])
+    assert imported.ledger.select("case_id", "has_output").rows() == [
+        ("1", True),
+        ("2", True),
+        ("3", False),
+        ("4", False),
+    ]
+
+
+@needs_real2
+def test_scicode_problem_correctness_is_read_inside_the_dict() -> None:
+    with pytest.raises(ImportRefused) as excinfo:
+        inspect_ai.read([SCICODE])
+    assert excinfo.value.problems.select("kind", "candidate").rows() == [
+        ("ambiguous_score", "anthropic/claude-3-haiku-20240307")
+    ]
+    assert excinfo.value.problems.item(0, "detail").endswith(
+        "name one of its keys with --score (Problem Correctness, Total Correct, Total Steps)"
+    )
+    imported = inspect_ai.read([SCICODE], score="Problem Correctness")
+    # output.choices is empty in all 50 samples, but each sample's model-call events hold one non-empty answer
+    # per step (41 samples of 2 steps, 9 of 3): with_output counts samples whose model answered, so all 50
+    c = counts(audit(imported))
+    assert c == {
+        "planned": 50,
+        "attempted": 50,
+        "completed": 50,
+        "with_output": 50,
+        "scored": 50,
+        "passed": 13,
+        "missing": 0,
+        "exec_failed": 0,
+        "judge_failed": 0,
+        "not_scored": 0,
+    }
+    assert audit(imported).units.filter(pl.col("outcome") == "no_output").height == 0
+
+
+@needs_real2
+def test_gvisor_dict_keys_are_scores_and_the_rest_of_its_scorers_too() -> None:
+    got = {
+        name: inspect_ai.read([GVISOR], score=name).ledger.select("score_status", "score").rows()
+        for name in ("side_task_success", "main_task_success", "max_sus_scorer", "full_traj_monitor")
+    }
+    assert got == {
+        "side_task_success": [("scored", 1.0)],
+        "main_task_success": [("scored", 1.0)],
+        "max_sus_scorer": [("scored", 2.0)],
+        "full_traj_monitor": [("scored", 0.0)],
+    }
+
+
+def test_runs_with_different_task_args_are_different_candidates(tmp_path: Path) -> None:
+    def run(name: str, background: bool, value: str, created: str) -> Path:
+        samples = [_sample(1, value, uuid=f"{name}-1"), _sample(2, "C", uuid=f"{name}-2")]
+        doc = _log(samples, sample_ids=[1, 2], created=created, run_id=name)
+        doc["eval"]["task_args"] = {"with_background": background, "timeout": 60}
+        return _write(tmp_path, f"{name}.json", doc)
+
+    early = run("early", False, "I", "2025-01-01T10:00:00+00:00")
+    late = run("late", True, "C", "2025-01-01T11:00:00+00:00")
+    again = run("again", True, "I", "2025-01-01T12:00:00+00:00")
+    imported = inspect_ai.read([early, late, again])
+    assert imported.plan.candidates == ("m/one [with_background=false]", "m/one [with_background=true]")
+    assert imported.ledger.select("candidate", "case_id", "attempt", "run_id", "score").rows() == [
+        ("m/one [with_background=false]", "1", 1, "early", 0.0),
+        ("m/one [with_background=false]", "2", 1, "early", 1.0),
+        ("m/one [with_background=true]", "1", 1, "late", 1.0),
+        ("m/one [with_background=true]", "1", 2, "again", 0.0),
+        ("m/one [with_background=true]", "2", 1, "late", 1.0),
+        ("m/one [with_background=true]", "2", 2, "again", 1.0),
+    ]
+    differ = imported.notes.filter(pl.col("kind") == "settings_differ")
+    assert sorted(differ.select("candidate", "refusing").rows()) == [
+        ("m/one [with_background=false]", False),
+        ("m/one [with_background=true]", False),
+    ]
+    assert set(differ.get_column("detail")) == {
+        "m/one (t): runs of this task and model recorded different settings, read as 2 candidates, not as "
+        "retries of one another: with_background = false in early.json; true in late.json, again.json"
+    }
+    report = audit(imported)
+    assert counts(report, "m/one [with_background=false]")["passed"] == 1
+    assert counts(report, "m/one [with_background=true]")["passed"] == 2  # first attempts: late's C, C
+
+
+def test_a_setting_one_run_does_not_record_is_unknown(tmp_path: Path) -> None:
+    first = _log([_sample(1)], sample_ids=[1], run_id="a")
+    first["eval"]["task_args"] = {"with_background": True}
+    second = _log([_sample(1)], sample_ids=[1], run_id="b")
+    second["eval"]["task_args"] = {"with_background": True, "with_test_cases": False}
+    second["plan"] = {"config": {"temperature": 0.0, "max_connections": 4}}
+    paths = [_write(tmp_path, "a.json", first), _write(tmp_path, "b.json", second)]
+    imported = inspect_ai.read(paths)
+    assert imported.plan.candidates == ("m/one [with_test_cases=false]", "m/one [with_test_cases=unknown]")
+    assert imported.notes.filter(pl.col("kind") == "settings_differ").item(0, "detail") == (
+        "m/one (t): runs of this task and model recorded different settings, read as 2 candidates, not as "
+        "retries of one another: with_test_cases = unknown (not recorded) in a.json; false in b.json. "
+        "generate.temperature = unknown (not recorded) in a.json; 0.0 in b.json"
+    )
+
+
+def test_runs_whose_settings_agree_stay_attempts_whatever_their_concurrency(tmp_path: Path) -> None:
+    paths = []
+    for name, connections in (("a", 4), ("b", 10)):
+        created = f"2025-01-01T1{len(paths)}:00:00+00:00"
+        doc = _log([_sample(1, uuid=name)], sample_ids=[1], run_id=name, created=created)
+        doc["eval"]["task_args"] = {"with_background": True}
+        doc["plan"] = {"config": {"temperature": 0.0, "max_connections": connections}}
+        paths.append(_write(tmp_path, f"{name}.json", doc))
+    imported = inspect_ai.read(paths)
+    assert imported.plan.candidates == ("m/one",)
+    assert imported.ledger.select("attempt", "run_id").rows() == [(1, "a"), (2, "b")]
+    assert "settings_differ" not in kinds(imported)
+
+
+@needs_real2
+def test_starsim_runs_with_and_without_background_are_two_candidates() -> None:
+    imported = inspect_ai.read([OPUS4_BACKGROUND, OPUS4_NO_BACKGROUND])
+    report = audit(imported)
+    opus = "anthropic/claude-opus-4-20250514"
+    got = {}
+    for name in report.summary.get_column("candidate"):
+        c = counts(report, name)
+        got[name] = (c["planned"], c["scored"], c["passed"])
+    assert got == {f"{opus} [with_background=false]": (23, 23, 8), f"{opus} [with_background=true]": (23, 23, 10)}
+    assert {i["source"]: i["candidate"] for i in imported.info} == {
+        str(OPUS4_NO_BACKGROUND): f"{opus} [with_background=false]",
+        str(OPUS4_BACKGROUND): f"{opus} [with_background=true]",
+    }
+
+
+def test_every_note_about_a_log_names_its_candidate() -> None:
+    imported = inspect_ai.read([CCOT])
+    notes = imported.notes.select("kind", "candidate", "detail")
+    disagree = notes.filter(pl.col("kind") == "header_rows_disagree")
+    assert disagree.rows() == [
+        (
+            "header_rows_disagree",
+            "openrouter/deepseek/deepseek-r1-distill-qwen-14b",
+            "openrouter/deepseek/deepseek-r1-distill-qwen-14b (_inner): header results.completed_samples = 10 but the "
+            "log has 9 sample rows without an error (rows are the evidence)",
+        )
+    ]
+    assert notes.filter(pl.col("candidate").is_null()).height == 0
+
+
+def test_a_sample_graded_by_another_scorer_is_not_scored_never_no_output(tmp_path: Path) -> None:
+    # sample 2 has no text output, but scorer 'b' judged it: the chosen 'a' did not grade it (not_scored)
+    samples = [
+        {"id": 1, "epoch": 1, "output": {"choices": []}, "scores": {"a": {"value": "C"}}},
+        {"id": 2, "epoch": 1, "output": {"choices": []}, "scores": {"b": {"value": "I"}}},
+        {"id": 3, "epoch": 1, "output": {"choices": []}, "scores": {}},
+    ]
+    imported = inspect_ai.read([_write(tmp_path, "other.json", _log(samples, sample_ids=[1, 2, 3], scorers=["a"]))])
+    assert imported.ledger.select("case_id", "score_status", "has_output").rows() == [
+        ("1", "scored", True),
+        ("2", "not_scored", True),
+        ("3", "not_scored", False),
+    ]
+    outcomes = audit(imported).units.sort("case_id").get_column("outcome").cast(pl.String).to_list()
+    assert outcomes == ["passed", "not_scored", "no_output"]
+
+
+def test_a_candidate_is_named_by_the_short_settings_that_tell_its_runs_apart(tmp_path: Path) -> None:
+    paths = []
+    for name, mode, kwargs in (("honest", "honest", None), ("attack", "attack", {"policy": "fixed", "x": "y" * 40})):
+        doc = _log([_sample(1, uuid=name)], sample_ids=[1], run_id=name)
+        doc["eval"]["task_args"] = {"mode": mode, "kwargs": kwargs}
+        paths.append(_write(tmp_path, f"{name}.json", doc))
+    imported = inspect_ai.read(paths)
+    assert imported.plan.candidates == ("m/one [mode=attack]", "m/one [mode=honest]")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from evalframe.importers._kit import ScoreChoiceError, choose_score, json_object, note
-from evalframe.importers.inspect_ai.log import _is_count, _is_id, _Log, _obj, _retries
+from evalframe.columns import KIND
+from evalframe.importers._kit import ScoreChoiceError, choose_score, json_object
+from evalframe.importers.inspect_ai.log import _is_count, _is_id, _Log, _log_note, _obj, _retries
 
 
 def _when(raw: Any) -> datetime | None:
@@ -35,7 +37,7 @@ def _epochs(log: _Log) -> tuple[int, dict[str, Any] | None]:
     if epochs is None:
         return 1, None
     if not _is_count(epochs) or epochs < 1:
-        return 1, note("unreadable_file", log.path, f"eval.config.epochs = {epochs!r} is not a positive integer")
+        return 1, _log_note(log, "unreadable_file", f"eval.config.epochs = {epochs!r} is not a positive integer")
     return epochs, None
 
 
@@ -45,41 +47,86 @@ def _declared_ids(log: _Log) -> tuple[list[int | str] | None, dict[str, Any] | N
     if ids is None or ids == []:
         return None, None
     if not isinstance(ids, list) or not all(_is_id(i) for i in ids):
-        return None, note("unreadable_file", log.path, "eval.dataset.sample_ids is not a list of ints/strings")
+        return None, _log_note(log, "unreadable_file", "eval.dataset.sample_ids is not a list of ints/strings")
     return list(ids), None
 
 
 def _limited_note(log: _Log, planned: int) -> dict[str, Any] | None:
-    """``limited_run`` when the dataset holds more samples than the run planned (``--limit``, ``--sample-id``)."""
+    """``limited_run`` when the dataset holds more samples than the run planned (``--limit``, ``--sample-id``).
+
+    The plan is what the run was set to run (the header's ``sample_ids``); the note names the limit and the
+    dataset's size, so that no rate reads as the task's.
+    """
     samples = log.dataset.get("samples")
     limit = log.config.get("limit")
-    setting = f" (eval.config.limit = {json.dumps(limit)})" if limit is not None else ""
+    chosen = log.config.get("sample_id")
+    how = (
+        f"--limit {json.dumps(limit)}"
+        if limit is not None
+        else f"--sample-id {json.dumps(chosen)}"
+        if chosen is not None
+        else "eval.dataset.sample_ids"
+    )
+    rates = f"the rates describe those {planned}, not the task"
     if _is_count(samples) and samples > planned:
-        detail = f"the run was limited to {planned} of {samples} samples{setting}: this run plans only those"
-        return note("limited_run", log.path, detail)
+        return _log_note(log, "limited_run", f"{how}: {planned} of {samples} samples planned; {rates}")
     if limit is not None and not _is_count(samples):
-        detail = f"the run was limited to {planned} samples{setting}; the dataset's size is not recorded"
-        return note("limited_run", log.path, detail)
+        detail = f"{how}: {planned} samples planned, of a dataset whose size is not recorded; {rates}"
+        return _log_note(log, "limited_run", detail)
     return None
 
 
-def _scorer_names(log: _Log) -> list[str]:
-    """Scorer names the log's header lists: ``results.scores[].name``, else ``eval.scorers[].name``."""
-    names: list[str] = []
-    declared: list[Any] = []
-    for entries in (
-        log.results.get("scores"),
-        [log.results.get("scorer")],  # logs written before 'scores' existed
-        log.spec.get("scorers"),
-    ):
+@dataclass(frozen=True)
+class ScoreRef:
+    """Where one score is read in every sample of a log.
+
+    Inspect's ``Score.value`` is a scalar, a list or a dict of scalars; a scorer whose value is a dict (a
+    control-arena ``scorer`` giving ``{main_task_success, side_task_success}``) has its metrics computed per
+    key, and the header's ``results.scores`` lists each key as a score ``name`` beside the ``scorer`` that
+    wrote it. A score is then the key's value inside the scorer's dict.
+    """
+
+    #: The score's name: what ``--score`` names and the header lists.
+    name: str
+    #: The key of each sample's ``scores`` that holds it.
+    scorer: str
+    #: The key inside that scorer's dict value; None: the value itself is the grade.
+    key: str | None = None
+
+    @property
+    def place(self) -> str:
+        """Where it is read, as a sample's JSON path."""
+        inner = f"[{self.key!r}]" if self.key is not None else ""
+        return f"scores[{self.scorer!r}].value{inner}"
+
+
+def _header_scores(log: _Log) -> list[tuple[str, str]]:
+    """(score name, scorer) pairs the header lists, in its order.
+
+    From ``results.scores`` (``name``, ``scorer``), else the old ``results.scorer``, else ``eval.scorers``: a
+    scorer's metrics given per key (``{key: [metrics]}``, alone or inside its metrics list) list those keys as
+    scores of the scorer; metrics given for the whole value list the scorer itself.
+    """
+    pairs: list[tuple[str, str]] = []
+    for entries in (log.results.get("scores"), [log.results.get("scorer")]):
         if isinstance(entries, list) and any(_obj(e) for e in entries):
-            declared = entries
-            break
-    for entry in declared:
-        name = json_object(entry).get("name")
-        if isinstance(name, str) and name not in names:
-            names.append(name)
-    return names
+            for entry in map(json_object, entries):
+                name, scorer = entry.get("name"), entry.get("scorer")
+                if isinstance(name, str):
+                    pairs.append((name, scorer if isinstance(scorer, str) else name))
+            return list(dict.fromkeys(pairs))
+    declared = log.spec.get("scorers")
+    for entry in map(json_object, declared if isinstance(declared, list) else []):
+        scorer, metrics = entry.get("name"), entry.get("metrics")
+        if not isinstance(scorer, str):
+            continue
+        parts = [metrics] if isinstance(metrics, dict) else metrics if isinstance(metrics, list) else []
+        keys = [k for m in map(json_object, parts) if not isinstance(m.get("name"), str) for k in m]
+        whole = not parts or any(not (isinstance(m, dict) and not isinstance(m.get("name"), str)) for m in parts)
+        if whole:
+            pairs.append((scorer, scorer))
+        pairs.extend((str(k), scorer) for k in keys)
+    return list(dict.fromkeys(pairs))
 
 
 def _sample_scores(sample: Mapping[str, Any], default: str | None) -> dict[str, Any]:
@@ -90,24 +137,87 @@ def _sample_scores(sample: Mapping[str, Any], default: str | None) -> dict[str, 
     return {default or "score": old} if old is not None else {}
 
 
-def _scorers(log: _Log) -> tuple[list[str], list[str]]:
-    """The scorers the header lists, and every scorer name seen (header first, then samples, sorted)."""
-    declared = _scorer_names(log)
-    first = declared[0] if declared else None
-    in_samples = sorted({k for s in log.samples for k in _sample_scores(s.data, first)} - set(declared))
-    return declared, declared + in_samples
+@dataclass
+class _InSamples:
+    """What the samples of one log hold: scorer names, and for each scorer its values that are dicts."""
+
+    scorers: list[str]
+    keys: dict[str, list[str]]
+    whole: dict[str, bool]
+
+    @classmethod
+    def of(cls, log: _Log, default: str | None) -> _InSamples:
+        scorers: dict[str, None] = {}
+        keys: dict[str, dict[str, None]] = {}
+        values: dict[str, list[Any]] = {}
+        for sample in log.samples:
+            for scorer, entry in _sample_scores(sample.data, default).items():
+                scorers.setdefault(scorer)
+                value = json_object(entry).get("value")
+                if value is not None:
+                    values.setdefault(scorer, []).append(value)
+                if isinstance(value, dict):
+                    keys.setdefault(scorer, {}).update(dict.fromkeys(map(str, value)))
+        whole = {s: bool(v) and all(isinstance(x, dict) for x in v) for s, v in values.items()}
+        return cls(sorted(scorers), {s: sorted(k) for s, k in keys.items()}, whole)
+
+    def names(self) -> list[str]:
+        """Every score a sample holds: its scorers, then the keys of their dict values."""
+        return [*self.scorers, *(k for s in self.scorers for k in self.keys.get(s, ()))]
+
+    def shown(self) -> str:
+        """The names, as a note gives them: ``scorer`` or ``scorer{key, key}``."""
+        each = [f"{s}{{{', '.join(self.keys[s])}}}" if s in self.keys else s for s in self.scorers]
+        return ", ".join(each) if each else "no score"
+
+    def holds(self, ref: ScoreRef) -> bool:
+        return ref.scorer in self.scorers and (ref.key is None or ref.key in self.keys.get(ref.scorer, ()))
 
 
-def _choose_scorer(log: _Log, score: str | None) -> tuple[str | None, list[str], dict[str, Any] | None]:
-    """The scorer to read (see the module docstring), every scorer seen, and a refusing note or None."""
-    declared, available = _scorers(log)
+def _choose_scorer(log: _Log, score: str | None) -> tuple[ScoreRef | None, list[str], dict[str, Any] | None]:
+    """The score to read (see the module docstring), every score name seen, and a refusing note or None.
+
+    A name is a scorer's (its value is the grade) or a key of a scorer's dict value (the header's
+    ``results.scores`` says whose; else the one scorer whose dicts hold it). Refuses ``ambiguous_score`` when
+    the score chosen is a scorer whose every value is a dict (no key named), or a key of several scorers;
+    ``unknown_score`` when the name is not in the log, or when samples hold scores but none holds this one.
+    """
+    header = _header_scores(log)
+    header_scorer = dict(reversed(header))  # a name's first pair wins
+    first = header[0][0] if header else None
+    found = _InSamples.of(log, header_scorer.get(first, first) if first is not None else None)
+    available = list(dict.fromkeys([n for n, _ in header] + found.names()))
+    offered = available if score is not None else list(dict.fromkeys([n for n, _ in header])) or found.scorers
     try:
-        chosen = choose_score(
-            score, available, default=declared[0] if declared else None, what="scorer", source=log.path
-        )
+        name = choose_score(score, offered, default=first, what="scorer", source=log.path)
     except ScoreChoiceError as exc:
-        return None, available, exc.note
-    return chosen, available, None
+        return None, available, _log_note(log, exc.note[KIND], exc.note["detail"])
+    if name is None:
+        return None, available, None
+    if header_scorer.get(name, name) != name:
+        ref = ScoreRef(name, header_scorer[name], name)
+    elif name in found.scorers or name in header_scorer:
+        ref = ScoreRef(name, name)
+    else:
+        holders = [s for s in found.scorers if name in found.keys.get(s, ())]
+        if len(holders) > 1:
+            detail = f"{name!r} is a key of several scorers' values ({', '.join(holders)}): the log does not say whose"
+            return None, available, _log_note(log, "ambiguous_score", detail)
+        ref = ScoreRef(name, holders[0], name)
+    if ref.key is None and found.whole.get(ref.scorer):
+        detail = (
+            f"scorer {name!r} gives a dict per sample, not one grade: name one of its keys with --score "
+            f"({', '.join(found.keys[ref.scorer])})"
+        )
+        return None, available, _log_note(log, "ambiguous_score", detail)
+    if found.scorers and not found.holds(ref):
+        whose = f"the header lists it as a score of scorer {ref.scorer!r}; " if name in header_scorer else ""
+        detail = (
+            f"score {name!r} is in no sample: {whose}looked for {ref.place} in the {len(log.samples)} samples, "
+            f"which hold {found.shown()}"
+        )
+        return None, available, _log_note(log, "unknown_score", detail)
+    return ref, available, None
 
 
 def _header_notes(log: _Log) -> list[dict[str, Any]]:
@@ -116,7 +226,7 @@ def _header_notes(log: _Log) -> list[dict[str, Any]]:
     if log.status != "success":
         error = _obj(log.doc.get("error"))
         why = f": {str(error.get('message'))[:200]}" if error else ""
-        notes.append(note("run_status", log.path, f"the run's status is {log.status!r}, not 'success'{why}"))
+        notes.append(_log_note(log, "run_status", f"the run's status is {log.status!r}, not 'success'{why}"))
     rows = len(log.samples)
     completed = sum(1 for s in log.samples if not s.data.get("error"))
     for key, count, what in (
@@ -126,7 +236,7 @@ def _header_notes(log: _Log) -> list[dict[str, Any]]:
         declared = log.results.get(key)
         if _is_count(declared) and declared != count:
             detail = f"header results.{key} = {declared} but the log has {count} {what} (rows are the evidence)"
-            notes.append(note("header_rows_disagree", log.path, detail))
+            notes.append(_log_note(log, "header_rows_disagree", detail))
     return notes
 
 
@@ -142,7 +252,7 @@ def _case_reducer(declared: Any) -> str | None:
     return "+".join(map(str, names))
 
 
-def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: int) -> dict[str, Any]:
+def _log_info(log: _Log, *, score: ScoreRef | None, available: list[str], epochs: int) -> dict[str, Any]:
     ids = log.dataset.get("sample_ids")
     packages = json_object(log.spec.get("packages"))
     error = _obj(log.doc.get("error"))
@@ -156,6 +266,7 @@ def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: in
         "task": log.task,
         "task_id": log.spec.get("task_id"),
         "model": log.model,
+        "candidate": log.candidate,
         "run_id": log.spec.get("run_id"),
         "eval_id": log.spec.get("eval_id"),
         "eval_set_id": log.spec.get("eval_set_id"),
@@ -168,7 +279,8 @@ def _log_info(log: _Log, *, scorer: str | None, available: list[str], epochs: in
         "case_reducer": _case_reducer(log.config.get("epochs_reducer")),
         "total_samples": log.results.get("total_samples"),
         "completed_samples": log.results.get("completed_samples"),
-        "scorer": scorer,
+        "scorer": None if score is None else score.name,
+        "score_read_at": None if score is None else score.place,
         "scorers": available,
         "samples_read": len(log.samples),
         "attempts_read": sum(1 + len(_retries(s.data)) for s in log.samples),

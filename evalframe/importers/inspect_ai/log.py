@@ -47,6 +47,13 @@ class _Log:
     doc: dict[str, Any]
     status: str
     samples: list[_Sample] = field(default_factory=list)
+    #: The candidate the log's rows belong to: its model, with the settings that set it apart from other runs
+    #: of the same task and model when theirs differ (see ``settings.split_by_settings``).
+    candidate: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.candidate:
+            self.candidate = self.model
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -79,6 +86,15 @@ class _Log:
     @property
     def config(self) -> dict[str, Any]:
         return json_object(self.spec.get("config"))
+
+
+def _log_note(log: _Log, kind: str, detail: str, **keys: Any) -> dict[str, Any]:
+    """A note about one log: keyed by its candidate, its detail opening with the model and task it ran.
+
+    ``keys`` (``case_id``, ``line``, ``candidate``...) are the note's key columns, as in :func:`note`.
+    """
+    keys.setdefault("candidate", log.candidate)
+    return note(kind, log.path, f"{log.model} ({log.task}): {detail}", **keys)
 
 
 def _obj(value: Any) -> dict[str, Any] | None:

@@ -8,12 +8,25 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL, UNIT_KEY
+from evalframe.columns import (
+    ATTEMPT,
+    CANDIDATE,
+    CASE_ID,
+    KIND,
+    LINE,
+    PASSED,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TRIAL,
+    UNIT_KEY,
+)
 from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
 from evalframe.importers._kit import CaseNames, build_plan, find_files, finish, note, planned_size, spelling_note
 from evalframe.importers.inspect_ai.archive import _read_log
 from evalframe.importers.inspect_ai.header import (
+    ScoreRef,
     _choose_scorer,
     _declared_ids,
     _epochs,
@@ -21,8 +34,9 @@ from evalframe.importers.inspect_ai.header import (
     _limited_note,
     _log_info,
 )
-from evalframe.importers.inspect_ai.log import _COMPANIONS, TASK, _is_log, _Log
+from evalframe.importers.inspect_ai.log import _COMPANIONS, TASK, _is_log, _Log, _log_note
 from evalframe.importers.inspect_ai.rows import _attempt_rows
+from evalframe.importers.inspect_ai.settings import split_by_settings
 from evalframe.load import PathLike
 
 
@@ -38,11 +52,13 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         Several logs combine into one plan and one ledger; the order of
         ``paths`` never changes the result.
     score
-        Name of the scorer to read (a key of each sample's ``scores``); it
-        must be a scorer of every log read. Default: per log, the first
-        scorer its header lists (``results.scores``, else ``eval.scorers``);
-        a log whose header lists none uses the one scorer its samples carry.
-        A sample without the chosen scorer is ``not_scored``.
+        Name of the score to read: a scorer (a key of each sample's
+        ``scores``) or a key of a scorer's dict value (a score name the
+        header's ``results.scores`` lists); it must be a score of every log
+        read. Default: per log, the first score its header lists
+        (``results.scores``, else ``eval.scorers``); a log whose header lists
+        none uses the one scorer its samples carry. A sample without the
+        chosen score is ``not_scored``.
 
     Returns
     -------
@@ -50,7 +66,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``plan``: the planned units (``eval.dataset.sample_ids`` × epochs ×
         ``eval.model``, unioned over logs), cases with a ``task`` column.
         ``ledger``: one row per attempt with ``candidate`` (String, the
-        model), ``case_id`` (String; ``<task>/<id>`` when several tasks are
+        model, with its settings when runs of it differ), ``case_id`` (String; ``<task>/<id>`` when several tasks are
         read), ``trial`` (Int64, the epoch), ``attempt`` (Int64), ``run_id``
         (String), ``exec_status`` (``completed``/``error``),
         ``score_status`` (``scored``/``judge_error``/``not_scored``),
@@ -61,12 +77,15 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         sample's 1-based position in the ``samples`` array, or among the
         archive's sample members) and ``source`` (String: the file, plus
         ``!samples/<id>_epoch_<n>.json`` for archive members).
-        ``notes`` (none refusing): ``run_status``, ``header_rows_disagree``,
-        ``limited_run``, ``plan_from_rows``, ``duplicate_import``,
-        ``id_normalised``, ``not_a_score``, ``nonfinite_score``.
+        ``notes`` (none refusing; each keyed by the log's candidate):
+        ``run_status``, ``header_rows_disagree``, ``limited_run``,
+        ``plan_from_rows``, ``duplicate_import``, ``id_normalised``,
+        ``not_a_score``, ``nonfinite_score``, ``settings_differ`` (runs of one
+        task and model with different settings, read as different candidates
+        named ``<model> [<key>=<value>]``).
         ``info``: one dict per log (format, inspect version, status, task,
-        model, run_id, eval_id, eval_set_id, created, dataset size, declared
-        sample ids, limit, epochs, header totals, chosen scorer, samples read).
+        model, candidate, run_id, eval_id, eval_set_id, created, dataset size, declared
+        sample ids, limit, epochs, header totals, chosen score and where it is read, samples read).
 
     Raises
     ------
@@ -80,7 +99,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ImportRefused
         With every note, when another refuses: ``no_export`` (a folder with no
         log), ``unknown_score``/``ambiguous_score``, ``empty_plan`` and any
-        problem of the plan itself (e.g. a padded sample id).
+        problem of the plan itself (e.g. a padded sample id). ``unknown_score``
+        also when the samples hold scores but none holds the one chosen.
 
     Examples
     --------
@@ -100,8 +120,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ 2       ┆ 1     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
     │ 2       ┆ 2     ┆ 1       ┆ completed   ┆ scored       ┆ 1.0   ┆ true   │
     └─────────┴───────┴─────────┴─────────────┴──────────────┴───────┴────────┘
-    >>> imported.notes.select("kind", "detail").rows()
-    [('limited_run', 'the run was limited to 2 of 100 samples (eval.config.limit = 2): this run plans only those')]
+    >>> imported.notes.select("kind", "candidate").rows()
+    [('limited_run', 'azureai/Meta-Llama-3-1-405B-Instruct-jqf')]
+    >>> print(imported.notes.item(0, "detail"))  # doctest: +NORMALIZE_WHITESPACE
+    azureai/Meta-Llama-3-1-405B-Instruct-jqf (popularity): --limit 2: 2 of 100 samples planned;
+    the rates describe those 2, not the task
     """
     found, notes = find_files(paths, is_export=_is_log, what=".eval or .json Inspect log")
     files = [f for f in found if f.name not in _COMPANIONS]
@@ -118,9 +141,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             info.append({"source": str(path), "format": path.suffix.lstrip("."), "readable": False})
         else:
             logs.append(log)
+    notes.extend(split_by_settings(logs))
     case_of = CaseNames.of(log.task for log in logs)
     units: list[tuple[str, str, int, str]] = []
-    chosen: dict[str, str | None] = {}
+    chosen: dict[str, ScoreRef | None] = {}
     # sample-id spellings per (task, string form): to flag 1 vs "1"
     spellings: dict[tuple[str, str], set[str]] = defaultdict(set)
     ids_in_log: dict[str, set[str]] = defaultdict(set)
@@ -134,20 +158,21 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             notes.append(too_many)
         else:
             units.extend(
-                (log.model, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1)
+                (log.candidate, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1)
             )
-        scorer, available, score_note = _choose_scorer(log, score)
+        ref, available, score_note = _choose_scorer(log, score)
         if score_note is not None:
             notes.append(score_note)
-        chosen[log.path] = scorer
-        facts = _log_info(log, scorer=scorer, available=available, epochs=epochs)
+        chosen[log.path] = ref
+        facts = _log_info(log, score=ref, available=available, epochs=epochs)
         facts["case_id_prefix"] = case_of.prefix(log.task)
         info.append(facts)
     for log in logs:
         for raw in sorted(ids_in_log[log.path]):
-            spelled = spelling_note(raw, spellings[(log.task, raw)], log.path, case_id=case_of(log.task, raw))
+            case_id = case_of(log.task, raw)
+            spelled = spelling_note(raw, spellings[(log.task, raw)], log.path, case_id=case_id)
             if spelled is not None:
-                notes.append(spelled)
+                notes.append(_log_note(log, spelled[KIND], spelled["detail"], case_id=case_id))
 
     rows = _attempt_rows(logs, chosen, case_of, notes)
     frame = pl.DataFrame(
@@ -182,5 +207,5 @@ def _planned_ids(log: _Log, notes: list[dict[str, Any]]) -> tuple[int, list[int 
     if id_note is None:
         n = len({str(i) for i in plan_ids})
         taken = f"it was taken from the {n} sample id(s) present" if n else "the log has no samples: no unit"
-        notes.append(note("plan_from_rows", log.path, f"the header lists no eval.dataset.sample_ids; {taken}"))
+        notes.append(_log_note(log, "plan_from_rows", f"the header lists no eval.dataset.sample_ids; {taken}"))
     return epochs, plan_ids
