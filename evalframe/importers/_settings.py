@@ -1,32 +1,64 @@
 """Runs of one candidate whose recorded settings differ are different candidates (SPEC §6c).
 
 An importer that reads several runs (files) of one candidate gives each run's settings as a flat mapping
-(``temperature``, ``config.max_tokens``, ``eval_spec.args.samples_jsonl``...). Where two runs of a candidate
-record different values for a key, or one records a key the other does not (unknown, never assumed equal),
-each run's candidate name carries the keys that differ (``openai:gpt-5 [temperature=0.9]``) and a
-``settings_differ`` flag names the key, the values and the files. Runs whose settings agree keep the name.
+(``with_background``, ``generate.temperature``, ``config.max_tokens``...), the runs in the order they ran.
+Runs of one candidate (within one task, when the format has several) whose settings are equal (same keys,
+same values) stay that candidate: successive attempts of the same units. When they differ, each class of
+runs with equal settings becomes its own candidate, named by the first differing keys that tell the classes
+apart (``anthropic/claude-opus-4-20250514 [with_background=true]``); a key one run records and another does
+not is ``unknown``, never assumed equal; and one ``settings_differ`` note (a flag) per new candidate names
+every differing key, each class's value and its files. Every importer calls :func:`split_by_settings`; each
+knows only which settings its format records and in which order they best name a run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
 
 from evalframe.importers._notes import note
 
-#: How a setting a run does not record is shown.
-UNKNOWN = "unknown"
+#: How a setting a run does not record is written in a candidate name and a note.
+UNKNOWN: Final = "unknown"
+#: The longest setting value written in full in a candidate name (longer ones are cut and given a hash).
+SHOWN: Final = 32
+#: The longest setting value written in full in a note.
+SHOWN_IN_NOTE: Final = 120
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """One run of one candidate: where it was read, its candidate name, its recorded settings (flat)."""
+    """One run of one candidate: where it was read, its candidate name, its recorded settings (flat).
+
+    ``group`` is what else runs of one candidate must share to be compared at all (Inspect's task: runs of
+    two tasks are never attempts of one another anyway).
+    """
 
     source: str
     candidate: str
     settings: Mapping[str, Any]
+    group: str = ""
+    texts: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "texts", {k: setting_text(v) for k, v in self.settings.items()})
+
+
+def setting_text(value: Any) -> str:
+    """A setting's value as one canonical text: strings bare, everything else as compact sorted JSON.
+
+    Examples
+    --------
+    >>> setting_text("x"), setting_text(False), setting_text({"b": 1, "a": [2]})
+    ('x', 'false', '{"a":[2],"b":1}')
+    """
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -49,57 +81,109 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+def shown(value: str | None, width: int = SHOWN) -> str:
+    """A setting's value as a name or note shows it: whole when short, else cut with a hash of the whole.
+
+    Examples
+    --------
+    >>> shown("true"), shown(None), shown("x" * 40)
+    ('true', 'unknown', 'xxxxxxxxxxxxxxxxxxxx…#bd913ff6')
+    """
+    if value is None:
+        return UNKNOWN
+    if len(value) <= width:
+        return value
+    digest = hashlib.sha256(value.encode()).hexdigest()[:8]
+    return f"{value[: width - 12]}…#{digest}"
 
 
-def split_by_settings(runs: Sequence[RunSettings]) -> tuple[dict[tuple[str, str], str], list[dict[str, Any]]]:
+def _naming_keys(
+    differing: Sequence[str], classes: Sequence[Mapping[str, str]], rank: Callable[[str], Any]
+) -> list[str]:
+    """The first keys whose values tell every class of runs apart.
+
+    Keys in ``rank`` order, those whose every value is short enough to be shown whole before the others
+    (``mode=attack`` names a run better than a cut JSON object does).
+    """
+
+    def order(key: str) -> tuple[Any, bool, str]:
+        return rank(key), any(len(own.get(key, UNKNOWN)) > SHOWN for own in classes), key
+
+    keys: list[str] = []
+    for key in sorted(differing, key=order):
+        keys.append(key)
+        if len({tuple(own.get(k) for k in keys) for own in classes}) == len(classes):
+            break
+    return keys
+
+
+def split_by_settings(
+    runs: Sequence[RunSettings], *, rank: Callable[[str], Any] = lambda key: 0
+) -> tuple[dict[tuple[str, str], str], list[dict[str, Any]]]:
     """Candidate names that carry the settings in which runs of one candidate differ, and the notes.
 
     Parameters
     ----------
     runs
-        Every (file, candidate) read, with the settings that file records for the candidate.
+        Every (file, candidate) read, with the settings that file records for the candidate, in the order
+        the runs ran (classes and their files are named in that order).
+    rank
+        The order in which keys name a candidate (lower first; ties by name): the importer's judgment of
+        which settings say best what a run was (Inspect: task arguments first, the solver plan last).
 
     Returns
     -------
     tuple
         ``{(source, candidate): new name}`` for every run whose candidate is renamed, and one
-        ``settings_differ`` note per renamed candidate (``candidate=`` the new name) naming each differing key
-        with its value in every file.
+        ``settings_differ`` note per new candidate (``candidate=`` the new name, ``source`` its first file)
+        naming each differing key with every class's value and files.
 
     Examples
     --------
-    >>> runs = [RunSettings("a.json", "m", {"temperature": 0}), RunSettings("b.json", "m", {"temperature": 0.9})]
+    >>> runs = [RunSettings("a.json", "m", {"temperature": 0, "seed": 1}),
+    ...         RunSettings("b.json", "m", {"temperature": 0.9, "seed": 1}),
+    ...         RunSettings("c.json", "m", {"temperature": 0.9, "seed": 1})]
     >>> names, notes = split_by_settings(runs)
-    >>> names
-    {('a.json', 'm'): 'm [temperature=0]', ('b.json', 'm'): 'm [temperature=0.9]'}
-    >>> print(notes[0]["detail"])
-    runs of m record different settings, read as different candidates: temperature = 0 (a.json), 0.9 (b.json)
+    >>> sorted(set(names.values())), names[("c.json", "m")]
+    (['m [temperature=0.9]', 'm [temperature=0]'], 'm [temperature=0.9]')
+    >>> print(notes[0]["detail"])  # doctest: +NORMALIZE_WHITESPACE
+    runs of m recorded different settings, read as 2 candidates, not as retries of one another:
+    temperature = 0 in a.json; 0.9 in b.json, c.json
     >>> split_by_settings([RunSettings("a.json", "m", {"t": 1}), RunSettings("b.json", "m", {"t": 1})])
     ({}, [])
     """
-    by_candidate: dict[str, list[RunSettings]] = {}
+    groups: dict[tuple[str, str], list[RunSettings]] = {}
     for run in runs:
-        by_candidate.setdefault(run.candidate, []).append(run)
+        groups.setdefault((run.group, run.candidate), []).append(run)
     names: dict[tuple[str, str], str] = {}
     notes: list[dict[str, Any]] = []
-    for candidate, group in by_candidate.items():
-        if len({r.source for r in group}) < 2:
+    for (group, candidate), members in groups.items():
+        classes: dict[str, list[RunSettings]] = {}
+        for run in members:
+            classes.setdefault(json.dumps(run.texts, sort_keys=True), []).append(run)
+        if len(classes) < 2:
             continue
-        keys = sorted({k for r in group for k in r.settings})
-        differ = [k for k in keys if len({_shown(r.settings[k]) if k in r.settings else None for r in group}) > 1]
-        if not differ:
-            continue
-        values = {k: [(_shown(r.settings[k]) if k in r.settings else UNKNOWN, r.source) for r in group] for k in differ}
-        detail = f"runs of {candidate} record different settings, read as different candidates: " + "; ".join(
-            f"{k} = " + ", ".join(f"{v} ({src})" for v, src in values[k]) for k in differ
+        owns = [c[0].texts for c in classes.values()]
+        keys = sorted({k for own in owns for k in own}, key=lambda k: (rank(k), k))
+        differing = [k for k in keys if len({own.get(k) for own in owns}) > 1]
+        naming = _naming_keys(differing, owns, rank)
+        new = [f"{candidate} [{', '.join(f'{k}={shown(own.get(k))}' for k in naming)}]" for own in owns]
+        per_key = [
+            f"{key} = "
+            + "; ".join(
+                f"{shown(own[key], SHOWN_IN_NOTE) if key in own else UNKNOWN + ' (not recorded)'} in "
+                + ", ".join(Path(r.source).name for r in members_of)
+                for own, members_of in zip(owns, classes.values(), strict=True)
+            )
+            for key in differing
+        ]
+        of = f"{candidate} ({group})" if group else candidate
+        detail = (
+            f"runs of {of} recorded different settings, read as {len(owns)} candidates, not as retries of one "
+            f"another: {'. '.join(per_key)}"
         )
-        renamed = set()
-        for r in group:
-            label = ", ".join(f"{k}={_shown(r.settings[k]) if k in r.settings else UNKNOWN}" for k in differ)
-            names[(r.source, candidate)] = new = f"{candidate} [{label}]"
-            if new not in renamed:
-                renamed.add(new)
-                notes.append(note("settings_differ", r.source, detail, candidate=new))
+        for name, members_of in zip(new, classes.values(), strict=True):
+            for run in members_of:
+                names[(run.source, candidate)] = name
+            notes.append(note("settings_differ", members_of[0].source, detail, candidate=name))
     return names, notes

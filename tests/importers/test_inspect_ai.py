@@ -1263,8 +1263,8 @@ def test_runs_with_different_task_args_are_different_candidates(tmp_path: Path) 
         ("m/one [with_background=true]", False),
     ]
     assert set(differ.get_column("detail")) == {
-        "m/one (t): runs of this task and model recorded different settings, read as 2 candidates, not as "
-        "retries of one another: with_background = false in early.json; true in late.json, again.json"
+        "runs of m/one (t) recorded different settings, read as 2 candidates, not as retries of one another: "
+        "with_background = false in early.json; true in late.json, again.json"
     }
     report = audit(imported)
     assert counts(report, "m/one [with_background=false]")["passed"] == 1
@@ -1281,8 +1281,8 @@ def test_a_setting_one_run_does_not_record_is_unknown(tmp_path: Path) -> None:
     imported = inspect_ai.read(paths)
     assert imported.plan.candidates == ("m/one [with_test_cases=false]", "m/one [with_test_cases=unknown]")
     assert imported.notes.filter(pl.col("kind") == "settings_differ").item(0, "detail") == (
-        "m/one (t): runs of this task and model recorded different settings, read as 2 candidates, not as "
-        "retries of one another: with_test_cases = unknown (not recorded) in a.json; false in b.json. "
+        "runs of m/one (t) recorded different settings, read as 2 candidates, not as retries of one another: "
+        "with_test_cases = unknown (not recorded) in a.json; false in b.json. "
         "generate.temperature = unknown (not recorded) in a.json; 0.0 in b.json"
     )
 

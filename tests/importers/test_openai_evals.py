@@ -353,8 +353,8 @@ def test_logs_whose_completion_args_differ_are_different_candidates(tmp_path: Pa
     kinds = imported.notes.filter(pl.col("kind") == "settings_differ").select("candidate", "source").sort("candidate")
     assert kinds.rows() == [(a, str(cold)), (b, str(hot))]
     assert imported.notes.filter(pl.col("kind") == "settings_differ").item(0, "detail") == (
-        "runs of gpt-4 record different settings, read as different candidates: "
-        f"completion_args = temperature=0 ({cold}), temperature=1 ({hot})"
+        "runs of gpt-4 recorded different settings, read as 2 candidates, not as retries of one another: "
+        f"completion_args = temperature=0 in {cold.name}; temperature=1 in {hot.name}"
     )
     # every note about one log names its renamed candidate
     assert set(imported.notes.filter(pl.col("kind") == "plan_from_rows").get_column("candidate")) == {a, b}

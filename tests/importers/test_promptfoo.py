@@ -915,8 +915,8 @@ def test_files_whose_provider_settings_differ_are_different_candidates(tmp_path:
         ("settings_differ", f"{GPT5} [config.temperature=0]", str(a)),
     ]
     assert imp.notes.item(0, "detail") == (
-        f"runs of {GPT5} record different settings, read as different candidates: "
-        f"config.temperature = 0 ({a}), 0.9 ({b})"
+        f"runs of {GPT5} recorded different settings, read as 2 candidates, not as retries of one another: "
+        f"config.temperature = 0 in {a.name}; 0.9 in {b.name}"
     )
     gpt5 = imp.ledger.filter(pl.col("candidate").str.starts_with(f"{GPT5} ["))
     assert gpt5.group_by("candidate").len().sort("candidate").rows() == [
