@@ -16,7 +16,7 @@ import evalframe
 from evalframe.importers import Imported, helm
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.load import Loaded
-from tests.conftest import REAL
+from tests.conftest import REAL, real
 
 HELM = REAL / "helm" / "evaleval-every_eval_ever" / "tests" / "data" / "helm"
 HELLASWAG = HELM / "commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0"
@@ -133,7 +133,10 @@ def test_declared_split_the_run_lacks_refuses() -> None:
     with pytest.raises(ImportRefused) as exc:
         helm.read([HELLASWAG], score="exact_match,split=test")
     assert exc.value.problems.select("kind", "refusing").rows() == [("unknown_score", True)]
-    assert exc.value.problems.get_column("detail").to_list() == ["no split 'test' in this run (has: valid)"]
+    assert exc.value.problems.get_column("detail").to_list() == [
+        "no split 'test' in this run (has: valid): name one with --score exact_match,split=<split>, "
+        "e.g. --score exact_match,split=valid"
+    ]
 
 
 def test_several_splits_without_test_refuse(tmp_path: Path) -> None:
@@ -210,6 +213,28 @@ def test_safety_run_without_exact_match_refuses_naming_its_stats() -> None:
     assert kind == "unknown_score"
     assert detail.startswith("no default stat (exact_match) in the export (has: batch_size, ")
     assert "sst_claude_score, sst_gpt_score, sst_score" in detail
+    assert detail.endswith("): name one with --score <stat>, e.g. --score sst_score")
+
+
+#: HarmBench in the second collection: LLM-judge stats only, string instance ids, no exact_match.
+HARM_BENCH = real(
+    "helm/stanford-crfm-helm-PR2828/benchmark_output_TRUE_latest/runs/v3/harm_bench:model=meta_llama-3-8b", "real2"
+)
+
+
+def test_a_run_without_the_default_stat_names_its_stats_and_the_flag() -> None:
+    # issue 38: the refusal said which stats there were but not how to choose one.
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([HARM_BENCH])
+    [(kind, refusing, detail)] = exc.value.problems.select("kind", "refusing", "detail").rows()
+    assert (kind, refusing) == ("unknown_score", True)
+    assert detail == (
+        "no default stat (exact_match) in the export (has: batch_size, finish_reason_endoftext, "
+        "finish_reason_length, finish_reason_stop, finish_reason_unknown, harm_bench_claude_score, "
+        "harm_bench_gpt_score, harm_bench_score, inference_runtime, num_completion_tokens, num_output_tokens, "
+        "num_prompt_tokens, num_references, num_train_instances, num_train_trials, prompt_truncated, "
+        "training_co2_cost, training_energy_cost): name one with --score <stat>, e.g. --score harm_bench_score"
+    )
 
 
 def test_blocked_request_is_an_execution_failure_though_judged() -> None:

@@ -932,7 +932,9 @@ def test_mistyped_score_refuses_naming_the_scorers() -> None:
         inspect_ai.read([SCORED_TWIN], score="mach")
     problems = excinfo.value.problems.filter(pl.col("refusing"))
     assert problems.select("kind", "source", "refusing").rows() == [("unknown_score", str(SCORED_TWIN), True)]
-    assert problems.item(0, "detail") == "no scorer named 'mach' in the export (has: match)"
+    assert problems.item(0, "detail") == (
+        "no scorer named 'mach' in the export (has: match): name one with --score <scorer>, e.g. --score match"
+    )
 
 
 def test_declared_score_missing_from_a_log_without_scorers_refuses() -> None:

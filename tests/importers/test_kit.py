@@ -87,7 +87,10 @@ def test_score_choice_refuses_a_mistyped_name_naming_what_exists() -> None:
     with pytest.raises(ScoreChoiceError) as exc:
         _kit.choose_score("mach", ["match", "includes"], default="match", what="scorer", source="a.eval")
     assert exc.value.note["kind"] == "unknown_score"
-    assert exc.value.note["detail"] == "no scorer named 'mach' in the export (has: includes, match)"
+    assert exc.value.note["detail"] == (
+        "no scorer named 'mach' in the export (has: includes, match): "
+        "name one with --score <scorer>, e.g. --score match"
+    )
     assert _kit.choose_score(None, ["includes", "match"], default="match", what="scorer", source="a") == "match"
     assert _kit.choose_score(None, ["only"], default=None, what="scorer", source="a") == "only"
     assert _kit.choose_score(None, [], default=None, what="scorer", source="a") is None

@@ -174,7 +174,10 @@ def test_bias_classification_results_file_with_its_samples_file_plans_once() -> 
 def test_a_mistyped_metric_refuses_naming_the_metrics_present() -> None:
     refusing = refusal([BIAS_SAMPLES], score="bleu")
     assert refusing.select("kind", "source").rows() == [("unknown_score", str(BIAS_SAMPLES))]
-    assert refusing.get_column("detail")[0] == "no metric named 'bleu' in the export (has: acc, acc_norm, f1)"
+    assert refusing.get_column("detail")[0] == (
+        "no metric named 'bleu' in the export (has: acc, acc_norm, f1): "
+        "name one with --score <metric>, e.g. --score acc"
+    )
 
 
 # --- negotiationtom: --limit 20, two re-runs, list-valued f1 metrics ------------------------------------
@@ -465,7 +468,11 @@ def test_a_declared_filter_selects_its_rows(flt: str, passed: int) -> None:
 def test_a_filter_that_is_not_in_the_rows_refuses_naming_those_that_are() -> None:
     refusing = refusal([TWO_FILTERS], score="exact_match,strict")
     assert refusing.select("kind", "detail").rows() == [
-        ("unknown_score", "no filter named 'strict' in the export (has: flexible-extract, strict-match)")
+        (
+            "unknown_score",
+            "no filter named 'strict' in the export (has: flexible-extract, strict-match): name one with "
+            "--score exact_match,<filter>, e.g. --score exact_match,flexible-extract",
+        )
     ]
 
 

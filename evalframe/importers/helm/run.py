@@ -44,7 +44,12 @@ def _choose_split(
     if declared is not None:
         if declared not in present:
             have = ", ".join(present) or "none"
-            raise _Refused(note("unknown_score", source, f"no split {declared!r} in this run (has: {have})"))
+            detail = f"no split {declared!r} in this run (has: {have})"
+            if present:
+                detail += f": name one with --score {stat or DEFAULT_STAT}{SPLIT_MARK}<split>, e.g. --score " + (
+                    f"{stat or DEFAULT_STAT}{SPLIT_MARK}{present[0]}"
+                )
+            raise _Refused(note("unknown_score", source, detail))
         return declared
     if len(present) <= 1:
         return None  # one split (or none recorded): nothing is pooled

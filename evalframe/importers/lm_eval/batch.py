@@ -112,7 +112,9 @@ class _Batch:
         filters = filters or ["none"]
         try:
             if flt is not None:
-                chosen_filter = choose_score(flt, filters, default=None, what="filter", source=source)
+                chosen_filter = choose_score(
+                    flt, filters, default=None, what="filter", source=source, flag=f"--score {metric or 'acc'},{{}}"
+                )
             elif len(filters) > 1:
                 detail = (
                     f"task {task!r} has one row per document for each of {len(filters)} filters "
@@ -129,14 +131,17 @@ class _Batch:
             order: list[str] = []
             for f in task_files:
                 order.extend(n for n in f.metric_order if n not in order)
+            # with several filters (or one declared) a metric is declared with its filter
+            flag = f"--score {{}},{chosen_filter}" if flt is not None or len(filters) > 1 else "--score {}"
             if metric is not None:
                 return _Choice(
-                    str(chosen_filter), choose_score(metric, order, default=None, what="metric", source=source)
+                    str(chosen_filter),
+                    choose_score(metric, order, default=None, what="metric", source=source, flag=flag),
                 )
             scores = [n for n in order if n != _PARSE_METRIC and any(_is_number(r.values.get(n)) for r in rows)]
             offered = scores or order
             preferred = next((n for n in _PREFERRED if n in offered), None)
-            chosen = choose_score(None, offered, default=preferred, what="metric", source=source)
+            chosen = choose_score(None, offered, default=preferred, what="metric", source=source, flag=flag)
             return _Choice(str(chosen_filter), chosen)
         except ScoreChoiceError as exc:
             notes.append(exc.note)
