@@ -121,6 +121,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",
     "pooled_metrics": "(flag) the files of one import were graded by different metrics: each rate pools them",
     "run_status": "(flag) the export says its run did not finish successfully",
+    "settings_differ": "(flag) runs of one candidate record different settings: each is read as its own candidate",
     "not_a_score": "(flag) a grader value that is not a score (text, a list, a pair) was read as no grade",
     "nonfinite_score": "(flag) a non-finite metric value (NaN, Infinity) was read as a grader failure",
     "grader_error": "(flag) the grader (a judge, a metric) reported an error for a unit: a grader failure, not a fail",
