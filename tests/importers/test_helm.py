@@ -489,3 +489,23 @@ def test_read_as_numeric_leaves_out_the_pass_derived_from_score_as_the_command_d
     assert (row["scored"], row["passed"], row["pass_rate_scored"], row["mean_score"]) == (1, None, None, 1.0)
     at_one = evalframe.audit(plan, frames.ledger, grade="numeric", pass_threshold=1.0).summary.row(0, named=True)
     assert (at_one["scored"], at_one["passed"], at_one["pass_rate_scored"]) == (1, 1, 1.0)
+
+
+def test_one_run_spec_in_two_suites_with_other_settings_is_two_candidates() -> None:
+    # issue 38: bbq for llama in suite v1 (5-shot) and v3 (0-shot) were read as one candidate and refused as
+    # duplicate units; runs whose settings differ are different candidates, named by the differing setting.
+    base = "helm/stanford-crfm-helm-PR2828"
+    bbq = "bbq:subject=all,method=multiple_choice_joint,model=meta_llama-3-8b"
+    v1 = real(f"{base}/benchmark_output_bbq/runs/v1/{bbq}", "real2")
+    v3 = real(f"{base}/benchmark_output_TRUE_latest/runs/v3/{bbq}", "real2")
+    imported = helm.read([v1, v3])
+    names = ("meta/llama-3-8b [max_train_instances=0]", "meta/llama-3-8b [max_train_instances=5]")
+    assert tuple(sorted(imported.plan.candidates)) == names
+    differ = imported.notes.filter(pl.col("kind") == "settings_differ").sort("candidate")
+    assert differ.get_column("candidate").to_list() == list(names)
+    assert differ.get_column("detail")[0] == (
+        "scenario 'bbq:subject=all,method=multiple_choice_joint': runs of meta/llama-3-8b record different "
+        f"settings, read as different candidates: max_train_instances = 0 ({v3}), 5 ({v1})"
+    )
+    per = imported.ledger.group_by("candidate").len().sort("candidate").rows()
+    assert per == [(names[0], 2), (names[1], 50)]

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SCORE, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers._kit import grade, ledger_row, note, planned_size
+from evalframe.importers._settings import flatten
 from evalframe.importers.helm.files import (
     DEFAULT_SPLIT,
     DEFAULT_STAT,
@@ -26,6 +27,10 @@ from evalframe.importers.helm.files import (
 from evalframe.importers.helm.state import _read_spec, _read_state, _State
 from evalframe.importers.helm.stats import _choose_stat, _read_instance_stats, _Stat, _stat_by_unit, _stats_json
 
+#: ``adapter_spec`` keys that choose how many instances run (the plan), or name the candidate, not what one
+#: instance's grade measures.
+_NOT_SETTINGS: Final = frozenset({"max_eval_instances", "model"})
+
 
 @dataclass
 class _RunRead:
@@ -34,6 +39,15 @@ class _RunRead:
     ledger_rows: list[dict[str, Any]]
     notes: list[dict[str, Any]]
     info: dict[str, Any]
+    #: What the run's ``adapter_spec`` records (but the model and ``max_eval_instances``), flat.
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def rename(self, candidate: str) -> None:
+        """Give every row and note of this run another candidate name (runs whose settings differ)."""
+        for row in (*self.plan_rows, *self.ledger_rows, *self.notes):
+            if row.get(CANDIDATE) is not None:
+                row[CANDIDATE] = candidate
+        self.info["candidate"] = candidate
 
 
 def _choose_split(
@@ -316,4 +330,5 @@ def _read_run(folder: Path, declared_stat: str | None, declared_split: str | Non
         "per_instance_stats_rows": len(pis.entries),
         "stats_json": header,
     }
-    return _RunRead(spec.scenario, plan_rows, ledger_rows, g.notes, info)
+    settings = flatten({k: v for k, v in spec.adapter.items() if k not in _NOT_SETTINGS})
+    return _RunRead(spec.scenario, plan_rows, ledger_rows, g.notes, info, settings)
