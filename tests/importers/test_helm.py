@@ -226,8 +226,8 @@ def test_a_run_without_the_default_stat_names_its_stats_and_the_flag() -> None:
     # issue 38: the refusal said which stats there were but not how to choose one.
     with pytest.raises(ImportRefused) as exc:
         helm.read([HARM_BENCH])
-    [(kind, refusing, detail)] = exc.value.problems.select("kind", "refusing", "detail").rows()
-    assert (kind, refusing) == ("unknown_score", True)
+    [(kind, refusing, candidate, detail)] = exc.value.problems.select("kind", "refusing", "candidate", "detail").rows()
+    assert (kind, refusing, candidate) == ("unknown_score", True, "meta/llama-3-8b")  # the run's model is named
     assert detail == (
         "no default stat (exact_match) in the export (has: batch_size, finish_reason_endoftext, "
         "finish_reason_length, finish_reason_stop, finish_reason_unknown, harm_bench_claude_score, "

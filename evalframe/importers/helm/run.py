@@ -24,7 +24,7 @@ from evalframe.importers.helm.files import (
     _Refused,
     _UnitKey,
 )
-from evalframe.importers.helm.state import _read_spec, _read_state, _State
+from evalframe.importers.helm.state import _read_spec, _read_state, _Spec, _State
 from evalframe.importers.helm.stats import _choose_stat, _read_instance_stats, _Stat, _stat_by_unit, _stats_json
 
 #: ``adapter_spec`` keys that choose how many instances run (the plan), or name the candidate, not what one
@@ -284,6 +284,18 @@ def _read_run(folder: Path, declared_stat: str | None, declared_split: str | Non
         raise _Malformed(folder / missing[0], "", f"required file missing from the run folder{also}")
     spec_path, state_path, pis_path = (folder / name for name in REQUIRED_FILES)
     spec = _read_spec(spec_path)
+    try:
+        return _graded_run(folder, spec, state_path, pis_path, declared_stat, declared_split)
+    except _Refused as exc:  # a refusal of one run (a stat or split it lacks) is about its model
+        exc.note.setdefault(CANDIDATE, spec.model)
+        raise
+
+
+def _graded_run(
+    folder: Path, spec: _Spec, state_path: Path, pis_path: Path, declared_stat: str | None, declared_split: str | None
+) -> _RunRead:
+    """The rest of :func:`_read_run`, once the run's model is known."""
+    spec_path = spec.path
     state = _read_state(state_path)
     n_trials = state.trials(spec.declared_trials)
     too_many = planned_size(len(state.planned) * n_trials, str(spec_path), "instances × adapter_spec.num_train_trials")

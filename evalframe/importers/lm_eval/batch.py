@@ -306,7 +306,7 @@ class _Batch:
                 where = next((h.source for h in headers if h is not None), task)
                 too_many = planned_size(max(ran), where, f"task {task!r}: n-samples.effective")
                 if too_many is not None:
-                    notes.append(too_many)
+                    notes.append({**too_many, CANDIDATE: candidate})
                     continue
                 # lm-eval runs the first `effective` documents (all of them without --limit): doc ids
                 # 0 … effective − 1. A row outside them is an unknown case, as anywhere else.
