@@ -258,13 +258,13 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     )
     results = next(folder.glob("results_*.json"))
     doc = json.loads(results.read_text())
-    for task in doc["n-samples"]:
-        doc["n-samples"][task]["original"] = big
+    for task in doc["n-samples"]:  # the documents a run was set to run (effective) are what it plans
+        doc["n-samples"][task]["original"] = doc["n-samples"][task]["effective"] = big
     results.write_text(json.dumps(doc))
     with pytest.raises(ImportUnreadable) as exc:
         lm_eval.read([folder])
     assert any(
-        d.endswith(f"n-samples.original declares {big} planned units, more than the 100000000 evalframe plans")
+        d.endswith(f"n-samples.effective declares {big} planned units, more than the 100000000 evalframe plans")
         for d in exc.value.notes.get_column("detail").to_list()
     )
 
