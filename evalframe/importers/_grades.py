@@ -77,6 +77,13 @@ def failure_kind(value: Any, *, null_is_nan: bool = False) -> str:
     return "nonfinite_score" if isinstance(value, float) and not math.isfinite(value) else "not_a_score"
 
 
+def _found(names: Sequence[str], what: str, flag: str) -> str:
+    """``(has: a, b): name one with --score <what>, e.g. --score a`` (the first the export lists); ``(has: none)``."""
+    if not names:
+        return "(has: none)"
+    return f"(has: {', '.join(sorted(names))}): name one with {flag.format(f'<{what}>')}, e.g. {flag.format(names[0])}"
+
+
 class ScoreChoiceError(Exception):
     """The score to read cannot be chosen; carries the refusing note."""
 
@@ -92,6 +99,7 @@ def choose_score(
     default: str | Sequence[str] | None,
     what: str,
     source: str,
+    flag: str = "--score {}",
 ) -> str | None:
     """The scorer / metric / stat to grade with.
 
@@ -108,6 +116,10 @@ def choose_score(
         What the format calls it (``scorer``, ``metric``, ``stat``).
     source
         The export, for the note.
+    flag
+        How a name is declared on the command line, ``{}`` standing for the name (``"--score {}"``;
+        lm-eval's filter: ``"--score exact_match,{}"``): a refusal for a name that is not there says
+        which names there are and how to declare one, with the first the export lists as the example.
 
     Returns
     -------
@@ -118,9 +130,10 @@ def choose_score(
     Raises
     ------
     ScoreChoiceError
-        ``unknown_score`` when ``declared`` is not available (the note names
-        those that are), ``ambiguous_score`` when nothing was declared, the
-        format has no default and several are available.
+        ``unknown_score`` when ``declared`` (or, with none declared, every
+        default) is not available: the note names those that are and the
+        flag that declares one; ``ambiguous_score`` when nothing was
+        declared, the format has no default and several are available.
 
     Examples
     --------
@@ -131,13 +144,17 @@ def choose_score(
 name one with --score
     >>> choose_score("acc", ["acc", "f1"], default=None, what="metric", source="s.jsonl")
     'acc'
+    >>> choose_score(None, ["harm_bench_score", "batch_size"], default="exact_match", what="stat", source="run/")
+    Traceback (most recent call last):
+    ...
+    evalframe.importers._grades.ScoreChoiceError: no default stat (exact_match) in the export (has: batch_size, \
+harm_bench_score): name one with --score <stat>, e.g. --score harm_bench_score
     """
     names = list(dict.fromkeys(available))
     if declared is not None:
         if declared in names:
             return declared
-        have = ", ".join(sorted(names)) if names else "none"
-        detail = f"no {what} named {declared!r} in the export (has: {have})"
+        detail = f"no {what} named {declared!r} in the export {_found(names, what, flag)}"
         raise ScoreChoiceError(note("unknown_score", source, detail))
     defaults = [default] if isinstance(default, str) else list(default or ())
     for name in defaults:
@@ -146,10 +163,8 @@ name one with --score
     if len(names) <= 1:
         return names[0] if names else None
     if defaults:
-        have = ", ".join(sorted(names))
-        raise ScoreChoiceError(
-            note("unknown_score", source, f"no default {what} ({', '.join(defaults)}) in the export (has: {have})")
-        )
+        detail = f"no default {what} ({', '.join(defaults)}) in the export {_found(names, what, flag)}"
+        raise ScoreChoiceError(note("unknown_score", source, detail))
     raise ScoreChoiceError(
         note(
             "ambiguous_score",

@@ -27,9 +27,11 @@ facts are written in the kit's modules:
   the grader ran and gave no valid judgment. A unit without the chosen scorer
   at all is ``not_scored``.
 * **Choosing the score** (:func:`choose_score`): a declared scorer / metric /
-  stat that the export does not have refuses (``unknown_score``) and names
-  the ones it has; with none declared and several present where the format
-  has no default, the import refuses (``ambiguous_score``).
+  stat that the export does not have (or, with none declared, a format's
+  default that is not there) refuses (``unknown_score``), naming the ones it
+  has and the flag that declares one (``--score <stat>, e.g. --score
+  harm_bench_score``); with none declared and several present where the
+  format has no default, the import refuses (``ambiguous_score``).
 * **Ledger rows** (:mod:`~evalframe.importers._rows`: :func:`ledger_row`,
   :func:`passed_if_complete`, :class:`CaseNames`): one row per attempt in
   :data:`~evalframe.importers.LEDGER_SCHEMA`, built in one place; ``passed``

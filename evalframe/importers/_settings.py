@@ -97,6 +97,25 @@ def shown(value: str | None, width: int = SHOWN) -> str:
     return f"{value[: width - 12]}…#{digest}"
 
 
+def short_names(sources: Sequence[str]) -> dict[str, str]:
+    """Each source by its last path parts, as few as tell the sources apart (a file name when that does).
+
+    Examples
+    --------
+    >>> short_names(["x/v1/run", "x/v3/run", "y/a.json"])
+    {'x/v1/run': 'v1/run', 'x/v3/run': 'v3/run', 'y/a.json': 'a.json'}
+    """
+    parts = {s: Path(s).parts for s in dict.fromkeys(sources)}
+    out: dict[str, str] = {}
+    for source, own in parts.items():
+        for k in range(1, len(own) + 1):
+            tail = own[-k:]
+            if all(other[-k:] != tail for name, other in parts.items() if name != source):
+                break
+        out[source] = "/".join(tail)
+    return out
+
+
 def _naming_keys(
     differing: Sequence[str], classes: Sequence[Mapping[str, str]], rank: Callable[[str], Any]
 ) -> list[str]:
@@ -168,11 +187,12 @@ def split_by_settings(
         differing = [k for k in keys if len({own.get(k) for own in owns}) > 1]
         naming = _naming_keys(differing, owns, rank)
         new = [f"{candidate} [{', '.join(f'{k}={shown(own.get(k))}' for k in naming)}]" for own in owns]
+        short = short_names([r.source for r in members])
         per_key = [
             f"{key} = "
             + "; ".join(
                 f"{shown(own[key], SHOWN_IN_NOTE) if key in own else UNKNOWN + ' (not recorded)'} in "
-                + ", ".join(Path(r.source).name for r in members_of)
+                + ", ".join(short[r.source] for r in members_of)
                 for own, members_of in zip(owns, classes.values(), strict=True)
             )
             for key in differing

@@ -43,7 +43,7 @@ def _full(planned: int, passed: int) -> dict[str, int]:
 
 
 def _limited(planned: int, ran: int, passed: int) -> dict[str, int]:
-    """A --limit run: ``ran`` docs of ``planned``, all scored."""
+    """``ran`` docs of the ``planned`` ones (a --limit run plans its n-samples.effective docs), all scored."""
     return {
         "planned": planned,
         "attempted": ran,
@@ -100,15 +100,16 @@ CASES: list[Case] = [
         "lm-eval",
         (ASDIV,),
         0,
-        {INSTRUCT: _limited(2305, 50, 46)},
+        {INSTRUCT: _limited(50, 50, 46)},
         notes=frozenset({"limited_run", "retry_after_scored"}),
-        why="two runs of the same 50 docs: 50 units x 2 attempts, first counts (46/50 = 0.92); plan 2305",
+        why="two --limit 50 runs of the same 50 docs: 50 units x 2 attempts, first counts (46/50 = 0.92); the plan is "
+        "the 50 docs the runs were set to run (n-samples.effective), not the task's 2305",
     ),
     Case(
         "lm-eval",
         (f"{ASDIV}/samples_asdiv_2024-08-21T03-40-10.802679.jsonl",),
         0,
-        {INSTRUCT: _limited(2305, 50, 46)},
+        {INSTRUCT: _limited(50, 50, 46)},
         notes=frozenset({"limited_run"}),
         why="first run alone",
     ),
@@ -116,7 +117,7 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{ASDIV}/samples_asdiv_2024-08-21T03-41-15.831724.jsonl",),
         0,
-        {INSTRUCT: _limited(2305, 50, 46)},
+        {INSTRUCT: _limited(50, 50, 46)},
         notes=frozenset({"limited_run"}),
         why="second run alone: the runs agree on every doc",
     ),
@@ -179,32 +180,33 @@ CASES: list[Case] = [
         0,
         {
             FLOR_MODEL: {
-                "planned": 335,
+                "planned": 20,
                 "attempted": 20,
                 "completed": 20,
                 "scored": 0,
-                "missing": 315,
+                "missing": 0,
                 "exec_failed": 0,
                 "judge_failed": 20,
             }
         },
         notes=frozenset({"limited_run", "not_a_score"}),
-        why="<stem>_<date>.json linked by timestamp: 167 + 168 planned; percent_parseable 0 on every row, so "
+        why="<stem>_<date>.json linked by timestamp: --limit 10 of 167 and of 168, 10 + 10 planned; "
+        "percent_parseable 0 on every row, so "
         "the 20 eqbench zeros are grader failures (judge_error), not graded zeros",
     ),
     Case(
         "lm-eval",
         (f"{FLOR}/samples_eqbench_ca_{FLOR_TS}.jsonl",),
         0,
-        {FLOR_MODEL: {"planned": 167, "attempted": 10, "scored": 0, "missing": 157, "judge_failed": 10}},
-        why="eqbench_ca alone: n-samples 167/10",
+        {FLOR_MODEL: {"planned": 10, "attempted": 10, "scored": 0, "missing": 0, "judge_failed": 10}},
+        why="eqbench_ca alone: n-samples 167/10, the 10 docs run are planned",
     ),
     Case(
         "lm-eval",
         (f"{FLOR}/samples_eqbench_es_{FLOR_TS}.jsonl",),
         0,
-        {FLOR_MODEL: {"planned": 168, "attempted": 10, "scored": 0, "missing": 158, "judge_failed": 10}},
-        why="eqbench_es alone: n-samples 168/10",
+        {FLOR_MODEL: {"planned": 10, "attempted": 10, "scored": 0, "missing": 0, "judge_failed": 10}},
+        why="eqbench_es alone: n-samples 168/10, the 10 docs run are planned",
     ),
     # --- PR3506: masakhaner, named filter flexible-extract, f1 pairs ---
     Case(
@@ -230,30 +232,31 @@ CASES: list[Case] = [
         "lm-eval",
         (NEGO,),
         0,
-        {QWEN: _limited(13812 + 13812 + 4618, 60, 9 + 12 + 4)},
+        {QWEN: _limited(20 + 20 + 20, 60, 9 + 12 + 4)},
         notes=frozenset({"limited_run", "retry_after_scored", "header_rows_disagree"}),
-        why="3 tasks planned from n-samples; first run: belief 9, desire 12, intention 4 of 20 each",
+        why="3 tasks planned from n-samples.effective (--limit 20 of 13812, 13812, 4618); first run: belief 9, desire "
+        "12, intention 4 of 20 each",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_belief_{R1}.jsonl",),
         0,
-        {QWEN: _limited(13812, 20, 9)},
+        {QWEN: _limited(20, 20, 9)},
         notes=frozenset({"limited_run"}),
-        why="belief 16-04: acc 9/20 of 13812",
+        why="belief 16-04: acc 9/20; --limit 20 plans the 20 docs run (of 13812, said in limited_run)",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_belief_{R3}.jsonl",),
         0,
-        {QWEN: _limited(13812, 20, 9)},
+        {QWEN: _limited(20, 20, 9)},
         why="belief 18-15: same acc values",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_desire_{R1}.jsonl", f"{NEGO}/samples_negotiationtom_desire_{R3}.jsonl"),
         0,
-        {QWEN: _limited(13812, 20, 12)},
+        {QWEN: _limited(20, 20, 12)},
         notes=frozenset({"retry_after_scored", "limited_run"}),
         why="two desire runs: run-as-attempt, 20 units x 2 attempts (no duplicate keys); first: 12/20",
     ),
@@ -261,21 +264,21 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_intention_{R1}.jsonl",),
         0,
-        {QWEN: _limited(4618, 20, 4)},
+        {QWEN: _limited(20, 20, 4)},
         why="intention 16-04: exact_match 4/20 (micro/macro f1 are per-row lists, not offered as the default)",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_intention_{R2}.jsonl",),
         0,
-        {QWEN: _limited(4618, 20, 4)},
+        {QWEN: _limited(20, 20, 4)},
         why="intention 17-52 (its results file: micro_f1 0.3019)",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_intention_{R3}.jsonl",),
         0,
-        {QWEN: _limited(4618, 20, 4)},
+        {QWEN: _limited(20, 20, 4)},
         why="intention 18-15",
     ),
     # --- every_eval_ever: trimmed math samples ---

@@ -16,7 +16,7 @@ import evalframe
 from evalframe.importers import Imported, helm
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from evalframe.load import Loaded
-from tests.conftest import REAL
+from tests.conftest import REAL, real
 
 HELM = REAL / "helm" / "evaleval-every_eval_ever" / "tests" / "data" / "helm"
 HELLASWAG = HELM / "commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0"
@@ -133,7 +133,10 @@ def test_declared_split_the_run_lacks_refuses() -> None:
     with pytest.raises(ImportRefused) as exc:
         helm.read([HELLASWAG], score="exact_match,split=test")
     assert exc.value.problems.select("kind", "refusing").rows() == [("unknown_score", True)]
-    assert exc.value.problems.get_column("detail").to_list() == ["no split 'test' in this run (has: valid)"]
+    assert exc.value.problems.get_column("detail").to_list() == [
+        "no split 'test' in this run (has: valid): name one with --score exact_match,split=<split>, "
+        "e.g. --score exact_match,split=valid"
+    ]
 
 
 def test_several_splits_without_test_refuse(tmp_path: Path) -> None:
@@ -210,6 +213,28 @@ def test_safety_run_without_exact_match_refuses_naming_its_stats() -> None:
     assert kind == "unknown_score"
     assert detail.startswith("no default stat (exact_match) in the export (has: batch_size, ")
     assert "sst_claude_score, sst_gpt_score, sst_score" in detail
+    assert detail.endswith("): name one with --score <stat>, e.g. --score sst_score")
+
+
+#: HarmBench in the second collection: LLM-judge stats only, string instance ids, no exact_match.
+HARM_BENCH = real(
+    "helm/stanford-crfm-helm-PR2828/benchmark_output_TRUE_latest/runs/v3/harm_bench:model=meta_llama-3-8b", "real2"
+)
+
+
+def test_a_run_without_the_default_stat_names_its_stats_and_the_flag() -> None:
+    # issue 38: the refusal said which stats there were but not how to choose one.
+    with pytest.raises(ImportRefused) as exc:
+        helm.read([HARM_BENCH])
+    [(kind, refusing, candidate, detail)] = exc.value.problems.select("kind", "refusing", "candidate", "detail").rows()
+    assert (kind, refusing, candidate) == ("unknown_score", True, "meta/llama-3-8b")  # the run's model is named
+    assert detail == (
+        "no default stat (exact_match) in the export (has: batch_size, finish_reason_endoftext, "
+        "finish_reason_length, finish_reason_stop, finish_reason_unknown, harm_bench_claude_score, "
+        "harm_bench_gpt_score, harm_bench_score, inference_runtime, num_completion_tokens, num_output_tokens, "
+        "num_prompt_tokens, num_references, num_train_instances, num_train_trials, prompt_truncated, "
+        "training_co2_cost, training_energy_cost): name one with --score <stat>, e.g. --score harm_bench_score"
+    )
 
 
 def test_blocked_request_is_an_execution_failure_though_judged() -> None:
@@ -464,3 +489,23 @@ def test_read_as_numeric_leaves_out_the_pass_derived_from_score_as_the_command_d
     assert (row["scored"], row["passed"], row["pass_rate_scored"], row["mean_score"]) == (1, None, None, 1.0)
     at_one = evalframe.audit(plan, frames.ledger, grade="numeric", pass_threshold=1.0).summary.row(0, named=True)
     assert (at_one["scored"], at_one["passed"], at_one["pass_rate_scored"]) == (1, 1, 1.0)
+
+
+def test_one_run_spec_in_two_suites_with_other_settings_is_two_candidates() -> None:
+    # issue 38: bbq for llama in suite v1 (5-shot) and v3 (0-shot) were read as one candidate and refused as
+    # duplicate units; runs whose settings differ are different candidates, named by the differing setting.
+    base = "helm/stanford-crfm-helm-PR2828"
+    bbq = "bbq:subject=all,method=multiple_choice_joint,model=meta_llama-3-8b"
+    v1 = real(f"{base}/benchmark_output_bbq/runs/v1/{bbq}", "real2")
+    v3 = real(f"{base}/benchmark_output_TRUE_latest/runs/v3/{bbq}", "real2")
+    imported = helm.read([v1, v3])
+    names = ("meta/llama-3-8b [max_train_instances=0]", "meta/llama-3-8b [max_train_instances=5]")
+    assert tuple(sorted(imported.plan.candidates)) == names
+    differ = imported.notes.filter(pl.col("kind") == "settings_differ").sort("candidate")
+    assert differ.get_column("candidate").to_list() == list(names)
+    assert differ.get_column("detail")[0] == (
+        "runs of meta/llama-3-8b (bbq:subject=all,method=multiple_choice_joint) recorded different settings, "
+        f"read as 2 candidates, not as retries of one another: max_train_instances = 0 in v3/{bbq}; 5 in v1/{bbq}"
+    )
+    per = imported.ledger.group_by("candidate").len().sort("candidate").rows()
+    assert per == [(names[0], 2), (names[1], 50)]

@@ -938,7 +938,8 @@ def test_mistyped_score_refuses_naming_the_scorers() -> None:
         ("unknown_score", str(SCORED_TWIN), "openai/gpt-4o-mini", True)
     ]
     assert problems.item(0, "detail") == (
-        "openai/gpt-4o-mini (popularity): no scorer named 'mach' in the export (has: match)"
+        "openai/gpt-4o-mini (popularity): no scorer named 'mach' in the export (has: match): name one with "
+        "--score <scorer>, e.g. --score match"
     )
 
 

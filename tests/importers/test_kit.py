@@ -87,7 +87,10 @@ def test_score_choice_refuses_a_mistyped_name_naming_what_exists() -> None:
     with pytest.raises(ScoreChoiceError) as exc:
         _kit.choose_score("mach", ["match", "includes"], default="match", what="scorer", source="a.eval")
     assert exc.value.note["kind"] == "unknown_score"
-    assert exc.value.note["detail"] == "no scorer named 'mach' in the export (has: includes, match)"
+    assert exc.value.note["detail"] == (
+        "no scorer named 'mach' in the export (has: includes, match): "
+        "name one with --score <scorer>, e.g. --score match"
+    )
     assert _kit.choose_score(None, ["includes", "match"], default="match", what="scorer", source="a") == "match"
     assert _kit.choose_score(None, ["only"], default=None, what="scorer", source="a") == "only"
     assert _kit.choose_score(None, [], default=None, what="scorer", source="a") is None
@@ -270,13 +273,13 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     )
     results = next(folder.glob("results_*.json"))
     doc = json.loads(results.read_text())
-    for task in doc["n-samples"]:
-        doc["n-samples"][task]["original"] = big
+    for task in doc["n-samples"]:  # the documents a run was set to run (effective) are what it plans
+        doc["n-samples"][task]["original"] = doc["n-samples"][task]["effective"] = big
     results.write_text(json.dumps(doc))
     with pytest.raises(ImportUnreadable) as exc:
         lm_eval.read([folder])
     assert any(
-        d.endswith(f"n-samples.original declares {big} planned units, more than the 100000000 evalframe plans")
+        d.endswith(f"n-samples.effective declares {big} planned units, more than the 100000000 evalframe plans")
         for d in exc.value.notes.get_column("detail").to_list()
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -174,16 +175,23 @@ def test_bias_classification_results_file_with_its_samples_file_plans_once() -> 
 def test_a_mistyped_metric_refuses_naming_the_metrics_present() -> None:
     refusing = refusal([BIAS_SAMPLES], score="bleu")
     assert refusing.select("kind", "source").rows() == [("unknown_score", str(BIAS_SAMPLES))]
-    assert refusing.get_column("detail")[0] == "no metric named 'bleu' in the export (has: acc, acc_norm, f1)"
+    assert refusing.get_column("detail")[0] == (
+        "no metric named 'bleu' in the export (has: acc, acc_norm, f1): "
+        "name one with --score <metric>, e.g. --score acc"
+    )
 
 
 # --- negotiationtom: --limit 20, two re-runs, list-valued f1 metrics ------------------------------------
 
 
-def test_negotiationtom_belief_limit_run_shows_true_coverage_and_says_it_was_limited() -> None:
+def test_negotiationtom_belief_limit_run_plans_what_it_ran_and_says_it_was_limited() -> None:
+    # issue 38: --limit 20 planned the whole task (13812 units, coverage 0.0014) where Inspect plans what a
+    # limited run selected. The plan is what the run was set to run: lm-eval's --limit N takes the first N
+    # documents, n-samples.effective = 20, so doc ids 0..19; the note names the limit and the task's size.
     imported = read([BELIEF1])
     assert imported.plan.candidates == ("Qwen/Qwen3-8B",)
-    assert imported.plan.n_units == 13812
+    assert imported.plan.n_units == 20
+    assert set(imported.plan.cases.get_column("case_id")) == {f"negotiationtom_belief/{i}" for i in range(20)}
     # effective 20 = 20 rows: no disagreement; the --limit is said
     assert imported.notes.select("kind", "source", "candidate", "refusing", "detail").rows() == [
         (
@@ -191,18 +199,18 @@ def test_negotiationtom_belief_limit_run_shows_true_coverage_and_says_it_was_lim
             str(NEGO / f"results_{RUN1}.json"),
             "Qwen/Qwen3-8B",
             False,
-            "task 'negotiationtom_belief': limited to 20 of 13812 docs (n-samples effective/original; "
-            "config.limit 20); the rest are planned and missing",
+            "task 'negotiationtom_belief': --limit 20: 20 of 13812 documents planned (doc ids 0-19, the first 20, "
+            "as lm-eval takes them); the rates describe those 20, not the task",
         )
     ]
     report = run_audit(imported)
     assert counts(report, *FUNNEL) == {
-        "planned": 13812,
+        "planned": 20,
         "attempted": 20,
         "scored": 20,
         "passed": 9,
         "failed": 11,
-        "missing": 13792,
+        "missing": 0,
         "judge_failed": 0,
         "exec_failed": 0,
         "not_scored": 0,
@@ -226,11 +234,11 @@ def test_negotiationtom_reruns_are_attempts_1_and_2_in_timestamp_order() -> None
     assert per_run.rows() == [(RUN1, 1, 20), (RUN2, 2, 20)]
     report = run_audit(forward)  # retry policy "first": the 16-04 run counts
     assert counts(report, "planned", "attempted", "scored", "passed", "missing") == {
-        "planned": 13812,
-        "attempted": 13812 - 13792,
+        "planned": 20,
+        "attempted": 20,
         "scored": 20,
         "passed": 9,
-        "missing": 13792,
+        "missing": 0,
     }
     flags = report.problems.filter(pl.col("kind") == "retry_after_scored")
     assert flags.height == 20
@@ -244,10 +252,10 @@ def test_negotiationtom_intention_scores_exact_match_not_the_f1_lists() -> None:
     assert imported.info[0]["metrics"] == ["micro_f1", "macro_f1", "exact_match"]
     report = run_audit(imported)
     assert counts(report, "planned", "scored", "passed", "missing") == {
-        "planned": 4618,
+        "planned": 20,
         "scored": 20,
         "passed": 4,
-        "missing": 4598,
+        "missing": 0,
     }
 
 
@@ -261,7 +269,7 @@ def test_negotiationtom_micro_f1_chosen_is_not_a_score() -> None:
     )
     report = run_audit(imported)
     assert counts(report, "planned", "attempted", "scored", "not_scored") == {
-        "planned": 4618,
+        "planned": 20,
         "attempted": 20,
         "scored": 0,
         "not_scored": 20,
@@ -270,7 +278,7 @@ def test_negotiationtom_micro_f1_chosen_is_not_a_score() -> None:
 
 def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
     imported = read([NEGO])
-    assert imported.plan.n_units == 13812 + 13812 + 4618
+    assert imported.plan.n_units == 20 + 20 + 20  # n-samples.effective of each task (--limit 20)
     assert sorted(imported.plan.cases.get_column("task").unique().to_list()) == [
         "negotiationtom_belief",
         "negotiationtom_desire",
@@ -296,15 +304,12 @@ def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
     assert by_task(report) == {
         ("negotiationtom_belief", "passed"): 9,
         ("negotiationtom_belief", "failed"): 11,
-        ("negotiationtom_belief", "missing"): 13792,
         ("negotiationtom_desire", "passed"): 12,
         ("negotiationtom_desire", "failed"): 8,
-        ("negotiationtom_desire", "missing"): 13792,
         ("negotiationtom_intention", "passed"): 4,
         ("negotiationtom_intention", "failed"): 16,
-        ("negotiationtom_intention", "missing"): 4598,
     }
-    assert counts(report, "planned", "scored", "passed") == {"planned": 32242, "scored": 60, "passed": 25}
+    assert counts(report, "planned", "scored", "passed") == {"planned": 60, "scored": 60, "passed": 25}
     results_info = [i for i in imported.info if i["format"] == "lm-eval results"]
     assert [i["n_samples"]["negotiationtom_intention"] for i in results_info] == [
         {"original": 4618, "effective": 20}
@@ -436,9 +441,10 @@ def test_two_filters_and_none_declared_refuse_naming_filter_and_the_filters() ->
         refusing = refusal([TWO_FILTERS], score=score)
         assert refusing.get_column("kind").to_list() == ["ambiguous_rows"]
         detail = refusing.get_column("detail")[0]
-        assert detail.startswith(
-            "task 'gsm8k' has one row per document for each of 2 filters (flexible-extract, strict-match): "
-            "the rows differ by 'filter' and none was declared"
+        assert detail == (
+            "task 'gsm8k' is graded under 2 filters (flexible-extract, strict-match; lm-eval writes one row per "
+            "document for each) and none was declared; name one with --score <metric>,<filter>, "
+            "e.g. --score exact_match,flexible-extract"
         )
 
 
@@ -465,7 +471,11 @@ def test_a_declared_filter_selects_its_rows(flt: str, passed: int) -> None:
 def test_a_filter_that_is_not_in_the_rows_refuses_naming_those_that_are() -> None:
     refusing = refusal([TWO_FILTERS], score="exact_match,strict")
     assert refusing.select("kind", "detail").rows() == [
-        ("unknown_score", "no filter named 'strict' in the export (has: flexible-extract, strict-match)")
+        (
+            "unknown_score",
+            "no filter named 'strict' in the export (has: flexible-extract, strict-match): name one with "
+            "--score exact_match,<filter>, e.g. --score exact_match,flexible-extract",
+        )
     ]
 
 
@@ -517,12 +527,12 @@ def test_flor_results_file_named_stem_date_is_linked_by_its_timestamp() -> None:
     imported = read([FLOR])
     report = run_audit(imported)
     assert counts(report, *FUNNEL) == {
-        "planned": 167 + 168,
+        "planned": 10 + 10,  # --limit 10 of 167 and of 168 documents
         "attempted": 20,
         "scored": 0,
         "passed": 0,
         "failed": 0,
-        "missing": 315,
+        "missing": 0,
         "judge_failed": 20,
         "exec_failed": 0,
         "not_scored": 0,
@@ -530,7 +540,7 @@ def test_flor_results_file_named_stem_date_is_linked_by_its_timestamp() -> None:
     samples_info = [i for i in imported.info if i["format"] == "lm-eval samples"]
     assert {i["results_file"] for i in samples_info} == {str(FLOR_RESULTS)}
     alone = read([FLOR_CA])  # the samples file alone still finds its results file
-    assert alone.plan.n_units == 167
+    assert alone.plan.n_units == 10
 
 
 @needs_real
@@ -553,21 +563,21 @@ def test_flor_eqbench_zeros_of_unparseable_answers_are_grader_failures() -> None
 
 
 @needs_real
-def test_asdiv_limit_runs_plan_2305_and_each_results_file_says_limited_to_50() -> None:
+def test_asdiv_limit_runs_plan_50_and_each_results_file_says_limited_to_50_of_2305() -> None:
     imported = read([ASDIV])
     limited = imported.notes.filter(pl.col("kind") == "limited_run")
     assert limited.get_column("source").to_list() == [
         str(ASDIV / "results_2024-08-21T03-40-10.802679.json"),
         str(ASDIV / "results_2024-08-21T03-41-15.831724.json"),
     ]
-    assert all("limited to 50 of 2305 docs" in d for d in limited.get_column("detail").to_list())
+    assert all("--limit 50: 50 of 2305 documents planned" in d for d in limited.get_column("detail").to_list())
     report = run_audit(imported)
     assert counts(report, "planned", "attempted", "scored", "passed", "missing") == {
-        "planned": 2305,
+        "planned": 50,
         "attempted": 50,
         "scored": 50,
         "passed": 46,
-        "missing": 2255,
+        "missing": 0,
     }
     assert imported.ledger.group_by("attempt").len().sort("attempt").rows() == [(1, 50), (2, 50)]
 
@@ -737,3 +747,123 @@ def test_a_folder_with_no_lm_eval_file_refuses_no_export(tmp_path: Path) -> None
 def test_a_path_that_does_not_exist_raises(tmp_path: Path) -> None:
     with pytest.raises(InputFormatError):
         read([tmp_path / "nope"])
+
+
+# --- issue 38: the plan is what the run was set to run; runs whose settings differ are other candidates ------
+
+
+def write_run(
+    folder: Path,
+    ts: str,
+    doc_ids: list[int],
+    *,
+    original: int = 12,
+    effective: int | None = None,
+    limit: float | None = None,
+    model: str = "org/m",
+    n_shot: int = 0,
+    seed: int = 0,
+) -> None:
+    """One lm-eval run of task ``t`` (results + samples) in ``folder``, one exact_match row per doc id (all 1)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    results = {
+        "results": {"t": {"alias": "t", "exact_match,none": 1.0}},
+        "n-samples": {"t": {"original": original, "effective": original if effective is None else effective}},
+        "n-shot": {"t": n_shot},
+        "config": {"model": "hf", "model_args": f"pretrained={model}", "limit": limit, "random_seed": seed},
+    }
+    (folder / f"results_{ts}.json").write_text(json.dumps(results))
+    row = {"filter": "none", "metrics": ["exact_match"], "exact_match": 1.0, "resps": [["4"]]}
+    lines = [json.dumps({"doc_id": i, **row}) for i in doc_ids]
+    (folder / f"samples_t_{ts}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+TS1, TS2 = "2025-01-01T00-00-00.000001", "2025-01-02T00-00-00.000002"
+
+
+def test_a_limit_run_plans_the_first_effective_documents_and_names_the_limit(tmp_path: Path) -> None:
+    # lm-eval's --limit 3 runs documents 0, 1, 2 (n-samples.effective 3 of original 12)
+    write_run(tmp_path, TS1, [0, 1], effective=3, limit=3.0)
+    imported = read([tmp_path])
+    assert sorted(imported.plan.cases.get_column("case_id").to_list()) == ["t/0", "t/1", "t/2"]
+    assert imported.notes.sort("kind", descending=True).select("kind", "candidate", "detail").rows() == [
+        (
+            "limited_run",
+            "org/m",
+            "task 't': --limit 3: 3 of 12 documents planned (doc ids 0-2, the first 3, as lm-eval takes them); "
+            "the rates describe those 3, not the task",
+        ),
+        (
+            "header_rows_disagree",
+            "org/m",
+            "results file says 3 document(s) of task 't' were run (n-samples.effective); the samples file "
+            "holds 2 row(s) for filter 'none'",
+        ),
+    ]
+    # the document the run was set to run and wrote no row for is missing; the other 9 were never planned
+    assert counts(run_audit(imported), "planned", "scored", "missing") == {"planned": 3, "scored": 2, "missing": 1}
+
+
+def test_a_fractional_limit_is_named_as_written(tmp_path: Path) -> None:
+    # --limit 0.25 of 12 documents: lm-eval runs ceil(12 * 0.25) = 3, recorded as effective 3
+    write_run(tmp_path, TS1, [0, 1, 2], effective=3, limit=0.25)
+    [detail] = read([tmp_path]).notes.filter(pl.col("kind") == "limited_run").get_column("detail").to_list()
+    assert detail.startswith("task 't': --limit 0.25: 3 of 12 documents planned (doc ids 0-2")
+
+
+def test_a_row_outside_the_limited_plan_is_an_unknown_case(tmp_path: Path) -> None:
+    # doc 7 cannot come from a run that took the first 3 documents: an unknown unit, refused as anywhere else
+    write_run(tmp_path, TS1, [0, 7], effective=3, limit=3.0)
+    imported = read([tmp_path])
+    with pytest.raises(AuditRefused) as exc:
+        run_audit(imported)
+    assert set(exc.value.problems.filter(pl.col("refusing")).get_column("kind")) == {"unknown_case"}
+
+
+def test_a_samples_style_run_without_a_limit_plans_the_whole_task(tmp_path: Path) -> None:
+    # lm-eval's --samples picks doc ids itself and leaves the limit unset, so n-samples.effective = original:
+    # the results file does not record which documents were picked, so the run's plan is the whole task
+    write_run(tmp_path, TS1, [5, 9])
+    imported = read([tmp_path])
+    assert imported.plan.n_units == 12
+    assert "limited_run" not in set(imported.notes.get_column("kind"))
+    assert counts(run_audit(imported), "planned", "scored", "missing") == {"planned": 12, "scored": 2, "missing": 10}
+
+
+def test_runs_whose_settings_differ_are_different_candidates(tmp_path: Path) -> None:
+    write_run(tmp_path, TS1, [0, 1, 2], n_shot=0)
+    write_run(tmp_path, TS2, [0, 1, 2], n_shot=5)
+    imported = read([tmp_path])
+    assert imported.plan.candidates == ("org/m [num_fewshot=0]", "org/m [num_fewshot=5]")
+    assert imported.ledger.get_column("attempt").to_list() == [1] * 6  # never retries of one another
+    differ = imported.notes.filter(pl.col("kind") == "settings_differ").sort("candidate")
+    assert differ.get_column("candidate").to_list() == ["org/m [num_fewshot=0]", "org/m [num_fewshot=5]"]
+    assert differ.get_column("detail")[0] == (
+        "runs of org/m (t) recorded different settings, read as 2 candidates, not as retries of one another: "
+        f"num_fewshot = 0 in results_{TS1}.json; 5 in results_{TS2}.json"
+    )
+    report = run_audit(imported)
+    assert report.summary.select("candidate", "planned", "scored").rows() == [
+        ("org/m [num_fewshot=0]", 12, 3),
+        ("org/m [num_fewshot=5]", 12, 3),
+    ]
+
+
+def test_runs_whose_settings_agree_stay_attempts_even_with_another_limit(tmp_path: Path) -> None:
+    # --limit chooses which documents run, not what each one measures: 0..1 then 0..3 are attempts of docs 0, 1
+    write_run(tmp_path, TS1, [0, 1], effective=2, limit=2.0)
+    write_run(tmp_path, TS2, [0, 1, 2, 3], effective=4, limit=4.0)
+    imported = read([tmp_path])
+    assert imported.plan.candidates == ("org/m",)
+    assert imported.plan.n_units == 4  # the union of what the runs were set to run
+    assert "settings_differ" not in set(imported.notes.get_column("kind"))
+    assert imported.ledger.group_by("attempt").len().sort("attempt").rows() == [(1, 4), (2, 2)]
+
+
+def test_a_setting_one_run_does_not_record_is_unknown_not_equal(tmp_path: Path) -> None:
+    write_run(tmp_path, TS1, [0], seed=1)
+    write_run(tmp_path, TS2, [0], seed=1)
+    data = json.loads((tmp_path / f"results_{TS2}.json").read_text())
+    del data["n-shot"]
+    (tmp_path / f"results_{TS2}.json").write_text(json.dumps(data))
+    assert read([tmp_path]).plan.candidates == ("org/m [num_fewshot=0]", "org/m [num_fewshot=unknown]")

@@ -249,7 +249,12 @@ def test_mistyped_score_key_refuses_naming_the_keys() -> None:
     with pytest.raises(ImportRefused) as exc:
         openai_evals.read([SRL], score="scor")
     assert exc.value.problems.select("kind", "refusing", "detail").rows() == [
-        ("unknown_score", True, "no grade key named 'scor' in the export (has: choice, score)")
+        (
+            "unknown_score",
+            True,
+            "no grade key named 'scor' in the export (has: choice, score): "
+            "name one with --score <grade key>, e.g. --score choice",
+        )
     ]
     # A key that exists reads it: "choice" is text, so the one graded sample is a judge error.
     imported = openai_evals.read([SRL], score="choice")

@@ -199,7 +199,8 @@ def test_mistyped_score_refuses_naming_the_metrics() -> None:
             "unknown_score",
             "no score named 'NoRoleConfuson' in the export (has: AllResponsesReasonableLength, MixOfShortAndLonger, "
             "NoAIVocabulary, NoConsecutiveRepeats, NoExcessiveRepetition, NoFantasyImagery, NoRoleConfusion, "
-            "ReachesRewriting, RecordingNotTooLong, ResponseLengthVariety, TherapistNoRepeats, score, success)",
+            "ReachesRewriting, RecordingNotTooLong, ResponseLengthVariety, TherapistNoRepeats, score, success): "
+            "name one with --score <score>, e.g. --score success",
         )
     ]
     assert set(_refused([SAMPLE], score="latency").get_column("kind")) == {"unknown_score"}

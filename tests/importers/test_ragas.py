@@ -57,7 +57,8 @@ def test_the_metric_must_be_chosen_and_a_wrong_name_refuses_naming_the_metrics(t
     with pytest.raises(ImportRefused) as exc:
         ragas.read([path], score="faithfullness")
     assert exc.value.problems.get_column("detail").to_list() == [
-        "no metric named 'faithfullness' in the export (has: answer_relevancy, faithfulness)"
+        "no metric named 'faithfullness' in the export (has: answer_relevancy, faithfulness): "
+        "name one with --score <metric>, e.g. --score faithfulness"
     ]
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
 from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import finish, plan_from_units
+from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.importers.helm.files import (
     REQUIRED_FILES,
     SCENARIO,
@@ -21,6 +23,27 @@ from evalframe.importers.helm.files import (
 )
 from evalframe.importers.helm.run import _read_run, _RunRead
 from evalframe.load import PathLike
+
+
+def _split_by_settings(runs: Sequence[_RunRead]) -> list[dict[str, Any]]:
+    """Runs of one scenario and model (e.g. from two suites) whose adapter specs differ become other candidates.
+
+    The kit's rule: the candidate carries the differing settings (``meta/llama-3-8b [max_train_instances=5]``)
+    and a ``settings_differ`` note names key, values and run folders; ``max_eval_instances`` chooses how many
+    instances run, not what each measures, and is not a setting.
+    """
+    notes: list[dict[str, Any]] = []
+    for scenario in sorted({run.scenario for run in runs}):
+        mine = [run for run in runs if run.scenario == scenario]
+        names, found = split_by_settings(
+            [RunSettings(run.info["source"], run.info["model"], run.settings, group=scenario) for run in mine]
+        )
+        notes.extend(found)
+        for run in mine:
+            new = names.get((run.info["source"], run.info["model"]))
+            if new is not None:
+                run.rename(new)
+    return notes
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
@@ -108,6 +131,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             raw_notes.append(exc.note())
         except _Refused as exc:
             raw_notes.append(exc.note)
+    raw_notes.extend(_split_by_settings(runs))
     if len({run.scenario for run in runs}) > 1:
         for run in runs:
             for row in (*run.plan_rows, *run.ledger_rows, *run.notes):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SCORE, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers._kit import grade, ledger_row, note, planned_size
+from evalframe.importers._settings import flatten
 from evalframe.importers.helm.files import (
     DEFAULT_SPLIT,
     DEFAULT_STAT,
@@ -23,8 +24,12 @@ from evalframe.importers.helm.files import (
     _Refused,
     _UnitKey,
 )
-from evalframe.importers.helm.state import _read_spec, _read_state, _State
+from evalframe.importers.helm.state import _read_spec, _read_state, _Spec, _State
 from evalframe.importers.helm.stats import _choose_stat, _read_instance_stats, _Stat, _stat_by_unit, _stats_json
+
+#: ``adapter_spec`` keys that choose how many instances run (the plan), or name the candidate, not what one
+#: instance's grade measures.
+_NOT_SETTINGS: Final = frozenset({"max_eval_instances", "model"})
 
 
 @dataclass
@@ -34,6 +39,15 @@ class _RunRead:
     ledger_rows: list[dict[str, Any]]
     notes: list[dict[str, Any]]
     info: dict[str, Any]
+    #: What the run's ``adapter_spec`` records (but the model and ``max_eval_instances``), flat.
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def rename(self, candidate: str) -> None:
+        """Give every row and note of this run another candidate name (runs whose settings differ)."""
+        for row in (*self.plan_rows, *self.ledger_rows, *self.notes):
+            if row.get(CANDIDATE) is not None:
+                row[CANDIDATE] = candidate
+        self.info["candidate"] = candidate
 
 
 def _choose_split(
@@ -44,7 +58,12 @@ def _choose_split(
     if declared is not None:
         if declared not in present:
             have = ", ".join(present) or "none"
-            raise _Refused(note("unknown_score", source, f"no split {declared!r} in this run (has: {have})"))
+            detail = f"no split {declared!r} in this run (has: {have})"
+            if present:
+                detail += f": name one with --score {stat or DEFAULT_STAT}{SPLIT_MARK}<split>, e.g. --score " + (
+                    f"{stat or DEFAULT_STAT}{SPLIT_MARK}{present[0]}"
+                )
+            raise _Refused(note("unknown_score", source, detail))
         return declared
     if len(present) <= 1:
         return None  # one split (or none recorded): nothing is pooled
@@ -265,6 +284,18 @@ def _read_run(folder: Path, declared_stat: str | None, declared_split: str | Non
         raise _Malformed(folder / missing[0], "", f"required file missing from the run folder{also}")
     spec_path, state_path, pis_path = (folder / name for name in REQUIRED_FILES)
     spec = _read_spec(spec_path)
+    try:
+        return _graded_run(folder, spec, state_path, pis_path, declared_stat, declared_split)
+    except _Refused as exc:  # a refusal of one run (a stat or split it lacks) is about its model
+        exc.note.setdefault(CANDIDATE, spec.model)
+        raise
+
+
+def _graded_run(
+    folder: Path, spec: _Spec, state_path: Path, pis_path: Path, declared_stat: str | None, declared_split: str | None
+) -> _RunRead:
+    """The rest of :func:`_read_run`, once the run's model is known."""
+    spec_path = spec.path
     state = _read_state(state_path)
     n_trials = state.trials(spec.declared_trials)
     too_many = planned_size(len(state.planned) * n_trials, str(spec_path), "instances × adapter_spec.num_train_trials")
@@ -311,4 +342,5 @@ def _read_run(folder: Path, declared_stat: str | None, declared_split: str | Non
         "per_instance_stats_rows": len(pis.entries),
         "stats_json": header,
     }
-    return _RunRead(spec.scenario, plan_rows, ledger_rows, g.notes, info)
+    settings = flatten({k: v for k, v in spec.adapter.items() if k not in _NOT_SETTINGS})
+    return _RunRead(spec.scenario, plan_rows, ledger_rows, g.notes, info, settings)

@@ -22,7 +22,12 @@ How an export becomes a plan and a ledger:
   without a results file (or a results file that records no model) is read
   as candidate :data:`UNKNOWN_MODEL`, said in a ``plan_from_rows`` note.
 * **run_id**: the timestamp. Re-runs of a task for one candidate are attempts
-  1, 2, … of the same units, numbered in timestamp order.
+  1, 2, … of the same units, numbered in timestamp order, when their results
+  files record the same settings for the task (model arguments, generation
+  and few-shot settings, seeds, task version and config; not batching,
+  device or ``--limit``). Runs whose settings differ, or where one does not
+  record a setting the other does, are different candidates named with the
+  differing settings (``m [num_fewshot=5]``), said in a ``settings_differ`` note.
 * **filter**: a task with several answer-extraction filters writes one row per
   document *per filter*; one filter is graded. ``--score <metric>,<filter>``
   (lm-eval's own key, e.g. ``exact_match,strict-match``) selects it; with
@@ -30,9 +35,11 @@ How an export becomes a plan and a ledger:
   naming the filters). A task with one filter needs no declaration.
 * **case_id**: ``<task>/<doc_id>``; one trial; plan columns ``task`` and
   ``filter`` (the graded filter; ``none`` for older rows without one).
-* **plan**: doc ids ``0 … n-samples.original − 1`` of every task read, so a
-  ``--limit`` run shows its true coverage, and a ``limited_run`` note says
-  "limited to N of M docs". The tasks planned are those of the samples files
+* **plan**: what the run was set to run: doc ids ``0 … n-samples.effective − 1``
+  of every task read (lm-eval's ``--limit N`` runs the first N documents, a
+  fraction below 1 that share rounded up; ``effective`` records how many), and
+  a ``limited_run`` note names the limit and the task's full size
+  (``n-samples.original``). A row outside them is an unknown case. The tasks planned are those of the samples files
   read plus, for a results file given directly (or found in a given folder),
   every task of its ``n-samples``. Without a results file the plan is the doc
   ids present (``plan_from_rows``).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
 from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, note, planned_size
+from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.importers.lm_eval.files import (
     _PARSE_METRIC,
     _RESULTS_NAME,
@@ -32,8 +33,34 @@ from evalframe.importers.lm_eval.results import (
     _n_samples,
     _Run,
     _run_of,
+    _settings,
 )
 from evalframe.load import PathLike
+
+
+def _ran(data: Mapping[str, Any] | None, task: str) -> int | None:
+    """Documents of ``task`` the run was set to run: ``n-samples.effective`` (else ``original``), None if neither."""
+    original, effective = _n_samples(data, task)
+    return effective if effective is not None else original
+
+
+def _limited(task: str, data: Mapping[str, Any] | None, effective: int, original: int) -> str:
+    """The ``limited_run`` sentence of a task run on ``effective`` of its ``original`` documents.
+
+    Examples
+    --------
+    >>> print(_limited("gsm8k", {"config": {"limit": 10.0}}, 10, 1319))  # doctest: +NORMALIZE_WHITESPACE
+    task 'gsm8k': --limit 10: 10 of 1319 documents planned (doc ids 0-9, the first 10, as lm-eval takes them);
+    the rates describe those 10, not the task
+    """
+    limit = _dig(data, "config", "limit")
+    if isinstance(limit, float) and limit.is_integer():
+        limit = int(limit)
+    how = f"--limit {limit}" if isinstance(limit, (int, float)) and not isinstance(limit, bool) else "a limit"
+    return (
+        f"task {task!r}: {how}: {effective} of {original} documents planned (doc ids 0-{effective - 1}, "
+        f"the first {effective}, as lm-eval takes them); the rates describe those {effective}, not the task"
+    )
 
 
 def _sort_ids(ids: Iterable[str]) -> list[str]:
@@ -50,6 +77,8 @@ class _Batch:
     by_task: dict[str, list[_Samples]]
     #: Every file read: the samples files and the results files (given, found, or beside a samples file).
     read: list[Path]
+    #: (results file, task) → candidate, for runs of one task and model whose recorded settings differ.
+    renamed: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def gather(cls, paths: Sequence[PathLike], notes: list[dict[str, Any]]) -> _Batch:
@@ -98,26 +127,78 @@ class _Batch:
         by_task: dict[str, list[_Samples]] = {}
         for f in files:
             by_task.setdefault(f.task, []).append(f)
-        return cls(files, runs, explicit, by_task, [*samples_paths, *(h.path for h in headers.values())])
+        batch = cls(files, runs, explicit, by_task, [*samples_paths, *(h.path for h in headers.values())])
+        batch.split_by_settings(notes)
+        return batch
 
-    def header_only_filters(self, task: str) -> set[str]:
-        """Filters the results files name for a task that no samples file was read for."""
-        return {flt for h, _run in self.explicit for flt in _header_filters(h.data, task)}
+    def task_headers(self, task: str) -> list[tuple[_Header, _Run]]:
+        """The readable results files that ran ``task`` (beside its samples files, or read for it), each once."""
+        found: dict[Path, tuple[_Header, _Run]] = {}
+        for f in self.by_task.get(task, []):
+            run = self.runs[f.source]
+            if run.header is not None and run.header.data is not None:
+                found.setdefault(run.header.path.resolve(), (run.header, run))
+        for h, run in self.explicit:
+            if h.data is not None and task in _header_tasks(h.data):
+                found.setdefault(h.path.resolve(), (h, run))
+        return [found[k] for k in sorted(found)]
+
+    def split_by_settings(self, notes: list[dict[str, Any]]) -> None:
+        """Runs of one task and model whose results files record different settings become different candidates.
+
+        Each results file is one run; its settings for a task are :func:`~.results._settings`. Runs whose
+        settings agree stay attempts of the same units; where they differ (or one run does not record a
+        setting the other does), each run's candidate carries the differing settings and a
+        ``settings_differ`` note names the key, the values and the files (the kit's rule).
+        """
+        for task in sorted({*self.by_task, *(t for h, _run in self.explicit for t in _header_tasks(h.data))}):
+            headers = self.task_headers(task)
+            runs = [RunSettings(h.source, run.candidate, _settings(h.data, task), group=task) for h, run in headers]
+            names, found = split_by_settings(runs)
+            notes.extend(found)
+            for (source, _candidate), name in names.items():
+                self.renamed[(source, task)] = name
+        for f in self.files:
+            run = self.runs[f.source]
+            if run.header is not None and (run.header.source, f.task) in self.renamed:
+                self.runs[f.source] = replace(run, candidate=self.renamed[(run.header.source, f.task)])
+
+    def example_metric(self, task: str, flt: str) -> str:
+        """A metric ``task`` reports under filter ``flt`` (its first samples metric, else ``exact_match``)."""
+        for f in self.by_task.get(task, []):
+            for name in f.metric_order:
+                if name != _PARSE_METRIC and any(r.filter == flt and name in r.values for r in f.rows):
+                    return name
+        for h, _run in self.task_headers(task):
+            for key in _aggregates(h.data, task):
+                name, _sep, of = key.rpartition(",")
+                if of == flt and not name.endswith("_stderr"):
+                    return name
+        return "exact_match"
+
+    def candidate(self, header: _Header, run: _Run, task: str) -> str:
+        """The candidate of a results file's run of ``task`` (its model, with settings when they differ)."""
+        return self.renamed.get((header.source, task), run.candidate)
 
     def choose(self, task: str, metric: str | None, flt: str | None, notes: list[dict[str, Any]]) -> _Choice | None:
         """The filter and metric a task is graded by; None (and a refusing note) when they cannot be chosen."""
         task_files = self.by_task.get(task, [])
         source = task_files[0].source if task_files else self.explicit[0][0].source
-        filters = sorted({r.filter for f in task_files for r in f.rows}) or sorted(self.header_only_filters(task))
-        filters = filters or ["none"]
+        # the filters the run graded by: the rows' and those its results files report (a trimmed samples
+        # file may hold the rows of one filter only; the run still had the others)
+        recorded = {flt for h, _run in self.task_headers(task) for flt in _header_filters(h.data, task)}
+        filters = sorted({r.filter for f in task_files for r in f.rows} | recorded) or ["none"]
         try:
+            example = metric or self.example_metric(task, filters[0])
             if flt is not None:
-                chosen_filter = choose_score(flt, filters, default=None, what="filter", source=source)
+                chosen_filter = choose_score(
+                    flt, filters, default=None, what="filter", source=source, flag=f"--score {example},{{}}"
+                )
             elif len(filters) > 1:
                 detail = (
-                    f"task {task!r} has one row per document for each of {len(filters)} filters "
-                    f"({', '.join(filters)}): the rows differ by 'filter' and none was declared; "
-                    f"name one with --score <metric>,<filter> (e.g. {metric or 'exact_match'},{filters[0]})"
+                    f"task {task!r} is graded under {len(filters)} filters ({', '.join(filters)}; lm-eval writes "
+                    f"one row per document for each) and none was declared; name one with --score "
+                    f"<metric>,<filter>, e.g. --score {example},{filters[0]}"
                 )
                 notes.append(note("ambiguous_rows", source, detail))
                 return None
@@ -129,14 +210,17 @@ class _Batch:
             order: list[str] = []
             for f in task_files:
                 order.extend(n for n in f.metric_order if n not in order)
+            # with several filters (or one declared) a metric is declared with its filter
+            flag = f"--score {{}},{chosen_filter}" if flt is not None or len(filters) > 1 else "--score {}"
             if metric is not None:
                 return _Choice(
-                    str(chosen_filter), choose_score(metric, order, default=None, what="metric", source=source)
+                    str(chosen_filter),
+                    choose_score(metric, order, default=None, what="metric", source=source, flag=flag),
                 )
             scores = [n for n in order if n != _PARSE_METRIC and any(_is_number(r.values.get(n)) for r in rows)]
             offered = scores or order
             preferred = next((n for n in _PREFERRED if n in offered), None)
-            chosen = choose_score(None, offered, default=preferred, what="metric", source=source)
+            chosen = choose_score(None, offered, default=preferred, what="metric", source=source, flag=flag)
             return _Choice(str(chosen_filter), chosen)
         except ScoreChoiceError as exc:
             notes.append(exc.note)
@@ -188,19 +272,13 @@ class _Batch:
         read_runs = {(f.path.parent.resolve(), f.run_id, f.task) for f in self.files}
         given = {h.path.resolve() for h, _run in self.explicit}
         for h, run, tasks in self.listed_headers():
-            who: dict[str, Any] = {"candidate": run.candidate}
             for task in sorted(tasks):
                 if task not in planned:
                     continue
+                who: dict[str, Any] = {"candidate": self.candidate(h, run, task)}
                 original, effective = _n_samples(h.data, task)
-                limit = _dig(h.data, "config", "limit")
-                limit = int(limit) if isinstance(limit, float) and limit.is_integer() else limit
                 if original is not None and effective is not None and effective < original:
-                    detail = (
-                        f"task {task!r}: limited to {effective} of {original} docs "
-                        f"(n-samples effective/original; config.limit {limit}); the rest are planned and missing"
-                    )
-                    notes.append(note("limited_run", h.source, detail, **who))
+                    notes.append(note("limited_run", h.source, _limited(task, h.data, effective, original), **who))
                 if h.path.resolve() in given and (h.path.parent.resolve(), h.run_id, task) not in read_runs:
                     detail = (
                         f"results file says {effective} document(s) of task {task!r} were run "
@@ -216,20 +294,22 @@ class _Batch:
             described.setdefault((run.candidate, f.task), []).append(run.header)
         for h, run in self.explicit:
             for task in _header_tasks(h.data):
-                described.setdefault((run.candidate, task), []).append(h)
+                described.setdefault((self.candidate(h, run, task), task), []).append(h)
         columns: dict[str, list[Any]] = {CANDIDATE: [], CASE_ID: [], TRIAL: [], TASK: [], FILTER: []}
         for (candidate, task), headers in sorted(described.items()):
             if task not in choices:
                 continue
-            originals = [n for n in (_n_samples(h.data if h else None, task)[0] for h in headers) if n is not None]
+            ran = [n for n in (_ran(h.data if h else None, task) for h in headers) if n is not None]
             own = [f for f in self.by_task.get(task, []) if self.runs[f.source].candidate == candidate]
-            if originals:
+            if ran:
                 where = next((h.source for h in headers if h is not None), task)
-                too_many = planned_size(max(originals), where, f"task {task!r}: n-samples.original")
+                too_many = planned_size(max(ran), where, f"task {task!r}: n-samples.effective")
                 if too_many is not None:
-                    notes.append(too_many)
+                    notes.append({**too_many, CANDIDATE: candidate})
                     continue
-                doc_ids = [str(i) for i in range(max(originals))]  # a row outside them is an unknown case
+                # lm-eval runs the first `effective` documents (all of them without --limit): doc ids
+                # 0 … effective − 1. A row outside them is an unknown case, as anywhere else.
+                doc_ids = [str(i) for i in range(max(ran))]
             else:
                 doc_ids = _sort_ids(r.doc_id for f in own for r in f.rows)
                 for h in {id(h): h for h in headers if h is not None and h.data is not None}.values():

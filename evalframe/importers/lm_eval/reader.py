@@ -34,7 +34,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         The per-row metric to grade by, optionally with lm-eval's filter:
         ``"metric"`` or ``"metric,filter"`` (e.g. ``"acc"``,
         ``"exact_match,strict-match"``). The filter must be declared when a
-        task has several. Default metric, per task: the only per-row score
+        task has several (in its rows or its results file). Default metric, per task: the only per-row score
         (``percent_parseable`` aside), else the first of acc, exact_match,
         acc_norm, em, mc1, … present; several and none of those refuses
         (``ambiguous_score``). A metric the rows do not have refuses
@@ -44,8 +44,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     -------
     Imported
         ``plan``: one unit per (candidate, ``<task>/<doc_id>``) with trial 1;
-        doc ids ``0 … n-samples.original − 1``; plan columns ``task`` and
-        ``filter`` (String).
+        doc ids ``0 … n-samples.effective − 1`` (the documents the run was set
+        to run); plan columns ``task`` and ``filter`` (String).
         ``ledger``: one row per samples row of the graded filter with
         ``candidate``, ``case_id``, ``trial`` (1), ``attempt`` (re-runs of a
         unit numbered by timestamp), ``run_id`` (the timestamp),
@@ -56,9 +56,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``score``, ``passed`` (set only for a binary metric, whose every
         value is 0 or 1), ``has_output`` (from ``resps``), ``line`` and
         ``source``.
-        ``notes`` (flags): ``limited_run`` (``--limit``: "limited to N of M
-        docs"), ``header_rows_disagree``, ``plan_from_rows``,
-        ``not_a_score``, ``nonfinite_score``, ``id_normalised``.
+        ``notes`` (flags): ``limited_run`` (``--limit``: "--limit 20: 20 of
+        13812 documents planned"), ``settings_differ``,
+        ``header_rows_disagree``, ``plan_from_rows``, ``not_a_score``,
+        ``nonfinite_score``, ``id_normalised``.
         ``info``: one dict per file read (task, model, run id, n-samples,
         ``--limit``, task version, aggregate metric values, rows, filter,
         metric).

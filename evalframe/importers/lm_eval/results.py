@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -32,15 +35,7 @@ def _model_of(data: Mapping[str, Any]) -> tuple[str, str] | None:
     ('google/gemma-2b', 'model_name')
     """
     config = json_object(data.get("config"))
-    args: object = config.get("model_args")
-    parsed: dict[str, object] = {}
-    if isinstance(args, dict):
-        parsed = {str(k): v for k, v in args.items()}
-    elif isinstance(args, str):
-        for part in args.split(","):
-            arg, sep, text = part.partition("=")
-            if sep:
-                parsed.setdefault(arg.strip(), text.strip())
+    parsed = _model_args(config)
     for name in _MODEL_ARG_KEYS:
         value = parsed.get(name)
         if isinstance(value, str) and value:
@@ -49,6 +44,97 @@ def _model_of(data: Mapping[str, Any]) -> tuple[str, str] | None:
         if isinstance(value, str) and value:
             return value, where
     return None
+
+
+#: ``config`` keys that say how the harness ran (batching, device, caching, the bootstrap of the aggregate
+#: stderr), never what one document's grade measures; ``limit`` chooses which documents run (the plan), not
+#: what each one is.
+_NOT_SETTINGS: Final = frozenset(
+    {"batch_size", "batch_sizes", "device", "use_cache", "bootstrap_iters", "limit", "model_num_parameters"}
+)
+#: ``configs.<task>`` keys that change what a document's grade measures.
+_TASK_SETTINGS: Final = (
+    "dataset_path",
+    "dataset_name",
+    "dataset_kwargs",
+    "num_fewshot",
+    "fewshot_config",
+    "generation_kwargs",
+    "filter_list",
+    "metric_list",
+)
+#: The longest setting value shown whole in a candidate name (longer ones are cut and given a hash).
+_SHOWN: Final = 40
+
+
+#: The memory address lm-eval writes in the repr of a task's Python function (``<function f at 0x7d5f…>``):
+#: it changes with every process, never with the function, so it is not part of a setting.
+_ADDRESS: Final = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def _text(value: object) -> str:
+    """A setting as one text: strings bare, others compact sorted JSON; a long one cut, with a hash of the whole.
+
+    Examples
+    --------
+    >>> _text({"doc_to_text": "<function doc_to_text at 0x7d5febf3e8e0>"})
+    '{"doc_to_text":"<function doc_to_text>"}'
+    """
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    text = _ADDRESS.sub(">", text)
+    if len(text) <= _SHOWN:
+        return text
+    return f"{text[: _SHOWN - 12]}…#{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+
+
+def _model_args(config: Mapping[str, Any]) -> dict[str, object]:
+    """``config.model_args`` as a mapping (lm-eval writes a dict or a ``k=v,k=v`` string)."""
+    args: object = config.get("model_args")
+    if isinstance(args, dict):
+        return {str(k): v for k, v in args.items()}
+    parsed: dict[str, object] = {}
+    if isinstance(args, str):
+        for part in args.split(","):
+            arg, sep, text = part.partition("=")
+            if sep:
+                parsed.setdefault(arg.strip(), text.strip())
+    return parsed
+
+
+def _settings(data: Mapping[str, Any] | None, task: str) -> dict[str, str]:
+    """The settings a results file records for one task's run, as ``{key: value text}``.
+
+    Keys: ``model_args.<k>`` (parsed), the other ``config`` keys that say what was run (``gen_kwargs``,
+    ``model_revision``, ``model_sha``, ``model_dtype``, the seeds…, not batching, device or ``limit``),
+    ``num_fewshot`` (``n-shot``), ``task_version`` (``versions``), ``task.<k>`` for the task config's
+    dataset, few-shot, generation, filter and metric keys, and ``system_instruction_sha``,
+    ``chat_template_sha``, ``fewshot_as_multiturn``. A key the file does not record is absent.
+
+    Examples
+    --------
+    >>> _settings({"config": {"model_args": "pretrained=m,dtype=float16", "limit": 10.0, "device": "cuda"},
+    ...            "n-shot": {"gsm8k": 5}}, "gsm8k")
+    {'model_args.pretrained': 'm', 'model_args.dtype': 'float16', 'num_fewshot': '5'}
+    """
+    if data is None:
+        return {}
+    config = json_object(data.get("config"))
+    found: dict[str, str] = {f"model_args.{k}": _text(v) for k, v in _model_args(config).items()}
+    for key, value in config.items():
+        if key != "model_args" and key not in _NOT_SETTINGS and value is not None:
+            found[str(key)] = _text(value)
+    for key, where in (("num_fewshot", "n-shot"), ("task_version", "versions")):
+        value = _dig(data, where, task)
+        if value is not None:
+            found[key] = _text(value)
+    task_config = json_object(_dig(data, "configs", task))
+    for key in _TASK_SETTINGS:
+        if task_config.get(key) is not None:
+            found[f"task.{key}"] = _text(task_config[key])
+    for key in ("system_instruction_sha", "chat_template_sha", "fewshot_as_multiturn"):
+        if data.get(key) is not None:
+            found[key] = _text(data[key])
+    return found
 
 
 def _n_samples(data: Mapping[str, Any] | None, task: str) -> tuple[int | None, int | None]:
