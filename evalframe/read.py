@@ -49,9 +49,9 @@ def read(
         The scorer / metric / stat to read (None: the importer's default).
     grade
         ``binary`` (default) or ``numeric``, as the audit will be told (``ef.audit(..., grade=)``). With
-        ``numeric``, a ``passed`` column that HELM's and Inspect's importers only derive from ``score == 1``
-        is left out, so that a pass needs a declared threshold, as ``evalframe audit --grade numeric`` does
-        (:func:`~evalframe.importers._kit.as_numeric_scores`); another format's own verdict is kept.
+        ``numeric``, the ledger has no ``passed`` column (neither one derived from ``score == 1`` nor the
+        export's own verdict), so that a pass needs a declared threshold, as ``evalframe audit --grade
+        numeric`` does (:func:`~evalframe.importers._kit.as_numeric_scores`).
 
     Returns
     -------
@@ -84,5 +84,5 @@ def read(
     files = [paths] if isinstance(paths, str | bytes) or not isinstance(paths, Sequence) else list(paths)
     imported = readers[format](files, score=score)
     if grade == "numeric":
-        imported = as_numeric_scores(imported, format)
+        imported = as_numeric_scores(imported)
     return Frames(plan=plan_units(imported), ledger=imported.ledger, notes=imported.notes)

@@ -98,7 +98,7 @@ def _from_exports(
         score = NUMERIC_SCORE.get(from_format)
     imported = import_exports(from_format, [str(p) for p in paths], score, flags.id_column)
     imported = declare(
-        as_numeric_scores(imported, from_format) if grade == "numeric" else imported,
+        as_numeric_scores(imported) if grade == "numeric" else imported,
         candidates=split_list(flags.candidates),
         trials=flags.trials,
         run_id=flags.run_id,

@@ -35,7 +35,10 @@ How a test run is read
   null or non-finite score is ``judge_error``; a case without that metric is
   ``not_scored``. A name no test case has refuses (``unknown_score``),
   naming the metrics there are. Metric scores are fractions: audit them with
-  ``--grade numeric``.
+  ``--grade numeric``, where, as in every importer, the metric's own
+  ``success`` is not read and only ``--pass-threshold`` makes a score a pass
+  (:func:`~evalframe.importers._kit.as_numeric_scores`; without one,
+  ``passed`` and the pass rates are null).
 * **plan**: the test cases of the file (``plan_from_rows``: the file
   declares no dataset size).
 

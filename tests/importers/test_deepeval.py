@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+import evalframe as ef
 from evalframe.cli import main
 from evalframe.importers import deepeval
 from evalframe.importers._kit import ImportRefused
@@ -88,7 +89,7 @@ def test_one_metric_reads_its_score_and_its_success(tmp_path: Path) -> None:
     assert {k: summary[k] for k in ("planned", "scored", "passed", "judge_failed", "not_scored")} == {
         "planned": 4,
         "scored": 2,
-        "passed": 1,
+        "passed": None,  # numbers without --pass-threshold: DeepEval's own success is not read under numeric
         "judge_failed": 1,
         "not_scored": 1,
     }
@@ -136,3 +137,26 @@ def test_a_malformed_test_run_is_an_input_error_naming_file_and_reason(
     assert (code, out) == (2, "")
     prefix = f"error: {path}:1" if reason.startswith(": invalid JSON") else f"error: {path}"
     assert " ".join(err.split()) == prefix + reason
+
+
+def test_a_numeric_metric_has_no_verdict_without_a_declared_threshold(tmp_path: Path) -> None:
+    # DeepEval writes each metric's own success (its threshold 0.7): read as --grade numeric, the number alone
+    # is the grade, and only --pass-threshold makes it a pass or a fail, as in every importer.
+    path = write_run(tmp_path, [[metric("Faithfulness", 0.8, True)], [metric("Faithfulness", 0.6, False)]])
+    counted = ("scored", "passed", "pass_rate_scored")
+    runs = {
+        "none": audit(str(path), "--score", "Faithfulness", "--grade", "numeric", "--format", "json"),
+        "0.5": audit(
+            str(path), "--score", "Faithfulness", "--grade", "numeric", "--pass-threshold", "0.5", "--format", "json"
+        ),
+        "0.9": audit(
+            str(path), "--score", "Faithfulness", "--grade", "numeric", "--pass-threshold", "0.9", "--format", "json"
+        ),
+    }
+    got = {
+        k: tuple(json.loads(out)["summary"][0][c] for c in counted) for k, (code, out, _) in runs.items() if code == 0
+    }
+    assert got == {"none": (2, None, None), "0.5": (2, 2, 1.0), "0.9": (2, 0, 0.0)}
+    numeric = ef.read("deepeval", path, score="Faithfulness", grade="numeric")
+    assert "passed" not in numeric.ledger.columns
+    assert ef.read("deepeval", path, score="Faithfulness").ledger.get_column("passed").to_list() == [True, False]

@@ -56,7 +56,8 @@ How it maps onto evalframe
   no line;
 * **grade** (``score``): ``is_correct`` (the default: ``passed`` is the
   verdict and ``score`` 1 or 0) or ``score`` (``evaluation.score``, with
-  ``passed`` from ``is_correct``; audit it with ``--grade numeric``). A
+  ``passed`` from ``is_correct``; audit it with ``--grade numeric``, which
+  drops that verdict: only ``--pass-threshold`` makes a number a pass). A
   grade value that is not a score (null, text, NaN) is a grader failure
   (:func:`~evalframe.importers._kit.grade`); a row without the grade is
   ``not_scored``;
