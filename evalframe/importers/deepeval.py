@@ -21,7 +21,9 @@ How a test run is read
   else the file's stem without leading dots (``temp_test_run_data``): a test
   run names no model of its own.
 * **case_id**: the test case's ``name`` (``test_case_<order>`` when it has
-  none); trial and attempt 1. ``line`` is the test case's 1-based position
+  none; ``<name>/<order>`` when several test cases of the file share a name,
+  as a test function run on several goldens writes them: they are different
+  cases, never merged); trial and attempt 1. ``line`` is the test case's 1-based position
   in ``testCases`` (conversational cases follow).
 * **grade** (``--score``): ``success`` (the default) is the test case's
   verdict over all its metrics, as DeepEval's all-metrics-must-pass rule
@@ -40,7 +42,8 @@ How a test run is read
   (:func:`~evalframe.importers._kit.as_numeric_scores`; without one,
   ``passed`` and the pass rates are null).
 * **plan**: the test cases of the file (``plan_from_rows``: the file
-  declares no dataset size).
+  declares no dataset size); a test run with no test case refuses
+  (``empty_plan``: nothing ran).
 
 A file that is not a test run (invalid JSON, no ``testCases`` list, a test
 case without a ``metricsData`` list) is an input error naming the file and
@@ -104,6 +107,30 @@ def _verdict(metrics: list[dict[str, Any]]) -> tuple[str, float | None, bool | N
     return "scored", 1.0, True
 
 
+def _case_ids(cases: Sequence[dict[str, Any]]) -> list[str]:
+    """Each test case's id: its ``name``, or ``<name>/<order>`` when several test cases of the file share it.
+
+    A test function run on several goldens writes one test case per golden under the function's name; they
+    are different cases (``order`` numbers them), never one case read several times. A test case without a
+    name is ``test_case_<order>``.
+
+    Examples
+    --------
+    >>> _case_ids([{"name": "t", "order": 1}, {"name": "t", "order": 0}, {"name": "u"}, {"order": 3}])
+    ['t/1', 't/0', 'u', 'test_case_3']
+    """
+    names = [c.get("name") if isinstance(c.get("name"), str) and c.get("name") else None for c in cases]
+    ids = []
+    for position, (case, name) in enumerate(zip(cases, names, strict=True)):
+        order = case.get("order")
+        order = order if isinstance(order, int) and not isinstance(order, bool) else position
+        if name is None:
+            ids.append(f"test_case_{order}")
+        else:
+            ids.append(f"{name}/{order}" if names.count(name) > 1 else name)
+    return ids
+
+
 def _read_run(path: Path, score: str | None) -> MetricTable:
     source = str(path)
     try:
@@ -129,15 +156,19 @@ def _read_run(path: Path, score: str | None) -> MetricTable:
     table = MetricTable(info={"format": "deepeval", "source": source, "candidate": candidate, "metrics": names})
     table.info.update(test_cases=len(cases), metrics=sorted(set(names)), metrics_scores=run.get("metricsScores"))
     try:
-        chosen = choose_score(score, [SUCCESS, *names], default=SUCCESS, what="metric", source=source)
+        chosen = choose_score(
+            score, [SUCCESS, *names], default=SUCCESS, what="metric in testCases[].metricsData[].name", source=source
+        )
     except ScoreChoiceError as exc:
         table.notes.append({**exc.note, CANDIDATE: candidate})
         return table
     table.info["metric"] = chosen
+    if not cases:
+        detail = "the test run holds no test case (testCases and conversationalTestCases are empty): nothing ran"
+        table.notes.append(note("empty_plan", source, detail, candidate=candidate))
+        return table
     errors: dict[str, list[str]] = {"judge_error": []}
-    for position, case in enumerate(cases, start=1):
-        name = case.get("name")
-        case_id = name if isinstance(name, str) and name else f"test_case_{case.get('order', position - 1)}"
+    for position, (case, case_id) in enumerate(zip(cases, _case_ids(cases), strict=True), start=1):
         metrics: list[dict[str, Any]] = case.get("metricsData") or []
         passed: bool | None
         if chosen == SUCCESS:

@@ -21,7 +21,11 @@ How files are read
   model name EvalScope writes under.
 * **case_id**: ``<benchmark>_<subset>/<group_id>`` (the file's stem, then the
   sample's ``group_id``, else ``sample_id``, else ``index``), so two models'
-  reviews of one subset share their cases. Samples of one group (EvalScope's
+  reviews of one subset share their cases, and two subsets with the same
+  sample ids (IQuiz's ``EQ`` and ``IQ``) never share one. Rows of the **old
+  layout** (before EvalScope 1.0: ``choices[0].review.result`` is the grade,
+  ``reviewer_spec.metric`` the metric) carry no index: the case is the
+  dataset sample, ``raw_input.id`` or a 12-digit hash of ``raw_input``. Samples of one group (EvalScope's
   ``repeats``) are trials 1..k of the case, numbered in ``sample_id`` order;
   attempt 1.
 * **slices**: ``dataset`` (the report's ``dataset_name`` whose
@@ -44,12 +48,14 @@ How files are read
   (``../../reports/<model>/<benchmark>.json``) or given as a path.
 
 A file that is not a review file (invalid JSON, a row without an integer
-``index`` or a ``sample_score.score.value`` dict) or not a report is an input
-error naming the file, line and reason.
+``index`` or a ``sample_score.score.value`` dict, and not of the old layout)
+or not a report is an input error naming the file, line and reason.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -93,8 +99,9 @@ class _Review:
     path: Path
     candidate: str
     stem: str
-    #: (line, index, sample id, group id, values, main score name)
-    samples: list[tuple[int, int, int, int, dict[str, Any], str | None]] = field(default_factory=list)
+    #: (line, index, sample id, group id, values, main score name); in the old layout the group id is the
+    #: sample's content key (:func:`_old_row`) and the index and sample id its line.
+    samples: list[tuple[int, int, int, int | str, dict[str, Any], str | None]] = field(default_factory=list)
 
 
 def _is_export(path: Path) -> bool:
@@ -135,6 +142,10 @@ def _read_review(path: Path) -> _Review:
         raise input_error(Unreadable(source, unreadable[0]["detail"], line=unreadable[0]["line"]))
     review = _Review(path, path.parent.name, path.stem)
     for number, obj in lines:
+        old = _old_row(obj, number)
+        if old is not None:
+            review.samples.append(old)
+            continue
         sample = obj.get("sample_score") if isinstance(obj, dict) else None
         score = sample.get("score") if isinstance(sample, dict) else None
         index = _int(obj.get("index")) if isinstance(obj, dict) else None
@@ -159,6 +170,42 @@ def _read_review(path: Path) -> _Review:
     if not review.samples:
         raise InputFormatError(source, "an EvalScope review file with no row")
     return review
+
+
+def _old_row(obj: Any, number: int) -> tuple[int, int, int, str, dict[str, Any], str | None] | None:
+    """A review row of EvalScope's old layout (``choices[0].review.result``), or None for any other row.
+
+    The old layout (EvalScope before its 1.0 rewrite) writes the OpenAI-style completion with the review in
+    its first choice: ``review.result`` is the grade, ``reviewer_spec.metric`` names the metric (the report's
+    ``AverageAccuracy``) and ``raw_input`` is the dataset sample. It writes no sample index, so the case is
+    the sample itself: ``raw_input.id`` when it has one, else the first 12 hex digits of the SHA-256 of
+    ``raw_input`` (canonical JSON), the same for every model that reviewed the sample.
+
+    Examples
+    --------
+    >>> row = {"choices": [{"review": {"result": True}}], "raw_input": {"question": "2+2?"},
+    ...        "reviewer_spec": {"metric": ["AverageAccuracy"]}}
+    >>> _old_row(row, 3)
+    (3, 3, 3, 'edde7d758cea', {'AverageAccuracy': True}, 'AverageAccuracy')
+    >>> _old_row({"index": 0, "sample_score": {}}, 1) is None
+    True
+    """
+    choices = obj.get("choices") if isinstance(obj, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    review = first.get("review") if first is not None else None
+    if not isinstance(review, dict) or "result" not in review or "sample_score" in obj:
+        return None
+    spec = obj.get("reviewer_spec")
+    metrics = spec.get("metric") if isinstance(spec, dict) else None
+    metric = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], str) else "result"
+    raw = obj.get("raw_input")
+    own = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(own, (str, int)) and not isinstance(own, bool):
+        key = str(own)
+    else:
+        text = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return number, number, number, key, {metric: review["result"]}, metric
 
 
 def _report_of(review: _Review, reports: list[_Report]) -> _Report | None:
@@ -213,7 +260,7 @@ def _review_rows(
     Each case's ``columns`` (dataset, subset) are recorded in ``cases``; a value that is not a score is noted.
     """
     source, candidate = str(review.path), review.candidate
-    trials: dict[int, list[int]] = {}
+    trials: dict[int | str, list[int]] = {}
     for _, _, sample_id, group, _, _ in review.samples:
         trials.setdefault(group, []).append(sample_id)
     own: list[dict[str, Any]] = []
@@ -318,7 +365,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         info.append(facts)
         try:
             chosen = choose_score(
-                score, available, default=sorted(mains) if len(mains) == 1 else None, what="metric", source=source
+                score,
+                available,
+                default=sorted(mains) if len(mains) == 1 else None,
+                what="metric of sample_score.score.value",
+                source=source,
             )
         except ScoreChoiceError as exc:
             notes.append({**exc.note, CANDIDATE: candidate})

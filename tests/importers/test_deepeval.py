@@ -112,7 +112,8 @@ def test_an_unknown_metric_refuses_naming_the_metrics(tmp_path: Path) -> None:
     with pytest.raises(ImportRefused) as exc:
         deepeval.read([path], score="Relevancy")
     assert exc.value.problems.get_column("detail").to_list() == [
-        "no metric named 'Relevancy' in the export (has: Answer Relevancy, Faithfulness, success)"
+        "no metric in testCases[].metricsData[].name named 'Relevancy' in the export (has: Answer Relevancy, "
+        "Faithfulness, success)"
     ]
 
 
