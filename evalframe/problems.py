@@ -120,6 +120,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",
     "pooled_metrics": "(flag) the files of one import were graded by different metrics: each rate pools them",
+    "settings_differ": "(flag) runs of one candidate record different settings: each is read as its own candidate",
     "run_status": "(flag) the export says its run did not finish successfully",
     "not_a_score": "(flag) a grader value that is not a score (text, a list, a pair) was read as no grade",
     "nonfinite_score": "(flag) a non-finite metric value (NaN, Infinity) was read as a grader failure",

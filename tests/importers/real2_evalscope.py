@@ -26,8 +26,10 @@ CASES: list[Case] = [
         (_7B, _14B),
         0,
         {"qwen2.5-7b-instruct": _all_scored(60, 38), "qwen2.5-14b-instruct": _all_scored(60, 44)},
-        notes=frozenset({"plan_from_rows", "pooled_metrics"}),
-        why="6 review files x 10 rows per model (config limit 10). Each file's default metric: gpqa_diamond acc "
+        notes=frozenset({"plan_from_rows", "pooled_metrics", "limited_run"}),
+        why="6 review files x 10 rows per model (each config sets limit 10: a limited_run flag per model; the two "
+        "configs differ only in model and paths, and the models are different candidates anyway). Each file's "
+        "default metric: gpqa_diamond acc "
         "6/6, gsm8k acc 9/9, humaneval acc JSON true x10 (a boolean is 1), ifeval main_score_name "
         "prompt_level_strict 6/9, iquiz EQ 2/6 and IQ 5/4 (7b/14b): 38 and 44 of 60. iquiz_EQ and iquiz_IQ both "
         "use sample ids 0-9 and stay 20 cases (case ids carry the file stem); acc and prompt_level_strict pool "
