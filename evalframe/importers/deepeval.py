@@ -41,6 +41,11 @@ How a test run is read
   ``success`` is not read and only ``--pass-threshold`` makes a score a pass
   (:func:`~evalframe.importers._kit.as_numeric_scores`; without one,
   ``passed`` and the pass rates are null).
+* **several runs of one candidate** (two ``.temp_test_run_data.json`` of
+  different folders): runs whose ``hyperparameters`` differ are different
+  candidates ``<candidate> [key=value, ...]`` (a ``settings_differ`` flag;
+  a key one run lacks is ``unknown``); runs whose settings agree are
+  successive attempts of the same test cases, in file order.
 * **plan**: the test cases of the file (``plan_from_rows``: the file
   declares no dataset size); a test run with no test case refuses
   (``empty_plan``: nothing ran).
@@ -52,11 +57,12 @@ the reason.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from evalframe.columns import CANDIDATE
+from evalframe.columns import ATTEMPT, CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, ledger_row, note, read_json
@@ -155,6 +161,8 @@ def _read_run(path: Path, score: str | None) -> MetricTable:
     names = [m["name"] for case in cases for m in case.get("metricsData") or []]
     table = MetricTable(info={"format": "deepeval", "source": source, "candidate": candidate, "metrics": names})
     table.info.update(test_cases=len(cases), metrics=sorted(set(names)), metrics_scores=run.get("metricsScores"))
+    hyper = run.get("hyperparameters")
+    table.info["hyperparameters"] = hyper if isinstance(hyper, dict) else {}
     try:
         chosen = choose_score(
             score, [SUCCESS, *names], default=SUCCESS, what="metric in testCases[].metricsData[].name", source=source
@@ -255,10 +263,49 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
         raise InputFormatError("", "no input files given")
     rows: list[dict[str, Any]] = []
     info: list[dict[str, Any]] = []
+    tables = []
     for path in files:
         if path.suffix.lower() == ".csv":
             table = read_metric_csv(path, score=score, id_column=id_column, candidate=path.stem, fmt="deepeval")
         else:
             table = _read_run(path, score)
+        tables.append(table)
+    _tell_runs_apart(tables, notes)
+    for path, table in zip(files, tables, strict=True):
         add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
     return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)
+
+
+def _tell_runs_apart(tables: Sequence[MetricTable], notes: list[dict[str, Any]]) -> None:
+    """Name the files of one candidate by their settings, or number them as successive attempts.
+
+    Several test runs (or CSVs) of one candidate are runs of the same test cases. Runs whose
+    ``hyperparameters`` differ (a key one run records and another does not is unknown, never assumed
+    equal) are different candidates, ``<candidate> [key=value, ...]``, with a ``settings_differ`` flag;
+    runs whose recorded settings agree are successive attempts 1, 2, … in the order of their files.
+    """
+    by_candidate: dict[str, list[MetricTable]] = {}
+    for table in tables:
+        by_candidate.setdefault(str(table.info["candidate"]), []).append(table)
+    for candidate, own in by_candidate.items():
+        if len(own) < 2:
+            continue
+        settings = [t.info.get("hyperparameters") or {} for t in own]
+        keys = sorted({k for s in settings for k in s})
+        differ = [k for k in keys if len({json.dumps(s.get(k), sort_keys=True) for s in settings}) > 1]
+        files = ", ".join(str(t.info["source"]) for t in own)
+        for attempt, (table, setting) in enumerate(zip(own, settings, strict=True), start=1):
+            if differ:
+                shown = ", ".join(f"{k}={'unknown' if k not in setting else setting[k]}" for k in differ)
+                name = f"{candidate} [{shown}]"
+                detail = (
+                    f"{len(own)} test runs of {candidate} record different hyperparameters ({shown} here; files "
+                    f"{files}): this run is read as its own candidate {name!r}, never as a retry of the others"
+                )
+                table.info["candidate"] = name
+                table.notes.append(note("settings_differ", str(table.info["source"]), detail, candidate=name))
+                for row in table.rows:
+                    row[CANDIDATE] = name
+            else:
+                for row in table.rows:
+                    row[ATTEMPT] = attempt

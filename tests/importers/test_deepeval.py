@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
@@ -28,7 +29,7 @@ def metric(name: str, score: float | None, success: bool, error: str | None = No
 
 def write_run(tmp_path: Path, cases: list[list[dict[str, Any]]], **top: Any) -> Path:
     path = tmp_path / ".deepeval" / ".temp_test_run_data.json"
-    path.parent.mkdir(exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     test_cases = [
         {"name": f"test_case_{i}", "input": f"q{i}", "success": False, "metricsData": m, "order": i}
         for i, m in enumerate(cases)
@@ -161,3 +162,35 @@ def test_a_numeric_metric_has_no_verdict_without_a_declared_threshold(tmp_path: 
     numeric = ef.read("deepeval", path, score="Faithfulness", grade="numeric")
     assert "passed" not in numeric.ledger.columns
     assert ef.read("deepeval", path, score="Faithfulness").ledger.get_column("passed").to_list() == [True, False]
+
+
+def test_two_test_runs_are_two_candidates_when_their_hyperparameters_differ(tmp_path: Path) -> None:
+    cases = [[metric("A", 0.9, True)], [metric("A", 0.2, False)]]
+    first = write_run(tmp_path / "one", cases, hyperparameters={"prompt": "v1"})
+    second = write_run(tmp_path / "two", [cases[1], cases[0]], hyperparameters={"prompt": "v2"})
+    imported = deepeval.read([first, second])
+    names = ["temp_test_run_data [prompt=v1]", "temp_test_run_data [prompt=v2]"]
+    assert sorted(imported.plan.candidates) == names
+    assert imported.ledger.select("candidate", "case_id", "attempt", "passed").sort("candidate", "case_id").rows() == [
+        (names[0], "test_case_0", 1, True),
+        (names[0], "test_case_1", 1, False),
+        (names[1], "test_case_0", 1, False),
+        (names[1], "test_case_1", 1, True),
+    ]
+    differ = imported.notes.filter(pl.col("kind") == "settings_differ")
+    assert sorted(differ.get_column("candidate").to_list()) == names
+
+
+def test_two_test_runs_with_the_same_settings_are_successive_attempts(tmp_path: Path) -> None:
+    cases = [[metric("A", 0.9, True)], [metric("A", 0.2, False)]]
+    first = write_run(tmp_path / "one", cases)
+    second = write_run(tmp_path / "two", [cases[1], cases[0]])
+    imported = deepeval.read([first, second])
+    assert imported.plan.candidates == ("temp_test_run_data",)
+    assert imported.ledger.select("case_id", "attempt", "passed").sort("case_id", "attempt").rows() == [
+        ("test_case_0", 1, True),
+        ("test_case_0", 2, False),
+        ("test_case_1", 1, False),
+        ("test_case_1", 2, True),
+    ]
+    assert "settings_differ" not in imported.notes.get_column("kind").to_list()
