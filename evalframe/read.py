@@ -97,7 +97,7 @@ def import_exports(
     else:
         msg = f"id_column names the case column of {' or '.join(ID_COLUMN_FORMATS)} exports only"
         raise ValueError(msg)
-    return as_numeric_scores(imported, format) if grade == "numeric" else imported
+    return as_numeric_scores(imported) if grade == "numeric" else imported
 
 
 def read(
@@ -121,10 +121,10 @@ def read(
         The scorer / metric / stat to read (None: the importer's default).
     grade
         ``binary`` (default) or ``numeric``, as the audit will be told (``ef.audit(..., grade=)``). With
-        ``numeric``, a ``passed`` column that HELM's and Inspect's importers only derive from ``score == 1``
-        is left out, so that a pass needs a declared threshold, as ``evalframe audit --grade numeric`` does
-        (:func:`~evalframe.importers._kit.as_numeric_scores`); another format's own verdict is kept; with no
-        ``score`` named, promptfoo and every_eval_ever read their numeric score (see :func:`import_exports`).
+        ``numeric``, the ledger has no ``passed`` column (neither one derived from ``score == 1`` nor the
+        export's own verdict), so that a pass needs a declared threshold, as ``evalframe audit --grade
+        numeric`` does (:func:`~evalframe.importers._kit.as_numeric_scores`); with no ``score`` named,
+        promptfoo and every_eval_ever read their numeric score (see :func:`import_exports`).
     id_column
         ragas and DeepEval CSVs: the column naming the cases.
 

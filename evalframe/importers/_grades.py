@@ -100,6 +100,7 @@ def choose_score(
     what: str,
     source: str,
     flag: str = "--score {}",
+    where: str = "the export",
 ) -> str | None:
     """The scorer / metric / stat to grade with.
 
@@ -120,6 +121,8 @@ def choose_score(
         How a name is declared on the command line, ``{}`` standing for the name (``"--score {}"``;
         lm-eval's filter: ``"--score exact_match,{}"``): a refusal for a name that is not there says
         which names there are and how to declare one, with the first the export lists as the example.
+    where
+        Where in the export the names were looked for (``testCases[].metricsData[].name``), for the note.
 
     Returns
     -------
@@ -154,7 +157,7 @@ harm_bench_score): name one with --score <stat>, e.g. --score harm_bench_score
     if declared is not None:
         if declared in names:
             return declared
-        detail = f"no {what} named {declared!r} in the export {_found(names, what, flag)}"
+        detail = f"no {what} named {declared!r} in {where} {_found(names, what, flag)}"
         raise ScoreChoiceError(note("unknown_score", source, detail))
     defaults = [default] if isinstance(default, str) else list(default or ())
     for name in defaults:
@@ -163,12 +166,12 @@ harm_bench_score): name one with --score <stat>, e.g. --score harm_bench_score
     if len(names) <= 1:
         return names[0] if names else None
     if defaults:
-        detail = f"no default {what} ({', '.join(defaults)}) in the export {_found(names, what, flag)}"
+        detail = f"no default {what} ({', '.join(defaults)}) in {where} {_found(names, what, flag)}"
         raise ScoreChoiceError(note("unknown_score", source, detail))
     raise ScoreChoiceError(
         note(
             "ambiguous_score",
             source,
-            f"{len(names)} {what}s in the export ({', '.join(sorted(names))}) and none declared: name one with --score",
+            f"{len(names)} {what}s in {where} ({', '.join(sorted(names))}) and none declared: name one with --score",
         )
     )

@@ -54,7 +54,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import polars as pl
 
@@ -403,27 +403,25 @@ def declare(
     return replace(imported, plan=plan)
 
 
-#: Formats whose importer writes ``passed`` as ``score == 1`` whenever every score it reads is 0 or 1 (HELM's
-#: per-instance stats and Inspect's score values carry no pass/fail of their own).
-PASS_FROM_SCORE: Final = frozenset({"helm", "inspect"})
+def as_numeric_scores(imported: Imported) -> Imported:
+    """The import read as numeric scores (``--grade numeric``): its ledger without ``passed``.
 
-
-def as_numeric_scores(imported: Imported, fmt: str) -> Imported:
-    """The import of format ``fmt`` read as numeric scores: without a ``passed`` it only derived from ``score``.
-
-    A :data:`PASS_FROM_SCORE` importer gives a score as a pass/fail grade when every score it read happens to
-    be 0 or 1, which depends on the files read together. Once the scores are declared numeric
-    (``--grade numeric``) that column is dropped, so that a pass needs a declared threshold, as for any
-    numeric score; another format's ``passed`` is the export's own verdict and is kept.
+    A number is never a pass or a fail without a declared threshold, in every format: HELM's and Inspect's
+    importers give a score as a pass/fail grade when every score they read happens to be 0 or 1, and
+    DeepEval's metric ``success``, promptfoo's ``success`` or every_eval_ever's ``is_correct`` is the
+    export's own verdict beside the score. Once the scores are declared numeric, that column is dropped,
+    so that without ``--pass-threshold`` ``passed`` and every pass rate are null (the summary gives the
+    mean score), and with one the declared threshold alone decides every unit. The binary reading of an
+    export's own verdict is ``--grade binary`` (DeepEval's ``success``, every_eval_ever's ``is_correct``).
 
     Examples
     --------
     >>> from evalframe.importers import helm
     >>> runs = "../shared/data/real/helm/stanford-crfm-helm-PR2828/benchmark_output_TRUE_latest/runs/v3/"
     >>> imported = helm.read([runs + "simple_safety_tests:model=google_gemini-1.5-pro-001"], score="sst_score")
-    >>> "passed" in imported.ledger.columns, "passed" in as_numeric_scores(imported, "helm").ledger.columns
+    >>> "passed" in imported.ledger.columns, "passed" in as_numeric_scores(imported).ledger.columns
     (True, False)
     """
-    if fmt not in PASS_FROM_SCORE or PASSED not in imported.ledger.columns:
+    if PASSED not in imported.ledger.columns:
         return imported
     return replace(imported, ledger=imported.ledger.drop(PASSED))

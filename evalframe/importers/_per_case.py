@@ -152,6 +152,29 @@ def _numeric(text: str) -> bool:
     return True
 
 
+#: Header names of an aggregate table (one row per metric: its name, then its score over the dataset).
+AGGREGATE_HEADERS: Final = (frozenset({"metric", "metric_name", "name"}), frozenset({"score", "value", "mean"}))
+
+
+def _is_aggregate(header: Sequence[str], records: Sequence[tuple[int, list[str]]]) -> bool:
+    """Whether a CSV is a table of aggregate scores: a metric-name column and a numeric score column, nothing else.
+
+    Examples
+    --------
+    >>> _is_aggregate(["metric", "score"], [(2, ["faithfulness", "1.0"]), (3, ["answer_relevancy", "0.97"])])
+    True
+    >>> _is_aggregate(["question", "faithfulness"], [(2, ["q", "1.0"])])
+    False
+    """
+    names, scores = AGGREGATE_HEADERS
+    return (
+        len(header) == 2
+        and header[0].lower() in names
+        and header[1].lower() in scores
+        and all(not _numeric(r[0]) and (r[1] == "" or _numeric(r[1])) for _, r in records)
+    )
+
+
 def read_metric_csv(
     path: Path,
     *,
@@ -182,9 +205,13 @@ def read_metric_csv(
     MetricTable
         One ledger row per data row: ``scored`` with the cell's number, or
         ``judge_error`` when the cell is empty, NaN or not a number (flagged).
-        Metric columns are the columns that are neither the id column nor one
-        of :data:`TEXT_COLUMNS` and whose every non-empty cell is a number (a
-        column empty in every row is a metric that always failed).
+        Metric columns are the named columns that are neither the id column
+        nor one of :data:`TEXT_COLUMNS` and whose every non-empty cell is a
+        number (a column empty in every row is a metric that always failed; a
+        column with an empty header, the index pandas writes, is no metric).
+
+        An aggregate table (``metric,score``: one row per metric, no row
+        per question) has no row and a refusing ``empty_plan`` note.
 
     Raises
     ------
@@ -217,6 +244,15 @@ def read_metric_csv(
         if len(record) != len(header):
             detail = f"a record with {len(record)} fields under a header of {len(header)}"
             raise InputFormatError(source, detail, line=line)
+    if id_column is None and _is_aggregate(header, records):
+        names = ", ".join(r[0] for _, r in records)
+        detail = (
+            f"an aggregate table ({header[0]},{header[1]}: one row per metric, {names}), not one row per "
+            "question: its scores have no per-sample evidence, so nothing can be audited"
+        )
+        table = MetricTable(info={"format": fmt, "source": source, "candidate": candidate, "rows": 0})
+        table.notes.append(note("empty_plan", source, detail, candidate=candidate))
+        return table
     if id_column is not None and id_column not in header:
         raise InputFormatError(source, f"no column {id_column!r} (the declared id column) in the header", line=1)
     key = id_column or next((c for c in QUESTION_COLUMNS if c in header), None)
@@ -227,7 +263,7 @@ def read_metric_csv(
     metrics = [
         name
         for i, name in enumerate(header)
-        if name != key and name not in TEXT_COLUMNS and all(r[i] == "" or _numeric(r[i]) for _, r in records)
+        if name and name != key and name not in TEXT_COLUMNS and all(r[i] == "" or _numeric(r[i]) for _, r in records)
     ]
     table = MetricTable(
         info={"format": fmt, "source": source, "candidate": candidate, "id_column": key, "metrics": metrics, "rows": 0}

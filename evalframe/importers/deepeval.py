@@ -21,7 +21,9 @@ How a test run is read
   else the file's stem without leading dots (``temp_test_run_data``): a test
   run names no model of its own.
 * **case_id**: the test case's ``name`` (``test_case_<order>`` when it has
-  none); trial and attempt 1. ``line`` is the test case's 1-based position
+  none; ``<name>/<order>`` when several test cases of the file share a name,
+  as a test function run on several goldens writes them: they are different
+  cases, never merged); trial and attempt 1. ``line`` is the test case's 1-based position
   in ``testCases`` (conversational cases follow).
 * **grade** (``--score``): ``success`` (the default) is the test case's
   verdict over all its metrics, as DeepEval's all-metrics-must-pass rule
@@ -35,9 +37,18 @@ How a test run is read
   null or non-finite score is ``judge_error``; a case without that metric is
   ``not_scored``. A name no test case has refuses (``unknown_score``),
   naming the metrics there are. Metric scores are fractions: audit them with
-  ``--grade numeric``.
+  ``--grade numeric``, where, as in every importer, the metric's own
+  ``success`` is not read and only ``--pass-threshold`` makes a score a pass
+  (:func:`~evalframe.importers._kit.as_numeric_scores`; without one,
+  ``passed`` and the pass rates are null).
+* **several runs of one candidate** (two ``.temp_test_run_data.json`` of
+  different folders): runs whose ``hyperparameters`` differ are different
+  candidates ``<candidate> [key=value, ...]`` (a ``settings_differ`` flag;
+  a key one run lacks is ``unknown``); runs whose settings agree are
+  successive attempts of the same test cases, in file order.
 * **plan**: the test cases of the file (``plan_from_rows``: the file
-  declares no dataset size).
+  declares no dataset size); a test run with no test case refuses
+  (``empty_plan``: nothing ran).
 
 A file that is not a test run (invalid JSON, no ``testCases`` list, a test
 case without a ``metricsData`` list) is an input error naming the file and
@@ -46,11 +57,12 @@ the reason.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from evalframe.columns import CANDIDATE
+from evalframe.columns import ATTEMPT, CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, ledger_row, note, read_json
@@ -101,6 +113,30 @@ def _verdict(metrics: list[dict[str, Any]]) -> tuple[str, float | None, bool | N
     return "scored", 1.0, True
 
 
+def _case_ids(cases: Sequence[dict[str, Any]]) -> list[str]:
+    """Each test case's id: its ``name``, or ``<name>/<order>`` when several test cases of the file share it.
+
+    A test function run on several goldens writes one test case per golden under the function's name; they
+    are different cases (``order`` numbers them), never one case read several times. A test case without a
+    name is ``test_case_<order>``.
+
+    Examples
+    --------
+    >>> _case_ids([{"name": "t", "order": 1}, {"name": "t", "order": 0}, {"name": "u"}, {"order": 3}])
+    ['t/1', 't/0', 'u', 'test_case_3']
+    """
+    names = [c.get("name") if isinstance(c.get("name"), str) and c.get("name") else None for c in cases]
+    ids = []
+    for position, (case, name) in enumerate(zip(cases, names, strict=True)):
+        order = case.get("order")
+        order = order if isinstance(order, int) and not isinstance(order, bool) else position
+        if name is None:
+            ids.append(f"test_case_{order}")
+        else:
+            ids.append(f"{name}/{order}" if names.count(name) > 1 else name)
+    return ids
+
+
 def _read_run(path: Path, score: str | None) -> MetricTable:
     source = str(path)
     try:
@@ -125,16 +161,27 @@ def _read_run(path: Path, score: str | None) -> MetricTable:
     names = [m["name"] for case in cases for m in case.get("metricsData") or []]
     table = MetricTable(info={"format": "deepeval", "source": source, "candidate": candidate, "metrics": names})
     table.info.update(test_cases=len(cases), metrics=sorted(set(names)), metrics_scores=run.get("metricsScores"))
+    hyper = run.get("hyperparameters")
+    table.info["hyperparameters"] = hyper if isinstance(hyper, dict) else {}
     try:
-        chosen = choose_score(score, [SUCCESS, *names], default=SUCCESS, what="metric", source=source)
+        chosen = choose_score(
+            score,
+            [SUCCESS, *names],
+            default=SUCCESS,
+            what="metric",
+            source=source,
+            where="testCases[].metricsData[].name",
+        )
     except ScoreChoiceError as exc:
         table.notes.append({**exc.note, CANDIDATE: candidate})
         return table
     table.info["metric"] = chosen
+    if not cases:
+        detail = "the test run holds no test case (testCases and conversationalTestCases are empty): nothing ran"
+        table.notes.append(note("empty_plan", source, detail, candidate=candidate))
+        return table
     errors: dict[str, list[str]] = {"judge_error": []}
-    for position, case in enumerate(cases, start=1):
-        name = case.get("name")
-        case_id = name if isinstance(name, str) and name else f"test_case_{case.get('order', position - 1)}"
+    for position, (case, case_id) in enumerate(zip(cases, _case_ids(cases), strict=True), start=1):
         metrics: list[dict[str, Any]] = case.get("metricsData") or []
         passed: bool | None
         if chosen == SUCCESS:
@@ -221,10 +268,49 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
         raise InputFormatError("", "no input files given")
     rows: list[dict[str, Any]] = []
     info: list[dict[str, Any]] = []
+    tables = []
     for path in files:
         if path.suffix.lower() == ".csv":
             table = read_metric_csv(path, score=score, id_column=id_column, candidate=path.stem, fmt="deepeval")
         else:
             table = _read_run(path, score)
+        tables.append(table)
+    _tell_runs_apart(tables, notes)
+    for path, table in zip(files, tables, strict=True):
         add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
     return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)
+
+
+def _tell_runs_apart(tables: Sequence[MetricTable], notes: list[dict[str, Any]]) -> None:
+    """Name the files of one candidate by their settings, or number them as successive attempts.
+
+    Several test runs (or CSVs) of one candidate are runs of the same test cases. Runs whose
+    ``hyperparameters`` differ (a key one run records and another does not is unknown, never assumed
+    equal) are different candidates, ``<candidate> [key=value, ...]``, with a ``settings_differ`` flag;
+    runs whose recorded settings agree are successive attempts 1, 2, … in the order of their files.
+    """
+    by_candidate: dict[str, list[MetricTable]] = {}
+    for table in tables:
+        by_candidate.setdefault(str(table.info["candidate"]), []).append(table)
+    for candidate, own in by_candidate.items():
+        if len(own) < 2:
+            continue
+        settings = [t.info.get("hyperparameters") or {} for t in own]
+        keys = sorted({k for s in settings for k in s})
+        differ = [k for k in keys if len({json.dumps(s.get(k), sort_keys=True) for s in settings}) > 1]
+        files = ", ".join(str(t.info["source"]) for t in own)
+        for attempt, (table, setting) in enumerate(zip(own, settings, strict=True), start=1):
+            if differ:
+                shown = ", ".join(f"{k}={'unknown' if k not in setting else setting[k]}" for k in differ)
+                name = f"{candidate} [{shown}]"
+                detail = (
+                    f"{len(own)} test runs of {candidate} record different hyperparameters ({shown} here; files "
+                    f"{files}): this run is read as its own candidate {name!r}, never as a retry of the others"
+                )
+                table.info["candidate"] = name
+                table.notes.append(note("settings_differ", str(table.info["source"]), detail, candidate=name))
+                for row in table.rows:
+                    row[CANDIDATE] = name
+            else:
+                for row in table.rows:
+                    row[ATTEMPT] = attempt

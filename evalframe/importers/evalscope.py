@@ -21,7 +21,11 @@ How files are read
   model name EvalScope writes under.
 * **case_id**: ``<benchmark>_<subset>/<group_id>`` (the file's stem, then the
   sample's ``group_id``, else ``sample_id``, else ``index``), so two models'
-  reviews of one subset share their cases. Samples of one group (EvalScope's
+  reviews of one subset share their cases, and two subsets with the same
+  sample ids (IQuiz's ``EQ`` and ``IQ``) never share one. Rows of the **old
+  layout** (before EvalScope 1.0: ``choices[0].review.result`` is the grade,
+  ``reviewer_spec.metric`` the metric) carry no index: the case is the
+  dataset sample, ``raw_input.id`` or a 12-digit hash of ``raw_input``. Samples of one group (EvalScope's
   ``repeats``) are trials 1..k of the case, numbered in ``sample_id`` order;
   attempt 1.
 * **slices**: ``dataset`` (the report's ``dataset_name`` whose
@@ -36,6 +40,14 @@ How files are read
   text is ``judge_error``); a row without the metric is ``not_scored``.
   Scores of 0 and 1 read under ``--grade binary``; fractional ones
   (``inst_level_strict``) need ``--grade numeric``.
+* **runs and settings**: a run is a model's folder under one output folder;
+  its ``configs/task_config_*.yaml`` records its settings (compared as the
+  text of each top-level key, the places it was written to or read from
+  aside). Runs of one model whose settings differ (or that one records and
+  another does not: unknown) are different candidates,
+  ``<model> [key=value, ...]``, with a ``settings_differ`` flag; runs whose
+  settings agree are successive attempts of the same samples, in the order
+  of their folders. A config's ``limit`` is a ``limited_run`` flag.
 * **plan**: the samples of the reviews (``plan_from_rows``: reviews declare
   no dataset size). The report is never evidence: when its subset ``num``
   differs from the review rows, or its ``mean_<metric>`` score from the
@@ -44,12 +56,14 @@ How files are read
   (``../../reports/<model>/<benchmark>.json``) or given as a path.
 
 A file that is not a review file (invalid JSON, a row without an integer
-``index`` or a ``sample_score.score.value`` dict) or not a report is an input
-error naming the file, line and reason.
+``index`` or a ``sample_score.score.value`` dict, and not of the old layout)
+or not a report is an input error naming the file, line and reason.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -93,8 +107,9 @@ class _Review:
     path: Path
     candidate: str
     stem: str
-    #: (line, index, sample id, group id, values, main score name)
-    samples: list[tuple[int, int, int, int, dict[str, Any], str | None]] = field(default_factory=list)
+    #: (line, index, sample id, group id, values, main score name); in the old layout the group id is the
+    #: sample's content key (:func:`_old_row`) and the index and sample id its line.
+    samples: list[tuple[int, int, int, int | str, dict[str, Any], str | None]] = field(default_factory=list)
 
 
 def _is_export(path: Path) -> bool:
@@ -135,6 +150,10 @@ def _read_review(path: Path) -> _Review:
         raise input_error(Unreadable(source, unreadable[0]["detail"], line=unreadable[0]["line"]))
     review = _Review(path, path.parent.name, path.stem)
     for number, obj in lines:
+        old = _old_row(obj, number)
+        if old is not None:
+            review.samples.append(old)
+            continue
         sample = obj.get("sample_score") if isinstance(obj, dict) else None
         score = sample.get("score") if isinstance(sample, dict) else None
         index = _int(obj.get("index")) if isinstance(obj, dict) else None
@@ -159,6 +178,138 @@ def _read_review(path: Path) -> _Review:
     if not review.samples:
         raise InputFormatError(source, "an EvalScope review file with no row")
     return review
+
+
+def _old_row(obj: Any, number: int) -> tuple[int, int, int, str, dict[str, Any], str | None] | None:
+    """A review row of EvalScope's old layout (``choices[0].review.result``), or None for any other row.
+
+    The old layout (EvalScope before its 1.0 rewrite) writes the OpenAI-style completion with the review in
+    its first choice: ``review.result`` is the grade, ``reviewer_spec.metric`` names the metric (the report's
+    ``AverageAccuracy``) and ``raw_input`` is the dataset sample. It writes no sample index, so the case is
+    the sample itself: ``raw_input.id`` when it has one, else the first 12 hex digits of the SHA-256 of
+    ``raw_input`` (canonical JSON), the same for every model that reviewed the sample.
+
+    Examples
+    --------
+    >>> row = {"choices": [{"review": {"result": True}}], "raw_input": {"question": "2+2?"},
+    ...        "reviewer_spec": {"metric": ["AverageAccuracy"]}}
+    >>> _old_row(row, 3)
+    (3, 3, 3, 'edde7d758cea', {'AverageAccuracy': True}, 'AverageAccuracy')
+    >>> _old_row({"index": 0, "sample_score": {}}, 1) is None
+    True
+    """
+    choices = obj.get("choices") if isinstance(obj, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    review = first.get("review") if first is not None else None
+    if not isinstance(review, dict) or "result" not in review or "sample_score" in obj:
+        return None
+    spec = obj.get("reviewer_spec")
+    metrics = spec.get("metric") if isinstance(spec, dict) else None
+    metric = metrics[0] if isinstance(metrics, list) and metrics and isinstance(metrics[0], str) else "result"
+    raw = obj.get("raw_input")
+    own = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(own, (str, int)) and not isinstance(own, bool):
+        key = str(own)
+    else:
+        text = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return number, number, number, key, {metric: review["result"]}, metric
+
+
+#: Top-level keys of an EvalScope task config that say where a run was written or read, not how it ran.
+PLACE_KEYS: Final = frozenset({"work_dir", "use_cache", "dataset_dir", "model", "model_id", "api_url", "api_key"})
+
+
+def _config(run: Path) -> tuple[Path | None, dict[str, str]]:
+    r"""The run's task config (``configs/task_config_*.yaml``) and its top-level settings, each as its YAML text.
+
+    EvalScope writes the config as block YAML: a top-level key starts a line without indentation, and its
+    value is the rest of that line and the indented lines below it. Settings are compared as that text, so
+    no YAML parser is needed (two runs that differ in ``generation_config.temperature`` differ in the
+    ``generation_config`` block). A run with no config, or several, has no settings (all unknown).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     (Path(folder) / "configs").mkdir()
+    ...     _ = (Path(folder) / "configs" / "task_config_1.yaml").write_text("limit: 10\ngen:\n  temperature: 0.7\n")
+    ...     _config(Path(folder))[1]
+    {'limit': '10', 'gen': 'temperature: 0.7'}
+    """
+    found = sorted((run / "configs").glob("task_config*.yaml")) if (run / "configs").is_dir() else []
+    if len(found) != 1:
+        return None, {}
+    settings: dict[str, list[str]] = {}
+    key: str | None = None
+    try:
+        text = found[0].read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, {}
+    for line in text.splitlines():
+        if line and not line[0].isspace() and ":" in line and not line.startswith(("#", "-")):
+            key, _, rest = line.partition(":")
+            settings[key] = [rest.strip()] if rest.strip() else []
+        elif key is not None and line.strip():
+            settings[key].append(line.strip())
+    return found[0], {k: "\n".join(v) for k, v in settings.items()}
+
+
+def _shown(value: str | None) -> str:
+    """A setting's value as a candidate name shows it: the scalar, ``unknown``, or a hash of a block."""
+    if value is None:
+        return "unknown"
+    if "\n" not in value and len(value) <= 40:
+        return value
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
+
+
+def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path, tuple[str, int]]:
+    """Per review file: its candidate and attempt, once the runs of one model are told apart by their configs.
+
+    A run is a model's folder under one output folder (``<run>/reviews/<model>/``). Runs of one model whose
+    configs record different settings (or a setting one records and another does not: unknown, never assumed
+    equal) are different candidates, named ``<model> [key=value, ...]`` with a ``settings_differ`` flag;
+    runs whose settings agree are successive attempts of the same samples (in the order of their folders).
+    A run's ``limit`` is a ``limited_run`` flag: its plan is the samples it reviewed.
+    """
+    runs: dict[str, dict[Path, dict[str, str]]] = {}
+    configs: dict[Path, Path | None] = {}
+    for review in reviews:
+        root = review.path.parent.parent.parent
+        if root not in runs.setdefault(review.candidate, {}):
+            configs[root], runs[review.candidate][root] = _config(root)
+    out: dict[Path, tuple[str, int]] = {}
+    for model, of_model in runs.items():
+        order = sorted(of_model)
+        keys = sorted({k for settings in of_model.values() for k in settings} - PLACE_KEYS)
+        differ = [k for k in keys if len({of_model[r].get(k) for r in order}) > 1] if len(order) > 1 else []
+        names = {
+            r: f"{model} [{', '.join(f'{k}={_shown(of_model[r].get(k))}' for k in differ)}]" if differ else model
+            for r in order
+        }
+        if differ:
+            files = ", ".join(str(configs[r] or r / "configs") for r in order)
+            for root in order:
+                values = "; ".join(f"{k}: {_shown(of_model[root].get(k))}" for k in differ)
+                detail = (
+                    f"{len(order)} runs of {model} record different settings ({values} here; files {files}): "
+                    f"this run is read as its own candidate {names[root]!r}, never as a retry of the others"
+                )
+                notes.append(note("settings_differ", str(root), detail, candidate=names[root]))
+        for root in order:
+            limit = of_model[root].get("limit")
+            if limit is not None and limit.isdigit():
+                detail = (
+                    f"{configs[root]} sets limit {limit}: each subset's plan is the samples its review holds (at "
+                    "most that many); the dataset's full size is not recorded, so the rates describe those samples"
+                )
+                notes.append(note("limited_run", str(configs[root]), detail, candidate=names[root]))
+        for review in reviews:
+            root = review.path.parent.parent.parent
+            if review.candidate == model:
+                out[review.path] = (names[root], 1 if differ else order.index(root) + 1)
+    return out
 
 
 def _report_of(review: _Review, reports: list[_Report]) -> _Report | None:
@@ -207,13 +358,15 @@ def _review_rows(
     columns: dict[str, Any],
     cases: dict[str, dict[str, Any]],
     notes: list[dict[str, Any]],
+    *,
+    attempt: int = 1,
 ) -> tuple[list[dict[str, Any]], int]:
     """Ledger rows of one review file (repeats of a sample are its trials, by sample id), and its sample count.
 
     Each case's ``columns`` (dataset, subset) are recorded in ``cases``; a value that is not a score is noted.
     """
     source, candidate = str(review.path), review.candidate
-    trials: dict[int, list[int]] = {}
+    trials: dict[int | str, list[int]] = {}
     for _, _, sample_id, group, _, _ in review.samples:
         trials.setdefault(group, []).append(sample_id)
     own: list[dict[str, Any]] = []
@@ -231,7 +384,16 @@ def _review_rows(
                 detail = f"{chosen} = {raw!r} is not a score: read as a grader failure"
                 notes.append(note(kind, source, detail, line=number, candidate=candidate, case_id=case_id))
         own.append(
-            ledger_row(candidate, case_id, score_status=status, score=value, trial=trial, line=number, source=source)
+            ledger_row(
+                candidate,
+                case_id,
+                score_status=status,
+                score=value,
+                trial=trial,
+                attempt=attempt,
+                line=number,
+                source=source,
+            )
         )
     return own, len(trials)
 
@@ -298,9 +460,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     rows: list[dict[str, Any]] = []
     info: list[dict[str, Any]] = []
     cases: dict[str, dict[str, Any]] = {}
+    runs = _runs(reviews, notes)
     for review in reviews:
-        source, candidate = str(review.path), review.candidate
         report = _report_of(review, reports)
+        review.candidate, attempt = runs[review.path]
+        source, candidate = str(review.path), review.candidate
         dataset = report.dataset if report is not None else review.stem
         subset = review.stem.removeprefix(dataset + "_") if report is not None else review.stem
         mains = {main for *_, main in review.samples if main is not None}
@@ -318,13 +482,20 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         info.append(facts)
         try:
             chosen = choose_score(
-                score, available, default=sorted(mains) if len(mains) == 1 else None, what="metric", source=source
+                score,
+                available,
+                default=sorted(mains) if len(mains) == 1 else None,
+                what="metric",
+                source=source,
+                where="sample_score.score.value",
             )
         except ScoreChoiceError as exc:
             notes.append({**exc.note, CANDIDATE: candidate})
             continue
         facts["metric"] = chosen
-        own, n_samples = _review_rows(review, chosen, {"dataset": dataset, "subset": subset}, cases, notes)
+        own, n_samples = _review_rows(
+            review, chosen, {"dataset": dataset, "subset": subset}, cases, notes, attempt=attempt
+        )
         rows.extend(own)
         if report is not None and chosen is not None:
             for detail in _report_checks(review, report, chosen, own, subset):

@@ -142,6 +142,21 @@ def listed_unchanged(folder: str | os.PathLike[str], manifest: dict[str, Any], n
     return _owned(Path(folder) / name, manifest.get("files", {}).get(name))
 
 
+def _owned_entry(path: Path, name: str, files: Mapping[str, Any]) -> bool:
+    """Whether a folder entry is evalframe's: a file the manifest lists, or a real folder whose every file it lists.
+
+    ``name`` is the entry's path relative to the output folder (``/``-separated), as the manifest names files.
+    """
+    try:
+        is_folder = stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+    if not is_folder:
+        return _owned(path, files.get(name))
+    entries = list(os.scandir(path))
+    return bool(entries) and all(_owned_entry(Path(e.path), f"{name}/{e.name}", files) for e in entries)
+
+
 def _input_roots(inputs: Iterable[str | os.PathLike[str]]) -> list[tuple[str, list[Path]]]:
     """Each input as given with the real paths it reads: itself, or every file a glob matches.
 
@@ -227,7 +242,7 @@ def _check(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
         for entry in sorted(os.scandir(dest), key=lambda e: e.name):
             if entry.name == MANIFEST and manifest is not None:
                 continue
-            if not _owned(Path(entry.path), files.get(entry.name)):
+            if not _owned_entry(Path(entry.path), entry.name, files):
                 slash = "/" if entry.is_dir(follow_symlinks=False) else ""
                 foreign.append(os.path.join(shown, entry.name) + slash)
         if foreign:
@@ -452,6 +467,7 @@ def _write_files(
                 frame.write_parquet(folder / f"{name}.parquet", metadata=metadata)
             done(f"{name}.parquet")
         for name, text in texts.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)  # a name may hold folders: ``data/x.json``
             (folder / name).write_text(text, encoding="utf-8")
             done(name)
     except OSError as exc:

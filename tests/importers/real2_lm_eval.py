@@ -12,6 +12,7 @@ OLOT = "lm_eval/containers-olot/tests/data/lmeh"
 FADE = "lm_eval/DanielKluev-pyFade/tests/data"
 FADE_U1 = f"{FADE}/samples_gsm8k_2025-09-09T13-31-53.431753.jsonl"
 FADE_Q4 = f"{FADE}/samples_gsm8k_2025-09-09T13-42-42.857006.jsonl"
+FADE_RESULTS = tuple(f"{FADE}/results_{ts}.json" for ts in ("2025-09-09T13-31-53.431753", "2025-09-09T13-42-42.857006"))
 MMLU_PP = f"{FADE}/eval_mmlu_pro_plus"
 MMLU_PP_SAMPLES = tuple(
     f"{MMLU_PP}/samples_mmlu_pro_plus_{subject}_{ts}.jsonl"
@@ -116,6 +117,16 @@ CASES: list[Case] = [
         args=STRICT,
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="read together: two models, two candidates; --limit 100 plans docs 0-99 each; 1/3 and 2/3 scored",
+        collection="real2",
+    ),
+    Case(
+        "lm-eval",
+        (*FADE_RESULTS, FADE_U1, FADE_Q4),
+        0,
+        {U1: _run(100, 3, 1), Q4: _run(100, 3, 2)},
+        args=STRICT,
+        notes=frozenset({"limited_run", "header_rows_disagree"}),
+        why="the results files named beside their samples files: the same two runs as when found beside them",
         collection="real2",
     ),
     Case(

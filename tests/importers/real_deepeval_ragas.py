@@ -10,7 +10,7 @@ _BOOKS = "deepeval_ragas/JessicaGarson-Using-Ragas-with-Elasticsearch/ragas_eval
 NUMERIC = ("--grade", "numeric")
 
 
-def _funnel(planned: int, scored: int, **more: int) -> dict[str, int]:
+def _funnel(planned: int, scored: int, **more: int | None) -> dict[str, int | None]:
     judged = {"planned": planned, "attempted": planned, "completed": planned, "missing": 0, "exec_failed": 0}
     return {**judged, "scored": scored, "judge_failed": planned - scored, **more}
 
@@ -29,18 +29,27 @@ CASES: list[Case] = [
         "deepeval",
         (_RUN,),
         0,
-        {"temp_test_run_data": _funnel(2, 1, passed=1)},
+        {"temp_test_run_data": _funnel(2, 1, passed=None)},
         args=("--score", "Faithfulness", *NUMERIC),
         notes=frozenset({"grader_error"}),
-        why="per metric 1 scored / 2 planned: Faithfulness 1.0 (success) and a judge error",
+        why="per metric 1 scored / 2 planned: Faithfulness 1.0 and a judge error; a numeric score without "
+        "--pass-threshold passes nothing (passed null), whatever DeepEval's own metric success says",
     ),
     Case(
         "deepeval",
         (_RUN,),
         0,
         {"temp_test_run_data": _funnel(2, 1, passed=1)},
+        args=("--score", "Faithfulness", *NUMERIC, "--pass-threshold", "0.9"),
+        why="with a declared threshold the Faithfulness score 1.0 passes (>= 0.9): the threshold decides",
+    ),
+    Case(
+        "deepeval",
+        (_RUN,),
+        0,
+        {"temp_test_run_data": _funnel(2, 1, passed=None)},
         args=("--score", "Contextual Recall", *NUMERIC),
-        why="the fourth metric: the same 1 scored / 2 planned",
+        why="the fourth metric: the same 1 scored / 2 planned, passed null without a threshold",
     ),
     Case(
         "deepeval",

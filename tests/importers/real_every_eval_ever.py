@@ -41,10 +41,19 @@ CASES: list[Case] = [
         "every-eval-ever",
         (QWEN,),
         0,
-        {"ollama/qwen2.5-0.5b": {"planned": 3, "scored": 3, "passed": 1}},
+        {"ollama/qwen2.5-0.5b": {"planned": 3, "scored": 3, "passed": None}},
         args=("--grade", "numeric"),
-        why="--grade numeric reads evaluation.score, passed still from is_correct; the instance file is found "
+        why="--grade numeric reads evaluation.score, and a number passes only against --pass-threshold: passed "
+        "null (is_correct is the binary reading); the instance file is found "
         "from the record's file_path (relative to the repository root, two folders up)",
+    ),
+    Case(
+        "every-eval-ever",
+        (QWEN,),
+        0,
+        {"ollama/qwen2.5-0.5b": {"planned": 3, "scored": 3, "passed": 1}},
+        args=("--grade", "numeric", "--pass-threshold", "0.5"),
+        why="evaluation.score 1.0, 0.0, 0.0 against the declared threshold 0.5: 1 passes",
     ),
     Case(
         "every-eval-ever",

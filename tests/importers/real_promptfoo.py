@@ -32,9 +32,10 @@ CASES: list[Case] = [
         "promptfoo",
         (_SAMPLE,),
         0,
-        {"openai:gpt-5": _ALL_FAILED, "openai:gpt-5-mini": _ALL_FAILED},
+        {"openai:gpt-5": {**_ALL_FAILED, "passed": None}, "openai:gpt-5-mini": {**_ALL_FAILED, "passed": None}},
         args=("--grade", "numeric", "--score", "score"),
-        why="the weighted score under --grade numeric: passed still comes from success (0 of 2)",
+        why="the weighted score under --grade numeric: a number passes only against --pass-threshold, so passed "
+        "is null (success is the binary reading)",
     ),
     Case(
         "promptfoo",

@@ -178,3 +178,70 @@ def test_pooled_metrics_is_said_per_candidate_whose_rates_pool_them() -> None:
         real(f"{VIZ}/qwen-plus/reviews/qwen-plus/gsm8k_main.jsonl"),
     ]
     assert evalscope.read(apart).notes.filter(pl.col("kind") == "pooled_metrics").height == 0
+
+
+def two_runs(tmp_path: Path, temperatures: tuple[str, str]) -> list[Path]:
+    """Two output folders of model m, gsm8k_main with the same 2 samples, configs differing only as given."""
+    roots = []
+    for name, temperature, grades in (("run1", temperatures[0], (1.0, 0.0)), ("run2", temperatures[1], (1.0, 1.0))):
+        root = tmp_path / name
+        (root / "reviews" / "m").mkdir(parents=True)
+        (root / "reviews" / "m" / "gsm8k_main.jsonl").write_text(
+            "".join(review(i, {"acc": g}) + "\n" for i, g in enumerate(grades)), encoding="utf-8"
+        )
+        (root / "configs").mkdir()
+        config = f"limit: 2\nmodel: m\nwork_dir: {name}\ngeneration_config:\n  temperature: {temperature}\nseed: 42\n"
+        (root / "configs" / "task_config_abc.yaml").write_text(config, encoding="utf-8")
+        roots.append(root)
+    return roots
+
+
+def test_runs_of_one_model_with_different_settings_are_different_candidates(tmp_path: Path) -> None:
+    roots = two_runs(tmp_path, ("0.7", "0.0"))
+    imported = evalscope.read(roots)
+    names = ["m [generation_config=temperature: 0.0]", "m [generation_config=temperature: 0.7]"]
+    assert sorted(imported.plan.candidates) == names
+    assert imported.ledger.select("candidate", "case_id", "attempt", "score").sort("candidate", "case_id").rows() == [
+        (names[0], "gsm8k_main/0", 1, 1.0),
+        (names[0], "gsm8k_main/1", 1, 1.0),
+        (names[1], "gsm8k_main/0", 1, 1.0),
+        (names[1], "gsm8k_main/1", 1, 0.0),
+    ]
+    differ = imported.notes.filter(pl.col("kind") == "settings_differ")
+    assert sorted(differ.get_column("candidate").to_list()) == names
+    assert differ.filter(pl.col("candidate") == names[1]).get_column("detail").item() == (
+        "2 runs of m record different settings (generation_config: temperature: 0.7 here; files "
+        f"{roots[0] / 'configs' / 'task_config_abc.yaml'}, {roots[1] / 'configs' / 'task_config_abc.yaml'}): "
+        f"this run is read as its own candidate {names[1]!r}, never as a retry of the others"
+    )
+    limited = imported.notes.filter(pl.col("kind") == "limited_run")
+    assert sorted(limited.get_column("candidate").to_list()) == names
+
+
+def test_runs_of_one_model_with_the_same_settings_are_successive_attempts(tmp_path: Path) -> None:
+    roots = two_runs(tmp_path, ("0.7", "0.7"))  # work_dir differs: where a run was written is not a setting
+    imported = evalscope.read(roots)
+    assert imported.plan.candidates == ("m",)
+    assert imported.ledger.select("case_id", "attempt", "score").sort("case_id", "attempt").rows() == [
+        ("gsm8k_main/0", 1, 1.0),
+        ("gsm8k_main/0", 2, 1.0),
+        ("gsm8k_main/1", 1, 0.0),
+        ("gsm8k_main/1", 2, 1.0),
+    ]
+    assert "settings_differ" not in imported.notes.get_column("kind").to_list()
+    code, out, err = audit(*map(str, roots), "--format", "json")
+    assert code == 0, err
+    row = json.loads(out)["summary"][0]
+    assert {k: row[k] for k in ("planned", "attempted", "scored", "passed")} == {
+        "planned": 2,
+        "attempted": 2,
+        "scored": 2,
+        "passed": 1,  # retry policy first: attempt 1 counts (1.0, 0.0)
+    }
+
+
+def test_a_setting_one_run_records_and_another_does_not_is_unknown(tmp_path: Path) -> None:
+    roots = two_runs(tmp_path, ("0.7", "0.7"))
+    config = roots[1] / "configs" / "task_config_abc.yaml"
+    config.write_text(config.read_text().replace("seed: 42\n", ""), encoding="utf-8")
+    assert sorted(evalscope.read(roots).plan.candidates) == ["m [seed=42]", "m [seed=unknown]"]

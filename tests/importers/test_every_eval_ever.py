@@ -18,7 +18,7 @@ from evalframe.importers._kit import ImportRefused
 from tests.conftest import FIXTURES, real
 
 FIX = FIXTURES / "every_eval_ever"
-SCHEMAS = FIX / "schemas"
+SCHEMAS = FIX / "schemas" / "0.3.0"
 ORBIT = [
     "--plan",
     str(FIXTURES / "orbit_desk" / "plan.csv"),
@@ -93,7 +93,7 @@ def test_round_trip_preserves_planned_scored_and_passed(tmp_path: Path, source: 
 def test_records_carry_the_counts_and_the_clustered_uncertainty(tmp_path: Path) -> None:
     out, first = export(tmp_path, MULTI)
     row = summary(first)["Y"]
-    record = json.loads((out / "Y.json").read_text())
+    record = json.loads(written(out, "Y").read_text())
     primary, planned, coverage = record["evaluation_results"]
     assert [r["evaluation_name"] for r in record["evaluation_results"]] == [
         "plan",
@@ -151,7 +151,7 @@ def left_out_details(total: int, **by_outcome: int) -> dict[str, str]:
 
 def test_units_without_a_valid_grade_are_never_written_as_rows(tmp_path: Path) -> None:
     out, _ = export(tmp_path, MULTI, "--slice", "topic")
-    rows = {c: [json.loads(line) for line in (out / f"{c}_samples.jsonl").read_text().splitlines()] for c in "XY"}
+    rows = {c: instance_rows(out, c) for c in "XY"}
     keys = {c: [(r["sample_id"], r["metadata"]["evalframe.trial"]) for r in rows[c]] for c in "XY"}
     # X: c2 trial 1 timed out, c3 trial 1 had a judge error, c2 trial 3 is missing: no row for any of them.
     assert keys["X"] == [("c1", "1"), ("c1", "2"), ("c1", "3"), ("c2", "2"), ("c3", "2"), ("c3", "3")]
@@ -160,7 +160,7 @@ def test_units_without_a_valid_grade_are_never_written_as_rows(tmp_path: Path) -
     assert {(r["error"], r["metadata"]["evalframe.score_status"]) for c in "XY" for r in rows[c]} == {(None, "scored")}
     assert [r["evaluation"]["is_correct"] for r in rows["X"]] == [True, False, True, True, False, True]
     assert rows["X"][0]["metadata"]["topic"] == "billing"  # a declared slice travels as metadata
-    detail = json.loads((out / "X.json").read_text())["detailed_evaluation_results"]["additional_details"]
+    detail = json.loads(written(out, "X").read_text())["detailed_evaluation_results"]["additional_details"]
     listed = json.loads(detail.pop("evalframe.ungraded_units"))
     assert detail == left_out_details(3, missing=1, exec_failed=1, judge_failed=1)
     assert listed == [
@@ -195,7 +195,7 @@ def test_not_started_and_judge_failed_units_are_not_wrong_answers(tmp_path: Path
         f"exported every-eval-ever → {out}: instance rows for scored units only; left out (no valid grade, "
         "counted in each record): A 4 (2 missing, 1 not_started, 1 judge_failed); B 0\n"
     )
-    rows = [json.loads(line) for line in (out / "A_samples.jsonl").read_text().splitlines()]
+    rows = instance_rows(out, "A")
     assert [(r["sample_id"], r["metadata"]["evalframe.trial"], r["evaluation"]["is_correct"]) for r in rows] == [
         ("privacy", "1", True),
         ("quote", "1", True),
@@ -204,7 +204,7 @@ def test_not_started_and_judge_failed_units_are_not_wrong_answers(tmp_path: Path
     ]
     # Another tool averaging is_correct gets pass_rate_scored (3/4), not 3/6 with the ungraded units as failures.
     assert sum(r["evaluation"]["is_correct"] for r in rows) / len(rows) == summary(first)["A"]["pass_rate_scored"]
-    record = json.loads((out / "A.json").read_text())
+    record = json.loads(written(out, "A").read_text())
     detail = record["detailed_evaluation_results"]
     assert detail["total_rows"] == 4
     listed = json.loads(detail["additional_details"].pop("evalframe.ungraded_units"))
@@ -213,7 +213,7 @@ def test_not_started_and_judge_failed_units_are_not_wrong_answers(tmp_path: Path
         ("handoff", 1, "not_started"),
         ("refund", 1, "judge_failed"),
     ]
-    b = json.loads((out / "B.json").read_text())["detailed_evaluation_results"]
+    b = json.loads(written(out, "B").read_text())["detailed_evaluation_results"]
     assert (b["total_rows"], b["additional_details"]["evalframe.left_out"]) == (8, "0")
     assert b["additional_details"]["evalframe.ungraded_units"] == "[]"
     # Read back, the listed units are restored from the record: every funnel count is the same.
@@ -255,19 +255,30 @@ def test_written_records_validate_against_the_published_schema(tmp_path: Path) -
     aggregate = jsonschema.Draft7Validator(json.loads((SCHEMAS / "eval.schema.json").read_text()))
     instance = jsonschema.Draft7Validator(json.loads((SCHEMAS / "instance_level_eval.schema.json").read_text()))
     out, _ = export(tmp_path, MULTI)
-    checked = 0
-    for path in sorted(out.glob("*.json")):
-        if path.name == "evalframe-manifest.json":
-            continue
-        assert [e.message for e in aggregate.iter_errors(json.loads(path.read_text()))] == []
-        checked += 1
-    for path in sorted(out.glob("*.jsonl")):
-        for line in path.read_text().splitlines():
-            assert [e.message for e in instance.iter_errors(json.loads(line))] == []
-            checked += 1
-    assert checked == 2 + 6 + 5  # the records, then X's and Y's scored units
-    # The schema is a real check: a row with a null score (what a missing unit would need) is refused.
-    assert not instance.is_valid({**json.loads(line), "evaluation": {"score": None, "is_correct": False}})
+    assert aggregate.schema["version"] == instance.schema["version"] == "0.3.0"
+    records = [written(out, c) for c in "XY"]
+    for path in records:
+        record = json.loads(path.read_text())
+        assert record["schema_version"] == "0.3.0"
+        assert [e.message for e in aggregate.iter_errors(record)] == []
+        # file_path is rooted at data/ (0.3.0) and names the instance file beside the record
+        assert out / record["detailed_evaluation_results"]["file_path"] == written(
+            out, path.parent.name, "_samples.jsonl"
+        )
+    rows = [r for c in "XY" for r in instance_rows(out, c)]
+    assert [[e.message for e in instance.iter_errors(r)] for r in rows] == [[]] * (6 + 5)  # X's and Y's scored units
+    assert {r["schema_version"] for r in rows} == {"0.3.0"}
+    # The schema is a real check: a row with a null score (what a missing unit would need) is refused, and so
+    # is a record as 0.2.1 was written (no model_info.additional_details, a file_path beside the record).
+    assert not instance.is_valid({**rows[0], "evaluation": {"score": None, "is_correct": False}})
+    record = json.loads(records[0].read_text())
+    old_model = {**record, "model_info": {"name": "X", "id": "X"}}
+    assert [e.validator for e in aggregate.iter_errors(old_model)] == ["required"]
+    old_path = {
+        **record,
+        "detailed_evaluation_results": {**record["detailed_evaluation_results"], "file_path": "X_samples.jsonl"},
+    }
+    assert [e.validator for e in aggregate.iter_errors(old_path)] == ["pattern"]
 
 
 def test_numeric_grades_export_with_a_threshold_only(tmp_path: Path) -> None:
@@ -326,6 +337,21 @@ def test_a_folder_of_two_tasks_prefixes_case_ids_and_marks_the_message_limit() -
         ("GAIA/c61d22de-5f6c-4958-a7f6-5e9707bd3466", "message=100"),
     ]
     assert gaia.get_column("case_hash").null_count() == 0
+
+
+def written(out: Path, candidate: str, suffix: str = ".json") -> Path:
+    """The one record (``.json``) or instance file (``_samples.jsonl``) written for ``candidate`` under ``out``."""
+    found = [
+        p
+        for p in out.glob(f"data/*/*/{candidate}/*{suffix}")
+        if p.name.endswith(suffix) and (suffix != ".json" or not p.name.endswith("_samples.json"))
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def instance_rows(out: Path, candidate: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in written(out, candidate, "_samples.jsonl").read_text().splitlines()]
 
 
 def write_record(folder: Path, rows: list[dict[str, Any]], *, model: str = "m", total: int | None = None) -> Path:
@@ -424,3 +450,19 @@ def test_a_malformed_file_is_an_input_error_naming_file_and_reason(
     result = cli("audit", "--from", "every-eval-ever", str(tmp_path / name))
     assert result.exit_code == 2
     assert reason in result.stderr
+
+
+def test_a_second_export_replaces_the_first_and_a_foreign_file_in_its_folders_is_refused(tmp_path: Path) -> None:
+    out, first = export(tmp_path, ORBIT)
+    assert first.exit_code == 0, first.stderr
+    _, again = export(tmp_path, ORBIT)  # the data/ folders are evalframe's own: every file in them is listed
+    assert again.exit_code == 0, again.stderr
+    files = [p for p in out.rglob("*") if p.is_file() and p.name != "evalframe-manifest.json"]
+    assert sorted(p.relative_to(out).parts[:4] for p in files) == [
+        ("data", "plan", "unknown", c) for c in ("A", "A", "B", "B")
+    ]
+    (written(out, "A").parent / "mine.txt").write_text("mine")
+    _, refused = export(tmp_path, ORBIT)
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith(f"{out / 'data'}/\n")
+    assert (written(out, "A").parent / "mine.txt").read_text() == "mine"

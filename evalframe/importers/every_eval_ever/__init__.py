@@ -56,7 +56,8 @@ How it maps onto evalframe
   no line;
 * **grade** (``score``): ``is_correct`` (the default: ``passed`` is the
   verdict and ``score`` 1 or 0) or ``score`` (``evaluation.score``, with
-  ``passed`` from ``is_correct``; audit it with ``--grade numeric``). A
+  ``passed`` from ``is_correct``; audit it with ``--grade numeric``, which
+  drops that verdict: only ``--pass-threshold`` makes a number a pass). A
   grade value that is not a score (null, text, NaN) is a grader failure
   (:func:`~evalframe.importers._kit.grade`); a row without the grade is
   ``not_scored``;
@@ -75,14 +76,17 @@ the rows' ``evaluation_name``).
 
 Writing
 -------
-:func:`write` publishes an audit in the same schema (0.2.1) with its honest
-denominators: per candidate one record ``<candidate>.json`` whose results
+:func:`write` publishes an audit in schema 0.3.0 with its honest
+denominators: per candidate one record
+``data/<benchmark>/<developer>/<model>/<uuid>.json`` (the layout 0.3.0
+requires of ``file_path``; ``model_info.additional_details`` says the
+deployment type and availability are ``unknown``, which an audit cannot know) whose results
 are ``pass_rate_scored`` (passed / scored, ``num_samples`` = scored),
 ``pass_rate_planned`` and ``scored_coverage`` (``num_samples`` = planned),
 each with the audit's interval clustered by case (``confidence_interval``),
 the clustered standard error and the funnel counts, design effect and
 effective sample size in ``score_details.details``; and an instance file
-``<candidate>_samples.jsonl`` with one row per **scored** unit. The schema
+``…/<uuid>_samples.jsonl`` beside it with one row per **scored** unit. The schema
 makes every row carry a numeric ``score`` and a boolean ``is_correct``, so a
 row for a unit without a valid grade would be read as a wrong answer by any
 tool that averages them: such units (outcomes ``missing``, ``not_started``,

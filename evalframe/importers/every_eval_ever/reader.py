@@ -190,10 +190,17 @@ def _choose_grade(
         k for obj in all_rows if isinstance(obj.get("evaluation"), dict) for k in GRADES if k in obj["evaluation"]
     ]
     if score is not None and not available:
-        notes.append(note("unknown_score", label, f"no instance row carries a grade (asked for {score!r})"))
+        looked = " or ".join(f"evaluation.{g}" for g in GRADES)
+        detail = f"none of the {len(all_rows)} instance row(s) carries {looked} (asked for {score!r})"
+        notes.append(note("unknown_score", label, detail))
         return score
     try:
-        return choose_score(score, available, default=GRADES, what="grade", source=label) if available else score
+        where = "the instance rows' evaluation"
+        return (
+            choose_score(score, available, default=GRADES, what="grade", source=label, where=where)
+            if available
+            else score
+        )
     except ScoreChoiceError as exc:
         notes.append(exc.note)
         return None
@@ -338,7 +345,8 @@ def _lone_units(
     units.extend((c, k, t, task) for c, k, t in planned_rows)
     if planned_rows:
         detail = f"an instance file without its record: the plan is the {len(planned_rows)} unit(s) of its rows"
-        notes.append(note("plan_from_rows", source, detail))
+        models = sorted({r[CANDIDATE] for r in own})
+        notes.append(note("plan_from_rows", source, detail, candidate=models[0] if len(models) == 1 else None))
     return {"candidate": sorted({r[CANDIDATE] for r in own}), "rows": len(own)}
 
 

@@ -28,7 +28,13 @@ UNGRADED: Final = ("missing", "not_started", "exec_failed", "no_output", "judge_
 DETAIL_ROWS: Final = "evalframe.rows"
 DETAIL_LEFT_OUT: Final = "evalframe.left_out"
 DETAIL_UNGRADED: Final = "evalframe.ungraded_units"
-#: The schema version :func:`write` writes.
-SCHEMA_VERSION: Final = "0.2.1"
+#: The schema version :func:`write` writes (records of 0.2.x and 0.3.0 are read alike).
+SCHEMA_VERSION: Final = "0.3.0"
+#: The folder schema 0.3.0 roots ``detailed_evaluation_results.file_path`` in: records and instance files
+#: are written as ``data/<benchmark>/<developer>/<model>/<uuid>.json`` and ``…/<uuid>_samples.jsonl``.
+DATASTORE: Final = "data"
+#: ``model_info.additional_details`` of the records evalframe writes: schema 0.3.0 requires the model's
+#: deployment type and availability, which an audit does not know.
+MODEL_DETAILS: Final = {"deployment_type": "unknown", "model_availability": "unknown"}
 #: Ledger columns of this importer: the common ones plus ``case_hash``.
 SCHEMA: Final = pl.Schema([*LEDGER_SCHEMA.items(), (CASE_HASH, pl.String)])

@@ -7,6 +7,7 @@ import json
 import math
 import re
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from evalframe.columns import (
 )
 from evalframe.errors import EvalframeError
 from evalframe.importers.every_eval_ever.schema import (
+    DATASTORE,
     DETAIL_LEFT_OUT,
     DETAIL_ROWS,
     DETAIL_TRIALS,
@@ -39,6 +41,7 @@ from evalframe.importers.every_eval_ever.schema import (
     META_OUTPUT,
     META_SCORE,
     META_TRIAL,
+    MODEL_DETAILS,
     SCHEMA_VERSION,
     UNGRADED,
 )
@@ -66,15 +69,29 @@ class ExportError(EvalframeError):
         super().__init__(f"cannot export to every-eval-ever{f' ({candidate})' if candidate else ''}: {detail}")
 
 
-def _slug(name: str, taken: set[str]) -> str:
-    """A file-name stem for ``name``, unique among ``taken``."""
-    base = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "candidate"
-    stem, n = base, 1
-    while stem in taken:
-        n += 1
-        stem = f"{base}-{n}"
-    taken.add(stem)
-    return stem
+def _part(name: str, *, empty: str) -> str:
+    """``name`` as one folder name of the datastore path (no ``/``); ``empty`` when nothing is left."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or empty
+
+
+def _paths(dataset: str, candidate: str, evaluation_id: str) -> tuple[str, str]:
+    """The record's and its instance file's paths in the datastore layout schema 0.3.0 requires.
+
+    ``data/<benchmark>/<developer>/<model>/<uuid>.json`` and ``…/<uuid>_samples.jsonl``: the developer is
+    the candidate's prefix before ``/`` (``unknown`` for a flat name), the model the rest; the uuid (version
+    4 form) is derived from the evaluation id, so the same audit writes the same paths.
+
+    Examples
+    --------
+    >>> _paths("orbit_desk", "openai/gpt-4o-mini", "orbit_desk/openai/gpt-4o-mini/0f3a")[0]
+    'data/orbit_desk/openai/gpt-4o-mini/63ab2c60-3b1a-43d1-995e-7c6bf282ea6a.json'
+    """
+    developer, model = candidate.split("/", 1) if "/" in candidate else ("unknown", candidate)
+    stable = uuid.UUID(bytes=hashlib.sha256(evaluation_id.encode("utf-8")).digest()[:16], version=4)
+    folder = "/".join(
+        (DATASTORE, _part(dataset, empty="evalframe"), _part(developer, empty="unknown"), _part(model, empty="model"))
+    )
+    return f"{folder}/{stable}.json", f"{folder}/{stable}_samples.jsonl"
 
 
 def _number(value: Any) -> float | None:
@@ -244,8 +261,10 @@ def write(
     Returns
     -------
     list of pathlib.Path
-        The files written (the manifest aside): ``<candidate>.json`` and
-        ``<candidate>_samples.jsonl`` per candidate, sorted by name. The
+        The files written (the manifest aside), sorted: per candidate its
+        record ``data/<benchmark>/<developer>/<model>/<uuid>.json`` and
+        instance file ``…/<uuid>_samples.jsonl`` (the layout schema 0.3.0
+        requires of ``file_path``; the benchmark is the plan's file stem). The
         instance file holds one row per scored unit only; the units left out
         (:func:`left_out`) are counted per outcome, and those that ran or
         were skipped listed, in the record's
@@ -267,10 +286,10 @@ def write(
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     names = [p.name for p in write(report, folder)]
+    ...     names = [p.relative_to(folder).as_posix() for p in write(report, folder)]
     ...     back = read([folder])
-    >>> names
-    ['A.json', 'A_samples.jsonl']
+    >>> [name.rsplit("/", 1)[0] for name in names], [name.rsplit("/", 1)[1][36:] for name in names]
+    (['data/plan/unknown/A', 'data/plan/unknown/A'], ['.json', '_samples.jsonl'])
     >>> back.plan.n_units, back.ledger.select("case_id", "passed").rows()
     (2, [('quote', True)])
     """
@@ -285,14 +304,14 @@ def write(
         plan_hash=meta.get("plan_hash", "")[:16],
     )
     texts: dict[str, str] = {}
-    taken: set[str] = set()
     for record in report.summary.iter_rows(named=True):
         candidate = str(record[CANDIDATE])
         own = units.filter(pl.col(CANDIDATE) == candidate).sort(CASE_ID, TRIAL)
-        stem = _slug(candidate, taken)
-        aggregate, body = _candidate_files(export, record, own, candidate, stem)
-        texts[f"{stem}.json"] = aggregate
-        texts[f"{stem}_samples.jsonl"] = body
+        evaluation_id = f"{export.dataset}/{candidate}/{export.plan_hash}"
+        record_path, instance_path = _paths(export.dataset, candidate, evaluation_id)
+        texts[record_path], texts[instance_path] = _candidate_files(
+            export, record, own, candidate, evaluation_id=evaluation_id, instance_path=instance_path
+        )
     return write_output(out, {}, texts, command=command, outcome="exported", inputs=inputs, guard=guard)
 
 
@@ -332,7 +351,13 @@ def _library_version() -> str:
 
 
 def _candidate_files(
-    export: _Export, record: Mapping[str, Any], own: pl.DataFrame, candidate: str, stem: str
+    export: _Export,
+    record: Mapping[str, Any],
+    own: pl.DataFrame,
+    candidate: str,
+    *,
+    evaluation_id: str,
+    instance_path: str,
 ) -> tuple[str, str]:
     """The aggregate record (JSON text) and instance file (JSON Lines text) of one candidate."""
     ids = own.get_column(CASE_ID).unique(maintain_order=True).to_list()
@@ -342,7 +367,6 @@ def _candidate_files(
             f"{own.height} planned units are not its {len(ids)} cases × {trials} trials", candidate=candidate
         )
     dataset = export.dataset
-    evaluation_id = f"{dataset}/{candidate}/{export.plan_hash}"
     outcome = own.get_column(OUTCOME).cast(pl.String)
     graded = own.filter(~outcome.is_in(UNGRADED))
     lines = [
@@ -383,11 +407,11 @@ def _candidate_files(
             "evaluator_relationship": "other",
         },
         "eval_library": {"name": "evalframe", "version": _library_version()},
-        "model_info": {"name": candidate, "id": candidate},
+        "model_info": {"name": candidate, "id": candidate, "additional_details": dict(MODEL_DETAILS)},
         "evaluation_results": results,
         "detailed_evaluation_results": {
             "format": "jsonl",
-            "file_path": f"{stem}_samples.jsonl",
+            "file_path": instance_path,
             "hash_algorithm": "sha256",
             "checksum": hashlib.sha256(body.encode("utf-8")).hexdigest(),
             "total_rows": len(lines),
