@@ -479,7 +479,6 @@ def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndar
     [0.0, 0.5, 0.8333]
     """
     import numpy as np  # imported on use: `import evalframe` does not need it
-    from scipy.special import comb
 
     p, n = passed.astype(np.float64), scored.astype(np.float64)
     meaning = reducer_meaning(reducer)
@@ -501,5 +500,6 @@ def reduce_case(passed: np.ndarray, scored: np.ndarray, reducer: str) -> np.ndar
     if bool((n < k).any()):
         msg = f"reducer {reducer!r} estimates pass@{k} from k or more scored trials; a case has {int(n.min())}"
         raise ValueError(msg)
-    estimate: np.ndarray = 1.0 - comb(n - p, k) / comb(n, k)
-    return estimate
+    # math.comb is exact on whole counts (C(n - c, k) is 0 when fewer than k trials failed).
+    fails = [math.comb(int(total - good), k) / math.comb(int(total), k) for good, total in zip(p, n, strict=True)]
+    return 1.0 - np.array(fails, dtype=np.float64)
