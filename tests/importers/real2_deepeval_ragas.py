@@ -3,7 +3,7 @@
 Paths are relative to ``../shared/data/real2`` (see its SOURCES.md).
 """
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _BEEAI = "deepeval_ragas/RoyiAizenstain-beeai-framework/.deepeval/.temp_test_run_data.json"
 _SABA = "deepeval_ragas/SabaTech-dev-QA-FRAMEWORK/.deepeval/.temp_test_run_data.json"
@@ -20,8 +20,8 @@ NUMERIC = ("--grade", "numeric")
 
 
 def _funnel(planned: int, scored: int, passed: int | None) -> dict[str, int | None]:
-    ran = {"planned": planned, "attempted": planned, "completed": planned, "missing": 0, "exec_failed": 0}
-    return {**ran, "scored": scored, "judge_failed": planned - scored, "not_scored": 0, "passed": passed}
+    """Every planned unit ran; those not scored are grader failures."""
+    return funnel(planned, passed, scored=scored, judge_failed=planned - scored, not_scored=0)
 
 
 def _metric(name: str, *args: str) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 Paths are relative to ``../shared/data/real2`` (see its SOURCES.md).
 """
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _VIZ = "evalscope/modelscope-evalscope/examples/viz"
 _7B = f"{_VIZ}/qwen2.5-7b-instruct"
@@ -15,17 +15,13 @@ def _review(model: str, stem: str) -> str:
     return f"{_VIZ}/{model}/reviews/{model}/{stem}.jsonl"
 
 
-def _all_scored(planned: int, passed: int | None) -> dict[str, int | None]:
-    clean = {"attempted": planned, "completed": planned, "missing": 0, "exec_failed": 0, "judge_failed": 0}
-    return {"planned": planned, "scored": planned, "passed": passed, **clean, "not_scored": 0}
-
 
 CASES: list[Case] = [
     Case(
         "evalscope",
         (_7B, _14B),
         0,
-        {"qwen2.5-7b-instruct": _all_scored(60, 38), "qwen2.5-14b-instruct": _all_scored(60, 44)},
+        {"qwen2.5-7b-instruct": funnel(60, 38, not_scored=0), "qwen2.5-14b-instruct": funnel(60, 44, not_scored=0)},
         notes=frozenset({"plan_from_rows", "pooled_metrics", "limited_run"}),
         why="6 review files x 10 rows per model (each config sets limit 10: a limited_run flag per model; the two "
         "configs differ only in model and paths, and the models are different candidates anyway). Each file's "
@@ -40,7 +36,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-7b-instruct", "iquiz_EQ"), _review("qwen2.5-7b-instruct", "iquiz_IQ")),
         0,
-        {"qwen2.5-7b-instruct": _all_scored(20, 7)},
+        {"qwen2.5-7b-instruct": funnel(20, 7, not_scored=0)},
         why="two subsets with the SAME sample ids 0-9: 20 planned cases, never 10 collided ones; 2 + 5 pass",
         collection="real2",
     ),
@@ -48,7 +44,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-14b-instruct", "humaneval_openai_humaneval"),),
         0,
-        {"qwen2.5-14b-instruct": _all_scored(10, 10)},
+        {"qwen2.5-14b-instruct": funnel(10, 10, not_scored=0)},
         why="humaneval acc is JSON true on all 10 rows: read as 1, a pass each",
         collection="real2",
     ),
@@ -56,7 +52,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-7b-instruct", "ifeval_default"),),
         0,
-        {"qwen2.5-7b-instruct": _all_scored(10, 6)},
+        {"qwen2.5-7b-instruct": funnel(10, 6, not_scored=0)},
         args=("--score", "prompt_level_strict"),
         why="ifeval's 4 metrics; prompt_level_strict (the rows' main_score_name) is 0/1: 6 of 10",
         collection="real2",
@@ -65,7 +61,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-7b-instruct", "ifeval_default"),),
         0,
-        {"qwen2.5-7b-instruct": _all_scored(10, 6)},
+        {"qwen2.5-7b-instruct": funnel(10, 6, not_scored=0)},
         args=("--score", "prompt_level_loose"),
         why="prompt_level_loose is 0/1 too: 6 of 10",
         collection="real2",
@@ -83,7 +79,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-7b-instruct", "ifeval_default"),),
         0,
-        {"qwen2.5-7b-instruct": _all_scored(10, None)},
+        {"qwen2.5-7b-instruct": funnel(10, None, not_scored=0)},
         args=("--score", "inst_level_strict", "--grade", "numeric"),
         why="the fractions read as numbers: 10 scored, and without --pass-threshold nothing passes (null)",
         collection="real2",
@@ -92,7 +88,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-7b-instruct", "ifeval_default"),),
         0,
-        {"qwen2.5-7b-instruct": _all_scored(10, 8)},
+        {"qwen2.5-7b-instruct": funnel(10, 8, not_scored=0)},
         args=("--score", "inst_level_strict", "--grade", "numeric", "--pass-threshold", "0.5"),
         why="inst_level_strict: 6 rows 1.0, 2 rows 0.667, 2 rows 0.0: 8 reach 0.5",
         collection="real2",
@@ -101,7 +97,7 @@ CASES: list[Case] = [
         "evalscope",
         (_review("qwen2.5-14b-instruct", "ifeval_default"),),
         0,
-        {"qwen2.5-14b-instruct": _all_scored(10, 9)},
+        {"qwen2.5-14b-instruct": funnel(10, 9, not_scored=0)},
         args=("--score", "inst_level_loose", "--grade", "numeric", "--pass-threshold", "1"),
         why="14b inst_level_loose: 9 rows 1.0 and one 0.667: at threshold 1, 9 pass",
         collection="real2",
@@ -119,7 +115,7 @@ CASES: list[Case] = [
         "evalscope",
         (_OLD,),
         0,
-        {"Qwen2.5-0.5B-Instruct": _all_scored(10, 4)},
+        {"Qwen2.5-0.5B-Instruct": funnel(10, 4, not_scored=0)},
         notes=frozenset({"plan_from_rows"}),
         why="the old EvalScope layout: choices[0].review.result true on 4 of 10 rows, metric AverageAccuracy "
         "(reviewer_spec); no sample index, so each case is its raw_input (10 distinct); the report's 0.4 agrees",

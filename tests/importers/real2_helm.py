@@ -4,7 +4,7 @@ Paths are relative to ``../shared/data/real2`` (see its SOURCES.md). Counts are 
 (instances) and ``per_instance_stats.json`` (each instance's stats), counted with plain json.
 """
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 PR2828 = "helm/stanford-crfm-helm-PR2828"
 BBQ = "bbq:subject=all,method=multiple_choice_joint"
@@ -16,26 +16,13 @@ HARM = f"{PR2828}/benchmark_output_TRUE_latest/runs/v3/harm_bench:model=meta_lla
 LLAMA, GPT4T = "meta/llama-3-8b", "openai/gpt-4-turbo-2024-04-09"
 
 
-def _all(planned: int, passed: int | None) -> dict[str, int | None]:
-    """Every planned instance ran and was scored."""
-    return {
-        "planned": planned,
-        "attempted": planned,
-        "completed": planned,
-        "scored": planned,
-        "passed": passed,
-        "missing": 0,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
-
 
 CASES: list[Case] = [
     Case(
         "helm",
         (LLAMA_V1,),
         0,
-        {LLAMA: _all(50, 30)},
+        {LLAMA: funnel(50, 30)},
         why="bbq llama v1 (max_eval_instances 50): 50 test instances, exact_match 30 x 1",
         collection="real2",
     ),
@@ -43,7 +30,7 @@ CASES: list[Case] = [
         "helm",
         (GPT4T_V1, LLAMA_V3),
         0,
-        {GPT4T: _all(1, 1), LLAMA: _all(2, 1)},
+        {GPT4T: funnel(1, 1), LLAMA: funnel(2, 1)},
         why="two suites, two models: gpt-4-turbo id58485 1.0; llama v3 id58485 1.0, id58351 0.0",
         collection="real2",
     ),
@@ -51,7 +38,7 @@ CASES: list[Case] = [
         "helm",
         (LLAMA_V1, LLAMA_V3),
         0,
-        {f"{LLAMA} [max_train_instances=5]": _all(50, 30), f"{LLAMA} [max_train_instances=0]": _all(2, 1)},
+        {f"{LLAMA} [max_train_instances=5]": funnel(50, 30), f"{LLAMA} [max_train_instances=0]": funnel(2, 1)},
         notes=frozenset({"settings_differ"}),
         why="one run spec in two suites: v1 is 5-shot (max_train_instances 5), v3 0-shot: different settings, "
         "so different candidates, never two attempts of id58485 (was refused as duplicate_key); "
@@ -70,7 +57,7 @@ CASES: list[Case] = [
         "helm",
         (HARM,),
         0,
-        {LLAMA: _all(2, None)},
+        {LLAMA: funnel(2, None)},
         args=("--score", "harm_bench_score", "--grade", "numeric"),
         why="string instance ids; harm_bench_score 0.25 and 0.0 are numeric: without --pass-threshold passed is null",
         collection="real2",

@@ -5,7 +5,7 @@ and samples files inside it. Every count below is from the samples rows (``doc_i
 ``exact_match``) and the results files' ``n-samples``, counted with plain json, never read back from evalframe.
 """
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 PMEMOLI = "lm_eval/pmemoli-Data-Science-Thesis/src/data/benchmark_results/gsm8k"
 OLOT = "lm_eval/containers-olot/tests/data/lmeh"
@@ -26,19 +26,6 @@ U2, BASE = "/workspace/gemma3_12b_u2", "/workspace/gemma-3-12b-it-base"
 STRICT = ("--score", "exact_match,strict-match")
 
 
-def _run(planned: int, ran: int, passed: int) -> dict[str, int]:
-    """``ran`` of the ``planned`` documents have a row, all scored; the rest are missing."""
-    return {
-        "planned": planned,
-        "attempted": ran,
-        "completed": ran,
-        "scored": ran,
-        "passed": passed,
-        "missing": planned - ran,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
-
 
 CASES: list[Case] = [
     # --- pmemoli: gsm8k --limit 10 of 1319, both filters in the rows (10 docs x 2 = 20 rows) ---
@@ -54,7 +41,7 @@ CASES: list[Case] = [
         "lm-eval",
         (PMEMOLI,),
         0,
-        {PHI: _run(10, 10, 1)},
+        {PHI: funnel(10, 1, ran=10)},
         args=STRICT,
         notes=frozenset({"limited_run"}),
         why="strict-match 1/10 (= results 0.1); --limit 10 plans the 10 docs run (doc ids 0-9), not 1319",
@@ -64,7 +51,7 @@ CASES: list[Case] = [
         "lm-eval",
         (PMEMOLI,),
         0,
-        {PHI: _run(10, 10, 8)},
+        {PHI: funnel(10, 8, ran=10)},
         args=("--score", "exact_match,flexible-extract"),
         notes=frozenset({"limited_run"}),
         why="flexible-extract 8/10 (= results 0.8)",
@@ -84,7 +71,7 @@ CASES: list[Case] = [
         "lm-eval",
         (OLOT,),
         0,
-        {"tinyllama": _run(1319, 3, 0)},
+        {"tinyllama": funnel(1319, 0, ran=3)},
         args=STRICT,
         notes=frozenset({"header_rows_disagree"}),
         why="no limit: n-samples.effective 1319 planned; 3 rows (docs 0-2), exact_match 0 each; 1316 missing",
@@ -94,7 +81,7 @@ CASES: list[Case] = [
         "lm-eval",
         (OLOT,),
         0,
-        {"tinyllama": _run(1319, 0, 0)},
+        {"tinyllama": funnel(1319, 0, ran=0)},
         args=("--score", "exact_match,flexible-extract"),
         notes=frozenset({"header_rows_disagree"}),
         why="the flexible-extract rows were trimmed away: 1319 planned, none has a row (missing, never failed)",
@@ -113,7 +100,7 @@ CASES: list[Case] = [
         "lm-eval",
         (FADE_U1, FADE_Q4),
         0,
-        {U1: _run(100, 3, 1), Q4: _run(100, 3, 2)},
+        {U1: funnel(100, 1, ran=3), Q4: funnel(100, 2, ran=3)},
         args=STRICT,
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="read together: two models, two candidates; --limit 100 plans docs 0-99 each; 1/3 and 2/3 scored",
@@ -123,7 +110,7 @@ CASES: list[Case] = [
         "lm-eval",
         (*FADE_RESULTS, FADE_U1, FADE_Q4),
         0,
-        {U1: _run(100, 3, 1), Q4: _run(100, 3, 2)},
+        {U1: funnel(100, 1, ran=3), Q4: funnel(100, 2, ran=3)},
         args=STRICT,
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="the results files named beside their samples files: the same two runs as when found beside them",
@@ -133,7 +120,7 @@ CASES: list[Case] = [
         "lm-eval",
         (FADE_U1,),
         0,
-        {U1: _run(100, 3, 1)},
+        {U1: funnel(100, 1, ran=3)},
         args=STRICT,
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="gemma3:12b-u1 alone: the same counts as read together",
@@ -143,7 +130,7 @@ CASES: list[Case] = [
         "lm-eval",
         (FADE_Q4,),
         0,
-        {Q4: _run(100, 3, 2)},
+        {Q4: funnel(100, 2, ran=3)},
         args=STRICT,
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="gemma3:12b-it-q4_K_M alone",
@@ -154,7 +141,7 @@ CASES: list[Case] = [
         "lm-eval",
         (MMLU_PP,),
         0,
-        {U2: _run(14 * 100, 9, 3), BASE: _run(14 * 100, 9, 6)},
+        {U2: funnel(14 * 100, 3, ran=9), BASE: funnel(14 * 100, 6, ran=9)},
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="the folder's results files declare 14 subtasks each run on 100 docs (n-samples.effective; the "
         "group itself is an aggregate, not a task): all 14 x 100 are planned, and the 11 subtasks without a "
@@ -166,7 +153,7 @@ CASES: list[Case] = [
         "lm-eval",
         MMLU_PP_SAMPLES,
         0,
-        {U2: _run(3 * 100, 9, 3), BASE: _run(3 * 100, 9, 6)},
+        {U2: funnel(3 * 100, 3, ran=9), BASE: funnel(3 * 100, 6, ran=9)},
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="the 6 samples files alone plan only their 3 subtasks (100 docs each) per model",
         collection="real2",

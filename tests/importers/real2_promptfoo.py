@@ -3,7 +3,7 @@
 Paths are relative to ``../shared/data/real2`` (see its SOURCES.md).
 """
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _NICHE = "promptfoo/tthatcher95-nicheIQ/promptfoo/results.json"
 _TDS = "promptfoo/dewanggandhi01-TDS-Project-1/promptfoo_results.json"
@@ -30,25 +30,13 @@ _NICHE_THREW = {
 _NICHE_PROVIDERS = ("gpt-4o-mini", "gpt-4o")
 
 
-def _all_scored(planned: int, passed: int) -> dict[str, int]:
-    return {
-        "planned": planned,
-        "attempted": planned,
-        "completed": planned,
-        "scored": planned,
-        "passed": passed,
-        "missing": 0,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
-
 
 CASES: list[Case] = [
     Case(
         "promptfoo",
         (_NICHE,),
         0,
-        {f"{p} | {label}": _all_scored(n, 0) for p in _NICHE_PROVIDERS for label, n in _NICHE_PROMPTS.items()},
+        {f"{p} | {label}": funnel(n, 0) for p in _NICHE_PROVIDERS for label, n in _NICHE_PROMPTS.items()},
         why="tests scoped to prompts with the test-level prompts field are planned only on the prompts they name: "
         "2 providers x (4 + 4 + 3 + 4) = 30 planned units, the 30 rows, none missing (not 2 x 4 x 8 = 64). "
         "All 30 fail (failureReason 1). 16 rows name a javascript assertion that threw as their error (18 hold "
@@ -82,8 +70,8 @@ CASES: list[Case] = [
         (_TDS,),
         0,
         {
-            "https://tds-project-1-ruby-one.vercel.app/query": _all_scored(5, 3),
-            "openai:chat:gpt-4o-mini": _all_scored(5, 4),
+            "https://tds-project-1-ruby-one.vercel.app/query": funnel(5, 3),
+            "openai:chat:gpt-4o-mini": funnel(5, 4),
         },
         notes=frozenset({"plan_from_rows"}),
         why="version 3, providers without a label (label '') are named by their id; 2 x 5 tests, 3 and 4 pass, "
@@ -116,7 +104,7 @@ CASES: list[Case] = [
         "promptfoo",
         (_VOYAGE,),
         0,
-        {"Planner API": _all_scored(39, 39), "Research API": _all_scored(39, 39)},
+        {"Planner API": funnel(39, 39), "Research API": funnel(39, 39)},
         why="two http providers whose config id is 'https' for both: promptfoo keys a provider by its label, so "
         "they are two candidates (Planner API, Research API), never merged; 2 x 39 tests, all pass",
         collection="real2",
@@ -125,7 +113,7 @@ CASES: list[Case] = [
         "promptfoo",
         (_REQVERIFY,),
         0,
-        {"reqverify-generate": _all_scored(3, 3)},
+        {"reqverify-generate": funnel(3, 3)},
         notes=frozenset({"plan_from_rows"}),
         why="config.tests is a file reference (manual_smoke_tests.yaml) the export does not hold: the plan is the "
         "3 tests seen in the rows, flagged plan_from_rows (a test no row ran could not be seen as missing)",
@@ -136,8 +124,8 @@ CASES: list[Case] = [
         (_QA_DEMO,),
         0,
         {
-            "ollama:completion:llama3 | Translate to Spanish: Hello world": _all_scored(1, 0),
-            "ollama:completion:llama3 | Summarize: The quick brown fox jumps over the lazy dog": _all_scored(1, 0),
+            "ollama:completion:llama3 | Translate to Spanish: Hello world": funnel(1, 0),
+            "ollama:completion:llama3 | Summarize: The quick brown fox jumps over the lazy dog": funnel(1, 0),
         },
         why="1 test x 2 prompts of one provider: the prompt is part of the candidate; both fail (failureReason 1)",
         collection="real2",

@@ -1,6 +1,6 @@
 """Real DeepEval test runs and ragas / DeepEval CSVs and their exact outcomes (numbers from SOURCES.md)."""
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _RUN = "deepeval_ragas/ciire-RAG_Project/.deepeval/.temp_test_run_data.json"
 _RAGAS_10 = "deepeval_ragas/ciire-RAG_Project/eval_results_2026.csv"
@@ -11,8 +11,10 @@ NUMERIC = ("--grade", "numeric")
 
 
 def _funnel(planned: int, scored: int, **more: int | None) -> dict[str, int | None]:
-    judged = {"planned": planned, "attempted": planned, "completed": planned, "missing": 0, "exec_failed": 0}
-    return {**judged, "scored": scored, "judge_failed": planned - scored, **more}
+    """Every planned unit ran; those not scored are grader failures (``passed`` only where given)."""
+    counts = funnel(planned, None, scored=scored, judge_failed=planned - scored)
+    del counts["passed"]
+    return counts | more
 
 
 CASES: list[Case] = [

@@ -1,6 +1,6 @@
 """Real EvalScope outputs and their exact outcomes (numbers from SOURCES.md, third collection)."""
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _VIZ = "evalscope/modelscope-evalscope/examples/viz"
 
@@ -12,25 +12,13 @@ def _files(model: str, benchmark: str, subset: str) -> tuple[str, str]:
     )
 
 
-def _funnel(planned: int, passed: int) -> dict[str, int]:
-    return {
-        "planned": planned,
-        "attempted": planned,
-        "completed": planned,
-        "scored": planned,
-        "passed": passed,
-        "missing": 0,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
-
 
 CASES: list[Case] = [
     Case(
         "evalscope",
         _files("qwen3-max", "gsm8k", "main"),
         0,
-        {"qwen3-max": _funnel(10, 10)},
+        {"qwen3-max": funnel(10, 10)},
         notes=frozenset({"plan_from_rows"}),
         why="10 reviews (index 0-9), acc 1.0 each; the report's mean_acc num 10 score 1.0 agrees (no header note)",
     ),
@@ -38,7 +26,7 @@ CASES: list[Case] = [
         "evalscope",
         _files("qwen3-max", "ifeval", "default"),
         0,
-        {"qwen3-max": _funnel(10, 8)},
+        {"qwen3-max": funnel(10, 8)},
         why="4 metrics per row: the rows' main_score_name prompt_level_strict is the default, 8/10 (report 0.8)",
     ),
     Case(
@@ -61,28 +49,28 @@ CASES: list[Case] = [
         "evalscope",
         _files("qwen-plus", "gsm8k", "main"),
         0,
-        {"qwen-plus": _funnel(10, 10)},
+        {"qwen-plus": funnel(10, 10)},
         why="second candidate, same 10 cases: 10/10 (report 1.0)",
     ),
     Case(
         "evalscope",
         _files("qwen-plus", "ifeval", "default"),
         0,
-        {"qwen-plus": _funnel(10, 9)},
+        {"qwen-plus": funnel(10, 9)},
         why="prompt_level_strict 9/10 (report 0.9; inst_level_strict 0.9667 is not the default)",
     ),
     Case(
         "evalscope",
         (*_files("qwen3-max", "gsm8k", "main"), *_files("qwen-plus", "gsm8k", "main")),
         0,
-        {"qwen3-max": _funnel(10, 10), "qwen-plus": _funnel(10, 10)},
+        {"qwen3-max": funnel(10, 10), "qwen-plus": funnel(10, 10)},
         why="two models' reviews of one subset share their 10 cases (gsm8k_main/<index>)",
     ),
     Case(
         "evalscope",
         (_VIZ,),
         0,
-        {"qwen3-max": _funnel(20, 18), "qwen-plus": _funnel(20, 19)},
+        {"qwen3-max": funnel(20, 18), "qwen-plus": funnel(20, 19)},
         notes=frozenset({"plan_from_rows", "pooled_metrics"}),
         why="the folder pools gsm8k (acc, 10/10) with ifeval (prompt_level_strict, 8/10 and 9/10) into one rate "
         "per model: a pooled_metrics note says so (SOURCES audits each benchmark apart)",

@@ -1,6 +1,6 @@
 """Real helm exports and their exact outcomes (numbers from SOURCES.md)."""
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _EEE = "helm/evaleval-every_eval_ever/tests/data/helm"
 HELLASWAG = f"{_EEE}/commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0"
@@ -14,33 +14,20 @@ LLAMA = f"{SAFETY}/simple_safety_tests:model=meta_llama-3-8b"
 NUMERIC = ("--score", "sst_score", "--grade", "numeric", "--pass-threshold", "1")
 
 
-def _funnel(planned: int, scored: int, passed: int) -> dict[str, int]:
-    """A run in which every planned unit completed."""
-    return {
-        "planned": planned,
-        "attempted": planned,
-        "completed": planned,
-        "scored": scored,
-        "passed": passed,
-        "missing": 0,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
-
 
 CASES: list[Case] = [
     Case(
         "helm",
         (HELLASWAG,),
         0,
-        {"eleutherai/pythia-1b-v0": _funnel(10, 10, 3)},
+        {"eleutherai/pythia-1b-v0": funnel(10, 3, scored=10)},
         why="10 instances, all split valid (one split: planned whole); exact_match mean 0.3 = 3 passed",
     ),
     Case(
         "helm",
         (MMLU,),
         0,
-        {"openai/gpt2": _funnel(9, 9, 1)},
+        {"openai/gpt2": funnel(9, 1, scored=9)},
         notes=frozenset({"limited_run"}),
         why="9 test + 1 valid: splits are never pooled, the test split is planned (1/9) and the valid "
         "instance is named as left out",
@@ -49,7 +36,7 @@ CASES: list[Case] = [
         "helm",
         (MMLU,),
         0,
-        {"openai/gpt2": _funnel(1, 1, 0)},
+        {"openai/gpt2": funnel(1, 0, scored=1)},
         args=("--score", "exact_match,split=valid"),
         notes=frozenset({"limited_run"}),
         why="the valid split declared: id11 alone, 0/1",
@@ -58,7 +45,7 @@ CASES: list[Case] = [
         "helm",
         (NARRATIVE_QA,),
         0,
-        {"openai/gpt2": _funnel(4, 4, 0)},
+        {"openai/gpt2": funnel(4, 0, scored=4)},
         notes=frozenset({"limited_run"}),
         why="4 test + 1 valid kept apart: test 0/4",
     ),
@@ -66,7 +53,7 @@ CASES: list[Case] = [
         "helm",
         (NARRATIVE_QA,),
         0,
-        {"openai/gpt2": _funnel(1, 1, 0)},
+        {"openai/gpt2": funnel(1, 0, scored=1)},
         args=("--score", "exact_match,split=valid"),
         notes=frozenset({"limited_run"}),
         why="valid split declared: 0/1",
@@ -113,7 +100,7 @@ CASES: list[Case] = [
         "helm",
         (CLAUDE,),
         0,
-        {"anthropic/claude-3-5-sonnet-20240620": _funnel(2, 2, 2)},
+        {"anthropic/claude-3-5-sonnet-20240620": funnel(2, 2, scored=2)},
         args=NUMERIC,
         why="sst_score 1.0, 1.0: mean 1.0, 2/2 at pass threshold 1",
     ),
@@ -121,7 +108,7 @@ CASES: list[Case] = [
         "helm",
         (LLAMA,),
         0,
-        {"meta/llama-3-8b": _funnel(2, 2, 0)},
+        {"meta/llama-3-8b": funnel(2, 0, scored=2)},
         args=NUMERIC,
         why="sst_score 0.75 and 0.0: mean 0.375, 0/2 at pass threshold 1",
     ),
@@ -130,7 +117,7 @@ CASES: list[Case] = [
         (SAFETY,),
         0,
         {
-            "anthropic/claude-3-5-sonnet-20240620": _funnel(2, 2, 2),
+            "anthropic/claude-3-5-sonnet-20240620": funnel(2, 2, scored=2),
             "google/gemini-1.5-pro-001": {
                 "planned": 2,
                 "attempted": 2,
@@ -141,7 +128,7 @@ CASES: list[Case] = [
                 "missing": 0,
                 "judge_failed": 0,
             },
-            "meta/llama-3-8b": _funnel(2, 2, 0),
+            "meta/llama-3-8b": funnel(2, 0, scored=2),
         },
         args=NUMERIC,
         notes=frozenset({"run_status"}),

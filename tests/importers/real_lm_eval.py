@@ -4,7 +4,7 @@ A Case naming a folder covers the results and samples files inside it (results f
 their folder or as the sibling of a samples file, never as an export on their own except where noted).
 """
 
-from tests.importers.real_table import Case
+from tests.importers.real_table import Case, funnel
 
 _PR1974 = "lm_eval/EleutherAI-lm-evaluation-harness-PR1974/lm_eval/tasks"
 BIAS = f"{_PR1974}/bias_classification/results/meta-llama__Meta-Llama-3-8B"
@@ -28,32 +28,6 @@ FLOR_MODEL = "/gpfs/projects/bsc88/hf-models/FLOR-760M"
 MATH_MODEL = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
 
 
-def _full(planned: int, passed: int) -> dict[str, int]:
-    """Every planned doc ran and was scored."""
-    return {
-        "planned": planned,
-        "attempted": planned,
-        "completed": planned,
-        "scored": planned,
-        "passed": passed,
-        "missing": 0,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
-
-
-def _limited(planned: int, ran: int, passed: int) -> dict[str, int]:
-    """``ran`` docs of the ``planned`` ones (a --limit run plans its n-samples.effective docs), all scored."""
-    return {
-        "planned": planned,
-        "attempted": ran,
-        "completed": ran,
-        "scored": ran,
-        "passed": passed,
-        "missing": planned - ran,
-        "exec_failed": 0,
-        "judge_failed": 0,
-    }
 
 
 CASES: list[Case] = [
@@ -62,14 +36,14 @@ CASES: list[Case] = [
         "lm-eval",
         (BIAS,),
         0,
-        {LLAMA: _full(609, 311)},
+        {LLAMA: funnel(609, 311)},
         why="bias_classification: acc 311/609 (= results acc 0.5107), default metric acc",
     ),
     Case(
         "lm-eval",
         (f"{BIAS}/samples_bias_classification_2024-06-17T15-44-37.867068.json",),
         0,
-        {LLAMA: _full(609, 311)},
+        {LLAMA: funnel(609, 311)},
         why="the samples file alone finds its results file by timestamp",
     ),
     Case(
@@ -85,14 +59,14 @@ CASES: list[Case] = [
         "lm-eval",
         (STEREO,),
         0,
-        {LLAMA: _full(609, 336)},
+        {LLAMA: funnel(609, 336)},
         why="stereotype_classification: acc 336/609 (= results acc 0.5517)",
     ),
     Case(
         "lm-eval",
         (f"{STEREO}/samples_stereotype_classification_2024-06-17T16-12-47.023639.json",),
         0,
-        {LLAMA: _full(609, 336)},
+        {LLAMA: funnel(609, 336)},
         why="samples file alone, same counts",
     ),
     # --- PR2236: two --limit 50 runs of asdiv ---
@@ -100,7 +74,7 @@ CASES: list[Case] = [
         "lm-eval",
         (ASDIV,),
         0,
-        {INSTRUCT: _limited(50, 50, 46)},
+        {INSTRUCT: funnel(50, 46, ran=50)},
         notes=frozenset({"limited_run", "retry_after_scored"}),
         why="two --limit 50 runs of the same 50 docs: 50 units x 2 attempts, first counts (46/50 = 0.92); the plan is "
         "the 50 docs the runs were set to run (n-samples.effective), not the task's 2305",
@@ -109,7 +83,7 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{ASDIV}/samples_asdiv_2024-08-21T03-40-10.802679.jsonl",),
         0,
-        {INSTRUCT: _limited(50, 50, 46)},
+        {INSTRUCT: funnel(50, 46, ran=50)},
         notes=frozenset({"limited_run"}),
         why="first run alone",
     ),
@@ -117,7 +91,7 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{ASDIV}/samples_asdiv_2024-08-21T03-41-15.831724.jsonl",),
         0,
-        {INSTRUCT: _limited(50, 50, 46)},
+        {INSTRUCT: funnel(50, 46, ran=50)},
         notes=frozenset({"limited_run"}),
         why="second run alone: the runs agree on every doc",
     ),
@@ -133,7 +107,7 @@ CASES: list[Case] = [
         "lm-eval",
         (TRUTHFULQA,),
         0,
-        {"unknown-model": _full(20, 10)},
+        {"unknown-model": funnel(20, 10)},
         args=("--score", "bleu_acc"),
         notes=frozenset({"plan_from_rows"}),
         why="bleu_acc 10/20; no results file: model not recorded (unknown-model), plan = the 20 doc ids present",
@@ -142,7 +116,7 @@ CASES: list[Case] = [
         "lm-eval",
         (TRUTHFULQA,),
         0,
-        {"unknown-model": _full(20, 9)},
+        {"unknown-model": funnel(20, 9)},
         args=("--score", "rougeL_acc"),
         why="rougeL_acc 9/20",
     ),
@@ -232,7 +206,7 @@ CASES: list[Case] = [
         "lm-eval",
         (NEGO,),
         0,
-        {QWEN: _limited(20 + 20 + 20, 60, 9 + 12 + 4)},
+        {QWEN: funnel(20 + 20 + 20, 9 + 12 + 4, ran=60)},
         notes=frozenset({"limited_run", "retry_after_scored", "header_rows_disagree"}),
         why="3 tasks planned from n-samples.effective (--limit 20 of 13812, 13812, 4618); first run: belief 9, desire "
         "12, intention 4 of 20 each",
@@ -241,7 +215,7 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_belief_{R1}.jsonl",),
         0,
-        {QWEN: _limited(20, 20, 9)},
+        {QWEN: funnel(20, 9, ran=20)},
         notes=frozenset({"limited_run"}),
         why="belief 16-04: acc 9/20; --limit 20 plans the 20 docs run (of 13812, said in limited_run)",
     ),
@@ -249,14 +223,14 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_belief_{R3}.jsonl",),
         0,
-        {QWEN: _limited(20, 20, 9)},
+        {QWEN: funnel(20, 9, ran=20)},
         why="belief 18-15: same acc values",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_desire_{R1}.jsonl", f"{NEGO}/samples_negotiationtom_desire_{R3}.jsonl"),
         0,
-        {QWEN: _limited(20, 20, 12)},
+        {QWEN: funnel(20, 12, ran=20)},
         notes=frozenset({"retry_after_scored", "limited_run"}),
         why="two desire runs: run-as-attempt, 20 units x 2 attempts (no duplicate keys); first: 12/20",
     ),
@@ -264,21 +238,21 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_intention_{R1}.jsonl",),
         0,
-        {QWEN: _limited(20, 20, 4)},
+        {QWEN: funnel(20, 4, ran=20)},
         why="intention 16-04: exact_match 4/20 (micro/macro f1 are per-row lists, not offered as the default)",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_intention_{R2}.jsonl",),
         0,
-        {QWEN: _limited(20, 20, 4)},
+        {QWEN: funnel(20, 4, ran=20)},
         why="intention 17-52 (its results file: micro_f1 0.3019)",
     ),
     Case(
         "lm-eval",
         (f"{NEGO}/samples_negotiationtom_intention_{R3}.jsonl",),
         0,
-        {QWEN: _limited(20, 20, 4)},
+        {QWEN: funnel(20, 4, ran=20)},
         why="intention 18-15",
     ),
     # --- every_eval_ever: trimmed math samples ---
@@ -286,7 +260,7 @@ CASES: list[Case] = [
         "lm-eval",
         (MATH,),
         0,
-        {MATH_MODEL: _limited(10000, 10, 0)},
+        {MATH_MODEL: funnel(10000, 0, ran=10)},
         notes=frozenset({"header_rows_disagree"}),
         why="header 5000 effective per task, 10 rows of one task: coverage from rows; rephrased task all missing",
     ),
@@ -294,7 +268,7 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{MATH}/samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl",),
         0,
-        {MATH_MODEL: _limited(5000, 10, 0)},
+        {MATH_MODEL: funnel(5000, 0, ran=10)},
         why="trimmed samples file alone: 10 of 5000",
     ),
     Case(

@@ -104,3 +104,25 @@ def check(case: Case) -> None:
         assert got == expected, candidate
     kinds = set(out.get("problems_by_kind", {}))
     assert case.notes <= kinds, sorted(kinds)
+
+
+def funnel(
+    planned: int, passed: int | None, *, ran: int | None = None, scored: int | None = None, **more: int | None
+) -> dict[str, int | None]:
+    """The counts of a candidate of which ``ran`` planned units (default: all) completed, ``scored`` of them
+    (default: all that ran) got a grade, and ``passed`` passed; the units that did not run are missing.
+
+    ``more`` adds or overrides counts (``judge_failed=2``, ``not_scored=0``).
+    """
+    ran = planned if ran is None else ran
+    return {
+        "planned": planned,
+        "attempted": ran,
+        "completed": ran,
+        "scored": ran if scored is None else scored,
+        "passed": passed,
+        "missing": planned - ran,
+        "exec_failed": 0,
+        "judge_failed": 0,
+        **more,
+    }
