@@ -85,6 +85,17 @@ class InputFormatError(EvalframeError):
         super().__init__(msg)
 
 
+class RowsUnreadable(InputFormatError):
+    """The reader failed on an input's rows (a damaged data page, a failing disk): an input error (exit 2).
+
+    Raised by :func:`~evalframe.load.collect_input` when a query over input
+    files fails while reading them, after their footers and schemas were
+    checked. Where the query read several Parquet files, the audit reads each
+    of them again to name the one that fails (``path``); the query itself
+    only knows the input's label.
+    """
+
+
 class ImportUnreadable(InputFormatError):
     """An export file could not be read at all: an input error (exit 2), not a refused batch.
 

@@ -34,7 +34,7 @@ from evalframe.columns import (
 from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused, MissingExtra
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
-from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
+from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
 from evalframe.plan import Plan
 from evalframe.problems import Problems, problems_frame
 from evalframe.progress import Progress
@@ -287,29 +287,30 @@ def audit(
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
-    executor = _executor(partition_by, plan, loaded)
-    try:
-        parts = executor.run(plan, loaded, options, progress)
-        problems = batch_problems(loaded.problems, parts, loaded.source)
-        if problems.refusing:
-            raise AuditRefused(problems)
-        computed = [p for p in parts if p.summary is not None]
-        units, attempts = executor.tables(plan, computed)
-        meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
-        found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
-        report = AuditReport(
-            units=units,
-            attempts=attempts,
-            # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in the spill.
-            problems=found.shown,
-            found=found,
-            meta=meta,
-            **_summary_and_slices(computed, alpha, sliced=bool(slices)),
-        )
-    except BaseException:
-        executor.release(None)
-        raise
-    executor.release(report)
+    with naming_the_damaged_file(loaded):  # a query over a lake that fails names its damaged file
+        executor = _executor(partition_by, plan, loaded)
+        try:
+            parts = executor.run(plan, loaded, options, progress)
+            problems = batch_problems(loaded.problems, parts, loaded.source)
+            if problems.refusing:
+                raise AuditRefused(problems)
+            computed = [p for p in parts if p.summary is not None]
+            units, attempts = executor.tables(plan, computed)
+            meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
+            found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
+            report = AuditReport(
+                units=units,
+                attempts=attempts,
+                # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in the spill.
+                problems=found.shown,
+                found=found,
+                meta=meta,
+                **_summary_and_slices(computed, alpha, sliced=bool(slices)),
+            )
+        except BaseException:
+            executor.release(None)
+            raise
+        executor.release(report)
     return report
 
 

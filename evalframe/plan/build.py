@@ -16,7 +16,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
 from evalframe.errors import PlanError
-from evalframe.load import Loaded, PathLike, collect_input, load
+from evalframe.load import Loaded, PathLike, collect_input, load, naming_the_damaged_file
 from evalframe.plan.checks import (
     checked_cases,
     column_problems,
@@ -91,14 +91,15 @@ def from_file(
     frame: pl.DataFrame | pl.LazyFrame = loaded.frame.drop(SOURCE)
     # A Parquet plan's own line / source columns (a CSV's or JSON Lines' are refused by the loader).
     reserved = [reserved_column(name, str(path)) for name in loaded.stored]
-    return cls.from_frame(
-        frame,
-        candidates=candidates,
-        trials=trials,
-        run_id=run_id,
-        source=str(path),
-        problems=concat_problems([loaded.problems, problems_frame(reserved)]) if reserved else loaded.problems,
-    )
+    with naming_the_damaged_file(loaded):
+        return cls.from_frame(
+            frame,
+            candidates=candidates,
+            trials=trials,
+            run_id=run_id,
+            source=str(path),
+            problems=concat_problems([loaded.problems, problems_frame(reserved)]) if reserved else loaded.problems,
+        )
 
 
 def from_units_table(
