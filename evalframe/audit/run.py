@@ -343,6 +343,10 @@ def _check_arguments(
     if pass_threshold is not None and not (grade == "numeric" and low <= pass_threshold <= high):
         msg = f"pass_threshold applies to grade='numeric' only, within score_range {score_range!r}"
         raise ValueError(f"{msg}; got {pass_threshold!r} with grade={grade!r}")
+    repeated = sorted({c for c in slices if list(slices).count(c) > 1})
+    if repeated:
+        msg = f"slice column(s) {', '.join(map(repr, repeated))} given more than once"
+        raise ValueError(msg)
     unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
     if unknown_slices:
         usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"

@@ -19,7 +19,7 @@ import click
 import polars as pl
 
 from evalframe.cli.exits import EXIT_USAGE
-from evalframe.cli.options import Count, Number
+from evalframe.cli.options import Count, Number, count_in
 from evalframe.columns import CANDIDATE, CASE_ID
 
 #: What to do about each input the power analysis refuses, keyed by the start of its message.
@@ -241,9 +241,10 @@ def power_command(
         if cases is None:
             _fail("give --cases (or --from-units)", HINTS["cases"])
         try:
-            ks = [int(k) for k in trade_trials.split(",") if k.strip()]
-        except ValueError:
-            _fail(f"--trade-trials {trade_trials!r} is not a list of whole numbers", HINTS["trade_trials"])
+            ks = [count_in(k.strip()) for k in trade_trials.split(",") if k.strip()]
+        except click.BadParameter as exc:
+            msg = f"--trade-trials {trade_trials!r} is not a list of whole numbers ({exc.message})"
+            _fail(msg, HINTS["trade_trials"])
         result = power(
             cases,
             1 if trials is None else trials,
