@@ -87,6 +87,23 @@ def test_jsonl_types_and_bad_lines(tmp_path: Path) -> None:
     assert kinds(loaded.problems) == [("unreadable_file", 3)]
 
 
+def test_jsonl_numbers_that_are_not_integers_are_read_as_written(tmp_path: Path) -> None:
+    # 0.99999999999999999999 is the float 1.0: read as a number it became a pass (issue 45 item 6).
+    p = tmp_path / "r.jsonl"
+    p.write_text(
+        '{"passed": 0.99999999999999999999, "score": 0.5, "n": 1, "plan_col": 1.10}\n'
+        '{"passed": 1, "score": 1E+0, "n": 2, "plan_col": "x"}\n'
+        '{"passed": NaN, "score": -Infinity, "n": 3, "plan_col": [1.10, true]}\n'
+    )
+    frame = read_jsonl(p).frame.collect()
+    assert frame.schema["n"] == pl.Int64
+    assert frame.select("passed", "score", "plan_col").rows() == [
+        ("0.99999999999999999999", "0.5", "1.10"),
+        ("1", "1E+0", "x"),
+        ("NaN", "-Infinity", "[1.1, true]"),
+    ]
+
+
 def test_parquet_file_dir_glob_and_hive(tmp_path: Path) -> None:
     for cand, cases in (("A", ["q1", "q2"]), ("B", ["q1"])):
         d = tmp_path / "lake" / f"candidate={cand}"
