@@ -60,7 +60,20 @@ class AuditRefused(EvalframeError):
 
 
 class PlanError(AuditRefused):
-    """The plan itself is invalid (empty, duplicate or malformed case ids, bad candidates)."""
+    """The plan itself is invalid (empty, duplicate or malformed case ids, bad candidates).
+
+    Attributes
+    ----------
+    checkable
+        When the plan's problems still leave a set of case ids and candidates (a repeated case, a bad
+        name among good ones), the :class:`~evalframe.plan.Plan` of its distinct cases (each case's first
+        row) and valid candidates, against which a ledger's independent problems can be found in the same
+        run (:func:`evalframe.audit.with_ledger_problems`); None when nothing is left to check against.
+    """
+
+    def __init__(self, problems: pl.DataFrame | Problems, *, checkable: object | None = None) -> None:
+        super().__init__(problems)
+        self.checkable = checkable
 
 
 class InputFormatError(EvalframeError):

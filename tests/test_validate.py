@@ -325,3 +325,21 @@ def test_typed_booleans_are_grades_in_every_input(tmp_path: Path) -> None:
         rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "line", "detail").rows()
         line = 2 if results.suffix == ".csv" else 1  # a CSV's header is line 1
         assert rows == [("invalid_grade", line, "passed = 'true' is not exactly 0 or 1")]
+
+
+def test_an_undeclared_column_does_not_hide_the_row_problems() -> None:
+    # Issue 45 item 9: an unexpected column stopped validation, so the rows' problems needed a second run.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
+    raw = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q1", "zz"], "passed": ["2", "1"], "note": ["x", "y"]})
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, raw)
+    rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "line").rows()
+    assert sorted(rows, key=str) == [("invalid_grade", 1), ("unexpected_column", None), ("unknown_case", 2)]
+    # A missing column leaves the rows in doubt: it is reported alone (with the stray column).
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, raw.rename({"passed": "pased"}))
+    assert sorted(refused.value.problems.get_column("kind").to_list()) == [
+        "missing_column",
+        "unexpected_column",
+        "unexpected_column",
+    ]
