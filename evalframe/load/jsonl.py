@@ -242,11 +242,34 @@ def _object(text_line: str, number: int, source: str, problems: list[dict[str, A
         msg = f"expected a JSON object, found {type(obj).__name__}"
         problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
         return None
+    if _SURROGATE_ESCAPE.search(text_line) and _lone_surrogate(obj):
+        msg = "a \\u escape names half of a UTF-16 surrogate pair, which is no character (not text)"
+        problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
+        return None
     for name in repeated:
         msg = f"key {name!r} is repeated in the object (a JSON object names each column once)"
         problems.append({"kind": "repeated_column", "source": source, "line": number, "detail": msg})
     # An integer no Int64 can hold is kept as its digits, as a CSV cell is: validation names it and the line.
     return {k: str(v) if _out_of_range(v) else v for k, v in obj.items()}
+
+
+#: A ``\uD800``-``\uDFFF`` escape: JSON writes characters beyond U+FFFF as two of them; one alone is no character.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value holds a string (or key) with a lone surrogate, which no UTF-8 encodes."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(v) for v in value)
+    return False
 
 
 def _frame(rows: list[dict[str, Any]], lines: list[int], source: str) -> pl.DataFrame:
