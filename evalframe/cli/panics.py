@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import threading
+from contextlib import suppress
 from typing import Final
 
 #: The first line of a Rust panic report (the thread's id in parentheses since Rust 1.88).
@@ -65,17 +66,23 @@ class PanicFilter:
 
 
 def _copy(pipe: int, out: int) -> None:
-    """Copy the lines arriving on ``pipe`` to ``out``, leaving out panic reports, until the pipe closes."""
+    """Copy the lines arriving on ``pipe`` to ``out``, leaving out panic reports, until the pipe closes.
+
+    The pipe is read to its end even when ``out`` can no longer be written (a closed terminal): a writer
+    to a full pipe that nobody reads would wait for ever.
+    """
     keep = PanicFilter()
-    try:
-        with open(pipe, "rb", buffering=0, closefd=True) as reader:
-            for line in reader:
-                for text in keep.feed(line):
+    shown = True
+    with open(pipe, "rb", buffering=0, closefd=True) as reader:
+        for line in reader:
+            for text in keep.feed(line) if shown else ():
+                try:
                     os.write(out, text)
-        if keep.blank:
+                except OSError:  # the real stderr is gone: nothing to show it on, but keep the pipe drained
+                    shown = False
+    if keep.blank and shown:
+        with suppress(OSError):
             os.write(out, b"\n")
-    except OSError:  # the real stderr is gone: nothing to show it on
-        return
 
 
 def hide_native_panic_reports() -> None:
