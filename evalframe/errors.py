@@ -60,7 +60,20 @@ class AuditRefused(EvalframeError):
 
 
 class PlanError(AuditRefused):
-    """The plan itself is invalid (empty, duplicate or malformed case ids, bad candidates)."""
+    """The plan itself is invalid (empty, duplicate or malformed case ids, bad candidates).
+
+    Attributes
+    ----------
+    checkable
+        When the plan's problems still leave a set of case ids and candidates (a repeated case, a bad
+        name among good ones), the :class:`~evalframe.plan.Plan` of its distinct cases (each case's first
+        row) and valid candidates, against which a ledger's independent problems can be found in the same
+        run (:func:`evalframe.audit.with_ledger_problems`); None when nothing is left to check against.
+    """
+
+    def __init__(self, problems: pl.DataFrame | Problems, *, checkable: object | None = None) -> None:
+        super().__init__(problems)
+        self.checkable = checkable
 
 
 class InputFormatError(EvalframeError):
@@ -83,6 +96,17 @@ class InputFormatError(EvalframeError):
         where = f"{path}:{line}" if line is not None else path
         msg = f"{where}: {detail}"
         super().__init__(msg)
+
+
+class RowsUnreadable(InputFormatError):
+    """The reader failed on an input's rows (a damaged data page, a failing disk): an input error (exit 2).
+
+    Raised by :func:`~evalframe.load.collect_input` when a query over input
+    files fails while reading them, after their footers and schemas were
+    checked. Where the query read several Parquet files, the audit reads each
+    of them again to name the one that fails (``path``); the query itself
+    only knows the input's label.
+    """
 
 
 class ImportUnreadable(InputFormatError):

@@ -161,9 +161,90 @@ def test_a_damaged_parquet_data_page_is_an_input_error(tmp_path: Path) -> None:
     code, out, err = audit_results(tmp_path, bad)
     assert (code, out) == (2, "")
     assert one_line_error(err) == (
-        "error: results: cannot read its rows (ComputeError: parquet: File out of specification: String data "
+        f"error: {bad}: cannot read its rows (ComputeError: parquet: File out of specification: String data "
         "does not match given length); a file is damaged or cannot be read: write it again"
     )
+
+
+def damaged_lake(lake: Path, files: int, damaged: int, *, ledger: bool = True) -> tuple[Path, Path]:
+    """A lake of ``files`` grades files (10 rows each; cases only unless ``ledger``), file ``damaged`` broken."""
+    for k in range(files):
+        part = lake / f"part={k:03d}" / "p.parquet"
+        part.parent.mkdir(parents=True)
+        cases = [f"q{10 * k + i}" for i in range(10)]
+        grades = {"candidate": ["A"] * 10, "passed": [1] * 10} if ledger else {}
+        pl.DataFrame({"case_id": cases, **grades}).write_parquet(part, compression="uncompressed", statistics=False)
+    bad = lake / f"part={damaged:03d}" / "p.parquet"
+    data = bytearray(bad.read_bytes())
+    at = data.index(b"q" + str(10 * damaged + 5).encode())
+    data[at - 4 : at] = b"\xff\xff\xff\x7f"
+    bad.write_bytes(bytes(data))
+    return lake, bad
+
+
+def test_a_damaged_page_in_one_file_of_a_lake_names_the_file(tmp_path: Path) -> None:
+    lake, bad = damaged_lake(tmp_path / "lake", 30, 17)
+    code, out, err = audit_results(tmp_path, lake)
+    assert (code, out) == (2, "")
+    assert one_line_error(err) == (
+        f"error: {bad}: cannot read its rows (ComputeError: parquet: File out of specification: String data "
+        "does not match given length); a file is damaged or cannot be read: write it again"
+    )
+    plan_lake, bad = damaged_lake(tmp_path / "plan", 30, 17, ledger=False)
+    with pytest.raises(InputFormatError) as caught:  # a plan lake the same way
+        Plan.from_file(plan_lake, candidates=["A"])
+    assert caught.value.path == str(bad)
+
+
+def panicking_parquet(path: Path) -> Path:
+    """A Parquet file whose footer is intact but whose last column's data page makes polars' reader panic."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = 2000
+    table = pa.table(
+        {
+            "candidate": ["A"] * rows,
+            "case_id": [f"q{i % 2}" for i in range(rows)],
+            "trial": list(range(1, rows + 1)),
+            "passed": [i % 2 for i in range(rows)],
+        }
+    )
+    pq.write_table(table, path, compression="none")
+    at = pq.ParquetFile(path).metadata.row_group(0).column(3).data_page_offset + 40
+    data = bytearray(path.read_bytes())
+    data[at : at + 16] = bytes(16)  # inside the page's levels: the reader's length assertion fails
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("backtrace", [None, "1", "full"])
+@pytest.mark.parametrize("in_lake", [False, True])
+def test_a_reader_panic_shows_one_line_naming_the_file(tmp_path: Path, backtrace: str | None, in_lake: bool) -> None:
+    import subprocess
+    import sys
+
+    if in_lake:
+        for k in range(12):
+            (tmp_path / "lake" / f"day={k:02d}").mkdir(parents=True)
+            other = pl.DataFrame({"candidate": ["A"], "case_id": ["q0"], "trial": [2001 + k], "passed": [1]})
+            other.write_parquet(tmp_path / "lake" / f"day={k:02d}" / "p.parquet")
+        bad = panicking_parquet(tmp_path / "lake" / "day=05" / "p.parquet")
+    else:
+        bad = panicking_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(pl.exceptions.PanicException):  # the premise: polars panics on this page
+        pl.read_parquet(bad)
+    (tmp_path / "plan.csv").write_text("case_id\nq0\nq1\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "RUST_BACKTRACE"}
+    env |= {"RUST_BACKTRACE": backtrace} if backtrace else {}
+    results = tmp_path / "lake" if in_lake else bad
+    args = ["--plan", str(tmp_path / "plan.csv"), "--results", str(results), "--candidates", "A", "--trials", "2012"]
+    done = subprocess.run(
+        [sys.executable, "-m", "evalframe.cli", "audit", *args], capture_output=True, text=True, env=env, check=False
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "panicked" not in done.stderr and "backtrace" not in done.stderr
+    assert one_line_error(done.stderr).startswith(f"error: {bad}: cannot read its rows (PanicException: ")
 
 
 def test_a_panic_of_the_reader_is_an_input_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,9 +270,36 @@ def test_a_hive_part_with_an_extra_column_is_an_input_error(tmp_path: Path) -> N
         frame.write_parquet(lake / f"candidate={candidate}" / "part.parquet")
     code, out, err = audit_results(tmp_path, lake, "--candidates", "A,B")
     assert (code, out) == (2, "")
-    assert one_line_error(err).startswith(
-        f"error: {lake}: cannot read its files together (SchemaError: extra column in file outside of expected "
-        "schema: extra"
+    assert one_line_error(err) == (
+        f"error: {lake}/candidate=B/part.parquet: its columns differ from those of {lake}/candidate=A/part.parquet "
+        "(extra column(s) 'extra'); files of one input need one schema"
+    )
+    code, out, err = audit_results(tmp_path, lake, "--candidates", "A,B", "--partition-by", "candidate")
+    assert (code, one_line_error(err)) == (2, f"error: {lake}/candidate=B/part.parquet: its columns differ from "
+        f"those of {lake}/candidate=A/part.parquet (extra column(s) 'extra'); files of one input need one schema")
+
+
+def test_a_hive_part_without_a_column_of_the_first_is_an_input_error(tmp_path: Path) -> None:
+    lake = tmp_path / "lake"
+    for candidate, frame in [
+        ("A", pl.DataFrame({"case_id": ["q1"], "passed": [1], "extra": ["x"]})),
+        ("B", pl.DataFrame({"case_id": ["q1"], "passed": [1]})),
+        ("C", pl.DataFrame({"case_id": ["q1"], "passed": ["1"], "extra": ["x"]})),
+    ]:
+        (lake / f"candidate={candidate}").mkdir(parents=True)
+        frame.write_parquet(lake / f"candidate={candidate}" / "part.parquet")
+    code, out, err = audit_results(tmp_path, lake, "--candidates", "A,B,C")
+    assert (code, out) == (2, "")
+    assert one_line_error(err) == (
+        f"error: {lake}/candidate=B/part.parquet: its columns differ from those of {lake}/candidate=A/part.parquet "
+        "(no column(s) 'extra'); files of one input need one schema"
+    )
+    (lake / "candidate=B" / "part.parquet").unlink()
+    (lake / "candidate=B").rmdir()
+    code, out, err = audit_results(tmp_path, lake, "--candidates", "A,C")
+    assert one_line_error(err) == (
+        f"error: {lake}/candidate=C/part.parquet: its columns differ from those of {lake}/candidate=A/part.parquet "
+        "('passed' is String, not Int64); files of one input need one schema"
     )
 
 

@@ -412,14 +412,14 @@ def test_a_full_disk_leaves_the_earlier_output_whole(
     out = tmp_path / "out"
     assert run([*ORBIT_ARGS, "A,B", "--out", str(out)])[0] == 0
     before = snapshot(tmp_path)
-    written = pl.DataFrame.write_parquet
+    written = report_module.write_parquet
 
-    def fill_up(self: pl.DataFrame, file: Any, **kwargs: Any) -> None:
-        if Path(file).name == "units.parquet":
+    def fill_up(frame: pl.DataFrame, path: Path, **kwargs: Any) -> None:
+        if path.name == "units.parquet":
             raise failure
-        written(self, file, **kwargs)
+        written(frame, path, **kwargs)
 
-    monkeypatch.setattr(pl.DataFrame, "write_parquet", fill_up)
+    monkeypatch.setattr(report_module, "write_parquet", fill_up)
     code, _, stderr = run([*ORBIT_ARGS, "A,B", "--slice", "case_type", "--out", str(out)])
     assert code == 2
     assert stderr.splitlines() == [f"error: --out {out}: {reason}"]
@@ -555,3 +555,26 @@ def test_racing_writes_on_one_folder_each_replace_it_whole(tmp_path: Path) -> No
     assert sorted(p.name for p in out.iterdir()) == sorted(["evalframe-manifest.json", f"{name}.parquet", "report.md"])
     assert (out / "report.md").read_text() == f"{name} 24"
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_every_parquet_evalframe_writes_has_page_checksums_and_a_flipped_bit_is_an_input_error(
+    tmp_path: Path,
+) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    assert run([*ORBIT_ARGS, "A,B", "--out", str(out)])[0] == 0
+    for path in sorted(out.glob("*.parquet")):  # a page without a checksum would pass unverified
+        with pq.ParquetFile(path, page_checksum_verification=True) as pages:
+            assert pages.read().num_rows == pl.read_parquet(path).height
+    units = out / "units.parquet"
+    column = pq.ParquetFile(units).metadata.row_group(0).column(0)
+    data = bytearray(units.read_bytes())
+    data[column.data_page_offset + column.total_compressed_size - 1] ^= 0x01  # the last byte of its first page
+    flipped = tmp_path / "units.parquet"
+    flipped.write_bytes(bytes(data))
+    results = FIXTURES / "orbit_desk" / "results.csv"
+    code, stdout, stderr = run(["audit", "--plan", str(flipped), "--results", str(results)])
+    assert (code, stdout) == (2, "")
+    assert stderr.startswith(f"error: {flipped}: a page does not match its checksum or cannot be read (OSError: ")
+    assert stderr.endswith("); the file changed after evalframe wrote it: write it again\n")

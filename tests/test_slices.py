@@ -253,3 +253,10 @@ def test_bad_slice_and_bins_are_value_errors() -> None:
 
 def test_missingness_tests_empty_without_slices() -> None:
     assert missingness_tests(case_slices(pl.DataFrame({"candidate": [], "case_id": [], "outcome": []}), [])).is_empty()
+
+
+def test_a_slice_column_given_twice_is_refused_by_the_library_too() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"], "case_type": ["a"]}), candidates=["A"])
+    ledger = pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]})
+    with pytest.raises(ValueError, match=r"^slice column\(s\) 'case_type' given more than once$"):
+        ef.audit(plan, ledger, slices=["case_type", "case_type"])

@@ -282,3 +282,64 @@ def test_a_parquet_ledger_of_bytes_or_unsigned_integers_beyond_int64_is_refused_
             "trial = 18446744073709551615 is beyond the 64-bit integer range (at most 9223372036854775807)",
         )
     ]
+
+
+def test_a_jsonl_binary_grade_is_exactly_the_token_0_or_1(tmp_path: Path) -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3", "q4", "q5"]}), candidates=["A"])
+    rows = ["0.99999999999999999999", "1", "1.0", "1e0", "0"]
+    ledger = tmp_path / "r.jsonl"
+    lines = [f'{{"candidate": "A", "case_id": "q{i}", "passed": {g}}}\n' for i, g in enumerate(rows, 1)]
+    ledger.write_text("".join(lines))
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, ledger)
+    problems = refused.value.problems.filter(pl.col("refusing"))
+    assert problems.select("kind", "line", "detail").rows() == [
+        ("invalid_grade", 1, "passed = '0.99999999999999999999' is not exactly 0 or 1"),
+        ("invalid_grade", 3, "passed = '1.0' is not exactly 0 or 1"),
+        ("invalid_grade", 4, "passed = '1e0' is not exactly 0 or 1"),
+    ]
+
+
+def test_typed_booleans_are_grades_in_every_input(tmp_path: Path) -> None:
+    # Decided once (README, Inputs): a typed boolean is a value, not the text token SPEC §3 refuses.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    frame = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q1", "q2"], "passed": [True, False]})
+    frame.write_parquet(tmp_path / "r.parquet")
+    (tmp_path / "r.jsonl").write_text(
+        '{"candidate": "A", "case_id": "q1", "passed": true}\n{"candidate": "A", "case_id": "q2", "passed": false}\n'
+    )
+    for results in (frame, tmp_path / "r.parquet", tmp_path / "r.jsonl"):
+        summary = ef.audit(plan, results).summary  # type: ignore[arg-type]
+        assert summary.select("scored", "passed").rows() == [(2, 1)]
+    # The text true is refused wherever it is text: a CSV cell, a JSON string, a JSON Lines column of mixed types.
+    (tmp_path / "r.csv").write_text("candidate,case_id,passed\nA,q1,true\nA,q2,0\n")
+    (tmp_path / "s.jsonl").write_text(
+        '{"candidate": "A", "case_id": "q1", "passed": "true"}\n{"candidate": "A", "case_id": "q2", "passed": 0}\n'
+    )
+    (tmp_path / "m.jsonl").write_text(
+        '{"candidate": "A", "case_id": "q1", "passed": true}\n{"candidate": "A", "case_id": "q2", "passed": 0}\n'
+    )
+    for results in (tmp_path / "r.csv", tmp_path / "s.jsonl", tmp_path / "m.jsonl"):
+        with pytest.raises(ef.AuditRefused) as refused:
+            ef.audit(plan, results)
+        rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "line", "detail").rows()
+        line = 2 if results.suffix == ".csv" else 1  # a CSV's header is line 1
+        assert rows == [("invalid_grade", line, "passed = 'true' is not exactly 0 or 1")]
+
+
+def test_an_undeclared_column_does_not_hide_the_row_problems() -> None:
+    # Issue 45 item 9: an unexpected column stopped validation, so the rows' problems needed a second run.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
+    raw = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q1", "zz"], "passed": ["2", "1"], "note": ["x", "y"]})
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, raw)
+    rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "line").rows()
+    assert sorted(rows, key=str) == [("invalid_grade", 1), ("unexpected_column", None), ("unknown_case", 2)]
+    # A missing column leaves the rows in doubt: it is reported alone (with the stray column).
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, raw.rename({"passed": "pased"}))
+    assert sorted(refused.value.problems.get_column("kind").to_list()) == [
+        "missing_column",
+        "unexpected_column",
+        "unexpected_column",
+    ]

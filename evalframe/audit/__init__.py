@@ -11,8 +11,8 @@ This package is a module that can be called: ``evalframe.audit(...)`` calls
 """
 
 from evalframe._callable import make_callable
-from evalframe.audit.run import AUTO_PARTITION_ROWS, Results, audit
+from evalframe.audit.run import AUTO_PARTITION_ROWS, Results, audit, with_ledger_problems
 
-__all__ = ["AUTO_PARTITION_ROWS", "Results", "audit"]
+__all__ = ["AUTO_PARTITION_ROWS", "Results", "audit", "with_ledger_problems"]
 
 make_callable(__name__, "audit")

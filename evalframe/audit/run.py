@@ -21,20 +21,22 @@ import polars as pl
 
 from evalframe.audit.executors import ByCandidate, Executor, WholeBatch
 from evalframe.audit.meta import audit_meta
-from evalframe.audit.step import Options, Part, batch_problems
+from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.columns import (
     CANDIDATE,
     CASE_ID,
     EXEC_FAILURES,
+    KIND,
     LINE,
+    REFUSING,
     GradeKind,
     MissingPolicy,
     RetryPolicyName,
 )
 from evalframe.engine import in_memory
-from evalframe.errors import AuditRefused, MissingExtra
+from evalframe.errors import AuditRefused, MissingExtra, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
-from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load
+from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
 from evalframe.plan import Plan
 from evalframe.problems import Problems, problems_frame
 from evalframe.progress import Progress
@@ -287,29 +289,30 @@ def audit(
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
-    executor = _executor(partition_by, plan, loaded)
-    try:
-        parts = executor.run(plan, loaded, options, progress)
-        problems = batch_problems(loaded.problems, parts, loaded.source)
-        if problems.refusing:
-            raise AuditRefused(problems)
-        computed = [p for p in parts if p.summary is not None]
-        units, attempts = executor.tables(plan, computed)
-        meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
-        found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
-        report = AuditReport(
-            units=units,
-            attempts=attempts,
-            # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in the spill.
-            problems=found.shown,
-            found=found,
-            meta=meta,
-            **_summary_and_slices(computed, alpha, sliced=bool(slices)),
-        )
-    except BaseException:
-        executor.release(None)
-        raise
-    executor.release(report)
+    with naming_the_damaged_file(loaded):  # a query over a lake that fails names its damaged file
+        executor = _executor(partition_by, plan, loaded)
+        try:
+            parts = executor.run(plan, loaded, options, progress)
+            problems = batch_problems(loaded.problems, parts, loaded.source)
+            if problems.refusing:
+                raise AuditRefused(problems)
+            computed = [p for p in parts if p.summary is not None]
+            units, attempts = executor.tables(plan, computed)
+            meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
+            found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
+            report = AuditReport(
+                units=units,
+                attempts=attempts,
+                # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in the spill.
+                problems=found.shown,
+                found=found,
+                meta=meta,
+                **_summary_and_slices(computed, alpha, sliced=bool(slices)),
+            )
+        except BaseException:
+            executor.release(None)
+            raise
+        executor.release(report)
     return report
 
 
@@ -342,6 +345,10 @@ def _check_arguments(
     if pass_threshold is not None and not (grade == "numeric" and low <= pass_threshold <= high):
         msg = f"pass_threshold applies to grade='numeric' only, within score_range {score_range!r}"
         raise ValueError(f"{msg}; got {pass_threshold!r} with grade={grade!r}")
+    repeated = sorted({c for c in slices if list(slices).count(c) > 1})
+    if repeated:
+        msg = f"slice column(s) {', '.join(map(repr, repeated))} given more than once"
+        raise ValueError(msg)
     unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
     if unknown_slices:
         usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"
@@ -500,3 +507,50 @@ def _unreachable_cases(plan: Plan, reducer: str) -> pl.DataFrame:
         )
         rows.append({"kind": "reducer_unreachable", CANDIDATE: name, "detail": detail, "refusing": False})
     return problems_frame(rows)
+
+
+def with_ledger_problems(
+    refused: PlanError,
+    results: Results,
+    *,
+    missing: MissingPolicy = "report",
+    grade: GradeKind = "binary",
+    score_range: tuple[float, float] = (0.0, 1.0),
+    pass_threshold: float | None = None,
+    extra_columns: Sequence[str] = (),
+) -> PlanError:
+    """A plan's refusal together with every ledger problem that does not depend on what the plan got wrong.
+
+    SPEC §3 asks for every problem in one run: a plan that repeats a case still names its cases, so a
+    ledger's bad grades, unknown cases or candidates and missing columns are found against the plan's
+    :attr:`~evalframe.errors.PlanError.checkable` part (its distinct cases, its valid candidates) and
+    listed beside the plan's own problems. Only the checks run (no attempt is selected, no rate computed);
+    a plan with nothing left to check against (no case id column, no case, no valid candidate) is
+    ``refused`` as it is. Options as in :func:`audit`.
+
+    Examples
+    --------
+    >>> try:
+    ...     Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q1"]}), candidates=["A"])
+    ... except PlanError as exc:
+    ...     refused = exc
+    >>> ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q1", "zz"], "passed": ["2", "1"]})
+    >>> sorted(with_ledger_problems(refused, ledger).problems.get_column("kind").to_list())
+    ['duplicate_case', 'duplicate_case', 'invalid_grade', 'unknown_case']
+    """
+    plan = refused.checkable
+    if not isinstance(plan, Plan):
+        return refused
+    loaded = _as_loaded(results)
+    layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
+    options = Options(
+        "first", None, EXEC_FAILURES, False, missing, grade, score_range, pass_threshold, (), None, 0.95,
+        tuple(extra_columns),
+    )  # fmt: skip
+    with naming_the_damaged_file(loaded):
+        part = check_and_select(plan, loaded.frame.drop(layout_only), options, compute=False)
+    ledger = batch_problems(loaded.problems, [part], loaded.source)
+    if not ledger.refusing:
+        return refused
+    notes = ledger.counts.filter(~pl.col(REFUSING)).get_column(KIND).to_list()  # e.g. missing units: not problems
+    return PlanError(Problems.gather([refused.found, ledger.without(notes)]))

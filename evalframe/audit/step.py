@@ -259,7 +259,8 @@ def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Pr
 
     A problem of the input itself (an unexpected or missing column) names the
     input ``source`` (an unexpected column at line 1, the header, when that is
-    one CSV file) and is kept once: each part finds it, naming its own file,
+    one CSV file; at the line the loader found it on when that is one JSON
+    Lines file) and is kept once: each part finds it, naming its own file,
     or no file when it has no rows. When a check refused anywhere, retry flags
     found in the parts that were computed before it are dropped (a
     whole-batch run selects no attempt then). Bounded like every part's (see
@@ -268,10 +269,13 @@ def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Pr
     """
     problems = Problems.gather([read, *(p.problems for p in parts)])
     if problems.has(FILE_PROBLEMS):
-        header = 1 if Path(source).suffix.lower() == ".csv" and Path(source).is_file() else None
+        one_file = Path(source).is_file()
+        header = 1 if Path(source).suffix.lower() == ".csv" and one_file else None
         # One per part and column at most: few rows, read whole.
         file_level = problems.of_kinds(FILE_PROBLEMS)
-        at_header = pl.col(KIND) == "unexpected_column"
+        # A CSV's unexpected column is on its header; a JSON Lines key (a reserved name) keeps the line the
+        # loader found it on when the input is that one file.
+        at_header = (pl.col(KIND) == "unexpected_column") & (pl.lit(header is not None or not one_file))
         named = file_level.with_columns(
             pl.lit(source, pl.String).alias(SOURCE),
             pl.when(at_header).then(pl.lit(header, pl.Int64)).otherwise(pl.col(LINE)).alias(LINE),

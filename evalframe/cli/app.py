@@ -14,6 +14,7 @@ import click
 from evalframe.cli.auditing import audit_command, compare_command
 from evalframe.cli.importing import import_command
 from evalframe.cli.options import EXIT_CODES_HELP, limit_option
+from evalframe.cli.panics import hide_native_panic_reports
 from evalframe.cli.power import power_command
 from evalframe.cli.signals import exit_on_stop_signals
 from evalframe.load import limits
@@ -58,7 +59,12 @@ def run() -> None:
     exchange that puts the new ``--out`` folder in place finishes first (every command writes with
     :func:`~evalframe.cli.signals.hold_stop_signals` as its guard). Before this runs, while Python imports
     the command (nothing written yet), and after it, as Python shuts down, a signal has its default action.
+
+    The reader's panic reports (Rust's, written straight to file descriptor 2 before Python sees the
+    ``PanicException`` that becomes an ``error:`` line) are kept off stderr
+    (:func:`~evalframe.cli.panics.hide_native_panic_reports`).
     """
     gc.freeze()
     exit_on_stop_signals()
+    hide_native_panic_reports()
     main()

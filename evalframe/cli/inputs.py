@@ -15,12 +15,12 @@ from typing import Any, NoReturn
 import click
 import polars as pl
 
-from evalframe.audit import audit
+from evalframe.audit import audit, with_ledger_problems
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
 from evalframe.cli.options import check_options, split_list
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, GradeKind
-from evalframe.errors import AuditRefused, EvalframeError
+from evalframe.errors import AuditRefused, EvalframeError, PlanError
 from evalframe.importers._kit import declare
 from evalframe.load import Loaded, load
 from evalframe.plan import Plan
@@ -176,7 +176,12 @@ def build_report(
                 from_format, paths, flags, grade=options["grade"], plan_given=plan_given
             )
             return audit(plan, results, progress=progress, **options)
-        plan = _from_files(plan_path, results_paths, paths, flags)
+        try:
+            plan = _from_files(plan_path, results_paths, paths, flags)
+        except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
+            ledger = _import_ledger(plan_path, results_paths, options)
+            checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
+            raise with_ledger_problems(exc, ledger, **checks) from None
         return audit(plan, _import_ledger(plan_path, results_paths, options), progress=progress, **options)
     except AuditRefused as exc:
         _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)

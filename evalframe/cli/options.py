@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import click
 
@@ -41,6 +41,15 @@ class Number(click.FloatRange):
 
 #: Every whole-number flag that sizes a plan (trials, cases) is at most the units evalframe plans at all.
 Count: Final = click.IntRange(min=1, max=MAX_PLANNED_UNITS)
+
+
+def count_in(text: str, *, low: int = 1) -> int:
+    """A whole number written inside a flag's value (``q<k>``, a list), from ``low`` up to :data:`Count`'s top.
+
+    Raises ``click.BadParameter`` (click's words: "... is not in the range ...") otherwise.
+    """
+    checked: int = click.IntRange(min=low, max=MAX_PLANNED_UNITS).convert(cast(Any, text), None, None)
+    return checked
 
 #: The exports ``--from`` and ``evalframe import`` read.
 IMPORT_FORMATS: Final = [
@@ -80,7 +89,11 @@ def _parse_bins(ctx: click.Context, param: click.Parameter, values: tuple[str, .
         name, sep, spec = value.partition("=")
         if not sep or not name or not spec:
             raise click.BadParameter(f"expected COL=EDGE,EDGE,... or COL=q<k>, got {value!r}")
-        if spec.startswith("q"):
+        if spec.startswith("q"):  # k is checked against the column's distinct values once the plan is read
+            try:
+                count_in(spec[1:], low=2)
+            except click.BadParameter as exc:
+                raise click.BadParameter(f"the k of {value!r}: {exc.message}") from None
             bins[name] = spec
             continue
         try:
@@ -336,6 +349,9 @@ def check_options(
             )
     if CASE_ID in slices:
         raise click.BadParameter("case_id is the unit's identity, not a slice", param_hint="--slice")
+    repeated = sorted({c for c in slices if slices.count(c) > 1})
+    if repeated:
+        raise click.BadParameter(f"{', '.join(repeated)} given more than once", param_hint="--slice")
     unsliced = sorted(set(bins) - set(slices))
     if unsliced:
         raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")

@@ -19,8 +19,9 @@ import click
 import polars as pl
 
 from evalframe.cli.exits import EXIT_USAGE
-from evalframe.cli.options import Count, Number
+from evalframe.cli.options import Count, Number, count_in
 from evalframe.columns import CANDIDATE, CASE_ID
+from evalframe.errors import InputFormatError
 
 #: What to do about each input the power analysis refuses, keyed by the start of its message.
 HINTS = {
@@ -36,6 +37,14 @@ HINTS = {
     "pair_trials": "--pair-trials is the trials per case at which --pair-correlation was measured",
     "trade_trials": "--trade-trials lists whole numbers of trials, e.g. 1,2,3,5,10",
 }
+
+
+def verified(path: Path) -> None:
+    """Check the page checksums of a Parquet file evalframe wrote (see :func:`evalframe.load.scan_parquet`)."""
+    from evalframe.load.parquet import WRITTEN_BY_EVALFRAME, footer_metadata, verify_page_checksums
+
+    if WRITTEN_BY_EVALFRAME in footer_metadata(str(path)):
+        verify_page_checksums(str(path))
 
 
 def _fail(message: str, hint: str | None = None) -> NoReturn:
@@ -58,7 +67,10 @@ def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
     from evalframe.funnel import funnel, with_uncertainty
 
     try:
+        verified(path)
         units = pl.read_parquet(path, glob=False)
+    except InputFormatError as exc:
+        raise ValueError(f"--from-units {exc}") from None
     except (OSError, pl.exceptions.PolarsError) as exc:
         msg = f"--from-units {path}: not a readable units table ({type(exc).__name__})"
         raise ValueError(msg) from None
@@ -98,10 +110,13 @@ def read_comparison(path: Path) -> dict[str, Any]:
     row: Any
     try:
         if path.suffix == ".parquet":
+            verified(path)
             row = pl.read_parquet(path, glob=False).row(0, named=True)
         else:
             doc = json.loads(path.read_text(encoding="utf-8"))
             row = doc[0] if isinstance(doc, list) else doc.get("comparison") if isinstance(doc, dict) else None
+    except InputFormatError as exc:
+        raise ValueError(f"--from-compare {exc}") from None
     except (OSError, ValueError, IndexError, pl.exceptions.PolarsError) as exc:
         msg = f"--from-compare {path}: not a readable comparison ({type(exc).__name__})"
         raise ValueError(msg) from None
@@ -241,9 +256,10 @@ def power_command(
         if cases is None:
             _fail("give --cases (or --from-units)", HINTS["cases"])
         try:
-            ks = [int(k) for k in trade_trials.split(",") if k.strip()]
-        except ValueError:
-            _fail(f"--trade-trials {trade_trials!r} is not a list of whole numbers", HINTS["trade_trials"])
+            ks = [count_in(k.strip()) for k in trade_trials.split(",") if k.strip()]
+        except click.BadParameter as exc:
+            msg = f"--trade-trials {trade_trials!r} is not a list of whole numbers ({exc.message})"
+            _fail(msg, HINTS["trade_trials"])
         result = power(
             cases,
             1 if trials is None else trials,

@@ -28,7 +28,7 @@ from evalframe.load.files import collect_input, glob_files, is_glob
 from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
 from evalframe.load.limit import LIMIT_FLAGS, Limits, check_line_lengths, current_limits, limit_detail, limits
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
-from evalframe.load.parquet import scan_parquet
+from evalframe.load.parquet import naming_the_damaged_file, scan_parquet
 
 __all__ = [
     "INT64_RANGE",
@@ -48,6 +48,7 @@ __all__ = [
     "limit_detail",
     "limits",
     "load",
+    "naming_the_damaged_file",
     "parse_json_text",
     "read_csv_strict",
     "read_jsonl",

@@ -55,6 +55,7 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
             ",".join(p.source for p in parts),
             tuple(dict.fromkeys(k for p in parts for k in p.partitions)),
             tuple(dict.fromkeys(k for p in parts for k in p.stored)),
+            tuple(f for p in parts for f in p.files),
         )
     files = expand_path(path)
     kind = READERS_BY_SUFFIX.get(Path(files[0]).suffix.lower(), "parquet")

@@ -10,7 +10,7 @@ from typing import Final
 
 import polars as pl
 
-from evalframe.errors import InputFormatError
+from evalframe.errors import InputFormatError, RowsUnreadable
 from evalframe.load.loaded import PathLike
 
 #: The reader of each file suffix.
@@ -45,7 +45,9 @@ def collect_input(frame: pl.LazyFrame, source: str) -> pl.DataFrame:
     Raises
     ------
     InputFormatError
-        With ``source`` and the reader's message (first line).
+        With ``source`` and the reader's message (first line): a
+        :class:`~evalframe.errors.RowsUnreadable` when the reader failed on
+        the rows themselves (see :func:`~evalframe.load.naming_the_damaged_file`).
     """
     try:
         return frame.collect()
@@ -53,8 +55,13 @@ def collect_input(frame: pl.LazyFrame, source: str) -> pl.DataFrame:
         hint = "files of one input need one schema"
         raise reader_error(source, exc, "cannot read its files together", hint) from exc
     except _DAMAGE_ERRORS as exc:
-        hint = "a file is damaged or cannot be read: write it again"
-        raise reader_error(source, exc, "cannot read its rows", hint) from exc
+        raise rows_unreadable(source, exc) from exc
+
+
+def rows_unreadable(source: str, exc: BaseException) -> RowsUnreadable:
+    """The :class:`RowsUnreadable` of ``source`` whose rows the reader failed on with ``exc``."""
+    detail = reader_error(source, exc, "cannot read its rows", "a file is damaged or cannot be read: write it again")
+    return RowsUnreadable(source, detail.detail)
 
 
 def reader_error(source: str, exc: BaseException, what: str, hint: str) -> InputFormatError:

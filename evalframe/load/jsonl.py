@@ -34,13 +34,32 @@ class JSONLimitError(ValueError):
         super().__init__(detail)
 
 
-def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
+class NumberToken(float):
+    """A JSON number that is not an integer, with the token it was written as (``text``).
+
+    A float rounds: ``0.99999999999999999999`` is the float 1.0. The JSON
+    Lines loader keeps the token so that a column holding one is read as
+    text, checked as a CSV cell is (a binary grade is exactly ``0`` or ``1``).
+    """
+
+    text: str
+
+    def __new__(cls, text: str) -> NumberToken:
+        """The float of ``text`` (``NaN``, ``Infinity`` and ``-Infinity`` included), remembering ``text``."""
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def parse_json_text(text: str, *, repeated: list[str] | None = None, tokens: bool = False) -> Any:
     """Parse one JSON text: the one place evalframe turns JSON text into values (loaders and importers).
 
     ``NaN``, ``Infinity`` and ``-Infinity`` are read as floats. With
     ``repeated`` (a list), it is set to the keys that the outermost object
     holds more than once (Python keeps the last value silently; the object
-    is parsed last, after the values nested in it).
+    is parsed last, after the values nested in it). With ``tokens``, every
+    number that is not an integer (and ``NaN``, ``Infinity``) is a
+    :class:`NumberToken`, a float that keeps the text it was written as.
 
     Raises
     ------
@@ -56,6 +75,8 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
     >>> repeated = []
     >>> parse_json_text('{"a": 1, "a": 2, "b": NaN}', repeated=repeated), repeated
     ({'a': 2, 'b': nan}, ['a'])
+    >>> parse_json_text("[0.99999999999999999999]", tokens=True)[0].text
+    '0.99999999999999999999'
     >>> try:
     ...     parse_json_text("[" * 100_000)
     ... except JSONLimitError as exc:
@@ -74,6 +95,8 @@ def parse_json_text(text: str, *, repeated: list[str] | None = None) -> Any:
     if text.count("[") + text.count("{") > depth and json_depth(text) > depth:
         raise JSONLimitError(limit_detail("json_depth", "JSON nested too deeply to read"))
     try:
+        if tokens:
+            return json.loads(text, object_pairs_hook=hook, parse_float=NumberToken, parse_constant=NumberToken)
         return json.loads(text, object_pairs_hook=hook)
     except json.JSONDecodeError:
         raise
@@ -108,16 +131,26 @@ def json_depth(text: str) -> int:
 
 
 def _json_column(values: list[Any]) -> pl.Series:
+    """One column of JSON values: Boolean when all are booleans, Int64 when all are integers, else text.
+
+    Text holds each string as it is and every other value as its JSON token (a number as written: see
+    :class:`NumberToken`), so a number that is not an integer is checked as its token, as a CSV cell is.
+    """
     present = [v for v in values if v is not None]
     if present and all(isinstance(v, bool) for v in present):
         return pl.Series(values, dtype=pl.Boolean)
     if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
         return pl.Series(values, dtype=pl.Int64)
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        return pl.Series([None if v is None else float(v) for v in values], dtype=pl.Float64)
-    return pl.Series(
-        [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values], dtype=pl.String
-    )
+    return pl.Series([None if v is None else _token(v) for v in values], dtype=pl.String)
+
+
+def _token(value: Any) -> str:
+    """A JSON value as text: a string as it is, a number as written, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, NumberToken):
+        return value.text
+    return json.dumps(value)
 
 
 def _out_of_range(value: Any) -> bool:
@@ -129,10 +162,12 @@ def _out_of_range(value: Any) -> bool:
 def read_jsonl(path: PathLike) -> Loaded:
     """Read a JSON Lines file (one JSON object per line), reporting bad lines.
 
-    Bare ``NaN`` / ``Infinity`` tokens are read as non-finite floats (and
-    refused later as grades). A column whose values are all booleans becomes
-    Boolean, all integers Int64, all numbers Float64; any other mix becomes
-    String (non-string values JSON-encoded).
+    A column whose values are all booleans becomes Boolean, all integers
+    Int64; any other becomes String, each string as it is and any other
+    value as its JSON token: a number that is not an integer as it was
+    written (``0.99999999999999999999``, ``1.0``, ``NaN``), never rounded
+    to a float, so that validation checks it as it checks a CSV cell (a
+    binary grade is exactly ``0`` or ``1``; a score is parsed then).
 
     Parameters
     ----------
@@ -196,7 +231,7 @@ def _object(text_line: str, number: int, source: str, problems: list[dict[str, A
     """
     repeated: list[str] = []
     try:
-        obj = parse_json_text(text_line, repeated=repeated)
+        obj = parse_json_text(text_line, repeated=repeated, tokens=True)
     except json.JSONDecodeError as exc:
         msg = f"invalid JSON ({exc.msg}, column {exc.colno})"
         problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
@@ -207,11 +242,34 @@ def _object(text_line: str, number: int, source: str, problems: list[dict[str, A
         msg = f"expected a JSON object, found {type(obj).__name__}"
         problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
         return None
+    if _SURROGATE_ESCAPE.search(text_line) and _lone_surrogate(obj):
+        msg = "a \\u escape names half of a UTF-16 surrogate pair, which is no character (not text)"
+        problems.append({"kind": "unreadable_file", "source": source, "line": number, "detail": msg})
+        return None
     for name in repeated:
         msg = f"key {name!r} is repeated in the object (a JSON object names each column once)"
         problems.append({"kind": "repeated_column", "source": source, "line": number, "detail": msg})
     # An integer no Int64 can hold is kept as its digits, as a CSV cell is: validation names it and the line.
     return {k: str(v) if _out_of_range(v) else v for k, v in obj.items()}
+
+
+#: A ``\uD800``-``\uDFFF`` escape: JSON writes characters beyond U+FFFF as two of them; one alone is no character.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a parsed JSON value holds a string (or key) with a lone surrogate, which no UTF-8 encodes."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(v) for v in value)
+    return False
 
 
 def _frame(rows: list[dict[str, Any]], lines: list[int], source: str) -> pl.DataFrame:

@@ -39,6 +39,10 @@ class Loaded:
         only, e.g. a ledger written by ``evalframe import``: they name the
         original export). A CSV or JSON Lines column of either name is
         refused instead.
+    files
+        The Parquet files read (empty for CSV and JSON Lines, read whole):
+        a query over them that fails names the damaged one
+        (:func:`~evalframe.load.naming_the_damaged_file`).
     """
 
     frame: pl.LazyFrame
@@ -46,6 +50,7 @@ class Loaded:
     source: str = ""
     partitions: tuple[str, ...] = ()
     stored: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
 
 def reserved_problem(name: str, source: str, line: int | None) -> dict[str, Any]:

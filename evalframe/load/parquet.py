@@ -5,15 +5,16 @@ from __future__ import annotations
 import glob
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
 from evalframe.columns import LINE, SOURCE
-from evalframe.errors import InputFormatError
-from evalframe.load.files import READ_ERRORS, expand_path, is_glob, reader_error
+from evalframe.errors import InputFormatError, RowsUnreadable
+from evalframe.load.files import READ_ERRORS, expand_path, is_glob, reader_error, rows_unreadable
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
 from evalframe.problems import concat_problems, problems_frame
 
@@ -134,9 +135,10 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     Raises
     ------
     InputFormatError
-        When nothing matches, a file is not (valid) Parquet, or the files
-        cannot be read as one lake (e.g. a ``key=value`` folder whose value
-        holds ``=``).
+        When nothing matches, a file is not (valid) Parquet, a file's
+        columns or dtypes differ from the first file's (naming the file), or
+        the files cannot be read as one lake (e.g. a ``key=value`` folder
+        whose value holds ``=``).
 
     Examples
     --------
@@ -149,16 +151,23 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     files = list(path) if not isinstance(path, (str, os.PathLike)) else expand_path(path)
     label = ",".join(files) if not isinstance(path, (str, os.PathLike)) else str(path)
     rows: list[int] = []
+    first: pl.Schema | None = None
     for f in files:
         if Path(f).suffix.lower() != ".parquet" and not isinstance(path, (str, os.PathLike)):
             raise InputFormatError(f, "not a .parquet file")
-        try:  # the footer's row count (polars reads the footer only; pyarrow.parquet is not imported)
+        try:  # the footer's row count and schema (polars reads the footer only; pyarrow.parquet is not imported)
             rows.append(pl.scan_parquet(f, glob=False).select(pl.len()).collect(engine="in-memory").item())
+            schema = pl.scan_parquet(f, glob=False, hive_partitioning=False).collect_schema()
         except OSError as exc:
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
         except (Exception, pl.exceptions.PanicException) as exc:  # a damaged footer
             raise reader_error(f, exc, "not a valid Parquet file", "write it again") from exc
-    names = set(pl.scan_parquet(files[0], glob=False, hive_partitioning=False).collect_schema())
+        if WRITTEN_BY_EVALFRAME in footer_metadata(f):
+            verify_page_checksums(f)
+        first = schema if first is None else first
+        if schema != first:
+            raise InputFormatError(f, _schema_difference(schema, first, files[0]))
+    names = set(first or ())
     hive_keys, above = _hive_keys(path, files)
     hive = bool(hive_keys)
     above = above if hive else []
@@ -174,14 +183,14 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     if LINE in names:
         lf = pl.scan_parquet(files, include_file_paths=None if SOURCE in names else SOURCE, **options)
         _schema(lf, label)
-        return Loaded(lf.drop(above), problems, label, tuple(hive_keys), stored)
+        return Loaded(lf.drop(above), problems, label, tuple(hive_keys), stored, tuple(files))
     path_col = "_file" if SOURCE in names else SOURCE
     lf = pl.scan_parquet(files, include_file_paths=path_col, row_index_name=LINE, row_index_offset=1, **options).drop(
         above
     )
     lf = lf.with_columns((pl.col(LINE).cast(pl.Int64) - _file_start(starts, path_col)).alias(LINE))
     lf = lf.select(*[c for c in _schema(lf, label).names() if c not in (LINE, "_file")], LINE)
-    return Loaded(lf, problems, label, tuple(hive_keys), stored)
+    return Loaded(lf, problems, label, tuple(hive_keys), stored, tuple(files))
 
 
 def _schema(frame: pl.LazyFrame, source: str) -> pl.Schema:
@@ -194,3 +203,92 @@ def _schema(frame: pl.LazyFrame, source: str) -> pl.Schema:
     except READ_ERRORS as exc:
         hint = "check its key=value folder names"
         raise reader_error(source, exc, "cannot read its files as one lake", hint) from exc
+
+
+#: The key-value metadata key of every Parquet table evalframe writes (its pages carry checksums).
+WRITTEN_BY_EVALFRAME: Final = "evalframe.table"
+
+
+def footer_metadata(path: str) -> dict[str, str]:
+    """A Parquet file's key-value metadata (read from the footer; an unreadable footer has none here)."""
+    try:
+        return pl.read_parquet_metadata(path)
+    except (Exception, pl.exceptions.PanicException):  # the footer was checked before: nothing to add
+        return {}
+
+
+def verify_page_checksums(path: str) -> None:
+    """Read every page of a Parquet file evalframe wrote, checking its CRC-32 (pyarrow; polars checks none).
+
+    evalframe writes a checksum on every page (:func:`evalframe.report.output.write_parquet`), so a bit
+    flipped since is an input error naming the file, never another grade. Only files whose footer says
+    evalframe wrote them (:data:`WRITTEN_BY_EVALFRAME`) are read this second time; they are read in batches.
+
+    Raises
+    ------
+    InputFormatError
+        When a page's checksum does not match or a page cannot be read.
+    """
+    import pyarrow as pa  # imported on use: `import evalframe` does not need it
+    import pyarrow.parquet as pq
+
+    try:
+        with pq.ParquetFile(path, page_checksum_verification=True) as pages:
+            for _ in pages.iter_batches(batch_size=1 << 16):
+                pass
+    except (OSError, pa.ArrowException) as exc:
+        what = "a page does not match its checksum or cannot be read"
+        raise reader_error(path, exc, what, "the file changed after evalframe wrote it: write it again") from exc
+
+
+def _schema_difference(schema: pl.Schema, first: pl.Schema, first_file: str) -> str:
+    """Why a file's schema is not the first file's: its extra and missing columns, and dtypes that differ."""
+    extra = [n for n in schema if n not in first]
+    lacks = [n for n in first if n not in schema]
+    dtypes = [f"{n!r} is {schema[n]}, not {first[n]}" for n in schema if n in first and schema[n] != first[n]]
+    what = [
+        *([f"extra column(s) {', '.join(map(repr, extra))}"] if extra else []),
+        *([f"no column(s) {', '.join(map(repr, lacks))}"] if lacks else []),
+        *dtypes,
+    ] or ["its columns are in another order"]
+    return f"its columns differ from those of {first_file} ({'; '.join(what)}); files of one input need one schema"
+
+
+def damaged_file(files: Sequence[str], error: RowsUnreadable) -> RowsUnreadable:
+    """The error of ``error``'s query, naming the file of ``files`` whose rows cannot be read.
+
+    A query over several files fails with the reader's message only; on this (error) path each file is
+    read again, whole and alone, and the first that fails is named. One file is named as it is. When none
+    fails alone (the disk recovered), ``error`` is returned unchanged.
+    """
+    if len(files) == 1:
+        return RowsUnreadable(files[0], error.detail)
+    for f in files:
+        try:
+            pl.scan_parquet(f, glob=False, hive_partitioning=False).collect()
+        except READ_ERRORS as exc:
+            return rows_unreadable(f, exc)
+    return error
+
+
+@contextmanager
+def naming_the_damaged_file(loaded: Loaded) -> Iterator[None]:
+    """Run a block that reads ``loaded``; a :class:`RowsUnreadable` from it names the damaged Parquet file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> pl.DataFrame({"case_id": ["q1"]}).write_parquet(d / "r.parquet")
+    >>> loaded = scan_parquet(d / "r.parquet")
+    >>> with naming_the_damaged_file(loaded):
+    ...     raise RowsUnreadable("results", "cannot read its rows")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    evalframe.errors.RowsUnreadable: .../r.parquet: cannot read its rows
+    """
+    try:
+        yield
+    except RowsUnreadable as exc:
+        if not loaded.files:
+            raise
+        raise damaged_file(loaded.files, exc) from exc

@@ -22,13 +22,29 @@ def _decode(data: bytes, source: str, *, csv_lines: bool = False) -> tuple[str, 
     """Decode UTF-8, accepting a BOM only at the very start; report bad lines.
 
     Lines are counted as the file's reader counts them: with ``csv_lines``, a lone CR ends a line too (as
-    it ends a CSV record), else only LF does (JSON Lines).
+    it ends a CSV record), else only LF does (JSON Lines); so is the line of a NUL byte.
+
+    Examples
+    --------
+    >>> try:
+    ...     _decode(b"candidate,case_id\\rA,q1\\rA,\\x00\\r", "r.csv", csv_lines=True)
+    ... except InputFormatError as exc:
+    ...     print(exc)
+    r.csv:3: binary data (a NUL byte): not a text file
+    >>> try:
+    ...     _decode("case_id\\n".encode("utf-32"), "p.csv")
+    ... except InputFormatError as exc:
+    ...     print(exc)
+    p.csv:1: UTF-32 text: save the file as UTF-8
     """
     problems: list[dict[str, Any]] = []
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's: FF FE starts both
+        raise InputFormatError(source, "UTF-32 text: save the file as UTF-8", line=1)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputFormatError(source, "UTF-16 text: save the file as UTF-8", line=1)
     if b"\x00" in data:
-        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        before = data[: data.index(b"\x00")]
+        line = (len(_CSV_BREAKS_BYTES.findall(before)) if csv_lines else before.count(b"\n")) + 1
         raise InputFormatError(source, "binary data (a NUL byte): not a text file", line=line)
     if data.startswith(BOM_BYTES):
         data = data[len(BOM_BYTES) :]

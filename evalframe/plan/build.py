@@ -16,7 +16,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
 from evalframe.errors import PlanError
-from evalframe.load import Loaded, PathLike, collect_input, load
+from evalframe.load import Loaded, PathLike, collect_input, load, naming_the_damaged_file
 from evalframe.plan.checks import (
     checked_cases,
     column_problems,
@@ -79,8 +79,23 @@ def from_frame(
         candidates = []
     extra.extend(identifier_problems(list(candidates), "candidate", source))
     found.append(repeated_cases(frame, source, "case_id appears more than once in the plan"))
-    frame = checked_cases(frame, source, found, extra)
+    try:
+        frame = checked_cases(frame, source, found, extra)
+    except PlanError as exc:  # what is left to check a ledger against in the same run (SPEC §3: every problem)
+        kinds = set(exc.problem_counts.get_column("kind").to_list())
+        planned = tuple(dict.fromkeys(candidates))
+        cases = frame.filter(pl.col(CASE_ID).is_not_null()).unique(CASE_ID, keep="first", maintain_order=True)
+        if kinds <= CASE_SET_KEPT and planned and cases.height:
+            cases = cases.drop(LINE, SOURCE, strict=False)
+            exc.checkable = cls(cases=cases, candidates=planned, trials=trials, run_id=run_id, source=source)
+        raise
     return cls(cases=frame, candidates=tuple(candidates), trials=trials, run_id=run_id, source=source)
+
+
+#: Plan problems that leave its cases and candidates known, each as written (a repeated case is one case):
+#: a ledger's problems are still found against them in the same run (:attr:`PlanError.checkable`). Any other
+#: (a CSV record that could not be read, a missing column, an empty plan) leaves the plan in doubt.
+CASE_SET_KEPT: Final = frozenset({"duplicate_case", "padded_identifier", "repeated_candidate"})
 
 
 def from_file(
@@ -91,14 +106,15 @@ def from_file(
     frame: pl.DataFrame | pl.LazyFrame = loaded.frame.drop(SOURCE)
     # A Parquet plan's own line / source columns (a CSV's or JSON Lines' are refused by the loader).
     reserved = [reserved_column(name, str(path)) for name in loaded.stored]
-    return cls.from_frame(
-        frame,
-        candidates=candidates,
-        trials=trials,
-        run_id=run_id,
-        source=str(path),
-        problems=concat_problems([loaded.problems, problems_frame(reserved)]) if reserved else loaded.problems,
-    )
+    with naming_the_damaged_file(loaded):
+        return cls.from_frame(
+            frame,
+            candidates=candidates,
+            trials=trials,
+            run_id=run_id,
+            source=str(path),
+            problems=concat_problems([loaded.problems, problems_frame(reserved)]) if reserved else loaded.problems,
+        )
 
 
 def from_units_table(

@@ -114,19 +114,37 @@ def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
 def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> list[float]:
     """Resolve a bins spec (edges, or ``"q<k>"`` quantiles of the column) into edges.
 
+    ``q<k>`` asks for at most as many bins as the column has distinct values (so at most the plan's cases):
+    more quantile bins than values would only cut between equal values or interpolate edges around no
+    case, and their number would be the input's to choose (``q1000000``: a million edges to test each row
+    against).
+
     Raises
     ------
     ValueError
-        When the spec is malformed.
+        When the spec is malformed, or ``q<k>`` asks for more bins than the column has distinct values.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"input_length": [10, 20, 30, 40, 40]})
+    >>> bin_edges(units, "input_length", "q2"), bin_edges(units, "input_length", [15, 35])
+    ([30.0], [15.0, 35.0])
+    >>> bin_edges(units, "input_length", "q5")
+    Traceback (most recent call last):
+    ValueError: bins for 'input_length': q5 asks for 5 quantile bins, more than its 4 distinct values
     """
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     if isinstance(spec, str):
-        if not (spec.startswith("q") and spec[1:].isdigit() and int(spec[1:]) >= 2):
+        if not (spec.startswith("q") and spec[1:].isdigit() and len(spec) < 20 and int(spec[1:]) >= 2):
             msg = f"bins for {name!r} must be edges or 'q<k>' with k >= 2, got {spec!r}"
             raise ValueError(msg)
         values = units.get_column(name).drop_nulls().cast(pl.Float64).to_numpy()
         k = int(spec[1:])
+        distinct = int(np.unique(values).size)
+        if k > distinct:
+            msg = f"bins for {name!r}: {spec} asks for {k} quantile bins, more than its {distinct} distinct values"
+            raise ValueError(msg)
         inner = np.quantile(values, np.linspace(0, 1, k + 1)[1:-1]) if values.size else np.array([])
         return sorted({float(e) for e in inner})
     edges = [float(e) for e in spec]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import polars as pl
 
@@ -34,7 +34,7 @@ from evalframe.load import collect_input
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
 from evalframe.validate.grades import grade_columns
-from evalframe.validate.shape import CANONICAL_SCHEMA, only_value, read_shape
+from evalframe.validate.shape import CANONICAL_SCHEMA, only_value, read_shape, stray_columns
 from evalframe.validate.status import status_columns, status_problems
 from evalframe.validate.tokens import Check, check, int_token
 
@@ -121,9 +121,17 @@ def validate_ledger(
         frame = frame.with_columns(pl.lit(_RESULTS, pl.String).alias(SOURCE))
     only = only_value(frame, SOURCE)
     extras = list(dict.fromkeys(extra_columns))
-    frame, shape, structural = read_shape(frame, plan, extras, only if only is not None else _RESULTS)
+    where = only if only is not None else _RESULTS
+    frame, shape, structural = read_shape(frame, plan, extras, where)
+    stray = stray_columns(frame.schema, extras)
+    kept: list[dict[str, Any]] = []
+    if structural and len(structural) == len(stray):
+        # Only columns that are not the ledger's (a typo, an undeclared extra): without them, every other
+        # column's rows are still checked, so one run reports every independent problem (SPEC §3).
+        kept = structural
+        frame, shape, structural = read_shape(frame.drop(stray), plan, extras, where)
     if structural:
-        return Validated(frame.select([]), concat_problems([problems_frame(structural)]), shape)
+        return Validated(frame.select([]), concat_problems([problems_frame([*kept, *structural])]), shape)
     exprs, checks = _canonical_columns(frame.schema, shape, grade, score_range, pass_threshold)
     canonical = frame.select(
         *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL_SCHEMA.items()), *map(pl.col, extras)
@@ -141,7 +149,8 @@ def validate_ledger(
         at_token = pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
         schema_problems = schema_problems.filter((pl.col(KIND) != "empty_value") | ~at_token)
         consistency = [found.filter(~at_token) for found in consistency]
-    return Validated(canonical, concat_problems([token_problems, schema_problems, *consistency]), shape)
+    found = [problems_frame(kept), token_problems, schema_problems, *consistency]
+    return Validated(canonical, concat_problems(found), shape)
 
 
 def _canonical_columns(

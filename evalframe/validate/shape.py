@@ -100,6 +100,19 @@ def read_shape(
     return frame, shape, structural
 
 
+def stray_columns(schema: pl.Schema, extras: Sequence[str]) -> list[str]:
+    """The columns that are neither a ledger column nor declared extra: one ``unexpected_column`` each.
+
+    Each is one problem of :func:`read_shape`; leaving them out, the other columns' rows can still be
+    checked (see :func:`~evalframe.validate.validate_ledger`).
+    """
+    return [name for name in schema if name not in KNOWN_COLUMNS and name not in extras]
+
+
+#: Column types that hold no text, number or boolean.
+_NOT_TEXT: Final = (pl.Binary, pl.Object, pl.Duration)
+
+
 def _column_problems(columns: Sequence[str], extras: Sequence[str], where: str) -> list[dict[str, Any]]:
     """Problems of declared extra columns (reserved or absent) and of columns that are neither known nor extra."""
     found: list[dict[str, Any]] = []
@@ -139,7 +152,7 @@ def _type_problems(schema: pl.Schema, extras: Sequence[str], where: str) -> list
         for name, dtype in schema.items()
         if name in KNOWN_COLUMNS
         and name not in extras
-        and (dtype.is_nested() or dtype in (pl.Binary, pl.Object, pl.Duration))
+        and (dtype.is_nested() or dtype in _NOT_TEXT)
     ]
 
 

@@ -302,3 +302,29 @@ def test_a_declared_reducer_shows_the_case_level_rate_in_the_terminal_markdown_a
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert '<p class="cond"><b>100%</b> case_pass_rate (any) = cases passed / cases scored = 2 / 2</p>' in page
     assert "<td><span>1.0</span><small>2 / 2</small><small>[0.342, 1.0]</small></td>" in page
+
+
+def test_a_plan_problem_does_not_hide_the_ledger_problems(tmp_path: Path) -> None:
+    # Issue 45 item 9: a repeated plan case reported alone needed a second run to show the ledger's problems.
+    plan, results = tmp_path / "pd.csv", tmp_path / "r.csv"
+    plan.write_text("case_id\nq1\nq1\n", encoding="utf-8")
+    results.write_text("candidate,case_id,passed\nA,q1,2\nA,zz,1\n", encoding="utf-8")
+    code, stdout, _ = run(
+        ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--format", "json"]
+    )
+    assert code == 1
+    refusal = json.loads(stdout)
+    assert refusal["refusing_problems_by_kind"] == {"duplicate_case": 2, "invalid_grade": 1, "unknown_case": 1}
+    rows = [(p["kind"], Path(p["source"]).name, p["line"]) for p in refusal["first_refusing_problems"]]
+    assert sorted(rows) == [
+        ("duplicate_case", "pd.csv", 2),
+        ("duplicate_case", "pd.csv", 3),
+        ("invalid_grade", "r.csv", 2),
+        ("unknown_case", "r.csv", 3),
+    ]
+    # With nothing left to check against (no case_id column), the plan's problem stands alone.
+    plan.write_text("case\nq1\n", encoding="utf-8")
+    code, stdout, _ = run(
+        ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--format", "json"]
+    )
+    assert (code, json.loads(stdout)["refusing_problems_by_kind"]) == (1, {"missing_column": 1})

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -57,6 +59,11 @@ def test_every_command_has_help_text() -> None:
         (["--candidates", "A,B", "--bins", "case_type=0,1"], "without --slice"),
         (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not a number"),
         (["--candidates", "A,B", "--out", "/dev/null/x"], "cannot write"),
+        (["--candidates", "A,B", "--slice", "case_type", "--slice", "case_type"], "case_type given more than once"),
+        (
+            ["--candidates", "A,B", "--slice", "case_type", "--bins", f"case_type=q{10**30}"],
+            f"the k of 'case_type=q{10**30}': {10**30} is not in the range 2<=x<=100000000",
+        ),
     ],
 )
 def test_flag_mistakes_are_usage_errors(extra: list[str], message: str) -> None:
@@ -124,10 +131,41 @@ def test_a_numeric_flag_is_finite_and_bounded(args: list[str], message: str) -> 
         (["--cases", str(10**30)], "Invalid value for '--cases': 1000000000000000000000000000000 is not in the range"),
         (["--cases", "100", "--alpha", "nan"], "Invalid value for '--alpha': 'nan' is not a finite number"),
         (["--cases", "100", "--icc", "inf"], "Invalid value for '--icc': 'inf' is not a finite number"),
+        (["--cases", "100", "--trials", "1000000000"], "Invalid value for '--trials': 1000000000 is not in the range"),
+        (
+            ["--cases", "100", "--trade-trials", f"1,{10**11}"],
+            f"error: --trade-trials '1,{10**11}' is not a list of whole numbers ({10**11} is not in the range "
+            "1<=x<=100000000.)",
+        ),
     ],
-    ids=["cases", "alpha", "icc"],
+    ids=["cases", "alpha", "icc", "trials", "trade-trials"],
 )
 def test_power_flags_are_finite_and_bounded(args: list[str], message: str) -> None:
     code, stdout, stderr = run(["power", *args])
     assert (code, stdout) == (2, "")
     assert message in stderr and "Traceback" not in stderr
+
+
+def test_quantile_bins_are_at_most_the_columns_distinct_values(tmp_path: Path) -> None:
+    # q1000000 on a 2-case plan built a million edges and ran past a minute: more bins than values mean nothing.
+    plan, results = tmp_path / "plan.csv", tmp_path / "results.csv"
+    plan.write_text("case_id,input_length\nq1,10\nq2,20\n", encoding="utf-8")
+    results.write_text("candidate,case_id,passed\nA,q1,1\nA,q2,0\n", encoding="utf-8")
+    args = ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--slice", "input_length"]
+    code, stdout, stderr = run([*args, "--bins", "input_length=q1000000"])
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        "error: bins for 'input_length': q1000000 asks for 1000000 quantile bins, more than its 2 distinct values\n"
+    )
+    code, stdout, stderr = run([*args, "--bins", "input_length=q2", "--format", "json"])
+    assert code == 0, stderr
+    slices = json.loads(stdout)["slices"]
+    assert sorted((r["slice_value"], r["planned"]) for r in slices) == [("(-inf, 15]", 1), ("(15, inf]", 1)]
+
+
+@pytest.mark.parametrize("args", [["--cases", "100", "--trials", "100000000"], ["--cases", "100000000"]])
+def test_power_of_the_largest_designs_is_bounded_work(args: list[str]) -> None:
+    start = time.process_time()
+    code, stdout, stderr = run(["power", *args, "--format", "json"])
+    assert code == 0, stderr
+    assert time.process_time() - start < 10  # 56 CPU-seconds and more before (an exact sum over 10^10 cases)

@@ -87,6 +87,23 @@ def test_jsonl_types_and_bad_lines(tmp_path: Path) -> None:
     assert kinds(loaded.problems) == [("unreadable_file", 3)]
 
 
+def test_jsonl_numbers_that_are_not_integers_are_read_as_written(tmp_path: Path) -> None:
+    # 0.99999999999999999999 is the float 1.0: read as a number it became a pass (issue 45 item 6).
+    p = tmp_path / "r.jsonl"
+    p.write_text(
+        '{"passed": 0.99999999999999999999, "score": 0.5, "n": 1, "plan_col": 1.10}\n'
+        '{"passed": 1, "score": 1E+0, "n": 2, "plan_col": "x"}\n'
+        '{"passed": NaN, "score": -Infinity, "n": 3, "plan_col": [1.10, true]}\n'
+    )
+    frame = read_jsonl(p).frame.collect()
+    assert frame.schema["n"] == pl.Int64
+    assert frame.select("passed", "score", "plan_col").rows() == [
+        ("0.99999999999999999999", "0.5", "1.10"),
+        ("1", "1E+0", "x"),
+        ("NaN", "-Infinity", "[1.1, true]"),
+    ]
+
+
 def test_parquet_file_dir_glob_and_hive(tmp_path: Path) -> None:
     for cand, cases in (("A", ["q1", "q2"]), ("B", ["q1"])):
         d = tmp_path / "lake" / f"candidate={cand}"
@@ -221,3 +238,47 @@ def test_lake_lines_count_from_one_in_every_file_with_filters_pushed_down(
     assert only_b.select("case_id", "line").rows() == [r for r in expected if r[0].startswith("B")]
     last = loaded.frame.filter(pl.col("case_id") == "B1-3").select("line").collect().item()
     assert last == 4
+
+
+def test_text_input_messages_name_the_right_line_and_encoding(tmp_path: Path) -> None:
+    # Issue 45 item 10: a NUL in a CR-terminated CSV was reported at line 1, UTF-32 was called UTF-16.
+    cr = tmp_path / "cr.csv"
+    cr.write_bytes(b"candidate,case_id,passed\rA,q1,1\rA,q2,\x000\r")
+    with pytest.raises(InputFormatError) as caught:
+        read_csv_strict(cr)
+    assert str(caught.value) == f"{cr}:3: binary data (a NUL byte): not a text file"
+    for codec in ("utf-32", "utf-32-be"):
+        wide = tmp_path / f"{codec}.csv"
+        data = "case_id\nq1\n".encode(codec)
+        wide.write_bytes(data if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff") else b"\x00\x00\xfe\xff" + data)
+        with pytest.raises(InputFormatError) as caught:
+            read_csv_strict(wide)
+        assert str(caught.value) == f"{wide}:1: UTF-32 text: save the file as UTF-8"
+
+
+def test_a_lone_surrogate_escape_in_json_lines_is_an_unreadable_line(tmp_path: Path) -> None:
+    p = tmp_path / "r.jsonl"
+    lines = ['{"case_id": "q1"}', '{"case_id": "q2\\ud83d\\ude00"}', '{"case_id": "q3\\ud800"}', '{"k\\uDFFF": 1}']
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    loaded = read_jsonl(p)
+    assert loaded.frame.collect().select("case_id", "line").rows() == [("q1", 1), ("q2\U0001f600", 2)]
+    assert loaded.problems.select("kind", "line", "detail").rows() == [
+        ("unreadable_file", n, "a \\u escape names half of a UTF-16 surrogate pair, which is no character (not text)")
+        for n in (3, 4)
+    ]
+
+
+def test_a_reserved_json_lines_key_is_reported_at_its_line(tmp_path: Path) -> None:
+    import evalframe as ef
+
+    p = tmp_path / "r.jsonl"
+    rows = [
+        '{"candidate": "A", "case_id": "q1", "passed": 1}',
+        '{"candidate": "A", "case_id": "q2", "passed": 0, "line": 9}',
+    ]
+    p.write_text("\n".join(rows) + "\n")
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, p)
+    rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "source", "line").rows()
+    assert rows == [("unexpected_column", str(p), 2)]

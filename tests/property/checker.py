@@ -280,6 +280,11 @@ def _binary(token: str, *, column: str) -> tuple[bool, float | None]:
     return value in (0.0, 1.0), value
 
 
+#: Plan problems that leave the cases (each id as written, a repeated one once, its first row) and the
+#: candidates known: the ledger is checked against them in the same run, its problems listed too.
+CASE_SET_KEPT = frozenset({"duplicate_case", "padded_identifier", "repeated_candidate"})
+
+
 def _plan(table: Table, candidates: Sequence[str]) -> tuple[set[Problem], dict[str, dict[str, str]]]:
     """The plan's refusing problems and its cases (by case_id)."""
     found: set[Problem] = {("plan", kind, line) for kind, line in table.problems}
@@ -301,7 +306,10 @@ def _plan(table: Table, candidates: Sequence[str]) -> tuple[set[Problem], dict[s
     for lines in by_id.values():
         if len(lines) > 1:
             found.update(("plan", "duplicate_case", line) for line in lines)
-    return found, {row["case_id"]: row for _, row in table.rows}
+    first: dict[str, dict[str, str]] = {}
+    for _, row in table.rows:
+        first.setdefault(row["case_id"], row)
+    return found, first
 
 
 def expect(
@@ -318,7 +326,7 @@ def expect(
     except InputError:
         return Expected(2)
     plan_problems, cases = _plan(plan_table, candidates)
-    if plan_problems:
+    if plan_problems and not (cases and candidates and {k for _, k, _ in plan_problems} <= CASE_SET_KEPT):
         return Expected(1, plan_problems)
     try:
         table = read_csv(results_bytes)
@@ -349,8 +357,9 @@ def expect(
     plan_columns = set(plan_table.columns)
     if shape == "answers" and "expected" not in plan_columns:
         structural.add(("results", "missing_expected", None))
-    if structural:
-        return Expected(1, refusing | structural)
+    if structural - {("results", "unexpected_column", 1)}:
+        return Expected(1, plan_problems | refusing | structural)
+    refusing |= plan_problems | structural  # stray columns and a plan's repeated case hide no row problem
 
     def flag(kind: str, line: int) -> None:
         refusing.add(("results", kind, line))

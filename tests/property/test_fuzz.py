@@ -42,6 +42,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalframe as ef
+from evalframe.audit import with_ledger_problems
 from evalframe.cli import main
 from tests.conftest import FIXTURES
 from tests.property import conftest as _profiles  # noqa: F401 -- registers the profiles outside pytest too
@@ -320,9 +321,12 @@ def _through_the_api(
 ) -> tuple[int, set[tuple[str, str, int | None]], dict[str, dict[str, int]]]:
     """(exit code the outcome maps to, refusing problems as (role, kind, line), funnel counts by candidate)."""
     try:
-        read = ef.Plan.from_file(
-            plan, candidates=example["candidates"], trials=example["trials"], run_id=example["run_id"]
-        )
+        try:
+            read = ef.Plan.from_file(
+                plan, candidates=example["candidates"], trials=example["trials"], run_id=example["run_id"]
+            )
+        except ef.PlanError as exc:  # the ledger's independent problems too, as the command lists them
+            raise with_ledger_problems(exc, str(results)) from None
         summary = ef.audit(read, str(results)).summary
     except ef.AuditRefused as exc:
         table = exc.problems.filter(pl.col("refusing")).select("kind", "source", "line")

@@ -23,7 +23,7 @@ from evalframe.stats import (
     pair_correlation_limit,
     paired_rate_difference,
 )
-from evalframe.stats.detectable import _mcnemar_critical
+from evalframe.stats.detectable import EXACT_MCNEMAR_CASES, _mcnemar_critical, _power_mcnemar
 from evalframe.stats.power import power
 
 
@@ -465,3 +465,25 @@ def test_mean_scores_say_the_power_is_not_modelled() -> None:
         "power: not estimated for a difference of mean scores: the power of SPEC §6a is that of a difference in "
         "pass rate (declare a pass threshold to compare pass rates)"
     )
+
+
+def _connor(cases: int, rate: float, d: float, phi: float) -> float:
+    """Connor's (1987) normal approximation of the one-sided McNemar power, written out."""
+    from scipy.stats import norm
+
+    _, p10, p01 = _cells(rate, d, phi)
+    psi, shift = p10 + p01, p10 - p01
+    return float(norm.cdf((math.sqrt(cases) * shift - norm.ppf(0.975) * math.sqrt(psi)) / math.sqrt(psi - shift**2)))
+
+
+@pytest.mark.parametrize(("rate", "phi"), [(0.5, 0.0), (0.9, 0.3), (0.2, 0.5)])
+def test_beyond_the_exact_range_the_one_trial_power_is_connors_approximation(rate: float, phi: float) -> None:
+    # Bounded work: the exact sum has ~16·sqrt(G) terms, evaluated dozens of times per search.
+    for k in (1.0, 2.5, 3.5):
+        at = EXACT_MCNEMAR_CASES
+        d = k * math.sqrt(rate * (1 - rate) / at)
+        exact = _power_mcnemar(at, rate, d, phi, 0.05)
+        assert abs(exact - _connor(at, rate, d, phi)) < 0.004  # the documented agreement where they meet
+        big = 10 * at
+        d = k * math.sqrt(rate * (1 - rate) / big)
+        assert _power_mcnemar(big, rate, d, phi, 0.05) == pytest.approx(_connor(big, rate, d, phi), abs=1e-12)
