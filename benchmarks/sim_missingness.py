@@ -21,6 +21,16 @@ Designs (alpha 0.05, 40 cases × 5 trials, 4 slices of 10 cases unless named):
 * ``detect_unit``: units absent with probability 0.15, 0.30 in one slice of four;
 * ``detect_timeouts``: the same rates, as timeouts (rows present, ungraded).
 
+Designs run end to end through ``ef.audit(plan, ledger, slices=[...])`` (issue 41), reading the summary's
+``selective_missingness``; planned trials differ by case:
+
+* ``null_trials_15x1_45x6``: slice ``long`` 15 cases × 1 trial, slice ``short`` 45 cases × 6 trials, every
+  unit absent at random with probability 0.25 (nothing is selective; a case with more trials is more likely
+  to have some unit absent);
+* ``null_trials_30x1_30x6``: the same with 30 cases in each slice;
+* ``dropout_60x3`` and ``dropout_120x3``: 4 slices, 3 trials, units absent at 0.2 everywhere and 30% of one
+  slice's cases lost whole (every unit absent): the power to see real selective dropout.
+
 The script runs against the ``evalframe.slices`` on ``PYTHONPATH``: the case-level
 API (``case_slices``) when it has one, else the old unit-level one (``slice_funnel``),
 so one script gives the before and after tables.
@@ -39,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+import evalframe as ef
 from evalframe import slices as sl
 
 SLICE_VALUES = ("qa", "math", "code", "long_context")
@@ -111,6 +122,67 @@ DESIGNS = [
     Design("power_whole_case_30_60", "power", 40, 5, 1, 1, one_slice_cases(0.30, 0.60)),
 ]
 
+
+@dataclass(frozen=True)
+class AuditDesign:
+    """A design audited end to end: (rng) -> (plan, ledger); the slice column is ``length`` or ``s0``."""
+
+    name: str
+    kind: str
+    shape: str
+    draw: Callable[[np.random.Generator], tuple[ef.Plan, pl.DataFrame]]
+
+
+def by_trials(
+    slices: tuple[tuple[str, int, int], ...], rate: float
+) -> Callable[[np.random.Generator], tuple[ef.Plan, pl.DataFrame]]:
+    """Slices of (name, cases, trials); every unit absent at random with probability ``rate``."""
+
+    def draw(rng: np.random.Generator) -> tuple[ef.Plan, pl.DataFrame]:
+        ids, trial, value = [], [], []
+        for name, cases, trials in slices:
+            ids += [f"{name}{i:03d}" for i in range(cases) for _ in range(trials)]
+            trial += [t for _ in range(cases) for t in range(1, trials + 1)]
+            value += [name] * (cases * trials)
+        units = pl.DataFrame({"candidate": "A", "case_id": ids, "trial": trial, "length": value})
+        present = rng.random(units.height) >= rate
+        ledger = units.filter(pl.Series(present)).drop("length")
+        ledger = ledger.with_columns(passed=pl.Series(rng.integers(0, 2, ledger.height)))
+        return ef.Plan.from_frame(units), ledger
+
+    return draw
+
+
+def dropout(cases: int, trials: int) -> Callable[[np.random.Generator], tuple[ef.Plan, pl.DataFrame]]:
+    """4 slices; units absent at 0.2; 30% of slice ``long_context``'s cases lost whole."""
+
+    def draw(rng: np.random.Generator) -> tuple[ef.Plan, pl.DataFrame]:
+        s = rng.permutation(np.arange(cases) % len(SLICE_VALUES))
+        ids = [f"c{i:04d}" for i in range(cases)]
+        plan = ef.Plan.from_frame(
+            pl.DataFrame({"case_id": ids, "s0": np.array(SLICE_VALUES)[s]}), candidates=["A"], trials=trials
+        )
+        absent = rng.random((cases, trials)) < 0.2
+        absent |= ((s == 3) & (rng.random(cases) < 0.3))[:, None]
+        ledger = pl.DataFrame(
+            {"candidate": "A", "case_id": np.repeat(ids, trials), "trial": np.tile(np.arange(1, trials + 1), cases)}
+        ).filter(pl.Series(~absent.reshape(-1)))
+        return plan, ledger.with_columns(passed=pl.Series(rng.integers(0, 2, ledger.height)))
+
+    return draw
+
+
+AUDIT_DESIGNS = [
+    AuditDesign(
+        "null_trials_15x1_45x6", "null", "15 × 1 + 45 × 6", by_trials((("long", 15, 1), ("short", 45, 6)), 0.25)
+    ),
+    AuditDesign(
+        "null_trials_30x1_30x6", "null", "30 × 1 + 30 × 6", by_trials((("long", 30, 1), ("short", 30, 6)), 0.25)
+    ),
+    AuditDesign("dropout_60x3", "power", "60 × 3", dropout(60, 3)),
+    AuditDesign("dropout_120x3", "power", "120 × 3", dropout(120, 3)),
+]
+
 OUTCOME_OF = np.array(["passed", "missing", "exec_failed"])
 
 
@@ -179,6 +251,29 @@ def main() -> None:
             f"| {design.name} | {design.kind} | {design.cases} × {design.trials} | "
             f"{design.candidates} × {design.columns} | {rate:.3f} | {se:.3f} | {bound} | "
             f"{'yes' if ok else 'NO'} | {seconds:.1f} |",
+            flush=True,
+        )
+    for i, audited in enumerate(AUDIT_DESIGNS):
+        if args.design and audited.name not in args.design:
+            continue
+        rng = np.random.default_rng([args.seed, 100 + i])
+        start = time.perf_counter()
+        hits = 0
+        for _ in range(args.sims):
+            plan, ledger = audited.draw(rng)
+            column = "length" if "length" in plan.cases.columns else "s0"
+            summary = ef.audit(plan, ledger, slices=[column], alpha=args.alpha).summary
+            hits += summary.get_column("selective_missingness").is_not_null().any()
+        rate = hits / args.sims
+        if audited.kind == "null":
+            se = math.sqrt(args.alpha * (1 - args.alpha) / args.sims)
+            bound, ok = f"≤ {args.alpha + 2 * se:.3f}", rate <= args.alpha + 2 * se
+        else:
+            se = math.sqrt(rate * (1 - rate) / args.sims)
+            bound, ok = "(shown)", True
+        print(
+            f"| {audited.name} | {audited.kind} | {audited.shape} | 1 × 1 (ef.audit) | {rate:.3f} | {se:.3f} | "
+            f"{bound} | {'yes' if ok else 'NO'} | {time.perf_counter() - start:.1f} |",
             flush=True,
         )
 

@@ -150,7 +150,9 @@ def test_missing_units_problems_slices_and_verdict(page: Page) -> None:
     tests = page.table_with("slice_column")
     # candidate, slice_column, n_slices, cases, planned, ungraded, p_adjusted_ungraded, selective_ungraded, ...
     assert tests[1][:8] == ["A", "case_type", "4", "4", "4", "2", "1.0", "no"]
-    assert tests[1][8:] == ["—", "2", "1.0", "no", "—"]  # p = 1: no slice is named
+    # p = 1: no slice is named. detectable: 4 slices of one case, shares 1, 1, 0, 0: v = 4·0.25/3 = 1/3, so
+    # w = 3 per slice and the shift is √(λ·(1/3 + 1/9)) with λ = 10.9 (χ²(3), 80% power at 0.05): 2.2.
+    assert tests[1][8:] == ["—", "2.2", "2", "1.0", "no", "—", "2.2"]
     assert "Verdict: no_supported_winner" in text
     assert "coverage: A scored_coverage 0.5 is below the declared minimum 0.95" in text
     assert "missing rate by case_type" not in text  # chart text is SVG text, not page text

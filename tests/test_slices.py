@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 from scipy import stats as sps
+from scipy.optimize import brentq
 
 import evalframe as ef
 from evalframe.slices import (
@@ -13,6 +14,7 @@ from evalframe.slices import (
     binned,
     case_permutation_test,
     case_slices,
+    detectable_words,
     holm,
     independence_test,
     missingness_tests,
@@ -43,7 +45,11 @@ def test_missing_units_concentrated_in_one_slice_are_flagged() -> None:
     report = ef.audit(plan, ledger, slices=["case_type"])
     test = report.missingness.row(0, named=True)
     assert (test["cases"], test["planned"], test["missing"], test["ungraded"], test["n_slices"]) == (40, 40, 8, 8, 4)
-    assert (test["test"], test["test_ungraded"], test["correction"]) == ("case_permutation", "case_permutation", "holm")
+    assert (test["test"], test["test_ungraded"], test["correction"]) == (
+        "welch_permutation",
+        "welch_permutation",
+        "holm",
+    )
     # H = 39·(Σ n_s ȳ_s² − Nȳ²)/SST = 39·(10·0.8² − 40·0.2²)/(40·0.2·0.8) = 39·4.8/6.4 = 29.25.
     assert test["statistic"] == pytest.approx(29.25, rel=1e-12)
     # Ungraded units are exactly the missing ones: one test, counted once (Holm over one test: unadjusted).
@@ -113,7 +119,7 @@ def test_timeouts_and_judge_errors_are_ungraded_and_tested() -> None:
     test = missingness_tests(case_slices(units, ["case_type"])).row(0, named=True)
     assert (test["ungraded"], test["missing"]) == (20, 0)
     assert (test["test"], test["p_value"], test["selective"], test["stands_out"]) == ("none", None, False, [])
-    assert test["test_ungraded"] == "case_permutation"
+    assert test["test_ungraded"] == "welch_permutation"
     assert test["statistic_ungraded"] == 39.0  # all the variance is between slices: H = N − 1
     assert test["p_value_ungraded"] == test["p_adjusted_ungraded"] == 0.0001
     assert test["selective_ungraded"] is True and test["stands_out_ungraded"] == ["long_context"]
@@ -188,7 +194,7 @@ def test_permutation_counts_ties_and_a_tied_table_has_p_one() -> None:
     r = independence_test(np.array([[1, 4], [1, 4], [1, 4]]))
     assert (r.test, r.statistic, r.p_value) == ("permutation_chi_square", 0.0, 1.0)
     tied = case_permutation_test(np.array([[3, 3, 3], [1, 1, 1]]), np.array([0.0, 0.5]))
-    assert (tied.test, tied.statistic, tied.p_value) == ("case_permutation", 0.0, 1.0)
+    assert (tied.test, tied.statistic, tied.p_value) == ("welch_permutation", 0.0, 1.0)
 
 
 def test_permutation_p_value_matches_the_exact_one() -> None:
@@ -260,3 +266,64 @@ def test_a_slice_column_given_twice_is_refused_by_the_library_too() -> None:
     ledger = pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]})
     with pytest.raises(ValueError, match=r"^slice column\(s\) 'case_type' given more than once$"):
         ef.audit(plan, ledger, slices=["case_type", "case_type"])
+
+
+def trials_units(long: list[int], short: list[int]) -> pl.DataFrame:
+    """Slice ``long``: one-trial cases, ``long[i]`` absent units; slice ``short``: six-trial cases."""
+    rows = []
+    for value, trials, absent in (("long", 1, long), ("short", 6, short)):
+        for k, gone in enumerate(absent):
+            rows += [
+                ("A", f"{value}{k:02d}", t, value, "missing" if t <= gone else "passed") for t in range(1, trials + 1)
+            ]
+    return pl.DataFrame(rows, schema=["candidate", "case_id", "trial", "length", "outcome"], orient="row")
+
+
+def test_cases_with_more_trials_do_not_make_a_slice_selective() -> None:
+    # long: 10 one-trial cases, 5 absent (share 0 or 1, mean 0.5); short: 30 six-trial cases, 15 missing one
+    # unit and 15 two (shares 1/6 and 1/3, mean 0.25). The shares' spreads differ because the trials do.
+    units = trials_units([1] * 5 + [0] * 5, [1] * 15 + [2] * 15)
+    test = missingness_tests(case_slices(units, ["length"])).row(0, named=True)
+    assert (test["cases"], test["planned"], test["missing"]) == (40, 190, 50)
+    # v(1): sample variance of the one-trial shares, 10·0.25/9; v(6): that of the six-trial shares,
+    # (1/12)²·30/29 = 0.00718, below the binomial floor p̄(1 − p̄)/6 with p̄ = 12.5/40, so the floor.
+    p_bar = 12.5 / 40
+    v1, v6 = 10 * 0.25 / 9, max((1 / 12) ** 2 * 30 / 29, p_bar * (1 - p_bar) / 6)
+    w = np.array([10 / v1, 30 / v6])
+    means = np.array([0.5, 0.25])
+    pooled = (w * means).sum() / w.sum()
+    welch = float((w * (means - pooled) ** 2).sum())
+    assert test["test"] == "welch_permutation"
+    assert test["statistic"] == pytest.approx(welch, rel=1e-12)
+    assert test["p_value"] >= sps.chi2.sf(welch, 1) > 0.05  # the larger of the permutation and chi-square p
+    assert test["selective"] is False and test["stands_out"] == []
+    # The unweighted statistic (one pooled variance) calls the same shares selective.
+    pairs = np.array([[5, 0], [5, 0], [0, 15], [0, 15]])
+    unweighted = case_permutation_test(pairs, np.array([0.0, 1.0, 1 / 6, 1 / 3]), studentized=False)
+    # H = 39·(10·0.1875² + 30·0.0625²)/SST, SST = 5·0.6875² + 5·0.3125² + 15·(1/6 − 0.3125)² + 15·(1/3 − 0.3125)².
+    sst = 5 * 0.6875**2 + 5 * 0.3125**2 + 15 * (1 / 6 - 0.3125) ** 2 + 15 * (1 / 3 - 0.3125) ** 2
+    assert unweighted.statistic == pytest.approx(39 * (10 * 0.1875**2 + 30 * 0.0625**2) / sst, rel=1e-12)
+    assert unweighted.p_value == 0.0154  # seeded; flagged at 0.05
+    # Detectable shift at alpha 0.05 (one test: the ungraded units are the missing ones): the two-sided
+    # z-test's noncentrality, (z + shift/se) with se² = 1/w_long + 1/w_short, solved for 80% power.
+    se = float(np.sqrt(1 / w[0] + 1 / w[1]))
+    z = sps.norm.isf(0.025)
+    shift = brentq(lambda d: sps.norm.sf(z - d / se) + sps.norm.cdf(-z - d / se) - 0.8, 0.0, 2.0)
+    assert test["detectable"] == pytest.approx(shift, rel=1e-6)
+    assert test["detectable_ungraded"] == test["detectable"]
+    assert detectable_words(test["detectable"]) == (
+        f"would detect a {100 * shift:.1f}-point shift in one slice (80% power)"
+    )
+
+
+def test_detectable_shift_is_taken_at_alpha_over_the_tests() -> None:
+    # The same slices for two candidates: two tests in the Holm family, each detectable at alpha / 2.
+    one = trials_units([1] * 5 + [0] * 5, [1] * 15 + [2] * 15)
+    both = pl.concat([one, one.with_columns(candidate=pl.lit("B"))])
+    alone = missingness_tests(case_slices(one, ["length"])).row(0, named=True)
+    together = missingness_tests(case_slices(both, ["length"])).get_column("detectable").to_list()
+    assert together[0] == together[1] > alone["detectable"]
+    assert together[0] == pytest.approx(
+        alone["detectable"] * (sps.norm.isf(0.0125) + sps.norm.isf(0.2)) / (sps.norm.isf(0.025) + sps.norm.isf(0.2)),
+        rel=1e-3,
+    )

@@ -115,20 +115,25 @@ DESCRIPTIONS: Mapping[str, str] = {
     "cases": "planned cases of the candidate over every slice value (the test's independent units)",
     "ungraded": "units without a grade (no row, not started, execution failure, no output, grader failure, not scored)",
     "correction": "multiplicity correction over every test of the audit: holm (Holm 1979, step-down)",
-    "test": "test of whether cases' missing fraction depends on the slice: case_permutation, or none",
-    "statistic": "between-slice statistic H of cases' missing fraction; null when no test is possible",
-    "p_value": "permutation p-value (b+1)/(m+1) of the missing test, unadjusted; null when no test is possible",
+    "test": "test of whether the slices' mean missing share per case differs: welch_permutation, or none",
+    "statistic": "Welch's between-slice statistic W of cases' missing shares; null when no test is possible",
+    "p_value": "larger of the permutation p-value (b+1)/(m+1) and the chi-square one of W, unadjusted; "
+    "null when no test is possible",
     "p_adjusted": "Holm-adjusted p-value of the missing test over every test of the audit",
     "selective": "p_adjusted <= alpha (meta): missing units (no row) depend on the slice",
     "stands_out": "when selective: slice values whose missing rate is at least twice the candidate's "
     "overall rate, else those with the highest rate",
-    "test_ungraded": "test of whether cases' ungraded fraction depends on the slice: case_permutation, or none",
-    "statistic_ungraded": "between-slice statistic H of cases' ungraded fraction; null when no test is possible",
-    "p_value_ungraded": "permutation p-value (b+1)/(m+1) of the ungraded test, unadjusted",
+    "detectable": "shift of one slice's mean missing share per case the test detects with 80% power at "
+    "alpha / tests (the largest over the slices); null when no test is possible",
+    "test_ungraded": "test of whether the slices' mean ungraded share per case differs: welch_permutation, or none",
+    "statistic_ungraded": "Welch's between-slice statistic W of cases' ungraded shares; null when no test is possible",
+    "p_value_ungraded": "larger of the permutation p-value (b+1)/(m+1) and the chi-square one of W, unadjusted",
     "p_adjusted_ungraded": "Holm-adjusted p-value of the ungraded test over every test of the audit",
     "selective_ungraded": "p_adjusted_ungraded <= alpha (meta): ungraded units depend on the slice",
     "stands_out_ungraded": "when selective_ungraded: slice values whose ungraded rate is at least twice the "
     "candidate's overall rate, else those with the highest rate",
+    "detectable_ungraded": "shift of one slice's mean ungraded share per case the test detects with 80% power "
+    "at alpha / tests (the largest over the slices); null when no test is possible",
     # comparison
     "baseline": "the baseline candidate",
     "pair_policy": "complete_pairs (drop pairs without a grade on both sides) or missing_as_fail",

@@ -330,9 +330,11 @@ def _slices_section(view: View, *, chart: bool = True) -> Html:
         table([el("span", c, title=describe("missingness", c)) for c in s.tests.columns], rows),
         el(
             "p",
-            "Cases are the test's units: a seeded permutation test of each case's ungraded fraction (no row, "
-            "execution or grader failure) and, separately, of its missing fraction (no row), across slice values; "
-            "p-values are Holm-adjusted over every test of the audit (Holm 1979). "
+            "Cases are the test's units, each counted once: a seeded permutation test of Welch's statistic on each "
+            "case's ungraded share (no row, execution or grader failure) and, separately, on its missing share "
+            "(no row), across slice values, each slice's spread taken from its cases' planned trials; "
+            "p-values are Holm-adjusted over every test of the audit (Holm 1979). detectable = the shift of one "
+            "slice's mean share the test would detect with 80% power at alpha / tests (1.0 = the whole slice). "
             f"selective = p_adjusted ≤ alpha ({fmt_value(view.alpha)}); stands_out = when selective, slice values "
             "whose rate is at least twice the candidate's overall rate (else those with the highest rate).",
             cls="muted",

@@ -214,8 +214,10 @@ def _slices_lines(slices: Slices) -> list[str]:
         "",
         markdown_table(slices.tests),
         "",
-        "Cases are the test's units (case-level permutation test of each case's ungraded, and missing, "
-        "fraction); p-values are Holm-adjusted over every test of the audit (Holm 1979).",
+        "Cases are the test's units, each counted once (a seeded permutation test of Welch's statistic on each "
+        "case's ungraded, and missing, share, its spread taken from the case's planned trials); p-values are "
+        "Holm-adjusted over every test of the audit (Holm 1979). detectable: the shift of one slice's mean share "
+        "the test would detect with 80% power at alpha / tests (1.0 = the whole slice).",
         "",
         "### Funnel by slice",
         "",

@@ -24,6 +24,7 @@ from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.view import Gate, Note, View
+from evalframe.slices import detectable_words
 
 
 def _text(value: Any, style: str = "") -> Text:
@@ -186,21 +187,26 @@ def _tests(view: View) -> Table:
     ):
         _column(table, name)
 
-    def said(selective: bool, p: float | None, stands_out: str) -> Text:
+    def said(selective: bool, p: float | None, stands_out: str, detectable: float | None) -> Text:
         if p is None:
             return Text("no test", style="dim")
         if selective:
             return Text(f"yes, p={fmt_value(p)}: {visible(stands_out)}", style="bold red")
-        return Text(f"no, p={fmt_value(p)}")
+        return Text(f"no, p={fmt_value(p)}; {detectable_words(detectable)}")
 
     for r in view.slices.tests.iter_rows(named=True):
         table.add_row(
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
             Text(f"{r['ungraded']}/{r[view.base]}"),
-            said(bool(r["selective_ungraded"]), r["p_adjusted_ungraded"], r["stands_out_ungraded"]),
+            said(
+                bool(r["selective_ungraded"]),
+                r["p_adjusted_ungraded"],
+                r["stands_out_ungraded"],
+                r["detectable_ungraded"],
+            ),
             Text(f"{r['missing']}/{r[view.base]}"),
-            said(bool(r["selective"]), r["p_adjusted"], r["stands_out"]),
+            said(bool(r["selective"]), r["p_adjusted"], r["stands_out"], r["detectable"]),
         )
     return table
 

@@ -9,7 +9,7 @@ slice column, whether ungraded and missing units concentrate in some slices;
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
@@ -20,6 +20,8 @@ from evalframe.slices.breakdown import SLICE_COLUMN, SLICE_VALUE, UNGRADED
 if TYPE_CHECKING:
     import numpy as np
 
+#: The name of :func:`case_permutation_test`'s studentized test (the ``test`` columns of the missingness table).
+WELCH_TEST: Final = "welch_permutation"
 #: Permutations per test (seeded: reproducible); the smallest p-value is 1/(9999 + 1) = 0.0001.
 MONTE_CARLO_RESAMPLES: Final = 9_999
 #: The columns of the missingness tests every report shows, in order (lists of slices are ``stands_out*``).
@@ -32,10 +34,12 @@ MISSINGNESS_SHOWN: Final = (
     "p_adjusted_ungraded",
     "selective_ungraded",
     "stands_out_ungraded",
+    "detectable_ungraded",
     "missing",
     "p_adjusted",
     "selective",
     "stands_out",
+    "detectable",
 )
 
 
@@ -63,55 +67,86 @@ class IndependenceTest:
     statistic: float | None
     #: The p-value; None when no test is possible.
     p_value: float | None
+    #: The slices' weights w_s = n_s / σ̂_s² of a studentized test (for :func:`detectable_shift`); else None.
+    weights: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
 
 
 def case_permutation_test(
     counts: np.ndarray[Any, Any],
     values: np.ndarray[Any, Any],
     *,
+    trials: np.ndarray[Any, Any] | None = None,
     resamples: int = MONTE_CARLO_RESAMPLES,
     seed: int = 0,
+    studentized: bool = True,
 ) -> IndependenceTest:
-    """Permutation test of whether a case-level value depends on the slice.
+    """Permutation test of whether a case-level value's mean depends on the slice.
 
     ``counts[j, s]`` is the number of cases in slice ``s`` whose value is
-    ``values[j]`` (e.g. a case's ungraded fraction). Under the null the cases
-    are exchangeable across slices: every assignment of the cases to the
-    slices, with the slices' sizes kept, is equally likely. Permuting the
-    cases is drawing a table with ``counts``' row and column sums, which
-    scipy does by Patefield's algorithm (Patefield 1981, "Algorithm AS 159:
-    An efficient method of generating random R × C tables with given row and
-    column totals", Applied Statistics 30(1):91–97), in time that does not
-    grow with the number of cases.
+    ``values[j]`` (e.g. a case's ungraded fraction) and whose planned units
+    are ``trials[j]`` (default 1). Every case counts once, whatever its
+    trials: the hypothesis is that the slices' mean ungraded share per case
+    is the same. Cases are permuted across the slices with the slices' sizes
+    kept, which is drawing a table with ``counts``' row and column sums;
+    scipy does it by Patefield's algorithm (Patefield 1981, "Algorithm AS
+    159: An efficient method of generating random R × C tables with given
+    row and column totals", Applied Statistics 30(1):91–97), in time that
+    does not grow with the number of cases.
 
-    The statistic is the between-slice sum of squares scaled by the total
-    variance, H = (N − 1) Σ_s n_s (ȳ_s − ȳ)² / Σ_i (y_i − ȳ)², the
-    Kruskal–Wallis form (Kruskal & Wallis 1952, "Use of ranks in
-    one-criterion variance analysis", JASA 47(260):583–621) on the values
-    themselves; for values 0 and 1 it is (N − 1)/N times Pearson's
-    chi-square of the slice × value table. The p-value is
-    (b + 1)/(m + 1), with b the resampled statistics at least the observed
-    one among m (Phipson & Smyth 2010, "Permutation p-values should never be
-    zero", Stat. Appl. Genet. Mol. Biol. 9(1):39), a valid p-value:
-    P(p ≤ α) ≤ α. A resampled statistic within a relative
-    :data:`TIE_TOLERANCE` of the observed one counts as a tie (as large), so
-    a table every arrangement of which ties gives p = 1. Seeded: results
-    repeat.
+    The statistic (``studentized``, the default) is Welch's heteroscedastic
+    between-slice statistic (Welch 1951, "On the comparison of several mean
+    values: an alternative approach", Biometrika 38(3/4):330–336),
+    W = Σ_s w_s (ȳ_s − ȳ_w)², w_s = n_s / σ̂_s², ȳ_w = Σ_s w_s ȳ_s / Σ_s w_s,
+    where the variance of slice s is that of its cases' trials: σ̂_s² =
+    mean over its cases of v(t_i), v(t) the sample variance of the values of
+    all cases planning t units, pooled over the slices and floored at the
+    binomial p̄(1 − p̄)/t (p̄ the mean value; see :func:`case_variances`). A
+    case of one trial has a share of 0 or 1, a case of six a share near the
+    mean: equal means, unequal spreads. A slice of one-trial cases beside a
+    slice of six-trial ones therefore differs in spread and must not look
+    selective (the unweighted statistic flagged 16% of such audits at
+    α = 0.05, benchmarks/RESULTS.md). With the same planned units in every
+    case W is H below. The p-value is the larger of the permutation p-value
+    of W, exact when the cases are exchangeable (whole cases or units
+    dropping out at random, equal trials), and the asymptotic χ²(S − 1)
+    p-value of W, valid when the means are equal and the spreads differ by
+    trials (Welch 1951; the permutation distribution of a studentized
+    statistic has the same limit: Janssen 1997, "Studentized permutation
+    tests for non-i.i.d. hypotheses and the generalized Behrens–Fisher
+    problem", Statist. Probab. Lett. 36(1):9–21; Chung & Romano 2013,
+    "Exact and asymptotically robust permutation tests", Ann. Statist.
+    41(2):484–507). Rejecting only when both reject keeps each guarantee.
+    With ``studentized=False`` the statistic is the unweighted between-slice
+    sum of squares scaled by the total variance, H = (N − 1) Σ_s n_s
+    (ȳ_s − ȳ)² / Σ_i (y_i − ȳ)², the Kruskal–Wallis form (Kruskal & Wallis
+    1952, JASA 47(260):583–621) on the values; for values 0 and 1 it is
+    (N − 1)/N times Pearson's chi-square of the slice × value table (used by
+    :func:`independence_test` on units), and only the permutation p-value
+    is returned.
+
+    The p-value is (b + 1)/(m + 1), with b the resampled statistics at least
+    the observed one among m (Phipson & Smyth 2010, "Permutation p-values
+    should never be zero", Stat. Appl. Genet. Mol. Biol. 9(1):39), a valid
+    p-value: P(p ≤ α) ≤ α under exchangeability. A resampled statistic
+    within a relative :data:`TIE_TOLERANCE` of the observed one counts as a
+    tie (as large), so a table every arrangement of which ties gives p = 1.
+    Seeded: results repeat.
 
     Returns
     -------
     IndependenceTest
-        ``case_permutation`` with H and the p-value; ``none`` (no p-value)
-        with fewer than two non-empty slices or when every case has the same
-        value.
+        ``welch_permutation`` with W, the p-value and the slices' weights
+        w_s (``case_permutation`` with H and no weights when not
+        ``studentized``); ``none`` (no p-value) with fewer than two
+        non-empty slices or when every case has the same value.
 
     Examples
     --------
     >>> import numpy as np
     >>> # 4 slices of 10 cases; in the last every case lost all its units.
     >>> r = case_permutation_test(np.array([[10, 10, 10, 0], [0, 0, 0, 10]]), np.array([0.0, 1.0]))
-    >>> (r.test, r.statistic, r.p_value)
-    ('case_permutation', 39.0, 0.0001)
+    >>> (r.test, round(r.statistic, 9), r.p_value)  # equal trials: W = H = N − 1
+    ('welch_permutation', 39.0, 0.0001)
     >>> case_permutation_test(np.array([[5, 5], [5, 5]]), np.array([0.0, 1.0])).p_value
     1.0
     """
@@ -120,30 +155,86 @@ def case_permutation_test(
 
     c = np.asarray(counts, dtype=np.int64)
     v = np.asarray(values, dtype=np.float64)
+    t = np.ones(v.shape, dtype=np.float64) if trials is None else np.asarray(trials, dtype=np.float64)
     c = c[:, c.sum(axis=0) > 0]
     keep = c.sum(axis=1) > 0
-    c, v = c[keep], v[keep]
+    c, v, t = c[keep], v[keep], t[keep]
     n_s, n_j = c.sum(axis=0), c.sum(axis=1)
     total = int(n_s.sum())
     mean = float(n_j @ v) / total if total else 0.0
     sst = float(n_j @ (v - mean) ** 2)
     if c.shape[1] < 2 or c.shape[0] < 2 or sst <= 0:
         return IndependenceTest("none", None, None)
-    s2 = (float(total) * mean) ** 2 / total
+    if studentized:
+        attributes = np.stack([v, case_variances(v, t, n_j, mean)])  # per-slice sums of these give W
 
-    def q(sums: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:  # Σ_s S_s² / n_s: H up to constants
-        return np.asarray((sums**2 / n_s).sum(axis=-1))
+        def stat(sums: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+            return welch_statistic(sums, n_s)
+    else:
+        attributes = v[None, :]
+        s2 = (float(total) * mean) ** 2 / total
 
-    q_obs = float(q(v @ c))
+        def stat(sums: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:  # H
+            return np.asarray((total - 1) * ((sums[..., 0, :] ** 2 / n_s).sum(axis=-1) - s2) / sst)
+
+    observed = float(stat(attributes @ c))
     table = sps.random_table(n_j, n_s, seed=np.random.default_rng(seed))
     at_least, done = 0, 0
     while done < resamples:
         size = min(_BATCH, resamples - done)
-        sums = np.einsum("j,mjs->ms", v, table.rvs(size))
-        at_least += int(np.count_nonzero(q(sums) >= q_obs - TIE_TOLERANCE * abs(q_obs)))
+        sums = np.einsum("aj,mjs->mas", attributes, table.rvs(size))
+        at_least += int(np.count_nonzero(stat(sums) >= observed - TIE_TOLERANCE * abs(observed)))
         done += size
-    statistic = (total - 1) * (q_obs - s2) / sst
-    return IndependenceTest("case_permutation", float(statistic), (at_least + 1) / (resamples + 1))
+    p_value = (at_least + 1) / (resamples + 1)
+    if not studentized:
+        return IndependenceTest("case_permutation", observed, p_value)
+    asymptotic = float(sps.chi2.sf(observed, c.shape[1] - 1))
+    weights = tuple(float(w) for w in n_s**2 / (attributes[1] @ c))
+    return IndependenceTest(WELCH_TEST, observed, max(p_value, asymptotic), weights)
+
+
+def case_variances(
+    values: np.ndarray[Any, Any], trials: np.ndarray[Any, Any], cases: np.ndarray[Any, Any], mean: float
+) -> np.ndarray[Any, Any]:
+    """v(t) of :func:`case_permutation_test` for each row: the variance of the values of cases planning t units.
+
+    ``values[j]`` is held by ``cases[j]`` cases planning ``trials[j]`` units; v(t) is the sample variance
+    of the values of every case with t planned units, pooled over the slices, floored at the binomial
+    p̄(1 − p̄)/t (``mean`` is p̄).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # Two one-trial cases (0 and 1), two six-trial ones (1/6 and 1/2); p̄ = 5/12.
+    >>> v = case_variances(np.array([0.0, 1.0, 1 / 6, 0.5]), np.array([1, 1, 6, 6]), np.array([1, 1, 1, 1]), 5 / 12)
+    >>> [round(float(x), 6) for x in v]
+    [0.5, 0.5, 0.055556, 0.055556]
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    out = np.empty(values.shape, dtype=np.float64)
+    for t in np.unique(trials):
+        here = trials == t
+        n, y = cases[here].astype(np.float64), values[here]
+        total = n.sum()
+        centre = float(n @ y) / total
+        sample = float(n @ (y - centre) ** 2) / (total - 1) if total > 1 else 0.0
+        out[here] = max(sample, mean * (1.0 - mean) / float(t))
+    return out
+
+
+def welch_statistic(sums: np.ndarray[Any, Any], n_s: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """W = Σ_s w_s (ȳ_s − ȳ_w)², w_s = n_s² / Σ_(i in s) v(t_i), from per-slice sums (Σ y, Σ v(t)).
+
+    See :func:`case_permutation_test`; ``sums[..., 0, :]`` are the slices' sums of values,
+    ``sums[..., 1, :]`` their sums of :func:`case_variances`.
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    weights = n_s**2 / sums[..., 1, :]
+    means = sums[..., 0, :] / n_s
+    pooled = (weights * means).sum(axis=-1, keepdims=True) / weights.sum(axis=-1, keepdims=True)
+    return np.asarray((weights * (means - pooled) ** 2).sum(axis=-1))
 
 
 def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
@@ -188,8 +279,60 @@ def independence_test(table: np.ndarray[Any, Any]) -> IndependenceTest:
     chi = sps.chi2_contingency(t, correction=False)
     if float(np.min(chi.expected_freq)) >= 5:
         return IndependenceTest("chi_square", float(chi.statistic), float(chi.pvalue))
-    perm = case_permutation_test(t.T, np.array([1.0, 0.0]))
+    perm = case_permutation_test(t.T, np.array([1.0, 0.0]), studentized=False)
     return IndependenceTest("permutation_chi_square", float(chi.statistic), perm.p_value)
+
+
+def detectable_shift(weights: Sequence[float], level: float, power: float = 0.8) -> float:
+    """The shift of one slice's mean ungraded share that Welch's W detects with ``power`` at ``level``.
+
+    Under an alternative where slice s's mean differs by d from the other
+    slices' common mean, W is approximately noncentral χ²(S − 1) with
+    noncentrality λ = d² / (1/w_s + 1/Σ_(r≠s) w_r) (Welch 1951, the
+    weights of :func:`case_permutation_test`). With λ* the noncentrality at
+    which P(χ²(S − 1, λ*) > the χ²(S − 1) critical value at ``level``) =
+    ``power`` (Patnaik 1949, "The non-central χ² and F-distributions and
+    their applications", Biometrika 36(1/2):202–232, for the distribution),
+    the detectable shift in slice s is √(λ* (1/w_s + 1/Σ_(r≠s) w_r)); the
+    one returned is the largest over the slices, so a shift that large in
+    any one slice is detected with at least ``power`` (approximately: the
+    weights are the observed ones, and the permutation p-value is not the
+    χ² one). :func:`missingness_tests` calls it at the Bonferroni level
+    α/m, the level Holm's procedure applies to the smallest of m p-values.
+
+    Examples
+    --------
+    >>> # Two slices of 30 cases, shares of variance 0.1: w = 300 each; (1.96 + 0.84)·√(2·0.1/30) ≈ 0.229.
+    >>> round(detectable_shift([300.0, 300.0], 0.05), 4)
+    0.2287
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+    from scipy import optimize
+    from scipy import stats as sps  # imported on use: scipy is slow to import
+
+    w = np.asarray(weights, dtype=np.float64)
+    df = w.size - 1
+    critical = float(sps.chi2.isf(level, df))
+    lam = optimize.brentq(lambda nc: float(sps.ncx2.sf(critical, df, nc)) - power, 1e-9, 1e4)
+    spread = 1.0 / w + 1.0 / (w.sum() - w)
+    return float(np.sqrt(lam * spread.max()))
+
+
+def detectable_words(detectable: float | None) -> str:
+    """What a test that flagged nothing could have seen, in words (see :func:`detectable_shift`).
+
+    Examples
+    --------
+    >>> detectable_words(0.2287)
+    'would detect a 22.9-point shift in one slice (80% power)'
+    >>> detectable_words(1.3)
+    'too few cases to detect even a whole slice lost'
+    """
+    if detectable is None:
+        return "no test"
+    if detectable > 1:
+        return "too few cases to detect even a whole slice lost"
+    return f"would detect a {100 * detectable:.1f}-point shift in one slice (80% power)"
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -236,10 +379,14 @@ def missingness_tests(
     """Test, per (candidate, slice column), whether ungraded and missing units depend on the slice.
 
     Two tests per (candidate, slice column), each a :func:`case_permutation_test`
-    with cases as the units (trials of a case are not independent): of the
-    cases' *ungraded* fraction (ungraded / planned units: no row, execution
-    failure, grader failure, ...) and of their *missing* fraction (no row at
-    all). Cases without a slice value form a slice of their own. All the
+    with cases as the units (trials of a case are not independent) and every
+    case weighted once, whatever its planned units: does the slices' mean
+    share per case of *ungraded* units (ungraded / planned units: no row,
+    execution failure, grader failure, ...) differ, and does their mean share
+    of *missing* units (no row at all)? The variance of a slice's mean
+    comes from its cases' planned units, so cases with more trials (more
+    chances of some unit missing) do not make a slice look selective. Cases
+    without a slice value form a slice of their own. All the
     audit's p-values — both tests, every slice column, every candidate — are
     adjusted together by Holm's step-down procedure (Holm 1979, "A simple
     sequentially rejective multiple test procedure", Scand. J. Statist.
@@ -264,13 +411,16 @@ def missingness_tests(
         ``cases``, ``planned``, ``ungraded``, ``missing`` (Int64, totals over
         the slice values), ``correction`` (``"holm"``), and for each test —
         ``_ungraded`` suffix for ungraded units, no suffix for missing ones —
-        ``test`` (String: ``case_permutation``, or ``none`` when nothing
-        varies), ``statistic``, ``p_value`` (Float64, unadjusted) and
-        ``p_adjusted`` (Float64, Holm-adjusted; all null without a test),
-        ``selective`` (Boolean: p_adjusted ≤ alpha) and ``stands_out``
-        (List[String]; empty unless selective: the slice values whose rate
-        is at least twice the candidate's overall rate or, when none is, those
-        with the highest rate).
+        ``test`` (String: ``welch_permutation``, or ``none`` when nothing
+        varies), ``statistic`` (Welch's W), ``p_value`` (Float64,
+        unadjusted) and ``p_adjusted`` (Float64, Holm-adjusted; all null
+        without a test), ``selective`` (Boolean: p_adjusted ≤ alpha),
+        ``stands_out`` (List[String]; empty unless selective: the slice
+        values whose rate is at least twice the candidate's overall rate or,
+        when none is, those with the highest rate) and ``detectable``
+        (Float64: the shift of one slice's mean share that the test detects
+        with 80% power at alpha / the number of tests, the largest over the
+        slices, see :func:`detectable_shift`; null without a test).
 
     Examples
     --------
@@ -320,6 +470,7 @@ def _tests_schema() -> pl.Schema:
             f"p_adjusted{sfx}": pl.Float64(),
             f"selective{sfx}": pl.Boolean(),
             f"stands_out{sfx}": pl.List(pl.String),
+            f"detectable{sfx}": pl.Float64(),
         }
     return pl.Schema(columns)
 
@@ -353,19 +504,23 @@ def _tests_of(cand: str, col: str, group: pl.DataFrame, *, resamples: int, seed:
     for kind, sfx in _KINDS:
         count = group.get_column(kind).to_numpy().astype(np.int64)
         row[kind] = int((count * n).sum())
-        values, value_index = np.unique(count / planned, return_inverse=True)
-        table = np.zeros((values.size, len(labels)), dtype=np.int64)
-        np.add.at(table, (value_index, slice_index), n)
+        pairs, pair_index = np.unique(np.column_stack([count, planned]), axis=0, return_inverse=True)
+        table = np.zeros((pairs.shape[0], len(labels)), dtype=np.int64)
+        np.add.at(table, (pair_index.reshape(-1), slice_index), n)
+        values, trials = pairs[:, 0] / pairs[:, 1], pairs[:, 1]
         if same and kind == MISSING:  # the same test on the same fractions
-            result = IndependenceTest(row["test_ungraded"], row["statistic_ungraded"], row["p_value_ungraded"])
+            result = IndependenceTest(
+                row["test_ungraded"], row["statistic_ungraded"], row["p_value_ungraded"], row["_weights_ungraded"]
+            )
         else:
-            result = case_permutation_test(table, values, resamples=resamples, seed=seed)
+            result = case_permutation_test(table, values, trials=trials, resamples=resamples, seed=seed)
         units_by_slice = np.bincount(slice_index, weights=count * n, minlength=len(labels))
         planned_by_slice = np.bincount(slice_index, weights=planned * n, minlength=len(labels))
         row |= {
             f"test{sfx}": result.test,
             f"statistic{sfx}": result.statistic,
             f"p_value{sfx}": result.p_value,
+            f"_weights{sfx}": result.weights,
             f"_stands{sfx}": _stands_out(labels, units_by_slice, planned_by_slice),
         }
     return row
@@ -382,7 +537,11 @@ def _adjust(rows: list[dict[str, Any]], alpha: float) -> None:
     adjusted = holm([rows[i][f"p_value{sfx}"] for i, sfx in family])
     for (i, sfx), p in zip(family, adjusted, strict=True):
         rows[i][f"p_adjusted{sfx}"] = p
+    level = alpha / max(len(family), 1)  # Holm's first step: Bonferroni over the family
     for row in rows:
+        for _, sfx in _KINDS:
+            weights = row.pop(f"_weights{sfx}")
+            row[f"detectable{sfx}"] = None if weights is None else detectable_shift(weights, level)
         if row.pop("_same") and row["p_value"] is not None:  # the missing test is the ungraded one
             row["p_adjusted"] = row["p_adjusted_ungraded"]
         for _, sfx in _KINDS:

@@ -256,7 +256,7 @@ def test_slices_under_retry_every_name_observations_where_they_are_the_denominat
     code, stdout, _ = run([*args, "--max-attempts", "2", "--slice", "grp", "--out", str(out)])
     assert code == 0
     rows = [" ".join(line.replace("│", " ").split()) for line in stdout.splitlines() if line.startswith("│ A")]
-    assert "A grp 4/8 no, p=1.0 0/8 no test" in rows
+    assert "A grp 4/8 no, p=1.0; too few cases to detect even a whole slice lost 0/8 no test" in rows
     assert "A grp g1 0.500 (2/4) 0 0.500 (1/2 scored)" in rows
     assert "A grp g2 0.500 (2/4) 0 1.000 (2/2 scored)" in rows
     markdown = (out / "report.md").read_text()
@@ -328,3 +328,19 @@ def test_a_plan_problem_does_not_hide_the_ledger_problems(tmp_path: Path) -> Non
         ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--format", "json"]
     )
     assert (code, json.loads(stdout)["refusing_problems_by_kind"]) == (1, {"missing_column": 1})
+
+
+def test_compare_under_retry_every_is_a_usage_error_in_one_line(tmp_path: Path) -> None:
+    # Under every, a unit has one observation per attempt; compare pairs one value per (case_id, trial) and
+    # refuses rather than choose how to reduce the attempts (issue 41: kept as a documented refusal).
+    plan, ledger = tmp_path / "plan.csv", tmp_path / "results.csv"
+    plan.write_text("case_id\nq1\nq2\n")
+    ledger.write_text(
+        "candidate,case_id,trial,attempt,passed\nA,q1,1,1,1\nA,q1,1,2,0\nA,q2,1,1,1\nB,q1,1,1,1\nB,q2,1,1,0\n"
+    )
+    args = ["compare", "--plan", str(plan), "--results", str(ledger), "--candidates", "A,B"]
+    code, out, err = run([*args, "--baseline", "A", "--candidate", "B", "--retry", "every"])
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'\n"
+    )
