@@ -43,3 +43,11 @@ def test_numeric_promptfoo_reads_the_weighted_score_in_python_as_on_the_command_
 def test_an_id_column_for_a_format_without_one_is_a_value_error() -> None:
     with pytest.raises(ValueError, match=r"^id_column names the case column of ragas or deepeval exports only$"):
         import_exports("promptfoo", SAMPLE, id_column="question")
+
+
+def test_a_planned_units_frame_given_as_the_plan_says_how_to_build_one() -> None:
+    # ef.read gives the planned units as a frame; ef.audit(frames.plan, ...) failed deep in the reconcile step
+    # with "'DataFrame' object has no attribute 'encode'".
+    frames = ef.read("promptfoo", SAMPLE)
+    with pytest.raises(TypeError, match=r"^plan must be an evalframe Plan, got DataFrame: build one with ef\.Plan"):
+        ef.audit(frames.plan, frames.ledger)  # type: ignore[arg-type]

@@ -209,6 +209,8 @@ def audit(
         When a results file cannot be opened at all (on Spark: one that is not Parquet).
     MissingExtra
         ``engine="spark"`` without ``pip install 'evalframe[spark]'``.
+    TypeError
+        When ``plan`` is not a :class:`Plan` (a polars frame: build it with :meth:`Plan.from_frame`).
     ValueError
         When a slice column is not a plan column, a bins spec is malformed,
         ``retry``, ``missing``, ``grade`` or ``reducer`` is not one of its
@@ -326,7 +328,16 @@ def _check_arguments(
     pass_threshold: float | None,
     slices: Sequence[str],
 ) -> None:
-    """Raise ValueError for an option outside its values or a slice column the plan lacks (see :func:`audit`)."""
+    """Raise ValueError for an option outside its values or a slice column the plan lacks (see :func:`audit`).
+
+    A plan that is not a :class:`Plan` (``ef.read``'s planned-units frame, say) is a TypeError naming the way.
+    """
+    if not isinstance(plan, Plan):
+        msg = (
+            f"plan must be an evalframe Plan, got {type(plan).__name__}: build one with "
+            "ef.Plan.from_frame(frame) (a units table with candidate, case_id[, trial] plans exactly its rows)"
+        )
+        raise TypeError(msg)
     for name, value, allowed in (
         ("retry", retry, get_args(RetryPolicyName)),
         ("missing", missing, get_args(MissingPolicy)),
