@@ -466,3 +466,22 @@ def test_a_second_export_replaces_the_first_and_a_foreign_file_in_its_folders_is
     assert refused.exit_code == 2
     assert refused.stderr.startswith(f"{out / 'data'}/\n")
     assert (written(out, "A").parent / "mine.txt").read_text() == "mine"
+
+
+def test_an_export_is_filed_under_the_task_its_exports_record(tmp_path: Path) -> None:
+    # An Inspect eval set of three models on `popularity` (../shared/data/real2, SOURCES.md): every record was
+    # filed under the file name of one of its logs; the benchmark is the task the logs record.
+    from tests.cli.support import run
+    from tests.conftest import REAL2
+
+    logs = REAL2 / "inspect_ai/UKGovernmentBEIS-inspect_ai-PR2488/log-sets/set2"
+    if not logs.is_dir():
+        pytest.skip("../shared/data/real2 is not laid beside the repository")
+    code, _, err = run(["audit", "--from", "inspect", str(logs), "--export", "every-eval-ever", str(tmp_path / "e")])
+    assert code == 0, err
+    records = sorted(p.relative_to(tmp_path / "e").parent.as_posix() for p in (tmp_path / "e/data").rglob("*.json"))
+    assert records == [
+        "data/popularity/anthropic/claude-sonnet-4-20250514",
+        "data/popularity/google/gemini-2.5-pro",
+        "data/popularity/openai/gpt-5",
+    ]

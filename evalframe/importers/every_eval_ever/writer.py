@@ -264,7 +264,8 @@ def write(
         The files written (the manifest aside), sorted: per candidate its
         record ``data/<benchmark>/<developer>/<model>/<uuid>.json`` and
         instance file ``…/<uuid>_samples.jsonl`` (the layout schema 0.3.0
-        requires of ``file_path``; the benchmark is the plan's file stem). The
+        requires of ``file_path``; the benchmark is the task the exports record, when they record one,
+        else the plan's file stem). The
         instance file holds one row per scored unit only; the units left out
         (:func:`left_out`) are counted per outcome, and those that ran or
         were skipped listed, in the record's
@@ -295,7 +296,7 @@ def write(
     """
     meta = report.meta
     units = _exportable_units(report)
-    dataset = Path(str(meta.get("plan_source") or "evalframe")).stem or "evalframe"
+    dataset = _benchmark(meta)
     export = _Export(
         dataset=dataset,
         confidence=float(meta.get("confidence", 0.95)),
@@ -313,6 +314,19 @@ def write(
             export, record, own, candidate, evaluation_id=evaluation_id, instance_path=instance_path
         )
     return write_output(out, {}, texts, command=command, outcome="exported", inputs=inputs, guard=guard)
+
+
+def _benchmark(meta: Mapping[str, Any]) -> str:
+    """The benchmark a record is filed under: the one task or scenario the exports record, else the plan's stem.
+
+    Inspect and lm-eval record a task, HELM a scenario; an eval set of three models had been filed under one
+    of its logs' file names.
+    """
+    exports = [e for e in meta.get("exports") or [] if isinstance(e, Mapping)]
+    tasks = {str(e.get("task") or e.get("scenario")) for e in exports if e.get("task") or e.get("scenario")}
+    if len(tasks) == 1:
+        return tasks.pop()
+    return Path(str(meta.get("plan_source") or "evalframe")).stem or "evalframe"
 
 
 def _exportable_units(report: AuditReport) -> pl.DataFrame:
