@@ -300,7 +300,8 @@ def audit(
                 raise AuditRefused(problems)
             computed = [p for p in parts if p.summary is not None]
             units, attempts = executor.tables(plan, computed)
-            meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, provenance)
+            recorded = provenance if provenance is not None else loaded.provenance
+            meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, recorded)
             found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
             report = AuditReport(
                 units=units,

@@ -101,7 +101,7 @@ def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Seq
     return Plan.from_file(plan_path, candidates=split_list(flags.candidates), trials=trials, run_id=flags.run_id)
 
 
-def _import_ledger(plan_path: Path | None, results_paths: Sequence[str], options: dict[str, Any]) -> Loaded | list[str]:
+def _import_ledger(plan_path: Path | None, results_paths: Sequence[str]) -> Loaded | list[str]:
     """The ledger of ``--results``: with the import's notes (and its exports as provenance) when it is one.
 
     An ``evalframe import`` folder's plan.parquet and ledger.parquet are audited with the notes the import
@@ -111,8 +111,8 @@ def _import_ledger(plan_path: Path | None, results_paths: Sequence[str], options
     if found is None:
         return list(results_paths)
     ledger = load(results_paths[0])
-    options["provenance"] = {**found.provenance, **(options.get("provenance") or {})}
-    return replace(ledger, problems=pl.concat([ledger.problems, found.notes], how="diagonal_relaxed"))
+    problems = pl.concat([ledger.problems, found.notes], how="diagonal_relaxed")
+    return replace(ledger, problems=problems, provenance=found.provenance)
 
 
 def _refused(
@@ -179,10 +179,10 @@ def build_report(
         try:
             plan = _from_files(plan_path, results_paths, paths, flags)
         except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
-            ledger = _import_ledger(plan_path, results_paths, options)
+            ledger = _import_ledger(plan_path, results_paths)
             checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
             raise with_ledger_problems(exc, ledger, **checks) from None
-        return audit(plan, _import_ledger(plan_path, results_paths, options), progress=progress, **options)
+        return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
     except AuditRefused as exc:
         _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
     except (EvalframeError, ValueError) as exc:

@@ -84,13 +84,15 @@ class Imported:
         """The ledger with the import's notes, as :func:`evalframe.audit` takes results.
 
         ``ef.audit(imported.plan, imported.results)`` reports the notes among
-        the audit's problems; ``ef.audit(imported.plan, imported.ledger)``
-        audits the same rows without them. An import with a refusing note
+        the audit's problems and records the exports' headers (so a header's
+        case reducer is compared with the declared one, as on the command
+        line); ``ef.audit(imported.plan, imported.ledger)`` audits the same
+        rows without them. An import with a refusing note
         never gets here: ``read`` raises
         :class:`~evalframe.errors.ImportUnreadable` (a file it cannot read)
         or :class:`~evalframe.importers._kit.ImportRefused`.
         """
-        return Loaded(self.ledger.lazy(), self.notes, self.plan.source)
+        return Loaded(self.ledger.lazy(), self.notes, self.plan.source, provenance={"exports": self.info})
 
 
 class Reader(Protocol):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -43,6 +44,9 @@ class Loaded:
         The Parquet files read (empty for CSV and JSON Lines, read whole):
         a query over them that fails names the damaged one
         (:func:`~evalframe.load.naming_the_damaged_file`).
+    provenance
+        What an importer read from the exports' headers (``exports``, ...), recorded in the audit's meta
+        unless the audit is given its own (:attr:`evalframe.importers.Imported.results` fills it).
     """
 
     frame: pl.LazyFrame
@@ -51,6 +55,7 @@ class Loaded:
     partitions: tuple[str, ...] = ()
     stored: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    provenance: Mapping[str, Any] | None = None
 
 
 def reserved_problem(name: str, source: str, line: int | None) -> dict[str, Any]:

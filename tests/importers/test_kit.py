@@ -297,3 +297,15 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
         f"instances × adapter_spec.num_train_trials declares {10 * big} planned units, more than the 100000000 "
         "evalframe plans"
     ]
+
+
+def test_imported_results_carry_the_exports_headers_into_the_audit() -> None:
+    # The header records epochs_reducer ["mean"]: ef.audit(imported.plan, imported.results, reducer="any") says
+    # so, as the command line does, with no provenance passed by hand (it was left out of the Python route).
+    path = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_cyse2_vuln_exploit_challenges.json")
+    imported = inspect_ai.read([path])
+    report = ef.audit(imported.plan, imported.results, grade="numeric", reducer="any")
+    assert report.problems.filter(pl.col("kind") == "reducer_differs").get_column("detail").to_list() == [
+        "the export records the case reducer mean; the audit applies the declared 'any'"
+    ]
+    assert [e["case_reducer"] for e in report.meta["exports"]] == ["mean"]
