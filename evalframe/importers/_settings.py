@@ -82,19 +82,20 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
 
 
 def shown(value: str | None, width: int = SHOWN) -> str:
-    """A setting's value as a name or note shows it: whole when short, else cut with a hash of the whole.
+    r"""A setting's value as a name or note shows it: whole when short and on one line, else cut with a hash.
 
     Examples
     --------
-    >>> shown("true"), shown(None), shown("x" * 40)
-    ('true', 'unknown', 'xxxxxxxxxxxxxxxxxxxx…#bd913ff6')
+    >>> shown("true"), shown(None), shown("x" * 40), shown("temperature: 0.7\nseed: 1")
+    ('true', 'unknown', 'xxxxxxxxxxxxxxxxxxxx…#bd913ff6', 'temperature: 0.7…#d3bd710e')
     """
     if value is None:
         return UNKNOWN
-    if len(value) <= width:
+    first = value.split("\n", 1)[0]
+    if first == value and len(value) <= width:
         return value
     digest = hashlib.sha256(value.encode()).hexdigest()[:8]
-    return f"{value[: width - 12]}…#{digest}"
+    return f"{first[: width - 12]}…#{digest}"
 
 
 def short_names(sources: Sequence[str]) -> dict[str, str]:

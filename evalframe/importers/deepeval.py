@@ -57,7 +57,6 @@ the reason.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -67,6 +66,7 @@ from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, ledger_row, note, read_json
 from evalframe.importers._per_case import MetricTable, add_table, assemble, graded, input_error, read_metric_csv
+from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.load import PathLike
 
 __all__ = ["SUCCESS", "read"]
@@ -284,33 +284,23 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
 def _tell_runs_apart(tables: Sequence[MetricTable], notes: list[dict[str, Any]]) -> None:
     """Name the files of one candidate by their settings, or number them as successive attempts.
 
-    Several test runs (or CSVs) of one candidate are runs of the same test cases. Runs whose
-    ``hyperparameters`` differ (a key one run records and another does not is unknown, never assumed
-    equal) are different candidates, ``<candidate> [key=value, ...]``, with a ``settings_differ`` flag;
-    runs whose recorded settings agree are successive attempts 1, 2, … in the order of their files.
+    Several test runs (or CSVs) of one candidate are runs of the same test cases, told apart by their
+    ``hyperparameters`` with the kit's rule (:func:`~evalframe.importers._settings.split_by_settings`:
+    different settings, or one a run does not record, make different candidates ``<candidate> [key=value]``
+    with a ``settings_differ`` flag); the runs of one candidate are successive attempts 1, 2, … in the order
+    of their files.
     """
-    by_candidate: dict[str, list[MetricTable]] = {}
-    for table in tables:
-        by_candidate.setdefault(str(table.info["candidate"]), []).append(table)
-    for candidate, own in by_candidate.items():
-        if len(own) < 2:
-            continue
-        settings = [t.info.get("hyperparameters") or {} for t in own]
-        keys = sorted({k for s in settings for k in s})
-        differ = [k for k in keys if len({json.dumps(s.get(k), sort_keys=True) for s in settings}) > 1]
-        files = ", ".join(str(t.info["source"]) for t in own)
-        for attempt, (table, setting) in enumerate(zip(own, settings, strict=True), start=1):
-            if differ:
-                shown = ", ".join(f"{k}={'unknown' if k not in setting else setting[k]}" for k in differ)
-                name = f"{candidate} [{shown}]"
-                detail = (
-                    f"{len(own)} test runs of {candidate} record different hyperparameters ({shown} here; files "
-                    f"{files}): this run is read as its own candidate {name!r}, never as a retry of the others"
-                )
-                table.info["candidate"] = name
-                table.notes.append(note("settings_differ", str(table.info["source"]), detail, candidate=name))
-                for row in table.rows:
-                    row[CANDIDATE] = name
-            else:
-                for row in table.rows:
-                    row[ATTEMPT] = attempt
+    runs = [
+        RunSettings(str(t.info["source"]), str(t.info["candidate"]), t.info.get("hyperparameters") or {})
+        for t in tables
+    ]
+    names, found = split_by_settings(runs)
+    notes.extend(found)
+    attempts: dict[str, int] = {}
+    for table, run in zip(tables, runs, strict=True):
+        name = names.get((run.source, run.candidate), run.candidate)
+        attempts[name] = attempt = attempts.get(name, 0) + 1
+        table.info["candidate"] = name
+        for row in table.rows:
+            row[CANDIDATE] = name
+            row[ATTEMPT] = attempt

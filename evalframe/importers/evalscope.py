@@ -86,6 +86,7 @@ from evalframe.importers._kit import (
     read_json_lines,
 )
 from evalframe.importers._per_case import assemble, input_error
+from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -255,60 +256,46 @@ def _config(run: Path) -> tuple[Path | None, dict[str, str]]:
     return found[0], {k: "\n".join(v) for k, v in settings.items()}
 
 
-def _shown(value: str | None) -> str:
-    """A setting's value as a candidate name shows it: the scalar, ``unknown``, or a hash of a block."""
-    if value is None:
-        return "unknown"
-    if "\n" not in value and len(value) <= 40:
-        return value
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:8]
-
-
 def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path, tuple[str, int]]:
     """Per review file: its candidate and attempt, once the runs of one model are told apart by their configs.
 
-    A run is a model's folder under one output folder (``<run>/reviews/<model>/``). Runs of one model whose
-    configs record different settings (or a setting one records and another does not: unknown, never assumed
-    equal) are different candidates, named ``<model> [key=value, ...]`` with a ``settings_differ`` flag;
-    runs whose settings agree are successive attempts of the same samples (in the order of their folders).
+    A run is a model's folder under one output folder (``<run>/reviews/<model>/``). Runs of one model are
+    told apart by the settings their configs record (places such as ``work_dir`` aside) with the kit's rule
+    (:func:`~evalframe.importers._settings.split_by_settings`: different settings, or one a run does not
+    record, make different candidates ``<model> [key=value]`` with a ``settings_differ`` flag); runs of one
+    candidate are successive attempts of the same samples, in the order of their folders.
     A run's ``limit`` is a ``limited_run`` flag: its plan is the samples it reviewed.
     """
-    runs: dict[str, dict[Path, dict[str, str]]] = {}
+    runs: dict[tuple[str, Path], dict[str, str]] = {}
     configs: dict[Path, Path | None] = {}
     for review in reviews:
         root = review.path.parent.parent.parent
-        if root not in runs.setdefault(review.candidate, {}):
-            configs[root], runs[review.candidate][root] = _config(root)
+        if (review.candidate, root) not in runs:
+            configs[root], settings = _config(root)
+            runs[(review.candidate, root)] = settings
+    order = sorted(runs, key=lambda run: (run[0], run[1]))
+    names, found = split_by_settings(
+        [
+            RunSettings(str(root), model, {k: v for k, v in runs[(model, root)].items() if k not in PLACE_KEYS})
+            for model, root in order
+        ]
+    )
+    notes.extend(found)
+    named = {(model, root): names.get((str(root), model), model) for model, root in order}
+    attempt: dict[tuple[str, Path], int] = {}
+    for run in order:
+        attempt[run] = sum(1 for other in order[: order.index(run)] if named[other] == named[run]) + 1
+        limit = runs[run].get("limit")
+        if limit is not None and limit.isdigit():
+            detail = (
+                f"{configs[run[1]]} sets limit {limit}: each subset's plan is the samples its review holds (at "
+                "most that many); the dataset's full size is not recorded, so the rates describe those samples"
+            )
+            notes.append(note("limited_run", str(configs[run[1]]), detail, candidate=named[run]))
     out: dict[Path, tuple[str, int]] = {}
-    for model, of_model in runs.items():
-        order = sorted(of_model)
-        keys = sorted({k for settings in of_model.values() for k in settings} - PLACE_KEYS)
-        differ = [k for k in keys if len({of_model[r].get(k) for r in order}) > 1] if len(order) > 1 else []
-        names = {
-            r: f"{model} [{', '.join(f'{k}={_shown(of_model[r].get(k))}' for k in differ)}]" if differ else model
-            for r in order
-        }
-        if differ:
-            files = ", ".join(str(configs[r] or r / "configs") for r in order)
-            for root in order:
-                values = "; ".join(f"{k}: {_shown(of_model[root].get(k))}" for k in differ)
-                detail = (
-                    f"{len(order)} runs of {model} record different settings ({values} here; files {files}): "
-                    f"this run is read as its own candidate {names[root]!r}, never as a retry of the others"
-                )
-                notes.append(note("settings_differ", str(root), detail, candidate=names[root]))
-        for root in order:
-            limit = of_model[root].get("limit")
-            if limit is not None and limit.isdigit():
-                detail = (
-                    f"{configs[root]} sets limit {limit}: each subset's plan is the samples its review holds (at "
-                    "most that many); the dataset's full size is not recorded, so the rates describe those samples"
-                )
-                notes.append(note("limited_run", str(configs[root]), detail, candidate=names[root]))
-        for review in reviews:
-            root = review.path.parent.parent.parent
-            if review.candidate == model:
-                out[review.path] = (names[root], 1 if differ else order.index(root) + 1)
+    for review in reviews:
+        run = (review.candidate, review.path.parent.parent.parent)
+        out[review.path] = (named[run], attempt[run])
     return out
 
 

@@ -210,9 +210,8 @@ def test_runs_of_one_model_with_different_settings_are_different_candidates(tmp_
     differ = imported.notes.filter(pl.col("kind") == "settings_differ")
     assert sorted(differ.get_column("candidate").to_list()) == names
     assert differ.filter(pl.col("candidate") == names[1]).get_column("detail").item() == (
-        "2 runs of m record different settings (generation_config: temperature: 0.7 here; files "
-        f"{roots[0] / 'configs' / 'task_config_abc.yaml'}, {roots[1] / 'configs' / 'task_config_abc.yaml'}): "
-        f"this run is read as its own candidate {names[1]!r}, never as a retry of the others"
+        "runs of m recorded different settings, read as 2 candidates, not as retries of one another: "
+        "generation_config = temperature: 0.7 in run1; temperature: 0.0 in run2"
     )
     limited = imported.notes.filter(pl.col("kind") == "limited_run")
     assert sorted(limited.get_column("candidate").to_list()) == names
