@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,10 +42,6 @@ class RunSettings:
     candidate: str
     settings: Mapping[str, Any]
     group: str = ""
-    texts: dict[str, str] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "texts", {k: setting_text(v) for k, v in self.settings.items()})
 
 
 def setting_text(value: Any) -> str:
@@ -179,11 +175,15 @@ def split_by_settings(
     notes: list[dict[str, Any]] = []
     for (group, candidate), members in groups.items():
         classes: dict[str, list[RunSettings]] = {}
+        texts: dict[str, dict[str, str]] = {}
         for run in members:
-            classes.setdefault(json.dumps(run.texts, sort_keys=True), []).append(run)
+            own = {k: setting_text(v) for k, v in run.settings.items()}
+            key = json.dumps(own, sort_keys=True)
+            classes.setdefault(key, []).append(run)
+            texts.setdefault(key, own)
         if len(classes) < 2:
             continue
-        owns = [c[0].texts for c in classes.values()]
+        owns = list(texts.values())
         keys = sorted({k for own in owns for k in own}, key=lambda k: (rank(k), k))
         differing = [k for k in keys if len({own.get(k) for own in owns}) > 1]
         naming = _naming_keys(differing, owns, rank)
