@@ -207,3 +207,23 @@ class OutputFolderError(EvalframeError):
         self.reason = reason
         msg = f"--out {folder}: {reason}"
         super().__init__(msg)
+
+
+class OptionError(EvalframeError, ValueError):
+    """An audit option outside its values, or options that contradict each other, found before any file is read.
+
+    ``ef.audit`` raises it (a ``ValueError`` too, as an argument error is in Python); the command line
+    reports it as a usage error (exit 2) against the flag of the same name, with the same words.
+
+    Attributes
+    ----------
+    option
+        The keyword argument of :func:`evalframe.audit` at fault (``"score_range"``, ``"slices"``, ...).
+    reason
+        What is wrong with it, as the message says.
+    """
+
+    def __init__(self, option: str, reason: str) -> None:
+        self.option = option
+        self.reason = reason
+        super().__init__(reason)

@@ -9,22 +9,21 @@ or candidate by candidate) is the executor's business
 
 from __future__ import annotations
 
-import math
 import shutil
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
+from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.executors import ByCandidate, Executor, WholeBatch
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.columns import (
     CANDIDATE,
-    CASE_ID,
     EXEC_FAILURES,
     KIND,
     LINE,
@@ -239,7 +238,18 @@ def audit(
     │ B         ┆ 4       ┆ 4      ┆ 3      ┆ 1.0             ┆ 0.75             ┆ 0.75              │
     └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
     """
-    _check_arguments(plan, retry, missing, grade, max_attempts, score_range, pass_threshold, slices)
+    _check_plan(plan)
+    check_options(
+        retry=retry,
+        missing=missing,
+        grade=grade,
+        max_attempts=max_attempts,
+        score_range=score_range,
+        pass_threshold=pass_threshold,
+        slices=slices,
+        bins=bins or (),
+    )
+    check_slices(slices, plan.cases.columns)
     if bins:
         plan = plan.with_numeric([name for name in bins if name in plan.cases.columns])
     options = Options(
@@ -319,53 +329,14 @@ def audit(
     return report
 
 
-def _check_arguments(
-    plan: Plan,
-    retry: str,
-    missing: str,
-    grade: str,
-    max_attempts: int | None,
-    score_range: tuple[float, float],
-    pass_threshold: float | None,
-    slices: Sequence[str],
-) -> None:
-    """Raise ValueError for an option outside its values or a slice column the plan lacks (see :func:`audit`).
-
-    A plan that is not a :class:`Plan` (``ef.read``'s planned-units frame, say) is a TypeError naming the way.
-    """
+def _check_plan(plan: Plan) -> None:
+    """A plan that is not a :class:`Plan` (``ef.read``'s planned-units frame, say) is a TypeError naming the way."""
     if not isinstance(plan, Plan):
         msg = (
             f"plan must be an evalframe Plan, got {type(plan).__name__}: build one with "
             "ef.Plan.from_frame(frame) (a units table with candidate, case_id[, trial] plans exactly its rows)"
         )
         raise TypeError(msg)
-    for name, value, allowed in (
-        ("retry", retry, get_args(RetryPolicyName)),
-        ("missing", missing, get_args(MissingPolicy)),
-        ("grade", grade, get_args(GradeKind)),
-    ):
-        if value not in allowed:
-            msg = f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}"
-            raise ValueError(msg)
-    if max_attempts is not None and max_attempts < 1:
-        msg = f"max_attempts must be at least 1 (or None: no limit), got {max_attempts!r}"
-        raise ValueError(msg)
-    low, high = score_range
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        msg = f"score_range must be finite (low, high) with low < high, got {score_range!r}"
-        raise ValueError(msg)
-    if pass_threshold is not None and not (grade == "numeric" and low <= pass_threshold <= high):
-        msg = f"pass_threshold applies to grade='numeric' only, within score_range {score_range!r}"
-        raise ValueError(f"{msg}; got {pass_threshold!r} with grade={grade!r}")
-    repeated = sorted({c for c in slices if list(slices).count(c) > 1})
-    if repeated:
-        msg = f"slice column(s) {', '.join(map(repr, repeated))} given more than once"
-        raise ValueError(msg)
-    unknown_slices = [c for c in slices if c not in plan.cases.columns or c == CASE_ID]
-    if unknown_slices:
-        usable = ", ".join(c for c in plan.cases.columns if c != CASE_ID) or "none"
-        msg = f"slice column(s) {', '.join(map(repr, unknown_slices))} not in the plan (plan columns: {usable})"
-        raise ValueError(msg)
 
 
 def _executor(partition_by: str | None, plan: Plan, loaded: Loaded) -> Executor:

@@ -10,17 +10,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 import click
 import polars as pl
 
 from evalframe.audit import audit, with_ledger_problems
+from evalframe.audit.arguments import check_options
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
-from evalframe.cli.options import check_options, split_list
+from evalframe.cli.options import split_list
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, GradeKind
-from evalframe.errors import AuditRefused, EvalframeError, PlanError
+from evalframe.errors import AuditRefused, EvalframeError, OptionError, PlanError
 from evalframe.importers._kit import declare
 from evalframe.load import Loaded, load
 from evalframe.plan import Plan
@@ -28,6 +29,16 @@ from evalframe.progress import Progress
 from evalframe.read import import_exports, import_folder
 from evalframe.report import AuditReport, build_refusal, check_output_folder, write_refusal
 from evalframe.report.refusal import refusal_json
+
+#: The audit options :func:`~evalframe.audit.arguments.check_options` checks, by their keyword names.
+CHECKED: Final = ("retry", "missing", "grade", "max_attempts", "score_range", "pass_threshold", "slices")
+#: The flag of an audit option whose name is not its keyword's (``--slice`` is repeated once per slice).
+FLAGS: Final = {"slices": "--slice"}
+
+
+def usage_error(exc: OptionError) -> click.BadParameter:
+    """The usage error (exit 2) of an audit option at fault, against its flag, in the library's words."""
+    return click.BadParameter(exc.reason, param_hint=FLAGS.get(exc.option, "--" + exc.option.replace("_", "-")))
 
 
 def input_paths(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
@@ -156,14 +167,10 @@ def build_report(
     ``options`` holds the :class:`InputFlags` and the audit's keyword arguments.
     """
     flags = InputFlags(**{f.name: options.pop(f.name) for f in fields(InputFlags)})
-    check_options(
-        candidates=flags.candidates,
-        slices=options["slices"],
-        bins=options["bins"],
-        grade=options["grade"],
-        score_range=options["score_range"],
-        pass_threshold=options["pass_threshold"],
-    )
+    try:  # the audit's own checks, before any file is read, in the words ef.audit uses
+        check_options(**{k: options[k] for k in CHECKED}, bins=list(options["bins"]))
+    except OptionError as exc:
+        raise usage_error(exc) from None
     inputs = input_paths(paths, plan_path, results_paths)
     if out is not None:  # refused before the audit runs: a folder that is not evalframe's own is never touched
         write_or_exit(lambda: check_output_folder(out, inputs=inputs))
@@ -183,6 +190,8 @@ def build_report(
             checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
             raise with_ledger_problems(exc, ledger, **checks) from None
         return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
+    except OptionError as exc:
+        raise usage_error(exc) from None
     except AuditRefused as exc:
         _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
     except (EvalframeError, ValueError) as exc:

@@ -1,4 +1,4 @@
-"""Options shared by the commands, in groups, and the flag checks made before any file is read.
+"""Options shared by the commands, in groups (the audit's own checks are :mod:`evalframe.audit.arguments`).
 
 Each group is a decorator adding its click options in the order ``--help`` lists them: where the inputs
 come from (:func:`input_options`), and the audit's declarations (:func:`audit_options`: retry policy,
@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar, cast
 import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
-from evalframe.columns import CASE_ID, EXEC_FAILURES
+from evalframe.columns import EXEC_FAILURES
 from evalframe.importers._kit import MAX_PLANNED_UNITS
 from evalframe.load import LIMIT_FLAGS, Limits
 
@@ -51,6 +51,7 @@ def count_in(text: str, *, low: int = 1) -> int:
     checked: int = click.IntRange(min=low, max=MAX_PLANNED_UNITS).convert(cast(Any, text), None, None)
     return checked
 
+
 #: The exports ``--from`` and ``evalframe import`` read.
 IMPORT_FORMATS: Final = [
     "inspect",
@@ -81,6 +82,18 @@ MIN_COVERAGE_HELP: Final = (
 def split_list(text: str | None) -> list[str] | None:
     """A comma-separated flag value as a list (None when the flag was not given)."""
     return None if text is None else text.split(",")
+
+
+def _check_candidates(ctx: click.Context, param: click.Parameter, text: str | None) -> str | None:
+    """``--candidates``: comma-separated exact names, none empty, padded or repeated (a usage error otherwise)."""
+    names = split_list(text) or []
+    if any(n == "" for n in names):
+        raise click.BadParameter(f"an empty name in {text!r}")
+    if any(n.strip() != n for n in names):
+        raise click.BadParameter(f"white space around a name in {text!r} (names are exact)")
+    if len(set(names)) != len(names):
+        raise click.BadParameter(f"a name is repeated in {text!r}")
+    return text
 
 
 def _parse_bins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, Any]:
@@ -275,7 +288,12 @@ _INPUT_OPTIONS: Final = [
         help="With --from: the scorer / metric / stat to read (default: the importer's).",
     ),
     click.option("--id-column", default=None, help="With --from ragas|deepeval: the CSV column naming the cases."),
-    click.option("--candidates", default=None, help="Comma-separated planned candidates, e.g. A,B (exact)."),
+    click.option(
+        "--candidates",
+        default=None,
+        callback=_check_candidates,
+        help="Comma-separated planned candidates, e.g. A,B (exact).",
+    ),
     click.option(
         "--trials",
         type=Count,
@@ -310,48 +328,3 @@ def limit_option(name: str, help_text: str) -> Callable[[F], F]:
         envvar="EVALFRAME_" + flag.removeprefix("--").replace("-", "_").upper(),
         help=help_text,
     )
-
-
-def check_options(
-    *,
-    candidates: str | None,
-    slices: Sequence[str],
-    bins: dict[str, Any],
-    grade: str,
-    score_range: tuple[float, float],
-    pass_threshold: float | None,
-) -> None:
-    """Refuse contradictory or malformed flags as usage errors (exit 2) before reading any file.
-
-    Three of these checks are the CLI's own (names in ``--candidates``, which the plan would report as a
-    refusal; ``--bins`` without ``--slice``); the others repeat checks :func:`~evalframe.audit.audit`
-    makes after the plan is read, here before any file is, in the words of the flags the user typed.
-    """
-    if candidates is not None:
-        names = candidates.split(",")
-        if any(n == "" for n in names):
-            raise click.BadParameter(f"an empty name in {candidates!r}", param_hint="--candidates")
-        if any(n.strip() != n for n in names):
-            raise click.BadParameter(
-                f"white space around a name in {candidates!r} (names are exact)", param_hint="--candidates"
-            )
-        if len(set(names)) != len(names):
-            raise click.BadParameter(f"a name is repeated in {candidates!r}", param_hint="--candidates")
-    low, high = score_range
-    if not (math.isfinite(low) and math.isfinite(high) and low < high):
-        raise click.BadParameter(f"need finite LOW < HIGH, got {low} {high}", param_hint="--score-range")
-    if pass_threshold is not None:
-        if grade != "numeric":
-            raise click.BadParameter("a pass threshold applies to --grade numeric only", param_hint="--pass-threshold")
-        if not low <= pass_threshold <= high:
-            raise click.BadParameter(
-                f"{pass_threshold} is outside --score-range {low} {high}", param_hint="--pass-threshold"
-            )
-    if CASE_ID in slices:
-        raise click.BadParameter("case_id is the unit's identity, not a slice", param_hint="--slice")
-    repeated = sorted({c for c in slices if slices.count(c) > 1})
-    if repeated:
-        raise click.BadParameter(f"{', '.join(repeated)} given more than once", param_hint="--slice")
-    unsliced = sorted(set(bins) - set(slices))
-    if unsliced:
-        raise click.BadParameter(f"bins given for {', '.join(unsliced)} without --slice", param_hint="--bins")

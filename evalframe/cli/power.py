@@ -169,13 +169,9 @@ def _text(result: Any, sources: list[str]) -> None:
 @click.command("power")
 @click.option("--cases", type=Count, default=None, help="Cases planned (default: those of --from-units).")
 @click.option("--trials", type=Count, default=None, help="Trials per case (default: --from-units', else 1).")
-@click.option(
-    "--alpha", type=Number(), default=0.05, show_default=True, help="Two-sided level of compare's test."
-)
+@click.option("--alpha", type=Number(), default=0.05, show_default=True, help="Two-sided level of compare's test.")
 @click.option("--power", "target_power", type=Number(), default=0.8, show_default=True, help="Target power.")
-@click.option(
-    "--rate", type=Number(), default=None, help="Baseline pass rate (default: --from-units', else 0.5)."
-)
+@click.option("--rate", type=Number(), default=None, help="Baseline pass rate (default: --from-units', else 0.5).")
 @click.option("--icc", type=Number(), default=None, help="Intra-case correlation (default: --from-units', else 0).")
 @click.option(
     "--pair-correlation",
@@ -183,9 +179,7 @@ def _text(result: Any, sources: list[str]) -> None:
     default=None,
     help="Correlation of the two candidates' case means (default: --from-compare's, else 0).",
 )
-@click.option(
-    "--pair-trials", type=Number(), default=None, help="Trials per case --pair-correlation was measured at."
-)
+@click.option("--pair-trials", type=Number(), default=None, help="Trials per case --pair-correlation was measured at.")
 @click.option(
     "--from-units",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -199,9 +193,7 @@ def _text(result: Any, sources: list[str]) -> None:
     default=None,
     help="A compare's comparison.parquet or JSON: read pair_correlation from it.",
 )
-@click.option(
-    "--target-difference", type=Number(), default=None, help="Difference to size for (fraction of rate)."
-)
+@click.option("--target-difference", type=Number(), default=None, help="Difference to size for (fraction of rate).")
 @click.option("--trade-trials", default="1,2,3,5,10", show_default=True, help="Trials per case to trade off.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def power_command(

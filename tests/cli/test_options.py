@@ -53,13 +53,26 @@ def test_every_command_has_help_text() -> None:
         (["--candidates", "A, B"], "white space"),
         (["--candidates", "A,A"], "repeated"),
         (["--candidates", "A,B", "--trials", "0"], "--trials"),
-        (["--candidates", "A,B", "--grade", "numeric", "--score-range", "1", "0"], "LOW < HIGH"),
-        (["--candidates", "A,B", "--pass-threshold", "0.5"], "--grade numeric only"),
-        (["--candidates", "A,B", "--slice", "case_id"], "identity, not a slice"),
-        (["--candidates", "A,B", "--bins", "case_type=0,1"], "without --slice"),
+        (
+            ["--candidates", "A,B", "--grade", "numeric", "--score-range", "1", "0"],
+            "--score-range: score_range must be finite (low, high) with low < high, got (1.0, 0.0)",
+        ),
+        (
+            ["--candidates", "A,B", "--pass-threshold", "0.5"],
+            "--pass-threshold: pass_threshold applies to grade='numeric' only, within score_range (0.0, 1.0); got 0.5 "
+            "with grade='binary'",
+        ),
+        (["--candidates", "A,B", "--slice", "case_id"], "--slice: case_id is the unit's identity, not a slice"),
+        (
+            ["--candidates", "A,B", "--bins", "case_type=0,1"],
+            "--bins: bins given for 'case_type', which is not a slice",
+        ),
         (["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=0,1"], "not a number"),
         (["--candidates", "A,B", "--out", "/dev/null/x"], "cannot write"),
-        (["--candidates", "A,B", "--slice", "case_type", "--slice", "case_type"], "case_type given more than once"),
+        (
+            ["--candidates", "A,B", "--slice", "case_type", "--slice", "case_type"],
+            "--slice: slice column(s) 'case_type' given more than once",
+        ),
         (
             ["--candidates", "A,B", "--slice", "case_type", "--bins", f"case_type=q{10**30}"],
             f"the k of 'case_type=q{10**30}': {10**30} is not in the range 2<=x<=100000000",
