@@ -238,20 +238,6 @@ def audit(
     │ B         ┆ 4       ┆ 4      ┆ 3      ┆ 1.0             ┆ 0.75             ┆ 0.75              │
     └───────────┴─────────┴────────┴────────┴─────────────────┴──────────────────┴───────────────────┘
     """
-    _check_plan(plan)
-    check_options(
-        retry=retry,
-        missing=missing,
-        grade=grade,
-        max_attempts=max_attempts,
-        score_range=score_range,
-        pass_threshold=pass_threshold,
-        slices=slices,
-        bins=bins or (),
-    )
-    check_slices(slices, plan.cases.columns)
-    if bins:
-        plan = plan.with_numeric([name for name in bins if name in plan.cases.columns])
     options = Options(
         retry,
         max_attempts,
@@ -262,11 +248,12 @@ def audit(
         score_range,
         pass_threshold,
         tuple(slices),
-        _resolved_bins(plan, slices, bins),
+        bins,
         confidence,
         tuple(extra_columns),
-        check_reducer(reducer),
+        reducer,
     )
+    plan, options = _checked(plan, options)
     unreachable = _unreachable_cases(plan, options.reducer)  # raises when no case could reach at_least:k
     if engine == "spark" or is_spark_frame(results):
         try:
@@ -329,14 +316,32 @@ def audit(
     return report
 
 
-def _check_plan(plan: Plan) -> None:
-    """A plan that is not a :class:`Plan` (``ef.read``'s planned-units frame, say) is a TypeError naming the way."""
+def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
+    """The plan (bins' columns numeric) and options of an audit once checked, quantile bins resolved.
+
+    Raises :class:`~evalframe.errors.OptionError` as :func:`~evalframe.audit.arguments.check_options` does; a
+    plan that is not a :class:`Plan` (``ef.read``'s planned-units frame, say) is a TypeError naming the way.
+    """
     if not isinstance(plan, Plan):
         msg = (
             f"plan must be an evalframe Plan, got {type(plan).__name__}: build one with "
             "ef.Plan.from_frame(frame) (a units table with candidate, case_id[, trial] plans exactly its rows)"
         )
         raise TypeError(msg)
+    check_options(
+        retry=o.retry,
+        missing=o.missing,
+        grade=o.grade,
+        max_attempts=o.max_attempts,
+        score_range=o.score_range,
+        pass_threshold=o.pass_threshold,
+        slices=o.slices,
+        bins=o.bins or (),
+    )
+    check_slices(o.slices, plan.cases.columns)
+    if o.bins:
+        plan = plan.with_numeric([name for name in o.bins if name in plan.cases.columns])
+    return plan, replace(o, bins=_resolved_bins(plan, o.slices, o.bins), reducer=check_reducer(o.reducer))
 
 
 def _executor(partition_by: str | None, plan: Plan, loaded: Loaded) -> Executor:
