@@ -20,7 +20,7 @@ from evalframe.audit.arguments import check_options
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
 from evalframe.cli.options import split_list
 from evalframe.cli.signals import hold_stop_signals
-from evalframe.columns import CANDIDATE, GradeKind
+from evalframe.columns import KIND, GradeKind
 from evalframe.errors import AuditRefused, EvalframeError, OptionError, PlanError
 from evalframe.importers._kit import declare
 from evalframe.load import Loaded, load
@@ -46,24 +46,22 @@ def input_paths(paths: Sequence[Path], plan_path: Path | None, results_paths: Se
     return [*(str(p) for p in paths), *([] if plan_path is None else [str(plan_path)]), *results_paths]
 
 
-def check_candidates_against_plan(plan_path: Path, candidates: str | None) -> None:
-    """Usage errors (exit 2, with a hint) for --candidates against the plan's columns, before any ledger is read.
+def candidates_usage_error(exc: PlanError, plan_path: Path, candidates: str | None) -> None:
+    """Raise the usage error (exit 2, with a hint) of a plan refused for how its candidates were named.
 
     A plan without a ``candidate`` column is crossed with the candidates named by --candidates; a plan with
-    one (a units table, e.g. ``evalframe import``'s plan.parquet) names its own. Only the plan's column
-    names are read here; a plan that cannot be read is left for :meth:`Plan.from_file` to report.
+    one (a units table, e.g. ``evalframe import``'s plan.parquet) names its own. The plan is read once
+    (:meth:`Plan.from_file`); its refusal says which: no candidate declared (``empty_candidates``) without
+    --candidates, or candidates named twice (``repeated_candidate``) with it, whose own names are distinct.
     """
-    try:
-        names = load(plan_path).frame.collect_schema().names()
-    except (EvalframeError, OSError, ValueError):
-        return
-    if CANDIDATE not in names and candidates is None:
+    kinds = set(exc.problem_counts.get_column(KIND).to_list())
+    if candidates is None and "empty_candidates" in kinds:
         msg = (
             f"the plan {plan_path} has no candidate column, so name the candidates: --candidates A,B "
             "(comma-separated, exactly as in the ledger's candidate column)"
         )
         raise click.UsageError(msg)
-    if CANDIDATE in names and candidates is not None:
+    if candidates is not None and "repeated_candidate" in kinds:
         msg = (
             f"the plan {plan_path} has a candidate column (one row per planned unit), which names the candidates: "
             "drop --candidates"
@@ -107,9 +105,12 @@ def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Seq
         raise click.UsageError("--score names the scorer of an export: it needs --from FORMAT")
     if flags.id_column is not None:
         raise click.UsageError("--id-column names a column of an export: it needs --from ragas or deepeval")
-    check_candidates_against_plan(plan_path, flags.candidates)
     trials = 1 if flags.trials is None else flags.trials
-    return Plan.from_file(plan_path, candidates=split_list(flags.candidates), trials=trials, run_id=flags.run_id)
+    try:
+        return Plan.from_file(plan_path, candidates=split_list(flags.candidates), trials=trials, run_id=flags.run_id)
+    except PlanError as exc:
+        candidates_usage_error(exc, plan_path, flags.candidates)
+        raise
 
 
 def _import_ledger(plan_path: Path | None, results_paths: Sequence[str]) -> Loaded | list[str]:

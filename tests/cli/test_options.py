@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -36,6 +37,24 @@ def test_undeclared_candidates_is_a_usage_error_with_a_hint() -> None:
     code, _, stderr = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv")])
     assert code == 2
     assert "has no candidate column, so name the candidates: --candidates A,B" in stderr
+
+
+@pytest.mark.parametrize(("extra", "code"), [([], 2), (["--candidates", "A,B"], 0)], ids=["undeclared", "declared"])
+def test_the_plan_csv_is_parsed_once(monkeypatch: pytest.MonkeyPatch, extra: list[str], code: int) -> None:
+    """The candidate-column hint comes from the plan's one reading, not from a second parse of the file."""
+    import evalframe.load.dispatch as dispatch
+
+    parsed: list[str] = []
+    read = dispatch.read_csv_strict
+
+    def spy(path: Any, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(Path(path).name)
+        return read(path, *args, **kwargs)
+
+    monkeypatch.setattr(dispatch, "read_csv_strict", spy)
+    result = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(ORBIT / "results.csv"), *extra])
+    assert result[0] == code, result[2]
+    assert parsed.count("plan.csv") == 1
 
 
 def test_every_command_has_help_text() -> None:
