@@ -7,6 +7,7 @@ import pytest
 
 import evalframe as ef
 from evalframe.compare import compare
+from evalframe.errors import OptionError
 from tests.conftest import FIXTURES
 
 ORBIT = FIXTURES / "orbit_desk"
@@ -275,8 +276,12 @@ def test_bad_names_and_every_policy_are_value_errors() -> None:
             "score": [None, 1.0, 0.0],
         }
     )
-    with pytest.raises(ValueError, match="one observation per unit"):
+    with pytest.raises(OptionError) as caught:
         compare(ef.audit(plan, ledger, retry="every"), baseline="A", candidate="B")
+    assert (caught.value.option, caught.value.reason) == (
+        "retry",
+        "compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'",
+    )
 
 
 def test_units_planned_for_one_side_only_are_not_paired_nor_failed() -> None:

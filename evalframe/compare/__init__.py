@@ -138,9 +138,13 @@ def compare(
 
     Raises
     ------
+    evalframe.errors.OptionError
+        When the report has several observations per unit (audited with
+        ``retry="every"`` and a unit retried): ``option`` is ``"retry"``, and
+        the reason names the policies compare takes (``first``,
+        ``last_allowed``). A ``ValueError`` too.
     ValueError
-        When a name is not a candidate of the report, both names are the
-        same, or the report has several observations per unit.
+        When a name is not a candidate of the report, or both names are the same.
 
     Notes
     -----

@@ -16,6 +16,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
+from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
 from evalframe.stats import mcnemar_exact
 
@@ -57,7 +58,7 @@ def _side(report: AuditReport, name: str, slices: Sequence[str]) -> pl.DataFrame
     units = report.units.lazy().filter(pl.col(CANDIDATE) == name).collect()
     if units.select(pl.struct(*PAIR_KEY).is_duplicated().any()).item():
         msg = "compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'"
-        raise ValueError(msg)
+        raise OptionError("retry", msg)
     return units.select(*PAIR_KEY, *slices, pl.col(OUTCOME).cast(pl.String).alias("outcome"), SCORE)
 
 
