@@ -4,7 +4,8 @@ This package is a module that can be called: ``evalframe.audit(...)`` calls
 :func:`evalframe.audit.run.audit` (see :mod:`evalframe._callable`), and
 ``import evalframe.audit`` gives the module. It holds:
 
-* :mod:`~evalframe.audit.run`: the audit (argument checks, meta, assembling the report);
+* :mod:`~evalframe.audit.run`: the audit (meta, assembling the report);
+* :mod:`~evalframe.audit.arguments`: the checks of its options, shared with the command line;
 * :mod:`~evalframe.audit.step`: the per-batch step (validate, reconcile, select attempts, summarise);
 * :mod:`~evalframe.audit.executors`: the whole-batch and by-candidate executors behind one interface;
 * :mod:`~evalframe.audit.spill`: where the by-candidate executor holds its tables.

@@ -210,14 +210,19 @@ def audit(
         ``engine="spark"`` without ``pip install 'evalframe[spark]'``.
     TypeError
         When ``plan`` is not a :class:`Plan` (a polars frame: build it with :meth:`Plan.from_frame`).
+    evalframe.errors.OptionError
+        Before any file is read (:func:`~evalframe.audit.arguments.check_options`,
+        the same checks and words as the command line's flags): ``retry``,
+        ``missing`` or ``grade`` not one of its values, ``max_attempts``
+        below 1, ``score_range`` not finite with low < high,
+        ``pass_threshold`` given for binary grades or outside
+        ``score_range``, a slice that is ``case_id``, repeated or not a plan
+        column, bins for a column that is not a slice. ``option`` names the
+        argument at fault; a ``ValueError`` too.
     ValueError
-        When a slice column is not a plan column, a bins spec is malformed,
-        ``retry``, ``missing``, ``grade`` or ``reducer`` is not one of its
-        values, ``reducer`` is ``at_least:k`` with k above the plan's largest
-        number of trials per case,
-        ``max_attempts`` is below 1, ``score_range`` is not finite with low
-        < high, or ``pass_threshold`` is given for binary grades or outside
-        ``score_range``.
+        When a bins spec is malformed, ``reducer`` is not one of its values,
+        or ``reducer`` is ``at_least:k`` with k above the plan's largest
+        number of trials per case.
 
     Examples
     --------
