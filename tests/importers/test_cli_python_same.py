@@ -73,3 +73,21 @@ def test_cli_and_python_give_the_same_summary(case: Case) -> None:
     assert code == 0, err[-3000:]
     assert outcome == "audited", got
     assert got == out["summary"]
+
+
+def test_the_issue_39_repro_reads_the_weighted_scores_on_both_routes() -> None:
+    """promptfoo's sample export under numeric grades, no score named: each result's weighted ``score``.
+
+    The file's scores: gpt-5 0.5 and 2/3, gpt-5-mini 0.75 and 2/3 (``results.results[].score``), so the mean
+    scores are 7/12 and 17/24 on the command line and in Python alike (the library once gave 0.0 / 0.0).
+    """
+    sample = "promptfoo/promptfoo-promptfoo/test/__fixtures__/sample-export.json"
+    case = Case("promptfoo", (sample,), 0, args=("--grade", "numeric"))
+    if not real(case.paths[0]).exists():
+        pytest.skip(ABSENT)
+    code, out, err = run(case)
+    outcome, summary = python_route(case)
+    assert (code, outcome) == (0, "audited"), err
+    expected = {"openai:gpt-5": 7 / 12, "openai:gpt-5-mini": 17 / 24}
+    for rows in (out["summary"], summary):
+        assert {row["candidate"]: row["mean_score"] for row in rows} == pytest.approx(expected, abs=1e-12)
