@@ -11,10 +11,8 @@ policies; and a tipping point that holds: filling every ungraded unit
 against the claimed winner leaves the difference on its side. Declaring no
 winner is a normal, correct outcome.
 
-This package is a module that can be called: ``evalframe.compare(...)``
-calls :func:`compare` (see :mod:`evalframe._callable`), and ``import
-evalframe.compare`` gives the module. It defines :func:`compare` and
-:class:`Comparison`, and holds:
+``evalframe.compare`` names the function :func:`compare`. The package defines
+:func:`compare` and :class:`Comparison`, and holds:
 
 * :mod:`~evalframe.compare.pairs`: the units paired on identity, the scale compared, the pair counts;
 * :mod:`~evalframe.compare.inference`: the paired test, its quality columns, the detectable difference;
@@ -28,7 +26,6 @@ from typing import Final
 
 import polars as pl
 
-from evalframe._callable import make_callable
 from evalframe.columns import CANDIDATE
 from evalframe.compare.inference import batch_detectable, quality, tested
 from evalframe.compare.pairs import (
@@ -259,6 +256,3 @@ _NULLABLE_FLOATS: Final = (
     "ci_high",
     "se_clustered",
 )
-
-
-make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module
