@@ -1,31 +1,24 @@
 """evalframe: audit AI evaluation results against a frozen plan before anyone believes a score.
 
 The public API is re-exported here; everything else is private to its module.
-``audit``, ``compare``, ``funnel`` and ``load`` are modules that can be called (see
-:mod:`evalframe._callable`): ``ef.audit(plan, ledger)`` calls the function and
-``import evalframe.audit as m`` gives the module. Type checkers see the
-functions.
+``ef.audit``, ``ef.compare``, ``ef.funnel`` and ``ef.load`` are the functions,
+each named after the package that defines it: the packages' other names are
+imported from them (``from evalframe.audit import with_ledger_problems``), and
+``importlib.import_module("evalframe.audit")`` gives a package itself.
 """
 
-from typing import TYPE_CHECKING
-
 from evalframe.attempts import select_attempts
-from evalframe.compare import Comparison
+from evalframe.audit import audit
+from evalframe.compare import Comparison, compare
 from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, MissingExtra, PlanError
+from evalframe.funnel import funnel
+from evalframe.load import load
 from evalframe.load.limit import Limits, limits
 from evalframe.plan import Plan
 from evalframe.read import read
 from evalframe.report import AuditReport
 from evalframe.stats import achieved_power, cases_needed, detectable_difference
 from evalframe.stats.power import power
-
-if TYPE_CHECKING:
-    from evalframe.audit import audit
-    from evalframe.compare import compare
-    from evalframe.funnel import funnel
-    from evalframe.load import load
-else:
-    from evalframe import audit, compare, funnel, load
 
 __all__ = [
     "AuditRefused",

@@ -20,6 +20,7 @@ import pytest
 import evalframe as ef
 from evalframe.compare import Comparison, compare
 from evalframe.report import CARRIED, DESCRIPTIONS, RATE_FORMULAS, AuditReport, build_view, describe, ranking_note
+from evalframe.report.sentences import Ranking
 from tests.conftest import FIXTURES, ROOT
 from tests.reducer_support import repro_report
 
@@ -95,9 +96,10 @@ def test_ranking_note_when_the_leader_survives_missing_grades() -> None:
             "pass_rate_upper": [0.9, 0.25],
         }
     )
-    assert ranking_note(summary) == (
+    assert ranking_note(summary) == Ranking(
         "A has the highest pass_rate_scored (0.9), and no other candidate's best case is above its worst case "
-        "(0.85): missing grades alone cannot reverse the order (sampling noise still can; see the intervals)."
+        "(0.85): missing grades alone cannot reverse the order (sampling noise still can; see the intervals).",
+        overlap=False,
     )
     assert ranking_note(summary.head(1)) is None
 
@@ -112,10 +114,11 @@ def test_ranking_note_names_a_tie_and_does_not_blame_missing_grades_that_do_not_
             "pass_rate_upper": [0.0, 0.0, 0.0],
         }
     )
-    assert ranking_note(summary) == (
+    assert ranking_note(summary) == Ranking(
         "A, B and C share the highest pass_rate_scored (0.0), and no other candidate's best case is above their "
         "worst case (0.0): missing grades alone cannot reverse the order (sampling noise still can; see the "
-        "intervals)."
+        "intervals).",
+        overlap=False,
     )
 
 
@@ -128,10 +131,11 @@ def test_ranking_note_ranges_that_touch_can_tie_and_tied_leaders_with_missing_gr
             "pass_rate_upper": [0.8, 0.6],
         }
     )  # B's best case equals A's worst: at most a tie, which compare's bounds check counts as an overlap too
-    assert ranking_note(touching) == (
+    assert ranking_note(touching) == Ranking(
         "A has the highest pass_rate_scored (0.8), but its full-plan range [0.6, 0.8] touches B [0.4, 0.6] at 0.6: "
         "the missing grades alone could make them equal (not reverse the order), so pass_rate_scored does not "
-        "separate these candidates."
+        "separate these candidates.",
+        overlap=True,
     )
     tied = pl.DataFrame(
         {
@@ -141,10 +145,11 @@ def test_ranking_note_ranges_that_touch_can_tie_and_tied_leaders_with_missing_gr
             "pass_rate_upper": [0.75, 0.5],
         }
     )
-    assert ranking_note(tied) == (
+    assert ranking_note(tied) == Ranking(
         "A and B share the highest pass_rate_scored (0.5), but A's full-plan range [0.25, 0.75] overlaps "
         "B [0.5, 0.5]: the missing grades alone could reverse the order, so pass_rate_scored does not rank "
-        "these candidates."
+        "these candidates.",
+        overlap=True,
     )
 
 

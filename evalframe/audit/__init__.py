@@ -1,8 +1,7 @@
 """The audit of a ledger against a frozen plan: ``evalframe.audit(plan, results, ...)``.
 
-This package is a module that can be called: ``evalframe.audit(...)`` calls
-:func:`evalframe.audit.run.audit` (see :mod:`evalframe._callable`), and
-``import evalframe.audit`` gives the module. It holds:
+``evalframe.audit`` names the function :func:`evalframe.audit.run.audit`, re-exported here
+(``from evalframe.audit import audit``). The package holds:
 
 * :mod:`~evalframe.audit.run`: the audit (meta, assembling the report);
 * :mod:`~evalframe.audit.arguments`: the checks of its options, shared with the command line;
@@ -11,9 +10,6 @@ This package is a module that can be called: ``evalframe.audit(...)`` calls
 * :mod:`~evalframe.audit.spill`: where the by-candidate executor holds its tables.
 """
 
-from evalframe._callable import make_callable
 from evalframe.audit.run import AUTO_PARTITION_ROWS, Results, audit, with_ledger_problems
 
 __all__ = ["AUTO_PARTITION_ROWS", "Results", "audit", "with_ledger_problems"]
-
-make_callable(__name__, "audit")

@@ -11,10 +11,8 @@ policies; and a tipping point that holds: filling every ungraded unit
 against the claimed winner leaves the difference on its side. Declaring no
 winner is a normal, correct outcome.
 
-This package is a module that can be called: ``evalframe.compare(...)``
-calls :func:`compare` (see :mod:`evalframe._callable`), and ``import
-evalframe.compare`` gives the module. It defines :func:`compare` and
-:class:`Comparison`, and holds:
+``evalframe.compare`` names the function :func:`compare`. The package defines
+:func:`compare` and :class:`Comparison`, and holds:
 
 * :mod:`~evalframe.compare.pairs`: the units paired on identity, the scale compared, the pair counts;
 * :mod:`~evalframe.compare.inference`: the paired test, its quality columns, the detectable difference;
@@ -28,7 +26,6 @@ from typing import Final
 
 import polars as pl
 
-from evalframe._callable import make_callable
 from evalframe.columns import CANDIDATE
 from evalframe.compare.inference import batch_detectable, quality, tested
 from evalframe.compare.pairs import (
@@ -51,7 +48,7 @@ from evalframe.compare.reasons import (
     tipping_point,
     unpaired_reason,
 )
-from evalframe.report.model import RENDERERS, AuditReport
+from evalframe.report.model import AuditReport
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
@@ -93,10 +90,12 @@ class Comparison:
     def to_markdown(self) -> str:
         """The comparison as Markdown: verdict, reasons, numbers, dropped and flipped pairs.
 
-        Rendered by :func:`evalframe.report.markdown.comparison_markdown`, reached through the
-        report's registry: this module imports no renderer.
+        Rendered by :func:`evalframe.report.markdown.comparison_markdown`, imported here (the import
+        contract's exemption in pyproject.toml) so that importing the comparison loads no renderer.
         """
-        return str(RENDERERS["comparison_markdown"](self))
+        from evalframe.report.markdown import comparison_markdown
+
+        return comparison_markdown(self)
 
 
 def compare(
@@ -261,6 +260,3 @@ _NULLABLE_FLOATS: Final = (
     "ci_high",
     "se_clustered",
 )
-
-
-make_callable(__name__, "compare")  # `evalframe.compare(...)` calls the function; the module stays a module

@@ -4,13 +4,11 @@
 rate is named by its denominator and sits next to its counts. A missing unit
 is ``missing``: never a failure, never a pass, never dropped from ``planned``.
 
-This package is a module that can be called: ``evalframe.funnel(units)``
-calls :func:`evalframe.funnel.counts.funnel` (see :mod:`evalframe._callable`).
-It holds :mod:`~evalframe.funnel.counts` (outcomes, counts, rates) and
+``evalframe.funnel`` names the function :func:`evalframe.funnel.counts.funnel`,
+re-exported here. The package holds :mod:`~evalframe.funnel.counts` (outcomes, counts, rates) and
 :mod:`~evalframe.funnel.uncertainty` (intervals over cases, case reducers).
 """
 
-from evalframe._callable import make_callable
 from evalframe.funnel.counts import (
     COUNT_COLUMNS,
     RATE_COLUMNS,
@@ -56,5 +54,3 @@ __all__ = [
     "unit_outcomes",
     "with_uncertainty",
 ]
-
-make_callable(__name__, "funnel")

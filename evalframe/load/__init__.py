@@ -17,11 +17,9 @@ numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
 (the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names:
 itself, a folder's files or a glob's; reader errors) and
 :mod:`~evalframe.load.dispatch` (:func:`load`). Every name other modules use
-is re-exported here. The package is callable as :func:`load` (see
-:mod:`evalframe._callable`).
+is re-exported here. ``evalframe.load`` names the function :func:`load`.
 """
 
-from evalframe._callable import make_callable
 from evalframe.load.csv_strict import read_csv_strict
 from evalframe.load.dispatch import is_spark_frame, load
 from evalframe.load.files import collect_input, glob_files, is_glob
@@ -54,5 +52,3 @@ __all__ = [
     "read_jsonl",
     "scan_parquet",
 ]
-
-make_callable(__name__, "load")

@@ -16,9 +16,9 @@ Layers, each importing only those before it:
   :mod:`~evalframe.report.charts`; :mod:`~evalframe.report.refusal` for a
   refused batch.
 
-Importing this package registers the view builder and the renderers with
-the model (:data:`evalframe.report.model.RENDERERS`), which is how
-``report.to_markdown()`` reaches them without the model importing them.
+The model reaches the view builder and the renderers by importing them
+inside the methods that render (``report.to_markdown()``), so the audit,
+which builds on the model, loads none of them until one is asked for.
 The terminal renderer (``print_view``, ``print_refusal``) is imported when
 first named, since rich is needed only where a terminal is written to.
 The HTML renderer's charts are SVG written by :mod:`~evalframe.report.charts`
@@ -28,7 +28,6 @@ itself, with no plotting library.
 from typing import TYPE_CHECKING, Any
 
 from evalframe.natural import natural_key
-from evalframe.report import model
 from evalframe.report.descriptions import CARRIED, DESCRIPTIONS, RATE_FORMULAS, TABLE_DESCRIPTIONS, describe
 from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
 from evalframe.report.html import render_html, render_summary_html
@@ -44,22 +43,11 @@ from evalframe.report.output import (
     write_output,
 )
 from evalframe.report.refusal import build_refusal, refusal_texts, write_refusal
-from evalframe.report.sentences import headline, missing_ids_text, provenance_lines, ranking_note
+from evalframe.report.sentences import Ranking, headline, missing_ids_text, provenance_lines, ranking_note
 from evalframe.report.view import View, build_view
 
 if TYPE_CHECKING:
     from evalframe.report.terminal import print_refusal, print_view
-
-model.RENDERERS.update(
-    view=build_view,
-    markdown=render_markdown,
-    comparison_markdown=comparison_markdown,
-    github=render_github,
-    json=render_json,
-    dict=view_dict,
-    html=render_html,
-    summary_html=render_summary_html,
-)
 
 __all__ = [
     "CARRIED",
@@ -68,6 +56,7 @@ __all__ = [
     "MANIFEST_FORMAT",
     "ExchangeGuard",
     "RATE_FORMULAS",
+    "Ranking",
     "TABLE_DESCRIPTIONS",
     "AuditReport",
     "View",

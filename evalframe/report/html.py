@@ -132,7 +132,7 @@ def _card(c: Candidate) -> Html:
 def _ranking(view: View) -> Html:
     if view.ranking is None:
         return Html("")
-    return el("p", view.ranking, cls="callout" if view.ranking_overlap else "callout ok")
+    return el("p", view.ranking.text, cls="callout" if view.ranking.overlap else "callout ok")
 
 
 #: Up to this many candidates the headline is one card each; more read better as the rows of one table.

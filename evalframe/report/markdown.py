@@ -94,8 +94,8 @@ def render_markdown(view: View) -> str:
         lines += [*_gate_lines(view.gate), ""]
     lines += ["## Headline", ""]
     lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
-    if view.ranking:
-        lines += ["", f"**{markdown_text(view.ranking)}**"]
+    if view.ranking is not None:
+        lines += ["", f"**{markdown_text(view.ranking.text)}**"]
     lines += [
         "",
         *_funnel_and_rates_lines(view),
@@ -306,8 +306,8 @@ def render_github(view: View) -> str:
                 for c in selective
             ),
         ]
-    if view.ranking:
-        lines += ["", markdown_text(view.ranking)]
+    if view.ranking is not None:
+        lines += ["", markdown_text(view.ranking.text)]
     if c is not None and c.flips.total:
         flipped = ", ".join(f"{c.flips.counts[k]} {label}" for k, label in FLIPS.items() if c.flips.counts[k])
         lines += ["", f"Flipped pairs: {markdown_text(flipped)}."]

@@ -2,16 +2,17 @@
 
 A report is immutable: its tables are polars DataFrames sorted by key, so the
 same plan and ledger always give byte-identical tables whatever the row order
-of the inputs. It renders and writes itself through the renderers that
-:mod:`evalframe.report` registers in :data:`RENDERERS` when it is imported:
-this module imports none of them, so the audit and the comparison, which
-build on it, never import a renderer.
+of the inputs. It renders and writes itself with the view builder and the
+renderers, imported inside the methods that render (the one place the core
+reaches them: the exemptions of the import contract in pyproject.toml), so
+importing the audit and the comparison, which build on this module, loads no
+renderer.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,14 +27,7 @@ from evalframe.report.output import ExchangeGuard, write_output
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
-
-#: The view builder and the renderers by name (``view``, ``markdown``, ``comparison_markdown``, ``json``,
-#: ``html``, ``summary_html``), filled by :mod:`evalframe.report` as it is imported.
-RENDERERS: dict[str, Callable[..., Any]] = {}
-
-
-def _render(name: str, view: Any) -> str:
-    return str(RENDERERS[name](view))
+    from evalframe.report.view import View
 
 
 @dataclass(frozen=True)
@@ -149,9 +143,11 @@ class AuditReport:
             .collect()
         )
 
-    def view(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> Any:
+    def view(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> View:
         """The one view of the report every renderer lays out (see :func:`evalframe.report.view.build_view`)."""
-        return RENDERERS["view"](self, comparison, min_coverage=min_coverage)
+        from evalframe.report.view import build_view
+
+        return build_view(self, comparison, min_coverage=min_coverage)
 
     def to_markdown(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
         """Render the report as Markdown: verdict, headline, funnel, rates, missing units, slices, notes, provenance.
@@ -164,7 +160,9 @@ class AuditReport:
         min_coverage
             A declared release gate, reported as passed or failed.
         """
-        return _render("markdown", self.view(comparison, min_coverage=min_coverage))
+        from evalframe.report.markdown import render_markdown
+
+        return render_markdown(self.view(comparison, min_coverage=min_coverage))
 
     def to_dict(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> dict[str, Any]:
         """A JSON-ready dictionary of the report (see :func:`evalframe.report.jsondoc.view_dict`).
@@ -176,20 +174,27 @@ class AuditReport:
         pairs dropped by slice and its flipped pairs) and ``gate`` (only with
         ``min_coverage``).
         """
-        result: dict[str, Any] = RENDERERS["dict"](self.view(comparison, min_coverage=min_coverage))
-        return result
+        from evalframe.report.jsondoc import view_dict
+
+        return view_dict(self.view(comparison, min_coverage=min_coverage))
 
     def to_json(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
         """The :meth:`to_dict` content as indented JSON at full precision (non-finite floats as null)."""
-        return _render("json", self.view(comparison, min_coverage=min_coverage))
+        from evalframe.report.jsondoc import render_json
+
+        return render_json(self.view(comparison, min_coverage=min_coverage))
 
     def to_html(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
         """The report as one self-contained HTML page (see :func:`evalframe.report.html.render_html`)."""
-        return _render("html", self.view(comparison, min_coverage=min_coverage))
+        from evalframe.report.html import render_html
+
+        return render_html(self.view(comparison, min_coverage=min_coverage))
 
     def _repr_html_(self) -> str:
         """HTML for Jupyter: headline with its chart, rates with denominators, and the slice table."""
-        return _render("summary_html", self.view())
+        from evalframe.report.html import render_summary_html
+
+        return render_summary_html(self.view())
 
     def write(
         self,
@@ -201,7 +206,7 @@ class AuditReport:
         min_coverage: float | None = None,
         progress: Progress | None = None,
         guard: ExchangeGuard = nullcontext,
-        view: Any = None,
+        view: View | None = None,
     ) -> list[Path]:
         """Write every table as Parquet plus ``report.md``, ``report.json`` and ``report.html``, all or nothing.
 
@@ -262,12 +267,16 @@ class AuditReport:
             tables |= {"comparison": comparison.table, "pairs": comparison.pairs}
             if comparison.dropped_by_slice.height:
                 tables["dropped_pairs"] = comparison.dropped_by_slice
+        from evalframe.report.html import render_html
+        from evalframe.report.jsondoc import render_json
+        from evalframe.report.markdown import render_markdown
+
         if view is None:
             view = self.view(comparison, min_coverage=min_coverage)
         texts = {
-            "report.md": _render("markdown", view),
-            "report.json": _render("json", view) + "\n",
-            "report.html": _render("html", view),
+            "report.md": render_markdown(view),
+            "report.json": render_json(view) + "\n",
+            "report.html": render_html(view),
         }
         if inputs is None:
             sources = (self.meta.get("plan_source"), self.meta.get("results_source"))

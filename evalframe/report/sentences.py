@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 import polars as pl
@@ -152,8 +153,25 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def ranking_note(summary: pl.DataFrame) -> str | None:
-    """Whether the highest ``pass_rate_scored`` survives the missing grades, in one sentence.
+@dataclass(frozen=True)
+class Ranking:
+    """The ranking note: its sentence, and whether the missing grades leave the highest rate unsettled.
+
+    Attributes
+    ----------
+    text
+        The sentence (:func:`ranking_note`).
+    overlap
+        The leader's range overlaps or touches another candidate's: ``pass_rate_scored`` does not rank
+        (or separate) them. False when the order survives the missing grades.
+    """
+
+    text: str
+    overlap: bool
+
+
+def ranking_note(summary: pl.DataFrame) -> Ranking | None:
+    """Whether the highest ``pass_rate_scored`` survives the missing grades, in one sentence and a flag.
 
     Each candidate's full-plan pass rate lies in [``pass_rate_planned``,
     ``pass_rate_upper``]. When another candidate's best case is above the
@@ -162,17 +180,25 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
     named together. Returns None with fewer than two candidates with a pass
     rate.
 
+    Returns
+    -------
+    Ranking or None
+        The sentence, and whether the leader's range overlaps or touches another's (``overlap``), so that no
+        reader has to find it in the words (a candidate may be named ``model touches v2``).
+
     Examples
     --------
     >>> summary = pl.DataFrame({"candidate": ["A", "B"], "planned": [4, 4], "scored": [2, 4],
     ...     "pass_rate_scored": [1.0, 0.75], "pass_rate_planned": [0.5, 0.75], "pass_rate_upper": [1.0, 0.75]})
-    >>> print(ranking_note(summary))
+    >>> ranking_note(summary).overlap
+    True
+    >>> print(ranking_note(summary).text)
     A has the highest pass_rate_scored (1.0), computed on only 2 of 4 planned units, but its full-plan range
     [0.5, 1.0] overlaps B [0.75, 0.75]: the missing grades alone could reverse the order, so pass_rate_scored
     does not rank these candidates.
     >>> tied = pl.DataFrame({"candidate": ["A", "B"], "planned": [2, 2], "scored": [2, 2],
     ...     "pass_rate_scored": [0.5, 0.5], "pass_rate_planned": [0.5, 0.5], "pass_rate_upper": [0.5, 0.5]})
-    >>> print(ranking_note(tied))
+    >>> print(ranking_note(tied).text)
     A and B share the highest pass_rate_scored (0.5), and no other candidate's best case is above their worst
     case (0.5): missing grades alone cannot reverse the order (sampling noise still can; see the intervals).
     """
@@ -207,23 +233,26 @@ def ranking_note(summary: pl.DataFrame) -> str | None:
         others = ", ".join(overlapping)
         if len(overlapping) > RANGES_NAMED:
             others = f"{len(overlapping)} other candidates' ranges (e.g. {', '.join(overlapping[:RANGES_NAMED])})"
-        return (
+        return Ranking(
             f"{lead}, but {its} {span} [{fmt_value(top_low)}, {fmt_value(top_high)}] overlaps "
             f"{others}: the missing grades alone could reverse the order, so pass_rate_scored "
-            "does not rank these candidates."
+            "does not rank these candidates.",
+            overlap=True,
         )
     if touching:
         others = ", ".join(touching[:RANGES_NAMED]) + (
             f" and {len(touching) - RANGES_NAMED} more" if len(touching) > RANGES_NAMED else ""
         )
-        return (
+        return Ranking(
             f"{lead}, but {its} {span} [{fmt_value(top_low)}, {fmt_value(top_high)}] touches {others} at "
             f"{fmt_value(top_low)}: the missing grades alone could make them equal (not reverse the order), so "
-            "pass_rate_scored does not separate these candidates."
+            "pass_rate_scored does not separate these candidates.",
+            overlap=True,
         )
-    return (
+    return Ranking(
         f"{lead}, and no other candidate's best case is above {their} worst case ({fmt_value(top_low)}): missing "
-        "grades alone cannot reverse the order (sampling noise still can; see the intervals)."
+        "grades alone cannot reverse the order (sampling noise still can; see the intervals).",
+        overlap=False,
     )
 
 

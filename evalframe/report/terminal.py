@@ -23,6 +23,7 @@ from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
+from evalframe.report.sentences import Ranking
 from evalframe.report.view import Gate, Note, View
 from evalframe.slices import detectable_words
 
@@ -122,11 +123,11 @@ def _gate(gate: Gate) -> Text:
 HEADLINE_CANDIDATES = 8
 
 
-def _headline(candidates: Sequence[Candidate], ranking: str | None) -> Iterator[RenderableType]:
+def _headline(candidates: Sequence[Candidate], ranking: Ranking | None) -> Iterator[RenderableType]:
     """The ranking note, then each candidate's first headline sentence (its range and missing ids are below)."""
     yield Text("headline", style="bold")
-    if ranking:
-        yield Text(visible(ranking), style="bold yellow")
+    if ranking is not None:
+        yield Text(visible(ranking.text), style="bold yellow")
     if len(candidates) <= HEADLINE_CANDIDATES:
         for c in candidates:
             yield Text(f"• {visible(c.headline[0])}")

@@ -23,7 +23,7 @@ from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.candidate import Candidate, CaseRate, candidates_of, formula_over
 from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.format import fmt_value, natural_sort_frame
-from evalframe.report.sentences import plan_size, provenance_lines, range_name, ranking_note, rate_base
+from evalframe.report.sentences import Ranking, plan_size, provenance_lines, range_name, ranking_note, rate_base
 from evalframe.slices import interval_start, missingness_shown
 
 if TYPE_CHECKING:
@@ -123,9 +123,8 @@ class View:
     title: str
     subtitle: str
     candidates: tuple[Candidate, ...]
-    ranking: str | None
-    #: The leader's full-plan range overlaps or touches another's: pass_rate_scored does not rank (or separate) them.
-    ranking_overlap: bool
+    #: The ranking note with its flag (the leader's range overlaps or touches another's); None with one candidate.
+    ranking: Ranking | None
     confidence: float | None
     alpha: float | None
     #: Numeric grades with no pass threshold and no pass rate (the export gave no pass/fail): a mean score.
@@ -371,7 +370,6 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
     meta = report.meta
     outcomes = report.outcome_counts()
     candidates = candidates_of(report.summary, report.meta, outcomes)
-    note = ranking_note(report.summary)
     slices = [str(s) for s in meta.get("slices", [])]
     compared = None if comparison is None else comparison_view(comparison, slices)
     title, subtitle = _title(report, compared)
@@ -410,8 +408,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         title=title,
         subtitle=subtitle,
         candidates=candidates,
-        ranking=note,
-        ranking_overlap=note is not None and (" overlaps " in note or " touches " in note),
+        ranking=ranking_note(report.summary),
         confidence=meta.get("confidence"),
         alpha=meta.get("alpha"),
         numeric=numeric,
