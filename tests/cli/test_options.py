@@ -42,7 +42,7 @@ def test_undeclared_candidates_is_a_usage_error_with_a_hint() -> None:
 @pytest.mark.parametrize(("extra", "code"), [([], 2), (["--candidates", "A,B"], 0)], ids=["undeclared", "declared"])
 def test_the_plan_csv_is_parsed_once(monkeypatch: pytest.MonkeyPatch, extra: list[str], code: int) -> None:
     """The candidate-column hint comes from the plan's one reading, not from a second parse of the file."""
-    import evalframe.load.dispatch as dispatch
+    from evalframe.load import dispatch
 
     parsed: list[str] = []
     read = dispatch.read_csv_strict
