@@ -6,8 +6,7 @@ This package is a module that can be called: ``evalframe.audit(...)`` calls
 
 * :mod:`~evalframe.audit.run`: the audit (argument checks, meta, assembling the report);
 * :mod:`~evalframe.audit.step`: the per-batch step (validate, reconcile, select attempts, summarise);
-* :mod:`~evalframe.audit.executors`: the whole-batch and by-candidate executors behind one interface;
-* :mod:`~evalframe.audit.spill`: where the by-candidate executor holds its tables.
+* :mod:`~evalframe.audit.runners`: the whole-batch and by-candidate runners behind one interface.
 """
 
 from evalframe._callable import make_callable

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -23,6 +24,7 @@ from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
+from evalframe.report.store import TableStore
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -54,10 +56,10 @@ class AuditReport:
         One row per planned unit (per counted attempt under policy
         ``every``): plan columns, the counted attempt's ledger columns,
         ``counted_attempt``, ``attempts`` and ``outcome``. A
-        ``polars.LazyFrame`` over temporary Arrow IPC files after
-        ``audit(..., partition_by="candidate")`` (the files stay as long as
-        this report: they are removed when it is garbage collected, or at
-        interpreter exit); a DataFrame otherwise.
+        ``polars.LazyFrame`` over temporary Parquet files after
+        ``audit(..., partition_by="candidate")`` or on Spark (the files
+        are the report's: they stay, even when the report itself is gone,
+        until :meth:`close` or interpreter exit); a DataFrame otherwise.
     attempts
         Every ledger row of a planned unit with ``attempts`` and ``counts``
         (lazy like ``units``).
@@ -83,6 +85,23 @@ class AuditReport:
         (:class:`~evalframe.problems.Problems`: counts, first rows, the rest
         in temporary files that live as long as this report); None when
         ``problems`` holds every problem.
+    store
+        The temporary folder of the lazy tables' files
+        (:class:`~evalframe.report.store.TableStore`), removed by
+        :meth:`close`; None when every table is in memory.
+
+    Examples
+    --------
+    A report used as a context manager removes its files on leaving the block:
+
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> ledger = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]})
+    >>> with ef.audit(plan, ledger, partition_by="candidate") as report:
+    ...     report.units.select("case_id", "outcome").collect().rows()
+    [('quote', 'passed'), ('refund', 'missing')]
+    >>> report.closed
+    True
     """
 
     summary: pl.DataFrame
@@ -93,6 +112,29 @@ class AuditReport:
     missingness: pl.DataFrame = field(default_factory=pl.DataFrame)
     meta: Mapping[str, Any] = field(default_factory=dict)
     found: Problems | None = field(default=None, repr=False, compare=False)
+    store: TableStore | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` removed the files the lazy tables read (False when there are none)."""
+        return self.store is not None and self.store.closed
+
+    def close(self) -> None:
+        """Remove the temporary files the lazy ``units`` and ``attempts`` read (see :attr:`store`).
+
+        Nothing to do when every table is in memory; a second call does nothing. Without it the files
+        stay until the interpreter exits, and tables taken from the report stay readable until then.
+        """
+        if self.store is not None:
+            self.store.close()
+
+    def __enter__(self) -> AuditReport:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
 
     @property
     def problem_counts(self) -> pl.DataFrame:
