@@ -28,4 +28,3 @@ def in_memory(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
 
     return wrapper
-

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 import polars as pl
 
-from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.meta import audit_meta
+from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.columns import (
     CANDIDATE,

@@ -67,11 +67,11 @@ def test_a_report_in_memory_has_nothing_to_close() -> None:
 
 def test_the_folder_goes_at_interpreter_exit(tmp_path: Path) -> None:
     code = (
-        "import tempfile, polars as pl, evalframe as ef; tempfile.tempdir = r'%s'; "
+        f"import tempfile, polars as pl, evalframe as ef; tempfile.tempdir = r'{tmp_path}'; "
         "plan = ef.Plan.from_frame(pl.DataFrame({'case_id': ['q1']}), candidates=['A']); "
         "r = ef.audit(plan, pl.DataFrame({'candidate': ['A'], 'case_id': ['q1'], 'passed': [1]}), "
-        "partition_by='candidate'); print(len(list(__import__('pathlib').Path(r'%s').iterdir())))"
-    ) % (tmp_path, tmp_path)
+        f"partition_by='candidate'); print(len(list(__import__('pathlib').Path(r'{tmp_path}').iterdir())))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "1"  # the folder existed while the process ran
     assert folders(tmp_path) == []
