@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 
 from evalframe.attempts import select_attempts
 from evalframe.compare import Comparison
-from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, MissingExtra, PlanError
+from evalframe.errors import (
+    AuditRefused,
+    EvalframeError,
+    ImportUnreadable,
+    InputFormatError,
+    MissingExtra,
+    PlanError,
+    ReportClosed,
+)
 from evalframe.load.limit import Limits, limits
 from evalframe.plan import Plan
 from evalframe.read import read
@@ -38,6 +46,7 @@ __all__ = [
     "Limits",
     "Plan",
     "PlanError",
+    "ReportClosed",
     "achieved_power",
     "audit",
     "cases_needed",

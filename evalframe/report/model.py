@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
+from evalframe.errors import ReportClosed
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
@@ -102,6 +103,9 @@ class AuditReport:
     [('quote', 'passed'), ('refund', 'missing')]
     >>> report.closed
     True
+    >>> report.outcome_counts()  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    evalframe.errors.ReportClosed: the report is closed (its folder's name differs on every run)
     """
 
     summary: pl.DataFrame
@@ -124,9 +128,16 @@ class AuditReport:
 
         Nothing to do when every table is in memory; a second call does nothing. Without it the files
         stay until the interpreter exits, and tables taken from the report stay readable until then.
+        After it, :meth:`tables`, :meth:`outcome_counts`, :meth:`view` and :meth:`write` raise
+        :class:`~evalframe.errors.ReportClosed` (a lazy table taken before raises polars' own error).
         """
         if self.store is not None:
             self.store.close()
+
+    def _check_open(self) -> None:
+        """Raise :class:`~evalframe.errors.ReportClosed` when :meth:`close` removed the tables' files."""
+        if self.store is not None and self.store.closed:
+            raise ReportClosed(str(self.store.folder))
 
     def __enter__(self) -> AuditReport:
         return self
@@ -158,7 +169,14 @@ class AuditReport:
         return self.found.every() if self.found is not None else self.problems.lazy()
 
     def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-        """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed)."""
+        """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed).
+
+        Raises
+        ------
+        ReportClosed
+            When :meth:`close` removed the files the lazy tables read.
+        """
+        self._check_open()
         every = self.all_problems() if self.found is not None and not self.found.complete else self.problems
         tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": every}
         if self.slices.width:
@@ -182,6 +200,7 @@ class AuditReport:
         >>> report.outcome_counts().rows()
         [('A', 'missing', 1), ('A', 'passed', 1)]
         """
+        self._check_open()
         return (
             self.units.lazy()
             .group_by(CANDIDATE, pl.col(OUTCOME).cast(pl.String))
@@ -193,6 +212,7 @@ class AuditReport:
 
     def view(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> Any:
         """The one view of the report every renderer lays out (see :func:`evalframe.report.view.build_view`)."""
+        self._check_open()
         return RENDERERS["view"](self, comparison, min_coverage=min_coverage)
 
     def to_markdown(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:

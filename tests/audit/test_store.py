@@ -53,6 +53,11 @@ def test_close_removes_the_folder_and_the_context_manager_closes(temp: Path) -> 
     report.close()
     report.close()  # a second call does nothing
     assert report.closed and folders(temp) == []
+    for read in (report.tables, report.outcome_counts, report.view, lambda: report.write(temp / "out")):
+        with pytest.raises(ef.ReportClosed) as info:
+            read()
+        assert info.value.folder == str(folder)
+    assert not (temp / "out").exists()
     with ef.audit(PLAN, LEDGER, partition_by="candidate") as report:
         assert report.units.select("candidate", "case_id", "outcome").collect().rows() == ROWS
         assert len(folders(temp)) == 1
