@@ -122,7 +122,10 @@ class ByCandidate:
                 continue
             from_plan = _from_plan(plan, name) if CASE_CODE in frame.columns else []
             self.written[name].append(schema or pl.Schema({c: t for c, t in frame.schema.items() if c != CASE_CODE}))
-            frame.drop(from_plan, strict=False).write_parquet(self.store.path(name, len(self.written[name]) - 1))
+            # Read back whole and soon: quick LZ4 and no statistics (nothing is pruned by them).
+            frame.drop(from_plan, strict=False).write_parquet(
+                self.store.path(name, len(self.written[name]) - 1), compression="lz4", statistics=False
+            )
         return replace(part, units=None, attempts=None)
 
     def tables(self, plan: Plan, parts: Sequence[Part]) -> tuple[Table, Table]:
