@@ -10,7 +10,15 @@ imported from them (``from evalframe.audit import with_ledger_problems``), and
 from evalframe.attempts import select_attempts
 from evalframe.audit import audit
 from evalframe.compare import Comparison, compare
-from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, MissingExtra, PlanError
+from evalframe.errors import (
+    AuditRefused,
+    EvalframeError,
+    ImportUnreadable,
+    InputFormatError,
+    MissingExtra,
+    PlanError,
+    ReportClosed,
+)
 from evalframe.funnel import funnel
 from evalframe.load import load
 from evalframe.load.limit import Limits, limits
@@ -31,6 +39,7 @@ __all__ = [
     "Limits",
     "Plan",
     "PlanError",
+    "ReportClosed",
     "achieved_power",
     "audit",
     "cases_needed",

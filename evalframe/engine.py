@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextlib import ExitStack
 from typing import ParamSpec, TypeVar
 
 import polars as pl
@@ -72,24 +71,3 @@ def in_memory(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
 
     return wrapper
-
-
-#: Whether a sort may run on polars' thread pool. Off while the audit runs several candidates at once on
-#: threads of its own, which keep the cores busy already: a sort on one thread then spends less CPU on
-#: coordinating the pool (see benchmarks/RESULTS.md).
-_SORT_ON_POOL: ContextVar[bool] = ContextVar("evalframe_sort_on_pool", default=True)
-
-
-def sort_on_pool() -> bool:
-    """Whether this thread's sorts may use polars' thread pool (see :func:`sorts_on_this_thread`)."""
-    return _SORT_ON_POOL.get()
-
-
-@contextmanager
-def sorts_on_this_thread() -> Iterator[None]:
-    """Within the block, the audit's large sorts run on the calling thread only (``multithreaded=False``)."""
-    token = _SORT_ON_POOL.set(False)
-    try:
-        yield
-    finally:
-        _SORT_ON_POOL.reset(token)

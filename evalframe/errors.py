@@ -181,6 +181,21 @@ class MissingExtra(EvalframeError):
         return cls(extra, (error.name or "?").split(".")[0])
 
 
+class ReportClosed(EvalframeError):
+    """A report's tables were read after :meth:`~evalframe.report.model.AuditReport.close` removed their files.
+
+    Attributes
+    ----------
+    folder
+        The folder the closed report's lazy tables read, now removed.
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        msg = f"the report is closed: its tables' files in {folder} were removed (read or write it before close())"
+        super().__init__(msg)
+
+
 class OutputFolderError(EvalframeError):
     """An output folder was not written: it is not evalframe's own, it holds an input, or it cannot be written.
 

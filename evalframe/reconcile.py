@@ -31,7 +31,6 @@ from evalframe.columns import (
     UNIT_KEY,
     MissingPolicy,
 )
-from evalframe.engine import sort_on_pool
 from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems, problems_frame
@@ -172,7 +171,7 @@ def _in_unit_order(coded: pl.DataFrame) -> pl.DataFrame:
     if coded.get_column(UID).null_count() or coded.get_column(ATTEMPT).null_count():
         return coded
     key = unit_attempt_key(coded, UID)
-    return coded if key is None else coded.lazy().sort(key, multithreaded=sort_on_pool()).collect()
+    return coded if key is None else coded.lazy().sort(key).collect()
 
 
 def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:

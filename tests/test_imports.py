@@ -48,6 +48,7 @@ def test_public_api_is_explicit() -> None:
         "MissingExtra",
         "Plan",
         "PlanError",
+        "ReportClosed",
         "achieved_power",
         "audit",
         "cases_needed",

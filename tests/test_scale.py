@@ -20,23 +20,9 @@ import evalframe as ef
 from tests.conftest import ROOT
 
 GEN = ROOT.parent / "shared" / "tools" / "gen_ledger.py"
-SPILL = importlib.import_module("evalframe.audit.spill")
-EXECUTORS = importlib.import_module("evalframe.audit.executors")
+RUNNERS = importlib.import_module("evalframe.audit.runners")
 RUN = importlib.import_module("evalframe.audit.run")
 STEP = importlib.import_module("evalframe.audit.step")
-
-
-@pytest.fixture(params=["written", "kept"])
-def held(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """``partition_by="candidate"`` writes every part's tables to files, or keeps every one in memory."""
-    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", 0 if request.param == "written" else 2**40)
-    return str(request.param)
-
-
-@pytest.fixture
-def written(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``partition_by="candidate"`` writes every part's tables to files."""
-    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", 0)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +54,6 @@ def assert_same(a: ef.AuditReport, b: ef.AuditReport) -> None:
         assert_frame_equal(ta[name], tb[name], check_column_order=False, check_dtypes=False, check_exact=True), name
 
 
-@pytest.mark.usefixtures("held")
 def test_lake_single_file_and_partitions_agree_on_a_clean_batch(generated: dict[str, Path]) -> None:
     d = generated["clean"]
     plan = ef.Plan.from_file(d / "plan.parquet")
@@ -115,26 +100,26 @@ def test_partitioned_refusal_with_an_unplanned_candidate() -> None:
 
 @pytest.fixture(autouse=True)
 def private_temp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's spill folders go to a folder of its own, so other evalframe processes cannot disturb the counts."""
+    """Each test's report folders go to a folder of its own, so other evalframe processes cannot disturb the counts."""
     folder = str(tmp_path_factory.mktemp("temp"))
     monkeypatch.setattr(tempfile, "tempdir", folder)
     monkeypatch.setenv("TMPDIR", folder)  # for the child processes
 
 
-def spill_folders() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("evalframe-audit-*"))
+def report_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("evalframe-report-*"))
 
 
-def test_a_partitioned_report_writes_the_same_files_and_its_folder_goes_with_it(
-    generated: dict[str, Path], tmp_path: Path, held: str
+def test_a_partitioned_report_writes_the_same_files_and_its_folder_stays_until_closed(
+    generated: dict[str, Path], tmp_path: Path
 ) -> None:
     d = generated["clean"]
     plan = ef.Plan.from_file(d / "plan_hive")
-    before = spill_folders()
+    before = report_folders()
     whole = ef.audit(plan, d / "results.parquet", slices=["case_type"])
     parts = ef.audit(plan, d / "results_hive", slices=["case_type"], partition_by="candidate")
     assert isinstance(parts.units, pl.LazyFrame) and isinstance(whole.units, pl.DataFrame)
-    assert len(spill_folders() - before) == (1 if held == "written" else 0)
+    assert len(report_folders() - before) == 1
     whole.write(tmp_path / "whole")
     parts.write(tmp_path / "parts")
     for name in ("summary", "units", "attempts", "problems", "slices", "missingness"):
@@ -143,52 +128,51 @@ def test_a_partitioned_report_writes_the_same_files_and_its_folder_goes_with_it(
         assert_frame_equal(a, b, check_dtypes=False, check_exact=True), name
     units = parts.units
     assert units.select(pl.len()).collect().item() == plan.n_units == whole.summary.get_column("planned").sum()
+    store = parts.store
     del parts
     gc.collect()
-    # The spill's folder lives as long as the report (a weakref.finalize on it); tables kept in memory outlive it.
-    assert spill_folders() == before
-    if held == "kept":
-        assert units.select(pl.len()).collect().item() == plan.n_units
+    # The folder is the report's until closed, not the garbage collector's: a table taken from it stays readable.
+    assert units.select(pl.len()).collect().item() == plan.n_units
+    assert store is not None
+    store.close()
+    assert report_folders() == before
 
 
-def test_spilled_tables_are_removed_when_the_process_exits(generated: dict[str, Path]) -> None:
+def test_written_tables_are_removed_when_the_process_exits(generated: dict[str, Path]) -> None:
     d = generated["clean"]
     script = (
-        "import importlib, evalframe as ef; importlib.import_module('evalframe.audit.spill').TABLES_IN_MEMORY = 0; "
+        "import evalframe as ef; "
         f"r = ef.audit(ef.Plan.from_file({str(d / 'plan.parquet')!r}), {str(d / 'results_hive')!r}, "
         "partition_by='candidate'); print(r.units.select('candidate').collect().height)"
     )
-    before = spill_folders()
+    before = report_folders()
     done = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
     assert int(done.stdout) > 0
-    assert spill_folders() == before
+    assert report_folders() == before
 
 
-@pytest.mark.usefixtures("written")
-def test_a_partitioned_refusal_leaves_no_spilled_files(generated: dict[str, Path]) -> None:
+def test_a_partitioned_refusal_leaves_no_written_files(generated: dict[str, Path]) -> None:
     d = generated["defects"]
-    before = spill_folders()
+    before = report_folders()
     with pytest.raises(ef.AuditRefused):
         ef.audit(ef.Plan.from_file(d / "plan.parquet"), d / "results_hive", partition_by="candidate")
-    assert spill_folders() == before
+    assert report_folders() == before
 
 
-@pytest.mark.usefixtures("written")
-def test_a_failed_spill_write_fails_the_audit_and_leaves_no_files(
+def test_a_failed_table_write_fails_the_audit_and_leaves_no_files(
     monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]
 ) -> None:
-    # Parts are written on a background thread; its error must reach the caller, not vanish.
     d = generated["clean"]
     plan = ef.Plan.from_file(d / "plan.parquet")
-    before = spill_folders()
+    before = report_folders()
 
     def full_disk(self: pl.DataFrame, *args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pl.DataFrame, "write_ipc", full_disk)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_disk)
     with pytest.raises(OSError, match="No space left"):
         ef.audit(plan, d / "results_hive", partition_by="candidate")
-    assert spill_folders() == before
+    assert report_folders() == before
 
 
 def refused_alike(plan: ef.Plan, results: Any, **options: Any) -> pl.DataFrame:
@@ -223,23 +207,9 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
     ]
 
 
-@pytest.fixture(params=[1, 2, 3, 4], ids=["one at a time", "two at a time", "three at a time", "four at a time"])
-def workers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Audit candidates one, two, three or four at a time (``partition_by="candidate"``)."""
-    monkeypatch.setattr(EXECUTORS, "MAX_WORKERS", request.param)
-
-
-def test_candidates_audited_at_once_keep_the_rows_in_flight_bounded() -> None:
-    assert EXECUTORS.ROWS_IN_FLIGHT == 6_000_000 and EXECUTORS.MAX_WORKERS == 4
-    # 50M rows in 20 candidates: two at a time, as measured; above 3M rows one; small candidates four.
-    sizes = [0, 1, 500_000, 2_000_000, 2_000_001, 2_500_000, 3_000_000, 3_000_001, 50_000_000]
-    assert [EXECUTORS.workers(n) for n in sizes] == [4, 4, 4, 3, 2, 2, 2, 1, 1]
-
-
-@pytest.mark.usefixtures("workers")
-def test_a_candidate_begun_beside_one_that_refuses_adds_nothing() -> None:
-    # A refuses (unknown case). B, audited beside A when two run at once, has a retry flag and would be
-    # computed; a sequential run never computes it. Both give the whole-batch problems.
+def test_a_candidate_after_one_that_refuses_adds_nothing() -> None:
+    # A refuses (unknown case). B has a retry flag, but once A refused B is only checked: the
+    # whole-batch problems.
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B", "C"])
     ledger = pl.DataFrame(
         {
@@ -256,15 +226,13 @@ def test_a_candidate_begun_beside_one_that_refuses_adds_nothing() -> None:
     ]
 
 
-@pytest.mark.usefixtures("workers", "written")
-def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
-    # B's tables fail to be written (a full disk) while A refuses: the audit refuses, as one at a time, where
-    # B's tables are never computed. Before, two at a time raised the OSError instead.
+def test_a_write_failure_after_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    # B's tables would fail to be written (a full disk), but A refuses first: B's tables are never computed.
 
     def full_disk(self: pl.DataFrame, *args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pl.DataFrame, "write_ipc", full_disk)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_disk)
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
     ledger = pl.DataFrame({"candidate": ["A", "A", "B", "B"], "case_id": ["q1", "zz", "q1", "q2"], "passed": [1] * 4})
     with pytest.raises(ef.AuditRefused) as info:
@@ -275,10 +243,8 @@ def test_a_failure_beside_a_refusal_still_refuses(monkeypatch: pytest.MonkeyPatc
     ]
 
 
-@pytest.mark.usefixtures("workers")
-def test_an_error_of_work_begun_beside_a_refusal_still_refuses() -> None:
-    # B's scores overflow the summary's sums (an error of its own), but A refuses first: as one at a time,
-    # where B is only checked, the audit refuses.
+def test_an_error_of_work_after_a_refusal_still_refuses() -> None:
+    # B's scores overflow the summary's sums (an error of its own), but A refuses first: B is only checked.
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A", "B"])
     ledger = pl.DataFrame(
         {
@@ -336,7 +302,7 @@ def test_hive_folders_are_text_and_only_those_inside_the_lake(tmp_path: Path) ->
     assert single == ["case_id", "passed", "source", "line"]
 
 
-def test_rows_per_candidate_are_counted_from_folders_or_from_the_column(tmp_path: Path) -> None:
+def test_candidates_are_read_from_folders_or_from_the_column(tmp_path: Path) -> None:
     rows = pl.DataFrame({"candidate": ["A"] * 3 + ["B"] * 5, "case_id": [f"q{i}" for i in range(8)], "passed": [1] * 8})
     for name, part in rows.group_by("candidate"):
         (tmp_path / "lake" / f"candidate={name[0]}").mkdir(parents=True)
@@ -345,9 +311,7 @@ def test_rows_per_candidate_are_counted_from_folders_or_from_the_column(tmp_path
     lake, single = ef.load(tmp_path / "lake"), ef.load(tmp_path / "single.parquet")
     assert lake.partitions == ("candidate",) and single.partitions == ()
     for loaded in (lake, single):
-        in_folders = "candidate" in loaded.partitions
-        sizes = EXECUTORS.candidate_sizes(loaded.frame, loaded.source, in_folders=in_folders)
-        assert sizes == {"A": 3, "B": 5}
+        assert sorted(RUNNERS.candidate_names(loaded.frame, loaded.source)) == ["A", "B"]
 
 
 def test_a_row_whose_candidate_differs_from_its_hive_folder_refuses_in_both_modes(tmp_path: Path) -> None:
@@ -446,7 +410,6 @@ def test_auto_partitions_a_large_plan_even_with_a_small_ledger(
     ]
 
 
-@pytest.mark.usefixtures("held")
 def test_partitioned_tables_equal_the_whole_batch_tables_column_for_column() -> None:
     # A part's tables hold case codes for the plan's text and note its one candidate; the scan gives them back.
     cases = pl.DataFrame(
@@ -480,7 +443,6 @@ def test_partitioned_tables_equal_the_whole_batch_tables_column_for_column() -> 
     assert parts.attempts.select("dataset_version").collect().to_series().to_list() == ["v1", "v1", "v2"] + [None] * 4
 
 
-@pytest.mark.usefixtures("held")
 @pytest.mark.parametrize("partition_by", [None, "candidate"])
 @pytest.mark.parametrize("retry", ["first", "every"])
 def test_all_null_payload_columns_left_out_while_counting_come_back_in_place(
@@ -502,8 +464,7 @@ def test_all_null_payload_columns_left_out_while_counting_come_back_in_place(
         schema_overrides={"run_id": pl.String, "answer": pl.String},
     )
     fast = ef.audit(plan, rows, retry=retry, partition_by=partition_by)
-    for module in (STEP, SPILL):  # nothing left out: the reference
-        monkeypatch.setattr(module, "PAYLOAD", ())
+    monkeypatch.setattr(STEP, "PAYLOAD", ())  # nothing left out: the reference
     reference = ef.audit(plan, rows, retry=retry, partition_by=partition_by)
     for name in ("units", "attempts"):
         got, expected = getattr(fast, name).lazy().collect(), getattr(reference, name).lazy().collect()
@@ -522,58 +483,6 @@ def test_an_audit_warns_of_nothing(partition: str | None) -> None:
         report = ef.audit(plan, ledger, partition_by=partition)  # type: ignore[arg-type]
         assert report.summary.get_column("missing").to_list() == [1, 1]
     assert [str(w.message).splitlines()[0] for w in caught] == []
-
-
-def test_parts_are_kept_in_memory_within_the_budget_and_written_after_it(
-    monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path]
-) -> None:
-    d = generated["clean"]
-    plan = ef.Plan.from_file(d / "plan.parquet")
-    spills: list[Any] = []
-
-    class Recorded(SPILL.Spill):  # type: ignore[name-defined,misc]
-        def __init__(self, cases: pl.DataFrame) -> None:
-            super().__init__(cases)
-            spills.append(self)
-
-    monkeypatch.setattr(EXECUTORS, "Spill", Recorded)
-    whole = ef.audit(plan, d / "results.parquet")
-    kept = ef.audit(plan, d / "results.parquet", partition_by="candidate")
-    assert SPILL.TABLES_IN_MEMORY == 640 * 2**20  # 6,000 rows fit: nothing is written
-    assert [type(p.held) for p in spills[0].parts["units"]] == [pl.DataFrame] * 3 and spills[0].folder is None
-    first = sum(int(spills[0].parts[t][0].held.estimated_size()) for t in ("units", "attempts"))
-    assert spills[0].in_memory > 2 * first
-    # A budget of exactly the first part's tables keeps that part (at the bound) and writes the two after it.
-    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", first)
-    before = spill_folders()
-    mixed = ef.audit(plan, d / "results.parquet", partition_by="candidate")
-    for table in ("units", "attempts"):
-        held = [p.held for p in spills[1].parts[table]]
-        assert isinstance(held[0], pl.DataFrame) and all(isinstance(h, Path) and h.exists() for h in held[1:])
-        assert len(held) == 3
-    assert spills[1].in_memory == first and len(spill_folders() - before) == 1
-    assert_same(whole, kept)
-    assert_same(whole, mixed)
-
-
-@pytest.mark.parametrize(("at_once", "on_pool"), [(1, True), (3, False)])
-def test_candidates_audited_at_once_sort_on_their_own_threads(
-    monkeypatch: pytest.MonkeyPatch, generated: dict[str, Path], at_once: int, on_pool: bool
-) -> None:
-    # Several candidates at a time keep the cores busy: their large sorts stay on their own thread.
-    reconcile_module = importlib.import_module("evalframe.reconcile")
-    engine = importlib.import_module("evalframe.engine")
-    monkeypatch.setattr(EXECUTORS, "MAX_WORKERS", at_once)
-    seen: list[bool] = []
-    monkeypatch.setattr(reconcile_module, "sort_on_pool", lambda: seen.append(engine.sort_on_pool()) or seen[-1])
-    d = generated["clean"]
-    plan = ef.Plan.from_file(d / "plan.parquet")
-    ef.audit(plan, d / "results_hive", partition_by="candidate")
-    assert seen == [on_pool] * len(plan.candidates)
-    assert engine.sort_on_pool()  # the caller's thread is as it was
-    with engine.sorts_on_this_thread():
-        assert not engine.sort_on_pool()
-    assert engine.sort_on_pool()
 
 
 def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort() -> None:
@@ -607,16 +516,17 @@ def test_refused_problems_of_parts_in_candidate_order_equal_the_whole_batch_sort
 def stopped_command(d: Path, tmp: Path, setup: str) -> subprocess.CompletedProcess[str]:
     """Run the command on ``d``'s lake, by candidate, every part written, with ``setup`` run first.
 
-    ``keep`` and ``discard`` are the spill's own methods, for ``setup`` to wrap. SIGINT starts as in a
+    ``write`` (the by-candidate runner's) and ``close`` (the report store's) are the originals, for ``setup``
+    to wrap. SIGINT starts as in a
     shell's foreground (raising KeyboardInterrupt) even when the tests run as a background job, which
     inherits it ignored.
     """
     script = f"""
 import importlib, os, signal, sys
-spill = importlib.import_module("evalframe.audit.spill")
+runners = importlib.import_module("evalframe.audit.runners")
+store = importlib.import_module("evalframe.report.store")
 from evalframe import cli
-spill.TABLES_IN_MEMORY = 0
-keep, discard = spill.Spill.keep, spill.Spill.discard
+write, close = runners.ByCandidate._write, store.TableStore.close
 signal.signal(signal.SIGINT, signal.default_int_handler)
 {setup}
 sys.argv = ["evalframe", "audit", "--plan", {str(d / "plan.parquet")!r}, "--results", {str(d / "results_hive")!r},
@@ -629,19 +539,17 @@ cli.run()
 
 #: ``setup`` of :func:`stopped_command`: signal the process once the first candidate's tables are written.
 STOP_AFTER_FIRST_PART = """
-def keep_then_stop(self, part):
-    kept = keep(self, part)
-    for writing in self._writing:
-        writing.result()
-    print(self.folder, sorted(p.name for p in self.folder.iterdir()), flush=True)
+def write_then_stop(self, plan, part):
+    kept = write(self, plan, part)
+    print(self.store.folder, sorted(p.name for p in self.store.folder.iterdir()), flush=True)
     os.kill(os.getpid(), signal.{stop})
     return kept
-spill.Spill.keep = keep_then_stop
+runners.ByCandidate._write = write_then_stop
 """
 
 
 @pytest.mark.parametrize(("stop", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
-def test_a_stopped_command_exits_128_plus_the_signal_and_removes_its_spilled_files(
+def test_a_stopped_command_exits_128_plus_the_signal_and_removes_its_written_files(
     generated: dict[str, Path], tmp_path: Path, stop: str, code: int
 ) -> None:
     # The command signals itself once the first candidate's tables are written, mid-audit.
@@ -650,18 +558,18 @@ def test_a_stopped_command_exits_128_plus_the_signal_and_removes_its_spilled_fil
     assert f"evalframe: stopped by {stop}" in done.stderr
     assert "Traceback" not in done.stderr
     folder, written = done.stdout.splitlines()[0].split(" ", 1)
-    assert Path(folder).parent == tmp_path and written == "['attempts-00000.arrow', 'units-00000.arrow']"
+    assert Path(folder).parent == tmp_path and written == "['attempts-00000.parquet', 'units-00000.parquet']"
     assert not Path(folder).exists()
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_second_stop_signal_does_not_cut_the_clean_up_short(generated: dict[str, Path], tmp_path: Path) -> None:
-    # Ctrl-C pressed again while the spill is discarded: ignored, one message, no traceback, no files left.
+    # Ctrl-C pressed again while the report's folder is removed: ignored, one message, no traceback, no files left.
     again = """
-def discard_after_another(self):
+def close_after_another(self):
     os.kill(os.getpid(), signal.SIGINT)
-    discard(self)
-spill.Spill.discard = discard_after_another
+    close(self)
+store.TableStore.close = close_after_another
 """
     done = stopped_command(generated["clean"], tmp_path, STOP_AFTER_FIRST_PART.format(stop="SIGINT") + again)
     assert done.returncode == 130, done.stderr

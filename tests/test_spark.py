@@ -269,10 +269,10 @@ def test_a_file_that_is_not_parquet_is_an_input_error_in_one_line(spark: Any, tm
     )
 
 
-def test_the_temporary_tables_folder_goes_with_the_report_or_the_refusal(
+def test_the_temporary_tables_folder_stays_until_the_report_is_closed_or_goes_on_refusal(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without spark_tables the tables live in a temporary folder: removed with the report, or at once on refusal."""
+    """Without spark_tables the tables live in a folder the report owns: removed by close(), or at once on refusal."""
     import gc
     import tempfile
 
@@ -281,9 +281,12 @@ def test_the_temporary_tables_folder_goes_with_the_report_or_the_refusal(
     report = ef.audit(orbit_plan(), as_spark(spark, frame_of(ORBIT / "results.csv"), tmp_path / "in"))
     folder = Path(report.meta["tables"])
     assert folder.parent == tmp_path / "tmp" and folder.name.startswith("evalframe-spark-")
-    assert report.units.collect().height == 8  # the report's scans read the folder while it lives
+    units, store = report.units, report.store
     del report
     gc.collect()
+    assert units.collect().height == 8  # the folder is the report's until closed, not the garbage collector's
+    assert store is not None
+    store.close()
     assert not folder.exists()
     bad = frame_of(ORBIT / "results.csv").with_columns(pl.lit("run-x").alias("candidate"))
     with pytest.raises(ef.AuditRefused):

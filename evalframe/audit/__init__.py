@@ -6,8 +6,7 @@
 * :mod:`~evalframe.audit.run`: the audit (meta, assembling the report);
 * :mod:`~evalframe.audit.arguments`: the checks of its options, shared with the command line;
 * :mod:`~evalframe.audit.step`: the per-batch step (validate, reconcile, select attempts, summarise);
-* :mod:`~evalframe.audit.executors`: the whole-batch and by-candidate executors behind one interface;
-* :mod:`~evalframe.audit.spill`: where the by-candidate executor holds its tables.
+* :mod:`~evalframe.audit.runners`: the whole-batch and by-candidate runners behind one interface.
 """
 
 from evalframe.audit.run import AUTO_PARTITION_ROWS, Results, audit, with_ledger_problems

@@ -1,16 +1,14 @@
-"""The audit: check the arguments, run the per-batch step through an executor, assemble the report.
+"""The audit: check the arguments, run the per-batch step through a runner, assemble the report.
 
 Nothing is computed until the whole batch has been checked: if any refusing
 problem exists, :func:`audit` raises :class:`~evalframe.errors.AuditRefused`
 with all of them and no rate exists anywhere. How the batch is split (whole,
-or candidate by candidate) is the executor's business
-(:mod:`evalframe.audit.executors`); this module only picks one.
+or candidate by candidate) is the runner's business
+(:mod:`evalframe.audit.runners`); this module only picks one.
 """
 
 from __future__ import annotations
 
-import shutil
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -19,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import polars as pl
 
 from evalframe.audit.arguments import check_options, check_slices
-from evalframe.audit.executors import ByCandidate, Executor, WholeBatch
 from evalframe.audit.meta import audit_meta
+from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.columns import (
     CANDIDATE,
@@ -41,6 +39,7 @@ from evalframe.problems import Problems, problems_frame
 from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
+from evalframe.report.store import TableStore
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
 from evalframe.validate import KNOWN_COLUMNS
 
@@ -141,21 +140,19 @@ def audit(
         Two-sided coverage of every interval in the summary.
     partition_by
         ``"candidate"``: audit candidate by candidate
-        (:class:`~evalframe.audit.executors.ByCandidate`: up to four at a
-        time on threads, as many as keep
-        :data:`~evalframe.audit.executors.ROWS_IN_FLIGHT` ledger rows at
-        most). A candidate's rows are read with the candidate filter pushed
-        into the reader (a hive lake is read one partition at a time),
-        validated, reconciled, counted and summarised; its units and
-        attempts are kept in memory while the tables kept so far take at
-        most :data:`~evalframe.audit.spill.TABLES_IN_MEMORY` bytes, and
-        written to a temporary folder after that; ``report.units`` /
-        ``report.attempts`` are lazy scans of those tables and files. The
-        folder lives as long as the report (removed when the report is
-        garbage collected, or at interpreter exit): keep the report while
-        its tables are read, or write it. Exact, because every key and
-        every summary number is per candidate; peak memory is that of the
-        candidates audited at once, the tables kept and the plan. None
+        (:class:`~evalframe.audit.runners.ByCandidate`). A candidate's rows
+        are read with the candidate filter pushed into the reader (a hive
+        lake is read one partition at a time), validated, reconciled,
+        counted and summarised; its units and attempts are written as
+        Parquet to a temporary folder the report owns, and
+        ``report.units`` / ``report.attempts`` are lazy scans of those
+        files. The folder stays until :meth:`AuditReport.close
+        <evalframe.report.model.AuditReport.close>` (or the end of a
+        ``with report:`` block), or until the interpreter exits: a table
+        taken from the report stays readable after the report is gone.
+        Exact, because every key and every summary number is per
+        candidate; peak memory is that of one candidate's rows and the
+        plan. None
         (default): the whole batch at once, tables in memory. ``"auto"``:
         ``"candidate"`` from :data:`AUTO_PARTITION_ROWS` ledger rows or
         planned units on, else None (what the CLI does);
@@ -281,12 +278,11 @@ def audit(
             problem_counts=done.problem_counts,
         )
         found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable])
-        spark_report = AuditReport(
-            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found=found
+        # The tables' temporary folder is the report's, as a by-candidate audit's files are.
+        store = TableStore(Path(done.root)) if done.temporary else None
+        return AuditReport(
+            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found, store
         )
-        if done.temporary:  # the tables' temporary folder lives as long as the report whose scans read it
-            weakref.finalize(spark_report, shutil.rmtree, done.root, ignore_errors=True)
-        return spark_report
     loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)
@@ -294,30 +290,31 @@ def audit(
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
     with naming_the_damaged_file(loaded):  # a query over a lake that fails names its damaged file
-        executor = _executor(partition_by, plan, loaded)
+        runner = _runner(partition_by, plan, loaded)
         try:
-            parts = executor.run(plan, loaded, options, progress)
+            parts = runner.run(plan, loaded, options, progress)
             problems = batch_problems(loaded.problems, parts, loaded.source)
             if problems.refusing:
                 raise AuditRefused(problems)
             computed = [p for p in parts if p.summary is not None]
-            units, attempts = executor.tables(plan, computed)
+            units, attempts = runner.tables(plan, computed)
             recorded = provenance if provenance is not None else loaded.provenance
-            meta = _meta(plan, loaded, options, parts, executor.partition_by, layout_only, alpha, recorded)
+            meta = _meta(plan, loaded, options, parts, runner.partition_by, layout_only, alpha, recorded)
             found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
             report = AuditReport(
                 units=units,
                 attempts=attempts,
-                # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in the spill.
+                # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in files.
                 problems=found.shown,
                 found=found,
                 meta=meta,
+                store=runner.store,
                 **_summary_and_slices(computed, alpha, sliced=bool(slices)),
             )
         except BaseException:
-            executor.release(None)
+            if runner.store is not None:
+                runner.store.close()
             raise
-        executor.release(report)
     return report
 
 
@@ -349,8 +346,8 @@ def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
     return plan, replace(o, bins=_resolved_bins(plan, o.slices, o.bins), reducer=check_reducer(o.reducer))
 
 
-def _executor(partition_by: str | None, plan: Plan, loaded: Loaded) -> Executor:
-    """The executor ``partition_by`` names.
+def _runner(partition_by: str | None, plan: Plan, loaded: Loaded) -> Runner:
+    """The runner ``partition_by`` names.
 
     ``"auto"`` decides by the ledger's rows (Parquet: from the footers) or the plan's size (see
     :data:`AUTO_PARTITION_ROWS`).
@@ -361,7 +358,7 @@ def _executor(partition_by: str | None, plan: Plan, loaded: Loaded) -> Executor:
     if partition_by is None:
         return WholeBatch()
     if partition_by == CANDIDATE:
-        return ByCandidate(plan)
+        return ByCandidate()
     msg = f"partition_by must be None, 'candidate' or 'auto', got {partition_by!r}"
     raise ValueError(msg)
 

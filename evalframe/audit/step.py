@@ -1,7 +1,7 @@
 """One batch (or one candidate's part of it) through the steps: validate, reconcile, select attempts, summarise.
 
-:func:`check_and_select` is the audit's one per-batch step: every executor (see
-:mod:`evalframe.audit.executors`) runs it on the whole batch or on each
+:func:`check_and_select` is the audit's one per-batch step: every runner (see
+:mod:`evalframe.audit.runners`) runs it on the whole batch or on each
 candidate's rows and gets a :class:`Part`. Nothing is computed until the part has
 been checked: a refusing problem stops it before any attempt is selected.
 """
@@ -162,7 +162,7 @@ def check_and_select(plan: Plan, frame: pl.LazyFrame, o: Options, *, compute: bo
         summary=summary,
         slices=slice_table,
         case_slices=case_table,
-        # Each keeps its case code: a spill stores it instead of the case's text columns (see spill.Spill).
+        # Each keeps its case code: a file stores it instead of the case's text columns (see runners.ByCandidate).
         units=units.drop(CAND_CODE, UID),
         attempts=attempts.drop(CAND_CODE, UID),
         unit_schema=pl.Schema({c: pl.String() if c == CANDIDATE else t for c, t in named.items() if c not in CODES}),

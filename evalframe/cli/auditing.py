@@ -132,8 +132,7 @@ def audit_command(
         if out is not None and out.resolve() == export[1].resolve():
             raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
         write_or_exit(lambda: check_output_folder(export[1], inputs=inputs), option="--export")
-    with progress_bars() as progress:
-        report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
+    with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         view = report.view(min_coverage=min_coverage)
         if export is not None:
             _export(report, export[1], inputs)
@@ -178,8 +177,7 @@ def compare_command(
     with its reasons: coverage gate, worst/best-case bounds, interval of the
     paired difference; the cases that flipped are listed by slice.
     """
-    with progress_bars() as progress:
-        report = build_report(out=out, fmt=fmt, progress=progress, **kwargs)
+    with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         try:
             comparison = compare(
                 report,

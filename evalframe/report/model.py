@@ -16,14 +16,17 @@ from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
+from evalframe.errors import ReportClosed
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
+from evalframe.report.store import TableStore
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -48,10 +51,10 @@ class AuditReport:
         One row per planned unit (per counted attempt under policy
         ``every``): plan columns, the counted attempt's ledger columns,
         ``counted_attempt``, ``attempts`` and ``outcome``. A
-        ``polars.LazyFrame`` over temporary Arrow IPC files after
-        ``audit(..., partition_by="candidate")`` (the files stay as long as
-        this report: they are removed when it is garbage collected, or at
-        interpreter exit); a DataFrame otherwise.
+        ``polars.LazyFrame`` over temporary Parquet files after
+        ``audit(..., partition_by="candidate")`` or on Spark (the files
+        are the report's: they stay, even when the report itself is gone,
+        until :meth:`close` or interpreter exit); a DataFrame otherwise.
     attempts
         Every ledger row of a planned unit with ``attempts`` and ``counts``
         (lazy like ``units``).
@@ -77,6 +80,26 @@ class AuditReport:
         (:class:`~evalframe.problems.Problems`: counts, first rows, the rest
         in temporary files that live as long as this report); None when
         ``problems`` holds every problem.
+    store
+        The temporary folder of the lazy tables' files
+        (:class:`~evalframe.report.store.TableStore`), removed by
+        :meth:`close`; None when every table is in memory.
+
+    Examples
+    --------
+    A report used as a context manager removes its files on leaving the block:
+
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> ledger = pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]})
+    >>> with ef.audit(plan, ledger, partition_by="candidate") as report:
+    ...     report.units.select("case_id", "outcome").collect().rows()
+    [('quote', 'passed'), ('refund', 'missing')]
+    >>> report.closed
+    True
+    >>> report.outcome_counts()  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    evalframe.errors.ReportClosed: the report is closed (its folder's name differs on every run)
     """
 
     summary: pl.DataFrame
@@ -87,6 +110,36 @@ class AuditReport:
     missingness: pl.DataFrame = field(default_factory=pl.DataFrame)
     meta: Mapping[str, Any] = field(default_factory=dict)
     found: Problems | None = field(default=None, repr=False, compare=False)
+    store: TableStore | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` removed the files the lazy tables read (False when there are none)."""
+        return self.store is not None and self.store.closed
+
+    def close(self) -> None:
+        """Remove the temporary files the lazy ``units`` and ``attempts`` read (see :attr:`store`).
+
+        Nothing to do when every table is in memory; a second call does nothing. Without it the files
+        stay until the interpreter exits, and tables taken from the report stay readable until then.
+        After it, :meth:`tables`, :meth:`outcome_counts`, :meth:`view` and :meth:`write` raise
+        :class:`~evalframe.errors.ReportClosed` (a lazy table taken before raises polars' own error).
+        """
+        if self.store is not None:
+            self.store.close()
+
+    def _check_open(self) -> None:
+        """Raise :class:`~evalframe.errors.ReportClosed` when :meth:`close` removed the tables' files."""
+        if self.store is not None and self.store.closed:
+            raise ReportClosed(str(self.store.folder))
+
+    def __enter__(self) -> AuditReport:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
 
     @property
     def problem_counts(self) -> pl.DataFrame:
@@ -110,7 +163,14 @@ class AuditReport:
         return self.found.every() if self.found is not None else self.problems.lazy()
 
     def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-        """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed)."""
+        """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed).
+
+        Raises
+        ------
+        ReportClosed
+            When :meth:`close` removed the files the lazy tables read.
+        """
+        self._check_open()
         every = self.all_problems() if self.found is not None and not self.found.complete else self.problems
         tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": every}
         if self.slices.width:
@@ -134,6 +194,7 @@ class AuditReport:
         >>> report.outcome_counts().rows()
         [('A', 'missing', 1), ('A', 'passed', 1)]
         """
+        self._check_open()
         return (
             self.units.lazy()
             .group_by(CANDIDATE, pl.col(OUTCOME).cast(pl.String))
@@ -147,6 +208,7 @@ class AuditReport:
         """The one view of the report every renderer lays out (see :func:`evalframe.report.view.build_view`)."""
         from evalframe.report.view import build_view
 
+        self._check_open()
         return build_view(self, comparison, min_coverage=min_coverage)
 
     def to_markdown(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:

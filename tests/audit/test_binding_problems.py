@@ -18,7 +18,7 @@ PLAN = ef.Plan.from_frame(CASES, candidates=["A", "B"])
 
 
 def refused(plan: ef.Plan, ledger: pl.DataFrame, **options: object) -> list[tuple[object, ...]]:
-    for partition_by in (None, "candidate"):  # both executors refuse alike
+    for partition_by in (None, "candidate"):  # both runners refuse alike
         with pytest.raises(ef.AuditRefused) as info:
             ef.audit(plan, ledger, partition_by=partition_by, **options)  # type: ignore[arg-type]
         problems = info.value.problems.filter(pl.col("refusing"))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
-from unittest import mock
 
 import polars as pl
 from hypothesis import HealthCheck, given, settings
@@ -144,18 +142,11 @@ def test_every_with_one_attempt_per_unit_equals_first(batch: tuple[ef.Plan, pl.D
 
 
 @SETTINGS
-@given(
-    batches(),
-    st.sampled_from(["first", "last_allowed", "every"]),
-    st.one_of(st.just(0), st.integers(0, 4_000), st.just(2**40)),
-)
-def test_per_candidate_execution_equals_whole_frame(
-    batch: tuple[ef.Plan, pl.DataFrame], retry: str, tables_in_memory: int
-) -> None:
-    # Each part's tables are kept in memory while they fit the budget (bytes), else written to a file.
+@given(batches(), st.sampled_from(["first", "last_allowed", "every"]))
+def test_per_candidate_execution_equals_whole_frame(batch: tuple[ef.Plan, pl.DataFrame], retry: str) -> None:
     plan, ledger = batch
     whole = ef.audit(plan, ledger, retry=retry)  # type: ignore[arg-type]
-    with mock.patch.object(importlib.import_module("evalframe.audit.spill"), "TABLES_IN_MEMORY", tables_in_memory):
-        parts = ef.audit(plan, ledger, retry=retry, partition_by="candidate")  # type: ignore[arg-type]
-    for name, table in whole.tables().items():
-        assert_frame_equal(parts.tables()[name].lazy().collect(), table.lazy().collect(), check_exact=True), name
+    parts = ef.audit(plan, ledger, retry=retry, partition_by="candidate")  # type: ignore[arg-type]
+    with parts:
+        for name, table in whole.tables().items():
+            assert_frame_equal(parts.tables()[name].lazy().collect(), table.lazy().collect(), check_exact=True), name

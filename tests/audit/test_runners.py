@@ -1,4 +1,4 @@
-"""The whole-batch and by-candidate executors give the same report, on the SPEC fixtures and a generated ledger."""
+"""The whole-batch and by-candidate runners give the same report, on the SPEC fixtures and a generated ledger."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from polars.testing import assert_frame_equal
 import evalframe as ef
 from tests.conftest import FIXTURES, ROOT
 
-EXECUTORS = importlib.import_module("evalframe.audit.executors")
-SPILL = importlib.import_module("evalframe.audit.spill")
+RUNNERS = importlib.import_module("evalframe.audit.runners")
 GEN = ROOT.parent / "shared" / "tools" / "gen_ledger.py"
 
 
@@ -44,22 +43,15 @@ SPEC_CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
 
 
 @pytest.mark.parametrize(("fixture", "results", "plan_options", "options"), SPEC_CASES)
-@pytest.mark.parametrize("held", ["kept", "written"])
-def test_both_executors_give_the_same_report_on_the_spec_fixtures(
-    monkeypatch: pytest.MonkeyPatch,
-    fixture: str,
-    results: str,
-    plan_options: dict[str, Any],
-    options: dict[str, Any],
-    held: str,
+def test_both_runners_give_the_same_report_on_the_spec_fixtures(
+    fixture: str, results: str, plan_options: dict[str, Any], options: dict[str, Any]
 ) -> None:
-    monkeypatch.setattr(SPILL, "TABLES_IN_MEMORY", 0 if held == "written" else 2**40)
     plan = ef.Plan.from_file(FIXTURES / fixture / "plan.csv", **plan_options)
     path = FIXTURES / fixture / results
     assert_same_report(ef.audit(plan, path, **options), ef.audit(plan, path, partition_by="candidate", **options))
 
 
-def test_both_executors_refuse_the_reversed_answers_fixture_with_the_same_problems() -> None:
+def test_both_runners_refuse_the_reversed_answers_fixture_with_the_same_problems() -> None:
     plan = ef.Plan.from_file(FIXTURES / "reversed_answers" / "plan.csv", candidates=["model"], run_id="run-2")
     refused = []
     for partition_by in (None, "candidate"):
@@ -82,7 +74,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("retry", ["first", "last_allowed", "every"])
-def test_both_executors_give_the_same_report_on_a_generated_ledger(generated: Path, retry: str) -> None:
+def test_both_runners_give_the_same_report_on_a_generated_ledger(generated: Path, retry: str) -> None:
     plan = ef.Plan.from_file(generated / "plan.parquet")
     options: dict[str, Any] = {"retry": retry, "slices": ["case_type", "tool_path"]}
     whole = ef.audit(plan, generated / "results.parquet", **options)
@@ -106,12 +98,12 @@ def test_both_executors_give_the_same_report_on_a_generated_ledger(generated: Pa
         )
 
 
-def test_the_audit_picks_its_executor_from_partition_by_alone() -> None:
+def test_the_audit_picks_its_runner_from_partition_by_alone() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
     run = importlib.import_module("evalframe.audit.run")
     loaded = run._as_loaded(pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]}))
-    assert type(run._executor(None, plan, loaded)) is EXECUTORS.WholeBatch
-    assert type(run._executor("candidate", plan, loaded)) is EXECUTORS.ByCandidate
-    assert type(run._executor("auto", plan, loaded)) is EXECUTORS.WholeBatch
+    assert type(run._runner(None, plan, loaded)) is RUNNERS.WholeBatch
+    assert type(run._runner("candidate", plan, loaded)) is RUNNERS.ByCandidate
+    assert type(run._runner("auto", plan, loaded)) is RUNNERS.WholeBatch
     with pytest.raises(ValueError, match="partition_by must be None, 'candidate' or 'auto', got 'case'"):
-        run._executor("case", plan, loaded)
+        run._runner("case", plan, loaded)
