@@ -26,6 +26,7 @@ from evalframe.load import limits
 @limit_option("json_depth", "Deepest nesting of arrays and objects in JSON input (deeper: exit 2).")
 @limit_option("member_bytes", "Largest decompressed archive member (.eval), in bytes.")
 @limit_option("archive_bytes", "Largest total of an archive's decompressed members, in bytes (larger: exit 2).")
+@limit_option("planned_units", "Most planned units (candidate × case × trial) of a plan or an import (more: exit 2).")
 def main(**limits_given: int) -> None:
     """Audit AI evaluation results against a frozen plan before anyone believes a score.
 

@@ -16,8 +16,7 @@ import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import CASE_ID, EXEC_FAILURES
-from evalframe.importers._kit import MAX_PLANNED_UNITS
-from evalframe.load import LIMIT_FLAGS, Limits
+from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -50,6 +49,7 @@ def count_in(text: str, *, low: int = 1) -> int:
     """
     checked: int = click.IntRange(min=low, max=MAX_PLANNED_UNITS).convert(cast(Any, text), None, None)
     return checked
+
 
 #: The exports ``--from`` and ``evalframe import`` read.
 IMPORT_FORMATS: Final = [
