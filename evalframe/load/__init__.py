@@ -22,7 +22,7 @@ is re-exported here. The package is callable as :func:`load` (see
 """
 
 from evalframe._callable import make_callable
-from evalframe.load.csv_strict import read_csv_strict
+from evalframe.load.csv_strict import read_csv_strict, unbounded_csv_fields
 from evalframe.load.dispatch import is_spark_frame, load
 from evalframe.load.files import collect_input, glob_files, is_glob
 from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
@@ -64,6 +64,7 @@ __all__ = [
     "read_csv_strict",
     "read_jsonl",
     "scan_parquet",
+    "unbounded_csv_fields",
 ]
 
 make_callable(__name__, "load")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import importlib
 from pathlib import Path
 
@@ -212,6 +213,35 @@ def test_utf16_binary_and_huge_fields(tmp_path: Path) -> None:
     loaded = read_csv_strict(huge)
     assert loaded.problems.height == 0
     assert loaded.frame.select(pl.col("answer").str.len_chars()).collect().item() == 300_000
+
+
+def test_reading_a_csv_leaves_the_process_csv_field_limit_as_it_was(tmp_path: Path) -> None:
+    # The csv module's field size limit is the process's: raised only while evalframe reads, then restored.
+    huge = tmp_path / "huge.csv"
+    huge.write_text("case_id,answer\nq1," + "x" * 300_000 + "\n")
+    before = csv.field_size_limit(1000)
+    try:
+        assert read_csv_strict(huge).frame.select(pl.col("answer").str.len_chars()).collect().item() == 300_000
+        assert csv.field_size_limit() == 1000
+    finally:
+        csv.field_size_limit(before)
+    assert csv.field_size_limit() == before == 131_072  # the module's default: no earlier read changed it
+
+
+def test_records_read_in_batches_keep_their_lines_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Batches of 2 records: a blank line held across a batch boundary is still reported, trailing blanks are not.
+    monkeypatch.setattr(importlib.import_module("evalframe.load.csv_strict"), "BATCH_RECORDS", 2)
+    p = tmp_path / "r.csv"
+    p.write_text("case_id,passed\nq1,1\nq2,0\n\nq3,1\nq4\nq5,0\nq6,1\n\n\n")
+    loaded = read_csv_strict(p)
+    assert loaded.frame.select("case_id", "passed", "line").collect().rows() == [
+        ("q1", "1", 2),
+        ("q2", "0", 3),
+        ("q3", "1", 5),
+        ("q5", "0", 7),
+        ("q6", "1", 8),
+    ]
+    assert kinds(loaded.problems) == [("blank_line", 4), ("field_count", 6)]
 
 
 @pytest.mark.parametrize("steps_up_to", [64, 0], ids=["steps over the row index", "lookup by file path"])
