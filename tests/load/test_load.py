@@ -312,3 +312,33 @@ def test_a_reserved_json_lines_key_is_reported_at_its_line(tmp_path: Path) -> No
         ef.audit(plan, p)
     rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "source", "line").rows()
     assert rows == [("unexpected_column", str(p), 2)]
+
+
+def test_json_lines_read_in_batches_type_each_column_from_all_its_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches of 2 objects. passed: integers in every batch (and absent from the second) stays Int64; ok:
+    # booleans then an integer is text in every batch, each value as its JSON token; note: only in the last.
+    monkeypatch.setattr(importlib.import_module("evalframe.load.jsonl"), "BATCH_OBJECTS", 2)
+    p = tmp_path / "r.jsonl"
+    p.write_text(
+        '{"case_id": "q1", "passed": 1, "ok": true}\n'
+        '{"case_id": "q2", "passed": 0, "ok": false}\n'
+        '{"case_id": "q3"}\n'
+        "\n"
+        "[1]\n"
+        '{"case_id": "q4", "ok": null}\n'
+        '{"case_id": "q5", "passed": 1, "ok": 12, "note": 1.50}\n'
+    )
+    loaded = read_jsonl(p)
+    frame = loaded.frame.drop("source").collect()
+    assert frame.columns == ["case_id", "passed", "ok", "note", "line"]
+    assert frame.dtypes == [pl.String, pl.Int64, pl.String, pl.String, pl.Int64]
+    assert frame.rows() == [
+        ("q1", 1, "true", None, 1),
+        ("q2", 0, "false", None, 2),
+        ("q3", None, None, None, 3),
+        ("q4", None, None, None, 6),
+        ("q5", 1, "12", "1.50", 7),
+    ]
+    assert kinds(loaded.problems) == [("unreadable_file", 5)]
