@@ -12,6 +12,7 @@ import gc
 import click
 
 from evalframe.cli.auditing import audit_command, compare_command
+from evalframe.cli.exits import fail
 from evalframe.cli.importing import import_command
 from evalframe.cli.options import EXIT_CODES_HELP, limit_option
 from evalframe.cli.panics import hide_native_panic_reports
@@ -64,8 +65,21 @@ def run() -> None:
     The reader's panic reports (Rust's, written straight to file descriptor 2 before Python sees the
     ``PanicException`` that becomes an ``error:`` line) are kept off stderr
     (:func:`~evalframe.cli.panics.hide_native_panic_reports`).
+
+    Memory that Python cannot get (a ``MemoryError``, under a limit such as ``ulimit -v``) is one ``error:``
+    line and exit 2, not a traceback; nothing is written to ``--out`` (the new folder is put in place last).
     """
     gc.freeze()
     exit_on_stop_signals()
     hide_native_panic_reports()
-    main()
+    try:
+        main()
+    except MemoryError:
+        fail(OUT_OF_MEMORY)
+
+
+#: What the command says when Python runs out of memory.
+OUT_OF_MEMORY = (
+    "out of memory: the inputs need more than this process may use (its memory limit or the machine's); "
+    "give it more, or audit fewer rows at a time"
+)

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 import evalframe.report.output as output
+from evalframe.cli.app import OUT_OF_MEMORY
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.report import write_output
 from tests.cli.support import ORBIT, ORBIT_ARGS, REFUSAL_FILES, run
@@ -69,6 +70,7 @@ def test_sigterm_with_its_default_action_during_a_guarded_exchange_still_leaves_
 import os, signal
 import polars as pl
 import evalframe as ef
+from evalframe.cli.app import OUT_OF_MEMORY
 from evalframe.cli.signals import hold_stop_signals
 def report(candidates):
     plan = ef.Plan.from_file({str(ORBIT / "plan.csv")!r}, candidates=candidates)
@@ -152,3 +154,20 @@ def test_an_ignored_stop_signal_is_left_ignored_by_the_guard(monkeypatch: pytest
         assert set_handlers == [signal.SIGTERM, signal.SIGTERM]
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_memory_python_cannot_get_is_one_error_line_and_exit_2() -> None:
+    # A MemoryError while the ledger is read (as under `ulimit -v` or prlimit --as): no traceback.
+    code = (
+        "import sys\n"
+        "import evalframe.load.csv_strict as csv_strict\n"
+        "def no_memory(*args, **kwargs):\n"
+        "    raise MemoryError\n"
+        "csv_strict._records = no_memory\n"
+        "from evalframe import cli\n"
+        f"sys.argv = ['evalframe', *{ORBIT_ARGS!r}]\n"
+        "cli.run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {OUT_OF_MEMORY}\n"
