@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING
 
 from evalframe.attempts import select_attempts
 from evalframe.compare import Comparison
-from evalframe.errors import AuditRefused, EvalframeError, ImportUnreadable, InputFormatError, MissingExtra, PlanError
+from evalframe.errors import (
+    AuditRefused,
+    EvalframeError,
+    ImportUnreadable,
+    InputFormatError,
+    LimitExceeded,
+    MissingExtra,
+    PlanError,
+)
 from evalframe.load.limit import Limits, limits
 from evalframe.plan import Plan
 from evalframe.read import read
@@ -34,6 +42,7 @@ __all__ = [
     "EvalframeError",
     "ImportUnreadable",
     "InputFormatError",
+    "LimitExceeded",
     "MissingExtra",
     "Limits",
     "Plan",
