@@ -98,6 +98,33 @@ class InputFormatError(EvalframeError):
         super().__init__(msg)
 
 
+class LimitExceeded(InputFormatError):
+    """An input beyond one of the declared limits (:class:`~evalframe.load.Limits`): an input error (exit 2).
+
+    Attributes
+    ----------
+    path, line, detail
+        As for :class:`InputFormatError`; ``detail`` names the limit and the flag that raises it.
+    limit
+        The limit's name (a field of :class:`~evalframe.load.Limits`, e.g. ``"planned_units"``).
+    allowed
+        The limit in force.
+    found
+        What the input holds or asks for (e.g. its count of planned units).
+    flag
+        The command-line flag that raises the limit (e.g. ``"--max-planned-units"``).
+    """
+
+    def __init__(
+        self, path: str, detail: str, *, limit: str, allowed: int, found: int, flag: str, line: int | None = None
+    ) -> None:
+        self.limit = limit
+        self.allowed = allowed
+        self.found = found
+        self.flag = flag
+        super().__init__(path, detail, line=line)
+
+
 class RowsUnreadable(InputFormatError):
     """The reader failed on an input's rows (a damaged data page, a failing disk): an input error (exit 2).
 

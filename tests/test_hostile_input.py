@@ -36,7 +36,7 @@ TERMINAL = ["test_add[int-1]", "[link=http://x]y[/link]", "a[/x]b", "<script>ale
 #: How each id is written in Markdown (renders as the id).
 MARKDOWN = [
     "test_add\\[int-1\\]",
-    "\\[link=http://x\\]y\\[/link\\]",
+    "\\[link=http\\://x\\]y\\[/link\\]",
     "a\\[/x\\]b",
     "&lt;script&gt;alert(1)&lt;/script&gt;",
     "a\\|b",
@@ -65,6 +65,11 @@ def hostile(tmp_path: Path) -> list[str]:
 def test_markdown_text_escapes_what_markdown_would_read_as_markup() -> None:
     assert [markdown_text(i) for i in HOSTILE_IDS] == MARKDOWN
     assert markdown_text("x & `y` *z* ~w~ # ! \\") == "x &amp; \\`y\\` \\*z\\* \\~w\\~ \\# \\! \\\\"
+    # GitHub links a bare URL (scheme://) and www.name: the ':' and the '.' are escaped (cmark-gfm renders the
+    # escaped text as written, with no link; an e-mail address it still links).
+    assert markdown_text("https://evil.example/q1 WWW.evil.example ftp://x.y") == (
+        "https\\://evil.example/q1 WWW\\.evil.example ftp\\://x.y"
+    )
     assert markdown_table(pl.DataFrame({"a|b": ["<i>|</i>"]})) == "| a\\|b |\n|---|\n| &lt;i&gt;\\|&lt;/i&gt; |"
     assert [markdown_code(v) for v in ("p.csv", "a`b", "``", "x\ny")] == ["`p.csv`", "``a`b``", "``` `` ```", "`x\\ny`"]
 

@@ -44,6 +44,7 @@ def test_public_api_is_explicit() -> None:
         "EvalframeError",
         "ImportUnreadable",
         "InputFormatError",
+        "LimitExceeded",
         "Limits",
         "MissingExtra",
         "Plan",

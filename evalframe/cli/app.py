@@ -7,11 +7,15 @@ stderr), 2 usage or input error, 3 a declared release gate failed
 
 from __future__ import annotations
 
+import ctypes
 import gc
+import sys
+from typing import Final
 
 import click
 
 from evalframe.cli.auditing import audit_command, compare_command
+from evalframe.cli.exits import fail
 from evalframe.cli.importing import import_command
 from evalframe.cli.options import EXIT_CODES_HELP, limit_option
 from evalframe.cli.panics import hide_native_panic_reports
@@ -26,6 +30,7 @@ from evalframe.load import limits
 @limit_option("json_depth", "Deepest nesting of arrays and objects in JSON input (deeper: exit 2).")
 @limit_option("member_bytes", "Largest decompressed archive member (.eval), in bytes.")
 @limit_option("archive_bytes", "Largest total of an archive's decompressed members, in bytes (larger: exit 2).")
+@limit_option("planned_units", "Most planned units (candidate × case × trial) of a plan or an import (more: exit 2).")
 def main(**limits_given: int) -> None:
     """Audit AI evaluation results against a frozen plan before anyone believes a score.
 
@@ -63,8 +68,47 @@ def run() -> None:
     The reader's panic reports (Rust's, written straight to file descriptor 2 before Python sees the
     ``PanicException`` that becomes an ``error:`` line) are kept off stderr
     (:func:`~evalframe.cli.panics.hide_native_panic_reports`).
+
+    The C library's allocator keeps at most :data:`MALLOC_ARENAS` arenas (:func:`few_malloc_arenas`).
+
+    Memory that Python cannot get (a ``MemoryError``, under a limit such as ``ulimit -v``) is one ``error:``
+    line and exit 2, not a traceback; nothing is written to ``--out`` (the new folder is put in place last).
     """
     gc.freeze()
+    few_malloc_arenas()
     exit_on_stop_signals()
     hide_native_panic_reports()
-    main()
+    try:
+        main()
+    except MemoryError:
+        fail(OUT_OF_MEMORY)
+
+
+#: Arenas of the C library's allocator the command's threads share (glibc's ``M_ARENA_MAX``).
+MALLOC_ARENAS: Final = 2
+#: glibc's ``mallopt`` parameter number of ``M_ARENA_MAX``.
+_M_ARENA_MAX: Final = -8
+
+
+def few_malloc_arenas() -> bool:
+    """Have glibc's allocator keep at most :data:`MALLOC_ARENAS` arenas; whether it could be told (glibc only).
+
+    glibc gives each new thread an arena of its own, up to eight per core, each reserving 64 MiB of address
+    space: the command's threads (the audit's pool, polars', the stderr copier) reserved about 0.8 GiB beyond
+    what they used, which is what an address-space limit (``ulimit -v``, ``prlimit --as``) counts. Shared
+    arenas hold the same data. Only the command calls this; the library leaves the allocator as it is.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(_M_ARENA_MAX, MALLOC_ARENAS))
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+
+
+#: What the command says when Python runs out of memory.
+OUT_OF_MEMORY: Final = (
+    "out of memory: the inputs need more than this process may use (its memory limit or the machine's); "
+    "give it more, or audit fewer rows at a time"
+)

@@ -16,8 +16,7 @@ import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import EXEC_FAILURES
-from evalframe.importers._kit import MAX_PLANNED_UNITS
-from evalframe.load import LIMIT_FLAGS, Limits
+from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits
 
 F = TypeVar("F", bound=Callable[..., Any])
 

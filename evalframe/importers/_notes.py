@@ -3,30 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any
 
 from evalframe.columns import KIND, REFUSING, SOURCE
+from evalframe.load import current_limits, limit_detail
 from evalframe.problems import PROBLEM_KINDS
-
-#: The most planned units an import builds from an export's declared sizes (epochs, documents, trials):
-#: a header claiming more is refused before anything is allocated (a 10**9-epoch header took 14 GB).
-MAX_PLANNED_UNITS: Final = 100_000_000
 
 
 def planned_size(count: int, source: str, what: str) -> dict[str, Any] | None:
-    """A refusing ``unreadable_file`` note when ``count`` planned units exceed :data:`MAX_PLANNED_UNITS`, else None.
+    """A refusing ``unreadable_file`` note when ``count`` planned units exceed ``Limits.planned_units``, else None.
+
+    An export's declared sizes (epochs, documents, trials) are checked before anything is allocated (a
+    10**9-epoch header took 14 GB), against the limit every plan is held to (:class:`~evalframe.load.Limits`).
 
     Examples
     --------
-    >>> planned_size(10**9, "a.eval", "eval.config.epochs × sample ids")["detail"]
-    'eval.config.epochs × sample ids declares 1000000000 planned units, more than the 100000000 evalframe plans'
+    >>> print(planned_size(10**9, "a.eval", "epochs × sample ids")["detail"])
+    epochs × sample ids declares 1000000000 planned units (limit 100000000; raise it with --max-planned-units)
     >>> planned_size(100, "a.eval", "epochs") is None
     True
     """
-    if count <= MAX_PLANNED_UNITS:
+    if count <= current_limits().planned_units:
         return None
-    detail = f"{what} declares {count} planned units, more than the {MAX_PLANNED_UNITS} evalframe plans"
-    return note("unreadable_file", source, detail)
+    return note("unreadable_file", source, limit_detail("planned_units", f"{what} declares {count} planned units"))
 
 
 class Unreadable(Exception):

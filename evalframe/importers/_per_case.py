@@ -51,7 +51,7 @@ from evalframe.importers._kit import (
     passed_if_complete,
     plan_from_units,
 )
-from evalframe.load import PathLike
+from evalframe.load import PathLike, unbounded_csv_fields
 
 __all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
 
@@ -229,10 +229,11 @@ def read_metric_csv(
     reader = csv.reader(text.splitlines(keepends=True), strict=True)
     records: list[tuple[int, list[str]]] = []
     try:
-        header = next(reader, None)
-        for record in reader:
-            if record:
-                records.append((reader.line_num, record))
+        with unbounded_csv_fields():  # a long field (a model's answer) is data, as in every CSV evalframe reads
+            header = next(reader, None)
+            for record in reader:
+                if record:
+                    records.append((reader.line_num, record))
     except csv.Error as exc:
         raise InputFormatError(source, f"malformed CSV ({exc})", line=reader.line_num) from None
     if not header or not any(header):

@@ -20,23 +20,34 @@ itself, a folder's files or a glob's; reader errors) and
 is re-exported here. ``evalframe.load`` names the function :func:`load`.
 """
 
-from evalframe.load.csv_strict import read_csv_strict
+from evalframe.load.csv_strict import read_csv_strict, unbounded_csv_fields
 from evalframe.load.dispatch import is_spark_frame, load
 from evalframe.load.files import collect_input, glob_files, is_glob
 from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
-from evalframe.load.limit import LIMIT_FLAGS, Limits, check_line_lengths, current_limits, limit_detail, limits
+from evalframe.load.limit import (
+    LIMIT_FLAGS,
+    MAX_PLANNED_UNITS,
+    Limits,
+    check_line_lengths,
+    check_planned_units,
+    current_limits,
+    limit_detail,
+    limits,
+)
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
 from evalframe.load.parquet import naming_the_damaged_file, scan_parquet
 
 __all__ = [
     "INT64_RANGE",
     "LIMIT_FLAGS",
+    "MAX_PLANNED_UNITS",
     "RESERVED",
     "JSONLimitError",
     "Limits",
     "Loaded",
     "PathLike",
     "check_line_lengths",
+    "check_planned_units",
     "collect_input",
     "current_limits",
     "glob_files",
@@ -51,4 +62,5 @@ __all__ = [
     "read_csv_strict",
     "read_jsonl",
     "scan_parquet",
+    "unbounded_csv_fields",
 ]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import io
+import re
 import sys
+import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
@@ -15,6 +17,18 @@ from evalframe.errors import InputFormatError
 from evalframe.load.loaded import RESERVED, Loaded, PathLike, reserved_problem
 from evalframe.load.text import BOM, read_text
 from evalframe.problems import problems_frame
+
+#: A physical line of a CSV file with its line break (LF, CRLF or a lone CR), or the last line without one.
+_PHYSICAL_LINE: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _physical_lines(text: str) -> Iterator[str]:
+    """The physical lines of ``text`` one at a time, each with its break: the CSV reader's input.
+
+    They are what ``io.StringIO(text, newline="")`` gives, without its copy of the whole text; a break inside a
+    quoted field is the field's (the reader joins its lines).
+    """
+    return (match.group() for match in _PHYSICAL_LINE.finditer(text))
 
 
 def _mixed_line_ending(text: str) -> tuple[int, str] | None:
@@ -30,7 +44,7 @@ def _mixed_line_ending(text: str) -> tuple[int, str] | None:
     last = [""]
 
     def physical_lines() -> Iterator[str]:
-        for line in io.StringIO(text, newline=""):
+        for line in _physical_lines(text):
             last[0] = line
             yield line
 
@@ -106,43 +120,83 @@ def read_csv_strict(path: PathLike) -> Loaded:
     [{'kind': 'field_count', 'line': 3}]
     """
     source = str(path)
-    text, problems = read_text(path, csv_lines=True)
-    mixed = _mixed_line_ending(text)
-    if mixed is not None:
-        msg = f"line endings are mixed (LF, CRLF, CR): {mixed[1]}; save the file with one kind"
-        problems.append({"kind": "mixed_line_endings", "source": source, "line": mixed[0], "detail": msg})
-    records = _records(text, source, problems)
-    if not records:
-        raise InputFormatError(source, "empty file: no header line")
-    header_line, header = records[0]
-    keep = _kept_columns(header, header_line, source, problems)
-    columns, lines = _fields(records[1:], header, keep, source, problems)
-    frame = pl.DataFrame(
-        {
-            **{k: pl.Series(k, v, dtype=pl.String) for k, v in columns.items()},
-            LINE: pl.Series(LINE, lines, dtype=pl.Int64),
-        }
-    ).with_columns(pl.lit(source, pl.String).alias(SOURCE))
-    return Loaded(frame.lazy(), problems_frame(problems), source)
+    with unbounded_csv_fields():  # a long field is data, not a quoting problem
+        text, problems = read_text(path, csv_lines=True)
+        mixed = _mixed_line_ending(text)
+        if mixed is not None:
+            msg = f"line endings are mixed (LF, CRLF, CR): {mixed[1]}; save the file with one kind"
+            problems.append({"kind": "mixed_line_endings", "source": source, "line": mixed[0], "detail": msg})
+        records = _records(text, source, problems)
+        first = next(records, None)
+        if first is None:
+            raise InputFormatError(source, "empty file: no header line")
+        header_line, header = first
+        keep = _kept_columns(header, header_line, source, problems)
+        batches = list(_batches(records, header, keep, source, problems))
+    del text
+    names = [header[i] for i in keep]
+    frame = pl.concat(batches) if batches else _batch({k: [] for k in names}, [])
+    return Loaded(frame.with_columns(pl.lit(source, pl.String).alias(SOURCE)).lazy(), problems_frame(problems), source)
 
 
-def _records(text: str, source: str, problems: list[dict[str, Any]]) -> list[tuple[int, list[str]]]:
+#: Records turned into polars columns at a time: the Python objects of one batch are all that is held beside the
+#: file's text and the columns read so far, whatever the number of rows.
+BATCH_RECORDS: Final = 65_536
+
+
+class _FieldLimit:
+    """The ``csv`` module's field size limit, raised while evalframe reads CSV and restored after the last read."""
+
+    lock: Final = threading.Lock()
+    readers = 0
+    saved = 0
+
+
+@contextlib.contextmanager
+def unbounded_csv_fields() -> Iterator[None]:
+    """Read CSV fields of any length in the ``with`` block; the caller's ``csv.field_size_limit`` is restored after.
+
+    The limit is a setting of the whole process (of the ``csv`` module): it is raised by the first block that
+    enters and restored by the last that leaves, so reads in several threads overlap safely. Lines are bounded
+    beforehand by ``Limits.line_bytes``; a field longer than 128 KiB is data, not a quoting problem.
+
+    Examples
+    --------
+    >>> import csv
+    >>> before = csv.field_size_limit()
+    >>> with unbounded_csv_fields():
+    ...     len(next(csv.reader(["x" * 200_000])))
+    1
+    >>> csv.field_size_limit() == before
+    True
+    """
+    with _FieldLimit.lock:
+        if _FieldLimit.readers == 0:
+            _FieldLimit.saved = csv.field_size_limit(sys.maxsize)
+        _FieldLimit.readers += 1
+    try:
+        yield
+    finally:
+        with _FieldLimit.lock:
+            _FieldLimit.readers -= 1
+            if _FieldLimit.readers == 0:
+                csv.field_size_limit(_FieldLimit.saved)
+
+
+def _records(text: str, source: str, problems: list[dict[str, Any]]) -> Iterator[tuple[int, list[str]]]:
     """Every record the reader parses, with the physical line it starts on, up to malformed quoting (reported)."""
-    csv.field_size_limit(sys.maxsize)  # a long field is data, not a quoting problem
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    records: list[tuple[int, list[str]]] = []
+    reader = csv.reader(_physical_lines(text), strict=True)
     while True:
         start = reader.line_num + 1
         try:
             record = next(reader)
         except StopIteration:
-            break
+            return
         except csv.Error as exc:
             msg = f"malformed quoting: {exc}"
             problems.append({"kind": "malformed_quoting", "source": source, "line": start, "detail": msg})
-            break
-        records.append((start, [v.replace(BOM, "") if BOM in v else v for v in record]))
-    return records
+            return
+        yield start, [v.replace(BOM, "") if BOM in v else v for v in record]
 
 
 def _kept_columns(header: list[str], header_line: int, source: str, problems: list[dict[str, Any]]) -> list[int]:
@@ -161,24 +215,29 @@ def _kept_columns(header: list[str], header_line: int, source: str, problems: li
     return keep
 
 
-def _fields(
-    body: list[tuple[int, list[str]]], header: list[str], keep: list[int], source: str, problems: list[dict[str, Any]]
-) -> tuple[dict[str, list[str]], list[int]]:
-    """The kept columns' values of every well-formed data record, and each record's line.
+def _batches(
+    body: Iterator[tuple[int, list[str]]],
+    header: list[str],
+    keep: list[int],
+    source: str,
+    problems: list[dict[str, Any]],
+) -> Iterator[pl.DataFrame]:
+    """The kept columns and ``line`` of the well-formed data records, :data:`BATCH_RECORDS` records a frame.
 
-    Blank lines after the last record are ignored; a blank line between records and a record whose field
-    count differs from the header's are reported and left out.
+    Blank lines after the last record are ignored (held until a record follows them); a blank line between
+    records and a record whose field count differs from the header's are reported and left out.
     """
-    end = len(body)
-    while end and body[end - 1][1] == []:
-        end -= 1  # blank lines after the last record
     columns: dict[str, list[str]] = {header[i]: [] for i in keep}
     lines: list[int] = []
-    for start, record in body[:end]:
+    blanks: list[int] = []  # blank lines not yet followed by a record
+    for start, record in body:
         if not record:
-            msg = "blank line inside the data (a record with zero fields)"
-            problems.append({"kind": "blank_line", "source": source, "line": start, "detail": msg})
+            blanks.append(start)
             continue
+        for blank in blanks:
+            msg = "blank line inside the data (a record with zero fields)"
+            problems.append({"kind": "blank_line", "source": source, "line": blank, "detail": msg})
+        blanks.clear()
         if len(record) != len(header):
             msg = f"{len(record)} field(s) where the header has {len(header)}"
             problems.append({"kind": "field_count", "source": source, "line": start, "detail": msg})
@@ -186,4 +245,18 @@ def _fields(
         for i in keep:
             columns[header[i]].append(record[i])
         lines.append(start)
-    return columns, lines
+        if len(lines) == BATCH_RECORDS:
+            yield _batch(columns, lines)
+            columns, lines = {name: [] for name in columns}, []
+    if lines:
+        yield _batch(columns, lines)
+
+
+def _batch(columns: dict[str, list[str]], lines: list[int]) -> pl.DataFrame:
+    """One frame of String columns and ``line`` (Int64)."""
+    return pl.DataFrame(
+        {
+            **{k: pl.Series(k, v, dtype=pl.String) for k, v in columns.items()},
+            LINE: pl.Series(LINE, lines, dtype=pl.Int64),
+        }
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any, Final
 
 import polars as pl
@@ -203,10 +204,11 @@ def read_jsonl(path: PathLike) -> Loaded:
     """
     source = str(path)
     text, problems = read_text(path)
+    batches: list[pl.DataFrame] = []
     rows: list[dict[str, Any]] = []
     lines: list[int] = []
     reserved_seen: set[str] = set()
-    for number, text_line in enumerate(text.split("\n"), start=1):
+    for number, text_line in enumerate(_lines(text), start=1):
         if not text_line.strip():
             continue
         obj = _object(text_line, number, source, problems)
@@ -220,7 +222,28 @@ def read_jsonl(path: PathLike) -> Loaded:
                 del obj[name]
         rows.append(obj)
         lines.append(number)
-    return Loaded(_frame(rows, lines, source).lazy(), problems_frame(problems), source)
+        if len(rows) == BATCH_OBJECTS:
+            batches.append(_frame(rows, lines))
+            rows, lines = [], []
+    del text
+    if rows or not batches:
+        batches.append(_frame(rows, lines))
+    frame = _joined(batches).with_columns(pl.lit(source, pl.String).alias(SOURCE))
+    return Loaded(frame.lazy(), problems_frame(problems), source)
+
+
+#: Objects turned into polars columns at a time: the Python objects of one batch are all that is held beside the
+#: file's text and the columns read so far, whatever the number of lines.
+BATCH_OBJECTS: Final = 65_536
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` (split at LF) one at a time, as ``text.split("\\n")`` lists them."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def _object(text_line: str, number: int, source: str, problems: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -272,12 +295,36 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
-def _frame(rows: list[dict[str, Any]], lines: list[int], source: str) -> pl.DataFrame:
-    """The objects as one frame: columns in order of first appearance (:func:`_json_column`), ``line``, ``source``."""
+def _frame(rows: list[dict[str, Any]], lines: list[int]) -> pl.DataFrame:
+    """A batch of objects as one frame: columns in order of first appearance (:func:`_json_column`), ``line``.
+
+    A column with no value in the batch is of dtype Null (:func:`_joined` gives it the file's type).
+    """
     names: list[str] = []
     for row in rows:
         names.extend(k for k in row if k not in names)
-    series = {k: _json_column([row.get(k) for row in rows]).alias(k) for k in names}
-    return pl.DataFrame({**series, LINE: pl.Series(lines, dtype=pl.Int64)}).with_columns(
-        pl.lit(source, pl.String).alias(SOURCE)
-    )
+    series = {}
+    for k in names:
+        values = [row.get(k) for row in rows]
+        series[k] = _json_column(values).alias(k) if any(v is not None for v in values) else pl.Series(k, values)
+    return pl.DataFrame({**series, LINE: pl.Series(lines, dtype=pl.Int64)})
+
+
+def _joined(batches: list[pl.DataFrame]) -> pl.DataFrame:
+    """The batches as one frame, each column of the type :func:`_json_column` gives all of the file's values.
+
+    A column Boolean (or Int64) in every batch that has a value stays so; one of two types, or String in some
+    batch, is String in all, each boolean or integer written as its JSON token (``true``, ``12``).
+    """
+    names: list[str] = []
+    types: dict[str, set[pl.DataType]] = {}
+    for batch in batches:
+        for name, dtype in batch.schema.items():
+            if name != LINE:
+                names.extend([name] if name not in types else [])
+                types.setdefault(name, set()).update([dtype] if dtype != pl.Null else [])
+    final = {n: next(iter(types[n])) if len(types[n]) == 1 else pl.String for n in names}
+    cast = [
+        [pl.col(n).cast(t) if n in b.schema else pl.lit(None, t).alias(n) for n, t in final.items()] for b in batches
+    ]
+    return pl.concat([b.select(*columns, LINE) for b, columns in zip(batches, cast, strict=True)])

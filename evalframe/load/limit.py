@@ -10,10 +10,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Final
 
-from evalframe.errors import InputFormatError
+from evalframe.errors import InputFormatError, LimitExceeded
 from evalframe.load.loaded import PathLike
 
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
+
+#: The default of ``Limits.planned_units``, and the bound of every count flag (``--trials``, ``power --cases``):
+#: a plan larger than this is refused before its units are built (a 10**9-epoch header took 14 GB).
+MAX_PLANNED_UNITS: Final = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -44,17 +48,25 @@ class Limits:
     archive_bytes
         Largest total of the decompressed members of one archive, in bytes
         (``--max-archive-bytes``), checked the same two ways.
+    planned_units
+        Most planned units (candidate × case × trial) of one plan
+        (``--max-planned-units``): a plan file with its ``--trials``, or an
+        export's declared sizes (epochs, documents, trials), is refused from
+        its counts before its units are built.
 
     Examples
     --------
     >>> Limits().line_bytes == 64 * 2**20, Limits().json_depth, Limits().archive_bytes == 2 * 2**30
     (True, 512, True)
+    >>> Limits().planned_units
+    100000000
     """
 
     line_bytes: int = 64 * 2**20
     json_depth: int = 512
     member_bytes: int = 256 * 2**20
     archive_bytes: int = 2 * 2**30
+    planned_units: int = MAX_PLANNED_UNITS
 
 
 #: The command-line flag of each limit, named in the errors.
@@ -63,6 +75,7 @@ LIMIT_FLAGS: Final = {
     "json_depth": "--max-json-depth",
     "member_bytes": "--max-member-bytes",
     "archive_bytes": "--max-archive-bytes",
+    "planned_units": "--max-planned-units",
 }
 
 _LIMITS: ContextVar[Limits] = ContextVar("evalframe_limits", default=Limits())  # noqa: B039  (frozen, immutable)
@@ -106,6 +119,42 @@ def limit_detail(name: str, what: str) -> str:
     """An input error's reason for a limit: ``what`` happened, the limit in force and the flag that raises it."""
     value = getattr(current_limits(), name)
     return f"{what} (limit {value}; raise it with {LIMIT_FLAGS[name]})"
+
+
+def check_planned_units(count: int, source: str, what: str) -> None:
+    """Refuse a plan of more than ``Limits.planned_units`` units, from its counts, before its units are built.
+
+    Parameters
+    ----------
+    count
+        The plan's planned units.
+    source
+        The plan's file (or label), named in the error.
+    what
+        How ``count`` was reached, for a person (e.g. ``"4 cases × 1 candidate × 100000000 trials"``).
+
+    Raises
+    ------
+    LimitExceeded
+        With ``limit="planned_units"``, ``allowed``, ``found=count`` and ``flag="--max-planned-units"``.
+
+    Examples
+    --------
+    >>> check_planned_units(100, "p.csv", "100 cases × 1 candidate × 1 trial")
+    >>> with limits(planned_units=100):
+    ...     try:
+    ...         check_planned_units(101, "p.csv", "101 cases × 1 candidate × 1 trial")
+    ...     except LimitExceeded as exc:
+    ...         print(exc.found, exc.allowed, exc.flag)
+    ...         print(exc)
+    101 100 --max-planned-units
+    p.csv: 101 cases × 1 candidate × 1 trial: 101 planned units (limit 100; raise it with --max-planned-units)
+    """
+    allowed = current_limits().planned_units
+    if count > allowed:
+        detail = limit_detail("planned_units", f"{what}: {count} planned units")
+        flag = LIMIT_FLAGS["planned_units"]
+        raise LimitExceeded(source, detail, limit="planned_units", allowed=allowed, found=count, flag=flag)
 
 
 _CHUNK: Final = 1 << 20

@@ -16,7 +16,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
 from evalframe.errors import PlanError
-from evalframe.load import Loaded, PathLike, collect_input, load, naming_the_damaged_file
+from evalframe.load import Loaded, PathLike, check_planned_units, collect_input, load, naming_the_damaged_file
 from evalframe.plan.checks import (
     checked_cases,
     column_problems,
@@ -77,6 +77,9 @@ def from_frame(
     frame = collect_input(lf, source)
     if candidates is None:
         candidates = []
+    n_cases, n_candidates = frame.get_column(CASE_ID).n_unique(), len(set(candidates))
+    what = f"{_counted(n_cases, 'case')} × {_counted(n_candidates, 'candidate')} × {_counted(trials, 'trial')}"
+    check_planned_units(n_cases * n_candidates * trials, source, what)  # before any unit is built
     extra.extend(identifier_problems(list(candidates), "candidate", source))
     found.append(repeated_cases(frame, source, "case_id appears more than once in the plan"))
     try:
@@ -146,6 +149,11 @@ def from_units_table(
     from evalframe.schemas import PlanCasesModel, failures_as_problems  # imported on use: pandera is slow to import
 
     bad_names = set(failures_as_problems(named_once, PlanCasesModel).get_column(CASE_ID).to_list())
+    rows = collect_input(lf.select(pl.len()), source).item()
+    if TRIAL in names:
+        check_planned_units(rows, source, f"{_counted(rows, 'row')} of planned units")
+    else:  # each row is crossed with the trials below: counted before
+        check_planned_units(rows * trials, source, f"{_counted(rows, 'row')} × {_counted(trials, 'trial')}")
     reader = _UnitsReader([c for c in names if c not in (CANDIDATE, TRIAL, SOURCE)], source, bad_names, found)
     for name, where in chunks:
         chunk = collect_input(lf.filter(where), source)
@@ -168,6 +176,11 @@ def from_units_table(
         source=source,
         trial_bounds=bounds,
     )
+
+
+def _counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1 (``"4 cases"``, ``"1 trial"``)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 #: Bits of a trial number in the per-candidate codes of a units table being read.

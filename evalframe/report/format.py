@@ -129,6 +129,10 @@ _EMPHASIS_UNDERSCORE: Final = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 #: headings and table cells; entities for those that make HTML and entities. Applied before :data:`CONTROL`.
 _MARKDOWN: Final = str.maketrans({**{c: f"\\{c}" for c in "\\`*[]|~#!"}, "&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
+#: What makes GitHub link bare text (its autolink extension): the ``:`` of ``scheme://`` and the ``.`` of ``www.``,
+#: each escaped with a backslash (rendered as written, no link). An e-mail address is still linked.
+_AUTOLINK: Final = re.compile(r":(?=//)|(?<=[wW]{3})\.")
+
 
 def visible(text: str) -> str:
     r"""``text`` with its control characters written as escapes (a newline as ``\n``), else as it is.
@@ -159,8 +163,11 @@ def markdown_text(value: Any) -> str:
     line\nbreak
     >>> print(markdown_text("_x_ __y__ scored_coverage"))
     \_x\_ \_\_y\_\_ scored_coverage
+    >>> print(markdown_text("https://evil.example/q1 www.evil.example"))
+    https\://evil.example/q1 www\.evil.example
     """
-    return _EMPHASIS_UNDERSCORE.sub(r"\\_", fmt_value(value).translate(_MARKDOWN)).translate(CONTROL)
+    text = _EMPHASIS_UNDERSCORE.sub(r"\\_", fmt_value(value).translate(_MARKDOWN))
+    return _AUTOLINK.sub(r"\\\g<0>", text).translate(CONTROL)
 
 
 def markdown_code(value: Any) -> str:

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 import evalframe.report.output as output
+from evalframe.cli.app import MALLOC_ARENAS, OUT_OF_MEMORY
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.report import write_output
 from tests.cli.support import ORBIT, ORBIT_ARGS, REFUSAL_FILES, run
@@ -69,6 +70,7 @@ def test_sigterm_with_its_default_action_during_a_guarded_exchange_still_leaves_
 import os, signal
 import polars as pl
 import evalframe as ef
+from evalframe.cli.app import MALLOC_ARENAS, OUT_OF_MEMORY
 from evalframe.cli.signals import hold_stop_signals
 def report(candidates):
     plan = ef.Plan.from_file({str(ORBIT / "plan.csv")!r}, candidates=candidates)
@@ -152,3 +154,55 @@ def test_an_ignored_stop_signal_is_left_ignored_by_the_guard(monkeypatch: pytest
         assert set_handlers == [signal.SIGTERM, signal.SIGTERM]
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def test_memory_python_cannot_get_is_one_error_line_and_exit_2() -> None:
+    # A MemoryError while the ledger is read (as under `ulimit -v` or prlimit --as): no traceback.
+    code = (
+        "import sys\n"
+        "import evalframe.load.csv_strict as csv_strict\n"
+        "def no_memory(*args, **kwargs):\n"
+        "    raise MemoryError\n"
+        "csv_strict._records = no_memory\n"
+        "from evalframe import cli\n"
+        f"sys.argv = ['evalframe', *{ORBIT_ARGS!r}]\n"
+        "cli.run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {OUT_OF_MEMORY}\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_the_command_caps_the_allocators_arenas_and_the_address_space_its_threads_reserve() -> None:
+    # Each thread's own glibc arena reserves 64 MiB of address space: counted by `prlimit --as`, never used.
+    code = (
+        "import threading\n"
+        "from evalframe.cli.app import few_malloc_arenas\n"
+        "def size():\n"
+        "    return int(next(l for l in open('/proc/self/status') if l.startswith('VmSize')).split()[1])\n"
+        "def spawn():\n"
+        "    def work():\n"
+        "        [bytearray(1000) for _ in range(1000)]\n"
+        "        done.wait()\n"
+        "    done = threading.Event()\n"
+        "    threads = [threading.Thread(target=work) for _ in range(8)]\n"
+        "    before = size()\n"
+        "    [t.start() for t in threads]\n"
+        "    grown = size() - before\n"
+        "    done.set()\n"
+        "    [t.join() for t in threads]\n"
+        "    return grown\n"
+        "import sys\n"
+        "if sys.argv[1] == 'capped':\n"
+        "    assert few_malloc_arenas()\n"
+        "print(spawn())\n"
+    )
+    grown = {
+        how: int(subprocess.run([sys.executable, "-c", code, how], capture_output=True, text=True, check=True).stdout)
+        for how in ("capped", "default")
+    }
+    # 8 threads: 8 stacks of 8 MiB either way (in KiB below); capped, at most MALLOC_ARENAS more arenas of
+    # 64 MiB; by default an arena for (nearly) every thread (measured: 66,092 KiB capped, 589,984 by default).
+    stacks, arena = 8 * 8 * 1024, 64 * 1024
+    assert grown["capped"] <= stacks + MALLOC_ARENAS * arena < stacks + 4 * arena < grown["default"], grown

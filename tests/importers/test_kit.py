@@ -256,7 +256,8 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
         inspect_ai.read([log])
     details = exc.value.notes.filter(pl.col("kind") == "unreadable_file").get_column("detail").to_list()
     assert details == [
-        f"eval.config.epochs × sample ids declares {5 * big} planned units, more than the 100000000 evalframe plans"
+        f"eval.config.epochs × sample ids declares {5 * big} planned units"
+        " (limit 100000000; raise it with --max-planned-units)"
     ]
     doc["eval"]["config"]["epochs"] = 1
     doc["samples"][0]["epoch"] = 10**30
@@ -279,7 +280,9 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     with pytest.raises(ImportUnreadable) as exc:
         lm_eval.read([folder])
     assert any(
-        d.endswith(f"n-samples.effective declares {big} planned units, more than the 100000000 evalframe plans")
+        d.endswith(
+            f"n-samples.effective declares {big} planned units (limit 100000000; raise it with --max-planned-units)"
+        )
         for d in exc.value.notes.get_column("detail").to_list()
     )
 
@@ -294,8 +297,8 @@ def test_declared_sizes_beyond_the_limit_refuse_before_anything_is_allocated(tmp
     with pytest.raises(ImportUnreadable) as exc:
         helm.read([run])
     assert exc.value.notes.get_column("detail").to_list() == [
-        f"instances × adapter_spec.num_train_trials declares {10 * big} planned units, more than the 100000000 "
-        "evalframe plans"
+        f"instances × adapter_spec.num_train_trials declares {10 * big} planned units "
+        "(limit 100000000; raise it with --max-planned-units)"
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,18 @@ def test_numeric_scores_without_a_threshold_show_no_pass_rate_fractions_nor_noth
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.count("no pass rate (no pass threshold declared)") == 1
     assert "nothing scored" not in page
+
+
+def test_a_context_longer_than_the_csv_modules_field_limit_is_read_and_the_limit_left_as_it_was(
+    tmp_path: Path,
+) -> None:
+    # A retrieved context of 200,000 characters is data: read whatever an earlier read left the csv module's
+    # process-wide limit at (it was the 131,072 default unless a ledger CSV had been read first), then restored.
+    path = write(tmp_path, HEADER + f"q1,[],{'x' * 200_000},g,0.5,0.9\n")
+    before = csv.field_size_limit(1000)
+    try:
+        imported = ragas.read([path], score="faithfulness")
+        assert csv.field_size_limit() == 1000
+    finally:
+        csv.field_size_limit(before)
+    assert imported.ledger.select("case_id", "score").rows() == [("q1", 0.5)]

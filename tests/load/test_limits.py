@@ -9,14 +9,16 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
 from evalframe.cli import main
-from evalframe.errors import InputFormatError
+from evalframe.errors import InputFormatError, LimitExceeded
 from evalframe.importers import inspect_ai
 from evalframe.importers._kit import ImportUnreadable
 from evalframe.load import JSONLimitError, Limits, check_line_lengths, json_depth, limits, parse_json_text
+from evalframe.plan import Plan
 from tests.conftest import FIXTURES
 
 LOG_STREAMING = (
@@ -41,7 +43,9 @@ def audit(tmp_path: Path, results: Path, *limit_flags: str) -> tuple[int, str, s
 
 
 def test_the_defaults_are_documented_values() -> None:
-    assert Limits() == Limits(line_bytes=64 * 2**20, json_depth=512, member_bytes=256 * 2**20, archive_bytes=2 * 2**30)
+    assert Limits() == Limits(
+        line_bytes=64 * 2**20, json_depth=512, member_bytes=256 * 2**20, archive_bytes=2 * 2**30, planned_units=10**8
+    )
     assert inspect_ai.MAX_MEMBER_BYTES == 256 * 2**20
 
 
@@ -221,3 +225,60 @@ def test_json_cut_off_inside_a_string_is_measured_in_one_pass() -> None:
     assert json_depth('["a\\"[", "b\\\\", ["c') == 2
     with pytest.raises(JSONLimitError, match=r"^JSON nested too deeply to read \(limit 512; raise it with"):
         parse_json_text(text)
+
+
+def test_a_plan_of_more_planned_units_than_the_limit_is_refused_before_its_units_are_built(tmp_path: Path) -> None:
+    # 4 cases × 1 candidate × 10**8 trials: 4 * 10**8 units, refused from the counts (it aborted at 4 GiB).
+    plan = tmp_path / "plan.csv"
+    plan.write_text("case_id\nq1\nq2\nq3\nq4\n", encoding="utf-8")
+    results = tmp_path / "results.csv"
+    results.write_text("candidate,case_id,passed\nA,q1,1\n", encoding="utf-8")
+    args = ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--trials", str(10**8)]
+    code, out, err = run(args)
+    assert (code, out) == (2, "")
+    assert one_line_error(err) == (
+        f"error: {plan}: 4 cases × 1 candidate × 100000000 trials: 400000000 planned units"
+        " (limit 100000000; raise it with --max-planned-units)"
+    )
+    # At the limit (8 = 4 × 1 × 2) the plan is built; one unit over it (12 = 4 × 1 × 3) is refused.
+    args[-1] = "2"
+    assert run(["--max-planned-units", "8", *args])[0] == 0
+    args[-1] = "3"
+    code, _, err = run(["--max-planned-units", "8", *args])
+    assert code == 2
+    assert one_line_error(err).endswith("12 planned units (limit 8; raise it with --max-planned-units)")
+
+
+@pytest.mark.parametrize(("rows", "trial_column"), [(2, False), (4, True)])
+def test_a_units_table_is_held_to_the_planned_units_limit_at_its_boundary(rows: int, trial_column: bool) -> None:
+    # Without a trial column each row is crossed with --trials (2 rows × 2 trials = 4 units); with one,
+    # each row is a unit (4 rows).
+    frame = pl.DataFrame(
+        {"candidate": ["A"] * rows, "case_id": [f"q{i // 2 if trial_column else i}" for i in range(rows)]}
+    )
+    if trial_column:
+        frame = frame.with_columns(trial=pl.Series([1, 2] * (rows // 2)))
+    trials = 1 if trial_column else 2
+    with limits(planned_units=4):
+        assert Plan.from_frame(frame, trials=trials).n_units == 4
+    with limits(planned_units=3), pytest.raises(LimitExceeded) as exc:
+        Plan.from_frame(frame, trials=trials)
+    assert (exc.value.limit, exc.value.allowed, exc.value.found, exc.value.flag) == (
+        "planned_units",
+        3,
+        4,
+        "--max-planned-units",
+    )
+
+
+def test_a_cases_plan_counts_distinct_cases_and_candidates() -> None:
+    cases = pl.DataFrame({"case_id": ["q1", "q2", "q3"]})
+    with limits(planned_units=6):
+        assert Plan.from_frame(cases, candidates=["A", "B"], trials=1).n_units == 6
+    with limits(planned_units=5), pytest.raises(LimitExceeded) as exc:
+        Plan.from_frame(cases, candidates=["A", "B"], trials=1)
+    assert exc.value.found == 6
+    assert (
+        exc.value.detail
+        == "3 cases × 2 candidates × 1 trial: 6 planned units (limit 5; raise it with --max-planned-units)"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import importlib
 from pathlib import Path
 
@@ -214,6 +215,35 @@ def test_utf16_binary_and_huge_fields(tmp_path: Path) -> None:
     assert loaded.frame.select(pl.col("answer").str.len_chars()).collect().item() == 300_000
 
 
+def test_reading_a_csv_leaves_the_process_csv_field_limit_as_it_was(tmp_path: Path) -> None:
+    # The csv module's field size limit is the process's: raised only while evalframe reads, then restored.
+    huge = tmp_path / "huge.csv"
+    huge.write_text("case_id,answer\nq1," + "x" * 300_000 + "\n")
+    before = csv.field_size_limit(1000)
+    try:
+        assert read_csv_strict(huge).frame.select(pl.col("answer").str.len_chars()).collect().item() == 300_000
+        assert csv.field_size_limit() == 1000
+    finally:
+        csv.field_size_limit(before)
+    assert csv.field_size_limit() == before == 131_072  # the module's default: no earlier read changed it
+
+
+def test_records_read_in_batches_keep_their_lines_and_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Batches of 2 records: a blank line held across a batch boundary is still reported, trailing blanks are not.
+    monkeypatch.setattr(importlib.import_module("evalframe.load.csv_strict"), "BATCH_RECORDS", 2)
+    p = tmp_path / "r.csv"
+    p.write_text("case_id,passed\nq1,1\nq2,0\n\nq3,1\nq4\nq5,0\nq6,1\n\n\n")
+    loaded = read_csv_strict(p)
+    assert loaded.frame.select("case_id", "passed", "line").collect().rows() == [
+        ("q1", "1", 2),
+        ("q2", "0", 3),
+        ("q3", "1", 5),
+        ("q5", "0", 7),
+        ("q6", "1", 8),
+    ]
+    assert kinds(loaded.problems) == [("blank_line", 4), ("field_count", 6)]
+
+
 @pytest.mark.parametrize("steps_up_to", [64, 0], ids=["steps over the row index", "lookup by file path"])
 def test_lake_lines_count_from_one_in_every_file_with_filters_pushed_down(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, steps_up_to: int
@@ -282,3 +312,33 @@ def test_a_reserved_json_lines_key_is_reported_at_its_line(tmp_path: Path) -> No
         ef.audit(plan, p)
     rows = refused.value.problems.filter(pl.col("refusing")).select("kind", "source", "line").rows()
     assert rows == [("unexpected_column", str(p), 2)]
+
+
+def test_json_lines_read_in_batches_type_each_column_from_all_its_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches of 2 objects. passed: integers in every batch (and absent from the second) stays Int64; ok:
+    # booleans then an integer is text in every batch, each value as its JSON token; note: only in the last.
+    monkeypatch.setattr(importlib.import_module("evalframe.load.jsonl"), "BATCH_OBJECTS", 2)
+    p = tmp_path / "r.jsonl"
+    p.write_text(
+        '{"case_id": "q1", "passed": 1, "ok": true}\n'
+        '{"case_id": "q2", "passed": 0, "ok": false}\n'
+        '{"case_id": "q3"}\n'
+        "\n"
+        "[1]\n"
+        '{"case_id": "q4", "ok": null}\n'
+        '{"case_id": "q5", "passed": 1, "ok": 12, "note": 1.50}\n'
+    )
+    loaded = read_jsonl(p)
+    frame = loaded.frame.drop("source").collect()
+    assert frame.columns == ["case_id", "passed", "ok", "note", "line"]
+    assert frame.dtypes == [pl.String, pl.Int64, pl.String, pl.String, pl.Int64]
+    assert frame.rows() == [
+        ("q1", 1, "true", None, 1),
+        ("q2", 0, "false", None, 2),
+        ("q3", None, None, None, 3),
+        ("q4", None, None, None, 6),
+        ("q5", 1, "12", "1.50", 7),
+    ]
+    assert kinds(loaded.problems) == [("unreadable_file", 5)]
