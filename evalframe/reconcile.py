@@ -91,6 +91,11 @@ def _listed_units(plan: Plan) -> pl.Series | None:
     return pl.repeat(False, size, dtype=pl.Boolean, eager=True).scatter(plan.unit_codes, True)
 
 
+def _shown(name: str) -> pl.Expr:
+    """A key as a detail shows it: its text, ``null`` when it has none (as the Spark engine words it)."""
+    return pl.col(name).cast(pl.String).fill_null("null")
+
+
 def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Rows whose candidate, case or trial is not in the plan.
 
@@ -112,9 +117,9 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
     low, high = plan.trial_range
     cand_ok, case_ok = pl.col(CAND_CODE).is_not_null(), pl.col(CASE_CODE).is_not_null()
     parts = [
-        _flag(coded.filter(~cand_ok), "unknown_candidate", pl.format("candidate {} is not planned", pl.col(CANDIDATE))),
+        _flag(coded.filter(~cand_ok), "unknown_candidate", pl.format("candidate {} is not planned", _shown(CANDIDATE))),
         _flag(
-            coded.filter(cand_ok & ~case_ok), "unknown_case", pl.format("case {} is not in the plan", pl.col(CASE_ID))
+            coded.filter(cand_ok & ~case_ok), "unknown_case", pl.format("case {} is not in the plan", _shown(CASE_ID))
         ),
         _flag(
             coded.filter(cand_ok & case_ok & pl.col(UID).is_null() & pl.col(TRIAL).is_not_null()),
