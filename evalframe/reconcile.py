@@ -193,8 +193,10 @@ def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     >>> duplicate_keys(rows).select("kind", "line").collect().to_dicts()
     [{'kind': 'duplicate_key', 'line': 2}, {'kind': 'duplicate_key', 'line': 3}]
     """
-    known = coded.filter(pl.col(UID).is_not_null())
-    other = coded.filter(pl.col(UID).is_null())
+    # A key with a part that has no value (a token that did not parse) is not known, so repeats no other.
+    whole = coded.filter(pl.all_horizontal(pl.col(ATTEMPT_KEY).is_not_null()))
+    known = whole.filter(pl.col(UID).is_not_null())
+    other = whole.filter(pl.col(UID).is_null())
     # Planned rows are counted on their integer codes (a window over the text keys of 10M repeated rows held
     # a hash table of their strings).
     times = "key appears {} times"
