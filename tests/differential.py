@@ -188,9 +188,9 @@ def core_side(b: Batch) -> Outcome:
         ids = rows.group_by(CASE_ID).len().join(order, on=CASE_ID).sort("_order")[CASE_ID].to_list()
         shown = natural_sorted(ids[: KEPT * MISSING_IDS_SHOWN])[:MISSING_IDS_SHOWN]
         found.append((str(cand), rows.height, len(ids), shown))
-    parts = [p.collect("polars").to_native() for p in [*made.problems, *ident.problems, *selection.flags]]
-    parts.append(missing_problems(found, plan.source, refusing=False).select(core.PROBLEM_COLUMNS))
-    problems = concat_problems(parts)
+    rows = nw.concat([*made.problems, *ident.problems, *selection.flags], how="vertical")  # one query, as on Spark
+    gone_problems = missing_problems(found, plan.source, refusing=False).select(core.PROBLEM_COLUMNS)
+    problems = concat_problems([rows.collect("polars").to_native(), gone_problems])
     if problems.filter(pl.col(REFUSING) & ~pl.col(KIND).is_in(list(RETRY_FLAGS))).height:
         return Outcome("refused", problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))))
     attempts = nw.from_native(selection.attempts.collect("polars").to_native().lazy())
