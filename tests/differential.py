@@ -167,7 +167,9 @@ def core_side(b: Batch) -> Outcome:
         orient="row",
     )
     columns = [c for c in plan.cases.columns if c != CASE_ID]
-    planned = nw.from_native(grid.lazy().join(plan.cases.lazy(), how="cross")).select(CANDIDATE, CASE_ID, TRIAL, *columns)
+    planned = nw.from_native(grid.lazy().join(plan.cases.lazy(), how="cross")).select(
+        CANDIDATE, CASE_ID, TRIAL, *columns
+    )
     ident = core.identity(
         made.ledger,
         cases.select(CASE_ID, *(c for c in (DATASET_VERSION, CASE_HASH) if c in plan.cases.columns)),
