@@ -55,13 +55,23 @@ CANONICAL: dict[str, Any] = {
 
 _INT_TOKEN = r"^[1-9][0-9]*$"
 
+#: The white space an identifier may not start or end with: Unicode's, which polars strips by default (narwhals
+#: strips only ASCII white space on Spark unless told).
+WHITESPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
 #: A helper column of the canonical ledger: the row has a token problem (a value that did not parse).
 AT_TOKEN = "_at_token"
 
 
-def _quoted(name: str) -> nw.Expr:
-    """A column's value quoted for a detail message (``'x'``, or ``null``), as :func:`evalframe.validate._repr`."""
-    s = nw.col(name).cast(nw.String())
+def _quoted(name: str, dtype: Any) -> nw.Expr:
+    """A column's value quoted for a detail message (``'x'``, or ``null``), as :func:`evalframe.validate._repr`.
+
+    Infinities are spelled as polars spells them (``inf``, ``-inf``; Spark's text is ``Infinity``).
+    """
+    c = nw.col(name)
+    s = c.cast(nw.String())
+    if dtype.is_float():
+        s = nw.when(c == float("inf")).then(_lit("inf")).when(c == float("-inf")).then(_lit("-inf")).otherwise(s)
     return nw.when(s.is_null()).then(_lit("null")).otherwise(nw.concat_str([_lit("'"), s, _lit("'")]))
 
 
@@ -203,7 +213,7 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             empty = nw.col(PASSED) == ""
             passed, bad = nw.when(~empty.fill_null(False)).then(passed), bad & ~empty.fill_null(False)
         checks.append(
-            (bad, "invalid_grade", nw.concat_str([_lit("passed = "), _quoted(PASSED), _lit(" is not exactly 0 or 1")]))
+            (bad, "invalid_grade", nw.concat_str([_lit("passed = "), _quoted(PASSED, schema[PASSED]), _lit(" is not exactly 0 or 1")]))
         )
         score = passed.cast(nw.Float64())
     if SCORE in cols:
@@ -217,7 +227,7 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             if shape == "grades" and PASSED not in cols:
                 bad = bad | nw.col(SCORE).is_null()
             detail = nw.concat_str(
-                [_lit("score = "), _quoted(SCORE), _lit(" is not exactly 0 or 1 (scores in a range: --grade numeric)")]
+                [_lit("score = "), _quoted(SCORE, schema[SCORE]), _lit(" is not exactly 0 or 1 (scores in a range: --grade numeric)")]
             )
             checks.append((bad, "invalid_grade", detail))
             if PASSED not in cols:
@@ -228,7 +238,7 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             if shape == "grades" and PASSED not in cols:
                 bad = bad | nw.col(SCORE).is_null()
             detail = nw.concat_str(
-                [_lit("score = "), _quoted(SCORE), _lit(f" is not a finite number in [{low}, {high}]")]
+                [_lit("score = "), _quoted(SCORE, schema[SCORE]), _lit(f" is not a finite number in [{low}, {high}]")]
             )
             checks.append((bad, "invalid_score", detail))
             if options.pass_threshold is not None:
@@ -281,7 +291,7 @@ def _schema_checks() -> list[_Check]:
     for name in (CANDIDATE, CASE_ID, RUN_ID):
         c = nw.col(name)
         checks.append((c == "", "empty_identifier", fails(name, "empty_identifier")))
-        padded = c.str.strip_chars().str.len_chars() != c.str.len_chars()
+        padded = c.str.strip_chars(WHITESPACE).str.len_chars() != c.str.len_chars()
         checks.append((padded, "padded_identifier", fails(name, "padded_identifier")))
     for name, low in ((TRIAL, 0), (ATTEMPT, 1)):
         c = nw.col(name)
