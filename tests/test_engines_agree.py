@@ -18,9 +18,12 @@ import polars as pl
 import pytest
 
 import evalframe as ef
-from tests.differential import Batch, core_side, differences, polars_side
-from tests.differential import batch as make_batch
 from tests.spark_support import assert_same_audit, needs_spark
+
+pytest.importorskip("narwhals", reason="the core needs the spark extra: pip install '.[spark]'")
+
+from tests.differential import Batch, core_side, differences, polars_side  # noqa: E402
+from tests.differential import batch as make_batch  # noqa: E402
 
 #: 10 chunks of 101 seeds: 1,010 ledgers.
 CHUNKS, PER_CHUNK = 10, 101

@@ -213,7 +213,11 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             empty = nw.col(PASSED) == ""
             passed, bad = nw.when(~empty.fill_null(False)).then(passed), bad & ~empty.fill_null(False)
         checks.append(
-            (bad, "invalid_grade", nw.concat_str([_lit("passed = "), _quoted(PASSED, schema[PASSED]), _lit(" is not exactly 0 or 1")]))
+            (
+                bad,
+                "invalid_grade",
+                nw.concat_str([_lit("passed = "), _quoted(PASSED, schema[PASSED]), _lit(" is not exactly 0 or 1")]),
+            )
         )
         score = passed.cast(nw.Float64())
     if SCORE in cols:
@@ -227,7 +231,11 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             if shape == "grades" and PASSED not in cols:
                 bad = bad | nw.col(SCORE).is_null()
             detail = nw.concat_str(
-                [_lit("score = "), _quoted(SCORE, schema[SCORE]), _lit(" is not exactly 0 or 1 (scores in a range: --grade numeric)")]
+                [
+                    _lit("score = "),
+                    _quoted(SCORE, schema[SCORE]),
+                    _lit(" is not exactly 0 or 1 (scores in a range: --grade numeric)"),
+                ]
             )
             checks.append((bad, "invalid_grade", detail))
             if PASSED not in cols:
