@@ -27,10 +27,16 @@ def natural_key(value: Any) -> tuple[tuple[int, int | str], ...]:
     --------
     >>> sorted(["case/10000", "case/100", "case/1000", "case/99", "b"], key=natural_key)
     ['b', 'case/99', 'case/100', 'case/1000', 'case/10000']
+    >>> sorted(["7", "q7a", "007", "q7"], key=natural_key)
+    ['007', '7', 'q7', 'q7a']
     """
     if value is None:
         return ((2, ""),)  # nulls last
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in _DIGIT_RUNS.split(str(value)) if p)
+    text = str(value)
+    runs = tuple((0, int(p)) if p.isdigit() else (1, p) for p in _DIGIT_RUNS.split(text) if p)
+    # Ids whose runs are equal (``007`` and ``7``) are ordered by their text, whatever order they came in;
+    # (-1, text) sorts before any run, so ``q7`` still comes before ``q7a``.
+    return (*runs, (-1, text)) if runs else ()
 
 
 def natural_sorted(values: Iterable[Any]) -> list[Any]:

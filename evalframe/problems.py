@@ -89,7 +89,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "unknown_case": "a row names a case that is not planned",
     "trial_out_of_range": "a row's trial is outside 1..N",
     "unknown_unit": "a row's (candidate, case_id, trial) is not a planned unit",
-    "duplicate_key": "(candidate, case_id, trial, attempt) appears more than once",
+    "duplicate_key": (
+        "(candidate, case_id, trial, attempt) appears more than once (a key holding a value that did not parse "
+        "repeats none)"
+    ),
     "missing_unit": (
         "planned units with no row: one problem per candidate, counted in its detail "
         "(refusing only under missing='refuse')"
@@ -99,7 +102,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "invalid_score": "a score that is not a finite number in the declared range",
     "invalid_integer": "a trial or attempt that is not a positive integer",
     "invalid_status": "an exec_status or score_status outside the vocabulary",
-    "empty_value": "an empty answer or status",
+    "empty_value": (
+        "an empty answer or status, or a key or status with no value (not on a row whose token did not parse: "
+        "that is its one problem)"
+    ),
     "missing_expected": "answers were given but the plan has no expected answer",
     # consistency and binding
     "status_inconsistent": "score and statuses contradict each other",

@@ -90,6 +90,11 @@ def _listed_units(plan: Plan) -> pl.Series | None:
     return pl.repeat(False, size, dtype=pl.Boolean, eager=True).scatter(plan.unit_codes, True)
 
 
+def _shown(name: str) -> pl.Expr:
+    """A key as a detail shows it: its text, ``null`` when it has none (as the Spark engine words it)."""
+    return pl.col(name).cast(pl.String).fill_null("null")
+
+
 def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None) -> pl.LazyFrame:
     """Rows whose candidate, case or trial is not in the plan.
 
@@ -111,9 +116,9 @@ def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None =
     low, high = plan.trial_range
     cand_ok, case_ok = pl.col(CAND_CODE).is_not_null(), pl.col(CASE_CODE).is_not_null()
     parts = [
-        _flag(coded.filter(~cand_ok), "unknown_candidate", pl.format("candidate {} is not planned", pl.col(CANDIDATE))),
+        _flag(coded.filter(~cand_ok), "unknown_candidate", pl.format("candidate {} is not planned", _shown(CANDIDATE))),
         _flag(
-            coded.filter(cand_ok & ~case_ok), "unknown_case", pl.format("case {} is not in the plan", pl.col(CASE_ID))
+            coded.filter(cand_ok & ~case_ok), "unknown_case", pl.format("case {} is not in the plan", _shown(CASE_ID))
         ),
         _flag(
             coded.filter(cand_ok & case_ok & pl.col(UID).is_null() & pl.col(TRIAL).is_not_null()),
@@ -187,8 +192,10 @@ def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
     >>> duplicate_keys(rows).select("kind", "line").collect().to_dicts()
     [{'kind': 'duplicate_key', 'line': 2}, {'kind': 'duplicate_key', 'line': 3}]
     """
-    known = coded.filter(pl.col(UID).is_not_null())
-    other = coded.filter(pl.col(UID).is_null())
+    # A key with a part that has no value (a token that did not parse) is not known, so repeats no other.
+    whole = coded.filter(pl.all_horizontal(pl.col(ATTEMPT_KEY).is_not_null()))
+    known = whole.filter(pl.col(UID).is_not_null())
+    other = whole.filter(pl.col(UID).is_null())
     # Planned rows are counted on their integer codes (a window over the text keys of 10M repeated rows held
     # a hash table of their strings).
     times = "key appears {} times"

@@ -7,9 +7,8 @@ bytes of a plan and of a ledger (and the flags of the command), :func:`expect` s
 * exit 1 (refused) with the set of refusing problems ``(role, kind, line)``, role ``plan`` or ``results``;
 * exit 0 with the funnel counts of every candidate (SPEC §2, retry policy ``first``, binary grades).
 
-Where the SPEC leaves open whether a second problem is reported beside one already found on the same line (a
-duplicate key between rows whose trial or attempt did not parse; a status contradiction on a row whose grade
-did not parse), that problem is *optional*: it may appear or not. Everything else must match exactly.
+A row whose trial, attempt, grade or has_output token did not parse has that one problem: it is no duplicate
+key and no status contradiction (settled for both engines, issue 39). Everything must match exactly.
 
 Rules, in the order a reader meets them (SPEC §3):
 
@@ -444,13 +443,10 @@ def expect(
                 score_status == "scored" and exec_status != "completed",
                 score_status == "scored" and exec_status == "completed" and not has_output,
             )
+            # A row whose token did not parse has that one problem: no contradiction is read from it.
             if exec_status in EXEC and score_status in SCORE_STATUS and any(contradictions):
-                if bad_value:
-                    optional.add(("results", "status_inconsistent", line))
-                else:
+                if not (bad_value or bad_key):
                     flag("status_inconsistent", line)
-            elif bad_value:
-                optional.add(("results", "status_inconsistent", line))
         # identity against the plan
         if cand not in candidates:
             flag("unknown_candidate", line)
@@ -458,9 +454,7 @@ def expect(
             flag("unknown_case", line)
         elif "trial" in row and not bad_key and not 1 <= trial <= trials:
             flag("trial_out_of_range", line)
-        if bad_key:
-            optional.add(("results", "duplicate_key", line))
-        else:
+        if not bad_key:  # a key holding a value that did not parse repeats none
             keys[(cand, case, trial, attempt)].append(line)
         if run_id is not None and row.get("run_id") != run_id:
             flag("run_mismatch", line)

@@ -55,10 +55,23 @@ CANONICAL: dict[str, Any] = {
 
 _INT_TOKEN = r"^[1-9][0-9]*$"
 
+#: The white space an identifier may not start or end with: Unicode's, which polars strips by default (narwhals
+#: strips only ASCII white space on Spark unless told).
+WHITESPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
-def _quoted(name: str) -> nw.Expr:
-    """A column's value quoted for a detail message (``'x'``, or ``null``), as :func:`evalframe.validate._repr`."""
-    s = nw.col(name).cast(nw.String())
+#: A helper column of the canonical ledger: the row has a token problem (a value that did not parse).
+AT_TOKEN = "_at_token"
+
+
+def _quoted(name: str, dtype: Any) -> nw.Expr:
+    """A column's value quoted for a detail message (``'x'``, or ``null``), as :func:`evalframe.validate._repr`.
+
+    Infinities are spelled as polars spells them (``inf``, ``-inf``; Spark's text is ``Infinity``).
+    """
+    c = nw.col(name)
+    s = c.cast(nw.String())
+    if dtype.is_float():
+        s = nw.when(c == float("inf")).then(_lit("inf")).when(c == float("-inf")).then(_lit("-inf")).otherwise(s)
     return nw.when(s.is_null()).then(_lit("null")).otherwise(nw.concat_str([_lit("'"), s, _lit("'")]))
 
 
@@ -144,8 +157,13 @@ def canonical(
     found = checked(
         frame, checks, keys=(CANDIDATE, CASE_ID, LINE, SOURCE), parsed={k: exprs[k] for k in (TRIAL, ATTEMPT)}
     )
+    # A token that did not parse is null in the canonical ledger: its row's "empty value" and status
+    # contradictions are that one problem, reported once (as evalframe.validate.validate_ledger does).
+    at_token = nw.any_horizontal(*(mask.fill_null(False) for mask, _, _ in checks), ignore_nulls=False)
     ledger = frame.select(
-        *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL.items()), *options.extra_columns
+        *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL.items()),
+        *options.extra_columns,
+        (at_token if checks else _lit(False, nw.Boolean())).alias(AT_TOKEN),
     )
     if shape == "answers" and expected is not None:
         ledger = (
@@ -154,7 +172,7 @@ def canonical(
             .with_columns(nw.col(PASSED).cast(nw.Float64()).alias(SCORE))
             .drop("_expected")
         )
-    typed = _schema_checks(found_tokens=bool(checks)) + (_status_checks() if shape == "status" else [])
+    typed = _schema_checks() + (_status_checks() if shape == "status" else [])
     return Canonical(ledger, found, typed)
 
 
@@ -195,7 +213,11 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             empty = nw.col(PASSED) == ""
             passed, bad = nw.when(~empty.fill_null(False)).then(passed), bad & ~empty.fill_null(False)
         checks.append(
-            (bad, "invalid_grade", nw.concat_str([_lit("passed = "), _quoted(PASSED), _lit(" is not exactly 0 or 1")]))
+            (
+                bad,
+                "invalid_grade",
+                nw.concat_str([_lit("passed = "), _quoted(PASSED, schema[PASSED]), _lit(" is not exactly 0 or 1")]),
+            )
         )
         score = passed.cast(nw.Float64())
     if SCORE in cols:
@@ -209,7 +231,11 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             if shape == "grades" and PASSED not in cols:
                 bad = bad | nw.col(SCORE).is_null()
             detail = nw.concat_str(
-                [_lit("score = "), _quoted(SCORE), _lit(" is not exactly 0 or 1 (scores in a range: --grade numeric)")]
+                [
+                    _lit("score = "),
+                    _quoted(SCORE, schema[SCORE]),
+                    _lit(" is not exactly 0 or 1 (scores in a range: --grade numeric)"),
+                ]
             )
             checks.append((bad, "invalid_grade", detail))
             if PASSED not in cols:
@@ -220,7 +246,7 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
             if shape == "grades" and PASSED not in cols:
                 bad = bad | nw.col(SCORE).is_null()
             detail = nw.concat_str(
-                [_lit("score = "), _quoted(SCORE), _lit(f" is not a finite number in [{low}, {high}]")]
+                [_lit("score = "), _quoted(SCORE, schema[SCORE]), _lit(f" is not a finite number in [{low}, {high}]")]
             )
             checks.append((bad, "invalid_score", detail))
             if options.pass_threshold is not None:
@@ -261,23 +287,23 @@ def _status_columns(schema: Any, shape: str, score: nw.Expr) -> tuple[dict[str, 
     return exprs, checks
 
 
-def _schema_checks(*, found_tokens: bool) -> list[_Check]:
+def _schema_checks() -> list[_Check]:
     """The checks of :class:`evalframe.schemas.LedgerModel` on the canonical ledger, with its kinds and details."""
 
     def fails(name: str, check: str) -> nw.Expr:
         return nw.concat_str([_lit(f"{name} = "), _text(name), _lit(f" fails check {check}")])
 
     checks: list[_Check] = []
+    for name in (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, EXEC_STATUS, SCORE_STATUS):
+        checks.append((nw.col(name).is_null() & ~nw.col(AT_TOKEN), "empty_value", fails(name, "not_nullable")))
     for name in (CANDIDATE, CASE_ID, RUN_ID):
         c = nw.col(name)
         checks.append((c == "", "empty_identifier", fails(name, "empty_identifier")))
-        padded = c.str.strip_chars().str.len_chars() != c.str.len_chars()
+        padded = c.str.strip_chars(WHITESPACE).str.len_chars() != c.str.len_chars()
         checks.append((padded, "padded_identifier", fails(name, "padded_identifier")))
     for name, low in ((TRIAL, 0), (ATTEMPT, 1)):
         c = nw.col(name)
         checks.append((c < low, "invalid_integer", fails(name, f"greater_than_or_equal_to({low})")))
-        if not found_tokens:
-            checks.append((c.is_null(), "empty_value", fails(name, "not_nullable")))
     for name, allowed in ((EXEC_STATUS, EXEC_STATUSES), (SCORE_STATUS, SCORE_STATUSES)):
         c = nw.col(name)
         checks.append((~c.is_null() & ~c.is_in(list(allowed)), "invalid_status", fails(name, f"isin({list(allowed)})")))
@@ -299,4 +325,4 @@ def _status_checks() -> list[_Check]:
         ),
     ]
     valid = nw.col(EXEC_STATUS).is_in(list(EXEC_STATUSES)) & nw.col(SCORE_STATUS).is_in(list(SCORE_STATUSES))
-    return [(valid & mask, "status_inconsistent", _lit(text)) for mask, text in rules]
+    return [(valid & mask & ~nw.col(AT_TOKEN), "status_inconsistent", _lit(text)) for mask, text in rules]

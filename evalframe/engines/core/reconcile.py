@@ -60,7 +60,9 @@ def identity(
         ledger, cases, candidates, trial_range, planned if units_table else None, run_id=run_id, checks=checks
     )
     key = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
-    counted = marked.with_columns(nw.len().over(*key).alias("_times"))
+    # A key with a part that has no value (a token that did not parse) is not known, so repeats no other.
+    whole = marked.filter(nw.all_horizontal(*(~nw.col(k).is_null() for k in key), ignore_nulls=False))
+    counted = whole.with_columns(nw.len().over(*key).alias("_times"))
     found.append(
         problems(
             counted.filter(nw.col("_times") > 1),
