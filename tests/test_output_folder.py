@@ -426,6 +426,63 @@ def test_a_full_disk_leaves_the_earlier_output_whole(
     assert snapshot(tmp_path) == before
 
 
+BUSY = (
+    "is a mount point or otherwise busy, and evalframe replaces its output folder as a whole: give a new folder "
+    "inside it (e.g. out/)"
+)
+
+
+def test_an_out_that_cannot_be_moved_aside_a_mount_point_is_refused_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An empty mount point given as --out: renaming it fails with EBUSY (issue 45, item 10).
+    out = tmp_path / "mnt"
+    out.mkdir()
+    before = snapshot(tmp_path)
+    renamed = os.rename
+
+    def busy(src: Any, dst: Any) -> None:
+        if Path(src) == out:
+            raise OSError(errno.EBUSY, "Device or resource busy", str(src))
+        renamed(src, dst)
+
+    monkeypatch.setattr(report_module.os, "rename", busy)
+    code, _, stderr = run([*ORBIT_ARGS, "A,B", "--out", str(out)])
+    assert code == 2
+    assert stderr.splitlines() == [f"error: --out {out}: {BUSY}"]
+    assert snapshot(tmp_path) == before
+    with pytest.raises(OutputFolderError) as refused:
+        orbit_report(["A"]).write(out)
+    assert (refused.value.reason, refused.value.foreign) == (BUSY, [])
+    assert snapshot(tmp_path) == before
+
+
+def test_the_library_checks_the_folder_once_under_the_lock_and_refuses_as_the_early_check_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = report_module._check
+    calls: list[str] = []
+
+    def counting(out: Any, inputs: Any) -> None:
+        calls.append(os.fspath(out))
+        checked(out, inputs)
+
+    monkeypatch.setattr(report_module, "_check", counting)
+    out = tmp_path / "out"
+    write_output(out, {"summary": pl.DataFrame({"scored": [2]})})
+    assert calls == [str(out)]
+    (out / "notes.txt").write_text("mine")
+    before = snapshot(tmp_path)
+    with pytest.raises(OutputFolderError) as late:
+        write_output(out, {"summary": pl.DataFrame({"scored": [3]})})
+    with pytest.raises(OutputFolderError) as early:
+        report_module.check_output_folder(out)
+    assert (late.value.reason, late.value.foreign) == (early.value.reason, early.value.foreign)
+    assert (late.value.reason, late.value.foreign) == (FOREIGN.format(n=1), [f"{out}/notes.txt"])
+    assert calls == [str(out), str(out), str(out)]
+    assert snapshot(tmp_path) == before
+
+
 def test_the_next_write_removes_only_the_temporaries_of_stopped_writes(tmp_path: Path) -> None:
     def temporary(name: str, *, marker: bool, content: bool) -> Path:
         folder = tmp_path / name

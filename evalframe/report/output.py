@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import fcntl
 import functools
 import hashlib
@@ -176,8 +177,9 @@ def check_output_folder(out: str | os.PathLike[str], *, inputs: Iterable[str | o
 
     A folder is evalframe's own when it is new, empty, or holds only files
     its manifest (:data:`MANIFEST`) lists with their size and SHA-256: an
-    earlier output. :func:`write_output` calls this before it writes and
-    again, under a lock, just before it exchanges the folder.
+    earlier output. :func:`write_output` checks the same, under its lock,
+    just before it exchanges the folder; a caller with a long run ahead
+    (the ``evalframe`` command) calls this first, to refuse before it.
 
     Parameters
     ----------
@@ -318,7 +320,7 @@ def write_output(
     whole. It is written complete, with its manifest (:data:`MANIFEST`), into
     a temporary folder beside ``out`` (:data:`TEMPORARY_PREFIX`…, same file
     system); then, under a lock on the parent folder and inside ``guard``,
-    the folder is checked again, the old one is moved into
+    the folder is checked (a refusal removes the temporary folder), the old one is moved into
     the temporary folder, the new one takes its name, and the temporary
     folder is removed. After any interruption (a signal, ``kill -9``, a full
     disk) ``out`` is the whole earlier output, the whole new one, or absent,
@@ -361,7 +363,9 @@ def write_output(
     Raises
     ------
     OutputFolderError
-        ``out`` is not evalframe's own to replace, or the output could not be
+        ``out`` is not evalframe's own to replace (checked once the files are
+        written, under the lock), it is a mount point (it cannot be
+        exchanged: write to a folder inside it), or the output could not be
         written; nothing in ``out`` was changed.
 
     Examples
@@ -377,7 +381,6 @@ def write_output(
     {'scored_coverage': 'scored / planned'}
     """
     inputs = list(inputs)
-    check_output_folder(out, inputs=inputs)
     dest = Path(os.path.realpath(out))
     parent = dest.parent
     parent.mkdir(parents=True, exist_ok=True)
@@ -412,7 +415,7 @@ def write_output(
             _check(out, inputs)  # a person or another run may have written there meanwhile
             old = tmp / "old"
             if os.path.lexists(dest):
-                os.rename(dest, old)
+                _move_aside(dest, old, shown=os.fspath(out))
                 _step("earlier output moved aside")
             try:
                 os.rename(new, dest)
@@ -431,6 +434,24 @@ def write_output(
     finally:
         os.close(marker)
     return sorted(dest / name for name in names)
+
+
+def _move_aside(dest: Path, old: Path, *, shown: str) -> None:
+    """Move the earlier output folder into the temporary folder; a folder that cannot move is an OutputFolderError.
+
+    A mount point (an empty one given as ``--out``, say) cannot be renamed (``EBUSY``): the exchange
+    replaces the folder as a whole, so the output goes into a new folder inside it instead.
+    """
+    try:
+        os.rename(dest, old)
+    except OSError as exc:
+        if exc.errno != errno.EBUSY:
+            raise
+        msg = (
+            "is a mount point or otherwise busy, and evalframe replaces its output folder as a whole: "
+            "give a new folder inside it (e.g. out/)"
+        )
+        raise OutputFolderError(shown, msg) from exc
 
 
 def _write_files(
