@@ -26,7 +26,7 @@ class AuditRefused(EvalframeError):
     A batch can hold millions of problems (SPEC §3 "Problems at scale"), so
     the refusal keeps in memory every kind's count and the first
     :data:`~evalframe.problems.PROBLEM_ROWS_KEPT` rows of each kind; the
-    rest wait in temporary files as long as the refusal (or the process) lives.
+    rest wait in temporary files until :meth:`close` (or the end of the process).
 
     Attributes
     ----------
@@ -55,8 +55,18 @@ class AuditRefused(EvalframeError):
         super().__init__(msg)
 
     def all_problems(self) -> pl.LazyFrame:
-        """Every problem, refusing or not, sorted (lazy: collecting millions of rows takes their memory)."""
+        """Every problem, refusing or not, sorted (lazy: collecting millions of rows takes their memory).
+
+        The frame stays readable after the refusal is gone, until :meth:`close` (or the end of the process).
+        """
         return self.found.every()
+
+    def close(self) -> None:
+        """Remove the temporary files holding the problems beyond the first rows of each kind (see :attr:`found`).
+
+        Nothing to do when every problem is in :attr:`problems`; a second call does nothing.
+        """
+        self.found.close()
 
 
 class PlanError(AuditRefused):

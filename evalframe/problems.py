@@ -22,11 +22,6 @@ refusing   Boolean whether the problem refuses the batch
 
 from __future__ import annotations
 
-import itertools
-import shutil
-import tempfile
-import threading
-import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +40,7 @@ from evalframe.columns import (
     SOURCE,
     TRIAL,
 )
+from evalframe.store import TableStore
 
 PROBLEM_SCHEMA: Final = pl.Schema(
     {
@@ -248,39 +244,23 @@ def _first_of_each_kind(frame: pl.DataFrame | pl.LazyFrame, kinds: Iterable[str 
     return _own_text(sort_problems(pl.concat(pl.collect_all(parts, engine="streaming"))))
 
 
-class _SpillFolder:
-    """A temporary folder of spilled problem rows, removed once no table refers to it (or at interpreter exit).
-
-    Every :class:`_Spilled` file holds its folder, and a :class:`Problems` holds its files, so the folder
-    lives exactly as long as a table that reads it: a :func:`weakref.finalize` on the folder object removes
-    it. No process-wide hook is registered.
-    """
-
-    def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="evalframe-problems-"))
-        self._written = itertools.count()
-        self._lock = threading.Lock()
-        self._removal = weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
-
-    def next_path(self) -> Path:
-        """A new file name in the folder."""
-        with self._lock:
-            return self.path / f"problems-{next(self._written):06d}.arrow"
-
-
 @dataclass(frozen=True)
 class _Spilled:
-    """An Arrow IPC file of problem rows (its folder kept alive with it), and the kinds left out when read back."""
+    """An Arrow IPC file of problem rows in a :class:`~evalframe.store.TableStore`, and the kinds left out when read.
+
+    The store is removed by :meth:`Problems.close` (the report's or refusal's ``close``) or at interpreter
+    exit, never by the garbage collector: a frame read from it stays readable after the table is gone.
+    """
 
     path: Path
-    folder: _SpillFolder
+    store: TableStore
     dropped: tuple[str, ...] = ()
 
     @classmethod
     def new(cls) -> _Spilled:
-        """A file not written yet, in a folder of its own."""
-        folder = _SpillFolder()
-        return cls(folder.next_path(), folder)
+        """A file not written yet, in a store of its own."""
+        store = TableStore()
+        return cls(store.path("problems", 0, "arrow"), store)
 
     def scan(self) -> pl.LazyFrame:
         lf = pl.scan_ipc(self.path)
@@ -295,9 +275,10 @@ class Problems:
     duplicate keys), so evalframe keeps in memory the count of each kind and
     its first :data:`PROBLEM_ROWS_KEPT` rows (in the sorted order of
     :func:`sort_problems`); the rows beyond them are written to temporary Arrow
-    IPC files (removed when no table refers to them any more, or when the
-    Python process exits) and :meth:`every` reads the whole list back,
-    sorted (``problems.parquet`` is streamed from it). Build one with
+    IPC files in :class:`~evalframe.store.TableStore` folders (removed by
+    :meth:`close` or when the Python process exits, never by the garbage
+    collector) and :meth:`every` reads the whole list back, sorted
+    (``problems.parquet`` is streamed from it). Build one with
     :meth:`gather`; instances are immutable (:meth:`every` writes its sorted
     files once and keeps them with the table).
 
@@ -331,7 +312,7 @@ class Problems:
     held: pl.DataFrame
     spilled: tuple[_Spilled, ...] = ()
     kept: int = PROBLEM_ROWS_KEPT
-    #: The files :meth:`every` sorted the rows into, and their folder (written at its first call).
+    #: The files :meth:`every` sorted the rows into, and their store (written at its first call).
     _sorted: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -435,8 +416,8 @@ class Problems:
         Spilled rows are sorted one (kind, source, candidate) group at a time, each group written to a
         temporary Arrow IPC file in turn, and the files are scanned in order: collecting or streaming the
         result (``sink_parquet``) never sorts every row at once, so memory holds the largest group (figures
-        in benchmarks/RESULTS.md). The sorted files are written once and belong to this table: the frame
-        reads them while this table is alive (keep a reference to it until the frame is collected).
+        in benchmarks/RESULTS.md). The sorted files are written once, in a store
+        of this table's (see :meth:`close`): the frame stays readable until then, even when this table is gone.
         """
         if not self.spilled:
             return self.shown.lazy()
@@ -445,17 +426,17 @@ class Problems:
         return pl.scan_ipc(self._sorted["paths"])
 
     def _sort_spilled(self) -> list[Path]:
-        """Sort the rows in memory and in the files, group by group, into files of a folder this table holds."""
+        """Sort the rows in memory and in the files, group by group, into files of a store this table holds."""
         # Which parts (the rows in memory, each file) hold each group: a group is read from those alone.
         held: dict[tuple[str | None, ...], list[pl.LazyFrame]] = {}
         for part in [self.held.lazy(), *(s.scan() for s in self.spilled)]:
             found = part.select(KIND, SOURCE, CANDIDATE).unique().collect(engine="streaming")
             for group in found.iter_rows():
                 held.setdefault(group, []).append(part)
-        folder = self._sorted["folder"] = _SpillFolder()
-        paths = []
+        store = self._sorted["store"] = TableStore()
+        paths: list[Path] = []
         for (kind, source, name), parts in sorted(held.items(), key=lambda item: [(v is not None, v) for v in item[0]]):
-            path = folder.next_path()
+            path = store.path("sorted", len(paths), "arrow")
             rows = pl.concat(parts, how="vertical").filter(
                 pl.col(KIND).eq_missing(kind), pl.col(SOURCE).eq_missing(source), pl.col(CANDIDATE).eq_missing(name)
             )
@@ -482,9 +463,35 @@ class Problems:
             self.shown.filter(keep),
             self.counts.filter(keep),
             self.held.filter(keep),
-            tuple(_Spilled(s.path, s.folder, (*s.dropped, *gone)) for s in self.spilled),
+            tuple(_Spilled(s.path, s.store, (*s.dropped, *gone)) for s in self.spilled),
             self.kept,
         )
+
+    @property
+    def stores(self) -> tuple[TableStore, ...]:
+        """The stores of the files holding the rows beyond the first of each kind (none when nothing spilled)."""
+        sorted_store = [self._sorted["store"]] if "store" in self._sorted else []
+        return tuple(dict.fromkeys([*(s.store for s in self.spilled), *sorted_store]))
+
+    def close(self) -> None:
+        """Remove the files of :attr:`stores` now (a second call does nothing).
+
+        Without it they stay until the interpreter exits, never removed by the garbage collector: a frame
+        taken from :meth:`every` stays readable after this table is gone. After it, :meth:`every` and
+        :meth:`of_kinds` of spilled problems fail; :attr:`shown` and :attr:`counts` stay in memory.
+
+        Examples
+        --------
+        >>> rows = [{"kind": "duplicate_key", "line": n} for n in (2, 3, 4)]
+        >>> found = Problems.gather([problems_frame(rows)], kept=1)
+        >>> found.every().collect().get_column("line").to_list()
+        [2, 3, 4]
+        >>> found.close()
+        >>> [store.closed for store in found.stores]
+        [True, True]
+        """
+        for store in self.stores:
+            store.close()
 
     def has(self, kinds: Iterable[str]) -> bool:
         """Whether any problem is of one of ``kinds``."""

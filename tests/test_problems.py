@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -14,6 +13,7 @@ from polars.testing import assert_frame_equal
 
 import evalframe as ef
 from evalframe.cli import main
+from evalframe.errors import ReportClosed
 from evalframe.problems import PROBLEM_ROWS_KEPT, Problems, problems_frame, sort_problems
 
 CASES = [f"c{i:04d}" for i in range(2000)]
@@ -207,30 +207,63 @@ def test_a_report_with_few_problems_holds_them_all() -> None:
     assert_frame_equal(report.all_problems().collect(), report.problems)
 
 
-def spill_folders() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("evalframe-problems-*"))
-
-
-def test_spilled_rows_are_removed_with_the_last_table_that_reads_them() -> None:
-    before = spill_folders()
+def test_spilled_rows_stay_readable_after_the_tables_are_gone_until_close() -> None:
     found = Problems.gather([problems_frame([{"kind": "duplicate_key", "line": n} for n in range(5)])], kept=2)
     dropped = found.without(["unknown_case"])
-    assert dropped.every().collect().get_column("line").to_list() == [0, 1, 2, 3, 4]
-    assert len(spill_folders() - before) == 2  # the spilled rows, and the sorted files of dropped.every()
-    del found
-    gc.collect()
-    assert dropped.every().collect().height == 5  # dropped still reads the files it shares
-    del dropped
-    gc.collect()
-    assert spill_folders() - before == set()
+    every = dropped.every()
+    stores = dropped.stores
+    assert len(stores) == 2  # the spilled rows (shared with found), and the sorted files of dropped.every()
+    del found, dropped
+    gc.collect()  # the garbage collector never removes a store
+    assert every.collect().get_column("line").to_list() == [0, 1, 2, 3, 4]
+    for store in stores:
+        store.close()
+    assert [store.folder.exists() for store in stores] == [False, False]
 
 
-def test_a_reports_spilled_flags_are_removed_with_the_report() -> None:
-    before = spill_folders()
+def test_problems_taken_from_a_report_stay_readable_after_it_is_gone_until_close() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": CASES}), candidates=["A"])
     report = ef.audit(plan, gapped_ledger(CASES[:1500]))
-    assert report.all_problems().collect().height == 1501
-    assert spill_folders() - before != set()
+    assert report.found is not None and report.found.spilled and report.store is None
+    problems = report.all_problems()
+    stores = report.found.stores
     del report
     gc.collect()
-    assert spill_folders() - before == set()
+    every = problems.collect()
+    assert every.height == 1501
+    assert every.filter(pl.col("kind") == "attempt_gap").get_column("case_id").to_list() == CASES[:1500]
+    for store in stores:
+        store.close()
+
+    with ef.audit(plan, gapped_ledger(CASES[:1500])) as report:
+        assert report.all_problems().collect().height == 1501
+        assert report.found is not None
+        folders = [store.folder for store in report.found.stores]
+        assert len(folders) == 2 and all(folder.is_dir() for folder in folders)
+    assert report.closed and [folder.exists() for folder in folders] == [False, False]
+    with pytest.raises(ReportClosed) as closed:
+        report.all_problems()
+    assert closed.value.folder == str(folders[0])
+
+
+def test_a_refusals_spilled_problems_stay_readable_after_it_is_gone_until_close() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": CASES[:1500]}), candidates=["A"])
+    ledger = pl.DataFrame({"candidate": ["A"] * 1500, "case_id": CASES[:1500], "passed": [2] * 1500})
+    with pytest.raises(ef.AuditRefused) as caught:
+        ef.audit(plan, ledger)
+    refused = caught.value
+    assert refused.problem_counts.rows() == [("invalid_grade", True, 1500)]
+    assert refused.problems.height == PROBLEM_ROWS_KEPT
+    problems = refused.all_problems()
+    stores = refused.found.stores
+    del refused, caught
+    gc.collect()
+    assert problems.collect().get_column("case_id").to_list() == CASES[:1500]
+    with pytest.raises(ef.AuditRefused) as caught:
+        ef.audit(plan, ledger)
+    folders = [store.folder for store in caught.value.found.stores]
+    assert len(folders) == 1 and folders[0].is_dir()
+    caught.value.close()
+    assert not folders[0].exists()
+    for store in stores:
+        store.close()

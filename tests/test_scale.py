@@ -524,7 +524,7 @@ def stopped_command(d: Path, tmp: Path, setup: str) -> subprocess.CompletedProce
     script = f"""
 import importlib, os, signal, sys
 runners = importlib.import_module("evalframe.audit.runners")
-store = importlib.import_module("evalframe.report.store")
+store = importlib.import_module("evalframe.store")
 from evalframe import cli
 write, close = runners.ByCandidate._write, store.TableStore.close
 signal.signal(signal.SIGINT, signal.default_int_handler)

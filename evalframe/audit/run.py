@@ -39,8 +39,8 @@ from evalframe.problems import Problems, problems_frame
 from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
-from evalframe.report.store import TableStore
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
+from evalframe.store import TableStore
 from evalframe.validate import KNOWN_COLUMNS
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ again.
 * :class:`ByCandidate` runs it on one candidate's rows at a time, with the
   candidate filter pushed into the reader (a hive lake is read one partition
   at a time), and writes each candidate's units and attempts as Parquet files
-  to a :class:`~evalframe.report.store.TableStore` the report owns; the tables
+  to a :class:`~evalframe.store.TableStore` the report owns; the tables
   are lazy scans of those files. Exact, because every key and every summary
   number is per candidate.
 """
@@ -27,7 +27,7 @@ from evalframe.columns import CANDIDATE, CASE_ID
 from evalframe.load import Loaded, collect_input
 from evalframe.plan import CASE_CODE, Plan
 from evalframe.progress import Progress
-from evalframe.report.store import TableStore
+from evalframe.store import TableStore
 
 #: A report table: in memory, or a lazy scan of the files a store holds.
 Table = pl.DataFrame | pl.LazyFrame

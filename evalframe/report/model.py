@@ -26,7 +26,7 @@ from evalframe.errors import ReportClosed
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
-from evalframe.report.store import TableStore
+from evalframe.store import TableStore
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -78,11 +78,11 @@ class AuditReport:
     found
         The bounded problems table behind ``problems``
         (:class:`~evalframe.problems.Problems`: counts, first rows, the rest
-        in temporary files that live as long as this report); None when
-        ``problems`` holds every problem.
+        in temporary files removed by :meth:`close`, as ``store`` is); None
+        when ``problems`` holds every problem.
     store
         The temporary folder of the lazy tables' files
-        (:class:`~evalframe.report.store.TableStore`), removed by
+        (:class:`~evalframe.store.TableStore`), removed by
         :meth:`close`; None when every table is in memory.
 
     Examples
@@ -112,26 +112,32 @@ class AuditReport:
     found: Problems | None = field(default=None, repr=False, compare=False)
     store: TableStore | None = field(default=None, repr=False, compare=False)
 
+    def _stores(self) -> list[TableStore]:
+        """The stores of the lazy tables' files and of the problems beyond the first rows of each kind."""
+        return [*([self.store] if self.store is not None else []), *(self.found.stores if self.found else ())]
+
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` removed the files the lazy tables read (False when there are none)."""
-        return self.store is not None and self.store.closed
+        return any(store.closed for store in self._stores())
 
     def close(self) -> None:
-        """Remove the temporary files the lazy ``units`` and ``attempts`` read (see :attr:`store`).
+        """Remove the temporary files the lazy ``units``, ``attempts`` and :meth:`all_problems` read.
 
-        Nothing to do when every table is in memory; a second call does nothing. Without it the files
-        stay until the interpreter exits, and tables taken from the report stay readable until then.
-        After it, :meth:`tables`, :meth:`outcome_counts`, :meth:`view` and :meth:`write` raise
+        Those of :attr:`store` and of :attr:`found`. Nothing to do when every table is in memory; a second
+        call does nothing. Without it the files stay until the interpreter exits, and tables taken from
+        the report stay readable until then. After it, :meth:`tables`, :meth:`all_problems`,
+        :meth:`outcome_counts`, :meth:`view` and :meth:`write` raise
         :class:`~evalframe.errors.ReportClosed` (a lazy table taken before raises polars' own error).
         """
-        if self.store is not None:
-            self.store.close()
+        for store in self._stores():
+            store.close()
 
     def _check_open(self) -> None:
         """Raise :class:`~evalframe.errors.ReportClosed` when :meth:`close` removed the tables' files."""
-        if self.store is not None and self.store.closed:
-            raise ReportClosed(str(self.store.folder))
+        for store in self._stores():
+            if store.closed:
+                raise ReportClosed(str(store.folder))
 
     def __enter__(self) -> AuditReport:
         return self
@@ -159,7 +165,16 @@ class AuditReport:
         return counted.sort(KIND, REFUSING, nulls_last=False)
 
     def all_problems(self) -> pl.LazyFrame:
-        """Every problem, sorted (lazy: collecting millions of rows takes their memory; ``write`` streams them)."""
+        """Every problem, sorted (lazy: collecting millions of rows takes their memory; ``write`` streams them).
+
+        The frame stays readable after the report is gone, until :meth:`close` (or interpreter exit).
+
+        Raises
+        ------
+        ReportClosed
+            When :meth:`close` removed the files the rows beyond the first of each kind are read from.
+        """
+        self._check_open()
         return self.found.every() if self.found is not None else self.problems.lazy()
 
     def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:

@@ -19,13 +19,8 @@ from tests.conftest import ROOT
 PACKAGE = ROOT / "evalframe"
 #: Modules above the core: the core (the steps of the audit) never imports them.
 ABOVE_THE_CORE = ("evalframe.cli", "evalframe.importers", "evalframe.read", "evalframe.report")
-#: Of the report package, what the core may build on: the data object, its store and what it stands on.
-REPORT_FOR_THE_CORE = (
-    "evalframe.report.model",
-    "evalframe.report.output",
-    "evalframe.report.descriptions",
-    "evalframe.report.store",
-)
+#: Of the report package, what the core may build on: the data object and what it stands on.
+REPORT_FOR_THE_CORE = ("evalframe.report.model", "evalframe.report.output", "evalframe.report.descriptions")
 #: The renderers the report and the comparison import inside the methods that render themselves, and only
 #: there (the ``ignore_imports`` of the import contract in pyproject.toml).
 RENDERED_ON_REQUEST = {

@@ -1,9 +1,12 @@
-"""Where a report keeps the tables it does not hold in memory: a temporary folder the report owns.
+"""Where evalframe keeps the tables it does not hold in memory: a temporary folder the report owns.
 
-A :class:`TableStore` is a folder that lives until :meth:`TableStore.close`
-(``AuditReport.close`` or leaving ``with report:``), or until the interpreter
-exits at the latest; never until the garbage collector takes the report. So
-a lazy table taken from a report (``units = report.units``) stays readable
+A :class:`TableStore` holds a report's lazy units and attempts (an audit by
+candidate, Spark) and the problems beyond the first rows of each kind
+(:mod:`evalframe.problems`). It is a folder that lives until
+:meth:`TableStore.close` (``AuditReport.close`` or leaving ``with report:``,
+``AuditRefused.close``), or until the interpreter exits at the latest; never
+until the garbage collector takes the report. So a lazy table taken from a
+report (``units = report.units``, ``report.all_problems()``) stays readable
 after the report itself is gone.
 """
 
@@ -56,9 +59,9 @@ class TableStore:
         """Whether the folder has been removed."""
         return not self._removal.alive
 
-    def path(self, table: str, part: int) -> Path:
-        """Where part ``part`` of ``table`` is written (a Parquet file in the folder)."""
-        return self.folder / f"{table}-{part:05d}.parquet"
+    def path(self, table: str, part: int, suffix: str = "parquet") -> Path:
+        """Where part ``part`` of ``table`` is written (a file in the folder: Parquet, or ``arrow`` for IPC)."""
+        return self.folder / f"{table}-{part:05d}.{suffix}"
 
     def close(self) -> None:
         """Remove the folder and every file in it now (once; a second call does nothing)."""
