@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import evalframe as ef
+import evalframe.cli.inputs as inputs_module
 import evalframe.report.output as report_module
 from evalframe.cli import main
 from evalframe.errors import EvalframeError, OutputFolderError
@@ -455,6 +456,26 @@ def test_an_out_that_cannot_be_moved_aside_a_mount_point_is_refused_with_one_lin
         orbit_report(["A"]).write(out)
     assert (refused.value.reason, refused.value.foreign) == (BUSY, [])
     assert snapshot(tmp_path) == before
+
+
+def test_a_mount_point_is_refused_before_the_audit_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "mnt"
+    out.mkdir()
+    mounts = {out}
+    monkeypatch.setattr(report_module.os.path, "ismount", lambda path: Path(path) in mounts)
+    audited: list[object] = []
+    monkeypatch.setattr(inputs_module, "audit", lambda *args, **kwargs: audited.append(args))
+    code, _, stderr = run([*ORBIT_ARGS, "A,B", "--out", str(out)])
+    assert (code, audited) == (2, [])
+    assert stderr.splitlines() == [f"error: --out {out}: {BUSY}"]
+    assert [p.name for p in tmp_path.iterdir()] == ["mnt"]
+    mounts.clear()
+    monkeypatch.setattr(inputs_module, "audit", ef.audit)
+    assert run([*ORBIT_ARGS, "A,B", "--out", str(out / "out")])[0] == 0
+    mounts.add(out / "out")
+    with pytest.raises(OutputFolderError) as refused:
+        orbit_report(["A"]).write(out / "out")
+    assert (refused.value.reason, refused.value.foreign) == (BUSY, [])
 
 
 def test_the_library_checks_the_folder_once_under_the_lock_and_refuses_as_the_early_check_does(

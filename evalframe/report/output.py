@@ -47,6 +47,12 @@ TEMPORARY_PREFIX: Final = ".evalframe-tmp-"
 #: unlocked marker means the writer is gone and the next write removes the folder.
 TEMPORARY_MARKER: Final = ".evalframe-temporary"
 
+#: Why a mount point (or another folder that cannot be renamed, ``EBUSY``) is refused as an output folder.
+_NOT_MOVABLE: Final = (
+    "is a mount point or otherwise busy, and evalframe replaces its output folder as a whole: "
+    "give a new folder inside it (e.g. out/)"
+)
+
 #: What a write holds around the exchange of the folder with its new version (see :func:`write_output`):
 #: a context manager factory such as the command's signal guard; the library itself holds nothing.
 ExchangeGuard = Callable[[], AbstractContextManager[object]]
@@ -196,8 +202,8 @@ def check_output_folder(out: str | os.PathLike[str], *, inputs: Iterable[str | o
     OutputFolderError
         With ``foreign`` listing every input inside the folder, or else
         every entry evalframe did not write (a changed file, a subfolder,
-        a symbolic link); also when ``out`` is a file, or the current folder
-        or one holding it (the folder is replaced as a whole).
+        a symbolic link); also when ``out`` is a file, a mount point, or the
+        current folder or one holding it (the folder is replaced as a whole).
 
     Notes
     -----
@@ -253,6 +259,8 @@ def _check(out: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
                 "it never overwrites, moves or deletes them; move them away or choose a new or empty folder"
             )
             raise OutputFolderError(shown, msg, foreign=foreign)
+    if dest.is_dir() and os.path.ismount(dest):  # it cannot be renamed: the exchange would fail with EBUSY
+        raise OutputFolderError(shown, _NOT_MOVABLE)
     if Path.cwd().resolve().is_relative_to(dest):
         msg = "is the current folder or holds it: evalframe replaces its output folder as a whole; give a new folder"
         raise OutputFolderError(shown, f"{msg} inside it (e.g. out/)")
@@ -439,19 +447,15 @@ def write_output(
 def _move_aside(dest: Path, old: Path, *, shown: str) -> None:
     """Move the earlier output folder into the temporary folder; a folder that cannot move is an OutputFolderError.
 
-    A mount point (an empty one given as ``--out``, say) cannot be renamed (``EBUSY``): the exchange
-    replaces the folder as a whole, so the output goes into a new folder inside it instead.
+    A mount point is refused by the check before (:func:`check_output_folder`); another folder the
+    system will not rename (``EBUSY``) is refused here, in the same words.
     """
     try:
         os.rename(dest, old)
     except OSError as exc:
         if exc.errno != errno.EBUSY:
             raise
-        msg = (
-            "is a mount point or otherwise busy, and evalframe replaces its output folder as a whole: "
-            "give a new folder inside it (e.g. out/)"
-        )
-        raise OutputFolderError(shown, msg) from exc
+        raise OutputFolderError(shown, _NOT_MOVABLE) from exc
 
 
 def _write_files(
