@@ -64,7 +64,21 @@ class AuditRefused(EvalframeError):
     def close(self) -> None:
         """Remove the temporary files holding the problems beyond the first rows of each kind (see :attr:`found`).
 
-        Nothing to do when every problem is in :attr:`problems`; a second call does nothing.
+        Nothing to do when every problem is in :attr:`problems`; a second call does nothing. Without it
+        the files stay until the process ends (never removed by the garbage collector), so a frame taken
+        from :meth:`all_problems` stays readable after the refusal is gone; after it, that frame fails.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote"]}), candidates=["A"])
+        >>> try:
+        ...     ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [2]}))
+        ... except ef.AuditRefused as refused:
+        ...     refused.close()
+        ...     counts = refused.problem_counts.rows()
+        >>> counts
+        [('invalid_grade', True, 1)]
         """
         self.found.close()
 
