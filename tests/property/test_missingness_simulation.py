@@ -94,8 +94,12 @@ def flags(units: pl.DataFrame) -> bool:
     return bool(tests.get_column("selective").any() or tests.get_column("selective_ungraded").any())
 
 
-#: The issue's design (slice long: 15 cases × 1 trial; short: 45 × 6) and the same with equal slice sizes.
-TRIALS_BY_SLICE: Final = ((("long", 15, 1), ("short", 45, 6)), (("long", 30, 1), ("short", 30, 6)))
+#: The issue's design (slice long: 15 cases × 1 trial; short: 45 × 6), the same with equal slice sizes, and reversed.
+TRIALS_BY_SLICE: Final = (
+    (("long", 15, 1), ("short", 45, 6)),
+    (("long", 30, 1), ("short", 30, 6)),
+    (("long", 45, 1), ("short", 15, 6)),
+)
 
 
 def test_more_trials_per_case_in_one_slice_is_not_selective() -> None:
@@ -106,7 +110,7 @@ def test_more_trials_per_case_in_one_slice_is_not_selective() -> None:
     for seed, design in enumerate(TRIALS_BY_SLICE, start=41):
         rng = np.random.default_rng(seed)
         flagged = sum(flags(by_trials(rng, design)) for _ in range(sims))
-        # Seeds 41, 42: 26 and 39 of 1000; the unweighted test (unweighted_flags) on the same audits: 161 and 51.
+        # Seeds 41-43: 26, 39 and 43 of 1000; the unweighted test (unweighted_flags) on the same audits: 161, 51, 13.
         assert flagged / sims <= null_bound(sims), (design, flagged)
 
 
