@@ -180,11 +180,12 @@ AUDIT_DESIGNS = [
     AuditDesign(
         "null_trials_30x1_30x6", "null", "30 × 1 + 30 × 6", by_trials((("long", 30, 1), ("short", 30, 6)), 0.25)
     ),
+    AuditDesign("dropout_60x3", "power", "60 × 3", dropout(60, 3)),
+    AuditDesign("dropout_120x3", "power", "120 × 3", dropout(120, 3)),
+    # Last, so that the designs above keep their seeds ([seed, 100 + index]).
     AuditDesign(
         "null_trials_45x1_15x6", "null", "45 × 1 + 15 × 6", by_trials((("long", 45, 1), ("short", 15, 6)), 0.25)
     ),
-    AuditDesign("dropout_60x3", "power", "60 × 3", dropout(60, 3)),
-    AuditDesign("dropout_120x3", "power", "120 × 3", dropout(120, 3)),
 ]
 
 OUTCOME_OF = np.array(["passed", "missing", "exec_failed"])
