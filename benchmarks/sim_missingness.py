@@ -28,6 +28,7 @@ Designs run end to end through ``ef.audit(plan, ledger, slices=[...])`` (issue 4
   unit absent at random with probability 0.25 (nothing is selective; a case with more trials is more likely
   to have some unit absent);
 * ``null_trials_30x1_30x6``: the same with 30 cases in each slice;
+* ``null_trials_45x1_15x6``: the same with the slice sizes reversed (45 one-trial cases, 15 six-trial ones);
 * ``dropout_60x3`` and ``dropout_120x3``: 4 slices, 3 trials, units absent at 0.2 everywhere and 30% of one
   slice's cases lost whole (every unit absent): the power to see real selective dropout.
 
@@ -181,6 +182,10 @@ AUDIT_DESIGNS = [
     ),
     AuditDesign("dropout_60x3", "power", "60 × 3", dropout(60, 3)),
     AuditDesign("dropout_120x3", "power", "120 × 3", dropout(120, 3)),
+    # Last, so that the designs above keep their seeds ([seed, 100 + index]).
+    AuditDesign(
+        "null_trials_45x1_15x6", "null", "45 × 1 + 15 × 6", by_trials((("long", 45, 1), ("short", 15, 6)), 0.25)
+    ),
 ]
 
 OUTCOME_OF = np.array(["passed", "missing", "exec_failed"])
