@@ -160,7 +160,7 @@ def test_memory_python_cannot_get_is_one_error_line_and_exit_2() -> None:
     # A MemoryError while the ledger is read (as under `ulimit -v` or prlimit --as): no traceback.
     code = (
         "import sys\n"
-        "import evalframe.load.csv_strict as csv_strict\n"
+        "from evalframe.load import csv_strict\n"
         "def no_memory(*args, **kwargs):\n"
         "    raise MemoryError\n"
         "csv_strict._records = no_memory\n"
