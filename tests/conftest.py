@@ -1,6 +1,11 @@
-"""Shared test paths."""
+"""Shared test paths and the Spark local session fixture."""
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "data" / "fixtures"
@@ -21,3 +26,15 @@ def real(relative: str, collection: str = "real") -> Path:
         return REAL2 / relative
     copy = REAL_FIXTURES / relative
     return copy if copy.exists() else REAL / relative
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    """A Spark local session with two shuffle partitions, stopped after the module (spark extra only)."""
+    from evalframe.engines.spark import spark_session
+
+    os.environ.setdefault("EVALFRAME_SPARK_PARTITIONS", "2")
+    session = spark_session()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -10,8 +10,6 @@ infinities (spelled ``Infinity``) and Unicode padding (narwhals strips ASCII whi
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,17 +77,6 @@ def test_attempts_that_did_not_parse_are_not_duplicates_on_both() -> None:
         passed=["1", "0", "1"],
     )  # fmt: skip
     assert [k for k, _, _ in _kinds(b)] == ["invalid_integer", "invalid_integer"]
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from evalframe.engines.spark import spark_session
-
-    os.environ.setdefault("EVALFRAME_SPARK_PARTITIONS", "2")
-    session = spark_session()
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 #: The seeds run on Spark local too (a small share: each Spark audit runs several jobs).

@@ -8,10 +8,8 @@ Spark session serves the module; ``test_spark_connect.py`` repeats a part on Spa
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +35,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
     pytest.mark.filterwarnings("ignore::ResourceWarning"),
 ]
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    from evalframe.engines.spark import spark_session
-
-    os.environ.setdefault("EVALFRAME_SPARK_PARTITIONS", "2")
-    session = spark_session()
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def orbit_plan() -> ef.Plan:
