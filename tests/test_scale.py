@@ -202,7 +202,7 @@ def test_unplanned_and_null_candidates_and_retry_flags_refuse_alike_in_both_mode
         ("empty_value", None, "q2", "candidate = null fails check not_nullable"),
         ("missing_unit", "A", None, "2 planned units have no row, in 2 cases: q2, q3"),
         ("missing_unit", "B", None, "2 planned units have no row, in 2 cases: q1, q3"),
-        ("unknown_candidate", None, "q2", None),
+        ("unknown_candidate", None, "q2", "candidate null is not planned"),
         ("unknown_candidate", "Z", "q1", "candidate Z is not planned"),
     ]
 

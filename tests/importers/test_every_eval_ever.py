@@ -439,7 +439,8 @@ def test_a_folder_without_records_refuses(tmp_path: Path) -> None:
             "r.json",
             '{"model_info": {"id": "m"}, "evaluation_results": [{"source_data": {"sample_ids": ["a", "b"], '
             '"additional_details": {"evalframe.trials": "100000000"}}}]}',
-            "r.json: 2 sample_ids × evalframe.trials declares 200000000 planned units, more than the 100000000",
+            "r.json: 2 sample_ids × evalframe.trials declares 200000000 planned units"
+            " (limit 100000000; raise it with --max-planned-units)",
         ),
     ],
 )
