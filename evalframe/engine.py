@@ -12,40 +12,20 @@ the last to end restores what the first found).
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
-from contextlib import ExitStack
 from typing import ParamSpec, TypeVar
 
 import polars as pl
+
+from evalframe.scoped import ProcessSetting
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class _Affinity:
-    """Polars' in-memory engine affinity while any call of :func:`in_memory` runs, the caller's otherwise."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running = 0
-        self._settings = ExitStack()
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if not self._running:
-                # pl.Config saves the settings it finds and gives them back when its context is left.
-                self._settings.enter_context(pl.Config(engine_affinity="in-memory"))
-            self._running += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._running -= 1
-            if not self._running:
-                self._settings.close()
-
-
-_AFFINITY = _Affinity()
+#: Polars' in-memory engine affinity while any call of :func:`in_memory` runs, the caller's otherwise
+#: (pl.Config saves the settings it finds and gives them back when its context is left).
+_AFFINITY = ProcessSetting(lambda: pl.Config(engine_affinity="in-memory"))
 
 
 def in_memory(func: Callable[P, R]) -> Callable[P, R]:

@@ -6,7 +6,6 @@ import contextlib
 import csv
 import re
 import sys
-import threading
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -17,6 +16,7 @@ from evalframe.errors import InputFormatError
 from evalframe.load.loaded import RESERVED, Loaded, PathLike, reserved_problem
 from evalframe.load.text import BOM, read_text
 from evalframe.problems import problems_frame
+from evalframe.scoped import ProcessSetting
 
 #: A physical line of a CSV file with its line break (LF, CRLF or a lone CR), or the last line without one.
 _PHYSICAL_LINE: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -144,21 +144,26 @@ def read_csv_strict(path: PathLike) -> Loaded:
 BATCH_RECORDS: Final = 65_536
 
 
-class _FieldLimit:
-    """The ``csv`` module's field size limit, raised while evalframe reads CSV and restored after the last read."""
-
-    lock: Final = threading.Lock()
-    readers = 0
-    saved = 0
-
-
 @contextlib.contextmanager
-def unbounded_csv_fields() -> Iterator[None]:
+def _field_size_limit_raised() -> Iterator[None]:
+    """The ``csv`` module's field size limit at its largest in the block, the one found restored after."""
+    saved = csv.field_size_limit(sys.maxsize)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(saved)
+
+
+_UNBOUNDED_FIELDS: Final = ProcessSetting(_field_size_limit_raised)
+
+
+def unbounded_csv_fields() -> ProcessSetting:
     """Read CSV fields of any length in the ``with`` block; the caller's ``csv.field_size_limit`` is restored after.
 
     The limit is a setting of the whole process (of the ``csv`` module): it is raised by the first block that
-    enters and restored by the last that leaves, so reads in several threads overlap safely. Lines are bounded
-    beforehand by ``Limits.line_bytes``; a field longer than 128 KiB is data, not a quoting problem.
+    enters and restored by the last that leaves (:class:`~evalframe.scoped.ProcessSetting`), so reads in several
+    threads overlap safely. Lines are bounded beforehand by ``Limits.line_bytes``; a field longer than 128 KiB
+    is data, not a quoting problem.
 
     Examples
     --------
@@ -170,17 +175,7 @@ def unbounded_csv_fields() -> Iterator[None]:
     >>> csv.field_size_limit() == before
     True
     """
-    with _FieldLimit.lock:
-        if _FieldLimit.readers == 0:
-            _FieldLimit.saved = csv.field_size_limit(sys.maxsize)
-        _FieldLimit.readers += 1
-    try:
-        yield
-    finally:
-        with _FieldLimit.lock:
-            _FieldLimit.readers -= 1
-            if _FieldLimit.readers == 0:
-                csv.field_size_limit(_FieldLimit.saved)
+    return _UNBOUNDED_FIELDS
 
 
 def _records(text: str, source: str, problems: list[dict[str, Any]]) -> Iterator[tuple[int, list[str]]]:
