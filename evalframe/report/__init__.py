@@ -44,7 +44,7 @@ from evalframe.report.output import (
 )
 from evalframe.report.refusal import build_refusal, refusal_texts, write_refusal
 from evalframe.report.sentences import Ranking, headline, missing_ids_text, provenance_lines, ranking_note
-from evalframe.report.view import View, build_view
+from evalframe.report.view import TasksView, View, build_task_views, build_view
 
 if TYPE_CHECKING:
     from evalframe.report.terminal import print_refusal, print_view
@@ -59,8 +59,10 @@ __all__ = [
     "Ranking",
     "TABLE_DESCRIPTIONS",
     "AuditReport",
+    "TasksView",
     "View",
     "build_refusal",
+    "build_task_views",
     "build_view",
     "check_output_folder",
     "comparison_markdown",

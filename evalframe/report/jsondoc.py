@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.report.view import Note, View
+from evalframe.report.view import Note, TasksView, View
 
 
 def finite(value: Any) -> Any:
@@ -49,7 +49,7 @@ def note_dict(note: Note) -> dict[str, Any]:
     }
 
 
-def view_dict(view: View) -> dict[str, Any]:
+def view_dict(view: View | TasksView) -> dict[str, Any]:
     """The view as a JSON-ready dictionary.
 
     Keys: ``meta`` (provenance), ``summary`` (one dict per candidate),
@@ -57,8 +57,13 @@ def view_dict(view: View) -> dict[str, Any]:
     ``notes`` (each kind with its texts and first rows), ``slices`` and
     ``missingness`` (only when slices were declared), ``comparison`` (only
     with a comparison: its row, ``dropped_by_slice`` and ``flips``) and
-    ``gate`` (only with a declared ``min_coverage``).
+    ``gate`` (only with a declared ``min_coverage``). A batch of several
+    tasks (:class:`~evalframe.report.view.TasksView`) gives one key,
+    ``tasks``: task name -> that task's dictionary with the keys above, tasks
+    in natural order; nothing in it pools tasks.
     """
+    if isinstance(view, TasksView):
+        return {"tasks": {task: view_dict(one) for task, one in view.tasks}}
     doc: dict[str, Any] = {k: _plain(v) for k, v in view.data.items()}
     doc["notes"] = [note_dict(n) for n in view.notes]
     c = view.comparison
@@ -83,7 +88,7 @@ def view_dict(view: View) -> dict[str, Any]:
     return doc
 
 
-def render_json(view: View) -> str:
+def render_json(view: View | TasksView) -> str:
     """:func:`view_dict` as indented JSON (non-finite floats as null).
 
     Examples

@@ -25,7 +25,7 @@ from evalframe.report.format import (
     markdown_text,
     pct,
 )
-from evalframe.report.view import Gate, Note, Slices, View
+from evalframe.report.view import Gate, Note, Slices, TasksView, View
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -62,9 +62,14 @@ def _notes_table(notes: tuple[Note, ...]) -> str:
     return markdown_table(frame)
 
 
-def _flips_lines(c: ComparisonView) -> list[str]:
+def _heading(level: int, text: str) -> str:
+    """A Markdown heading of ``level`` (``## text`` at 2); a task's sections sit one level below the task's own."""
+    return f"{'#' * level} {text}"
+
+
+def _flips_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     f = c.flips
-    lines = ["### Flipped pairs", ""]
+    lines = [_heading(3 + depth, "Flipped pairs"), ""]
     counts = pl.DataFrame({"flip": list(FLIPS.values()), "pairs": [f.counts[k] for k in FLIPS]})
     lines.append(markdown_table(counts))
     if f.by_slice.height:
@@ -75,8 +80,12 @@ def _flips_lines(c: ComparisonView) -> list[str]:
     return lines
 
 
-def render_markdown(view: View) -> str:
+def render_markdown(view: View | TasksView) -> str:
     """The report as Markdown: verdict, headline, funnel, rates, missing units, slices, notes, comparison, provenance.
+
+    A batch of several tasks (:class:`~evalframe.report.view.TasksView`) is
+    its title and batch line, then one ``## task `name``` section per task
+    holding that task's report, its headings one level down.
 
     Examples
     --------
@@ -85,34 +94,48 @@ def render_markdown(view: View) -> str:
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
     >>> render_markdown(ef.report.build_view(report)).splitlines()[0]
     '# evalframe audit: A'
+    >>> views = ef.report.build_task_views({"belief": report, "desire": report})
+    >>> [line for line in render_markdown(views).splitlines() if line.startswith(("# ", "## "))]
+    ['# evalframe audit: A', '## task `belief`', '## task `desire`']
     """
+    if isinstance(view, TasksView):
+        lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.batch), ""]
+        for task, one in view.tasks:
+            lines += [_heading(2, f"task {markdown_code(task)}"), "", *_markdown_lines(one, depth=1), ""]
+        return "\n".join(lines[:-1]) + "\n"
+    return "\n".join([f"# {markdown_text(view.title)}", "", *_markdown_lines(view)]) + "\n"
+
+
+def _markdown_lines(view: View, depth: int = 0) -> list[str]:
+    """The report's lines under its title: subtitle, sections with headings ``depth`` levels below ``##``."""
     c = view.comparison
-    lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.subtitle), ""]
+    h = 2 + depth
+    lines = [markdown_text(view.subtitle), ""]
     if c is not None:
-        lines += ["## Verdict", "", *_verdict_lines(c), ""]
+        lines += [_heading(h, "Verdict"), "", *_verdict_lines(c), ""]
     if view.gate is not None:
         lines += [*_gate_lines(view.gate), ""]
-    lines += ["## Headline", ""]
+    lines += [_heading(h, "Headline"), ""]
     lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
     if view.ranking is not None:
         lines += ["", f"**{markdown_text(view.ranking.text)}**"]
     lines += [
         "",
-        *_funnel_and_rates_lines(view),
-        *_mean_score_lines(view),
+        *_funnel_and_rates_lines(view, depth),
+        *_mean_score_lines(view, depth),
         "",
-        "## Missing units",
+        _heading(h, "Missing units"),
         "",
         _missing_table(view),
     ]
     if view.slices is not None:
-        lines += ["", *_slices_lines(view.slices)]
-    lines += ["", "## Notes and problems (not refusing)", ""]
+        lines += ["", *_slices_lines(view.slices, depth)]
+    lines += ["", _heading(h, "Notes and problems (not refusing)"), ""]
     lines.append(_notes_table(view.notes) if view.notes else "none")
     if c is not None:
-        lines += ["", *_comparison_lines(c)]
-    lines += ["", "## Provenance", "", *[f"- {markdown_text(k)}: {v}" for k, v in view.provenance_markdown]]
-    return "\n".join(lines) + "\n"
+        lines += ["", *_comparison_lines(c, depth)]
+    lines += ["", _heading(h, "Provenance"), "", *[f"- {markdown_text(k)}: {v}" for k, v in view.provenance_markdown]]
+    return lines
 
 
 def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
@@ -123,7 +146,7 @@ def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
     )
 
 
-def _funnel_and_rates_lines(view: View) -> list[str]:
+def _funnel_and_rates_lines(view: View, depth: int = 0) -> list[str]:
     """The funnel's counts, the rates, each rate's numerator / denominator, and the rates' intervals."""
     names = view.counts_shown
     counts = pl.DataFrame(
@@ -137,11 +160,11 @@ def _funnel_and_rates_lines(view: View) -> list[str]:
     parts = _rate_cells(view, lambda rate: rate.fraction)
     intervals = _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high))
     return [
-        "## Funnel (counts)",
+        _heading(2 + depth, "Funnel (counts)"),
         "",
         markdown_table(counts),
         "",
-        "## Rates (each named by its denominator)",
+        _heading(2 + depth, "Rates (each named by its denominator)"),
         "",
         markdown_table(rates),
         "",
@@ -156,11 +179,11 @@ def _funnel_and_rates_lines(view: View) -> list[str]:
         "on the effective sample size with t(cases − 1); none with fewer than two cases):",
         "",
         markdown_table(intervals),
-        *_case_level_lines(view),
+        *_case_level_lines(view, depth),
     ]
 
 
-def _case_level_lines(view: View) -> list[str]:
+def _case_level_lines(view: View, depth: int = 0) -> list[str]:
     """The case-level rate beside the trial-level one, each with its denominator (none when not shown)."""
     case_level = view.case_level
     if case_level is None:
@@ -181,7 +204,7 @@ def _case_level_lines(view: View) -> list[str]:
         )
     return [
         "",
-        f"### Case-level rate (trials of a case reduced by `{case_level.reducer}`)",
+        _heading(3 + depth, f"Case-level rate (trials of a case reduced by `{case_level.reducer}`)"),
         "",
         f"`{case_level.label}` = {case_level.formula}, over the cases all of whose planned trials were scored, "
         "beside the trial-level `pass_rate_scored` = passed / scored trials; cases are independent: "
@@ -207,10 +230,10 @@ def _missing_table(view: View) -> str:
     return markdown_table(missing)
 
 
-def _slices_lines(slices: Slices) -> list[str]:
+def _slices_lines(slices: Slices, depth: int = 0) -> list[str]:
     """Missingness by slice (the tests, Holm-adjusted) and the funnel by slice."""
     return [
-        "## Missingness by slice",
+        _heading(2 + depth, "Missingness by slice"),
         "",
         markdown_table(slices.tests),
         "",
@@ -219,19 +242,20 @@ def _slices_lines(slices: Slices) -> list[str]:
         "Holm-adjusted over every test of the audit (Holm 1979). detectable: the shift of one slice's mean share "
         "the test would detect with 80% power at alpha / tests (1.0 = the whole slice).",
         "",
-        "### Funnel by slice",
+        _heading(3 + depth, "Funnel by slice"),
         "",
         markdown_table(slices.funnel),
     ]
 
 
-def _comparison_lines(c: ComparisonView) -> list[str]:
+def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     """The comparison's table, the pairs dropped by slice, and the flipped pairs."""
-    lines = [f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}", ""]
+    title = f"Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}"
+    lines = [_heading(2 + depth, title), ""]
     lines.append(markdown_table(c.table.drop("reasons")))
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
-    return [*lines, "", *_flips_lines(c)]
+    return [*lines, "", *_flips_lines(c, depth)]
 
 
 def render_comparison_markdown(c: ComparisonView) -> str:
@@ -264,8 +288,12 @@ def comparison_markdown(comparison: Comparison) -> str:
     return render_comparison_markdown(comparison_view(comparison))
 
 
-def render_github(view: View) -> str:
+def render_github(view: View | TasksView) -> str:
     """A short Markdown summary for a CI job page (``$GITHUB_STEP_SUMMARY``): verdict, coverage, gate.
+
+    A batch of several tasks (:class:`~evalframe.report.view.TasksView`) is
+    its title and batch line, then one ``#### task `name``` section per task
+    holding that task's summary.
 
     Examples
     --------
@@ -274,8 +302,20 @@ def render_github(view: View) -> str:
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
     >>> print(render_github(ef.report.build_view(report, min_coverage=0.9)).splitlines()[2])
     **Gate failed**: scored_coverage below 0.9: A (0.5).
+    >>> print(render_github(ef.report.build_task_views({"belief": report, "desire": report})).splitlines()[2])
+    2 tasks × 1 candidate: rates are per task; no number pools tasks
     """
-    lines = [f"### {markdown_text(view.title)}", ""]
+    if isinstance(view, TasksView):
+        lines = [f"### {markdown_text(view.title)}", "", markdown_text(view.batch)]
+        for task, one in view.tasks:
+            lines += ["", _heading(4, f"task {markdown_code(task)}"), "", *_github_lines(one)]
+        return "\n".join(lines) + "\n"
+    return "\n".join([f"### {markdown_text(view.title)}", "", *_github_lines(view)]) + "\n"
+
+
+def _github_lines(view: View) -> list[str]:
+    """The job summary's lines under its title: gate, verdict, one row per candidate, ranking, flips, notes."""
+    lines: list[str] = []
     c = view.comparison
     if view.gate is not None:
         lines += [*_gate_lines(view.gate), ""]
@@ -313,7 +353,7 @@ def render_github(view: View) -> str:
         lines += ["", f"Flipped pairs: {markdown_text(flipped)}."]
     if view.notes:
         lines += ["", "Notes: " + ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes) + "."]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _case_cell(cand: Candidate) -> str:
@@ -337,7 +377,7 @@ def _mean_cell(cand: Candidate) -> str:
     return f"{fmt_value(u['mean_score'])} {interval(u.get('mean_score_ci_low'), u.get('mean_score_ci_high'))}"
 
 
-def _mean_score_lines(view: View) -> list[str]:
+def _mean_score_lines(view: View, depth: int = 0) -> list[str]:
     """Numeric scores: each candidate's mean over its scored units, its clustered SE and interval."""
     if not _numeric_grade(view):
         return []
@@ -365,7 +405,7 @@ def _mean_score_lines(view: View) -> list[str]:
     )
     return [
         "",
-        "## Mean score (numeric scores, over scored units)",
+        _heading(2 + depth, "Mean score (numeric scores, over scored units)"),
         "",
         f"Cases are the independent units.{hint}",
         "",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
-from evalframe.errors import ReportClosed
+from evalframe.errors import OptionError, ReportClosed
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
@@ -30,7 +30,7 @@ from evalframe.store import TableStore
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
-    from evalframe.report.view import View
+    from evalframe.report.view import TasksView, View
 
 
 @dataclass(frozen=True)
@@ -219,11 +219,42 @@ class AuditReport:
             .collect()
         )
 
-    def view(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> View:
-        """The one view of the report every renderer lays out (see :func:`evalframe.report.view.build_view`)."""
-        from evalframe.report.view import build_view
+    # STUB (s17-taskview): helper "tasks" implements by_task (tasks-contract.md item 4); drop this at merge.
+    def by_task(self) -> dict[str, AuditReport]:
+        """Task name -> that task's own single-task report (stub until the multi-task audit is merged)."""
+        raise NotImplementedError("AuditReport.by_task: provided by the multi-task audit (issue 40)")
+
+    def view(
+        self, comparison: Comparison | None = None, *, min_coverage: float | None = None
+    ) -> View | TasksView:
+        """The one view of the report every renderer lays out.
+
+        A report whose ``meta["tasks"]`` lists two or more tasks gives a
+        :class:`~evalframe.report.view.TasksView`: one view per task of
+        :meth:`by_task` (see :func:`~evalframe.report.view.build_task_views`),
+        never a number pooled over tasks; any other report gives its
+        :class:`~evalframe.report.view.View` (see :func:`~evalframe.report.view.build_view`).
+
+        Raises
+        ------
+        OptionError
+            ``comparison`` with a report of several tasks: a comparison is of one task's candidates
+            (compare and render that task's report, ``report.by_task()[task]``).
+        ReportClosed
+            When :meth:`close` removed the files the lazy tables read.
+        """
+        from evalframe.report.view import build_task_views, build_view, task_names
 
         self._check_open()
+        tasks = task_names(self)
+        if len(tasks) >= 2:
+            if comparison is not None:
+                raise OptionError(
+                    "comparison",
+                    f"the report holds {len(tasks)} tasks ({', '.join(tasks)}): a comparison is of one task's "
+                    "candidates; render that task's report (report.by_task()[task]) with it",
+                )
+            return build_task_views(self.by_task(), min_coverage=min_coverage)
         return build_view(self, comparison, min_coverage=min_coverage)
 
     def to_markdown(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:
@@ -249,7 +280,8 @@ class AuditReport:
         ``notes``, ``slices`` and ``missingness`` (only when slices were
         declared), ``comparison`` (only when given: the comparison row, its
         pairs dropped by slice and its flipped pairs) and ``gate`` (only with
-        ``min_coverage``).
+        ``min_coverage``). A report of several tasks gives ``tasks``: task
+        name -> that task's dictionary with those keys.
         """
         from evalframe.report.jsondoc import view_dict
 
@@ -283,7 +315,7 @@ class AuditReport:
         min_coverage: float | None = None,
         progress: Progress | None = None,
         guard: ExchangeGuard = nullcontext,
-        view: View | None = None,
+        view: View | TasksView | None = None,
     ) -> list[Path]:
         """Write every table as Parquet plus ``report.md``, ``report.json`` and ``report.html``, all or nothing.
 

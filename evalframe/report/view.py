@@ -322,14 +322,19 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
     return first.select([c for c in first.columns if first.get_column(c).null_count() < first.height]), total
 
 
+def _audit_title(candidates: list[str]) -> str:
+    """``evalframe audit: A, B``, or the number of candidates when their names are long."""
+    names = ", ".join(candidates)
+    return "evalframe audit: " + (names if len(names) <= 60 else f"{len(candidates)} candidates")
+
+
 def _title(report: AuditReport, comparison: ComparisonView | None) -> tuple[str, str]:
     m = report.meta
     candidates = [str(c) for c in (m.get("candidates") or report.summary.get_column(CANDIDATE).to_list())]
     if comparison is not None:
         title = f"evalframe comparison: {comparison.candidate} vs baseline {comparison.baseline}"
     else:
-        names = ", ".join(candidates)
-        title = "evalframe audit: " + (names if len(names) <= 60 else f"{len(candidates)} candidates")
+        title = _audit_title(candidates)
     sub = (
         f"{plan_size({**m, 'candidates': candidates})} · retry policy {m.get('retry')} · evalframe "
         f"{m.get('evalframe_version')}"
@@ -423,3 +428,111 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         provenance_markdown=tuple(provenance_md),
         data=data,
     )
+
+
+@dataclass(frozen=True)
+class TasksView:
+    """A batch of several tasks: one :class:`View` per task, in natural order of the task names.
+
+    Every number lives in a task's own view; nothing here pools tasks, and a ranking note only ever
+    sits inside one task (SPEC §2: everything is per (task, candidate)). The renderers lay each task
+    out as a section with the single-task layout, after :attr:`title` and :attr:`batch`.
+    """
+
+    #: (task name, that task's view), task names in natural order.
+    tasks: tuple[tuple[str, View], ...]
+    #: ``evalframe audit: A, B``: every candidate of the batch, in natural order.
+    title: str
+    #: The one line before the sections, e.g. ``3 tasks × 1 candidate: rates are per task; no number pools tasks``.
+    batch: str
+
+    @property
+    def gate(self) -> Gate | None:
+        """Every task's release gate as one: a candidate below the minimum is named ``task/candidate``.
+
+        None when no gate was declared.
+        """
+        gates = [(task, view.gate) for task, view in self.tasks if view.gate is not None]
+        if not gates:
+            return None
+        below = tuple((f"{task}/{name}", value) for task, gate in gates for name, value in gate.below)
+        verdicts = [gate.verdict for _, gate in gates if gate.verdict is not None]
+        verdict = next((v for v in verdicts if v != WINNER), verdicts[0] if verdicts else None)
+        return Gate(min_coverage=gates[0][1].min_coverage, below=below, verdict=verdict)
+
+
+def task_names(report: AuditReport) -> list[str]:
+    """The tasks a report's ``meta["tasks"]`` lists (as text); empty without that entry.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> task_names(SimpleNamespace(meta={"tasks": ["belief", "desire"]})), task_names(SimpleNamespace(meta={}))
+    (['belief', 'desire'], [])
+    """
+    return [str(t) for t in report.meta.get("tasks") or []]
+
+
+def batch_line(tasks: int, candidates: int) -> str:
+    """The line that heads a batch of several tasks: how many of each, and that no number pools tasks.
+
+    Examples
+    --------
+    >>> batch_line(3, 1)
+    '3 tasks × 1 candidate: rates are per task; no number pools tasks'
+    >>> batch_line(2, 4)
+    '2 tasks × 4 candidates: rates are per task; no number pools tasks'
+    """
+    return f"{tasks} tasks × {candidates} candidate{'' if candidates == 1 else 's'}: rates are per task; no number pools tasks"
+
+
+def build_task_views(
+    reports: Mapping[str, AuditReport],
+    *,
+    comparisons: Mapping[str, Comparison] | None = None,
+    min_coverage: float | None = None,
+) -> TasksView:
+    """Build one :class:`View` per task with :func:`build_view`, tasks in natural order of their names.
+
+    Parameters
+    ----------
+    reports
+        Task name -> that task's own single-task report (what
+        :meth:`~evalframe.report.model.AuditReport.by_task` returns).
+    comparisons
+        Task name -> a comparison of two of that task's candidates; a task
+        without one shows its audit only.
+    min_coverage
+        A declared release gate, checked in every task.
+
+    Returns
+    -------
+    TasksView
+
+    Raises
+    ------
+    ValueError
+        When ``comparisons`` names a task ``reports`` does not hold.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> def report(passed):
+    ...     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"]}), candidates=["A"])
+    ...     return ef.audit(plan, pl.DataFrame({"candidate": ["A"] * 2, "case_id": ["q1", "q2"], "passed": passed}))
+    >>> views = build_task_views({"task10": report([1, 1]), "task9": report([1, 0])})
+    >>> views.batch
+    '2 tasks × 1 candidate: rates are per task; no number pools tasks'
+    >>> [(task, view.candidates[0].rates["pass_rate_scored"].value) for task, view in views.tasks]
+    [('task9', 0.5), ('task10', 1.0)]
+    """
+    comparisons = comparisons or {}
+    unknown = sorted(set(comparisons) - set(reports))
+    if unknown:
+        raise ValueError(f"comparisons of tasks the batch does not hold: {', '.join(unknown)}")
+    tasks = tuple(
+        (task, build_view(reports[task], comparisons.get(task), min_coverage=min_coverage))
+        for task in natural_sorted(reports)
+    )
+    candidates = natural_sorted({c.name for _, view in tasks for c in view.candidates})
+    return TasksView(tasks=tasks, title=_audit_title(candidates), batch=batch_line(len(tasks), len(candidates)))
