@@ -15,6 +15,7 @@ same report are byte-identical.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 from evalframe.funnel import RATE_COLUMNS
@@ -25,7 +26,7 @@ from evalframe.report.descriptions import describe
 from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
 from evalframe.report.sentences import rated_units
-from evalframe.report.view import Gate, Note, View
+from evalframe.report.view import Gate, Note, TasksView, View
 
 #: Missing case ids named on a headline card (the missing-units section names up to 20).
 CARD_IDS_SHOWN: Final = 5
@@ -378,8 +379,20 @@ def _provenance(view: View) -> Html:
     return el("dl", *items, cls="prov")
 
 
-def _section(anchor: str, title: str, *body: Any) -> Html:
-    return el("section", el("h2", title), *body, id=anchor)
+def _section(anchor: str, title: str, *body: Any, heading: str = "h2") -> Html:
+    return el("section", el(heading, title), *body, id=anchor)
+
+
+def task_anchor(number: int, task: str) -> str:
+    """The HTML id of a task's section: its number in the batch (unique) and its name's letters and digits.
+
+    Examples
+    --------
+    >>> task_anchor(1, "negotiationtom_belief"), task_anchor(2, "<script>x</script>"), task_anchor(3, "über")
+    ('task-1-negotiationtom_belief', 'task-2-script-x-script', 'task-3')
+    """
+    slug = re.sub(r"[^0-9A-Za-z_]+", "-", task).strip("-")[:40].strip("-")
+    return f"task-{number}" + (f"-{slug}" if slug else "")
 
 
 def _headline(view: View) -> Html:
@@ -394,14 +407,18 @@ def _headline(view: View) -> Html:
     return join([_ranking(view), _cards(view), chart])
 
 
-def render_html(view: View) -> str:
+def render_html(view: View | TasksView) -> str:
     """The view as one self-contained HTML page.
 
     Sections: verdict (comparison), gate, headline (each pass rate with its
     denominator and coverage, chart), funnel (chart and table), rates with
     formulas, counts and intervals, missing and ungraded units, slices and
     the missingness test, comparison with its flipped pairs, notes,
-    provenance. Two calls with the same view return the same string.
+    provenance. Two calls with the same view return the same string. A
+    batch of several tasks (:class:`~evalframe.report.view.TasksView`) is
+    its title and batch line, an index of the tasks, then one section per
+    task (id :func:`task_anchor`) holding those sections, their ids led by
+    the task's.
 
     Examples
     --------
@@ -414,6 +431,25 @@ def render_html(view: View) -> str:
     >>> text.startswith("<!DOCTYPE html>"), "passed / scored = 2 / 2" in text, "http://" in text
     (True, True, False)
     """
+    if isinstance(view, TasksView):
+        anchors = [(task_anchor(n, task), task) for n, (task, _) in enumerate(view.tasks, 1)]
+        body: list[Any] = [
+            el("header", el("h1", view.title), el("p", view.batch, cls="sub")),
+            el("nav", "tasks: ", *[el("a", task, href=f"#{anchor}") for anchor, task in anchors], cls="tasks"),
+        ]
+        for (anchor, task), (_, one) in zip(anchors, view.tasks, strict=True):
+            parts = _page_parts(one, prefix=f"{anchor}-", heading="h3")
+            body.append(el("section", el("h2", f"task {task}"), el("p", one.subtitle, cls="sub"), *parts, id=anchor))
+        return page(view.title, *body)
+    header = el("header", el("h1", view.title), el("p", view.subtitle, cls="sub"))
+    return page(view.title, header, *_page_parts(view))
+
+
+def _page_parts(view: View, *, prefix: str = "", heading: str = "h2") -> list[Html]:
+    """The page's parts under its header: the index of sections, verdict, gate and the sections.
+
+    Each section's id is led by ``prefix`` and its heading is a ``heading`` element (a task's are one level down).
+    """
     c = view.comparison
     anchors = [
         *((("comparison", "comparison"),) if c is not None else ()),
@@ -425,43 +461,46 @@ def render_html(view: View) -> str:
         ("notes", "notes"),
         ("provenance", "provenance"),
     ]
-    body: list[Any] = [
-        el("header", el("h1", view.title), el("p", view.subtitle, cls="sub")),
-        el("nav", *[el("a", label, href=f"#{anchor}") for anchor, label in anchors]),
-    ]
+    body: list[Html] = [el("nav", *[el("a", label, href=f"#{prefix}{anchor}") for anchor, label in anchors])]
     if c is not None:
         body.append(_verdict(c))
     if view.gate is not None:
         body.append(_gate(view.gate))
+
+    def section(anchor: str, title: str, *parts: Any) -> Html:
+        return _section(f"{prefix}{anchor}", title, *parts, heading=heading)
+
     body += [
-        _section("headline", "Headline: each pass rate with its denominator", _headline(view)),
-        _section(
+        section("headline", "Headline: each pass rate with its denominator", _headline(view)),
+        section(
             "funnel",
             "Coverage funnel",
             el("figure", Html(funnel_chart(view.candidates)), cls="chart"),
             _funnel_table(view),
         ),
-        _section(
+        section(
             "rates",
             "Rates, each named by its denominator",
             _rates_table(view),
             el("h3", "Uncertainty of pass_rate_scored (repeated trials clustered by case)"),
             _uncertainty_table(view),
         ),
-        _section("missing", "Missing and ungraded units", _missing_section(view)),
-        _section("slices", "Slices and selective missingness", _slices_section(view)),
+        section("missing", "Missing and ungraded units", _missing_section(view)),
+        section("slices", "Slices and selective missingness", _slices_section(view)),
     ]
     if c is not None:
-        body.append(_section("comparison", "Paired comparison", _comparison_section(c)))
+        body.append(section("comparison", "Paired comparison", _comparison_section(c)))
     body += [
-        _section("notes", "Notes and problems (not refusing), by kind", _notes_section(view.notes)),
-        _section("provenance", "Provenance", _provenance(view)),
+        section("notes", "Notes and problems (not refusing), by kind", _notes_section(view.notes)),
+        section("provenance", "Provenance", _provenance(view)),
     ]
-    return page(view.title, *body)
+    return body
 
 
-def render_summary_html(view: View) -> str:
+def render_summary_html(view: View | TasksView) -> str:
     """What a notebook shows for a report: headline, chart, rates with denominators and the slice table.
+
+    A batch of several tasks shows its batch line, then these per task under the task's name.
 
     Examples
     --------
@@ -471,23 +510,27 @@ def render_summary_html(view: View) -> str:
     >>> "only 1 of 2 planned units scored" in render_summary_html(ef.report.build_view(ef.audit(plan, results)))
     True
     """
-    parts: list[Any] = [
-        Html(f"<style>{CSS}</style>"),
-        el(
-            "div",
-            el("h3", view.title),
-            el("p", view.subtitle, cls="sub"),
-            _verdict(view.comparison) if view.comparison is not None else "",
-            _headline(view),
-            _rates_table(view),
-            _slices_section(view, chart=False) if view.slices is not None else "",
-            el(
-                "p",
-                "Tables: report.summary, report.units, report.problems, report.slices; "
-                "report.write(folder) adds report.html with every chart.",
-                cls="muted",
-            ),
-            cls="ef",
-        ),
+    if isinstance(view, TasksView):
+        inner: list[Any] = [el("h3", view.title), el("p", view.batch, cls="sub")]
+        for task, one in view.tasks:
+            inner += [el("h3", f"task {task}"), *_summary_parts(one)]
+    else:
+        inner = [el("h3", view.title), *_summary_parts(view)]
+    note = el(
+        "p",
+        "Tables: report.summary, report.units, report.problems, report.slices; "
+        "report.write(folder) adds report.html with every chart.",
+        cls="muted",
+    )
+    return str(join([Html(f"<style>{CSS}</style>"), el("div", *inner, note, cls="ef")]))
+
+
+def _summary_parts(view: View) -> list[Any]:
+    """A notebook's parts of one view under its title: subtitle, verdict, headline, rates, slices."""
+    return [
+        el("p", view.subtitle, cls="sub"),
+        _verdict(view.comparison) if view.comparison is not None else "",
+        _headline(view),
+        _rates_table(view),
+        _slices_section(view, chart=False) if view.slices is not None else "",
     ]
-    return str(join(parts))

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
@@ -24,7 +25,7 @@ from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.sentences import Ranking
-from evalframe.report.view import Gate, Note, View
+from evalframe.report.view import Gate, Note, TasksView, View
 from evalframe.slices import detectable_words
 
 
@@ -280,9 +281,23 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         )
 
 
-def renderables(view: View) -> list[RenderableType]:
-    """The view's parts in reading order, for :meth:`rich.console.Console.print`."""
-    parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.subtitle), style="dim")]
+def renderables(view: View | TasksView) -> list[RenderableType]:
+    """The view's parts in reading order, for :meth:`rich.console.Console.print`.
+
+    A batch of several tasks is its title and batch line, then per task a rule naming the task and that
+    task's parts (its plan size, headline, candidates table, notes ...).
+    """
+    if isinstance(view, TasksView):
+        parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.batch), style="bold")]
+        for task, one in view.tasks:
+            parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one)]
+        return parts
+    return [Text(visible(view.title), style="bold"), *_parts(view)]
+
+
+def _parts(view: View) -> list[RenderableType]:
+    """The view's parts under its title: subtitle, verdict, gate, headline, tables, notes, provenance."""
+    parts: list[RenderableType] = [Text(visible(view.subtitle), style="dim")]
     if view.comparison is not None:
         parts += [Text(""), *_verdict(view.comparison)]
     if view.gate is not None:
@@ -305,7 +320,7 @@ def renderables(view: View) -> list[RenderableType]:
     return parts
 
 
-def print_view(view: View, console: Console) -> None:
+def print_view(view: View | TasksView, console: Console) -> None:
     """Print the view on ``console`` (its width decides how cells wrap).
 
     Examples
