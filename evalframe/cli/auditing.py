@@ -19,6 +19,7 @@ from evalframe.compare import Comparison, compare
 from evalframe.progress import Progress
 from evalframe.report import (
     AuditReport,
+    TasksView,
     View,
     check_output_folder,
     render_github,
@@ -29,8 +30,8 @@ from evalframe.report.terminal import print_view
 from evalframe.report.view import Gate
 
 
-def print_view_as(view: View, fmt: str) -> None:
-    """Print the view on stdout in the chosen ``--format`` (every format lays out one view)."""
+def print_view_as(view: View | TasksView, fmt: str) -> None:
+    """Print the view on stdout in the chosen ``--format`` (every format lays out one view, or one per task)."""
     if fmt == "json":
         click.echo(render_json(view))
     elif fmt == "markdown":
@@ -41,7 +42,7 @@ def print_view_as(view: View, fmt: str) -> None:
         print_view(view, stdout())
 
 
-def exit_on_failed_gate(view: View) -> None:
+def exit_on_failed_gate(view: View | TasksView) -> None:
     """On a failed release gate (``--min-coverage``, ``--require-winner``), say which check failed and exit 3."""
     if view.gate is None or view.gate.passed:
         return
@@ -53,7 +54,7 @@ def _write_report(
     report: AuditReport,
     out: Path,
     comparison: Comparison | None,
-    view: View,
+    view: View | TasksView,
     *,
     inputs: list[str],
     min_coverage: float | None,
@@ -188,9 +189,10 @@ def compare_command(
                 confidence=kwargs["confidence"],
                 alpha=kwargs["alpha"],
             )
+            view = report.view(comparison, min_coverage=min_coverage)  # several tasks: OptionError, per task
         except ValueError as exc:
             fail(str(exc))
-        view = report.view(comparison, min_coverage=min_coverage)
+        assert isinstance(view, View)  # a comparison's view is of one task
         if require_winner:  # a release gate like --min-coverage: every output says whether it passed
             gate = view.gate or Gate(min_coverage=None)
             view = replace(view, gate=replace(gate, verdict=comparison.verdict))

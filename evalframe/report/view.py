@@ -483,7 +483,8 @@ def batch_line(tasks: int, candidates: int) -> str:
     >>> batch_line(2, 4)
     '2 tasks × 4 candidates: rates are per task; no number pools tasks'
     """
-    return f"{tasks} tasks × {candidates} candidate{'' if candidates == 1 else 's'}: rates are per task; no number pools tasks"
+    plural = "" if candidates == 1 else "s"
+    return f"{tasks} tasks × {candidates} candidate{plural}: rates are per task; no number pools tasks"
 
 
 def build_task_views(
