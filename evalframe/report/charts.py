@@ -58,7 +58,7 @@ _RATE_X: Final = 620
 _RATE_W: Final = 340
 
 
-def headline_chart(candidates: Sequence[Candidate]) -> str:
+def headline_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     """Inline SVG: where each candidate's planned units went, and its pass rate against its full-plan range.
 
     Left, one stacked bar per candidate: the share of planned units that
@@ -67,7 +67,8 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     ``pass_rate_planned`` (worst case) to ``pass_rate_upper`` (best case).
     Up to :data:`LABELLED_CANDIDATES` candidates each point and band is
     labelled; every bar segment has its count as a tooltip. One row per
-    candidate: the chart grows in height with their number.
+    candidate: the chart grows in height with their number. ``prefix`` leads
+    the chart's one id (its hatch pattern), for a page with one chart per task.
 
     Examples
     --------
@@ -98,14 +99,16 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     for r, lines, height in zip(records, labels, heights, strict=True):
         middle = y + height / 2
         row = [svg.text(_LABEL_X, middle, lines, text_anchor="end")]
-        row += _share_bar(r, middle)
+        row += _share_bar(r, middle, f"{prefix}headline")
         row += _rate_marks(r, middle, labelled=labelled)
         parts.append(svg.tag("g", "".join(row), class_="candidate"))
         y += height
     shown = [o for o in COMPOSITION if any(r.outcomes.get(o, 0) for r in records)]
     share_items = [
         (
-            svg.swatch("url(#headline-hatch)", stroke=svg.AXIS) if o == "missing" else svg.swatch(svg.COLOURS[o]),
+            svg.swatch(f"url(#{prefix}headline-hatch)", stroke=svg.AXIS)
+            if o == "missing"
+            else svg.swatch(svg.COLOURS[o]),
             o.replace("_", " "),
         )
         for o in shown
@@ -122,7 +125,7 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     parts += [share_legend, rate_legend]
     return svg.chart(
         parts,
-        scope="headline",
+        scope=f"{prefix}headline",
         label="Share of planned units by outcome, and pass rate against its range",
         desc="One row per candidate. Left: a stacked bar of the share of its planned units in each outcome, "
         "hatched where units are missing. Right: pass_rate_scored with its Wilson interval, over the band from "
@@ -131,14 +134,14 @@ def headline_chart(candidates: Sequence[Candidate]) -> str:
     )
 
 
-def _share_bar(r: Candidate, middle: float) -> list[str]:
+def _share_bar(r: Candidate, middle: float, scope: str) -> list[str]:
     """One stacked bar: the share of the candidate's planned units in each outcome, counts inside wide segments."""
     parts = []
     left = 0.0
     for outcome, units, share in r.composition:
         x, width = _SHARE_X + left * _SHARE_W, share * _SHARE_W
         title = f"{r.name}: {outcome.replace('_', ' ')} {units} of {r.observed} {r.units} ({pct(share)})"
-        parts.append(svg.bar(x, middle - 10, width, 20, outcome, scope="headline", title=title))
+        parts.append(svg.bar(x, middle - 10, width, 20, outcome, scope=scope, title=title))
         if share >= 0.07:
             colour = svg.TEXT if outcome in _LIGHT else "white"
             parts.append(svg.text(x + width / 2, middle, str(units), size=11, text_anchor="middle", fill=colour))
@@ -240,7 +243,7 @@ _STEP: Final = 18
 _GAP: Final = 10
 
 
-def funnel_chart(candidates: Sequence[Candidate]) -> str:
+def funnel_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     """Inline SVG: the coverage funnel of each candidate, one small chart per candidate.
 
     Bars ``planned → attempted → completed → with_output → scored → passed``,
@@ -249,7 +252,7 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
     one), each labelled with its count and its share of planned. Bars share
     one scale (the largest plan); :data:`FUNNEL_COLUMNS` candidates side by
     side, the stage names once per row: the chart grows in height with the
-    number of candidates.
+    number of candidates. ``prefix`` leads the chart's one id, as in :func:`headline_chart`.
 
     Examples
     --------
@@ -286,11 +289,14 @@ def funnel_chart(candidates: Sequence[Candidate]) -> str:
         parts.append(svg.tag("g", "".join(stage_names), class_="stages"))
         for column, i in enumerate(row):
             x0 = _PANELS_X + column * panel
-            parts.append(_funnel_panel(records[i], titles[i], bars, offsets, x0=x0, top=top, width=panel, scale=scale))
+            panel_svg = _funnel_panel(
+                records[i], titles[i], bars, offsets, x0=x0, top=top, width=panel, scale=scale, scope=f"{prefix}funnel"
+            )
+            parts.append(panel_svg)
         y = top + bars_height + 16
     return svg.chart(
         parts,
-        scope="funnel",
+        scope=f"{prefix}funnel",
         label="Coverage funnel per candidate",
         desc="One small chart per candidate: bars for planned, attempted, completed, with output, scored and "
         "passed units, then the losses, each labelled with its count and its share of planned (of observations "
@@ -309,6 +315,7 @@ def _funnel_panel(
     top: float,
     width: float,
     scale: float,
+    scope: str,
 ) -> str:
     """One candidate's funnel: its name above, a bar per stage and loss with count and share, a dashed rule between."""
     name_y = top - 6 - (len(title) - 1) * (_LINE + 1) / 2 - _LINE / 2
@@ -336,7 +343,7 @@ def _funnel_panel(
         middle = top + offset + _STEP / 2
         if units:
             title_text = f"{r.name}: {stage.replace('_', ' ')} {units}{share}"
-            parts.append(svg.bar(x0 + 4, middle - 6.5, length, 13, stage, scope="funnel", title=title_text))
+            parts.append(svg.bar(x0 + 4, middle - 6.5, length, 13, stage, scope=scope, title=title_text))
         parts.append(svg.text(x0 + 8 + length, middle, f"{units}{share}", size=11))
     return svg.tag("g", "".join(parts), class_="candidate")
 
@@ -352,7 +359,7 @@ _LEGEND_X: Final = 640
 _SLOT: Final = 14
 
 
-def missing_rate_chart(view: Slices) -> str:
+def missing_rate_chart(view: Slices, *, prefix: str = "") -> str:
     """Inline SVG: missing rate by slice value, one panel per slice column, one bar per candidate.
 
     Bars are labelled missing / planned; the legend gives each candidate's
@@ -360,6 +367,7 @@ def missing_rate_chart(view: Slices) -> str:
     most :data:`SLICE_VALUES_CHARTED` values per column are drawn (those
     with the highest missing rate), in natural order. Each value has a bar
     per candidate: the chart grows in height with values and candidates.
+    ``prefix`` leads the chart's one id, as in :func:`headline_chart`.
 
     Examples
     --------
@@ -393,7 +401,7 @@ def missing_rate_chart(view: Slices) -> str:
         parts.append(panel)
     return svg.chart(
         parts,
-        scope="slices",
+        scope=f"{prefix}slices",
         label="Missing rate by slice value per candidate",
         desc="One panel per slice column: for each slice value a bar per candidate, its missing rate (missing / "
         "planned). The legend gives each candidate's test of independence, its p-value and whether missingness "

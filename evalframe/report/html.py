@@ -317,7 +317,7 @@ def _notes_section(notes: tuple[Note, ...]) -> Html:
     )
 
 
-def _slices_section(view: View, *, chart: bool = True) -> Html:
+def _slices_section(view: View, *, chart: bool = True, prefix: str = "") -> Html:
     s = view.slices
     if s is None:
         return el("p", "No slice column was declared (audit with slices=[...] or --slice COLUMN).")
@@ -342,7 +342,7 @@ def _slices_section(view: View, *, chart: bool = True) -> Html:
         ),
     ]
     if chart:
-        parts.append(el("figure", Html(missing_rate_chart(s)), cls="chart"))
+        parts.append(el("figure", Html(missing_rate_chart(s, prefix=prefix)), cls="chart"))
     shown = min(s.funnel.height, SLICE_ROWS_SHOWN)
     parts += [
         el("h3", f"Funnel by slice ({shown} of {s.funnel.height} rows)"),
@@ -395,7 +395,7 @@ def task_anchor(number: int, task: str) -> str:
     return f"task-{number}" + (f"-{slug}" if slug else "")
 
 
-def _headline(view: View) -> Html:
+def _headline(view: View, prefix: str = "") -> Html:
     units = rated_units(view.base)
     each = " (under retry every, each counted attempt)" if view.base == "observations" else ""
     caption = (
@@ -403,7 +403,7 @@ def _headline(view: View) -> Html:
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
         f"the orange band is where the pass rate over all {units} could lie."
     )
-    chart = el("figure", Html(headline_chart(view.candidates)), el("figcaption", caption), cls="chart")
+    chart = el("figure", Html(headline_chart(view.candidates, prefix=prefix)), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view), chart])
 
 
@@ -471,11 +471,11 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2") -> list[Ht
         return _section(f"{prefix}{anchor}", title, *parts, heading=heading)
 
     body += [
-        section("headline", "Headline: each pass rate with its denominator", _headline(view)),
+        section("headline", "Headline: each pass rate with its denominator", _headline(view, prefix)),
         section(
             "funnel",
             "Coverage funnel",
-            el("figure", Html(funnel_chart(view.candidates)), cls="chart"),
+            el("figure", Html(funnel_chart(view.candidates, prefix=prefix)), cls="chart"),
             _funnel_table(view),
         ),
         section(
@@ -486,7 +486,7 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2") -> list[Ht
             _uncertainty_table(view),
         ),
         section("missing", "Missing and ungraded units", _missing_section(view)),
-        section("slices", "Slices and selective missingness", _slices_section(view)),
+        section("slices", "Slices and selective missingness", _slices_section(view, prefix=prefix)),
     ]
     if c is not None:
         body.append(section("comparison", "Paired comparison", _comparison_section(c)))
@@ -512,8 +512,8 @@ def render_summary_html(view: View | TasksView) -> str:
     """
     if isinstance(view, TasksView):
         inner: list[Any] = [el("h3", view.title), el("p", view.batch, cls="sub")]
-        for task, one in view.tasks:
-            inner += [el("h3", f"task {task}"), *_summary_parts(one)]
+        for n, (task, one) in enumerate(view.tasks, 1):
+            inner += [el("h3", f"task {task}"), *_summary_parts(one, prefix=f"{task_anchor(n, task)}-")]
     else:
         inner = [el("h3", view.title), *_summary_parts(view)]
     note = el(
@@ -525,12 +525,15 @@ def render_summary_html(view: View | TasksView) -> str:
     return str(join([Html(f"<style>{CSS}</style>"), el("div", *inner, note, cls="ef")]))
 
 
-def _summary_parts(view: View) -> list[Any]:
-    """A notebook's parts of one view under its title: subtitle, verdict, headline, rates, slices."""
+def _summary_parts(view: View, prefix: str = "") -> list[Any]:
+    """A notebook's parts of one view under its title: subtitle, verdict, headline, rates, slices.
+
+    The chart's id is led by ``prefix`` (a task's, when the notebook shows several).
+    """
     return [
         el("p", view.subtitle, cls="sub"),
         _verdict(view.comparison) if view.comparison is not None else "",
-        _headline(view),
+        _headline(view, prefix),
         _rates_table(view),
         _slices_section(view, chart=False) if view.slices is not None else "",
     ]
