@@ -388,7 +388,7 @@ def task_anchor(number: int, task: str) -> str:
 
     Examples
     --------
-    >>> task_anchor(1, "negotiationtom_belief"), task_anchor(2, "<script>x</script>"), task_anchor(3, "über")
+    >>> task_anchor(1, "negotiationtom_belief"), task_anchor(2, "<script>x</script>"), task_anchor(3, "日本語")
     ('task-1-negotiationtom_belief', 'task-2-script-x-script', 'task-3')
     """
     slug = re.sub(r"[^0-9A-Za-z_]+", "-", task).strip("-")[:40].strip("-")
