@@ -321,7 +321,9 @@ class AuditReport:
 
         The folder is evalframe's own (see :func:`write_output`): new, empty
         or an earlier evalframe output, which this one replaces as a whole;
-        ``evalframe-manifest.json`` lists every file with its SHA-256.
+        ``evalframe-manifest.json`` lists every file with its SHA-256. A
+        report of several tasks writes its tables whole and its text reports
+        with one section per task (see :meth:`view`).
 
         Parameters
         ----------
