@@ -16,7 +16,7 @@ CASE_ID: Final = "case_id"
 TRIAL: Final = "trial"
 ATTEMPT: Final = "attempt"
 RUN_ID: Final = "run_id"
-#: The plan column naming the evaluation a case belongs to (SPEC §1 "task"): rates are per (task, candidate).
+#: The task a case belongs to (SPEC §1): part of a unit's identity; every number is per (task, candidate).
 TASK: Final = "task"
 
 #: The key of a planned unit.
