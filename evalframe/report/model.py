@@ -116,6 +116,11 @@ class AuditReport:
         """The stores of the lazy tables' files and of the problems beyond the first rows of each kind."""
         return [*([self.store] if self.store is not None else []), *(self.found.stores if self.found else ())]
 
+    # STUB (s17-taskview): helper "tasks" implements by_task (tasks-contract.md item 4); drop this at merge.
+    def by_task(self) -> dict[str, AuditReport]:
+        """Task name -> that task's own single-task report (stub until the multi-task audit is merged)."""
+        raise NotImplementedError("AuditReport.by_task: provided by the multi-task audit (issue 40)")
+
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` removed the files the lazy tables read (False when there are none)."""
@@ -218,11 +223,6 @@ class AuditReport:
             .sort(CANDIDATE, OUTCOME)
             .collect()
         )
-
-    # STUB (s17-taskview): helper "tasks" implements by_task (tasks-contract.md item 4); drop this at merge.
-    def by_task(self) -> dict[str, AuditReport]:
-        """Task name -> that task's own single-task report (stub until the multi-task audit is merged)."""
-        raise NotImplementedError("AuditReport.by_task: provided by the multi-task audit (issue 40)")
 
     def view(
         self, comparison: Comparison | None = None, *, min_coverage: float | None = None
