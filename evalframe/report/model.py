@@ -147,6 +147,10 @@ class AuditReport:
     ) -> None:
         self.close()
 
+    def by_task(self) -> dict[str, AuditReport]:
+        """STUB (branch s17-taskcmp, for its type checks only; helper "tasks" implements it, the lead drops this)."""
+        return {"": self}
+
     @property
     def problem_counts(self) -> pl.DataFrame:
         """Every problem counted, shown or not: ``kind`` (String), ``refusing`` (Boolean), ``count`` (Int64), sorted.
