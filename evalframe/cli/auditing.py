@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
+from evalframe.compare.pairs import task_report
 from evalframe.progress import Progress
 from evalframe.report import (
     AuditReport,
@@ -25,6 +28,7 @@ from evalframe.report import (
     render_json,
     render_markdown,
 )
+from evalframe.report.format import markdown_code, markdown_text
 from evalframe.report.terminal import print_view
 from evalframe.report.view import Gate
 
@@ -142,11 +146,82 @@ def audit_command(
     exit_on_failed_gate(view)
 
 
+def _compared_view(
+    report: AuditReport,
+    task: str | None,
+    *,
+    baseline: str,
+    challenger: str,
+    pairs: str,
+    min_coverage: float | None,
+    require_winner: bool,
+    options: dict[str, Any],
+) -> tuple[AuditReport, Comparison, View]:
+    """``task``'s report (the report itself for one task), its comparison and the view printed.
+
+    Raises what :func:`evalframe.compare.compare` raises.
+    """
+    comparison = compare(
+        report,
+        baseline=baseline,
+        candidate=challenger,
+        pairs=pairs,  # type: ignore[arg-type]
+        min_coverage=0.95 if min_coverage is None else min_coverage,
+        confidence=options["confidence"],
+        alpha=options["alpha"],
+        task=task,
+    )
+    shown = task_report(report, task)
+    view = shown.view(comparison, min_coverage=min_coverage)
+    if require_winner:  # a release gate like --min-coverage: every output says whether it passed
+        gate = view.gate or Gate(min_coverage=None)
+        view = replace(view, gate=replace(gate, verdict=comparison.verdict))
+    return shown, comparison, view
+
+
+def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str) -> None:
+    """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared."""
+    if fmt == "json":
+        doc = [
+            {"task": task, **(json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got})}
+            for task, got in sections
+        ]
+        click.echo(json.dumps({"tasks": doc}, indent=2))
+        return
+    for task, got in sections:
+        if fmt in ("markdown", "github"):
+            click.echo(f"## Task {markdown_code(task)}\n")
+            if isinstance(got, View):
+                print_view_as(got, fmt)
+            else:
+                click.echo(f"Not comparable: {markdown_text(got)}\n")
+        else:
+            stdout().rule(f"task {plain(task)}")
+            if isinstance(got, View):
+                print_view(got, stdout())
+            else:
+                stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
+
+
+def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_winner: bool) -> None:
+    """Exit 3 when a task's gate failed; under ``--require-winner`` a task not compared fails it too."""
+    failed = [
+        f"task {task}: {'; '.join(got.gate.checks())}"
+        for task, got in sections
+        if isinstance(got, View) and got.gate is not None and not got.gate.passed
+    ]
+    failed += [f"task {task}: not comparable" for task, got in sections if require_winner and isinstance(got, str)]
+    if failed:
+        stderr().print(f"[bold red]gate failed[/]: {plain(' | '.join(failed))}")
+        sys.exit(EXIT_GATE)
+
+
 @click.command(
     "compare",
     epilog="\b\nExamples:\n  evalframe compare --plan plan.csv --results results.csv --candidates A,B "
     "--baseline A --candidate B\n  evalframe compare --from lm-eval runs/ --baseline old --candidate new "
-    "--require-winner --format github\n\n" + EXIT_CODES_HELP,
+    "--require-winner --format github\n  evalframe compare --from lm-eval runs/ --baseline old --candidate new "
+    "--task belief --out out/\n\n" + EXIT_CODES_HELP,
 )
 @input_options
 @audit_options
@@ -159,6 +234,13 @@ def audit_command(
     show_default=True,
     help="complete_pairs: drop pairs without a grade on both sides; missing_as_fail: an ungraded side fails.",
 )
+@click.option(
+    "--task",
+    default=None,
+    metavar="NAME",
+    help="Compare on this task only (needed with --out when the inputs hold several; else each task is compared "
+    "on its own, in turn). Tasks are never pooled.",
+)
 @min_coverage_option
 @click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
 def compare_command(
@@ -167,6 +249,7 @@ def compare_command(
     baseline: str,
     challenger: str,
     pairs: str,
+    task: str | None,
     min_coverage: float | None,
     require_winner: bool,
     **kwargs: Any,
@@ -175,28 +258,48 @@ def compare_command(
 
     The verdict is candidate_better, baseline_better or no_supported_winner,
     with its reasons: coverage gate, worst/best-case bounds, interval of the
-    paired difference; the cases that flipped are listed by slice.
+    paired difference; the cases that flipped are listed by slice. When the
+    inputs hold several tasks each task is compared on its own, in turn (or
+    only --task NAME's); a task one side was not run on is "not comparable".
     """
+    compared = partial(
+        _compared_view,
+        baseline=baseline,
+        challenger=challenger,
+        pairs=pairs,
+        min_coverage=min_coverage,
+        require_winner=require_winner,
+        options=kwargs,
+    )
+    sections: list[tuple[str, View | str]] = []  # with several tasks: each task's view, or why it is not compared
+    view: View | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
-        try:
-            comparison = compare(
-                report,
-                baseline=baseline,
-                candidate=challenger,
-                pairs=pairs,  # type: ignore[arg-type]
-                min_coverage=0.95 if min_coverage is None else min_coverage,
-                confidence=kwargs["confidence"],
-                alpha=kwargs["alpha"],
-            )
-        except ValueError as exc:
-            fail(str(exc))
-        view = report.view(comparison, min_coverage=min_coverage)
-        if require_winner:  # a release gate like --min-coverage: every output says whether it passed
-            gate = view.gate or Gate(min_coverage=None)
-            view = replace(view, gate=replace(gate, verdict=comparison.verdict))
-        if out is not None:
-            # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
-            inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
-            _write_report(report, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
+        tasks = [str(t) for t in report.meta.get("tasks", [])]
+        for name in tasks if task is None and len(tasks) >= 2 else []:
+            if out is not None:
+                fail(
+                    f"--out holds one comparison and the inputs hold {len(tasks)} tasks ({', '.join(tasks)}): "
+                    "give --task NAME"
+                )
+            try:
+                sections.append((name, compared(report, name)[2]))
+            except ValueError as exc:
+                held = task_report(report, name).summary.get_column(CANDIDATE).to_list()
+                if baseline in held and challenger in held:
+                    fail(str(exc))
+                sections.append((name, str(exc)))  # a side never run on this task
+        if not sections:
+            try:
+                shown, comparison, view = compared(report, task)
+            except ValueError as exc:
+                fail(str(exc))
+            if out is not None:
+                # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
+                inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+                _write_report(shown, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
+    if view is None:
+        _print_task_sections(sections, fmt)
+        _exit_on_failed_task_gates(sections, require_winner)
+        return
     print_view_as(view, fmt)
     exit_on_failed_gate(view)
