@@ -114,3 +114,44 @@ def test_task_order_of_the_mapping_does_not_change_the_table() -> None:
     reports = three_tasks()
     backwards = dict(reversed(list(reports.items())))
     assert ef.aggregate(backwards, how="micro").equals(ef.aggregate(reports, how="micro"))
+
+
+def test_a_task_of_repeated_trials_adds_its_case_clustered_variance() -> None:
+    reports = three_tasks()
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["c1", "c2", "c3", "c4"]}), candidates=["A", "B"], trials=2)
+    grades = {"A": [1, 1, 1, 0, 0, 0, 1, 1], "B": [1, 0, 0, 0, 1, 1, 0, 0]}
+    rows = [(n, f"c{i // 2 + 1}", i % 2 + 1, g) for n, got in grades.items() for i, g in enumerate(got)]
+    reports["desire"] = ef.audit(
+        plan, pl.DataFrame(rows, schema=["candidate", "case_id", "trial", "passed"], orient="row")
+    )
+    a = ef.aggregate(reports).row(0, named=True)
+    # A on desire: 5 of 8; case residuals s − p·m = 0.75, −0.25, −1.25, 0.75; CR1 = 4/3 · 2.75 / 8² = 11/192.
+    assert a["task_rates"][1] == 0.625
+    assert a["task_se"][1] ** 2 == pytest.approx(11 / 192, rel=1e-12)
+    assert a["task_cases"] == [10, 4, 8]
+    variance = (0.016 + 11 / 192 + 0.029296875) / 9
+    assert a["se"] == pytest.approx(math.sqrt(variance), rel=1e-12)
+    assert a["estimate"] == pytest.approx((0.8 + 0.625 + 0.625) / 3, rel=1e-15)
+    micro = ef.aggregate(reports, how="micro").row(0, named=True)
+    assert micro["weights"] == pytest.approx([10 / 26, 8 / 26, 8 / 26], rel=1e-15)
+    assert micro["estimate"] == pytest.approx(18 / 26, rel=1e-15)
+
+
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_the_stratified_interval_covers_the_true_aggregate_about_95_percent_of_the_time(how: str) -> None:
+    # Seeded simulation of three one-trial tasks (rates 0.8, 0.75, 0.6 over 40, 30, 50 cases): each task's
+    # rate and binomial variance as its audit gives them; 2000 draws, so ±0.015 is three standard errors.
+    import numpy as np
+
+    from evalframe.compare.aggregate import _combined, _Stratum, _weights
+
+    rng = np.random.default_rng(20261206)
+    rates, cases = np.array([0.8, 0.75, 0.6]), np.array([40, 30, 50])
+    weights = np.full(3, 1 / 3) if how == "macro" else cases / cases.sum()
+    truth = float(weights @ rates)
+    covered = 0
+    for passed in rng.binomial(cases, rates, size=(2000, 3)):
+        strata = [_Stratum(k / n, k / n * (1 - k / n) / n, int(n), int(n)) for k, n in zip(passed, cases, strict=True)]
+        got = _combined(strata, _weights(strata, how), (0.0, 1.0), 0.95)  # type: ignore[arg-type]
+        covered += got["ci_low"] <= truth <= got["ci_high"]
+    assert 0.935 <= covered / 2000 <= 0.965
