@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+import polars as pl
+from rich.table import Table
 
 from evalframe.cli.exits import EXIT_GATE, fail, plain, stderr, stdout, write_or_exit
 from evalframe.cli.inputs import build_report, input_paths
@@ -18,7 +20,9 @@ from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
+from evalframe.compare.aggregate import aggregate
 from evalframe.compare.pairs import task_report
+from evalframe.errors import OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
     AuditReport,
@@ -28,7 +32,7 @@ from evalframe.report import (
     render_json,
     render_markdown,
 )
-from evalframe.report.format import markdown_code, markdown_text
+from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
 from evalframe.report.terminal import print_view
 from evalframe.report.view import Gate
 
@@ -105,6 +109,56 @@ def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
     )
 
 
+def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
+    """``--aggregate``: the declared aggregate across the report's tasks, of the rate its headline reads.
+
+    ``mean_score`` for numeric grades without a pass threshold, ``pass_rate_scored`` otherwise (see
+    :func:`evalframe.aggregate`); its refusals are usage errors against ``--aggregate``.
+    """
+    numeric = report.meta.get("grade") == "numeric" and report.meta.get("pass_threshold") is None
+    try:
+        return aggregate(
+            report.by_task(),
+            how=how,  # type: ignore[arg-type]
+            rate="mean_score" if numeric else "pass_rate_scored",
+            confidence=float(report.meta.get("confidence", 0.95)),
+        )
+    except OptionError as exc:
+        raise click.BadParameter(exc.reason, param_hint="--aggregate") from None
+
+
+def _print_aggregate(view: View, table: pl.DataFrame, fmt: str) -> None:
+    """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json."""
+    if fmt == "json":
+        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    print_view_as(view, fmt)
+    first = table.row(0, named=True) if table.height else None
+    title = "declared aggregate" + (f" ({first['how']} of {first['rate']} across tasks)" if first else "")
+    cells = [
+        (
+            str(r[CANDIDATE]),
+            f"{fmt_value(r['estimate'])} [{fmt_value(r['ci_low'])}, {fmt_value(r['ci_high'])}]",
+            fmt_value(r["se"]),
+            ", ".join(f"{t} {fmt_value(w)}" for t, w in zip(r["tasks"], r["weights"], strict=True)),
+            f"{r['passed']}/{r['scored']}",
+        )
+        for r in table.iter_rows(named=True)
+    ]
+    level = f"{float(first['confidence']):.0%} CI" if first else "CI"
+    head = ("candidate", f"estimate [{level}]", "se", "weights", "passed/scored")
+    if fmt in ("markdown", "github"):
+        click.echo(f"## {title}\n\n" + markdown_table(pl.DataFrame(cells, schema=list(head), orient="row")) + "\n")
+        return
+    grid = Table(title=title, title_justify="left")
+    for name in head:
+        grid.add_column(name)
+    for row in cells:
+        grid.add_row(*(plain(c) for c in row))
+    stdout().print(grid)
+
+
 @click.command(
     "audit",
     epilog="\b\nExamples:\n  evalframe audit --plan plan.csv --results results.csv --candidates A,B\n"
@@ -123,8 +177,21 @@ def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
     metavar="FORMAT DIR",
     help="Also publish the audit in FORMAT to DIR (evalframe's own folder, as --out): counts and clustered intervals.",
 )
+@click.option(
+    "--aggregate",
+    "how",
+    type=click.Choice(["macro", "micro"]),
+    default=None,
+    help="Also print a declared aggregate across tasks (two or more): macro, the mean of task rates (1/T each); "
+    "micro, weighted by scored units (tasks graded alike only). Weights and a stratified interval are stated.",
+)
 def audit_command(
-    out: Path | None, fmt: str, min_coverage: float | None, export: tuple[str, Path] | None, **kwargs: Any
+    out: Path | None,
+    fmt: str,
+    min_coverage: float | None,
+    export: tuple[str, Path] | None,
+    how: str | None,
+    **kwargs: Any,
 ) -> None:
     """Audit a results ledger against a frozen plan.
 
@@ -138,11 +205,15 @@ def audit_command(
         write_or_exit(lambda: check_output_folder(export[1], inputs=inputs), option="--export")
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         view = report.view(min_coverage=min_coverage)
+        declared = None if how is None else _aggregate(report, how)
         if export is not None:
             _export(report, export[1], inputs)
         if out is not None:
             _write_report(report, out, None, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
-    print_view_as(view, fmt)
+    if declared is None:
+        print_view_as(view, fmt)
+    else:
+        _print_aggregate(view, declared, fmt)
     exit_on_failed_gate(view)
 
 
