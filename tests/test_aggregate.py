@@ -10,6 +10,7 @@ import pytest
 from scipy.stats import t as student_t
 
 import evalframe as ef
+from evalframe.compare.aggregate import aggregate_difference
 from evalframe.errors import OptionError
 
 
@@ -155,3 +156,32 @@ def test_the_stratified_interval_covers_the_true_aggregate_about_95_percent_of_t
         got = _combined(strata, _weights(strata, how), (0.0, 1.0), 0.95)  # type: ignore[arg-type]
         covered += got["ci_low"] <= truth <= got["ci_high"]
     assert 0.935 <= covered / 2000 <= 0.965
+
+
+def test_the_paired_difference_across_tasks_combines_each_task_comparison_as_a_stratum() -> None:
+    out = aggregate_difference(three_tasks(), baseline="B", candidate="A")
+    row = out.row(0, named=True)
+    # Per case A − B: belief 0 ×8, 1 ×2 of 10; desire 0, 0, 1, 0; intention one 1 among 8.
+    assert row["task_differences"] == pytest.approx([0.2, 0.25, 0.125], rel=1e-15)
+    # CR1 with one pair per case: G/(G − 1) · Σ (d_i − d)² / N².
+    task_variance = [10 / 9 * 1.6 / 100, 4 / 3 * 0.75 / 16, 8 / 7 * 0.875 / 64]
+    assert [se**2 for se in row["task_se"]] == pytest.approx(task_variance, rel=1e-12)
+    assert row["difference"] == pytest.approx(0.575 / 3, rel=1e-15)
+    variance = math.fsum(task_variance) / 9
+    assert row["se"] == pytest.approx(math.sqrt(variance), rel=1e-12)
+    parts = [v / 9 for v in task_variance]
+    df = variance**2 / (parts[0] ** 2 / 9 + parts[1] ** 2 / 3 + parts[2] ** 2 / 7)
+    assert row["df"] == pytest.approx(df, rel=1e-12)
+    # On [−1, 1] mapped to [0, 1]: w = (d + 1)/2 with variance V/4, Wilson on n* = w(1 − w)/(V/4).
+    w = (0.575 / 3 + 1) / 2
+    low, high = wilson(w, w * (1 - w) / (variance / 4), float(student_t.ppf(0.975, math.floor(df))))
+    assert (row["ci_low"], row["ci_high"]) == (
+        pytest.approx(2 * low - 1, rel=1e-12),
+        pytest.approx(2 * high - 1, rel=1e-12),
+    )
+    assert (row["pairs_used"], row["task_cases"]) == (22, [10, 4, 8])
+
+
+def test_a_difference_across_tasks_needs_both_candidates_in_every_task() -> None:
+    with pytest.raises(ValueError, match="'C' is not a candidate of the report"):
+        aggregate_difference(three_tasks(), baseline="C", candidate="A")

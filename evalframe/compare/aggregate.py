@@ -10,6 +10,8 @@ sample size p(1 − p)/V with that t quantile, the form :func:`evalframe.stats.r
 
 ``macro`` weighs each task 1/T (the mean of task rates); ``micro`` weighs each by its share of the units
 in the rate's denominator (the pooled rate over units), and only pools tasks graded alike.
+:func:`aggregate_difference` does the same for two candidates' paired difference, task by task from
+:func:`evalframe.compare.compare`; the verdicts stay per task.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, PASSED, PLANNED, SCORED
+from evalframe.compare import compare
+from evalframe.compare.pairs import PairPolicy, Scale
 from evalframe.errors import OptionError
 from evalframe.funnel import outcome_in
 from evalframe.natural import natural_key
@@ -29,7 +33,7 @@ from evalframe.report.model import AuditReport
 from evalframe.stats import wilson_bounds
 from evalframe.stats.clustered import t_quantile
 
-__all__ = ["AGGREGATE_RATES", "Weighting", "aggregate"]
+__all__ = ["AGGREGATE_RATES", "Weighting", "aggregate", "aggregate_difference"]
 
 Weighting = Literal["macro", "micro"]
 #: The rates an aggregate takes: those whose case-clustered standard error the summary holds, by denominator.
@@ -81,6 +85,26 @@ def _strata(report: AuditReport, rate: str) -> dict[str, _Stratum]:
             cases=int(cases.get(row[CANDIDATE], 0)),
         )
     return out
+
+
+def _check_micro(reports: Mapping[str, AuditReport], tasks: list[str]) -> None:
+    """Refuse ``micro`` over tasks graded differently (OptionError ``how`` naming each task's grading)."""
+    gradings = {t: _grading(reports[t]) for t in tasks}
+    if any(g != gradings[tasks[0]] for g in gradings.values()):
+        named = "; ".join(f"{t}: {', '.join(f'{k}={v}' for k, v in g.items())}" for t, g in gradings.items())
+        raise OptionError("how", f"micro pools units only of tasks graded alike, and these differ: {named}")
+
+
+def _tasks(reports: Mapping[str, AuditReport], how: str) -> list[str]:
+    """The tasks in natural order, once ``how`` and their number are checked."""
+    if how not in ("macro", "micro"):
+        raise OptionError("how", f"how is 'macro' or 'micro', got {how!r}")
+    tasks = sorted(reports, key=natural_key)
+    if len(tasks) < 2:
+        raise OptionError("reports", f"an aggregate is across two or more tasks, got {len(tasks)}")
+    if how == "micro":
+        _check_micro(reports, tasks)
+    return tasks
 
 
 def _weights(strata: list[_Stratum], how: Weighting) -> list[float]:
@@ -185,22 +209,13 @@ def aggregate(
     >>> out.select("tasks", "weights", "estimate", "passed", "scored").row(0)
     (['belief', 'desire'], [0.6666666666666666, 0.3333333333333333], 0.6666666666666666, 4, 6)
     """
-    if how not in ("macro", "micro"):
-        raise OptionError("how", f"how is 'macro' or 'micro', got {how!r}")
     if rate not in AGGREGATE_RATES:
         raise OptionError("rate", f"rate is one of {', '.join(AGGREGATE_RATES)} (with a clustered error), got {rate!r}")
-    tasks = sorted(reports, key=natural_key)
-    if len(tasks) < 2:
-        raise OptionError("reports", f"an aggregate is across two or more tasks, got {len(tasks)}")
+    tasks = _tasks(reports, how)
     scales = {t: _scale(reports[t], rate) for t in tasks}
     if len(set(scales.values())) > 1:
         ranges = "; ".join(f"{t} {list(s)}" for t, s in scales.items())
         raise OptionError("rate", f"{rate} is not averaged across different score ranges: {ranges}")
-    if how == "micro":
-        gradings = {t: _grading(reports[t]) for t in tasks}
-        if any(g != gradings[tasks[0]] for g in gradings.values()):
-            named = "; ".join(f"{t}: {', '.join(f'{k}={v}' for k, v in g.items())}" for t, g in gradings.items())
-            raise OptionError("how", f"micro pools units only of tasks graded alike, and these differ: {named}")
     strata = {t: _strata(reports[t], rate) for t in tasks}
     counts = {t: {r[CANDIDATE]: r for r in reports[t].summary.iter_rows(named=True)} for t in tasks}
     common = set.intersection(*(set(s) for s in strata.values()))
@@ -226,6 +241,108 @@ def aggregate(
     return pl.DataFrame(rows, schema=_SCHEMA)
 
 
+def aggregate_difference(
+    reports: Mapping[str, AuditReport],
+    *,
+    baseline: str,
+    candidate: str,
+    how: Weighting = "macro",
+    pairs: PairPolicy = "complete_pairs",
+    confidence: float = 0.95,
+) -> pl.DataFrame:
+    """A declared aggregate across tasks of the paired difference candidate − baseline; no verdict.
+
+    Each task is compared on its own (:func:`evalframe.compare.compare`, which keeps the verdicts); the
+    tasks' paired differences are then combined as strata, as :func:`aggregate` combines rates.
+
+    Parameters
+    ----------
+    reports
+        Task name → that task's own audit report (``AuditReport.by_task()``), two or more, each holding both
+        candidates.
+    baseline, candidate
+        Candidate names.
+    how
+        ``macro`` (each task 1/T) or ``micro`` (each task its share of the pairs used; tasks graded alike).
+    pairs
+        The pair policy of every task's comparison.
+    confidence
+        Two-sided coverage of the interval.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row: ``baseline``, ``candidate``, ``how``, ``pair_policy`` (String); ``tasks`` (List[String],
+        natural order) with, in that order, ``weights``, ``task_differences``, ``task_se`` (List[Float64])
+        and ``task_cases`` (List[UInt32], cases used); ``difference`` = Σ w_t d_t, ``se`` = √(Σ w_t² se_t²)
+        with se_t the task's case-clustered standard error, ``df``, ``ci_low``, ``ci_high``,
+        ``confidence`` (Float64; the interval as in :func:`aggregate`, on [−w, w] for a score range of width
+        w) and ``pairs_used`` (UInt32).
+
+    Raises
+    ------
+    OptionError
+        As :func:`aggregate` (``how``, ``reports``), and ``option`` ``"reports"`` when the tasks' score ranges
+        differ.
+    ValueError
+        When a candidate is not in every task (a task one side was not run on is not comparable).
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> def task(a, b):
+    ...     cases = pl.DataFrame({"case_id": [f"c{i}" for i in range(len(a))]})
+    ...     plan = ef.Plan.from_frame(cases, candidates=["A", "B"])
+    ...     ids = plan.cases.get_column("case_id").to_list()
+    ...     return ef.audit(plan, pl.DataFrame({"candidate": ["A"] * len(a) + ["B"] * len(b), "case_id": ids * 2,
+    ...                                         "passed": a + b}))
+    >>> out = aggregate_difference({"belief": task([1, 1, 1, 0], [1, 0, 1, 0]), "desire": task([1, 0], [1, 0])},
+    ...                            baseline="B", candidate="A")
+    >>> out.select("tasks", "task_differences", "difference").row(0)
+    (['belief', 'desire'], [0.25, 0.0], 0.125)
+    """
+    tasks = _tasks(reports, how)
+    scales = {Scale.of(reports[t].meta) for t in tasks}
+    widths = {s.high - s.low for s in scales}
+    if len(widths) > 1:
+        raise OptionError("reports", "the tasks' score ranges differ: their differences are on different scales")
+    width = widths.pop()
+    tables = {
+        t: compare(reports[t], baseline=baseline, candidate=candidate, pairs=pairs, confidence=confidence).table
+        for t in tasks
+    }
+    strata = []
+    for t in tasks:
+        row = tables[t].row(0, named=True)
+        se = row["se_clustered"]
+        strata.append(
+            _Stratum(
+                rate=row["quality_difference"],
+                variance=None if se is None else float(se) ** 2,
+                units=int(row["pairs_used"]),
+                cases=int(row["cases_used"]),
+            )
+        )
+    weights = _weights(strata, how)
+    combined = _combined(strata, weights, (-width, width), confidence)
+    row = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "how": how,
+        "pair_policy": pairs,
+        "tasks": tasks,
+        "weights": weights,
+        "task_differences": [s.rate for s in strata],
+        "task_se": [None if s.variance is None else math.sqrt(s.variance) for s in strata],
+        "task_cases": [s.cases for s in strata],
+        "difference": combined["estimate"],
+        **{k: combined[k] for k in ("se", "df", "ci_low", "ci_high")},
+        "confidence": confidence,
+        "pairs_used": sum(s.units for s in strata),
+    }
+    return pl.DataFrame([row], schema=_DIFFERENCE_SCHEMA)
+
+
 _SCHEMA: Final = pl.Schema(
     {
         CANDIDATE: pl.String(),
@@ -245,5 +362,26 @@ _SCHEMA: Final = pl.Schema(
         PLANNED: pl.UInt32(),
         SCORED: pl.UInt32(),
         PASSED: pl.UInt32(),
+    }
+)
+
+_DIFFERENCE_SCHEMA: Final = pl.Schema(
+    {
+        "baseline": pl.String(),
+        "candidate": pl.String(),
+        "how": pl.String(),
+        "pair_policy": pl.String(),
+        "tasks": pl.List(pl.String()),
+        "weights": pl.List(pl.Float64()),
+        "task_differences": pl.List(pl.Float64()),
+        "task_se": pl.List(pl.Float64()),
+        "task_cases": pl.List(pl.UInt32()),
+        "difference": pl.Float64(),
+        "se": pl.Float64(),
+        "df": pl.Float64(),
+        "ci_low": pl.Float64(),
+        "ci_high": pl.Float64(),
+        "confidence": pl.Float64(),
+        "pairs_used": pl.UInt32(),
     }
 )
