@@ -20,7 +20,7 @@ from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
-from evalframe.compare.aggregate import aggregate
+from evalframe.compare.aggregate import aggregate, aggregate_difference
 from evalframe.compare.pairs import task_report
 from evalframe.errors import OptionError
 from evalframe.progress import Progress
@@ -127,27 +127,27 @@ def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
         raise click.BadParameter(exc.reason, param_hint="--aggregate") from None
 
 
-def _print_aggregate(view: View, table: pl.DataFrame, fmt: str) -> None:
-    """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json."""
-    if fmt == "json":
-        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
-        click.echo(json.dumps(doc, indent=2, default=str))
-        return
-    print_view_as(view, fmt)
+def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> None:
+    """A declared aggregate as a table after the report (markdown, github, or the terminal's).
+
+    ``value`` names the aggregated column (``estimate``, ``difference``), ``counts`` the count shown.
+    """
     first = table.row(0, named=True) if table.height else None
-    title = "declared aggregate" + (f" ({first['how']} of {first['rate']} across tasks)" if first else "")
+    title = "declared aggregate"
+    if first is not None:
+        title += f" ({first['how']} of {first.get('rate', 'the paired difference')} across tasks)"
     cells = [
         (
-            str(r[CANDIDATE]),
-            f"{fmt_value(r['estimate'])} [{fmt_value(r['ci_low'])}, {fmt_value(r['ci_high'])}]",
+            " − ".join(str(r[k]) for k in (CANDIDATE, "baseline") if k in r),
+            f"{fmt_value(r[value])} [{fmt_value(r['ci_low'])}, {fmt_value(r['ci_high'])}]",
             fmt_value(r["se"]),
             ", ".join(f"{t} {fmt_value(w)}" for t, w in zip(r["tasks"], r["weights"], strict=True)),
-            f"{r['passed']}/{r['scored']}",
+            counts.format(**r),
         )
         for r in table.iter_rows(named=True)
     ]
     level = f"{float(first['confidence']):.0%} CI" if first else "CI"
-    head = ("candidate", f"estimate [{level}]", "se", "weights", "passed/scored")
+    head = ("candidate", f"{value} [{level}]", "se", "weights", counts.replace("{", "").replace("}", ""))
     if fmt in ("markdown", "github"):
         click.echo(f"## {title}\n\n" + markdown_table(pl.DataFrame(cells, schema=list(head), orient="row")) + "\n")
         return
@@ -157,6 +157,16 @@ def _print_aggregate(view: View, table: pl.DataFrame, fmt: str) -> None:
     for row in cells:
         grid.add_row(*(plain(c) for c in row))
     stdout().print(grid)
+
+
+def _print_aggregate(view: View, table: pl.DataFrame, fmt: str) -> None:
+    """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json."""
+    if fmt == "json":
+        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    print_view_as(view, fmt)
+    _print_declared(table, "estimate", "{passed}/{scored}", fmt)
 
 
 @click.command(
@@ -250,14 +260,19 @@ def _compared_view(
     return shown, comparison, view
 
 
-def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str) -> None:
-    """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared."""
+def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, declared: pl.DataFrame | None) -> None:
+    """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared.
+
+    Then the declared aggregate of the paired difference (``--aggregate``), when asked: in json, the key
+    ``aggregate`` beside ``tasks``.
+    """
     if fmt == "json":
         doc = [
             {"task": task, **(json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got})}
             for task, got in sections
         ]
-        click.echo(json.dumps({"tasks": doc}, indent=2))
+        extra = {} if declared is None else {"aggregate": declared.to_dicts()}
+        click.echo(json.dumps({"tasks": doc, **extra}, indent=2, default=str))
         return
     for task, got in sections:
         if fmt in ("markdown", "github"):
@@ -272,6 +287,8 @@ def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str) -> No
                 print_view(got, stdout())
             else:
                 stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
+    if declared is not None:
+        _print_declared(declared, "difference", "{pairs_used} pairs", fmt)
 
 
 def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_winner: bool) -> None:
@@ -314,6 +331,14 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
 )
 @min_coverage_option
 @click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
+@click.option(
+    "--aggregate",
+    "how",
+    type=click.Choice(["macro", "micro"]),
+    default=None,
+    help="With several tasks, also print the declared aggregate of the paired difference across them (macro: 1/T "
+    "each; micro: by pairs used, tasks graded alike), with weights and a stratified interval; no verdict.",
+)
 def compare_command(
     out: Path | None,
     fmt: str,
@@ -323,6 +348,7 @@ def compare_command(
     task: str | None,
     min_coverage: float | None,
     require_winner: bool,
+    how: str | None,
     **kwargs: Any,
 ) -> None:
     """Compare a candidate against a baseline on paired units, with a verdict.
@@ -344,6 +370,7 @@ def compare_command(
     )
     sections: list[tuple[str, View | str]] = []  # with several tasks: each task's view, or why it is not compared
     view: View | None = None
+    declared: pl.DataFrame | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         tasks = [str(t) for t in report.meta.get("tasks", [])]
         for name in tasks if task is None and len(tasks) >= 2 else []:
@@ -359,7 +386,24 @@ def compare_command(
                 if baseline in held and challenger in held:
                     fail(str(exc))
                 sections.append((name, str(exc)))  # a side never run on this task
+        if sections and how is not None:
+            try:
+                declared = aggregate_difference(
+                    report.by_task(),
+                    baseline=baseline,
+                    candidate=challenger,
+                    how=how,  # type: ignore[arg-type]
+                    pairs=pairs,  # type: ignore[arg-type]
+                    confidence=kwargs["confidence"],
+                )
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint="--aggregate") from None
         if not sections:
+            if how is not None:
+                raise click.BadParameter(
+                    "an aggregate is across two or more tasks; these inputs hold one, or --task names one",
+                    param_hint="--aggregate",
+                )
             try:
                 shown, comparison, view = compared(report, task)
             except ValueError as exc:
@@ -369,7 +413,7 @@ def compare_command(
                 inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
                 _write_report(shown, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     if view is None:
-        _print_task_sections(sections, fmt)
+        _print_task_sections(sections, fmt, declared)
         _exit_on_failed_task_gates(sections, require_winner)
         return
     print_view_as(view, fmt)

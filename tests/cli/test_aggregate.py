@@ -13,6 +13,7 @@ import pytest
 
 import evalframe as ef
 from evalframe.cli import auditing
+from evalframe.compare.aggregate import aggregate_difference
 from tests.cli.support import ORBIT_ARGS, run
 from tests.test_aggregate import three_tasks
 
@@ -49,3 +50,25 @@ def test_one_task_has_no_aggregate() -> None:
     code, _, err = run([*ORBIT_ARGS, "--aggregate", "macro"])
     assert code == 2
     assert "an aggregate is across two or more tasks, got 1" in " ".join(err.split())
+
+
+def test_compare_prints_each_task_then_the_declared_difference(tasks: dict[str, ef.AuditReport]) -> None:
+    args = ["compare", *ORBIT_ARGS[1:], "--baseline", "B", "--candidate", "A", "--aggregate", "macro"]
+    code, out, _ = run([*args, "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert [t["task"] for t in doc["tasks"]] == ["belief", "desire", "intention"]
+    expected = aggregate_difference(tasks, baseline="B", candidate="A")
+    assert doc["aggregate"] == json.loads(json.dumps(expected.to_dicts()))
+    code, out, _ = run([*args, "--format", "markdown"])
+    assert code == 0
+    section = out[out.index("## declared aggregate (macro of the paired difference across tasks)") :]
+    assert "| A − B | 0.192 \\[" in section  # (0.2 + 0.25 + 0.125)/3
+    assert section.rstrip().endswith("| belief 0.333, desire 0.333, intention 0.333 | 22 pairs |")
+
+
+def test_compare_aggregate_refuses_a_side_missing_from_a_task(tasks: dict[str, ef.AuditReport]) -> None:
+    args = ["compare", *ORBIT_ARGS[1:], "--baseline", "C", "--candidate", "A", "--aggregate", "macro"]
+    code, _, err = run(args)
+    assert code == 2
+    assert "baseline 'C' is not a candidate of the report" in " ".join(err.split())
