@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -185,3 +186,15 @@ def test_the_paired_difference_across_tasks_combines_each_task_comparison_as_a_s
 def test_a_difference_across_tasks_needs_both_candidates_in_every_task() -> None:
     with pytest.raises(ValueError, match="'C' is not a candidate of the report"):
         aggregate_difference(three_tasks(), baseline="C", candidate="A")
+
+
+def test_a_report_of_several_tasks_is_read_through_by_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    parts = three_tasks()
+    combined = replace(parts["belief"], meta={**parts["belief"].meta, "tasks": sorted(parts)})
+    monkeypatch.setattr(ef.AuditReport, "by_task", lambda self: parts if self is combined else {"": self})
+    assert ef.aggregate(combined, how="micro").equals(ef.aggregate(parts, how="micro"))
+    assert aggregate_difference(combined, baseline="B", candidate="A").equals(
+        aggregate_difference(parts, baseline="B", candidate="A")
+    )
+    with pytest.raises(OptionError, match="got 1$"):
+        ef.aggregate(parts["belief"])  # one task, however many candidates

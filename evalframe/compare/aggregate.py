@@ -95,6 +95,11 @@ def _check_micro(reports: Mapping[str, AuditReport], tasks: list[str]) -> None:
         raise OptionError("how", f"micro pools units only of tasks graded alike, and these differ: {named}")
 
 
+def _by_task(reports: Mapping[str, AuditReport] | AuditReport) -> Mapping[str, AuditReport]:
+    """Task name → its report: the mapping given, or a report's own :meth:`~AuditReport.by_task`."""
+    return reports.by_task() if isinstance(reports, AuditReport) else reports
+
+
 def _tasks(reports: Mapping[str, AuditReport], how: str) -> list[str]:
     """The tasks in natural order, once ``how`` and their number are checked."""
     if how not in ("macro", "micro"):
@@ -146,7 +151,7 @@ def _combined(
 
 
 def aggregate(
-    reports: Mapping[str, AuditReport],
+    reports: Mapping[str, AuditReport] | AuditReport,
     *,
     how: Weighting = "macro",
     rate: str = "pass_rate_scored",
@@ -157,7 +162,8 @@ def aggregate(
     Parameters
     ----------
     reports
-        Task name → that task's own audit report (what ``AuditReport.by_task()`` returns), two or more.
+        Task name → that task's own audit report (what ``AuditReport.by_task()`` returns), two or more; or
+        a report of several tasks, read through its ``by_task()``.
     how
         ``macro``: the mean of the task rates, each task weighing 1/T. ``micro``: each task weighing its
         share of the rate's denominator units (``scored``), which is the rate pooled over units; only for
@@ -211,6 +217,7 @@ def aggregate(
     """
     if rate not in AGGREGATE_RATES:
         raise OptionError("rate", f"rate is one of {', '.join(AGGREGATE_RATES)} (with a clustered error), got {rate!r}")
+    reports = _by_task(reports)
     tasks = _tasks(reports, how)
     scales = {t: _scale(reports[t], rate) for t in tasks}
     if len(set(scales.values())) > 1:
@@ -242,7 +249,7 @@ def aggregate(
 
 
 def aggregate_difference(
-    reports: Mapping[str, AuditReport],
+    reports: Mapping[str, AuditReport] | AuditReport,
     *,
     baseline: str,
     candidate: str,
@@ -259,7 +266,7 @@ def aggregate_difference(
     ----------
     reports
         Task name → that task's own audit report (``AuditReport.by_task()``), two or more, each holding both
-        candidates.
+        candidates; or a report of several tasks, read through its ``by_task()``.
     baseline, candidate
         Candidate names.
     how
@@ -301,6 +308,7 @@ def aggregate_difference(
     >>> out.select("tasks", "task_differences", "difference").row(0)
     (['belief', 'desire'], [0.25, 0.0], 0.125)
     """
+    reports = _by_task(reports)
     tasks = _tasks(reports, how)
     scales = {Scale.of(reports[t].meta) for t in tasks}
     widths = {s.high - s.low for s in scales}
