@@ -198,3 +198,18 @@ def test_a_report_of_several_tasks_is_read_through_by_task(monkeypatch: pytest.M
     )
     with pytest.raises(OptionError, match="got 1$"):
         ef.aggregate(parts["belief"])  # one task, however many candidates
+
+
+def test_micro_refuses_tasks_whose_exports_name_different_metrics() -> None:
+    # lm-eval's negotiationtom: belief and desire graded by acc, intention by exact_match.
+    reports = {
+        name: replace(r, meta={**r.meta, "exports": [{"file": f"{name}.jsonl", "metric": metric}]})
+        for (name, r), metric in zip(sorted(three_tasks().items()), ["acc", "acc", "exact_match"], strict=True)
+    }
+    with pytest.raises(OptionError) as caught:
+        ef.aggregate(reports, how="micro")
+    assert caught.value.reason.endswith(
+        "intention: grade=binary, pass_threshold=None, score_range=[0.0, 1.0], metrics=['exact_match']"
+    )
+    del reports["intention"]
+    assert ef.aggregate(reports, how="micro").get_column("weights").to_list()[0] == [10 / 14, 4 / 14]

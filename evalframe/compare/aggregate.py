@@ -62,7 +62,17 @@ def _scale(report: AuditReport, rate: str) -> tuple[float, float]:
 
 
 def _grading(report: AuditReport) -> dict[str, Any]:
-    return {key: report.meta[key] for key in _GRADING if key in report.meta}
+    """How a task is graded, as its meta records it.
+
+    The :data:`_GRADING` keys, and the metrics (or scorers) its export files name (``exports``, the
+    provenance of an audit ``--from`` a format), when any do.
+    """
+    found = {key: report.meta[key] for key in _GRADING if key in report.meta}
+    exports = report.meta.get("exports", [])
+    named = {e.get("metric", e.get("scorer")) for e in exports if isinstance(e, Mapping)} - {None}
+    if named:
+        found["metrics"] = sorted(str(m) for m in named)
+    return found
 
 
 def _strata(report: AuditReport, rate: str) -> dict[str, _Stratum]:
@@ -190,7 +200,7 @@ def aggregate(
     ------
     OptionError
         ``option`` ``"how"``: not ``macro``/``micro``, or ``micro`` over tasks graded differently (grade
-        kind, pass threshold, score range, or score/metric when the meta records one), the reason naming
+        kind, pass threshold, score range, or the metrics its export files name), the reason naming
         each task's grading; ``"rate"``: a rate without a clustered standard error, or ``mean_score``
         over different score ranges; ``"reports"``: fewer than two tasks. A ``ValueError`` too.
 
