@@ -10,6 +10,7 @@ imported from them (``from evalframe.audit import with_ledger_problems``), and
 from evalframe.attempts import select_attempts
 from evalframe.audit import audit
 from evalframe.compare import Comparison, compare
+from evalframe.compare.aggregate import aggregate
 from evalframe.errors import (
     AuditRefused,
     EvalframeError,
@@ -43,6 +44,7 @@ __all__ = [
     "PlanError",
     "ReportClosed",
     "achieved_power",
+    "aggregate",
     "audit",
     "cases_needed",
     "compare",

@@ -51,6 +51,7 @@ def test_public_api_is_explicit() -> None:
         "PlanError",
         "ReportClosed",
         "achieved_power",
+        "aggregate",
         "audit",
         "cases_needed",
         "compare",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
+import polars as pl
+from rich.table import Table
 
 from evalframe.cli.exits import EXIT_GATE, fail, plain, stderr, stdout, write_or_exit
 from evalframe.cli.inputs import build_report, input_paths
@@ -16,6 +20,9 @@ from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
+from evalframe.compare.aggregate import aggregate, aggregate_difference
+from evalframe.compare.pairs import task_report
+from evalframe.errors import OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
     AuditReport,
@@ -26,6 +33,7 @@ from evalframe.report import (
     render_json,
     render_markdown,
 )
+from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
 from evalframe.report.terminal import print_view
 from evalframe.report.view import Gate
 
@@ -102,6 +110,66 @@ def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
     )
 
 
+def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
+    """``--aggregate``: the declared aggregate across the report's tasks, of the rate its headline reads.
+
+    ``mean_score`` for numeric grades without a pass threshold, ``pass_rate_scored`` otherwise (see
+    :func:`evalframe.aggregate`); its refusals are usage errors against ``--aggregate``.
+    """
+    numeric = report.meta.get("grade") == "numeric" and report.meta.get("pass_threshold") is None
+    try:
+        return aggregate(
+            report.by_task(),
+            how=how,  # type: ignore[arg-type]
+            rate="mean_score" if numeric else "pass_rate_scored",
+            confidence=float(report.meta.get("confidence", 0.95)),
+        )
+    except OptionError as exc:
+        raise click.BadParameter(exc.reason, param_hint="--aggregate") from None
+
+
+def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> None:
+    """A declared aggregate as a table after the report (markdown, github, or the terminal's).
+
+    ``value`` names the aggregated column (``estimate``, ``difference``), ``counts`` the count shown.
+    """
+    first = table.row(0, named=True) if table.height else None
+    title = "declared aggregate"
+    if first is not None:
+        title += f" ({first['how']} of {first.get('rate', 'the paired difference')} across tasks)"
+    cells = [
+        (
+            " − ".join(str(r[k]) for k in (CANDIDATE, "baseline") if k in r),
+            f"{fmt_value(r[value])} [{fmt_value(r['ci_low'])}, {fmt_value(r['ci_high'])}]",
+            fmt_value(r["se"]),
+            ", ".join(f"{t} {fmt_value(w)}" for t, w in zip(r["tasks"], r["weights"], strict=True)),
+            counts.format(**r),
+        )
+        for r in table.iter_rows(named=True)
+    ]
+    level = f"{float(first['confidence']):.0%} CI" if first else "CI"
+    head = ("candidate", f"{value} [{level}]", "se", "weights", counts.replace("{", "").replace("}", ""))
+    if fmt in ("markdown", "github"):
+        click.echo(f"## {title}\n\n" + markdown_table(pl.DataFrame(cells, schema=list(head), orient="row")) + "\n")
+        return
+    grid = Table(title=title, title_justify="left")
+    for name in head:
+        grid.add_column(name)
+    for row in cells:
+        grid.add_row(*(plain(c) for c in row))
+    stdout().print(grid)
+
+
+def _print_aggregate(view: View, table: pl.DataFrame, fmt: str) -> None:
+    """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json."""
+    if fmt == "json":
+        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    print_view_as(view, fmt)
+    _print_declared(table, "estimate", "{passed}/{scored}", fmt)
+
+
 @click.command(
     "audit",
     epilog="\b\nExamples:\n  evalframe audit --plan plan.csv --results results.csv --candidates A,B\n"
@@ -120,8 +188,21 @@ def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
     metavar="FORMAT DIR",
     help="Also publish the audit in FORMAT to DIR (evalframe's own folder, as --out): counts and clustered intervals.",
 )
+@click.option(
+    "--aggregate",
+    "how",
+    type=click.Choice(["macro", "micro"]),
+    default=None,
+    help="Also print a declared aggregate across tasks (two or more): macro, the mean of task rates (1/T each); "
+    "micro, weighted by scored units (tasks graded alike only). Weights and a stratified interval are stated.",
+)
 def audit_command(
-    out: Path | None, fmt: str, min_coverage: float | None, export: tuple[str, Path] | None, **kwargs: Any
+    out: Path | None,
+    fmt: str,
+    min_coverage: float | None,
+    export: tuple[str, Path] | None,
+    how: str | None,
+    **kwargs: Any,
 ) -> None:
     """Audit a results ledger against a frozen plan.
 
@@ -135,19 +216,102 @@ def audit_command(
         write_or_exit(lambda: check_output_folder(export[1], inputs=inputs), option="--export")
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         view = report.view(min_coverage=min_coverage)
+        declared = None if how is None else _aggregate(report, how)
         if export is not None:
             _export(report, export[1], inputs)
         if out is not None:
             _write_report(report, out, None, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
-    print_view_as(view, fmt)
+    if declared is None:
+        print_view_as(view, fmt)
+    else:
+        _print_aggregate(view, declared, fmt)
     exit_on_failed_gate(view)
+
+
+def _compared_view(
+    report: AuditReport,
+    task: str | None,
+    *,
+    baseline: str,
+    challenger: str,
+    pairs: str,
+    min_coverage: float | None,
+    require_winner: bool,
+    options: dict[str, Any],
+) -> tuple[AuditReport, Comparison, View]:
+    """``task``'s report (the report itself for one task), its comparison and the view printed.
+
+    Raises what :func:`evalframe.compare.compare` raises.
+    """
+    comparison = compare(
+        report,
+        baseline=baseline,
+        candidate=challenger,
+        pairs=pairs,  # type: ignore[arg-type]
+        min_coverage=0.95 if min_coverage is None else min_coverage,
+        confidence=options["confidence"],
+        alpha=options["alpha"],
+        task=task,
+    )
+    shown = task_report(report, task)
+    view = shown.view(comparison, min_coverage=min_coverage)
+    assert isinstance(view, View)  # a comparison's view is of one task
+    if require_winner:  # a release gate like --min-coverage: every output says whether it passed
+        gate = view.gate or Gate(min_coverage=None)
+        view = replace(view, gate=replace(gate, verdict=comparison.verdict))
+    return shown, comparison, view
+
+
+def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, declared: pl.DataFrame | None) -> None:
+    """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared.
+
+    Then the declared aggregate of the paired difference (``--aggregate``), when asked: in json, the key
+    ``aggregate`` beside ``tasks``.
+    """
+    if fmt == "json":
+        doc = [
+            {"task": task, **(json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got})}
+            for task, got in sections
+        ]
+        extra = {} if declared is None else {"aggregate": declared.to_dicts()}
+        click.echo(json.dumps({"tasks": doc, **extra}, indent=2, default=str))
+        return
+    for task, got in sections:
+        if fmt in ("markdown", "github"):
+            click.echo(f"## Task {markdown_code(task)}\n")
+            if isinstance(got, View):
+                print_view_as(got, fmt)
+            else:
+                click.echo(f"Not comparable: {markdown_text(got)}\n")
+        else:
+            stdout().rule(f"task {plain(task)}")
+            if isinstance(got, View):
+                print_view(got, stdout())
+            else:
+                stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
+    if declared is not None:
+        _print_declared(declared, "difference", "{pairs_used} pairs", fmt)
+
+
+def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_winner: bool) -> None:
+    """Exit 3 when a task's gate failed; under ``--require-winner`` a task not compared fails it too."""
+    failed = [
+        f"task {task}: {'; '.join(got.gate.checks())}"
+        for task, got in sections
+        if isinstance(got, View) and got.gate is not None and not got.gate.passed
+    ]
+    failed += [f"task {task}: not comparable" for task, got in sections if require_winner and isinstance(got, str)]
+    if failed:
+        stderr().print(f"[bold red]gate failed[/]: {plain(' | '.join(failed))}")
+        sys.exit(EXIT_GATE)
 
 
 @click.command(
     "compare",
     epilog="\b\nExamples:\n  evalframe compare --plan plan.csv --results results.csv --candidates A,B "
     "--baseline A --candidate B\n  evalframe compare --from lm-eval runs/ --baseline old --candidate new "
-    "--require-winner --format github\n\n" + EXIT_CODES_HELP,
+    "--require-winner --format github\n  evalframe compare --from lm-eval runs/ --baseline old --candidate new "
+    "--task belief --out out/\n\n" + EXIT_CODES_HELP,
 )
 @input_options
 @audit_options
@@ -160,45 +324,99 @@ def audit_command(
     show_default=True,
     help="complete_pairs: drop pairs without a grade on both sides; missing_as_fail: an ungraded side fails.",
 )
+@click.option(
+    "--task",
+    default=None,
+    metavar="NAME",
+    help="Compare on this task only (needed with --out when the inputs hold several; else each task is compared "
+    "on its own, in turn). Tasks are never pooled.",
+)
 @min_coverage_option
 @click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
+@click.option(
+    "--aggregate",
+    "how",
+    type=click.Choice(["macro", "micro"]),
+    default=None,
+    help="With several tasks, also print the declared aggregate of the paired difference across them (macro: 1/T "
+    "each; micro: by pairs used, tasks graded alike), with weights and a stratified interval; no verdict.",
+)
 def compare_command(
     out: Path | None,
     fmt: str,
     baseline: str,
     challenger: str,
     pairs: str,
+    task: str | None,
     min_coverage: float | None,
     require_winner: bool,
+    how: str | None,
     **kwargs: Any,
 ) -> None:
     """Compare a candidate against a baseline on paired units, with a verdict.
 
     The verdict is candidate_better, baseline_better or no_supported_winner,
     with its reasons: coverage gate, worst/best-case bounds, interval of the
-    paired difference; the cases that flipped are listed by slice.
+    paired difference; the cases that flipped are listed by slice. When the
+    inputs hold several tasks each task is compared on its own, in turn (or
+    only --task NAME's); a task one side was not run on is "not comparable".
     """
+    compared = partial(
+        _compared_view,
+        baseline=baseline,
+        challenger=challenger,
+        pairs=pairs,
+        min_coverage=min_coverage,
+        require_winner=require_winner,
+        options=kwargs,
+    )
+    sections: list[tuple[str, View | str]] = []  # with several tasks: each task's view, or why it is not compared
+    view: View | None = None
+    declared: pl.DataFrame | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
-        try:
-            comparison = compare(
-                report,
-                baseline=baseline,
-                candidate=challenger,
-                pairs=pairs,  # type: ignore[arg-type]
-                min_coverage=0.95 if min_coverage is None else min_coverage,
-                confidence=kwargs["confidence"],
-                alpha=kwargs["alpha"],
-            )
-            view = report.view(comparison, min_coverage=min_coverage)  # several tasks: OptionError, per task
-        except ValueError as exc:
-            fail(str(exc))
-        assert isinstance(view, View)  # a comparison's view is of one task
-        if require_winner:  # a release gate like --min-coverage: every output says whether it passed
-            gate = view.gate or Gate(min_coverage=None)
-            view = replace(view, gate=replace(gate, verdict=comparison.verdict))
-        if out is not None:
-            # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
-            inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
-            _write_report(report, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
+        tasks = [str(t) for t in report.meta.get("tasks", [])]
+        for name in tasks if task is None and len(tasks) >= 2 else []:
+            if out is not None:
+                fail(
+                    f"--out holds one comparison and the inputs hold {len(tasks)} tasks ({', '.join(tasks)}): "
+                    "give --task NAME"
+                )
+            try:
+                sections.append((name, compared(report, name)[2]))
+            except ValueError as exc:
+                held = task_report(report, name).summary.get_column(CANDIDATE).to_list()
+                if baseline in held and challenger in held:
+                    fail(str(exc))
+                sections.append((name, str(exc)))  # a side never run on this task
+        if sections and how is not None:
+            try:
+                declared = aggregate_difference(
+                    report.by_task(),
+                    baseline=baseline,
+                    candidate=challenger,
+                    how=how,  # type: ignore[arg-type]
+                    pairs=pairs,  # type: ignore[arg-type]
+                    confidence=kwargs["confidence"],
+                )
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint="--aggregate") from None
+        if not sections:
+            if how is not None:
+                raise click.BadParameter(
+                    "an aggregate is across two or more tasks; these inputs hold one, or --task names one",
+                    param_hint="--aggregate",
+                )
+            try:
+                shown, comparison, view = compared(report, task)
+            except ValueError as exc:
+                fail(str(exc))
+            if out is not None:
+                # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
+                inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
+                _write_report(shown, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
+    if view is None:
+        _print_task_sections(sections, fmt, declared)
+        _exit_on_failed_task_gates(sections, require_winner)
+        return
     print_view_as(view, fmt)
     exit_on_failed_gate(view)

@@ -37,12 +37,14 @@ from evalframe.compare.pairs import (
     missingness_p_value,
     pair_counts,
     paired_units,
+    task_report,
     unpaired_count,
 )
 from evalframe.compare.reasons import (
     bounds_reason,
     coverage_reasons,
     interval_reason,
+    not_comparable_reason,
     policy_reason,
     power_reason,
     tipping_point,
@@ -107,6 +109,7 @@ def compare(
     min_coverage: float = 0.95,
     confidence: float = 0.95,
     alpha: float = 0.05,
+    task: str | None = None,
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` on paired units.
 
@@ -130,6 +133,13 @@ def compare(
     alpha
         Significance level of the exact McNemar tests (paired gradedness;
         discordant pairs with one trial per case).
+    task
+        The task whose units are compared, required when the report holds
+        several (``meta["tasks"]``): candidates are compared within one task,
+        on its cases, as lm-eval and Inspect report per task; tasks are never
+        pooled. The comparison is then that of ``report.by_task()[task]``,
+        its table starting with a ``task`` column (String). For a report of
+        one task it may be omitted (or name that task).
 
     Returns
     -------
@@ -137,6 +147,10 @@ def compare(
 
     Raises
     ------
+    evalframe.errors.OptionError
+        ``option`` ``"task"``: the report holds several tasks and ``task`` is
+        not given or not one of them (the reason lists them), or a one-task
+        report is asked for another task.
     evalframe.errors.OptionError
         When the report has several observations per unit (audited with
         ``retry="every"`` and a unit retried): ``option`` is ``"retry"``, and
@@ -166,7 +180,10 @@ def compare(
        other side), the difference is still on the winner's side.
 
     Worst/best-case bounds (Manski 1990) are reported as a reason, not a
-    route to a winner.
+    route to a winner. Two candidates that share no planned case (units-table
+    plans, or a task one of them was never run on) are not comparable: the
+    verdict is ``no_supported_winner`` with that one reason, and no bounds or
+    power sentence ranks them.
 
     Examples
     --------
@@ -181,7 +198,9 @@ def compare(
     >>> c.reasons[0]
     'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
     """
-    check_names(report, baseline, candidate)
+    several = len(report.meta.get("tasks", [])) >= 2
+    report = task_report(report, task)
+    check_names(report, baseline, candidate, task)
     scale = Scale.of(report.meta)
     joined = paired_units(report, baseline, candidate, scale, pairs)
     in_use = joined.filter(pl.col("used"))
@@ -214,10 +233,13 @@ def compare(
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     detectable = None if found is None else found.difference
-    if verdict == "no_supported_winner":
+    if joined.height == 0:  # nothing pairs them: no bounds or power sentence may read as a ranking
+        reasons = [not_comparable_reason(baseline, candidate, task)]
+    elif verdict == "no_supported_winner":
         cases = 0 if declared.test is None else declared.test.n_clusters
         reasons.append(power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
     row = {
+        **({"task": task} if several else {}),
         "baseline": baseline,
         "candidate": candidate,
         "pair_policy": pairs,

@@ -42,16 +42,36 @@ class Scale:
         return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])))
 
 
-def check_names(report: AuditReport, baseline: str, candidate: str) -> None:
-    """Raise ValueError unless both names are candidates of the report, and different."""
+def check_names(report: AuditReport, baseline: str, candidate: str, task: str | None = None) -> None:
+    """Raise ValueError unless both names are candidates of the report (of ``task``'s, when named), and different."""
     names = set(report.summary.get_column(CANDIDATE).to_list())
+    where = "the report" if task is None else f"task {task}"
     for role, name in (("baseline", baseline), ("candidate", candidate)):
         if name not in names:
-            msg = f"{role} {name!r} is not a candidate of the report (candidates: {', '.join(sorted(names))})"
+            msg = f"{role} {name!r} is not a candidate of {where} (candidates: {', '.join(sorted(names))})"
             raise ValueError(msg)
     if baseline == candidate:
         msg = "baseline and candidate must differ"
         raise ValueError(msg)
+
+
+def task_report(report: AuditReport, task: str | None) -> AuditReport:
+    """The one task's report a comparison reads: ``task``'s own when the report holds several tasks.
+
+    A report of one task (no ``tasks`` in its meta, or one) is its own task's; naming it is allowed, naming
+    another is refused. With several tasks ``task`` is required: candidates are only compared within a task.
+    """
+    tasks = [str(t) for t in report.meta.get("tasks", [])]
+    if len(tasks) < 2:
+        if task is None or task in tasks:
+            return report
+        held = f"one task, {tasks[0]}" if tasks else "one unnamed task"
+        raise OptionError("task", f"task {task!r} is not a task of the report (it holds {held})")
+    if task is None or task not in tasks:
+        given = "compare needs task=" if task is None else f"task {task!r} is not one of them"
+        msg = f"the report holds {len(tasks)} tasks ({', '.join(tasks)}): candidates are compared within one; {given}"
+        raise OptionError("task", msg)
+    return report.by_task()[task]
 
 
 def _side(report: AuditReport, name: str, slices: Sequence[str]) -> pl.DataFrame:

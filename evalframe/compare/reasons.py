@@ -3,7 +3,8 @@
 Coverage of each side and paired missingness (check 1, :func:`coverage_reasons`), the units planned
 for one side only (:func:`unpaired_reason`), the declared policy's paired interval and exact McNemar test
 (check 2, :func:`interval_reason`), the other pair policy's disagreement (check 3, :func:`policy_reason`),
-the tipping point (check 4, :func:`tipping_point`), the worst/best-case bounds (a reason, not a route to a
+the tipping point (check 4, :func:`tipping_point`), two sides sharing no planned case
+(:func:`not_comparable_reason`, the only reason then), the worst/best-case bounds (a reason, not a route to a
 winner, :func:`bounds_reason`), and for ``no_supported_winner`` the difference the batch could have
 detected (SPEC §6a, :func:`power_reason`). Used by :func:`evalframe.compare.compare`.
 """
@@ -45,6 +46,15 @@ def unpaired_reason(unpaired: Mapping[str, int]) -> str:
     return (
         f"pairs: {only}: not compared (the other side was never planned on them); coverage and "
         "bounds are each side's over its own plan"
+    )
+
+
+def not_comparable_reason(baseline: str, candidate: str, task: str | None) -> str:
+    """Why two candidates that share no planned unit get no verdict: nothing pairs them, so nothing ranks them."""
+    where = "" if task is None else f" in task {task}"
+    return (
+        f"not comparable: {candidate} and {baseline} share no planned case{where}; "
+        "no pair, hence no difference and no ranking"
     )
 
 

@@ -112,11 +112,6 @@ class AuditReport:
     found: Problems | None = field(default=None, repr=False, compare=False)
     store: TableStore | None = field(default=None, repr=False, compare=False)
 
-    # STUB (s17-taskview): helper "tasks" implements by_task (tasks-contract.md item 4); drop this at merge.
-    def by_task(self) -> dict[str, AuditReport]:
-        """Task name -> that task's own single-task report (stub until the multi-task audit is merged)."""
-        raise NotImplementedError("AuditReport.by_task: provided by the multi-task audit (issue 40)")
-
     def _stores(self) -> list[TableStore]:
         """The stores of the lazy tables' files and of the problems beyond the first rows of each kind."""
         return [*([self.store] if self.store is not None else []), *(self.found.stores if self.found else ())]

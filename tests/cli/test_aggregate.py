@@ -1,0 +1,74 @@
+"""``evalframe audit --aggregate macro|micro``: the declared aggregate across tasks, after the audit (issue 40).
+
+The multi-task report is built from single-task audits (the task contract): ``meta["tasks"]`` names them
+and ``by_task()`` returns them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+import evalframe as ef
+from evalframe.cli import auditing
+from evalframe.compare.aggregate import aggregate_difference
+from tests.cli.support import ORBIT_ARGS, run
+from tests.test_aggregate import three_tasks
+
+
+@pytest.fixture
+def tasks(monkeypatch: pytest.MonkeyPatch) -> dict[str, ef.AuditReport]:
+    parts = three_tasks()
+    combined = replace(parts["belief"], meta={**parts["belief"].meta, "tasks": ["belief", "desire", "intention"]})
+    monkeypatch.setattr(ef.AuditReport, "by_task", lambda self: parts if self is combined else {"": self})
+    monkeypatch.setattr(auditing, "build_report", lambda **_: combined)
+    return parts
+
+
+def test_json_holds_the_report_and_the_declared_aggregate(tasks: dict[str, ef.AuditReport]) -> None:
+    code, out, _ = run([*ORBIT_ARGS, "--aggregate", "macro", "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert set(doc) == {"report", "aggregate"}
+    assert doc["aggregate"] == json.loads(json.dumps(ef.aggregate(tasks).to_dicts()))
+    assert [r["candidate"] for r in doc["aggregate"]] == ["A", "B"]
+    assert doc["aggregate"][0]["weights"] == [1 / 3, 1 / 3, 1 / 3]
+
+
+def test_markdown_states_the_weights_beside_each_estimate(tasks: dict[str, ef.AuditReport]) -> None:
+    code, out, _ = run([*ORBIT_ARGS, "--aggregate", "micro", "--format", "markdown"])
+    assert code == 0
+    section = out[out.index("## declared aggregate (micro of pass_rate_scored across tasks)") :]
+    # B: 12 passed of 22 scored; weights by scored units 10, 4 and 8 of 22.
+    assert "| B | 0.545 \\[" in section  # Markdown escapes the bracket
+    assert "| belief 0.455, desire 0.182, intention 0.364 | 12/22 |" in section
+
+
+def test_one_task_has_no_aggregate() -> None:
+    code, _, err = run([*ORBIT_ARGS, "--aggregate", "macro"])
+    assert code == 2
+    assert "an aggregate is across two or more tasks, got 1" in " ".join(err.split())
+
+
+def test_compare_prints_each_task_then_the_declared_difference(tasks: dict[str, ef.AuditReport]) -> None:
+    args = ["compare", *ORBIT_ARGS[1:], "--baseline", "B", "--candidate", "A", "--aggregate", "macro"]
+    code, out, _ = run([*args, "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert [t["task"] for t in doc["tasks"]] == ["belief", "desire", "intention"]
+    expected = aggregate_difference(tasks, baseline="B", candidate="A")
+    assert doc["aggregate"] == json.loads(json.dumps(expected.to_dicts()))
+    code, out, _ = run([*args, "--format", "markdown"])
+    assert code == 0
+    section = out[out.index("## declared aggregate (macro of the paired difference across tasks)") :]
+    assert "| A − B | 0.192 \\[" in section  # (0.2 + 0.25 + 0.125)/3
+    assert section.rstrip().endswith("| belief 0.333, desire 0.333, intention 0.333 | 22 pairs |")
+
+
+def test_compare_aggregate_refuses_a_side_missing_from_a_task(tasks: dict[str, ef.AuditReport]) -> None:
+    args = ["compare", *ORBIT_ARGS[1:], "--baseline", "C", "--candidate", "A", "--aggregate", "macro"]
+    code, _, err = run(args)
+    assert code == 2
+    assert "baseline 'C' is not a candidate of the report" in " ".join(err.split())
