@@ -16,6 +16,8 @@ CASE_ID: Final = "case_id"
 TRIAL: Final = "trial"
 ATTEMPT: Final = "attempt"
 RUN_ID: Final = "run_id"
+#: The task a case belongs to (SPEC §1): part of a unit's identity; every number is per (task, candidate).
+TASK: Final = "task"
 
 #: The key of a planned unit.
 UNIT_KEY: Final = (CANDIDATE, CASE_ID, TRIAL)
