@@ -124,7 +124,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "header_rows_disagree": "(flag) an export's header totals disagree with its rows (rows are the evidence)",
     "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",
-    "pooled_metrics": "(flag) the files of one import were graded by different metrics: each rate pools them",
+    "pooled_metrics": (
+        "(flag) the files of one task (and candidate) of an import were graded by different metrics: its rate "
+        "pools them"
+    ),
     "run_status": "(flag) the export says its run did not finish successfully",
     "settings_differ": (
         "(flag) runs of one task and model recorded different settings (or one did not record a setting): "
@@ -245,6 +248,7 @@ COUNT: Final = "count"
 #: Columns and dtypes of :attr:`Problems.counts`.
 COUNTS_SCHEMA: Final = pl.Schema({KIND: pl.String, REFUSING: pl.Boolean, COUNT: pl.Int64})
 
+
 def _own_text(frame: pl.DataFrame) -> pl.DataFrame:
     """The frame with text columns that hold their own bytes (see :func:`concat_problems`)."""
     return frame.with_columns(
@@ -262,9 +266,7 @@ def _first_of_each_kind(frame: pl.DataFrame | pl.LazyFrame, kinds: Iterable[str 
     lf = frame.lazy()
     keys = _sort_keys(lf.collect_schema().names())
     parts = [
-        lf.filter(pl.col(KIND).is_null() if k is None else pl.col(KIND) == k)
-        .sort(keys, nulls_last=False)
-        .head(kept)
+        lf.filter(pl.col(KIND).is_null() if k is None else pl.col(KIND) == k).sort(keys, nulls_last=False).head(kept)
         for k in dict.fromkeys(kinds)
     ]
     if not parts:

@@ -27,9 +27,9 @@ from evalframe.columns import (
     KIND,
     LINE,
     REFUSING,
+    TASK,
     GradeKind,
     MissingPolicy,
-    TASK,
     RetryPolicyName,
 )
 from evalframe.engine import in_memory
@@ -296,7 +296,7 @@ def audit(
         )
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
     # Raises, before any file is read, when no case of a task could reach at_least:k.
-    unreachable = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
+    unreachable_by_task = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
     loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)
@@ -307,8 +307,8 @@ def audit(
     how = _How(options, partition_by, layout_only, alpha, recorded, progress)
     with naming_the_damaged_file(loaded):  # a query over a lake that fails names the damaged file
         if not tasks:
-            return _audit_batch(plan, loaded, how, unreachable[""])
-        return _audit_tasks(plan, task_plans, loaded, how, unreachable)
+            return _audit_batch(plan, loaded, how, unreachable_by_task[""])
+        return _audit_tasks(plan, task_plans, loaded, how, unreachable_by_task)
 
 
 @dataclass(frozen=True)
@@ -363,15 +363,18 @@ class _Batch:
             how.provenance,
         )
         found = Problems.gather([_with_reducer_note(problems, meta, how.options.reducer), self.unreachable])
+        summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
         return AuditReport(
+            summary=summary,
             units=units,
             attempts=attempts,
             # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in files.
             problems=found.shown,
+            slices=slices,
+            missingness=missingness,
             found=found,
             meta=meta,
             store=self.runner.store,
-            **_summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices)),
         )
 
 
@@ -423,13 +426,21 @@ def _audit_tasks(
         if not several:
             only = batches[0]
             return only.report(batch_problems(loaded.problems, only.parts, loaded.source), how, meta_plan=plan)
-        reports = [
-            batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), how) for batch in batches
-        ]
+        reports = [batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), how) for batch in batches]
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
                         _partitioned(batches), how.layout_only, how.alpha, how.provenance),
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
-        return _combined(reports, meta)
+        # The input's own problems (the loader's, an importer's notes) are of no task: listed once, without one.
+        read_notes = with_task(
+            _with_reducer_note(Problems.gather([loaded.problems]), meta, how.options.reducer).every(), None
+        )
+        own = [
+            with_task(
+                Problems.gather([batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable]).every(), n
+            )
+            for (n, _, _), b in zip(routed.tasks, batches, strict=True)
+        ]
+        return _combined(reports, meta, Problems.gather([read_notes, *own]))
     except BaseException:
         for batch in batches:
             batch.close()
@@ -448,10 +459,11 @@ def _partitioned(batches: Sequence[_Batch]) -> str | None:
     return CANDIDATE if any(b.runner.partition_by == CANDIDATE for b in batches) else None
 
 
-def _combined(reports: Sequence[AuditReport], meta: dict[str, Any]) -> AuditReport:
+def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems) -> AuditReport:
     """One report of every task's (same order): each table with a first ``task`` column, concatenated.
 
-    The task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them.
+    ``found`` are the problems, labelled with their task (see :func:`~evalframe.problems.with_task`). The
+    task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them.
     """
     names: list[str] = meta["tasks"]
 
@@ -466,7 +478,6 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any]) -> AuditRepo
         frame = pl.concat(tagged, how="diagonal_relaxed")
         return frame if any(isinstance(t, pl.LazyFrame) for t in tables) else frame.collect()
 
-    found = Problems.gather([with_task(r.found.every(), n) for n, r in zip(names, reports, strict=True) if r.found])
     return AuditReport(
         summary=joined([r.summary for r in reports]),  # type: ignore[arg-type]
         units=joined([r.units for r in reports]),
@@ -528,7 +539,9 @@ def _runner(partition_by: str | None, plan: Plan, loaded: Loaded) -> Runner:
     raise ValueError(msg)
 
 
-def _summary_and_slices(computed: Sequence[Part], alpha: float, *, sliced: bool) -> dict[str, pl.DataFrame]:
+def _summary_and_slices(
+    computed: Sequence[Part], alpha: float, *, sliced: bool
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The report's summary, slices and missingness tables from the computed parts.
 
     Parts come in candidate order, each sorted by its unit code: their concatenations are sorted by key. One
@@ -536,12 +549,12 @@ def _summary_and_slices(computed: Sequence[Part], alpha: float, *, sliced: bool)
     """
     summary = pl.concat([p.summary for p in computed if p.summary is not None], how="diagonal_relaxed")
     if not sliced:
-        return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
+        return summary, pl.DataFrame(), pl.DataFrame()
     slice_table = pl.concat([p.slices for p in computed if p.slices is not None], how="diagonal_relaxed")
     case_tables = [p.case_slices for p in computed if p.case_slices is not None]
     tests = missingness_tests(pl.concat(case_tables), alpha=alpha) if case_tables else pl.DataFrame()
     summary = summary.join(selective_flag(tests), on=CANDIDATE, how="left")
-    return {"summary": summary, "slices": slice_table, "missingness": tests}
+    return summary, slice_table, tests
 
 
 def _meta(

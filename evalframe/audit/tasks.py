@@ -79,8 +79,10 @@ def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
 def _unknown_task(stray: pl.LazyFrame, tasks: tuple[str, ...], source: str) -> pl.DataFrame:
     """One refusing ``unknown_task`` problem per row of ``stray``, naming its key, task and line."""
     names = stray.collect_schema().names()
-    text = {c: pl.col(c).cast(pl.String, strict=False) if c in names else pl.lit(None, pl.String) for c in
-            (CANDIDATE, CASE_ID, TASK)}
+    text = {
+        c: pl.col(c).cast(pl.String, strict=False) if c in names else pl.lit(None, pl.String)
+        for c in (CANDIDATE, CASE_ID, TASK)
+    }
     found = stray.select(
         pl.col(SOURCE).cast(pl.String) if SOURCE in names else pl.lit(source, pl.String).alias(SOURCE),
         pl.col(LINE).cast(pl.Int64) if LINE in names else pl.lit(None, pl.Int64).alias(LINE),
