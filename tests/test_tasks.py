@@ -229,3 +229,10 @@ def test_negotiationtom_gives_one_row_per_task_and_candidate_with_counts_from_th
     assert {(t, c): (p, s, n) for t, c, p, s, n in rows} == expected
     assert [(t, c) for t, c, *_ in rows] == sorted(expected)
     assert expected[("negotiationtom_belief", "Qwen/Qwen3-8B")] == (20, 20, 9)  # the sum of acc over the file
+
+
+def test_a_case_without_a_task_refuses_the_plan() -> None:
+    cases = CASES.with_columns(pl.when(pl.col("case_id") == "b2").then(None).otherwise(pl.col("task")).alias("task"))
+    with pytest.raises(ef.PlanError) as refused:
+        plan_of(cases)
+    assert refused.value.problems.select("kind", "case_id").rows() == [("empty_identifier", "b2")]
