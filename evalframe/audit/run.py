@@ -412,8 +412,7 @@ def _audit_tasks(
             batches.append(batch)
             refused = refused or any(p.checks_refused for p in batch.parts)
         # A row whose case is in no task is checked against the whole plan: its unknown_case, once.
-        stray = check_and_select(plan, routed.no_task, how.options, compute=False)
-        stray_problems = stray.problems.without(["missing_unit"])  # every planned unit "misses" from those rows
+        stray_problems = problems_frame() if routed.no_task is None else _no_task_problems(plan, routed.no_task, how)
         labelled = [
             replace(p, problems=_labelled(p.problems, name if several else None, several))
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
@@ -445,6 +444,15 @@ def _audit_tasks(
         for batch in batches:
             batch.close()
         raise
+
+
+def _no_task_problems(plan: Plan, rows: pl.LazyFrame, how: _How) -> Problems:
+    """The problems of rows whose case is in no task: checked against the whole plan, each is one unknown_case.
+
+    Its other problems (a bad grade, an unknown candidate) are found as in any batch; the planned units
+    those rows leave without a row are not theirs to report (every task reports its own).
+    """
+    return check_and_select(plan, rows, how.options, compute=False).problems.without(["missing_unit"])
 
 
 def _labelled(problems: Problems, task: str | None, several: bool) -> Problems:

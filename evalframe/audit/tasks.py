@@ -34,12 +34,13 @@ class Routed:
         One refusing ``unknown_task`` problem per ledger row whose ``task`` is not planned (empty without
         a ledger ``task`` column).
     no_task
-        The ledger rows whose case is in no task (without a ledger ``task`` column; else empty).
+        The ledger rows whose case is in no task, when there can be any: None with a ledger ``task``
+        column, and with one task (every row is that task's: an unplanned case is its ``unknown_case``).
     """
 
     tasks: tuple[tuple[str, Plan, Loaded], ...]
     unknown_task: pl.DataFrame
-    no_task: pl.LazyFrame
+    no_task: pl.LazyFrame | None
 
 
 def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
@@ -55,7 +56,7 @@ def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
     >>> [(t, p.cases.get_column("case_id").to_list(), r.frame.collect().get_column("line").to_list())
     ...  for t, p, r in routed.tasks]
     [('a', ['a/1'], [1]), ('b', ['b/1'], [2])]
-    >>> routed.no_task.collect().get_column("line").to_list()
+    >>> routed.no_task is not None and routed.no_task.collect().get_column("line").to_list()
     [3]
     """
     frame = loaded.frame
@@ -66,7 +67,9 @@ def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
         rows = {t: frame.filter(own == t).drop(TASK) for t in tasks}
         stray = frame.filter(own.is_null() | ~own.is_in(list(tasks)))
         unknown = _unknown_task(stray, tasks, loaded.source)
-        no_task = frame.head(0).drop(TASK)
+        no_task = None
+    elif len(tasks) == 1:
+        rows, unknown, no_task = {tasks[0]: frame}, problems_frame(), None
     else:
         case = pl.col(CASE_ID).cast(pl.String)
         rows = {t: frame.filter(case.is_in(task_plans[t].cases.get_column(CASE_ID).implode())) for t in tasks}

@@ -406,7 +406,7 @@ class Plan:
             msg = f"task {task!r} is not planned (the plan's tasks: {', '.join(self.tasks) or 'none'})"
             raise ValueError(msg)
         cases = self.cases.filter(pl.col(TASK).cast(pl.String) == task).drop(TASK)
-        if self.unit_codes is None:
+        if self.unit_codes is None or cases.height == self.cases.height:  # every unit is the task's: codes kept
             return replace(self, cases=cases)
         units = self.planned_units().filter(pl.col(CASE_ID).is_in(cases.get_column(CASE_ID).implode())).collect()
         listed = set(units.get_column(CANDIDATE).unique().to_list())
