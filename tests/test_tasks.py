@@ -236,3 +236,28 @@ def test_a_case_without_a_task_refuses_the_plan() -> None:
     with pytest.raises(ef.PlanError) as refused:
         plan_of(cases)
     assert refused.value.problems.select("kind", "case_id").rows() == [("empty_identifier", "b2")]
+
+
+def test_problems_beyond_the_rows_kept_are_sorted_by_task_first() -> None:
+    from evalframe.problems import Problems, problems_frame, with_task
+
+    def keys(lines: range) -> pl.DataFrame:
+        return problems_frame([{"kind": "duplicate_key", "line": n} for n in lines])
+
+    found = Problems.gather(
+        [with_task(keys(range(1, 4)), "t10"), with_task(keys(range(4, 7)), "t9"), with_task(keys(range(7, 8)), None)],
+        kept=2,
+    )
+    assert found.counts.rows() == [("duplicate_key", True, 7)]
+    assert found.shown.select("task", "line").rows() == [(None, 7), ("t9", 4)]
+    assert found.every().collect().select("task", "line").rows() == [
+        (None, 7),
+        ("t9", 4),
+        ("t9", 5),
+        ("t9", 6),
+        ("t10", 1),
+        ("t10", 2),
+        ("t10", 3),
+    ]
+    assert found.of_kinds(["duplicate_key"]).height == 7
+    found.close()
