@@ -261,3 +261,29 @@ def test_problems_beyond_the_rows_kept_are_sorted_by_task_first() -> None:
     ]
     assert found.of_kinds(["duplicate_key"]).height == 7
     found.close()
+
+
+def test_slices_and_missingness_are_per_task() -> None:
+    topics = {"b1": "x", "b2": "y", "b3": "y", "d1": "x", "d2": "y"}
+    cases = CASES.with_columns(pl.col("case_id").replace_strict(topics).alias("topic"))
+    report = ef.audit(plan_of(cases), LEDGER, slices=["topic"])
+    assert report.slices.columns[:2] == ["task", "candidate"]
+    assert report.missingness.columns[:2] == ["task", "candidate"]
+    # belief A: b1 passed (x); b2 failed, b3 missing (y). desire B: d1 failed (x), d2 missing (y).
+    rows = report.slices.select("task", "candidate", "slice_value", "planned", "missing").rows()
+    assert rows == [
+        ("belief", "A", "x", 1, 0),
+        ("belief", "A", "y", 2, 1),
+        ("belief", "B", "x", 1, 0),
+        ("belief", "B", "y", 2, 0),
+        ("desire", "A", "x", 1, 0),
+        ("desire", "A", "y", 1, 0),
+        ("desire", "B", "x", 1, 0),
+        ("desire", "B", "y", 1, 1),
+    ]
+    assert report.missingness.select("task", "candidate").rows() == [
+        ("belief", "A"),
+        ("belief", "B"),
+        ("desire", "A"),
+        ("desire", "B"),
+    ]
