@@ -196,13 +196,25 @@ def audit(
     Returns
     -------
     AuditReport
+        Tasks are keys (SPEC §1): a plan whose cases carry a ``task`` column
+        with two or more values is audited task by task, each task as its
+        own batch (:meth:`Plan.for_task <evalframe.plan.Plan.for_task>`;
+        ledger rows go to a task by the ledger's own ``task`` column when it
+        has one, else by their case), and every check of every task runs
+        before any attempt is selected. Every table then has a first
+        ``task`` column (String), sorted by task in natural order,
+        ``meta["tasks"]`` lists the tasks and :meth:`AuditReport.by_task`
+        gives each task's own report. With one task, the report is that of
+        the plan without the column.
 
     Raises
     ------
     AuditRefused
         When any refusing problem exists; ``.problems`` holds every problem
         found (kind, source, line, candidate, case_id, trial, attempt,
-        detail, refusing).
+        detail, refusing; with two or more tasks a first ``task`` column,
+        null for a problem of no task: ``unknown_task``, a row whose case
+        is in no task, a problem of the input itself).
     InputFormatError
         When a results file cannot be opened at all (on Spark: one that is not Parquet).
     MissingExtra
@@ -210,7 +222,9 @@ def audit(
     TypeError
         When ``plan`` is not a :class:`Plan` (a polars frame: build it with :meth:`Plan.from_frame`).
     evalframe.errors.OptionError
-        Before any file is read (:func:`~evalframe.audit.arguments.check_options`,
+        ``engine="spark"`` with two or more tasks (``option="engine"``: an
+        audit by task runs on polars); ``slices`` naming ``task`` when the plan
+        has tasks. Before any file is read (:func:`~evalframe.audit.arguments.check_options`,
         the same checks and words as the command line's flags): ``retry``,
         ``missing`` or ``grade`` not one of its values, ``max_attempts``
         below 1, ``score_range`` not finite with low < high,

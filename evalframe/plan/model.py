@@ -32,8 +32,8 @@ class Plan:
     ----------
     cases
         One row per case: ``case_id`` (String) plus any plan columns
-        (slices, ``expected``, ``dataset_version``, ``case_hash``), sorted by
-        ``case_id``.
+        (slices, ``expected``, ``dataset_version``, ``case_hash``, ``task``:
+        the case's task, see :attr:`tasks`), sorted by ``case_id``.
     candidates
         The planned candidates, in declaration order.
     trials
