@@ -287,3 +287,15 @@ def test_slices_and_missingness_are_per_task() -> None:
         ("desire", "A"),
         ("desire", "B"),
     ]
+
+
+def test_one_task_with_a_ledger_task_column_is_the_audit_without_either() -> None:
+    one = CASES.filter(pl.col("task") == "belief")
+    ledger = LEDGER.filter(pl.col("case_id").str.starts_with("b"))
+    labelled = ef.audit(plan_of(one), ledger.with_columns(pl.lit("belief").alias("task")))
+    for name, table in frames(ef.audit(plan_of(one.drop("task")), ledger)).items():
+        assert frames(labelled)[name].equals(table), name
+    with pytest.raises(AuditRefused) as refused:
+        ef.audit(plan_of(one), ledger.with_columns(pl.lit("desire").alias("task")))
+    assert "task" not in refused.value.problems.columns  # one task: problems as without tasks
+    assert set(refused.value.problems.filter(pl.col("refusing")).get_column("kind")) == {"unknown_task"}
