@@ -38,8 +38,10 @@ from evalframe.columns import (
     LINE,
     REFUSING,
     SOURCE,
+    TASK,
     TRIAL,
 )
+from evalframe.natural import shape_keys
 from evalframe.store import TableStore
 
 PROBLEM_SCHEMA: Final = pl.Schema(
@@ -83,6 +85,7 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     # identity against the plan
     "unknown_candidate": "a row names a candidate that is not planned",
     "unknown_case": "a row names a case that is not planned",
+    "unknown_task": "a row's task (the ledger's task column) is not one of the plan's tasks",
     "trial_out_of_range": "a row's trial is outside 1..N",
     "unknown_unit": "a row's (candidate, case_id, trial) is not a planned unit",
     "duplicate_key": (
@@ -121,7 +124,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "header_rows_disagree": "(flag) an export's header totals disagree with its rows (rows are the evidence)",
     "id_normalised": '(flag) identifiers of different types (1 and "1") were read as the same case',
     "plan_from_rows": "(flag) the export declares no plan; the plan was taken from the rows present",
-    "pooled_metrics": "(flag) the files of one import were graded by different metrics: each rate pools them",
+    "pooled_metrics": (
+        "(flag) the files of one task (and candidate) of an import were graded by different metrics: its rate "
+        "pools them"
+    ),
     "run_status": "(flag) the export says its run did not finish successfully",
     "settings_differ": (
         "(flag) runs of one task and model recorded different settings (or one did not record a setting): "
@@ -171,20 +177,47 @@ def problems_frame(rows: Iterable[Mapping[str, Any]] = ()) -> pl.DataFrame:
 
 
 def conform(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-    """Give a partial problems frame every column of :data:`PROBLEM_SCHEMA`, in order."""
+    """Give a partial problems frame every column of :data:`PROBLEM_SCHEMA`, in order.
+
+    A ``task`` column (String; the problems of an audit of several tasks, see :func:`with_task`) is kept,
+    first.
+    """
     lf = frame.lazy()
     names = lf.collect_schema().names()
+    task = [pl.col(TASK).cast(pl.String)] if TASK in names else []
     return lf.select(
         [
-            (pl.col(c).cast(t) if c in names else pl.lit(True if c == REFUSING else None, t).alias(c))
-            for c, t in PROBLEM_SCHEMA.items()
+            *task,
+            *(
+                pl.col(c).cast(t) if c in names else pl.lit(True if c == REFUSING else None, t).alias(c)
+                for c, t in PROBLEM_SCHEMA.items()
+            ),
         ]
     )
 
 
+def with_task(frame: pl.DataFrame | pl.LazyFrame, task: str | None) -> pl.LazyFrame:
+    """Problems (any partial columns) of one task of an audit of several, labelled with it in a first ``task`` column.
+
+    ``task`` None: a problem of no task (of the input itself, or of a row whose case or task is in no task).
+
+    Examples
+    --------
+    >>> with_task(problems_frame([{"kind": "unknown_case", "line": 3}]), "belief").collect().columns[:3]
+    ['task', 'kind', 'source']
+    """
+    return conform(frame.lazy().with_columns(pl.lit(task, pl.String).alias(TASK)))
+
+
+def _sort_keys(names: Iterable[str]) -> list[pl.Expr | str]:
+    """Kind then key, after the task (in shape order, see :func:`~evalframe.natural.shape_keys`) when there is one."""
+    task = shape_keys(pl.col(TASK)) if TASK in names else []
+    return [*task, KIND, SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL]
+
+
 def sort_problems(frame: pl.DataFrame) -> pl.DataFrame:
-    """Sort a problems table by kind then key, nulls first, so output never depends on row order."""
-    return frame.sort([KIND, SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL], nulls_last=False)
+    """Sort a problems table by (task,) kind then key, nulls first, so output never depends on row order."""
+    return frame.sort(_sort_keys(frame.columns), nulls_last=False)
 
 
 def concat_problems(frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> pl.DataFrame:
@@ -215,8 +248,6 @@ COUNT: Final = "count"
 #: Columns and dtypes of :attr:`Problems.counts`.
 COUNTS_SCHEMA: Final = pl.Schema({KIND: pl.String, REFUSING: pl.Boolean, COUNT: pl.Int64})
 
-_SORT_KEYS: Final = [KIND, SOURCE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, DETAIL]
-
 
 def _own_text(frame: pl.DataFrame) -> pl.DataFrame:
     """The frame with text columns that hold their own bytes (see :func:`concat_problems`)."""
@@ -233,10 +264,9 @@ def _counts_of(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
 def _first_of_each_kind(frame: pl.DataFrame | pl.LazyFrame, kinds: Iterable[str | None], kept: int) -> pl.DataFrame:
     """The first ``kept`` rows of each kind, in the order of :func:`sort_problems` (a top-k per kind)."""
     lf = frame.lazy()
+    keys = _sort_keys(lf.collect_schema().names())
     parts = [
-        lf.filter(pl.col(KIND).is_null() if k is None else pl.col(KIND) == k)
-        .sort(_SORT_KEYS, nulls_last=False)
-        .head(kept)
+        lf.filter(pl.col(KIND).is_null() if k is None else pl.col(KIND) == k).sort(keys, nulls_last=False).head(kept)
         for k in dict.fromkeys(kinds)
     ]
     if not parts:
@@ -428,19 +458,24 @@ class Problems:
     def _sort_spilled(self) -> list[Path]:
         """Sort the rows in memory and in the files, group by group, into files of a store this table holds."""
         # Which parts (the rows in memory, each file) hold each group: a group is read from those alone.
+        # A task, when the rows have one, leads the group (in shape order, as :func:`sort_problems` orders it).
+        names = (self.spilled[0].scan() if self.spilled else self.held.lazy()).collect_schema().names()
+        group_by = [c for c in (TASK, KIND, SOURCE, CANDIDATE) if c in names]
         held: dict[tuple[str | None, ...], list[pl.LazyFrame]] = {}
         for part in [self.held.lazy(), *(s.scan() for s in self.spilled)]:
-            found = part.select(KIND, SOURCE, CANDIDATE).unique().collect(engine="streaming")
+            found = part.select(group_by).unique().collect(engine="streaming")
             for group in found.iter_rows():
                 held.setdefault(group, []).append(part)
         store = self._sorted["store"] = TableStore()
         paths: list[Path] = []
-        for (kind, source, name), parts in sorted(held.items(), key=lambda item: [(v is not None, v) for v in item[0]]):
+        groups = pl.DataFrame(list(held), schema=dict.fromkeys(group_by, pl.String), orient="row")
+        order = [k for k in _sort_keys(group_by) if not isinstance(k, str) or k in group_by]
+        for group in groups.sort(order, nulls_last=False).iter_rows():
             path = store.path("sorted", len(paths), "arrow")
-            rows = pl.concat(parts, how="vertical").filter(
-                pl.col(KIND).eq_missing(kind), pl.col(SOURCE).eq_missing(source), pl.col(CANDIDATE).eq_missing(name)
+            rows = pl.concat(held[group], how="vertical").filter(
+                *(pl.col(c).eq_missing(v) for c, v in zip(group_by, group, strict=True))
             )
-            rows.sort(_SORT_KEYS, nulls_last=False).sink_ipc(path)
+            rows.sort(_sort_keys(names), nulls_last=False).sink_ipc(path)
             paths.append(path)
         return paths
 
@@ -453,7 +488,8 @@ class Problems:
         if not self.spilled:
             return self.shown.filter(wanted)
         parts = [self.held.lazy(), *(s.scan() for s in self.spilled)]
-        return _own_text(sort_problems(pl.concat(parts, how="vertical").filter(wanted).collect(engine="streaming")))
+        rows = pl.concat(parts, how="diagonal").filter(wanted).collect(engine="streaming")
+        return _own_text(sort_problems(conform(rows).collect()))
 
     def without(self, kinds: Iterable[str]) -> Problems:
         """These problems without the rows of ``kinds``."""

@@ -10,7 +10,7 @@ or candidate by candidate) is the runner's business
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -20,22 +20,24 @@ from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
+from evalframe.audit.tasks import route
 from evalframe.columns import (
     CANDIDATE,
     EXEC_FAILURES,
     KIND,
     LINE,
     REFUSING,
+    TASK,
     GradeKind,
     MissingPolicy,
     RetryPolicyName,
 )
 from evalframe.engine import in_memory
-from evalframe.errors import AuditRefused, MissingExtra, PlanError
+from evalframe.errors import AuditRefused, MissingExtra, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
 from evalframe.plan import Plan
-from evalframe.problems import Problems, problems_frame
+from evalframe.problems import Problems, problems_frame, with_task
 from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
@@ -194,13 +196,25 @@ def audit(
     Returns
     -------
     AuditReport
+        Tasks are keys (SPEC §1): a plan whose cases carry a ``task`` column
+        with two or more values is audited task by task, each task as its
+        own batch (:meth:`Plan.for_task <evalframe.plan.Plan.for_task>`;
+        ledger rows go to a task by the ledger's own ``task`` column when it
+        has one, else by their case), and every check of every task runs
+        before any attempt is selected. Every table then has a first
+        ``task`` column (String), sorted by task in natural order,
+        ``meta["tasks"]`` lists the tasks and :meth:`AuditReport.by_task`
+        gives each task's own report. With one task, the report is that of
+        the plan without the column.
 
     Raises
     ------
     AuditRefused
         When any refusing problem exists; ``.problems`` holds every problem
         found (kind, source, line, candidate, case_id, trial, attempt,
-        detail, refusing).
+        detail, refusing; with two or more tasks a first ``task`` column,
+        null for a problem of no task: ``unknown_task``, a row whose case
+        is in no task, a problem of the input itself).
     InputFormatError
         When a results file cannot be opened at all (on Spark: one that is not Parquet).
     MissingExtra
@@ -208,7 +222,9 @@ def audit(
     TypeError
         When ``plan`` is not a :class:`Plan` (a polars frame: build it with :meth:`Plan.from_frame`).
     evalframe.errors.OptionError
-        Before any file is read (:func:`~evalframe.audit.arguments.check_options`,
+        ``engine="spark"`` with two or more tasks (``option="engine"``: an
+        audit by task runs on polars); ``slices`` naming ``task`` when the plan
+        has tasks. Before any file is read (:func:`~evalframe.audit.arguments.check_options`,
         the same checks and words as the command line's flags): ``retry``,
         ``missing`` or ``grade`` not one of its values, ``max_attempts``
         below 1, ``score_range`` not finite with low < high,
@@ -256,8 +272,17 @@ def audit(
         reducer,
     )
     plan, options = _checked(plan, options)
-    unreachable = _unreachable_cases(plan, options.reducer)  # raises when no case could reach at_least:k
+    tasks = plan.tasks
     if engine == "spark" or is_spark_frame(results):
+        if len(tasks) > 1:
+            reason = (
+                f"the plan has {len(tasks)} tasks ({', '.join(tasks)}): an audit by task runs on polars only "
+                "(engine='polars'), or audit one task at a time (plan.for_task(name))"
+            )
+            raise OptionError("engine", reason)
+        if tasks:
+            plan = plan.for_task(tasks[0])
+        unreachable = _unreachable_cases(plan, options.reducer)  # raises when no case could reach at_least:k
         try:
             from evalframe.engines.spark import audit_on_spark
         except ModuleNotFoundError as exc:
@@ -283,39 +308,209 @@ def audit(
         return AuditReport(
             done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found, store
         )
+    task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
+    # Raises, before any file is read, when no case of a task could reach at_least:k.
+    unreachable_by_task = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
     loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
-    with naming_the_damaged_file(loaded):  # a query over a lake that fails names its damaged file
-        runner = _runner(partition_by, plan, loaded)
+    recorded = provenance if provenance is not None else loaded.provenance
+    how = _How(options, partition_by, layout_only, alpha, recorded, progress)
+    with naming_the_damaged_file(loaded):  # a query over a lake that fails names the damaged file
+        if not tasks:
+            return _audit_batch(plan, loaded, how, unreachable_by_task[""])
+        return _audit_tasks(plan, task_plans, loaded, how, unreachable_by_task)
+
+
+@dataclass(frozen=True)
+class _How:
+    """What every batch of an audit is audited under: its options and how it runs."""
+
+    options: Options
+    partition_by: str | None
+    layout_only: Sequence[str]
+    alpha: float
+    provenance: Mapping[str, Any] | None
+    progress: Progress | None
+
+
+@dataclass
+class _Batch:
+    """One batch (a plan of one task, or without tasks) run through its runner: its parts, not yet reported."""
+
+    plan: Plan
+    loaded: Loaded
+    runner: Runner
+    parts: list[Part]
+    unreachable: pl.DataFrame
+
+    @classmethod
+    def run(cls, plan: Plan, loaded: Loaded, how: _How, unreachable: pl.DataFrame, *, compute: bool = True) -> _Batch:
+        runner = _runner(how.partition_by, plan, loaded)
         try:
-            parts = runner.run(plan, loaded, options, progress)
-            problems = batch_problems(loaded.problems, parts, loaded.source)
-            if problems.refusing:
-                raise AuditRefused(problems)
-            computed = [p for p in parts if p.summary is not None]
-            units, attempts = runner.tables(plan, computed)
-            recorded = provenance if provenance is not None else loaded.provenance
-            meta = _meta(plan, loaded, options, parts, runner.partition_by, layout_only, alpha, recorded)
-            found = Problems.gather([_with_reducer_note(problems, meta, reducer), unreachable])
-            report = AuditReport(
-                units=units,
-                attempts=attempts,
-                # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in files.
-                problems=found.shown,
-                found=found,
-                meta=meta,
-                store=runner.store,
-                **_summary_and_slices(computed, alpha, sliced=bool(slices)),
-            )
+            parts = runner.run(plan, loaded, how.options, how.progress, compute=compute)
         except BaseException:
             if runner.store is not None:
                 runner.store.close()
             raise
-    return report
+        return cls(plan, loaded, runner, parts, unreachable)
+
+    def close(self) -> None:
+        if self.runner.store is not None:
+            self.runner.store.close()
+
+    def report(self, problems: Problems, how: _How, meta_plan: Plan | None = None) -> AuditReport:
+        """The batch's report once nothing refuses; ``meta_plan`` (default its own) is the plan ``meta`` records."""
+        computed = [p for p in self.parts if p.summary is not None]
+        units, attempts = self.runner.tables(self.plan, computed)
+        meta = _meta(
+            meta_plan or self.plan,
+            self.loaded,
+            how.options,
+            self.parts,
+            self.runner.partition_by,
+            how.layout_only,
+            how.alpha,
+            how.provenance,
+        )
+        found = Problems.gather([_with_reducer_note(problems, meta, how.options.reducer), self.unreachable])
+        summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
+        return AuditReport(
+            summary=summary,
+            units=units,
+            attempts=attempts,
+            # Bounded (SPEC §3 "Problems at scale"): the first rows of each kind; the rest stay in files.
+            problems=found.shown,
+            slices=slices,
+            missingness=missingness,
+            found=found,
+            meta=meta,
+            store=self.runner.store,
+        )
+
+
+def _audit_batch(plan: Plan, loaded: Loaded, how: _How, unreachable: pl.DataFrame) -> AuditReport:
+    """The audit of one batch (no tasks): every check, then, when nothing refuses, the report."""
+    batch = _Batch.run(plan, loaded, how, unreachable)
+    try:
+        problems = batch_problems(loaded.problems, batch.parts, loaded.source)
+        if problems.refusing:
+            raise AuditRefused(problems)
+        return batch.report(problems, how)
+    except BaseException:
+        batch.close()
+        raise
+
+
+def _audit_tasks(
+    plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded, how: _How, unreachable: Mapping[str, pl.DataFrame]
+) -> AuditReport:
+    """The audit of a plan with tasks: each task audited as its own batch, every check of every task first.
+
+    Once a task's checks refused, no later task's attempts are selected; one
+    :class:`~evalframe.errors.AuditRefused` then holds every task's problems (with two or more tasks, each
+    labelled with its ``task``; rows in no task with none). With one task, that task's report is the
+    audit's (no ``task`` column anywhere, the meta of the plan given); with more, the report of every
+    task in one (see :func:`_combined`).
+    """
+    routed = route(plan, task_plans, loaded)
+    several = len(routed.tasks) > 1
+    batches: list[_Batch] = []
+    try:
+        refused = bool(routed.unknown_task.height)
+        for name, task_plan, task_loaded in routed.tasks:
+            batch = _Batch.run(task_plan, task_loaded, how, unreachable[name], compute=not refused)
+            batches.append(batch)
+            refused = refused or any(p.checks_refused for p in batch.parts)
+        # A row whose case is in no task is checked against the whole plan: its unknown_case, once.
+        stray_problems = problems_frame() if routed.no_task is None else _no_task_problems(plan, routed.no_task, how)
+        labelled = [
+            replace(p, problems=_labelled(p.problems, name if several else None, several))
+            for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
+            for p in batch.parts
+        ]
+        read = _labelled(Problems.gather([loaded.problems, routed.unknown_task, stray_problems]), None, several)
+        problems = batch_problems(read, labelled, loaded.source)
+        if problems.refusing:
+            raise AuditRefused(problems)
+        if not several:
+            only = batches[0]
+            return only.report(batch_problems(loaded.problems, only.parts, loaded.source), how, meta_plan=plan)
+        reports = [batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), how) for batch in batches]
+        meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
+                        _partitioned(batches), how.layout_only, how.alpha, how.provenance),
+                "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
+        # The input's own problems (the loader's, an importer's notes) are of no task: listed once, without one.
+        read_notes = with_task(
+            _with_reducer_note(Problems.gather([loaded.problems]), meta, how.options.reducer).every(), None
+        )
+        own = [
+            with_task(
+                Problems.gather([batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable]).every(), n
+            )
+            for (n, _, _), b in zip(routed.tasks, batches, strict=True)
+        ]
+        return _combined(reports, meta, Problems.gather([read_notes, *own]))
+    except BaseException:
+        for batch in batches:
+            batch.close()
+        raise
+
+
+def _no_task_problems(plan: Plan, rows: pl.LazyFrame, how: _How) -> Problems:
+    """The problems of rows whose case is in no task: checked against the whole plan, each is one unknown_case.
+
+    Its other problems (a bad grade, an unknown candidate) are found as in any batch; the planned units
+    those rows leave without a row are not theirs to report (every task reports its own).
+    """
+    return check_and_select(plan, rows, how.options, compute=False).problems.without(["missing_unit"])
+
+
+def _labelled(problems: Problems, task: str | None, several: bool) -> Problems:
+    """``problems`` labelled with their ``task`` (see :func:`~evalframe.problems.with_task`) when there are several."""
+    if not several:
+        return problems
+    return Problems.gather([with_task(problems.every(), task)], kept=problems.kept)
+
+
+def _partitioned(batches: Sequence[_Batch]) -> str | None:
+    """``meta["partition_by"]`` of an audit by task: ``"candidate"`` when any task was audited by candidate."""
+    return CANDIDATE if any(b.runner.partition_by == CANDIDATE for b in batches) else None
+
+
+def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems) -> AuditReport:
+    """One report of every task's (same order): each table with a first ``task`` column, concatenated.
+
+    ``found`` are the problems, labelled with their task (see :func:`~evalframe.problems.with_task`). The
+    task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them.
+    """
+    names: list[str] = meta["tasks"]
+
+    def joined(tables: Sequence[pl.DataFrame | pl.LazyFrame]) -> pl.DataFrame | pl.LazyFrame:
+        tagged = [
+            t.lazy().select(pl.lit(name, pl.String).alias(TASK), pl.all())
+            for name, t in zip(names, tables, strict=True)
+            if t.lazy().collect_schema().len()
+        ]
+        if not tagged:
+            return pl.DataFrame()
+        frame = pl.concat(tagged, how="diagonal_relaxed")
+        return frame if any(isinstance(t, pl.LazyFrame) for t in tables) else frame.collect()
+
+    return AuditReport(
+        summary=joined([r.summary for r in reports]),  # type: ignore[arg-type]
+        units=joined([r.units for r in reports]),
+        attempts=joined([r.attempts for r in reports]),
+        problems=found.shown,
+        slices=joined([r.slices for r in reports]),  # type: ignore[arg-type]
+        missingness=joined([r.missingness for r in reports]),  # type: ignore[arg-type]
+        meta=meta,
+        found=found,
+        task_reports=tuple(reports),
+    )
 
 
 def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
@@ -341,6 +536,9 @@ def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
         bins=o.bins or (),
     )
     check_slices(o.slices, plan.cases.columns)
+    if TASK in o.slices and plan.tasks:
+        reason = "slices=['task']: tasks are keys, not slices; every table is already per (task, candidate)"
+        raise OptionError("slices", reason)
     if o.bins:
         plan = plan.with_numeric([name for name in o.bins if name in plan.cases.columns])
     return plan, replace(o, bins=_resolved_bins(plan, o.slices, o.bins), reducer=check_reducer(o.reducer))
@@ -363,7 +561,9 @@ def _runner(partition_by: str | None, plan: Plan, loaded: Loaded) -> Runner:
     raise ValueError(msg)
 
 
-def _summary_and_slices(computed: Sequence[Part], alpha: float, *, sliced: bool) -> dict[str, pl.DataFrame]:
+def _summary_and_slices(
+    computed: Sequence[Part], alpha: float, *, sliced: bool
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The report's summary, slices and missingness tables from the computed parts.
 
     Parts come in candidate order, each sorted by its unit code: their concatenations are sorted by key. One
@@ -371,12 +571,12 @@ def _summary_and_slices(computed: Sequence[Part], alpha: float, *, sliced: bool)
     """
     summary = pl.concat([p.summary for p in computed if p.summary is not None], how="diagonal_relaxed")
     if not sliced:
-        return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
+        return summary, pl.DataFrame(), pl.DataFrame()
     slice_table = pl.concat([p.slices for p in computed if p.slices is not None], how="diagonal_relaxed")
     case_tables = [p.case_slices for p in computed if p.case_slices is not None]
     tests = missingness_tests(pl.concat(case_tables), alpha=alpha) if case_tables else pl.DataFrame()
     summary = summary.join(selective_flag(tests), on=CANDIDATE, how="left")
-    return {"summary": summary, "slices": slice_table, "missingness": tests}
+    return summary, slice_table, tests
 
 
 def _meta(

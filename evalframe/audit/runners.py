@@ -41,11 +41,14 @@ class Runner(Protocol):
     #: Where the tables' files are (the report takes it), or None when they are in memory.
     store: TableStore | None
 
-    def run(self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None) -> list[Part]:
+    def run(
+        self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None, *, compute: bool = True
+    ) -> list[Part]:
         """Every part's problems and, for the parts computed, their summary and slice tables.
 
         A part whose checks refused has no tables, and once a check refused no later part's attempts are
-        selected (as for the whole batch).
+        selected (as for the whole batch). ``compute=False``: no part's (a task audited after another
+        task's checks refused).
         """
         ...
 
@@ -60,9 +63,11 @@ class WholeBatch:
     partition_by: Literal["candidate"] | None = None
     store: TableStore | None = None
 
-    def run(self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None) -> list[Part]:
+    def run(
+        self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None, *, compute: bool = True
+    ) -> list[Part]:
         """One part: :func:`~evalframe.audit.step.check_and_select` over every row."""
-        part = check_and_select(plan, loaded.frame, options)
+        part = check_and_select(plan, loaded.frame, options, compute=compute)
         if progress is not None:
             progress("candidates audited", len(plan.candidates), len(plan.candidates))
         return [part]
@@ -94,19 +99,21 @@ class ByCandidate:
         #: Per table, the schema of each written part (in candidate order).
         self.written: dict[str, list[pl.Schema]] = {"units": [], "attempts": []}
 
-    def run(self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None) -> list[Part]:
+    def run(
+        self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None, *, compute: bool = True
+    ) -> list[Part]:
         """One part per candidate of the plan or the ledger, in candidate order, then one for rows without one."""
         frame = loaded.frame
         if CANDIDATE not in frame.collect_schema().names():
-            return [self._write(plan, check_and_select(plan, frame, options))]
+            return [self._write(plan, check_and_select(plan, frame, options, compute=compute))]
         found = candidate_names(frame, loaded.source)
         names = sorted({*plan.candidates, *(c for c in found if c is not None)})
         parts: list[Part] = []
         for name in names:
             rows = frame.filter(pl.col(CANDIDATE).cast(pl.String) == name)
             sub_plan = plan.for_candidate(name) if name in plan.candidates else plan.without_units()
-            compute = not any(p.checks_refused for p in parts)
-            parts.append(self._write(plan, check_and_select(sub_plan, rows, options, compute=compute)))
+            computing = compute and not any(p.checks_refused for p in parts)
+            parts.append(self._write(plan, check_and_select(sub_plan, rows, options, compute=computing)))
             if progress is not None:
                 progress("candidates audited", len(parts), len(names))
         if None in found:

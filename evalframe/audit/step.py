@@ -30,6 +30,7 @@ from evalframe.columns import (
     SCORE_STATUS,
     SCORE_STATUSES,
     SOURCE,
+    TASK,
     GradeKind,
     MissingPolicy,
     RetryPolicyName,
@@ -254,7 +255,7 @@ def compacted(ledger: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Problems:
+def batch_problems(read: pl.DataFrame | Problems, parts: Sequence[Part], source: str) -> Problems:
     """The problems of the whole batch from those of its parts, as one whole-batch run finds them.
 
     A problem of the input itself (an unexpected or missing column) names the
@@ -280,5 +281,7 @@ def batch_problems(read: pl.DataFrame, parts: Sequence[Part], source: str) -> Pr
             pl.lit(source, pl.String).alias(SOURCE),
             pl.when(at_header).then(pl.lit(header, pl.Int64)).otherwise(pl.col(LINE)).alias(LINE),
         )
+        if TASK in named.columns:  # a problem of the input is of no one task: kept once, without one
+            named = named.with_columns(pl.lit(None, pl.String).alias(TASK))
         problems = Problems.gather([problems.without(FILE_PROBLEMS), named.unique(maintain_order=True)])
     return problems.without(RETRY_FLAGS) if any(p.checks_refused for p in parts) else problems

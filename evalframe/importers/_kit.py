@@ -58,7 +58,7 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, LINE, PASSED, REFUSING, RUN_ID, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, LINE, PASSED, REFUSING, RUN_ID, SOURCE, TASK, TRIAL
 from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, PlanError
 from evalframe.importers import Imported
 from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
@@ -228,12 +228,14 @@ def plan_from_units(
 
 
 def pooled_metrics(info: Sequence[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
-    """A ``pooled_metrics`` note for each candidate whose files were graded by different metrics (or scorers).
+    """A ``pooled_metrics`` note for each candidate and task whose files were graded by different metrics (or scorers).
 
-    Every rate of a candidate is over all of its planned units, so rows graded by ``acc`` in one file and by
+    Tasks are keys (SPEC §1): every rate is per (task, candidate), so rows graded by different metrics in
+    different tasks never share a denominator. Within one task, rows graded by ``acc`` in one file and by
     ``prompt_level_strict`` in another make one rate of two measures; the note names the candidate (the
-    file's ``candidate`` or ``model``; files naming neither count as one) and each metric with its files'
-    count (not refusing: ``--slice`` on the plan's columns, or one metric's files at a time, keeps them apart).
+    file's ``candidate`` or ``model``; files naming neither count as one), the task (the file's ``task``;
+    files naming none count as one) and each metric with its files' count (not refusing: ``--slice`` on
+    the plan's columns, or one metric's files at a time, keeps them apart).
 
     Examples
     --------
@@ -243,23 +245,26 @@ def pooled_metrics(info: Sequence[Mapping[str, Any]], source: str) -> list[dict[
     files at a time, or break the funnel down with --slice
     >>> pooled_metrics([{"candidate": "A", "metric": "acc"}, {"candidate": "B", "metric": "f1"}], "viz/")
     []
+    >>> pooled_metrics([{"candidate": "A", "task": t, "metric": m} for t, m in (("b", "acc"), ("i", "em"))], "x/")
+    []
     """
-    files: dict[str | None, dict[str, int]] = {}
+    files: dict[tuple[str | None, str | None], dict[str, int]] = {}
     for facts in info:
         metric = facts.get("metric", facts.get("scorer"))
         if metric is not None:
-            who = facts.get("candidate", facts.get("model"))
-            mine = files.setdefault(None if who is None else str(who), {})
+            who, task = facts.get("candidate", facts.get("model")), facts.get(TASK)
+            mine = files.setdefault((None if who is None else str(who), None if task is None else str(task)), {})
             mine[str(metric)] = mine.get(str(metric), 0) + 1
     notes = []
-    for who, metrics in files.items():
+    for (who, task), metrics in files.items():
         if len(metrics) < 2:
             continue
         each = ", ".join(f"{m} ({n} file{'' if n == 1 else 's'})" for m, n in sorted(metrics.items()))
         whose = "the" if who is None else f"{who}'s"
+        where = "" if task is None else f" on task {task!r}"
         detail = (
-            f"{whose} rates pool rows graded by {len(metrics)} metrics: {each}; read one metric's files at a "
-            "time, or break the funnel down with --slice"
+            f"{whose} rates{where} pool rows graded by {len(metrics)} metrics: {each}; read one metric's files "
+            "at a time, or break the funnel down with --slice"
         )
         notes.append(note("pooled_metrics", source, detail, candidate=who))
     return notes

@@ -20,6 +20,7 @@ from evalframe.columns import (
     DATASET_VERSION,
     LINE,
     SOURCE,
+    TASK,
     TRIAL,
     UNIT_DERIVED_COLUMNS,
 )
@@ -114,6 +115,33 @@ def repeated_cases(frame: pl.DataFrame, source: str, detail: str) -> pl.DataFram
     )
 
 
+def task_problems(frame: pl.DataFrame, source: str) -> pl.DataFrame:
+    """Problems of a ``task`` case column: a case without a task (``empty_identifier``) or a padded one.
+
+    A plan's tasks are keys (SPEC §1): a case that names no task would belong to no audit.
+
+    Examples
+    --------
+    >>> cases = pl.DataFrame({"case_id": ["a", "b", "c"], "task": ["t", None, " t"], "line": [2, 3, 4]})
+    >>> task_problems(cases, "plan.csv").select("kind", "line", "case_id").rows()
+    [('empty_identifier', 3, 'b'), ('padded_identifier', 4, 'c')]
+    """
+    task = pl.col(TASK).cast(pl.String)
+    line = pl.col(LINE) if LINE in frame.columns else pl.lit(None, pl.Int64)
+    empty = task.is_null() | (task.str.strip_chars() == "")
+    padded = ~empty & (task.str.strip_chars() != task)
+    return frame.filter(empty | padded).select(
+        pl.when(empty).then(pl.lit("empty_identifier")).otherwise(pl.lit("padded_identifier")).alias("kind"),
+        pl.lit(source).alias(SOURCE),
+        line.alias(LINE),
+        CASE_ID,
+        pl.when(empty)
+        .then(pl.format("case {} has no task: a plan's task column names the task of every case", pl.col(CASE_ID)))
+        .otherwise(pl.format("task {} of case {} has white space around it", task, pl.col(CASE_ID)))
+        .alias("detail"),
+    )
+
+
 def checked_cases(
     frame: pl.DataFrame, source: str, found: list[pl.DataFrame], extra: list[dict[str, Any]]
 ) -> pl.DataFrame:
@@ -125,6 +153,8 @@ def checked_cases(
     plan_failures = failures_as_problems(frame, PlanCasesModel)
     if plan_failures.height:
         found.append(plan_failures.with_columns(pl.lit(source).alias(SOURCE)))
+    if TASK in frame.columns:
+        found.append(task_problems(frame, source))
     all_problems = concat_problems([*found, problems_frame(extra)])
     if all_problems.height:
         raise PlanError(all_problems)

@@ -16,10 +16,10 @@ from functools import cached_property
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, TASK, TRIAL
 from evalframe.engine import in_memory
 from evalframe.load import PathLike
-from evalframe.natural import shape_order
+from evalframe.natural import natural_sorted, shape_order
 from evalframe.plan import build
 from evalframe.plan.coding import CAND_CODE, UID, UnitCoding, case_codes, case_column, id_codes
 
@@ -32,8 +32,8 @@ class Plan:
     ----------
     cases
         One row per case: ``case_id`` (String) plus any plan columns
-        (slices, ``expected``, ``dataset_version``, ``case_hash``), sorted by
-        ``case_id``.
+        (slices, ``expected``, ``dataset_version``, ``case_hash``, ``task``:
+        the case's task, see :attr:`tasks`), sorted by ``case_id``.
     candidates
         The planned candidates, in declaration order.
     trials
@@ -362,6 +362,58 @@ class Plan:
         restricted = replace(self, candidates=(candidate,), unit_codes=codes, trial_bounds=self.trial_range)
         restricted.__dict__["case_order"] = self.case_order  # the same cases: computed once for every candidate
         return restricted
+
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """The plan's tasks: the distinct values of its ``task`` case column, in natural order; () without one.
+
+        A task is part of a unit's identity (SPEC §1): the audit counts every number per (task, candidate).
+
+        Examples
+        --------
+        >>> cases = pl.DataFrame({"case_id": ["b/1", "a/1", "a/2"], "task": ["task10", "task9", "task9"]})
+        >>> Plan.from_frame(cases, candidates=["A"]).tasks
+        ('task9', 'task10')
+        >>> Plan.from_frame(pl.DataFrame({"case_id": ["q"]}), candidates=["A"]).tasks
+        ()
+        """
+        if TASK not in self.cases.columns:
+            return ()
+        return tuple(natural_sorted(self.cases.get_column(TASK).cast(pl.String).unique().drop_nulls().to_list()))
+
+    def for_task(self, task: str) -> Plan:
+        """The plan restricted to one task's cases, without the ``task`` column: the plan of that task alone.
+
+        A cross product keeps its candidates and trials. A units table keeps the task's units, and its
+        candidates are those with a planned unit in the task, in declaration order; the trial range is the
+        whole plan's (trials are judged as the whole plan judges them).
+
+        Raises
+        ------
+        ValueError
+            When ``task`` is not one of :attr:`tasks`.
+
+        Examples
+        --------
+        >>> cases = pl.DataFrame({"case_id": ["b/1", "a/1", "a/2"], "task": ["b", "a", "a"]})
+        >>> units = pl.DataFrame({"candidate": ["B", "A", "A"], "case_id": ["b/1", "a/1", "a/2"], "trial": [1, 1, 1]})
+        >>> plan = Plan.from_frame(cases, candidates=["A", "B"]).with_units(units)
+        >>> only_a = plan.for_task("a")
+        >>> only_a.cases.columns, only_a.candidates, only_a.units.rows()
+        (['case_id'], ('A',), [('A', 'a/1', 1), ('A', 'a/2', 1)])
+        """
+        if task not in self.tasks:
+            msg = f"task {task!r} is not planned (the plan's tasks: {', '.join(self.tasks) or 'none'})"
+            raise ValueError(msg)
+        cases = self.cases.filter(pl.col(TASK).cast(pl.String) == task).drop(TASK)
+        if self.unit_codes is None or cases.height == self.cases.height:  # every unit is the task's: codes kept
+            return replace(self, cases=cases)
+        units = self.planned_units().filter(pl.col(CASE_ID).is_in(cases.get_column(CASE_ID).implode())).collect()
+        listed = set(units.get_column(CANDIDATE).unique().to_list())
+        candidates = tuple(c for c in self.candidates if c in listed)
+        restricted = replace(self, cases=cases, candidates=candidates, unit_codes=None, trial_bounds=self.trial_range)
+        coded = restricted.encode(units).select(pl.col(UID).unique().sort()).collect().get_column(UID)
+        return replace(restricted, unit_codes=coded)
 
     @property
     def trial_range(self) -> tuple[int, int]:

@@ -84,6 +84,11 @@ class AuditReport:
         The temporary folder of the lazy tables' files
         (:class:`~evalframe.store.TableStore`), removed by
         :meth:`close`; None when every table is in memory.
+    task_reports
+        With two or more tasks (SPEC §1: tasks are keys), each task's own
+        report, in the order of ``meta["tasks"]`` (see :meth:`by_task`);
+        every table above is then theirs concatenated with a first ``task``
+        column (String), sorted by task; empty otherwise.
 
     Examples
     --------
@@ -111,10 +116,39 @@ class AuditReport:
     meta: Mapping[str, Any] = field(default_factory=dict)
     found: Problems | None = field(default=None, repr=False, compare=False)
     store: TableStore | None = field(default=None, repr=False, compare=False)
+    task_reports: tuple[AuditReport, ...] = field(default=(), repr=False, compare=False)
 
     def _stores(self) -> list[TableStore]:
-        """The stores of the lazy tables' files and of the problems beyond the first rows of each kind."""
-        return [*([self.store] if self.store is not None else []), *(self.found.stores if self.found else ())]
+        """The stores of the lazy tables' files and of the problems beyond the first rows of each kind.
+
+        With tasks, those of every task's report too.
+        """
+        own = [*([self.store] if self.store is not None else []), *(self.found.stores if self.found else ())]
+        return [*own, *(s for r in self.task_reports for s in r._stores())]
+
+    def by_task(self) -> dict[str, AuditReport]:
+        """Each task's own report, by task name, in the plan's task order: the audit of that task alone.
+
+        A report of one batch without tasks (no ``task`` column, or one task) is its one unnamed task:
+        ``{"": report}``. A task's report shares its files with this one: :meth:`close` closes them all.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> cases = pl.DataFrame({"case_id": ["b/1", "d/1"], "task": ["belief", "desire"]})
+        >>> plan = ef.Plan.from_frame(cases, candidates=["A"])
+        >>> ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["b/1", "d/1"], "passed": [1, 0]})
+        >>> report = ef.audit(plan, ledger)
+        >>> report.summary.select("task", "candidate", "passed").rows()
+        [('belief', 'A', 1), ('desire', 'A', 0)]
+        >>> {task: r.summary.get_column("passed").to_list() for task, r in report.by_task().items()}
+        {'belief': [1], 'desire': [0]}
+        >>> list(ef.audit(plan.for_task("belief"), ledger.head(1)).by_task())
+        ['']
+        """
+        if not self.task_reports:
+            return {"": self}
+        return dict(zip(self.meta["tasks"], self.task_reports, strict=True))
 
     @property
     def closed(self) -> bool:

@@ -150,9 +150,7 @@ def _type_problems(schema: pl.Schema, extras: Sequence[str], where: str) -> list
             "detail": f"ledger column {name!r} has type {dtype}; ledger columns hold text, numbers or booleans",
         }
         for name, dtype in schema.items()
-        if name in KNOWN_COLUMNS
-        and name not in extras
-        and (dtype.is_nested() or dtype in _NOT_TEXT)
+        if name in KNOWN_COLUMNS and name not in extras and (dtype.is_nested() or dtype in _NOT_TEXT)
     ]
 
 

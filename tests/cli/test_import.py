@@ -45,7 +45,9 @@ def test_import_counts_the_files_read_not_the_paths_given(tmp_path: Path) -> Non
     outputs = real("lm_eval/EleutherAI-lm-evaluation-harness-PR3936/outputs")  # 7 samples + 3 results files
     code, _, err = run(["import", "lm-eval", str(outputs), "--out", str(tmp_path / "lm")])
     assert code == 0
-    assert err == f"imported 10 file(s): 60 planned units, 140 ledger rows, 12 note(s) → {tmp_path / 'lm'}\n"
+    # 2 header_rows_disagree + 9 limited_run (3 results files x 3 tasks); each task has one metric, so no
+    # pooled_metrics note (acc and exact_match are in different tasks)
+    assert err == f"imported 10 file(s): 60 planned units, 140 ledger rows, 11 note(s) → {tmp_path / 'lm'}\n"
 
 
 def test_files_read_include_the_files_an_export_names() -> None:

@@ -23,6 +23,20 @@ MMLU_PP_SAMPLES = tuple(
 PHI = "microsoft/Phi-3-mini-4k-instruct"
 U1, Q4 = "gemma3:12b-u1", "gemma3:12b-it-q4_K_M"
 U2, BASE = "/workspace/gemma3_12b_u2", "/workspace/gemma-3-12b-it-base"
+#: exact_match 1.0 rows of each 3-row samples file (14-44: U2, 15-11: BASE, by their results files' model_name).
+MMLU_PP_PASSED = {
+    ("chemistry", U2): 1,  # docs 0, 6, 7: 1, 0, 0
+    ("chemistry", BASE): 2,  # 1, 0, 1
+    ("health", U2): 1,  # docs 12, 13, 14: 0, 0, 1
+    ("health", BASE): 2,  # 0, 1, 1
+    ("psychology", U2): 1,  # docs 8, 9, 10: 1, 0, 0
+    ("psychology", BASE): 2,  # 1, 1, 0
+}
+#: The subtasks the results files' n-samples name (100 effective each) without a samples file.
+MMLU_PP_UNSAMPLED = (
+    "biology", "business", "computer_science", "economics", "engineering", "history", "law", "math", "other",
+    "philosophy", "physics",
+)  # fmt: skip
 STRICT = ("--score", "exact_match,strict-match")
 
 
@@ -141,19 +155,22 @@ CASES: list[Case] = [
         "lm-eval",
         (MMLU_PP,),
         0,
-        {U2: funnel(14 * 100, 3, ran=9), BASE: funnel(14 * 100, 6, ran=9)},
+        {
+            **{(f"mmlu_pro_plus_{s}", c): funnel(100, 0, ran=0) for s in MMLU_PP_UNSAMPLED for c in (U2, BASE)},
+            **{(f"mmlu_pro_plus_{s}", c): funnel(100, n, ran=3) for (s, c), n in MMLU_PP_PASSED.items()},
+        },
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="the folder's results files declare 14 subtasks each run on 100 docs (n-samples.effective; the "
-        "group itself is an aggregate, not a task): all 14 x 100 are planned, and the 11 subtasks without a "
-        "samples file are missing (header_rows_disagree names them), not dropped from the plan; one filter "
-        "(custom-extract) needs no declaration",
+        "group itself is an aggregate, not a task): each subtask is a task of 100 planned units, and the 11 "
+        "subtasks without a samples file are missing (header_rows_disagree names them), not dropped from the "
+        "plan; one filter (custom-extract) needs no declaration",
         collection="real2",
     ),
     Case(
         "lm-eval",
         MMLU_PP_SAMPLES,
         0,
-        {U2: funnel(3 * 100, 3, ran=9), BASE: funnel(3 * 100, 6, ran=9)},
+        {(f"mmlu_pro_plus_{s}", c): funnel(100, n, ran=3) for (s, c), n in MMLU_PP_PASSED.items()},
         notes=frozenset({"limited_run", "header_rows_disagree"}),
         why="the 6 samples files alone plan only their 3 subtasks (100 docs each) per model",
         collection="real2",

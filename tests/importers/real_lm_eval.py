@@ -153,18 +153,19 @@ CASES: list[Case] = [
         (FLOR,),
         0,
         {
-            FLOR_MODEL: {
-                "planned": 20,
-                "attempted": 20,
-                "completed": 20,
+            (task, FLOR_MODEL): {
+                "planned": 10,
+                "attempted": 10,
+                "completed": 10,
                 "scored": 0,
                 "missing": 0,
                 "exec_failed": 0,
-                "judge_failed": 20,
+                "judge_failed": 10,
             }
+            for task in ("eqbench_ca", "eqbench_es")
         },
         notes=frozenset({"limited_run", "not_a_score"}),
-        why="<stem>_<date>.json linked by timestamp: --limit 10 of 167 and of 168, 10 + 10 planned; "
+        why="<stem>_<date>.json linked by timestamp: --limit 10 of 167 and of 168, 10 planned per task; "
         "percent_parseable 0 on every row, so "
         "the 20 eqbench zeros are grader failures (judge_error), not graded zeros",
     ),
@@ -206,10 +207,14 @@ CASES: list[Case] = [
         "lm-eval",
         (NEGO,),
         0,
-        {QWEN: funnel(20 + 20 + 20, 9 + 12 + 4, ran=60)},
+        {
+            ("negotiationtom_belief", QWEN): funnel(20, 9, ran=20),
+            ("negotiationtom_desire", QWEN): funnel(20, 12, ran=20),
+            ("negotiationtom_intention", QWEN): funnel(20, 4, ran=20),
+        },
         notes=frozenset({"limited_run", "retry_after_scored", "header_rows_disagree"}),
-        why="3 tasks planned from n-samples.effective (--limit 20 of 13812, 13812, 4618); first run: belief 9, desire "
-        "12, intention 4 of 20 each",
+        why="3 tasks planned from n-samples.effective (--limit 20 of 13812, 13812, 4618), each its own row; first "
+        "run: belief 9, desire 12, intention 4 of 20 each",
     ),
     Case(
         "lm-eval",
@@ -260,7 +265,10 @@ CASES: list[Case] = [
         "lm-eval",
         (MATH,),
         0,
-        {MATH_MODEL: funnel(10000, 0, ran=10)},
+        {
+            ("math_perturbed_full", MATH_MODEL): funnel(5000, 0, ran=10),
+            ("math_rephrased_full", MATH_MODEL): funnel(5000, 0, ran=0),
+        },
         notes=frozenset({"header_rows_disagree"}),
         why="header 5000 effective per task, 10 rows of one task: coverage from rows; rephrased task all missing",
     ),
@@ -275,7 +283,10 @@ CASES: list[Case] = [
         "lm-eval",
         (f"{MATH}/results_2026-01-21T03-44-18.458309.json",),
         0,
-        {MATH_MODEL: {"planned": 10000, "attempted": 0, "scored": 0, "missing": 10000}},
+        {
+            (task, MATH_MODEL): {"planned": 5000, "attempted": 0, "scored": 0, "missing": 5000}
+            for task in ("math_perturbed_full", "math_rephrased_full")
+        },
         why="results file alone: a header-only export, nothing ran as far as rows show",
     ),
 ]

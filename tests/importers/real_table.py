@@ -8,6 +8,7 @@ file (recounted from the raw rows), never read back from evalframe.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,8 +46,10 @@ class Case:
     exit_code
         0 audited, 1 refused, 2 input error.
     counts
-        Per candidate, the summary counts that must hold exactly (any subset
-        of :data:`COUNT_NAMES`; every audited candidate must be listed).
+        Per candidate (per ``(task, candidate)`` when the export holds two or
+        more tasks: tasks are keys, never pooled), the summary counts that
+        must hold exactly (any subset of :data:`COUNT_NAMES`; every audited
+        candidate must be listed).
     refusal_kinds
         For exit 1: exactly the kinds of the refusing problems.
     notes
@@ -60,7 +63,7 @@ class Case:
     fmt: str
     paths: tuple[str, ...]
     exit_code: int
-    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    counts: Mapping[str | tuple[str, str], Mapping[str, int | None]] = field(default_factory=dict)
     args: tuple[str, ...] = ()
     refusal_kinds: frozenset[str] = frozenset()
     notes: frozenset[str] = frozenset()
@@ -97,7 +100,7 @@ def check(case: Case) -> None:
         return
     if code != 0:
         return
-    summary = {row["candidate"]: row for row in out["summary"]}
+    summary = {(row["task"], row["candidate"]) if "task" in row else row["candidate"]: row for row in out["summary"]}
     assert set(summary) == set(case.counts), sorted(summary)
     for candidate, expected in case.counts.items():
         got = {name: summary[candidate][name] for name in expected}

@@ -288,18 +288,14 @@ def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
     per_run = imported.ledger.group_by("run_id", "attempt").len().sort("run_id", "attempt")
     assert per_run.rows() == [(RUN1, 1, 60), ("2026-07-08T17-52-34.622576", 2, 20), (RUN2, 2, 40), (RUN2, 3, 20)]
     # the 17-52 run wrote only intention; 3 results files x 3 tasks were each limited to 20 docs
+    # belief and desire are graded by acc, intention by exact_match: each task is its own rate (tasks are keys),
+    # so no rate pools two metrics and no pooled_metrics note is due
     assert kinds(imported) == {
         ("header_rows_disagree", False): 2,
         ("limited_run", False): 9,
-        ("pooled_metrics", False): 1,
     }
     disagree = imported.notes.filter(pl.col("kind") == "header_rows_disagree")
     assert disagree.get_column("source").unique().to_list() == [str(NEGO / "results_2026-07-08T17-52-34.622576.json")]
-    # belief and desire are graded by acc, intention by exact_match: one rate of two measures, said so
-    assert imported.notes.filter(pl.col("kind") == "pooled_metrics").get_column("detail").to_list() == [
-        "Qwen/Qwen3-8B's rates pool rows graded by 2 metrics: acc (4 files), exact_match (3 files); read one "
-        "metric's files at a time, or break the funnel down with --slice"
-    ]
     report = run_audit(imported)  # retry policy "first": the 16-04 run counts
     assert by_task(report) == {
         ("negotiationtom_belief", "passed"): 9,
@@ -309,7 +305,11 @@ def test_negotiationtom_folder_plans_every_task_of_the_results_files() -> None:
         ("negotiationtom_intention", "passed"): 4,
         ("negotiationtom_intention", "failed"): 16,
     }
-    assert counts(report, "planned", "scored", "passed") == {"planned": 60, "scored": 60, "passed": 25}
+    assert report.summary.select("task", "candidate", "planned", "scored", "passed").rows() == [
+        ("negotiationtom_belief", "Qwen/Qwen3-8B", 20, 20, 9),
+        ("negotiationtom_desire", "Qwen/Qwen3-8B", 20, 20, 12),
+        ("negotiationtom_intention", "Qwen/Qwen3-8B", 20, 20, 4),
+    ]
     results_info = [i for i in imported.info if i["format"] == "lm-eval results"]
     assert [i["n_samples"]["negotiationtom_intention"] for i in results_info] == [
         {"original": 4618, "effective": 20}
@@ -408,14 +408,12 @@ def test_math_results_file_alone_is_a_header_only_export() -> None:
     assert imported.ledger.schema == LEDGER_SCHEMA
     assert imported.plan.n_units == 10000
     assert kinds(imported) == {("header_rows_disagree", False): 2}
-    report = run_audit(imported)
-    assert counts(report, "planned", "scored", "missing", "scored_coverage", "pass_rate_scored") == {
-        "planned": 10000,
-        "scored": 0,
-        "missing": 10000,
-        "scored_coverage": 0.0,
-        "pass_rate_scored": None,
-    }
+    report = run_audit(imported)  # two tasks of 5000 effective documents each, one summary row each
+    names = ("task", "planned", "scored", "missing", "scored_coverage", "pass_rate_scored")
+    assert report.summary.select(names).rows() == [
+        ("math_perturbed_full", 5000, 0, 5000, 0.0, None),
+        ("math_rephrased_full", 5000, 0, 5000, 0.0, None),
+    ]
 
 
 def test_math_folder_plans_the_task_without_samples_as_missing() -> None:
@@ -526,17 +524,11 @@ def test_samples_without_a_results_file_are_the_documented_unknown_model_with_a_
 def test_flor_results_file_named_stem_date_is_linked_by_its_timestamp() -> None:
     imported = read([FLOR])
     report = run_audit(imported)
-    assert counts(report, *FUNNEL) == {
-        "planned": 10 + 10,  # --limit 10 of 167 and of 168 documents
-        "attempted": 20,
-        "scored": 0,
-        "passed": 0,
-        "failed": 0,
-        "missing": 0,
-        "judge_failed": 20,
-        "exec_failed": 0,
-        "not_scored": 0,
-    }
+    # --limit 10 of 167 (eqbench_ca) and of 168 (eqbench_es) documents: one row per task, never pooled
+    assert report.summary.select("task", *FUNNEL).rows() == [
+        ("eqbench_ca", 10, 10, 0, 0, 0, 0, 10, 0, 0),
+        ("eqbench_es", 10, 10, 0, 0, 0, 0, 10, 0, 0),
+    ]
     samples_info = [i for i in imported.info if i["format"] == "lm-eval samples"]
     assert {i["results_file"] for i in samples_info} == {str(FLOR_RESULTS)}
     alone = read([FLOR_CA])  # the samples file alone still finds its results file

@@ -94,7 +94,8 @@ def test_orbit_desk_comparison_terminal_snapshot(orbit: AuditReport, width: int)
 
 def twenty_candidates() -> AuditReport:
     """20 candidates × 600 cases; candidate k misses its first 20·k cases and fails every third case."""
-    cases = pl.DataFrame({"case_id": [f"task/{i}" for i in range(600)], "task": [f"t{i % 4}" for i in range(600)]})
+    # One task (no task column): a plan column "topic" labels the cases.
+    cases = pl.DataFrame({"case_id": [f"task/{i}" for i in range(600)], "topic": [f"t{i % 4}" for i in range(600)]})
     rows = [
         {"candidate": name, "case_id": f"task/{i}", "passed": int(i % 3 != 0)}
         for k, name in enumerate(NAMES)

@@ -1,0 +1,301 @@
+"""Tasks are keys (SPEC §1, issue 40): every number is per (task, candidate), never pooled over tasks.
+
+Every expected number below is counted by hand from the frames written here, or read from the real
+sample files with plain ``json`` (never from evalframe).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import evalframe as ef
+from evalframe.errors import AuditRefused, OptionError
+from evalframe.problems import PROBLEM_KINDS
+from tests.conftest import real
+
+#: belief: b1, b2, b3; desire: d1, d2. Candidates A and B plan every case of both tasks.
+CASES = pl.DataFrame(
+    {"case_id": ["d2", "b1", "d1", "b3", "b2"], "task": ["desire", "belief", "desire", "belief", "belief"]}
+)
+#: A: b1 pass, b2 fail, b3 no row; d1 pass, d2 pass.  B: b1, b2, b3 pass; d1 fail, d2 no row.
+LEDGER = pl.DataFrame(
+    {
+        "candidate": ["A", "A", "A", "A", "B", "B", "B", "B"],
+        "case_id": ["b1", "b2", "d1", "d2", "b1", "b2", "b3", "d1"],
+        "passed": [1, 0, 1, 1, 1, 1, 1, 0],
+    }
+)
+TABLES = ("summary", "units", "attempts", "problems", "slices", "missingness")
+
+
+def plan_of(cases: pl.DataFrame = CASES) -> ef.Plan:
+    return ef.Plan.from_frame(cases, candidates=["A", "B"])
+
+
+def frames(report: ef.AuditReport) -> dict[str, pl.DataFrame]:
+    return {name: getattr(report, name).lazy().collect() for name in TABLES}
+
+
+def test_two_tasks_give_one_summary_row_per_task_and_candidate_with_its_own_counts() -> None:
+    report = ef.audit(plan_of(), LEDGER)
+    names = ("task", "candidate", "planned", "scored", "passed", "missing", "pass_rate_scored", "pass_rate_planned")
+    assert report.summary.columns[:2] == ["task", "candidate"]
+    assert report.summary.select(names).rows() == [
+        ("belief", "A", 3, 2, 1, 1, 1 / 2, 1 / 3),
+        ("belief", "B", 3, 3, 3, 0, 1.0, 1.0),
+        ("desire", "A", 2, 2, 2, 0, 1.0, 1.0),
+        ("desire", "B", 2, 1, 0, 1, 0.0, 0.0),
+    ]
+    assert report.meta["tasks"] == ["belief", "desire"]
+    for name in ("units", "attempts", "problems"):
+        table = getattr(report, name)
+        assert table.columns[0] == "task", name
+        assert table.schema["task"] == pl.String, name
+    assert report.units.select("task", "candidate", "case_id", "outcome").rows() == [
+        ("belief", "A", "b1", "passed"),
+        ("belief", "A", "b2", "failed"),
+        ("belief", "A", "b3", "missing"),
+        ("belief", "B", "b1", "passed"),
+        ("belief", "B", "b2", "passed"),
+        ("belief", "B", "b3", "passed"),
+        ("desire", "A", "d1", "passed"),
+        ("desire", "A", "d2", "passed"),
+        ("desire", "B", "d1", "failed"),
+        ("desire", "B", "d2", "missing"),
+    ]
+    # missing units: one note per (task, candidate) that misses one
+    assert report.problems.select("task", "kind", "candidate").rows() == [
+        ("belief", "missing_unit", "A"),
+        ("desire", "missing_unit", "B"),
+    ]
+
+
+def test_by_task_is_the_audit_of_each_task_alone() -> None:
+    plan = plan_of()
+    report = ef.audit(plan, LEDGER)
+    tasks = report.by_task()
+    assert list(tasks) == ["belief", "desire"]
+    for task, own in tasks.items():
+        numbered = LEDGER.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64))
+        rows = numbered.filter(pl.col("case_id").str.starts_with(task[0]))  # each row keeps its line
+        alone = ef.audit(plan.for_task(task), rows)
+        assert "task" not in own.summary.columns
+        for name, table in frames(alone).items():
+            assert frames(own)[name].equals(table), (task, name)
+        assert own.meta["plan_hash"] == alone.meta["plan_hash"]
+    combined = frames(report)
+    for name in ("summary", "units", "attempts"):
+        glued = pl.concat([frames(r)[name].select(pl.lit(t).alias("task"), pl.all()) for t, r in tasks.items()])
+        assert combined[name].equals(glued), name
+
+
+def test_one_task_changes_nothing_in_any_table() -> None:
+    one = CASES.filter(pl.col("task") == "belief")
+    ledger = LEDGER.filter(pl.col("case_id").str.starts_with("b"))
+    with_column = ef.audit(plan_of(one), ledger, slices=[])
+    without = ef.audit(plan_of(one.drop("task")), ledger)
+    for name, table in frames(without).items():
+        assert frames(with_column)[name].equals(table), name
+    assert "tasks" not in with_column.meta
+    assert list(with_column.by_task()) == [""]
+    assert with_column.summary.select("planned", "scored", "passed").rows() == [(3, 2, 1), (3, 3, 3)]
+
+
+def test_tasks_are_in_natural_order() -> None:
+    cases = pl.DataFrame({"case_id": ["x", "y", "z"], "task": ["t10", "t9", "t10"]})
+    ledger = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["x", "y", "z"], "passed": [1, 0, 1]})
+    report = ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger)
+    assert report.summary.select("task", "planned", "passed").rows() == [("t9", 1, 0), ("t10", 2, 2)]
+
+
+def test_refusal_gathers_every_task_problem_and_unknown_task_with_its_line() -> None:
+    ledger = pl.DataFrame(
+        {
+            "candidate": ["A", "A", "A", "A", "B"],
+            "case_id": ["b1", "d9", "b2", "d1", "d1"],
+            "task": ["belief", "desire", "intention", "desire", "desire"],
+            "passed": [2, 1, 1, 1, 1],
+        }
+    )  # lines 1..5: a bad grade in belief, a case desire does not have, a task the plan does not have
+    with pytest.raises(AuditRefused) as refused:
+        ef.audit(plan_of(), ledger)
+    found = refused.value.problems.filter(pl.col("refusing")).select("task", "kind", "line", "case_id")
+    assert found.rows() == [
+        (None, "unknown_task", 3, "b2"),
+        ("belief", "invalid_grade", 1, "b1"),
+        ("desire", "unknown_case", 2, "d9"),
+    ]
+    detail = refused.value.problems.filter(pl.col("kind") == "unknown_task").get_column("detail").item()
+    assert detail == "the row of (A, b2) names the task 'intention', which is not planned (tasks: belief, desire)"
+    assert "unknown_task" in PROBLEM_KINDS
+
+
+def test_a_row_whose_case_is_in_no_task_is_one_unknown_case() -> None:
+    ledger = LEDGER.vstack(pl.DataFrame({"candidate": ["A"], "case_id": ["zz"], "passed": [1]}))
+    with pytest.raises(AuditRefused) as refused:
+        ef.audit(plan_of(), ledger)
+    refusing = refused.value.problems.filter(pl.col("refusing"))
+    assert refusing.select("task", "kind", "line", "case_id").rows() == [(None, "unknown_case", 9, "zz")]
+
+
+def test_the_ledger_task_column_routes_rows_as_the_case_map_does() -> None:
+    tasks = {"b": "belief", "d": "desire"}
+    labelled = LEDGER.with_columns(pl.col("case_id").str.slice(0, 1).replace_strict(tasks).alias("task"))
+    for name, table in frames(ef.audit(plan_of(), LEDGER)).items():
+        assert frames(ef.audit(plan_of(), labelled))[name].equals(table), name
+
+
+@pytest.mark.parametrize("partition_by", [None, "candidate"])
+def test_row_order_does_not_change_any_table(partition_by: str | None) -> None:
+    expected = frames(ef.audit(plan_of(), LEDGER, partition_by=partition_by))  # type: ignore[arg-type]
+    for seed in range(3):
+        order = list(range(LEDGER.height))
+        random.Random(seed).shuffle(order)
+        shuffled = LEDGER[order]
+        cases = CASES.sample(fraction=1.0, shuffle=True, seed=seed)
+        with ef.audit(plan_of(cases), shuffled, partition_by=partition_by) as report:  # type: ignore[arg-type]
+            got = frames(report)
+        for name, table in expected.items():
+            # units and attempts keep the ledger's lines (where each row came from): compared without them
+            if name in ("units", "attempts"):
+                assert got[name].drop("line").equals(table.drop("line")), (seed, name)
+            else:
+                assert got[name].equals(table), (seed, name)
+
+
+def test_by_candidate_audit_of_tasks_closes_every_task_store() -> None:
+    report = ef.audit(plan_of(), LEDGER, partition_by="candidate")
+    assert isinstance(report.units, pl.LazyFrame)
+    assert report.units.collect().height == 10
+    tasks = report.by_task()
+    report.close()
+    assert report.closed and all(r.closed for r in tasks.values())
+
+
+def test_spark_with_tasks_is_refused_before_anything_is_read() -> None:
+    with pytest.raises(OptionError) as refused:
+        ef.audit(plan_of(), LEDGER, engine="spark")
+    assert refused.value.option == "engine"
+
+
+def test_task_is_not_a_slice_when_tasks_are_keys() -> None:
+    with pytest.raises(OptionError) as refused:
+        ef.audit(plan_of(), LEDGER, slices=["task"])
+    assert refused.value.option == "slices"
+
+
+NEGO = "lm_eval/EleutherAI-lm-evaluation-harness-PR3936/outputs/qwen3-8b/negotiationtom"
+
+
+def _first_run_counts(folder: Path) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """Per (task, model): planned documents, scored and passed rows of the task's first run, with plain json.
+
+    A task's planned documents are the doc ids its samples files hold (--limit 20 ran the same 20 in every
+    run); the first run (earliest timestamp) counts under retry policy "first"; a row is scored when its
+    metric (the one of ``metrics`` whose value is a number) holds one, and passed when that number is 1.
+    """
+    results = sorted(folder.glob("results_*.json"))
+    model = json.loads(results[0].read_text(encoding="utf-8"))["model_name"]
+    per_task: dict[str, list[Path]] = {}
+    for path in sorted(folder.glob("samples_*.jsonl")):
+        task, _ = path.stem.removeprefix("samples_").rsplit("_", 1)
+        per_task.setdefault(task, []).append(path)
+    counts = {}
+    for task, paths in per_task.items():
+        docs = {json.loads(line)["doc_id"] for p in paths for line in p.read_text(encoding="utf-8").splitlines()}
+        first = [json.loads(line) for line in paths[0].read_text(encoding="utf-8").splitlines()]
+        values = [next(r[m] for m in r["metrics"] if isinstance(r[m], (int, float))) for r in first]
+        counts[(task, model)] = (len(docs), len(values), sum(1 for v in values if v == 1))
+    return counts
+
+
+@pytest.mark.skipif(not real(NEGO).is_dir(), reason="../shared/data/real is not laid beside the repository")
+def test_negotiationtom_gives_one_row_per_task_and_candidate_with_counts_from_the_samples() -> None:
+    folder = real(NEGO)
+    expected = _first_run_counts(folder / "Qwen__Qwen3-8B")
+    assert sorted(t for t, _ in expected) == [
+        "negotiationtom_belief",
+        "negotiationtom_desire",
+        "negotiationtom_intention",
+    ]
+    read = ef.read("lm-eval", folder)
+    report = ef.audit(ef.Plan.from_frame(read.plan), read.ledger)
+    rows = report.summary.select("task", "candidate", "planned", "scored", "passed").rows()
+    assert {(t, c): (p, s, n) for t, c, p, s, n in rows} == expected
+    assert [(t, c) for t, c, *_ in rows] == sorted(expected)
+    assert expected[("negotiationtom_belief", "Qwen/Qwen3-8B")] == (20, 20, 9)  # the sum of acc over the file
+
+
+def test_a_case_without_a_task_refuses_the_plan() -> None:
+    cases = CASES.with_columns(pl.when(pl.col("case_id") == "b2").then(None).otherwise(pl.col("task")).alias("task"))
+    with pytest.raises(ef.PlanError) as refused:
+        plan_of(cases)
+    assert refused.value.problems.select("kind", "case_id").rows() == [("empty_identifier", "b2")]
+
+
+def test_problems_beyond_the_rows_kept_are_sorted_by_task_first() -> None:
+    from evalframe.problems import Problems, problems_frame, with_task
+
+    def keys(lines: range) -> pl.DataFrame:
+        return problems_frame([{"kind": "duplicate_key", "line": n} for n in lines])
+
+    found = Problems.gather(
+        [with_task(keys(range(1, 4)), "t10"), with_task(keys(range(4, 7)), "t9"), with_task(keys(range(7, 8)), None)],
+        kept=2,
+    )
+    assert found.counts.rows() == [("duplicate_key", True, 7)]
+    assert found.shown.select("task", "line").rows() == [(None, 7), ("t9", 4)]
+    assert found.every().collect().select("task", "line").rows() == [
+        (None, 7),
+        ("t9", 4),
+        ("t9", 5),
+        ("t9", 6),
+        ("t10", 1),
+        ("t10", 2),
+        ("t10", 3),
+    ]
+    assert found.of_kinds(["duplicate_key"]).height == 7
+    found.close()
+
+
+def test_slices_and_missingness_are_per_task() -> None:
+    topics = {"b1": "x", "b2": "y", "b3": "y", "d1": "x", "d2": "y"}
+    cases = CASES.with_columns(pl.col("case_id").replace_strict(topics).alias("topic"))
+    report = ef.audit(plan_of(cases), LEDGER, slices=["topic"])
+    assert report.slices.columns[:2] == ["task", "candidate"]
+    assert report.missingness.columns[:2] == ["task", "candidate"]
+    # belief A: b1 passed (x); b2 failed, b3 missing (y). desire B: d1 failed (x), d2 missing (y).
+    rows = report.slices.select("task", "candidate", "slice_value", "planned", "missing").rows()
+    assert rows == [
+        ("belief", "A", "x", 1, 0),
+        ("belief", "A", "y", 2, 1),
+        ("belief", "B", "x", 1, 0),
+        ("belief", "B", "y", 2, 0),
+        ("desire", "A", "x", 1, 0),
+        ("desire", "A", "y", 1, 0),
+        ("desire", "B", "x", 1, 0),
+        ("desire", "B", "y", 1, 1),
+    ]
+    assert report.missingness.select("task", "candidate").rows() == [
+        ("belief", "A"),
+        ("belief", "B"),
+        ("desire", "A"),
+        ("desire", "B"),
+    ]
+
+
+def test_one_task_with_a_ledger_task_column_is_the_audit_without_either() -> None:
+    one = CASES.filter(pl.col("task") == "belief")
+    ledger = LEDGER.filter(pl.col("case_id").str.starts_with("b"))
+    labelled = ef.audit(plan_of(one), ledger.with_columns(pl.lit("belief").alias("task")))
+    for name, table in frames(ef.audit(plan_of(one.drop("task")), ledger)).items():
+        assert frames(labelled)[name].equals(table), name
+    with pytest.raises(AuditRefused) as refused:
+        ef.audit(plan_of(one), ledger.with_columns(pl.lit("desire").alias("task")))
+    assert "task" not in refused.value.problems.columns  # one task: problems as without tasks
+    assert set(refused.value.problems.filter(pl.col("refusing")).get_column("kind")) == {"unknown_task"}
