@@ -299,3 +299,25 @@ def test_one_task_with_a_ledger_task_column_is_the_audit_without_either() -> Non
         ef.audit(plan_of(one), ledger.with_columns(pl.lit("desire").alias("task")))
     assert "task" not in refused.value.problems.columns  # one task: problems as without tasks
     assert set(refused.value.problems.filter(pl.col("refusing")).get_column("kind")) == {"unknown_task"}
+
+
+@pytest.mark.skipif(not real(NEGO).is_dir(), reason="../shared/data/real is not laid beside the repository")
+def test_the_command_prints_the_negotiationtom_folder_as_one_section_per_task_with_its_own_headline() -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    folder = real(NEGO)
+    expected = _first_run_counts(folder / "Qwen__Qwen3-8B")
+    result = CliRunner().invoke(main, ["audit", "--from", "lm-eval", str(folder), "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[2] == "3 tasks × 1 candidate: rates are per task; no number pools tasks"
+    sections = [line.removeprefix("## task ").strip("`") for line in lines if line.startswith("## task ")]
+    assert sections == ["negotiationtom_belief", "negotiationtom_desire", "negotiationtom_intention"]
+    headlines = [line for line in lines if line.startswith("- Qwen/Qwen3-8B: pass_rate_scored ")]
+    assert [h.split(" = ")[1].split(";")[0] for h in headlines] == [
+        f"{expected[(task, 'Qwen/Qwen3-8B')][2]} passed / {expected[(task, 'Qwen/Qwen3-8B')][1]} scored"
+        for task in sections
+    ]
+    assert "pooled_metrics" not in result.output  # acc and exact_match are graded in different tasks
