@@ -172,6 +172,8 @@ def test_parent_folder_reads_every_run_with_scenario_prefixed_ids_one_task_per_s
         MMLU_SCENARIO: {GPT2: funnel_row(9, 9, 1)},
         "narrative_qa": {GPT2: funnel_row(4, 4, 0)},
     }
+    # one scenario alone: no task column, the import as before
+    assert helm.read([MMLU]).plan.cases.columns == ["case_id", "split", "scenario"]
 
 
 def test_file_inside_a_run_folder_reads_that_run() -> None:
