@@ -30,8 +30,13 @@ How files are read
   attempt 1.
 * **slices**: ``dataset`` (the report's ``dataset_name`` whose
   ``<dataset>_`` prefixes the file's stem, else the stem) and ``subset``
-  (the rest of the stem, else the stem): ``--slice subset`` breaks the
-  funnel down by subset.
+  (the rest of the stem, else the stem).
+* **task**: when the import reads several evaluations, the case column
+  ``task`` names each case's: the dataset, or ``<dataset>/<subset>`` for a
+  dataset read with several subsets (IQuiz's ``iquiz/EQ`` and ``iquiz/IQ``).
+  Tasks are keys: each is audited apart, and no rate pools gsm8k's ``acc``
+  with IFEval's ``prompt_level_strict``. An import of one dataset and subset
+  has no ``task`` column.
 * **grade** (``--score``): one metric of ``score.value``. The default is the
   rows' ``main_score_name`` (``prompt_level_strict`` for IFEval), else the
   only metric; several and no main one refuse (``ambiguous_score``), and a
@@ -65,12 +70,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from evalframe.columns import CANDIDATE, CASE_ID, SCORE, SCORE_STATUS
+from evalframe.columns import CANDIDATE, CASE_ID, SCORE, SCORE_STATUS, TASK
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
@@ -385,6 +390,27 @@ def _review_rows(
     return own, len(trials)
 
 
+def _tasks(parts: Iterable[tuple[Any, str, str]]) -> dict[tuple[str, str], str]:
+    """Each (dataset, subset) read and its task: the dataset, or ``<dataset>/<subset>`` when it has several subsets.
+
+    A dataset's subsets are one evaluation when the import reads one of them (``gsm8k``'s ``main``); IQuiz's
+    ``EQ`` and ``IQ`` read together are two (tasks are keys: their rates are never pooled).
+
+    Examples
+    --------
+    >>> _tasks([(None, "gsm8k", "main"), (None, "iquiz", "EQ"), (None, "iquiz", "IQ")])
+    {('gsm8k', 'main'): 'gsm8k', ('iquiz', 'EQ'): 'iquiz/EQ', ('iquiz', 'IQ'): 'iquiz/IQ'}
+    """
+    subsets: dict[str, set[str]] = {}
+    for _, dataset, subset in parts:
+        subsets.setdefault(dataset, set()).add(subset)
+    return {
+        (dataset, subset): dataset if len(found) == 1 else f"{dataset}/{subset}"
+        for dataset, found in subsets.items()
+        for subset in sorted(found)
+    }
+
+
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     """Read EvalScope review files (and their reports) into a plan, a status ledger, notes and file facts.
 
@@ -402,7 +428,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     -------
     Imported
         ``plan``: per candidate the samples of its reviews, with case columns
-        ``dataset`` and ``subset`` (String). ``ledger``: one row per review
+        ``dataset`` and ``subset`` (String), and ``task`` (String) when the
+        files hold several tasks. ``ledger``: one row per review
         row, columns ``candidate``, ``case_id``, ``run_id`` (String, null),
         ``trial``, ``attempt`` (Int64), ``exec_status`` (``completed``),
         ``score_status`` (``scored``, ``judge_error``, ``not_scored``),
@@ -412,7 +439,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``plan_from_rows`` per review file, ``header_rows_disagree`` where the
         report disagrees, ``nonfinite_score`` / ``not_a_score`` per value that
         is not a score. ``info``: per review file its dataset, subset,
-        metrics, chosen metric, rows and report.
+        task (with several tasks), metrics, chosen metric, rows and report.
 
     Raises
     ------
@@ -448,12 +475,19 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     info: list[dict[str, Any]] = []
     cases: dict[str, dict[str, Any]] = {}
     runs = _runs(reviews, notes)
+    parts: dict[Path, tuple[_Report | None, str, str]] = {}
     for review in reviews:
         report = _report_of(review, reports)
-        review.candidate, attempt = runs[review.path]
-        source, candidate = str(review.path), review.candidate
         dataset = report.dataset if report is not None else review.stem
         subset = review.stem.removeprefix(dataset + "_") if report is not None else review.stem
+        parts[review.path] = (report, dataset, subset)
+    tasks = _tasks(parts.values())
+    for review in reviews:
+        report, dataset, subset = parts[review.path]
+        review.candidate, attempt = runs[review.path]
+        source, candidate = str(review.path), review.candidate
+        # The task column only when the import reads several tasks: a single-task import is as before.
+        task = {TASK: tasks[(dataset, subset)]} if len(set(tasks.values())) > 1 else {}
         mains = {main for *_, main in review.samples if main is not None}
         available = [name for *_, values, _ in review.samples for name in values]
         facts = {
@@ -462,6 +496,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             "candidate": candidate,
             "dataset": dataset,
             "subset": subset,
+            **task,
             "metrics": sorted(set(available)),
             "rows": len(review.samples),
             "report": None if report is None else str(report.path),
@@ -481,7 +516,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             continue
         facts["metric"] = chosen
         own, n_samples = _review_rows(
-            review, chosen, {"dataset": dataset, "subset": subset}, cases, notes, attempt=attempt
+            review, chosen, {"dataset": dataset, "subset": subset, **task}, cases, notes, attempt=attempt
         )
         rows.extend(own)
         if report is not None and chosen is not None:

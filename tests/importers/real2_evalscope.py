@@ -15,29 +15,43 @@ def _review(model: str, stem: str) -> str:
     return f"{_VIZ}/{model}/reviews/{model}/{stem}.jsonl"
 
 
-
 CASES: list[Case] = [
     Case(
         "evalscope",
         (_7B, _14B),
         0,
-        {"qwen2.5-7b-instruct": funnel(60, 38, not_scored=0), "qwen2.5-14b-instruct": funnel(60, 44, not_scored=0)},
-        notes=frozenset({"plan_from_rows", "pooled_metrics", "limited_run"}),
+        {
+            (task, model): funnel(10, passed, not_scored=0)
+            for task, by_model in {
+                "gpqa_diamond": (6, 6),
+                "gsm8k": (9, 9),
+                "humaneval": (10, 10),
+                "ifeval": (6, 9),
+                "iquiz/EQ": (2, 6),
+                "iquiz/IQ": (5, 4),
+            }.items()
+            for model, passed in zip(("qwen2.5-7b-instruct", "qwen2.5-14b-instruct"), by_model, strict=True)
+        },
+        notes=frozenset({"plan_from_rows", "limited_run"}),
         why="6 review files x 10 rows per model (each config sets limit 10: a limited_run flag per model; the two "
-        "configs differ only in model and paths, and the models are different candidates anyway). Each file's "
-        "default metric: gpqa_diamond acc "
-        "6/6, gsm8k acc 9/9, humaneval acc JSON true x10 (a boolean is 1), ifeval main_score_name "
-        "prompt_level_strict 6/9, iquiz EQ 2/6 and IQ 5/4 (7b/14b): 38 and 44 of 60. iquiz_EQ and iquiz_IQ both "
-        "use sample ids 0-9 and stay 20 cases (case ids carry the file stem); acc and prompt_level_strict pool "
-        "in one rate (pooled_metrics flag)",
+        "configs differ only in model and paths, and the models are different candidates anyway), one task per "
+        "dataset, and per subset for iquiz (EQ and IQ: two subsets of one dataset). Each file's default metric "
+        "(7b/14b): gpqa_diamond acc 6/6, gsm8k acc 9/9, humaneval acc JSON true x10 (a boolean is 1), ifeval "
+        "main_score_name prompt_level_strict 6/9, iquiz EQ 2/6 and IQ 5/4. iquiz_EQ and "
+        "iquiz_IQ both use sample ids 0-9 and stay 20 cases (case ids carry the file stem); acc and "
+        "prompt_level_strict are in different tasks, so no pooled_metrics flag",
         collection="real2",
     ),
     Case(
         "evalscope",
         (_review("qwen2.5-7b-instruct", "iquiz_EQ"), _review("qwen2.5-7b-instruct", "iquiz_IQ")),
         0,
-        {"qwen2.5-7b-instruct": funnel(20, 7, not_scored=0)},
-        why="two subsets with the SAME sample ids 0-9: 20 planned cases, never 10 collided ones; 2 + 5 pass",
+        {
+            ("iquiz/EQ", "qwen2.5-7b-instruct"): funnel(10, 2, not_scored=0),
+            ("iquiz/IQ", "qwen2.5-7b-instruct"): funnel(10, 5, not_scored=0),
+        },
+        why="two subsets of iquiz with the SAME sample ids 0-9: two tasks of 10 cases each, never 10 collided "
+        "ones; acc is 1 on 2 rows of iquiz_EQ.jsonl and 5 of iquiz_IQ.jsonl",
         collection="real2",
     ),
     Case(

@@ -84,6 +84,21 @@ CASES: list[Case] = [
     ),
     Case(
         "every-eval-ever",
+        (PR30,),
+        0,
+        {
+            ("ai2_arc", "anthropic/claude-sonnet-4-0"): {"planned": 5, "scored": 5, "passed": 5, **ALL_CLEAN},
+            ("ai2_arc", "ollama/qwen2.5-0.5b"): {"planned": 3, "scored": 3, "passed": 1, **ALL_CLEAN},
+            ("GAIA", "openai/gpt-4.1-mini-2025-04-14"): {"planned": 2, "scored": 2, "passed": 0, **ALL_CLEAN},
+        },
+        notes=frozenset({"limited_run"}),
+        why="the folder's 3 records name 2 datasets (source_data.dataset_name ai2_arc twice, GAIA once): two tasks, "
+        "so no rate or ranking sets one model's ARC against another's GAIA. Instance rows' evaluation.is_correct: "
+        "sonnet 5 true of 5, qwen 1 of 3 (true, false, false), gpt-4.1-mini 0 of 2; each record's sample_ids "
+        "plan its units",
+    ),
+    Case(
+        "every-eval-ever",
         (OPEN_LLM,),
         1,
         refusal_kinds=frozenset({"empty_plan"}),

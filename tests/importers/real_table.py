@@ -100,12 +100,18 @@ def check(case: Case) -> None:
         return
     if code != 0:
         return
-    summary = {(row["task"], row["candidate"]) if "task" in row else row["candidate"]: row for row in out["summary"]}
-    assert set(summary) == set(case.counts), sorted(summary)
+    # Several tasks: the JSON output holds one single-task report per task, under "tasks" (name -> report).
+    tasks = out["tasks"] if "tasks" in out else {None: out}
+    summary = {
+        row["candidate"] if task is None else (task, row["candidate"]): row
+        for task, report in tasks.items()
+        for row in report["summary"]
+    }
+    assert set(summary) == set(case.counts), sorted(summary, key=str)
     for candidate, expected in case.counts.items():
         got = {name: summary[candidate][name] for name in expected}
         assert got == expected, candidate
-    kinds = set(out.get("problems_by_kind", {}))
+    kinds = {kind for report in tasks.values() for kind in report.get("problems_by_kind", {})}
     assert case.notes <= kinds, sorted(kinds)
 
 

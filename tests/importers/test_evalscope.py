@@ -116,14 +116,32 @@ def test_a_report_alone_is_no_evidence(tmp_path: Path) -> None:
     assert "no review file: a report's totals are no per-sample evidence" in " ".join(err.split())
 
 
-def test_a_subset_slice_breaks_the_real_run_down() -> None:
+def test_two_datasets_read_together_are_two_tasks_each_audited_apart() -> None:
+    """gsm8k_main.jsonl: acc 1.0 on its 10 rows; ifeval_default.jsonl: prompt_level_strict 1 on 8 of 10."""
     ifeval = real(f"{VIZ}/qwen3-max/reviews/qwen3-max/ifeval_default.jsonl")
     imported = evalscope.read([GSM8K, ifeval], score=None)
-    assert sorted(i["metric"] for i in imported.info) == ["acc", "prompt_level_strict"]
-    code, out, err = audit(str(GSM8K), str(ifeval), "--slice", "dataset", "--format", "json")
+    assert sorted((i["task"], i["metric"]) for i in imported.info) == [
+        ("gsm8k", "acc"),
+        ("ifeval", "prompt_level_strict"),
+    ]
+    assert imported.plan.tasks == ("gsm8k", "ifeval")
+    code, out, err = audit(str(GSM8K), str(ifeval), "--format", "json")
     assert code == 0, err
-    by_slice = {r["slice_value"]: (r["planned"], r["passed"]) for r in json.loads(out)["slices"]}
-    assert by_slice == {"gsm8k": (10, 10), "ifeval": (10, 8)}
+    tasks = json.loads(out)["tasks"]
+    by_task = {t: [(r["candidate"], r["planned"], r["passed"]) for r in tasks[t]["summary"]] for t in tasks}
+    assert by_task == {"gsm8k": [("qwen3-max", 10, 10)], "ifeval": [("qwen3-max", 10, 8)]}
+
+
+def test_subsets_of_one_dataset_read_together_are_tasks_and_one_subset_has_no_task_column(tmp_path: Path) -> None:
+    one = run_folder(tmp_path, [review(0, {"acc": 1.0})], report=report_of(1, 1.0))
+    assert evalscope.read([one]).plan.cases.columns == ["case_id", "dataset", "subset"]
+    other = one.with_name("general_qa_yours.jsonl")
+    other.write_text(review(0, {"acc": 0.0}) + "\n", encoding="utf-8")
+    plan = evalscope.read([one, other]).plan
+    assert plan.cases.rows() == [
+        ("general_qa_mine/0", "general_qa", "mine", "general_qa/mine"),
+        ("general_qa_yours/0", "general_qa", "yours", "general_qa/yours"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -161,23 +179,14 @@ def test_a_malformed_report_is_an_input_error(tmp_path: Path) -> None:
     )
 
 
-def test_pooled_metrics_is_said_per_candidate_whose_rates_pool_them() -> None:
-    """The viz folder pools gsm8k's acc with ifeval's prompt_level_strict in each model's rate: one note each.
-    One model's ifeval beside the other's gsm8k pools nothing: each rate has one metric, and no note."""
-    pooled = evalscope.read([real(VIZ)]).notes.filter(pl.col("kind") == "pooled_metrics")
-    assert pooled.select("candidate", "detail").sort("candidate").rows() == [
-        (
-            model,
-            f"{model}'s rates pool rows graded by 2 metrics: acc (1 file), prompt_level_strict (1 file); read one "
-            "metric's files at a time, or break the funnel down with --slice",
-        )
-        for model in ("qwen-plus", "qwen3-max")
+def test_metrics_of_different_datasets_pool_nothing() -> None:
+    """The viz folder grades gsm8k by acc and ifeval by prompt_level_strict: two tasks, so no rate pools them."""
+    imported = evalscope.read([real(VIZ)])
+    assert imported.notes.filter(pl.col("kind") == "pooled_metrics").height == 0
+    assert sorted({(i["task"], i["metric"]) for i in imported.info}) == [
+        ("gsm8k", "acc"),
+        ("ifeval", "prompt_level_strict"),
     ]
-    apart = [
-        real(f"{VIZ}/qwen3-max/reviews/qwen3-max/ifeval_default.jsonl"),
-        real(f"{VIZ}/qwen-plus/reviews/qwen-plus/gsm8k_main.jsonl"),
-    ]
-    assert evalscope.read(apart).notes.filter(pl.col("kind") == "pooled_metrics").height == 0
 
 
 def two_runs(tmp_path: Path, temperatures: tuple[str, str]) -> list[Path]:

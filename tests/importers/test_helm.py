@@ -156,15 +156,24 @@ def test_several_splits_without_test_refuse(tmp_path: Path) -> None:
     assert counts(run_audit(helm.read([run], score="exact_match,split=train"))) == {GPT2: funnel_row(9, 9, 1)}
 
 
-def test_parent_folder_reads_every_run_with_scenario_prefixed_ids() -> None:
+def test_parent_folder_reads_every_run_with_scenario_prefixed_ids_one_task_per_scenario() -> None:
     imported = helm.read([HELM])
     assert imported.notes.select("kind").to_series().to_list() == ["limited_run", "limited_run"]
     assert [i["model"] for i in imported.info] == [PYTHIA, GPT2, GPT2]
     assert imported.plan.candidates == (PYTHIA, GPT2)
     assert imported.plan.units is not None and imported.plan.units.height == 10 + 9 + 4
     assert f"{MMLU_SCENARIO}/id222" in imported.plan.cases.get_column("case_id").to_list()
-    report = run_audit(imported)
-    assert counts(report) == {PYTHIA: funnel_row(10, 10, 3), GPT2: funnel_row(13, 13, 1)}
+    # Each scenario is a task, audited apart: exact_match in per_instance_stats.json is 1.0 on 3 of hellaswag's
+    # 10 instances, 1 of mmlu's 9 test instances and none of narrative_qa's 4 (GPT-2's 13 units never pooled).
+    assert imported.plan.tasks == (HELLASWAG_SCENARIO, MMLU_SCENARIO, "narrative_qa")
+    by_task = {task: counts(report) for task, report in run_audit(imported).by_task().items()}
+    assert by_task == {
+        HELLASWAG_SCENARIO: {PYTHIA: funnel_row(10, 10, 3)},
+        MMLU_SCENARIO: {GPT2: funnel_row(9, 9, 1)},
+        "narrative_qa": {GPT2: funnel_row(4, 4, 0)},
+    }
+    # one scenario alone: no task column, the import as before
+    assert helm.read([MMLU]).plan.cases.columns == ["case_id", "split", "scenario"]
 
 
 def test_file_inside_a_run_folder_reads_that_run() -> None:

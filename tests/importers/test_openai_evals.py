@@ -376,6 +376,24 @@ def test_logs_whose_settings_agree_keep_one_candidate(tmp_path: Path) -> None:
     assert "settings_differ" not in imported.notes.get_column("kind").to_list()
 
 
+def test_logs_of_two_evals_are_two_tasks_of_one_candidate(tmp_path: Path) -> None:
+    """toy.dev.v0 passes 1 of its 2 samples, other.dev.v0 both of its 2: one candidate, two rows, no rename."""
+    one = _run(tmp_path / "a.jsonl", "r1", "oaieval gpt-4 toy", [True, False])
+    other = _run(tmp_path / "b.jsonl", "r2", "oaieval gpt-4 other", [True, True])
+    lines = other.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["spec"]["eval_name"] = "other.dev.v0"
+    other.write_text("\n".join([json.dumps(head), *(x.replace("toy.dev.", "other.dev.") for x in lines[1:])]) + "\n")
+    imported = openai_evals.read([one, other])
+    assert imported.plan.candidates == ("gpt-4",)
+    assert imported.plan.tasks == ("other.dev.v0", "toy.dev.v0")
+    assert "settings_differ" not in imported.notes.get_column("kind").to_list()
+    by_task = run_audit(imported).by_task()
+    got = {t: {c: (n["planned"], n["scored"], n["passed"]) for c, n in counts(r).items()} for t, r in by_task.items()}
+    assert got == {"other.dev.v0": {"gpt-4": (2, 2, 2)}, "toy.dev.v0": {"gpt-4": (2, 2, 1)}}
+    assert openai_evals.read([one]).plan.cases.columns == ["case_id"]
+
+
 def test_a_sample_id_read_as_text_names_the_logs_candidate(tmp_path: Path) -> None:
     log = write_log(
         tmp_path / "a.jsonl",

@@ -23,6 +23,9 @@ How the export maps onto evalframe:
   (``id11/typos[prob=0.1]``). When one call reads runs of several scenarios,
   every case id is prefixed with the scenario (the run name without its
   ``model=`` argument) so that instance ids of different scenarios never meet;
+* **task**: when one call reads runs of several scenarios, each scenario is
+  a task (plan column ``task``): tasks are keys, audited apart and never
+  pooled or ranked together; one scenario has no ``task`` column;
 * **trial**: ``train_trial_index + 1``;
 * **run_id**: the run name (``run_spec.name``);
 * **plan**: the instances of ``scenario_state.request_states`` × trials

@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TRIAL
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TASK, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import finish, plan_from_units
 from evalframe.importers._settings import RunSettings, split_by_settings
@@ -68,7 +68,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``plan``: one row per (candidate, case_id, trial) request planned in
         ``scenario_state.json`` (instances of the audited split ×
         ``num_train_trials``), with case columns ``split`` (String) and
-        ``scenario`` (String). ``ledger``: one row per unit with at least one
+        ``scenario`` (String), and ``task`` (String, the scenario) when runs
+        of several scenarios are read. ``ledger``: one row per unit with at least one
         request (or a stat), columns ``candidate``, ``case_id``, ``run_id``
         (String), ``trial``, ``attempt`` (Int64, always 1), ``exec_status``
         (``completed``; ``error`` when a request's ``result.success`` is
@@ -132,11 +133,14 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         except _Refused as exc:
             raw_notes.append(exc.note)
     raw_notes.extend(_split_by_settings(runs))
-    if len({run.scenario for run in runs}) > 1:
+    several = len({run.scenario for run in runs}) > 1
+    if several:  # each scenario is a task (tasks are keys: never pooled), its case ids prefixed by it
         for run in runs:
             for row in (*run.plan_rows, *run.ledger_rows, *run.notes):
                 if row.get(CASE_ID) is not None:
                     row[CASE_ID] = f"{run.scenario}/{row[CASE_ID]}"
+            for row in run.plan_rows:
+                row[TASK] = run.scenario
     plan_rows = [row for run in runs for row in run.plan_rows]
     ledger_rows = [row for run in runs for row in run.ledger_rows]
     raw_notes.extend(n for run in runs for n in run.notes)
@@ -151,6 +155,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
 
     schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
+    if several:
+        schema[TASK] = pl.String
     plan, plan_problems = plan_from_units(pl.DataFrame(plan_rows, schema=schema), source=source, notes=raw_notes)
     # the files of each run folder read: the required ones and stats.json when there
     files = [folder / name for folder in folders for name in (*REQUIRED_FILES, STATS) if (folder / name).is_file()]

@@ -18,8 +18,11 @@ How the log maps onto evalframe:
   ``model`` / ``model_name``);
 * **case_id**: the event's ``sample_id`` (e.g.
   ``semantic_role_recognition.test.231``); **trial** and **attempt** are 1;
-* **run_id**: the spec's ``run_id``; logs of one completion function whose
-  specs record other settings (eval name, split, ``run_config`` such as
+* **task**: when logs of several evals are read together, each log's
+  ``eval_name`` (else ``base_eval``) is its samples' task (plan column
+  ``task``): tasks are keys, audited apart and never pooled;
+* **run_id**: the spec's ``run_id``; logs of one completion function and one
+  eval whose specs record other settings (split, ``run_config`` such as
   ``eval_spec.args``, ``seed``, ``max_samples``, and the command's
   ``--completion_args``) are different candidates named by the keys that
   differ, with a ``settings_differ`` flag (a key one log records and another

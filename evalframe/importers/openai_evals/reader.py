@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, REFUSING, SOURCE, TRIAL
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, REFUSING, SOURCE, TASK, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
@@ -36,6 +36,22 @@ class _LogRead:
     info: dict[str, Any]
     #: What the spec records about the run (flat keys; see :func:`_settings`).
     settings: dict[str, Any] | None = None
+    #: The eval the log ran (its task, see :func:`_task_of`).
+    task: str = ""
+
+
+def _task_of(spec: dict[str, Any]) -> str:
+    """The log's task: the spec's ``eval_name`` (``toy.dev.v0``), else its ``base_eval``, else ``unknown``.
+
+    Examples
+    --------
+    >>> _task_of({"eval_name": "toy.dev.v0", "base_eval": "toy"}), _task_of({"base_eval": "toy"}), _task_of({})
+    ('toy.dev.v0', 'toy', 'unknown')
+    """
+    for key in ("eval_name", "base_eval"):
+        if isinstance(spec.get(key), str) and spec[key]:
+            return str(spec[key])
+    return "unknown"
 
 
 def _settings(spec: dict[str, Any]) -> dict[str, Any]:
@@ -93,7 +109,7 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
     _run_notes(found, score, run_id, flag)
     grade_key = score if score is not None or chosen in (MATCH_KEY, METRICS_KEY) else chosen
     info = _log_info(found, spec, candidate=candidate, run_id=run_id, grade_key=grade_key)
-    return _LogRead(candidate, rows if candidate is not None else [], notes, info, _settings(spec))
+    return _LogRead(candidate, rows if candidate is not None else [], notes, info, _settings(spec), _task_of(spec))
 
 
 def _run_notes(found: _Events, score: str | None, run_id: str | None, flag: Flag) -> None:
@@ -171,7 +187,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     -------
     Imported
         ``plan``: per candidate, the sample ids seen in its events (one
-        trial). ``ledger``: one row per (log, sample id), columns
+        trial), with a ``task`` case column (String: the log's eval name)
+        when the logs ran several evals. ``ledger``: one row per (log, sample id), columns
         ``candidate``, ``case_id``, ``run_id`` (String), ``trial``,
         ``attempt`` (Int64, always 1), ``exec_status`` (``completed``, or
         ``error`` for a sample with an ``error`` event and no grade),
@@ -218,10 +235,12 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     """
     files, raw_notes = find_files(paths, is_export=_is_log, what="OpenAI Evals record log (.jsonl)")
     logs = [_read_log(path, score) for path in files]
-    # Logs of one completion function whose specs record other settings are different candidates (SPEC §6c).
+    # Logs of one completion function whose specs record other settings are different candidates (SPEC §6c);
+    # logs of different evals (tasks) are never compared (one eval: the notes name none).
+    several = len({log.task for log in logs if log.ledger_rows}) > 1
     renamed, setting_notes = split_by_settings(
         [
-            RunSettings(str(log.info["source"]), log.candidate, log.settings)
+            RunSettings(str(log.info["source"]), log.candidate, log.settings, group=log.task if several else "")
             for log in logs
             if log.candidate and log.settings is not None
         ]
@@ -238,5 +257,16 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ledger = pl.DataFrame([row for log in logs for row in log.ledger_rows], schema=LEDGER_SCHEMA)
     ledger = passed_if_complete(ledger).sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
+    if several:  # each eval is a task (tasks are keys: never pooled); one eval has no task column
+        by_source = pl.DataFrame(
+            [(str(log.info["source"]), log.task) for log in logs],
+            schema={SOURCE: pl.String, TASK: pl.String},
+            orient="row",
+        )
+        units = (
+            ledger.join(by_source, on=SOURCE, how="left")
+            .select(CANDIDATE, CASE_ID, TRIAL, TASK)
+            .unique(maintain_order=True)
+        )
     plan, plan_problems = plan_from_units(units, source=";".join(str(p) for p in paths), notes=raw_notes)
     return finish(plan, ledger, [raw_notes, plan_problems], [log.info for log in logs], files=files)
