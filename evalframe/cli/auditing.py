@@ -160,7 +160,7 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> N
     stdout().print(grid)
 
 
-def _print_aggregate(view: View, table: pl.DataFrame, fmt: str) -> None:
+def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str) -> None:
     """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json."""
     if fmt == "json":
         doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
