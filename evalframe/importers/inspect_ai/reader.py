@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any
 
 import polars as pl
 
@@ -142,7 +142,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             logs.append(log)
     notes.extend(split_by_settings(logs))
     case_of = CaseNames.of(log.task for log in logs)
-    unit_frames: list[pl.DataFrame] = []
+    case_frames: list[pl.DataFrame] = []
     id_frames: list[pl.DataFrame] = []  # every sample id of each log (planned or present), as written
     chosen: dict[str, ScoreRef | None] = {}
     for number, log in enumerate(logs):
@@ -153,7 +153,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         if too_many is not None:
             notes.append(too_many)
         else:
-            unit_frames.append(_log_units(log, ids.get_column(_RAW).head(len(plan_ids)), epochs, case_of))
+            case_frames.append(_log_cases(log, ids.get_column(_RAW).head(len(plan_ids)), epochs, case_of))
         ref, available, score_note = _choose_scorer(log, score)
         if score_note is not None:
             notes.append(score_note)
@@ -164,8 +164,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     notes.extend(_spelling_notes(logs, id_frames, case_of))
 
     rows = _attempt_rows(logs, chosen, case_of, notes)
-    frame = pl.concat([pl.DataFrame(schema=_UNITS_SCHEMA), *unit_frames]).unique()
-    plan, plan_problems = build_plan(frame.sort(CANDIDATE, CASE_ID, TRIAL), source=source)
+    plan, plan_problems = build_plan(_units(case_frames), source=source)
     if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
         plan_problems = plan_problems.clear()
     ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
@@ -176,8 +175,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     return finish(plan, ledger, [notes, plan_problems], info, files=files)
 
 
-_UNITS_SCHEMA: Final = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String}
-_LOG, _RAW, _KIND = "log", "raw", "kind"
+_LOG, _RAW, _KIND, _EPOCHS = "log", "raw", "kind", "epochs"
 
 
 def _written_ids(number: int, log: _Log, raws: list[int | str]) -> pl.DataFrame:
@@ -195,16 +193,32 @@ def _written_ids(number: int, log: _Log, raws: list[int | str]) -> pl.DataFrame:
     )
 
 
-def _log_units(log: _Log, raws: pl.Series, epochs: int, case_of: CaseNames) -> pl.DataFrame:
-    """A log's planned units: its candidate × its planned ids (as case ids) × epochs 1..``epochs``."""
-    cases = (
-        raws.to_frame(CASE_ID).lazy().select((pl.lit(case_of.prefix(log.task) or "") + pl.col(CASE_ID)).alias(CASE_ID))
+def _log_cases(log: _Log, raws: pl.Series, epochs: int, case_of: CaseNames) -> pl.DataFrame:
+    """A log's planned cases: ``candidate``, ``case_id``, ``task`` and its ``epochs`` (each case's trials 1..epochs)."""
+    return raws.to_frame(CASE_ID).select(
+        pl.lit(log.candidate, pl.String).alias(CANDIDATE),
+        (pl.lit(case_of.prefix(log.task) or "") + pl.col(CASE_ID)).alias(CASE_ID),
+        pl.lit(log.task, pl.String).alias(TASK),
+        pl.lit(epochs, pl.Int64).alias(_EPOCHS),
     )
-    trials = pl.LazyFrame({TRIAL: pl.int_range(1, epochs + 1, dtype=pl.Int64, eager=True)})
-    units = cases.join(trials, how="cross").with_columns(
-        pl.lit(log.candidate, pl.String).alias(CANDIDATE), pl.lit(log.task, pl.String).alias(TASK)
+
+
+def _units(cases: list[pl.DataFrame]) -> pl.DataFrame:
+    """The planned units of every log, sorted: one per case and trial up to the most epochs any log gave the case.
+
+    Logs of one candidate and task may list a case twice; the union of their units is then trials 1..the most
+    epochs. Made unique on cases before the trials are crossed in (a hash table per unit took 1 GB at 6M units).
+    """
+    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TASK: pl.String, _EPOCHS: pl.Int64}
+    return (
+        pl.concat([pl.DataFrame(schema=schema), *cases])
+        .group_by(CANDIDATE, CASE_ID, TASK)
+        .agg(pl.col(_EPOCHS).max())
+        .with_columns(pl.int_ranges(1, pl.col(_EPOCHS) + 1, dtype=pl.Int64).alias(TRIAL))
+        .explode(TRIAL)
+        .select(CANDIDATE, CASE_ID, TRIAL, TASK)
+        .sort(CANDIDATE, CASE_ID, TRIAL)
     )
-    return units.select(list(_UNITS_SCHEMA)).collect()
 
 
 def _spelling_notes(logs: list[_Log], id_frames: list[pl.DataFrame], case_of: CaseNames) -> list[dict[str, Any]]:
