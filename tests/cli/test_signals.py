@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -243,3 +244,20 @@ def test_only_the_command_is_the_command() -> None:
     assert not is_the_command(["-c"], ["python", "-c", "import evalframe"])
     # importing evalframe (here, in the tests) installed nothing
     assert all(getattr(signal.getsignal(s), "__module__", None) != "evalframe._launch" for s in STOP_SIGNALS)
+
+
+def test_the_command_gives_freed_address_space_back_unless_the_user_set_the_allocator() -> None:
+    # jemalloc (polars' allocator) keeps freed address space by default: under prlimit --as=4G an import of 6M
+    # planned units aborted at 2.0 GB resident. The command sets retain:false before polars is loaded (polars
+    # appends a set value to its own decay settings).
+    script = "import sys; sys.argv = ['evalframe']; import os, evalframe; print(os.environ.get('_RJEM_MALLOC_CONF'))"
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout == "dirty_decay_ms:500,muzzy_decay_ms:1000,retain:false\n"
+    env["_RJEM_MALLOC_CONF"] = "narenas:1"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout == "dirty_decay_ms:500,muzzy_decay_ms:1000,narenas:1\n"
+    library = "import os, evalframe; print(os.environ.get('_RJEM_MALLOC_CONF'))"
+    env.pop("_RJEM_MALLOC_CONF")
+    done = subprocess.run([sys.executable, "-c", library], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout == "dirty_decay_ms:500,muzzy_decay_ms:1000\n"
