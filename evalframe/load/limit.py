@@ -22,8 +22,8 @@ MAX_PLANNED_UNITS: Final = 100_000_000
 
 #: Address space one planned unit may take at an audit's peak, in bytes: under an address-space limit
 #: (``ulimit -v``, ``prlimit --as``) the default ``Limits.planned_units`` is that limit over this. Measured
-#: under 4 GiB (benchmarks/RESULTS.md): a 4-case plan × 5M trials (20M units) audits and × 6M aborts; a
-#: units table of 16M rows audits and of 20M aborts; 4 GiB / 320 is 13,421,772 units.
+#: under 4 GiB (benchmarks/RESULTS.md): a 4-case plan × 6M trials (24M units) and a units table of 20M rows
+#: audit; 4 GiB / 320 is 13,421,772 units, a margin for machines with more threads.
 BYTES_PER_PLANNED_UNIT: Final = 320
 
 
