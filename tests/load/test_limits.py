@@ -256,7 +256,7 @@ def test_a_plan_of_more_planned_units_than_the_limit_is_refused_before_its_units
 def test_under_an_address_space_limit_the_default_planned_units_limit_is_that_limit_over_320_bytes(
     tmp_path: Path,
 ) -> None:
-    # Under 4 GiB of address space a 24M-unit cross product and a 20M-row units table audit, more did not
+    # Under 4 GiB of address space a 24M-unit cross product and a 20M-row units table audit
     # (benchmarks/RESULTS.md): under that limit the default is 4 GiB / 320 = 13,421,772 units, so a plan the
     # default lets in fits; without one it stays 100M. Here the plan is refused from its counts at once.
     assert default_planned_units(4 * 2**30) == 4 * 2**30 // BYTES_PER_PLANNED_UNIT == 13_421_772
