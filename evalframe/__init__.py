@@ -7,6 +7,11 @@ imported from them (``from evalframe.audit import with_ledger_problems``), and
 ``importlib.import_module("evalframe.audit")`` gives a package itself.
 """
 
+from evalframe._launch import stop_quietly_while_the_command_starts
+
+stop_quietly_while_the_command_starts()  # first: the imports below take a moment, and Ctrl-C may come
+
+# ruff: noqa: E402
 from evalframe.attempts import select_attempts
 from evalframe.audit import audit
 from evalframe.compare import Comparison, compare

@@ -63,7 +63,8 @@ def run() -> None:
     bytecodes, so a signal that arrives during one long query takes effect when the query returns; the
     exchange that puts the new ``--out`` folder in place finishes first (every command writes with
     :func:`~evalframe.cli.signals.hold_stop_signals` as its guard). Before this runs, while Python imports
-    the command (nothing written yet), and after it, as Python shuts down, a signal has its default action.
+    the command (nothing written yet), a stop signal ends the process at once with the same line and code
+    (:mod:`evalframe._launch`, imported first by the package).
 
     The reader's panic reports (Rust's, written straight to file descriptor 2 before Python sees the
     ``PanicException`` that becomes an ``error:`` line) are kept off stderr

@@ -13,10 +13,9 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Final, NoReturn
+from typing import NoReturn
 
-#: Signals that stop the command: it exits on them, and :func:`hold_stop_signals` holds them back.
-STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+from evalframe._launch import STOP_SIGNALS, stopped_line
 
 
 @contextmanager
@@ -63,7 +62,7 @@ def _stop(signum: int, frame: object) -> NoReturn:
     for other in STOP_SIGNALS:
         if signal.getsignal(other) is _stop:
             signal.signal(other, signal.SIG_IGN)
-    print(f"evalframe: stopped by {signal.Signals(signum).name}", file=sys.stderr)
+    print(stopped_line(signum), file=sys.stderr)
     sys.exit(128 + signum)
 
 

@@ -192,7 +192,7 @@ def build_plan(units: pl.DataFrame, *, source: str) -> tuple[Plan, pl.DataFrame]
     case_columns = [c for c in units.columns if c not in (CANDIDATE, TRIAL)]
     cases = units.select(case_columns).unique(maintain_order=True)
     keys = units.select(CANDIDATE, CASE_ID, TRIAL).unique().sort(CANDIDATE, CASE_ID, TRIAL)
-    candidates = list(dict.fromkeys(units.get_column(CANDIDATE).to_list()))
+    candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()  # not one str per unit
     try:
         plan = Plan.from_frame(cases, candidates=candidates, source=source)
     except PlanError as exc:

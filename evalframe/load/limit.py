@@ -7,7 +7,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from evalframe.errors import InputFormatError, LimitExceeded
@@ -15,9 +15,41 @@ from evalframe.load.loaded import PathLike
 
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 
-#: The default of ``Limits.planned_units``, and the bound of every count flag (``--trials``, ``power --cases``):
-#: a plan larger than this is refused before its units are built (a 10**9-epoch header took 14 GB).
+#: The default of ``Limits.planned_units`` without an address-space limit, and the bound of every count flag
+#: (``--trials``, ``power --cases``): a plan larger than this is refused before its units are built (a
+#: 10**9-epoch header took 14 GB).
 MAX_PLANNED_UNITS: Final = 100_000_000
+
+#: Address space one planned unit may take at an audit's peak, in bytes: under an address-space limit
+#: (``ulimit -v``, ``prlimit --as``) the default ``Limits.planned_units`` is that limit over this. Measured
+#: under 4 GiB (benchmarks/RESULTS.md): a 4-case plan × 6M trials (24M units) and a units table of 20M rows
+#: audit; 4 GiB / 320 is 13,421,772 units, a margin for machines with more threads.
+BYTES_PER_PLANNED_UNIT: Final = 320
+
+
+def default_planned_units(address_space: int | None = None) -> int:
+    """The default planned-units limit: :data:`MAX_PLANNED_UNITS`, or fewer under an address-space limit.
+
+    Parameters
+    ----------
+    address_space
+        The process's address-space limit in bytes; None: the soft ``RLIMIT_AS`` in force (none: no limit).
+
+    Examples
+    --------
+    >>> default_planned_units(4 * 2**30), default_planned_units(64 * 2**30)
+    (13421772, 100000000)
+    """
+    if address_space is None:
+        try:
+            import resource  # POSIX only
+        except ImportError:  # pragma: no cover  (Windows: no address-space limit to respect)
+            return MAX_PLANNED_UNITS
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return MAX_PLANNED_UNITS
+        address_space = soft
+    return max(1, min(MAX_PLANNED_UNITS, address_space // BYTES_PER_PLANNED_UNIT))
 
 
 @dataclass(frozen=True)
@@ -52,21 +84,24 @@ class Limits:
         Most planned units (candidate × case × trial) of one plan
         (``--max-planned-units``): a plan file with its ``--trials``, or an
         export's declared sizes (epochs, documents, trials), is refused from
-        its counts before its units are built.
+        its counts before its units are built. Default 100,000,000, or under
+        an address-space limit that limit over :data:`BYTES_PER_PLANNED_UNIT`
+        (:func:`default_planned_units`), so that an audit the limit lets in
+        fits in memory.
 
     Examples
     --------
     >>> Limits().line_bytes == 64 * 2**20, Limits().json_depth, Limits().archive_bytes == 2 * 2**30
     (True, 512, True)
-    >>> Limits().planned_units
-    100000000
+    >>> Limits().planned_units == default_planned_units()
+    True
     """
 
     line_bytes: int = 64 * 2**20
     json_depth: int = 512
     member_bytes: int = 256 * 2**20
     archive_bytes: int = 2 * 2**30
-    planned_units: int = MAX_PLANNED_UNITS
+    planned_units: int = field(default_factory=default_planned_units)
 
 
 #: The command-line flag of each limit, named in the errors.

@@ -5,6 +5,9 @@ from __future__ import annotations
 import builtins
 import importlib
 import json
+import resource
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from evalframe.errors import InputFormatError, LimitExceeded
 from evalframe.importers import inspect_ai
 from evalframe.importers._kit import ImportUnreadable
 from evalframe.load import JSONLimitError, Limits, check_line_lengths, json_depth, limits, parse_json_text
+from evalframe.load.limit import BYTES_PER_PLANNED_UNIT, MAX_PLANNED_UNITS, default_planned_units
 from evalframe.plan import Plan
 from tests.conftest import FIXTURES
 
@@ -247,6 +251,40 @@ def test_a_plan_of_more_planned_units_than_the_limit_is_refused_before_its_units
     code, _, err = run(["--max-planned-units", "8", *args])
     assert code == 2
     assert one_line_error(err).endswith("12 planned units (limit 8; raise it with --max-planned-units)")
+
+
+def test_under_an_address_space_limit_the_default_planned_units_limit_is_that_limit_over_320_bytes(
+    tmp_path: Path,
+) -> None:
+    # Under 4 GiB of address space a 24M-unit cross product and a 20M-row units table audit
+    # (benchmarks/RESULTS.md): under that limit the default is 4 GiB / 320 = 13,421,772 units, so a plan the
+    # default lets in fits; without one it stays 100M. Here the plan is refused from its counts at once.
+    assert default_planned_units(4 * 2**30) == 4 * 2**30 // BYTES_PER_PLANNED_UNIT == 13_421_772
+    assert default_planned_units(320 * 10**9) == MAX_PLANNED_UNITS == 10**8
+    assert (default_planned_units(320 * 7), default_planned_units(319)) == (7, 1)
+    plan = tmp_path / "plan.csv"
+    plan.write_text("case_id\nq1\nq2\nq3\nq4\n", encoding="utf-8")
+    results = tmp_path / "results.csv"
+    results.write_text("candidate,case_id,passed\nA,q1,1\n", encoding="utf-8")
+
+    def audit(trials: int) -> subprocess.CompletedProcess[str]:
+        four_gib = 4 * 2**30
+        args = ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--trials", str(trials)]
+        return subprocess.run(
+            [sys.executable, "-m", "evalframe.cli", *args],
+            capture_output=True,
+            text=True,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (four_gib, four_gib)),
+            check=False,
+        )
+
+    done = audit(5_000_000)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert one_line_error(done.stderr) == (
+        f"error: {plan}: 4 cases × 1 candidate × 5000000 trials: 20000000 planned units"
+        " (limit 13421772; raise it with --max-planned-units)"
+    )
+    assert audit(2).returncode == 0
 
 
 @pytest.mark.parametrize(("rows", "trial_column"), [(2, False), (4, True)])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,23 +142,18 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             logs.append(log)
     notes.extend(split_by_settings(logs))
     case_of = CaseNames.of(log.task for log in logs)
-    units: list[tuple[str, str, int, str]] = []
+    case_frames: list[pl.DataFrame] = []
+    id_frames: list[pl.DataFrame] = []  # every sample id of each log (planned or present), as written
     chosen: dict[str, ScoreRef | None] = {}
-    # sample-id spellings per (task, string form): to flag 1 vs "1"
-    spellings: dict[tuple[str, str], set[str]] = defaultdict(set)
-    ids_in_log: dict[str, set[str]] = defaultdict(set)
-    for log in logs:
+    for number, log in enumerate(logs):
         epochs, plan_ids = _planned_ids(log, notes)
-        for raw in [*plan_ids, *(s.raw_id for s in log.samples)]:
-            spellings[(log.task, str(raw))].add(type(raw).__name__)
-            ids_in_log[log.path].add(str(raw))
+        ids = _written_ids(number, log, [*plan_ids, *(s.raw_id for s in log.samples)])
+        id_frames.append(ids)
         too_many = planned_size(len(plan_ids) * epochs, log.path, "eval.config.epochs × sample ids")
         if too_many is not None:
             notes.append(too_many)
         else:
-            units.extend(
-                (log.candidate, case_of(log.task, raw), t, log.task) for raw in plan_ids for t in range(1, epochs + 1)
-            )
+            case_frames.append(_log_cases(log, ids.get_column(_RAW).head(len(plan_ids)), epochs, case_of))
         ref, available, score_note = _choose_scorer(log, score)
         if score_note is not None:
             notes.append(score_note)
@@ -167,18 +161,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         facts = _log_info(log, score=ref, available=available, epochs=epochs)
         facts["case_id_prefix"] = case_of.prefix(log.task)
         info.append(facts)
-    for log in logs:
-        for raw in sorted(ids_in_log[log.path]):
-            case_id = case_of(log.task, raw)
-            spelled = spelling_note(raw, spellings[(log.task, raw)], log.path, case_id=case_id)
-            if spelled is not None:
-                notes.append(_log_note(log, spelled[KIND], spelled["detail"], case_id=case_id))
+    notes.extend(_spelling_notes(logs, id_frames, case_of))
 
     rows = _attempt_rows(logs, chosen, case_of, notes)
-    frame = pl.DataFrame(
-        units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String}, orient="row"
-    ).unique()
-    plan, plan_problems = build_plan(frame.sort(CANDIDATE, CASE_ID, TRIAL), source=source)
+    plan, plan_problems = build_plan(_units(case_frames), source=source)
     if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
         plan_problems = plan_problems.clear()
     ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
@@ -187,6 +173,68 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ledger = ledger.drop(PASSED)
     info = sorted(info, key=lambda d: str(d["source"]))
     return finish(plan, ledger, [notes, plan_problems], info, files=files)
+
+
+_LOG, _RAW, _KIND, _EPOCHS = "log", "raw", "kind", "epochs"
+
+
+def _written_ids(number: int, log: _Log, raws: list[int | str]) -> pl.DataFrame:
+    """Sample ids of log ``number`` as columns: ``log``, ``task``, ``raw`` (the id's text) and ``kind`` (JSON type).
+
+    Held as columns rather than Python objects, so that a header listing millions of ids stays small.
+    """
+    return pl.DataFrame(
+        {
+            _LOG: pl.repeat(number, len(raws), dtype=pl.Int64, eager=True),
+            TASK: pl.repeat(log.task, len(raws), dtype=pl.String, eager=True),
+            _RAW: pl.Series([str(raw) for raw in raws], dtype=pl.String),
+            _KIND: pl.Series([type(raw).__name__ for raw in raws], dtype=pl.Categorical),
+        }
+    )
+
+
+def _log_cases(log: _Log, raws: pl.Series, epochs: int, case_of: CaseNames) -> pl.DataFrame:
+    """A log's planned cases: ``candidate``, ``case_id``, ``task`` and its ``epochs`` (each case's trials 1..epochs)."""
+    return raws.to_frame(CASE_ID).select(
+        pl.lit(log.candidate, pl.String).alias(CANDIDATE),
+        (pl.lit(case_of.prefix(log.task) or "") + pl.col(CASE_ID)).alias(CASE_ID),
+        pl.lit(log.task, pl.String).alias(TASK),
+        pl.lit(epochs, pl.Int64).alias(_EPOCHS),
+    )
+
+
+def _units(cases: list[pl.DataFrame]) -> pl.DataFrame:
+    """The planned units of every log, sorted: one per case and trial up to the most epochs any log gave the case.
+
+    Logs of one candidate and task may list a case twice; the union of their units is then trials 1..the most
+    epochs. Made unique on cases before the trials are crossed in (a hash table per unit took 1 GB at 6M units).
+    """
+    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TASK: pl.String, _EPOCHS: pl.Int64}
+    return (
+        pl.concat([pl.DataFrame(schema=schema), *cases])
+        .group_by(CANDIDATE, CASE_ID, TASK)
+        .agg(pl.col(_EPOCHS).max())
+        .with_columns(pl.int_ranges(1, pl.col(_EPOCHS) + 1, dtype=pl.Int64).alias(TRIAL))
+        .explode(TRIAL)
+        .select(CANDIDATE, CASE_ID, TRIAL, TASK)
+        .sort(CANDIDATE, CASE_ID, TRIAL)
+    )
+
+
+def _spelling_notes(logs: list[_Log], id_frames: list[pl.DataFrame], case_of: CaseNames) -> list[dict[str, Any]]:
+    """``id_normalised`` per log and id written as several JSON types in its task (``1`` and ``"1"``)."""
+    if not id_frames:
+        return []
+    ids = pl.concat(id_frames).with_columns(pl.col(_KIND).cast(pl.String))
+    kinds = ids.group_by(TASK, _RAW).agg(pl.col(_KIND).unique()).filter(pl.col(_KIND).list.len() > 1)
+    flagged = ids.select(_LOG, TASK, _RAW).unique().join(kinds, on=[TASK, _RAW]).sort(_LOG, _RAW)
+    notes = []
+    for number, task, raw, spelled_as in flagged.iter_rows():
+        log, case_id = logs[number], case_of(task, raw)
+        spelled = spelling_note(raw, spelled_as, log.path, case_id=case_id)
+        if spelled is not None:
+            notes.append(_log_note(log, spelled[KIND], spelled["detail"], case_id=case_id))
+    return notes
 
 
 def _planned_ids(log: _Log, notes: list[dict[str, Any]]) -> tuple[int, list[int | str]]:
