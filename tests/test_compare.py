@@ -31,7 +31,11 @@ def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
         "power: with 2 cases this batch could not have detected any difference in pass rate with 80% power "
         "(SPEC §6a): too few cases"
     )
-    assert len(c.reasons) == 4
+    assert c.reasons[4] == (
+        "sample: the verdict is about the population of tasks these cases were drawn from; with 2 cases, a kind "
+        "of case that fails every time and makes up most of the population could be absent from this sample"
+    )
+    assert len(c.reasons) == 5
     row = c.table.row(0, named=True)
     assert (row["pairs_planned"], row["pairs_used"], row["pairs_dropped"]) == (4, 2, 2)
     assert row["detectable_difference"] is None
@@ -247,8 +251,33 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
     assert row["quality_difference"] == pytest.approx(0.39)
     assert row["interval_method"] == "wilson_clustered"
     assert -1.0 <= row["ci_low"] <= 0.39 <= row["ci_high"] <= 1.0
-    assert c.verdict == "candidate_better"
+    # The interval excludes 0, but 12 cases are too few for the t(G − 1) interval under the sample target:
+    # the differences are symmetric (g1 = 0) and Sugden, Smith & Jones (2000) need more than 28 + 25·0² cases.
+    assert row["ci_low"] > 0
+    assert c.verdict == "no_supported_winner"
     assert c.reasons[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
+    assert c.reasons[1] == (
+        "skewness: Cochran's rule as refined by Sugden, Smith & Jones (2000) needs more than 28 + 25·g1² = 28 "
+        "cases for the per-case differences of mean score (skewness g1 = 0); there are 12: the interval's "
+        "t(G − 1) approximation is not supported for cases sampled from a larger population, so it does not "
+        "support a winner"
+    )
+    assert c.reasons[-1] == (
+        "sample: the verdict is about the population of tasks these cases were drawn from; with 12 cases, a kind "
+        "of case that fails every time and makes up to 3/12 (25%) of the population could be absent from this sample"
+    )
+
+
+def test_numeric_scores_with_29_symmetric_cases_meet_the_skewness_rule_and_give_a_winner() -> None:
+    cases = [f"q{i}" for i in range(29)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": "cand", "case_id": c, "score": 0.9 - 0.01 * i} for i, c in enumerate(cases)]
+    rows += [{"candidate": "base", "case_id": c, "score": 0.4 + 0.01 * i} for i, c in enumerate(cases)]
+    c = compare(ef.audit(plan, pl.DataFrame(rows), grade="numeric"), baseline="base", candidate="cand")
+    # Differences 0.5 − 0.02 i, i = 0..28: symmetric (g1 = 0), and 29 > 28 + 25·0².
+    assert c.table.item(0, "quality_difference") == pytest.approx(0.22)
+    assert c.verdict == "candidate_better"
+    assert not any(r.startswith("skewness:") for r in c.reasons)
 
 
 def test_different_missingness_between_sides_blocks_a_winner() -> None:

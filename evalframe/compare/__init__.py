@@ -45,6 +45,8 @@ from evalframe.compare.reasons import (
     interval_reason,
     policy_reason,
     power_reason,
+    sample_reason,
+    skew_reason,
     tipping_point,
     unpaired_reason,
 )
@@ -200,6 +202,10 @@ def compare(
         reasons.append(unpaired_reason(unpaired))
     reasons.append(interval_reason(declared, scale, candidate, baseline, alpha))
     winner = declared.winner
+    skew = None if declared.test is None else declared.test.skew
+    if winner is not None and skew is not None and not skew.holds:
+        reasons.append(skew_reason(skew, "mean score" if scale.numeric else "pass rate"))
+        winner = None
     policies_agree = winner is None or other.winner == winner
     if not policies_agree:
         reasons.append(policy_reason(other_name, other, winner))
@@ -217,6 +223,8 @@ def compare(
     if verdict == "no_supported_winner":
         cases = 0 if declared.test is None else declared.test.n_clusters
         reasons.append(power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
+    if declared.test is not None:
+        reasons.append(sample_reason(declared.test.n_clusters))
     row = {
         "baseline": baseline,
         "candidate": candidate,

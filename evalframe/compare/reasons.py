@@ -18,7 +18,7 @@ import polars as pl
 
 from evalframe.compare.inference import Tested
 from evalframe.compare.pairs import Scale
-from evalframe.stats import Detectable
+from evalframe.stats import Detectable, SkewCheck, rare_case_limit
 
 
 def coverage_reasons(
@@ -71,6 +71,21 @@ def interval_reason(declared: Tested, scale: Scale, candidate: str, baseline: st
         f"({n10} passed by {candidate} alone, {n01} by {baseline} alone), so the paired test does not reject no "
         f"difference and does not support a winner, although the {difference} = "
         f"{declared.describe(with_test=False)} excludes zero{hint}"
+    )
+
+
+def skew_reason(skew: SkewCheck, what: str) -> str:
+    """The skewness guard, when it fails: too few cases for how skewed the per-case differences are."""
+    return (
+        f"skewness: {skew.describe(f'per-case differences of {what}')}: the interval's t(G − 1) "
+        "approximation is not supported for cases sampled from a larger population, so it does not support a winner"
+    )
+
+
+def sample_reason(cases: int) -> str:
+    """What the inference is about, and what these cases cannot show (the rule of three)."""
+    return (
+        f"sample: the verdict is about the population of tasks these cases were drawn from; {rare_case_limit(cases)}"
     )
 
 

@@ -37,7 +37,9 @@ difference between binomial proportions based on paired data", Statistics in
 Medicine 17(22):2635–2650. G. Y. Zou and A. Donner (2008), "Construction of
 confidence limits about effect measures: a general approach", Statistics in
 Medicine 27(10):1693–1702. E. Miller (2024), "Adding Error Bars to Evals",
-arXiv:2411.00640 (clustering by question).
+arXiv:2411.00640 (clustering by question). R. A. Sugden, T. M. F. Smith and
+R. P. Jones (2000), "Cochran's rule for simple random sampling", JRSS B
+62(4):787–793 (:func:`skew_check`).
 """
 
 from __future__ import annotations
@@ -57,9 +59,12 @@ __all__ = [
     "MIN_CASES",
     "Method",
     "RateEstimate",
+    "SkewCheck",
     "bounded_mean_interval",
     "critical_value",
+    "rare_case_limit",
     "rate_interval",
+    "skew_check",
     "t_quantile",
 ]
 
@@ -128,6 +133,144 @@ class RateEstimate:
     """n / design_effect: how many independent units the clustered ones are worth."""
     method: Method
     """``wilson`` (one unit per case), ``wilson_clustered``, or ``none`` (no interval)."""
+
+
+#: Sugden, Smith & Jones (2000): a mean of G values is close enough to normal when G > BASE + SLOPE · g1².
+SKEW_RULE_BASE: Final = 28.0
+SKEW_RULE_SLOPE: Final = 25.0
+
+
+@dataclass(frozen=True, slots=True)
+class SkewCheck:
+    """Whether G per-case values are numerous enough for their skewness (returned by :func:`skew_check`)."""
+
+    cases: int
+    """G, the cases."""
+    skewness: float
+    """g1, the sample (Fisher-Pearson) skewness of the per-case values; 0 when they show no spread."""
+    needed: float
+    """28 + 25 · g1²: the cases must be more than this."""
+
+    @property
+    def holds(self) -> bool:
+        """G > 28 + 25 · g1² (Sugden, Smith & Jones 2000)."""
+        return self.cases > self.needed
+
+    def describe(self, what: str) -> str:
+        """The rule, G, g1 and the needed G in words, ``what`` naming the per-case values.
+
+        Examples
+        --------
+        >>> print(skew_check([9, 9, 0, 9], [10, 10, 10, 10]).describe("per-case pass rates"))
+        Cochran's rule as refined by Sugden, Smith & Jones (2000) needs more than 28 + 25·g1² = 61.3 cases for the per-case pass rates (skewness g1 = -1.15); there are 4
+        """
+        return (
+            f"Cochran's rule as refined by Sugden, Smith & Jones (2000) needs more than 28 + 25·g1² = "
+            f"{self.needed:.3g} cases for the {what} (skewness g1 = {self.skewness:.3g}); there are {self.cases}"
+        )
+
+
+def rare_case_limit(cases: int) -> str:
+    """The rule of three in words: what share of the population a kind of case absent from G cases may have.
+
+    A kind of case making up a share q of the population is absent from G cases drawn at random with
+    probability (1 − q)^G, below 5 % once q > 3/G (the rule of three; Hanley & Lippman-Hand 1983, "If nothing
+    goes wrong, is everything all right?", JAMA 249(13):1743–1745): so up to 3/G could be unseen.
+
+    Parameters
+    ----------
+    cases
+        G ≥ 1, the cases of the sample.
+
+    Raises
+    ------
+    ValueError
+        When ``cases`` < 1.
+
+    Examples
+    --------
+    >>> print(rare_case_limit(12))
+    with 12 cases, a kind of case that fails every time and makes up to 3/12 (25%) of the population could be absent from this sample
+    >>> print(rare_case_limit(2))
+    with 2 cases, a kind of case that fails every time and makes up most of the population could be absent from this sample
+    """
+    if cases < 1:
+        msg = f"the rule of three needs at least one case, got {cases}"
+        raise ValueError(msg)
+    lead = f"with {cases} case{'' if cases == 1 else 's'}, a kind of case that fails every time and makes up"
+    if cases <= 3:  # 3/G ≥ 1
+        return f"{lead} most of the population could be absent from this sample"
+    return f"{lead} to 3/{cases} ({3.0 / cases:.0%}) of the population could be absent from this sample"
+
+
+def skew_check(
+    totals: np.ndarray | Sequence[float],
+    units: np.ndarray | Sequence[float],
+    *,
+    cases: np.ndarray | Sequence[float] | None = None,
+) -> SkewCheck:
+    """Cochran's rule as refined by Sugden, Smith & Jones (2000): G > 28 + 25 · g1² for G per-case values.
+
+    The clustered intervals (:func:`rate_interval`, :func:`bounded_mean_interval`) take the mean over cases
+    to be near normal, which needs more cases the more skewed the per-case values are: a few cases that fail
+    every time among many that mostly pass make a mean whose t(G − 1) interval covers too rarely, and a sample
+    that drew none of them cannot show it (issue 41).
+
+    Parameters
+    ----------
+    totals
+        Per case: the sum of its units' values (any real values).
+    units
+        Per case: its number of units; cases with none are ignored.
+    cases
+        How many cases each entry stands for (default: one each), as in :func:`rate_interval`.
+
+    Returns
+    -------
+    SkewCheck
+        g1 = m3 / m2^(3/2), the Fisher-Pearson coefficient (``scipy.stats.skew`` with ``bias=True``), of the
+        ratio estimator's linearized values R_c = t_c − p·m_c with p = Σ t / Σ m (with equal units per case,
+        the per-case means' skewness); g1 = 0 when they show no spread. The rule holds when G > 28 + 25·g1².
+
+    Raises
+    ------
+    ValueError
+        When the lengths differ or a count of units or cases is negative.
+
+    Examples
+    --------
+    Twelve cases passing 18 of 20 trials and none failing every time: symmetric, yet too few for the rule.
+
+    >>> c = skew_check([18] * 12, [20] * 12)
+    >>> c.skewness, c.needed, c.holds
+    (0.0, 28.0, False)
+    >>> c = skew_check([9, 8, 0], [10, 10, 10], cases=[27, 27, 6])
+    >>> round(c.skewness, 3), round(c.needed, 1), c.holds
+    (-2.501, 184.4, False)
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    t, m = np.asarray(totals, dtype=np.float64), np.asarray(units, dtype=np.float64)
+    c = np.ones(t.shape, dtype=np.float64) if cases is None else np.asarray(cases, dtype=np.float64)
+    if t.shape != m.shape or c.shape != t.shape:
+        msg = f"totals, units and cases must have the same length, got {t.shape}, {m.shape} and {c.shape}"
+        raise ValueError(msg)
+    if (m < 0).any() or (c < 0).any():
+        msg = "units and cases must be >= 0"
+        raise ValueError(msg)
+    keep = (m > 0) & (c > 0)
+    t, m, c = t[keep], m[keep], c[keep]
+    g = float(c.sum())
+    g1 = 0.0
+    if g > 0:
+        residual = t - float(np.sum(c * t)) / float(np.sum(c * m)) * m
+        m2 = float(np.sum(c * residual**2)) / g
+        m3 = float(np.sum(c * residual**3)) / g
+        scale = float(np.sum(c * np.abs(residual))) / g
+        if m2 > 1e-24 * max(1.0, scale * scale):  # rounding alone is no spread
+            g1 = m3 / m2**1.5
+            g1 = 0.0 if abs(g1) < 1e-9 else g1  # rounding alone is no skew (symmetric values)
+    return SkewCheck(int(g), g1, SKEW_RULE_BASE + SKEW_RULE_SLOPE * g1 * g1)
 
 
 def _clustered(

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from evalframe.stats.clustered import MIN_CASES, Method, bounded_mean_interval, rate_interval
+from evalframe.stats.clustered import MIN_CASES, Method, SkewCheck, bounded_mean_interval, rate_interval, skew_check
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,6 +71,8 @@ class PairedTest:
     """``newcombe`` (one pair per case), ``wilson_clustered`` or ``none``."""
     confidence: float
     """Two-sided coverage of the interval."""
+    skew: SkewCheck | None = None
+    """With several pairs in some case (``wilson_clustered``): the skewness rule on the per-case differences."""
 
     def excludes_zero(self) -> int:
         """+1 when the interval lies above 0, −1 below, 0 when it holds 0 or there is none."""
@@ -165,8 +167,9 @@ def paired_rate_difference(
     d = pa - pb
     if not (m <= 1).all():
         est = bounded_mean_interval(sa - sb, m, low=-1.0, high=1.0, confidence=confidence)
+        skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
         return PairedTest(
-            int(total), clusters, pa, pb, d, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
+            int(total), clusters, pa, pb, d, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence, skew
         )
     if clusters < MIN_CASES:  # SPEC §4: one case, no interval
         return PairedTest(int(total), clusters, pa, pb, d, None, None, None, None, "none", confidence)
@@ -222,6 +225,18 @@ def paired_mean_difference(
     total, clusters = float(m.sum()), int(m.size)
     pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
     est = bounded_mean_interval(sa - sb, m, low=-width, high=width, confidence=confidence)
+    skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
     return PairedTest(
-        int(total), clusters, pa, pb, pa - pb, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
+        int(total),
+        clusters,
+        pa,
+        pb,
+        pa - pb,
+        est.ci_low,
+        est.ci_high,
+        est.se_clustered,
+        None,
+        est.method,
+        confidence,
+        skew,
     )
