@@ -28,12 +28,12 @@ def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
     assert c.reasons[2] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
     # SPEC §6a: B passes both used pairs (a rate of 1), and two pairs can never reject (p ≥ 2 · 0.5² = 0.5).
     assert c.reasons[3] == (
-        "power: with 2 cases this batch could not have detected any difference in pass rate with 80% power "
-        "(SPEC §6a): too few cases"
-    )
-    assert c.reasons[4] == (
         "sample: the verdict is about the population of tasks these cases were drawn from; with 2 cases, a kind "
         "of case that fails every time and makes up most of the population could be absent from this sample"
+    )
+    assert c.reasons[4] == (
+        "power: with 2 cases this batch could not have detected any difference in pass rate with 80% power "
+        "(SPEC §6a): too few cases"
     )
     assert len(c.reasons) == 5
     row = c.table.row(0, named=True)
@@ -262,7 +262,7 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
         "t(G − 1) approximation is not supported for cases sampled from a larger population, so it does not "
         "support a winner"
     )
-    assert c.reasons[-1] == (
+    assert c.reasons[-2] == (
         "sample: the verdict is about the population of tasks these cases were drawn from; with 12 cases, a kind "
         "of case that fails every time and makes up to 3/12 (25%) of the population could be absent from this sample"
     )
@@ -278,6 +278,7 @@ def test_numeric_scores_with_29_symmetric_cases_meet_the_skewness_rule_and_give_
     assert c.table.item(0, "quality_difference") == pytest.approx(0.22)
     assert c.verdict == "candidate_better"
     assert not any(r.startswith("skewness:") for r in c.reasons)
+    assert c.reasons[-1].startswith("sample: the verdict is about the population of tasks these cases were drawn")
 
 
 def test_different_missingness_between_sides_blocks_a_winner() -> None:

@@ -220,11 +220,11 @@ def compare(
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     detectable = None if found is None else found.difference
+    if declared.test is not None:
+        reasons.append(sample_reason(declared.test.n_clusters))
     if verdict == "no_supported_winner":
         cases = 0 if declared.test is None else declared.test.n_clusters
         reasons.append(power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
-    if declared.test is not None:
-        reasons.append(sample_reason(declared.test.n_clusters))
     row = {
         "baseline": baseline,
         "candidate": candidate,

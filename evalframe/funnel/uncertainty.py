@@ -31,7 +31,7 @@ from evalframe.columns import (
     SCORED_COVERAGE,
 )
 from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
-from evalframe.stats import bounded_mean_interval, rate_interval
+from evalframe.stats import bounded_mean_interval, rare_case_limit, rate_interval, skew_check
 
 if TYPE_CHECKING:
     import numpy as np
@@ -90,6 +90,11 @@ def with_uncertainty(
         ``mean_score_se_clustered`` and interval ``mean_score_ci_low`` /
         ``_high`` inside ``score_range`` (:func:`evalframe.stats.clustered.bounded_mean_interval`).
         Standard errors and intervals are null where the rate is null.
+        Cases are a sample of a larger population of tasks: when the interval of ``pass_rate_scored`` is the
+        clustered one (several units in some case), it needs G > 28 + 25·g1² for G cases and g1 the skewness
+        of the per-case results (Sugden, Smith & Jones 2000; :func:`evalframe.stats.skew_check`); otherwise
+        ``pass_rate_scored_ci_low`` / ``_high`` are null and ``pass_rate_scored_ci_withheld`` (String, else
+        null) says why, with the cases' rare-case limit (:func:`evalframe.stats.rare_case_limit`).
         The case-level rate beside the trial-level one: ``case_reducer``
         (String), ``cases_scored`` (UInt32: cases all of whose planned units
         got a grade, its denominator) and ``case_pass_rate`` (Float64: mean
@@ -251,13 +256,14 @@ def uncertainty_from_case_patterns(
             "cases_fully_scored": pl.UInt32,
             "cases_scored": pl.UInt32,
             **dict.fromkeys(_ADDED_FLOATS, pl.Float64),
+            CI_WITHHELD: pl.String,
         },
     ).with_columns(pl.lit(reducer, pl.String).alias("case_reducer"))
     # A column defined by a rate is null where that rate is null.
     defined = {f"{r}_ci_{end}": r for r in RATE_COLUMNS for end in ("low", "high")}
-    defined |= dict.fromkeys(_BY_PASS_RATE_SCORED, PASS_RATE_SCORED)
+    defined |= dict.fromkeys((*_BY_PASS_RATE_SCORED, CI_WITHHELD), PASS_RATE_SCORED)
     first = [*_RATE_CI_COLUMNS, "cases_planned", "cases_fully_scored"]
-    rest = ["case_reducer", "cases_scored", *(n for n in _ADDED_FLOATS if n not in first)]
+    rest = ["case_reducer", "cases_scored", *(n for n in _ADDED_FLOATS if n not in first), CI_WITHHELD]
     return (
         summary.join(added, on=CANDIDATE, how="left")
         .with_columns(pl.when(pl.col(rate).is_not_null()).then(pl.col(c)).alias(c) for c, rate in defined.items())
@@ -274,6 +280,8 @@ _RATE_PARTS: Final = {
     PASS_RATE_PLANNED: (PASSED, OBSERVATIONS),
     PASS_RATE_UPPER: ("_upper", OBSERVATIONS),
 }
+#: Why the interval of ``pass_rate_scored`` is withheld (String; null when it is given or there is no rate).
+CI_WITHHELD: Final = "pass_rate_scored_ci_withheld"
 #: The interval columns of every rate, in order.
 _RATE_CI_COLUMNS: Final = tuple(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high"))
 #: The clustering of ``pass_rate_scored`` that :func:`with_uncertainty` adds: naive and clustered standard
@@ -307,6 +315,16 @@ def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]
         row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = est.ci_low, est.ci_high
         if rate != PASS_RATE_SCORED:
             continue
+        row[CI_WITHHELD] = None
+        if est.method == "wilson_clustered":  # cases as a sample: the t(G − 1) interval needs enough cases for g1
+            skew = skew_check(
+                cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy(), cases=cases.get_column(CASES)
+            )
+            if not skew.holds:
+                row[f"{rate}_ci_low"] = row[f"{rate}_ci_high"] = None
+                row[CI_WITHHELD] = (
+                    f"no interval: {skew.describe('per-case pass rates')}; {rare_case_limit(skew.cases)}"
+                )
         per = est.n / est.n_clusters if est.n_clusters else None
         row["pass_rate_scored_se_naive"] = None if est.rate is None else math.sqrt(est.rate * (1.0 - est.rate) / est.n)
         row["pass_rate_scored_se_clustered"] = est.se_clustered

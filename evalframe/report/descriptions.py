@@ -59,6 +59,11 @@ DESCRIPTIONS: Mapping[str, str] = {
         for rate, formula in RATE_FORMULAS.items()
         for end, side in (("low", "lower"), ("high", "upper"))
     },
+    "pass_rate_scored_ci_withheld": (
+        "why pass_rate_scored has no interval although units repeat in cases: cases sampled from a population "
+        "need more than 28 + 25·g1² of them, g1 the skewness of the per-case results (Sugden, Smith & Jones "
+        "2000); with the rule-of-three limit on an unseen kind of case; null when the interval is given"
+    ),
     "cases_planned": "distinct planned cases of the candidate",
     "cases_fully_scored": "cases all of whose planned trials got a valid grade",
     "pass_rate_scored_se_naive": "binomial standard error of pass_rate_scored, as if scored units were independent",

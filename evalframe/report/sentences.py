@@ -133,6 +133,8 @@ def headline(record: Mapping[str, Any]) -> list[str]:
             f"{name}: pass_rate_scored {fmt_value(rate)} = {passed} passed / {scored} scored, and only {scored} of "
             f"{planned} {units} were scored (scored_coverage {coverage})."
         )
+    if record.get("pass_rate_scored_ci_withheld"):
+        lines.append(f"{name}'s pass_rate_scored has {record['pass_rate_scored_ci_withheld']}.")
     bounds = _bounds(record)
     if bounds is not None and scored < planned:
         lines.append(
