@@ -257,7 +257,7 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
     assert c.verdict == "no_supported_winner"
     assert c.reasons[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
     assert c.reasons[1] == (
-        "skewness: Cochran's rule as refined by Sugden, Smith & Jones (2000) needs more than 28 + 25·g1² = 28 "
+        "skewness: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 28 "
         "cases for the per-case differences of mean score (skewness g1 = 0); there are 12: the interval's "
         "t(G − 1) approximation is not supported for cases sampled from a larger population, so it does not "
         "support a winner"

@@ -162,10 +162,10 @@ class SkewCheck:
         Examples
         --------
         >>> print(skew_check([9, 9, 0, 9], [10, 10, 10, 10]).describe("per-case pass rates"))
-        Cochran's rule as refined by Sugden, Smith & Jones (2000) needs more than 28 + 25·g1² = 61.3 cases for the per-case pass rates (skewness g1 = -1.15); there are 4
+        Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 61.3 cases for the per-case pass rates (skewness g1 = -1.15); there are 4
         """
         return (
-            f"Cochran's rule as refined by Sugden, Smith & Jones (2000) needs more than 28 + 25·g1² = "
+            f"Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
             f"{self.needed:.3g} cases for the {what} (skewness g1 = {self.skewness:.3g}); there are {self.cases}"
         )
 
