@@ -161,14 +161,22 @@ def compare(
        per-pair differences clustered by case (CR1, t(G − 1)); with one
        trial per case Newcombe's interval and the exact McNemar test on the
        discordant pairs (p < ``alpha``); no interval, hence no winner, with
-       fewer than two cases (:mod:`evalframe.stats`);
+       fewer than two cases (:mod:`evalframe.stats`). Cases are taken as a
+       sample of a larger population of tasks: a clustered interval (several
+       trials per case, or numeric scores) also needs G > 28 + 25·g1², g1 the
+       skewness of the per-case differences (Cochran's rule as refined by
+       Sugden, Smith & Jones 2000, :func:`evalframe.stats.skew_check`), else
+       a ``skewness:`` reason and no winner;
     3. the other pair policy's interval gives the same winner;
     4. tipping point: over every planned pair, with every ungraded unit
        filled against the claimed winner (a fail for it, a pass for the
        other side), the difference is still on the winner's side.
 
     Worst/best-case bounds (Manski 1990) are reported as a reason, not a
-    route to a winner.
+    route to a winner. A ``sample:`` reason says what the verdict is about
+    and what the cases cannot show: with G cases, a kind of case that fails
+    every time and makes up to 3/G of the population could be absent (the
+    rule of three, :func:`evalframe.stats.rare_case_limit`).
 
     Examples
     --------

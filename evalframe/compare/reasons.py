@@ -84,9 +84,7 @@ def skew_reason(skew: SkewCheck, what: str) -> str:
 
 def sample_reason(cases: int) -> str:
     """What the inference is about, and what these cases cannot show (the rule of three)."""
-    return (
-        f"sample: the verdict is about the population of tasks these cases were drawn from; {rare_case_limit(cases)}"
-    )
+    return f"sample: the verdict is about the population of tasks these cases were drawn from; {rare_case_limit(cases)}"
 
 
 def policy_reason(other_name: str, other: Tested, winner: str | None) -> str:

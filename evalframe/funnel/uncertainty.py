@@ -318,13 +318,13 @@ def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]
         row[CI_WITHHELD] = None
         if est.method == "wilson_clustered":  # cases as a sample: the t(G − 1) interval needs enough cases for g1
             skew = skew_check(
-                cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy(), cases=cases.get_column(CASES)
+                cases.get_column(num).to_numpy(),
+                cases.get_column(den).to_numpy(),
+                cases=cases.get_column(CASES).to_numpy(),
             )
             if not skew.holds:
                 row[f"{rate}_ci_low"] = row[f"{rate}_ci_high"] = None
-                row[CI_WITHHELD] = (
-                    f"no interval: {skew.describe('per-case pass rates')}; {rare_case_limit(skew.cases)}"
-                )
+                row[CI_WITHHELD] = f"no interval: {skew.describe('per-case pass rates')}; {rare_case_limit(skew.cases)}"
         per = est.n / est.n_clusters if est.n_clusters else None
         row["pass_rate_scored_se_naive"] = None if est.rate is None else math.sqrt(est.rate * (1.0 - est.rate) / est.n)
         row["pass_rate_scored_se_clustered"] = est.se_clustered

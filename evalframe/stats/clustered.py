@@ -162,7 +162,8 @@ class SkewCheck:
         Examples
         --------
         >>> print(skew_check([9, 9, 0, 9], [10, 10, 10, 10]).describe("per-case pass rates"))
-        Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 61.3 cases for the per-case pass rates (skewness g1 = -1.15); there are 4
+        Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 61.3 cases
+        for the per-case pass rates (skewness g1 = -1.15); there are 4
         """
         return (
             f"Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
@@ -190,9 +191,11 @@ def rare_case_limit(cases: int) -> str:
     Examples
     --------
     >>> print(rare_case_limit(12))
-    with 12 cases, a kind of case that fails every time and makes up to 3/12 (25%) of the population could be absent from this sample
+    with 12 cases, a kind of case that fails every time and makes up to 3/12 (25%) of the population could be
+    absent from this sample
     >>> print(rare_case_limit(2))
-    with 2 cases, a kind of case that fails every time and makes up most of the population could be absent from this sample
+    with 2 cases, a kind of case that fails every time and makes up most of the population could be absent from
+    this sample
     """
     if cases < 1:
         msg = f"the rule of three needs at least one case, got {cases}"

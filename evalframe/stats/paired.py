@@ -168,9 +168,8 @@ def paired_rate_difference(
     if not (m <= 1).all():
         est = bounded_mean_interval(sa - sb, m, low=-1.0, high=1.0, confidence=confidence)
         skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
-        return PairedTest(
-            int(total), clusters, pa, pb, d, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence, skew
-        )
+        ci, se = (est.ci_low, est.ci_high), est.se_clustered
+        return PairedTest(int(total), clusters, pa, pb, d, *ci, se, None, est.method, confidence, skew)
     if clusters < MIN_CASES:  # SPEC §4: one case, no interval
         return PairedTest(int(total), clusters, pa, pb, d, None, None, None, None, "none", confidence)
     ea, eb = rate_interval(sa, m, confidence=confidence), rate_interval(sb, m, confidence=confidence)
