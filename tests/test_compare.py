@@ -262,6 +262,12 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
         "t(G − 1) approximation is not supported for cases sampled from a larger population, so it does not "
         "support a winner"
     )
+    assert c.reasons[-1] == (
+        "power: with 12 cases of several trials (or numeric scores) no difference could have been supported: the "
+        "clustered interval needs more than 28 + 25·g1² cases, g1 the skewness of the per-case differences (Sugden, "
+        "Smith and Jones 2000), so more than 28 whatever the data"
+    )
+    assert row["detectable_difference"] is None
     assert c.reasons[-2] == (
         "sample: the verdict is about the population of tasks these cases were drawn from; with 12 cases, a kind "
         "of case that fails every time and makes up to 3/12 (25%) of the population could be absent from this sample"

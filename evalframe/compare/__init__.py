@@ -51,6 +51,7 @@ from evalframe.compare.reasons import (
     unpaired_reason,
 )
 from evalframe.report.model import AuditReport
+from evalframe.stats.clustered import SKEW_RULE_BASE
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
@@ -227,12 +228,17 @@ def compare(
         reasons.append(bounds_reason(bounds, candidate, baseline))
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    if skew is not None and skew.cases <= SKEW_RULE_BASE:  # no data can meet G > 28 + 25·g1²: nothing detectable
+        found = None
     detectable = None if found is None else found.difference
     if declared.test is not None:
         reasons.append(sample_reason(declared.test.n_clusters))
     if verdict == "no_supported_winner":
         cases = 0 if declared.test is None else declared.test.n_clusters
-        reasons.append(power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
+        clustered = skew is not None
+        reasons.append(
+            power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric, clustered=clustered)
+        )
     row = {
         "baseline": baseline,
         "candidate": candidate,

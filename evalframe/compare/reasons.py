@@ -19,6 +19,7 @@ import polars as pl
 from evalframe.compare.inference import Tested
 from evalframe.compare.pairs import Scale
 from evalframe.stats import Detectable, SkewCheck, rare_case_limit
+from evalframe.stats.clustered import SKEW_RULE_BASE
 
 
 def coverage_reasons(
@@ -128,15 +129,30 @@ def bounds_reason(bounds: Sequence[float], candidate: str, baseline: str) -> str
 
 
 def power_reason(
-    cases: int, found: Detectable | None, rate: float | None, candidate: str, baseline: str, *, numeric: bool
+    cases: int,
+    found: Detectable | None,
+    rate: float | None,
+    candidate: str,
+    baseline: str,
+    *,
+    numeric: bool,
+    clustered: bool = False,
 ) -> str:
     """The difference this batch could have detected with 80% power (SPEC §6a), in words, either way.
 
     ``found`` holds the smallest detectable rise (``candidate`` above ``baseline``) and drop; the direction
     is named when only one is within reach (``rate``, the baseline's over the used pairs, leaves the other
     too little room) or when the two differ. Every ``no_supported_winner`` gets one: with fewer than two
-    cases nothing is detectable (there is no interval), and for mean scores the power is not modelled.
+    cases nothing is detectable (there is no interval), and for mean scores the power is not modelled. With a
+    ``clustered`` interval (several trials per case, or numeric scores) and at most 28 cases, nothing is
+    detectable either: the skewness rule (G > 28 + 25·g1², :func:`evalframe.stats.skew_check`) cannot hold.
     """
+    if clustered and 2 <= cases <= SKEW_RULE_BASE:
+        return (
+            f"power: with {cases} cases of several trials (or numeric scores) no difference could have been "
+            "supported: the clustered interval needs more than 28 + 25·g1² cases, g1 the skewness of the per-case "
+            "differences (Sugden, Smith and Jones 2000), so more than 28 whatever the data"
+        )
     batch = f"power: with {cases} case{'' if cases == 1 else 's'} this batch"
     what = "mean score" if numeric else "pass rate"
     nothing = f"{batch} could not have detected any difference in {what} with 80% power (SPEC §6a): too few cases"
