@@ -56,6 +56,7 @@ DESCRIPTIONS: Mapping[str, str] = {
         f"{rate}_ci_{end}": f"{side} end of the interval of {rate} = {formula}, at meta.confidence, cases as the "
         "independent units: Wilson 1927 with one unit per case, else Wilson on the CR1 effective sample size with "
         "t(cases - 1) (Korn & Graubard 1998); null with fewer than two cases"
+        + ("; also null when withheld (see pass_rate_scored_ci_withheld)" if rate == "pass_rate_scored" else "")
         for rate, formula in RATE_FORMULAS.items()
         for end, side in (("low", "lower"), ("high", "upper"))
     },
