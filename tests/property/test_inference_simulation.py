@@ -35,7 +35,7 @@ def test_interval_coverage_of_the_case_level_mean_at_30_cases_by_5_trials() -> N
 
 
 #: Batches per skewed design: the CI budget (benchmarks/sim_inference.py runs 1,000; see benchmarks/RESULTS.md).
-SKEWED_SIMS = 40
+SKEWED_SIMS = 150
 
 
 @pytest.mark.parametrize(("cases", "trials"), SKEWED_DESIGNS)
