@@ -32,6 +32,7 @@ from evalframe.compare.pairs import (
     PAIR_KEY,
     PairPolicy,
     Scale,
+    check_cases,
     check_names,
     dropped_by_slice,
     missingness_p_value,
@@ -51,7 +52,7 @@ from evalframe.compare.reasons import (
     unpaired_reason,
 )
 from evalframe.report.model import AuditReport
-from evalframe.stats.clustered import SKEW_RULE_BASE
+from evalframe.stats.clustered import SKEW_RULE_BASE, Target
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
@@ -110,6 +111,7 @@ def compare(
     min_coverage: float = 0.95,
     confidence: float = 0.95,
     alpha: float = 0.05,
+    cases: Target = "sample",
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` on paired units.
 
@@ -133,6 +135,15 @@ def compare(
     alpha
         Significance level of the exact McNemar tests (paired gradedness;
         discordant pairs with one trial per case).
+    cases
+        What the verdict is about: ``sample`` (default), the cases as a sample of
+        a larger population of tasks; ``fixed``, these cases as the whole
+        population — inference over trial noise only, conditional on these
+        cases (Miller 2024, "Adding Error Bars to Evals"): the paired
+        difference's variance is the within-case variance of the per-pair
+        differences (:func:`evalframe.stats.paired_rate_difference`,
+        ``target="fixed"``), with no skewness rule, and no interval (so no
+        winner) when no case holds two pairs or more.
 
     Returns
     -------
@@ -141,7 +152,8 @@ def compare(
     Raises
     ------
     evalframe.errors.OptionError
-        When the report has several observations per unit (audited with
+        When ``cases`` is neither ``sample`` nor ``fixed`` (``option`` ``"cases"``), or
+        when the report has several observations per unit (audited with
         ``retry="every"`` and a unit retried): ``option`` is ``"retry"``, and
         the reason names the policies compare takes (``first``,
         ``last_allowed``). A ``ValueError`` too.
@@ -192,6 +204,7 @@ def compare(
     >>> c.reasons[0]
     'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
     """
+    check_cases(cases)
     check_names(report, baseline, candidate)
     scale = Scale.of(report.meta)
     joined = paired_units(report, baseline, candidate, scale, pairs)
@@ -199,8 +212,8 @@ def compare(
     side = {r[CANDIDATE]: r for r in report.summary.iter_rows(named=True) if r[CANDIDATE] in (baseline, candidate)}
     b, c = side[baseline], side[candidate]
     values = (pl.col("candidate_value"), pl.col("baseline_value"))
-    complete = tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), scale, confidence, alpha)
-    as_fail = tested(joined, scale, confidence, alpha)
+    graded = joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded"))
+    complete, as_fail = (tested(f, scale, confidence, alpha, cases) for f in (graded, joined))
     declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
     other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
     missingness_p = missingness_p_value(joined)
@@ -232,7 +245,7 @@ def compare(
         found = None
     detectable = None if found is None else found.difference
     if declared.test is not None:
-        reasons.append(sample_reason(declared.test.n_clusters))
+        reasons.append(sample_reason(declared.test.n_clusters, cases))
     if verdict == "no_supported_winner":
         cases = 0 if declared.test is None else declared.test.n_clusters
         clustered = skew is not None

@@ -20,6 +20,7 @@ from evalframe.compare.pairs import Scale
 from evalframe.stats import (
     Detectable,
     PairedTest,
+    Target,
     mcnemar_exact,
     paired_mean_difference,
     paired_rate_difference,
@@ -53,7 +54,9 @@ class Tested:
         return text + ")"
 
 
-def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float) -> Tested:
+def _paired_test(
+    frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float, target: Target = "sample"
+) -> Tested:
     """The paired test of candidate − baseline on ``frame``'s pairs (``c``, ``b``, ``case_id``).
 
     A winner needs the interval to exclude 0 and, with one trial per case, exact McNemar p < ``alpha``.
@@ -62,9 +65,9 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
         return Tested(None, None, None)
     cand, base, cluster = frame.get_column("c"), frame.get_column("b"), frame.get_column(CASE_ID)
     if numeric:
-        test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence)
+        test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence, target=target)
     else:
-        test = paired_rate_difference(cand, base, cluster, confidence=confidence)
+        test = paired_rate_difference(cand, base, cluster, confidence=confidence, target=target)
     p, discordant = None, None
     if test.method == "newcombe":
         discordant = (int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
@@ -75,11 +78,12 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
     return Tested(test, p, winner, interval_side, discordant)
 
 
-def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float) -> Tested:
+def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float, target: Target = "sample") -> Tested:
     """The paired test of candidate − baseline over ``frame``'s pairs (see :func:`_paired_test`)."""
     pairs_frame = frame.select(pl.col("candidate_value").alias("c"), pl.col("baseline_value").alias("b"), CASE_ID)
+    width = scale.high - scale.low
     return _paired_test(
-        pairs_frame, numeric=scale.numeric, width=scale.high - scale.low, confidence=confidence, alpha=alpha
+        pairs_frame, numeric=scale.numeric, width=width, confidence=confidence, alpha=alpha, target=target
     )
 
 

@@ -18,7 +18,7 @@ import polars as pl
 
 from evalframe.compare.inference import Tested
 from evalframe.compare.pairs import Scale
-from evalframe.stats import Detectable, SkewCheck, rare_case_limit
+from evalframe.stats import Detectable, SkewCheck, Target, rare_case_limit
 from evalframe.stats.clustered import SKEW_RULE_BASE
 
 
@@ -83,8 +83,13 @@ def skew_reason(skew: SkewCheck, what: str) -> str:
     )
 
 
-def sample_reason(cases: int) -> str:
-    """What the inference is about, and what these cases cannot show (the rule of three)."""
+def sample_reason(cases: int, target: Target = "sample") -> str:
+    """What the inference is about, and what these cases cannot show (the rule of three) or leave out."""
+    if target == "fixed":
+        return (
+            f"sample: the verdict is about these {cases} case{'' if cases == 1 else 's'} only (cases fixed: the "
+            "interval covers trial noise within them, not other tasks)"
+        )
     return f"sample: the verdict is about the population of tasks these cases were drawn from; {rare_case_limit(cases)}"
 
 

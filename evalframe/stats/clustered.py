@@ -60,6 +60,7 @@ __all__ = [
     "Method",
     "RateEstimate",
     "SkewCheck",
+    "Target",
     "bounded_mean_interval",
     "critical_value",
     "rare_case_limit",
@@ -68,7 +69,10 @@ __all__ = [
     "t_quantile",
 ]
 
-Method = Literal["wilson", "wilson_clustered", "newcombe", "none"]
+Method = Literal["wilson", "wilson_clustered", "wilson_fixed", "newcombe", "none"]
+#: What the inference is about: the cases as a ``sample`` of a larger population of tasks (variance between
+#: cases), or as the whole population, ``fixed`` (variance of the trials within these cases only).
+Target = Literal["sample", "fixed"]
 #: Cases below which no interval is given when units are clustered (one case carries no between-case spread).
 MIN_CASES: Final = 2
 
@@ -277,11 +281,18 @@ def skew_check(
 
 
 def _clustered(
-    totals: np.ndarray, m: np.ndarray, cases: np.ndarray, *, confidence: float, truncate: bool
+    totals: np.ndarray,
+    m: np.ndarray,
+    cases: np.ndarray,
+    *,
+    confidence: float,
+    truncate: bool,
+    squares: np.ndarray | None = None,
 ) -> RateEstimate:
     """The clustered score interval of Σ totals / Σ m for values in [0, 1] (see :func:`bounded_mean_interval`).
 
-    Entry i stands for ``cases[i]`` cases, each with ``totals[i]`` over ``m[i]`` units.
+    Entry i stands for ``cases[i]`` cases, each with ``totals[i]`` over ``m[i]`` units. With ``squares`` (per
+    entry, the sum of its values' squares) the target is ``fixed``: the variance is the trials' within the cases.
     """
     import numpy as np  # imported on use: `import evalframe` does not need it
 
@@ -293,6 +304,8 @@ def _clustered(
     p = float(np.sum(cases * totals)) / n
     if clusters < MIN_CASES:  # SPEC §4: fewer than two cases, no interval (one unit or several)
         return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
+    if squares is not None:
+        return _fixed(totals, m, cases, squares[keep], p=p, n=n, clusters=clusters, confidence=confidence)
     bernoulli = p * (1.0 - p) / n
     if (m <= 1).all() and truncate:  # independent 0/1 units: Wilson (1927) on n
         low, high = wilson_bounds(p, n, normal_quantile(confidence))
@@ -308,6 +321,39 @@ def _clustered(
     low, high = wilson_bounds(p, n_eff, critical_value(confidence, clusters))
     deff = n / n_eff
     return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), deff, n_eff, "wilson_clustered")
+
+
+def _fixed(
+    totals: np.ndarray,
+    m: np.ndarray,
+    cases: np.ndarray,
+    squares: np.ndarray,
+    *,
+    p: float,
+    n: float,
+    clusters: int,
+    confidence: float,
+) -> RateEstimate:
+    """The ``fixed`` target's interval of p = Σ totals / n: trial noise within these cases only (Miller 2024).
+
+    Var(p) = Σ_i n_i s_i² / n², s_i² the unbiased within-case variance SS_i / (n_i − 1); a case of one unit has
+    no estimable variance of its own and takes the pooled one, Σ SS_i / Σ (n_i − 1) over the cases of two or
+    more units; without such a case there is no interval. Wilson on n_eff = p(1 − p) / Var (n when no trial
+    varied) with the t quantile of Σ (n_i − 1) degrees of freedom.
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    several = m >= 2
+    df = float(np.sum(cases[several] * (m[several] - 1.0)))
+    if df == 0:  # one unit per case: trial noise cannot be told apart from the cases
+        return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
+    within = np.maximum(squares - totals * totals / m, 0.0)  # SS_i; rounding only below 0
+    pooled = float(np.sum(cases[several] * within[several])) / df
+    s2 = np.where(several, within / np.maximum(m - 1.0, 1.0), pooled)
+    variance = float(np.sum(cases * m * s2)) / (n * n)
+    n_eff = p * (1.0 - p) / variance if variance > 0 and 0.0 < p < 1.0 else n
+    low, high = wilson_bounds(p, n_eff, t_quantile((1.0 + confidence) / 2.0, round(df)))
+    return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), n / n_eff, n_eff, "wilson_fixed")
 
 
 def _arrays(
@@ -337,6 +383,7 @@ def rate_interval(
     *,
     confidence: float = 0.95,
     cases: np.ndarray | Sequence[float] | None = None,
+    target: Target = "sample",
 ) -> RateEstimate:
     """The rate Σ successes / Σ units over cases, with an interval that treats cases as independent.
 
@@ -353,6 +400,9 @@ def rate_interval(
         How many cases each entry stands for (default: one each). Cases with the same counts can be
         given once with their number: the estimate only depends on how many cases have each
         (successes, units), so an engine can send these counts instead of one row per case.
+    target
+        ``sample`` (the cases stand for a larger population of tasks) or ``fixed`` (the cases are the
+        whole population: inference over trial noise only, conditional on these cases; Miller 2024).
 
     Returns
     -------
@@ -367,7 +417,12 @@ def rate_interval(
         Wilson interval on n_eff with the t(G − 1) quantile (Korn & Graubard
         1998; Dean & Pagano 2015): ``wilson_clustered``. Fewer than two cases,
         whatever their units: no interval (``none``; SPEC §4). Always 0 ≤ ci_low ≤
-        rate ≤ ci_high ≤ 1, and never a zero-width interval.
+        rate ≤ ci_high ≤ 1, and never a zero-width interval. Under ``target="fixed"``
+        (``wilson_fixed``): V = Σ_c m_c·s_c² / N², s_c² = m_c/(m_c − 1)·p_c(1 − p_c) the
+        unbiased within-case variance; a case of one unit takes the pooled within-case
+        variance Σ SS_c / Σ (m_c − 1) of the cases of two or more; the Wilson interval on
+        n_eff = p(1 − p)/V (N when no trial varied, no truncation) with t(Σ (m_c − 1));
+        no case of two units or more: no interval (``none``).
 
     Raises
     ------
@@ -397,8 +452,16 @@ def rate_interval(
 
     >>> rate_interval([1, 0], [1, 1], cases=[8, 2]) == r
     True
+
+    The three cases as the whole population: only the middle case's trials vary (s² = 1/3), V = 3·(1/3)/81.
+
+    >>> r = rate_interval([3, 1, 0], [3, 3, 3], target="fixed")
+    >>> r.method, round(r.se_clustered**2 * 81, 6), round(r.ci_low, 4), round(r.ci_high, 4)
+    ('wilson_fixed', 1.0, 0.2184, 0.6961)
     """
-    return _clustered(*_arrays(successes, units, cases), confidence=confidence, truncate=True)
+    t, m, c = _arrays(successes, units, cases)
+    squares = t if target == "fixed" else None  # 0/1 values: each square is the value
+    return _clustered(t, m, c, confidence=confidence, truncate=True, squares=squares)
 
 
 def bounded_mean_interval(
@@ -409,6 +472,7 @@ def bounded_mean_interval(
     high: float = 1.0,
     confidence: float = 0.95,
     cases: np.ndarray | Sequence[float] | None = None,
+    squares: np.ndarray | Sequence[float] | None = None,
 ) -> RateEstimate:
     """The mean of a value bounded in [low, high] over units clustered in cases, with an interval inside the bounds.
 
@@ -425,6 +489,9 @@ def bounded_mean_interval(
         Two-sided coverage.
     cases
         How many cases each entry stands for (default: one each), as in :func:`rate_interval`.
+    squares
+        Per case: the sum of its values' squares. Given, the target is ``fixed`` (the cases are the whole
+        population): the within-case variance of :func:`rate_interval`'s ``target="fixed"``, on w.
 
     Returns
     -------
@@ -454,7 +521,11 @@ def bounded_mean_interval(
     m = np.asarray(units, dtype=np.float64)
     width = high - low
     w = np.clip((t - low * m) / width, 0.0, m)  # rounding only: each value lies in [low, high]
-    est = _clustered(*_arrays(w, m, cases), confidence=confidence, truncate=False)
+    w2 = None
+    if squares is not None:  # Σ w² = Σ (x − low)² / width²
+        w2 = (np.asarray(squares, dtype=np.float64) - 2.0 * low * t + low * low * m) / (width * width)
+    w, m, c = _arrays(w, m, cases)
+    est = _clustered(w, m, c, confidence=confidence, truncate=False, squares=w2)
 
     def back(x: float | None) -> float | None:
         return None if x is None else low + width * x
