@@ -40,6 +40,7 @@ from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
+from evalframe.stats import Target
 from evalframe.store import TableStore
 from evalframe.validate import KNOWN_COLUMNS
 
@@ -95,6 +96,7 @@ def audit(
     bins: Bins | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
+    cases: Target = "sample",
     partition_by: Literal["candidate", "auto"] | None = None,
     provenance: Mapping[str, Any] | None = None,
     extra_columns: Sequence[str] = (),
@@ -138,6 +140,11 @@ def audit(
         Significance level of the selective-missingness test.
     confidence
         Two-sided coverage of every interval in the summary.
+    cases
+        What the intervals are about (recorded as ``report.meta["cases"]``): ``sample``, the cases as a
+        sample of a larger population of tasks; ``fixed``, these cases as the whole population — the rates'
+        intervals cover trial noise within them only (see :func:`evalframe.funnel.with_uncertainty`). Pass
+        the same ``cases`` to :func:`evalframe.compare`.
     partition_by
         ``"candidate"``: audit candidate by candidate
         (:class:`~evalframe.audit.runners.ByCandidate`). A candidate's rows
@@ -254,6 +261,7 @@ def audit(
         confidence,
         tuple(extra_columns),
         reducer,
+        cases,
     )
     plan, options = _checked(plan, options)
     unreachable = _unreachable_cases(plan, options.reducer)  # raises when no case could reach at_least:k
@@ -339,6 +347,7 @@ def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
         pass_threshold=o.pass_threshold,
         slices=o.slices,
         bins=o.bins or (),
+        cases=o.cases,
     )
     check_slices(o.slices, plan.cases.columns)
     if o.bins:

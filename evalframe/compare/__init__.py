@@ -247,10 +247,10 @@ def compare(
     if declared.test is not None:
         reasons.append(sample_reason(declared.test.n_clusters, cases))
     if verdict == "no_supported_winner":
-        cases = 0 if declared.test is None else declared.test.n_clusters
+        n_cases = 0 if declared.test is None else declared.test.n_clusters
         clustered = skew is not None
         reasons.append(
-            power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric, clustered=clustered)
+            power_reason(n_cases, found, base_rate, candidate, baseline, numeric=scale.numeric, clustered=clustered)
         )
     row = {
         "baseline": baseline,

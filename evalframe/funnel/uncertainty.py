@@ -31,7 +31,7 @@ from evalframe.columns import (
     SCORED_COVERAGE,
 )
 from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
-from evalframe.stats import bounded_mean_interval, rare_case_limit, rate_interval, skew_check
+from evalframe.stats import Target, bounded_mean_interval, rare_case_limit, rate_interval, skew_check
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +45,7 @@ def with_uncertainty(
     score_range: tuple[float, float] = (0.0, 1.0),
     cluster: str = CASE_ID,
     reducer: str = "mean",
+    cases: Target = "sample",
 ) -> pl.DataFrame:
     """Add intervals that treat cases as the independent units, and the design effect, to a per-candidate summary.
 
@@ -57,6 +58,12 @@ def with_uncertainty(
         ``outcome``, ``score`` and the ``cluster`` column.
     confidence
         Two-sided coverage of every interval.
+    cases
+        What the rates' intervals are about: ``sample`` (default), the cases as a sample of a larger
+        population of tasks; ``fixed``, these cases as the whole population — each rate's interval is then
+        :func:`evalframe.stats.rate_interval`'s ``target="fixed"`` one (trial noise within these cases only,
+        no skewness rule), withheld with a reason in ``pass_rate_scored_ci_withheld`` when no case holds two
+        scored units. The case-level rate and the mean score keep the sample target's interval.
     score_range
         Bounds of a score; the ``mean_score`` interval lies inside them.
     cluster
@@ -121,6 +128,7 @@ def with_uncertainty(
         confidence=confidence,
         score_range=score_range,
         reducer=reducer,
+        cases=cases,
     )
 
 
@@ -215,6 +223,7 @@ def uncertainty_from_case_patterns(
     confidence: float = 0.95,
     score_range: tuple[float, float] = (0.0, 1.0),
     reducer: str = "mean",
+    cases: Target = "sample",
 ) -> pl.DataFrame:
     """The columns :func:`with_uncertainty` adds, from the case patterns of :func:`case_patterns`.
 
@@ -240,13 +249,13 @@ def uncertainty_from_case_patterns(
     rows = [
         {
             CANDIDATE: name,
-            "cases_planned": int(cases.get_column(CASES).sum()),
-            "cases_fully_scored": int(cases.filter(pl.col(SCORED) == pl.col(OBSERVATIONS)).get_column(CASES).sum()),
-            **_rate_intervals(cases, confidence),
-            **_case_level(cases, reducer, confidence),
-            **_score_interval(cases, low, high, confidence),
+            "cases_planned": int(group.get_column(CASES).sum()),
+            "cases_fully_scored": int(group.filter(pl.col(SCORED) == pl.col(OBSERVATIONS)).get_column(CASES).sum()),
+            **_rate_intervals(group, confidence, cases),
+            **_case_level(group, reducer, confidence),
+            **_score_interval(group, low, high, confidence),
         }
-        for (name,), cases in sums.group_by(CANDIDATE, maintain_order=True)
+        for (name,), group in sums.group_by(CANDIDATE, maintain_order=True)
     ]
     added = pl.DataFrame(
         rows,
@@ -302,21 +311,28 @@ _BY_PASS_RATE_SCORED: Final = (*CLUSTERING_COLUMNS, *_CASE_PASS_RATE)
 _ADDED_FLOATS: Final = (*_RATE_CI_COLUMNS, *_CASE_PASS_RATE, *CLUSTERING_COLUMNS, *MEAN_SCORE_COLUMNS)
 
 
-def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]:
-    """One candidate's interval of every rate over its case patterns, and the clustering of ``pass_rate_scored``."""
+def _rate_intervals(cases: pl.DataFrame, confidence: float, target: Target = "sample") -> dict[str, object]:
+    """One candidate's interval of every rate over its case patterns, and the clustering of ``pass_rate_scored``.
+
+    Under ``target="fixed"`` the intervals are :func:`~evalframe.stats.rate_interval`'s conditional ones; the
+    clustering columns (standard errors, design effect, ICC, effective n) describe the cases' clustering either way.
+    """
     row: dict[str, object] = {}
     for rate, (num, den) in _RATE_PARTS.items():
-        est = rate_interval(
-            cases.get_column(num).to_numpy(),
-            cases.get_column(den).to_numpy(),
-            confidence=confidence,
-            cases=cases.get_column(CASES).to_numpy(),
-        )
-        row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = est.ci_low, est.ci_high
+        parts = (cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy())
+        counted = cases.get_column(CASES).to_numpy()
+        est = rate_interval(*parts, confidence=confidence, cases=counted)
+        shown = rate_interval(*parts, confidence=confidence, cases=counted, target=target) if target == "fixed" else est
+        row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = shown.ci_low, shown.ci_high
         if rate != PASS_RATE_SCORED:
             continue
         row[CI_WITHHELD] = None
-        if est.method == "wilson_clustered":  # cases as a sample: the t(G − 1) interval needs enough cases for g1
+        if shown.method == "none" and est.method != "none":  # fixed cases, one scored unit in each
+            row[CI_WITHHELD] = (
+                f"no interval: the cases are fixed (inference about these {est.n_clusters} cases only) and none "
+                "holds two scored units, so the trials' own variation cannot be estimated"
+            )
+        if shown.method == "wilson_clustered":  # cases as a sample: the t(G − 1) interval needs enough cases for g1
             skew = skew_check(
                 cases.get_column(num).to_numpy(),
                 cases.get_column(den).to_numpy(),
