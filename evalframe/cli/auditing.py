@@ -187,6 +187,7 @@ def compare_command(
                 min_coverage=0.95 if min_coverage is None else min_coverage,
                 confidence=kwargs["confidence"],
                 alpha=kwargs["alpha"],
+                cases=kwargs["cases"],
             )
         except ValueError as exc:
             fail(str(exc))

@@ -18,6 +18,7 @@ import polars as pl
 from evalframe.columns import CASE_ID
 from evalframe.compare.pairs import Scale
 from evalframe.stats import (
+    MIN_CASES,
     Detectable,
     PairedTest,
     Target,
@@ -46,6 +47,8 @@ class Tested:
             return "(no pairs)"
         if t.ci_low is None or t.ci_high is None:
             cases = f"{t.n_clusters} case{'' if t.n_clusters == 1 else 's'}"
+            if t.n_clusters >= MIN_CASES:  # cases fixed, one pair in each: no trial variation to estimate
+                return f"{t.difference:+.3g} over {cases} (cases fixed and one pair per case: no interval)"
             return f"{t.difference:+.3g} over {cases} (fewer than two cases: no interval)"
         text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
         text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
