@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 import evalframe as ef
+from evalframe.stats import Target
 
 DESIGNS = [(1, 10), (2, 20), (3, 10), (5, 20), (10, 20), (20, 20), (30, 5), (200, 1)]
 
@@ -48,13 +49,20 @@ def batch(rng: np.random.Generator, cases: int, trials: int, shift: float = 0.0)
     return plan, pl.concat(frames)
 
 
-def run(cases: int, trials: int, sims: int, rng: np.random.Generator, shift: float = 0.0) -> dict[str, float]:
+def run(
+    cases: int, trials: int, sims: int, rng: np.random.Generator, shift: float = 0.0, target: Target = "sample"
+) -> dict[str, float]:
+    """False winners (or, with ``shift``, winners), and the coverage of 0.5 by base's ``pass_rate_scored`` interval.
+
+    ``target`` is audit's and compare's ``cases``: under ``fixed`` the intervals are about the drawn cases, so
+    their coverage of the population mean 0.5 is not what they claim (only the winners are read then).
+    """
     winners = covered = inside = 0
     intervals = 0
     for _ in range(sims):
         plan, ledger = batch(rng, cases, trials, shift)
-        report = ef.audit(plan, ledger)
-        verdict = ef.compare(report, baseline="base", candidate="cand").verdict
+        report = ef.audit(plan, ledger, cases=target)
+        verdict = ef.compare(report, baseline="base", candidate="cand", cases=target).verdict
         winners += verdict != "no_supported_winner"
         row = report.summary.filter(pl.col("candidate") == "base").row(0, named=True)
         low, high = row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]
@@ -69,6 +77,10 @@ def run(cases: int, trials: int, sims: int, rng: np.random.Generator, shift: flo
         "intervals": intervals / sims,
     }
 
+
+#: Issue 41's ``--cases fixed`` designs (cases × trials): the shared-case null of :func:`batch`, inference
+#: conditional on the drawn cases (their effects are the same for both candidates, so any winner is a false one).
+FIXED_DESIGNS = [(12, 20), (20, 10)]
 
 #: Issue 41's skewed designs (cases × trials): A passes 90 % on nine kinds of case in ten and 0 % on the tenth
 #: (population mean 0.81), B 81 % on every case: the same mean, so any winner is a false one.
@@ -130,7 +142,7 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=400)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--shift", type=float, default=0.15, help="candidate's shift for the power column")
-    parser.add_argument("--skewed-only", action="store_true", help="run only the skewed designs of issue 41")
+    parser.add_argument("--skewed-only", action="store_true", help="run only issue 41's skewed and fixed designs")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     bound = 0.05 + 2 * (0.05 * 0.95 / args.sims) ** 0.5
@@ -157,6 +169,19 @@ def main() -> None:
         print(
             f"| {cases} × {trials} | {skewed['winner_rate']:.3f}{flag} | {skewed['intervals']:.3f} "
             f"| {skewed['coverage']:.3f} | {skewed['withheld_with_reason']:.3f} | {time.perf_counter() - start:.0f} |"
+        )
+    print()
+    print("Cases fixed (issue 41, --cases fixed): the shared-case null, inference about the drawn cases only")
+    print(f"| design | false winners | power at +{args.shift:.2f} (clipped to 1) | s |")
+    print("|---|---|---|---|")
+    for cases, trials in FIXED_DESIGNS:
+        start = time.perf_counter()
+        null = run(cases, trials, args.sims, rng, target="fixed")
+        power = run(cases, trials, args.sims // 4, rng, shift=args.shift, target="fixed")
+        flag = "" if null["winner_rate"] <= bound else " (over)"
+        print(
+            f"| {cases} × {trials} | {null['winner_rate']:.3f}{flag} | {power['winner_rate']:.2f} "
+            f"| {time.perf_counter() - start:.0f} |"
         )
 
 
