@@ -351,3 +351,24 @@ def test_units_planned_for_one_side_only_are_not_paired_nor_failed() -> None:
             f"pairs: 2 planned for {sonnet} only: not compared (the other side was never planned on them); "
             "coverage and bounds are each side's over its own plan"
         )
+
+
+def test_fixed_cases_drop_the_skewness_rule_and_take_the_within_case_variance() -> None:
+    # 12 cases × 10 trials, cand passes trials 1-8 and base trials 1-4 of every case: per case the differences
+    # are four 1s and six 0s, s² = 10/9 · 0.4 · 0.6 = 4/15, so V = 12 · 10 · (4/15) / 120² = 32/14400.
+    report = trials_report([(8, 4)] * 12, 10)
+    sampled = compare(report, baseline="base", candidate="cand")
+    assert sampled.verdict == "no_supported_winner"  # 12 cases ≤ 28: the skewness rule cannot hold
+    fixed = compare(report, baseline="base", candidate="cand", cases="fixed")
+    row = fixed.table.row(0, named=True)
+    assert (row["interval_method"], row["quality_difference"]) == ("wilson_fixed", pytest.approx(0.4))
+    assert row["se_clustered"] == pytest.approx((32 / 14400) ** 0.5)
+    assert fixed.verdict == "candidate_better"
+    assert not any(r.startswith(("skewness:", "power:")) for r in fixed.reasons)
+    assert fixed.reasons[-1] == (
+        "sample: the verdict is about these 12 cases only (cases fixed: the interval covers trial noise within "
+        "them, not other tasks)"
+    )
+    with pytest.raises(OptionError) as caught:
+        compare(report, baseline="base", candidate="cand", cases="all")  # type: ignore[arg-type]
+    assert (caught.value.option, caught.value.reason) == ("cases", "cases must be one of 'sample', 'fixed', got 'all'")
