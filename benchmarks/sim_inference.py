@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 import evalframe as ef
+from evalframe.stats import Target
 
 DESIGNS = [(1, 10), (2, 20), (3, 10), (5, 20), (10, 20), (20, 20), (30, 5), (200, 1)]
 
@@ -48,13 +49,20 @@ def batch(rng: np.random.Generator, cases: int, trials: int, shift: float = 0.0)
     return plan, pl.concat(frames)
 
 
-def run(cases: int, trials: int, sims: int, rng: np.random.Generator, shift: float = 0.0) -> dict[str, float]:
+def run(
+    cases: int, trials: int, sims: int, rng: np.random.Generator, shift: float = 0.0, target: Target = "sample"
+) -> dict[str, float]:
+    """False winners (or, with ``shift``, winners), and the coverage of 0.5 by base's ``pass_rate_scored`` interval.
+
+    ``target`` is audit's and compare's ``cases``: under ``fixed`` the intervals are about the drawn cases, so
+    their coverage of the population mean 0.5 is not what they claim (only the winners are read then).
+    """
     winners = covered = inside = 0
     intervals = 0
     for _ in range(sims):
         plan, ledger = batch(rng, cases, trials, shift)
-        report = ef.audit(plan, ledger)
-        verdict = ef.compare(report, baseline="base", candidate="cand").verdict
+        report = ef.audit(plan, ledger, cases=target)
+        verdict = ef.compare(report, baseline="base", candidate="cand", cases=target).verdict
         winners += verdict != "no_supported_winner"
         row = report.summary.filter(pl.col("candidate") == "base").row(0, named=True)
         low, high = row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]
@@ -70,18 +78,79 @@ def run(cases: int, trials: int, sims: int, rng: np.random.Generator, shift: flo
     }
 
 
+#: Issue 41's ``--cases fixed`` designs (cases × trials): the shared-case null of :func:`batch`, inference
+#: conditional on the drawn cases (their effects are the same for both candidates, so any winner is a false one).
+FIXED_DESIGNS = [(12, 20), (20, 10)]
+
+#: Issue 41's skewed designs (cases × trials): A passes 90 % on nine kinds of case in ten and 0 % on the tenth
+#: (population mean 0.81), B 81 % on every case: the same mean, so any winner is a false one.
+SKEWED_DESIGNS = [(12, 20), (20, 10), (60, 5)]
+#: A's pass probability on the usual kinds of case, the share of the impossible kind, and B's everywhere.
+SKEWED_A, SKEWED_IMPOSSIBLE, SKEWED_B = 0.9, 0.1, 0.81
+
+
+def skewed_batch(rng: np.random.Generator, cases: int, trials: int) -> tuple[ef.Plan, pl.DataFrame]:
+    """A plan and a complete ledger of A and B under issue 41's skewed null (each case's kind drawn at random)."""
+    impossible = rng.random(cases) < SKEWED_IMPOSSIBLE
+    ids = [f"q{i:04d}" for i in range(cases)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["A", "B"], trials=trials)
+    frames = []
+    for name, prob in (("A", np.where(impossible, 0.0, SKEWED_A)), ("B", np.full(cases, SKEWED_B))):
+        passed = rng.random((cases, trials)) < prob[:, None]
+        frames.append(
+            pl.DataFrame(
+                {
+                    "candidate": name,
+                    "case_id": np.repeat(ids, trials),
+                    "trial": np.tile(np.arange(1, trials + 1), cases),
+                    "passed": passed.ravel().astype(np.int64),
+                }
+            )
+        )
+    return plan, pl.concat(frames)
+
+
+def run_skewed(cases: int, trials: int, sims: int, rng: np.random.Generator) -> dict[str, float]:
+    """False winners of ``compare`` (B baseline, A candidate) and the coverage of A's ``pass_rate_scored`` of 0.81.
+
+    ``intervals`` is the share of batches where A's interval was given; ``withheld_with_reason`` the share of
+    the others whose summary says why (``pass_rate_scored_ci_withheld``).
+    """
+    winners = covered = intervals = reasoned = 0
+    mean = (1.0 - SKEWED_IMPOSSIBLE) * SKEWED_A
+    for _ in range(sims):
+        plan, ledger = skewed_batch(rng, cases, trials)
+        report = ef.audit(plan, ledger)
+        winners += ef.compare(report, baseline="B", candidate="A").verdict != "no_supported_winner"
+        row = report.summary.filter(pl.col("candidate") == "A").row(0, named=True)
+        low, high = row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]
+        if low is not None:
+            intervals += 1
+            covered += low <= mean <= high
+        else:
+            reasoned += bool(row["pass_rate_scored_ci_withheld"])
+    return {
+        "winner_rate": winners / sims,
+        "coverage": covered / intervals if intervals else float("nan"),
+        "intervals": intervals / sims,
+        "withheld_with_reason": reasoned / (sims - intervals) if sims > intervals else float("nan"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sims", type=int, default=400)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--shift", type=float, default=0.15, help="candidate's shift for the power column")
+    parser.add_argument("--skewed-only", action="store_true", help="run only issue 41's skewed and fixed designs")
+    parser.add_argument("--fixed-only", action="store_true", help="run only issue 41's --cases fixed designs")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     bound = 0.05 + 2 * (0.05 * 0.95 / args.sims) ** 0.5
     print(f"{args.sims} simulations per design, seed {args.seed}; false-winner bound {bound:.3f}")
     print(f"| design | false winners | 95% interval coverage of 0.5 | inside [0, 1] | power at +{args.shift:.2f} | s |")
     print("|---|---|---|---|---|---|")
-    for cases, trials in DESIGNS:
+    for cases, trials in [] if args.skewed_only or args.fixed_only else DESIGNS:
         start = time.perf_counter()
         null = run(cases, trials, args.sims, rng)
         power = run(cases, trials, args.sims // 4, rng, shift=args.shift)
@@ -89,6 +158,31 @@ def main() -> None:
         print(
             f"| {cases} × {trials} | {null['winner_rate']:.3f}{flag} | {null['coverage']:.3f} "
             f"| {null['inside']:.3f} | {power['winner_rate']:.2f} | {time.perf_counter() - start:.0f} |"
+        )
+    print()
+    print("Skewed case effects (issue 41): A 90 % on 9 kinds of case in 10, 0 % on the 10th; B 81 % everywhere")
+    print("| design | false winners | A's intervals given | their coverage of 0.81 | withheld with a reason | s |")
+    print("|---|---|---|---|---|---|")
+    for cases, trials in [] if args.fixed_only else SKEWED_DESIGNS:
+        start = time.perf_counter()
+        skewed = run_skewed(cases, trials, args.sims, rng)
+        flag = "" if skewed["winner_rate"] <= bound else " (over)"
+        print(
+            f"| {cases} × {trials} | {skewed['winner_rate']:.3f}{flag} | {skewed['intervals']:.3f} "
+            f"| {skewed['coverage']:.3f} | {skewed['withheld_with_reason']:.3f} | {time.perf_counter() - start:.0f} |"
+        )
+    print()
+    print("Cases fixed (issue 41, --cases fixed): the shared-case null, inference about the drawn cases only")
+    print(f"| design | false winners | power at +{args.shift:.2f} (clipped to 1) | s |")
+    print("|---|---|---|---|")
+    for cases, trials in FIXED_DESIGNS:
+        start = time.perf_counter()
+        null = run(cases, trials, args.sims, rng, target="fixed")
+        power = run(cases, trials, args.sims // 4, rng, shift=args.shift, target="fixed")
+        flag = "" if null["winner_rate"] <= bound else " (over)"
+        print(
+            f"| {cases} × {trials} | {null['winner_rate']:.3f}{flag} | {power['winner_rate']:.2f} "
+            f"| {time.perf_counter() - start:.0f} |"
         )
 
 

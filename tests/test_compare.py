@@ -28,10 +28,14 @@ def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
     assert c.reasons[2] == "bounds overlap: A [0.5, 1] vs B [0.75, 0.75]"
     # SPEC §6a: B passes both used pairs (a rate of 1), and two pairs can never reject (p ≥ 2 · 0.5² = 0.5).
     assert c.reasons[3] == (
+        "sample: the verdict is about the population of tasks these cases were drawn from; with 2 cases, a kind "
+        "of case that fails every time and makes up most of the population could be absent from this sample"
+    )
+    assert c.reasons[4] == (
         "power: with 2 cases this batch could not have detected any difference in pass rate with 80% power "
         "(SPEC §6a): too few cases"
     )
-    assert len(c.reasons) == 4
+    assert len(c.reasons) == 5
     row = c.table.row(0, named=True)
     assert (row["pairs_planned"], row["pairs_used"], row["pairs_dropped"]) == (4, 2, 2)
     assert row["detectable_difference"] is None
@@ -247,8 +251,40 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
     assert row["quality_difference"] == pytest.approx(0.39)
     assert row["interval_method"] == "wilson_clustered"
     assert -1.0 <= row["ci_low"] <= 0.39 <= row["ci_high"] <= 1.0
-    assert c.verdict == "candidate_better"
+    # The interval excludes 0, but 12 cases are too few for the t(G − 1) interval under the sample target:
+    # the differences are symmetric (g1 = 0) and Sugden, Smith & Jones (2000) need more than 28 + 25·0² cases.
+    assert row["ci_low"] > 0
+    assert c.verdict == "no_supported_winner"
     assert c.reasons[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
+    assert c.reasons[1] == (
+        "skewness: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 28 "
+        "cases for the per-case differences of mean score (skewness g1 = 0); there are 12: the interval's "
+        "t(G − 1) approximation is not supported for cases sampled from a larger population, so it does not "
+        "support a winner"
+    )
+    assert c.reasons[-1] == (
+        "power: with 12 cases of several trials (or numeric scores) no difference could have been supported: the "
+        "clustered interval needs more than 28 + 25·g1² cases, g1 the skewness of the per-case differences (Sugden, "
+        "Smith and Jones 2000), so more than 28 whatever the data"
+    )
+    assert row["detectable_difference"] is None
+    assert c.reasons[-2] == (
+        "sample: the verdict is about the population of tasks these cases were drawn from; with 12 cases, a kind "
+        "of case that fails every time and makes up to 3/12 (25%) of the population could be absent from this sample"
+    )
+
+
+def test_numeric_scores_with_29_symmetric_cases_meet_the_skewness_rule_and_give_a_winner() -> None:
+    cases = [f"q{i}" for i in range(29)]
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["base", "cand"])
+    rows = [{"candidate": "cand", "case_id": c, "score": 0.9 - 0.01 * i} for i, c in enumerate(cases)]
+    rows += [{"candidate": "base", "case_id": c, "score": 0.4 + 0.01 * i} for i, c in enumerate(cases)]
+    c = compare(ef.audit(plan, pl.DataFrame(rows), grade="numeric"), baseline="base", candidate="cand")
+    # Differences 0.5 − 0.02 i, i = 0..28: symmetric (g1 = 0), and 29 > 28 + 25·0².
+    assert c.table.item(0, "quality_difference") == pytest.approx(0.22)
+    assert c.verdict == "candidate_better"
+    assert not any(r.startswith("skewness:") for r in c.reasons)
+    assert c.reasons[-1].startswith("sample: the verdict is about the population of tasks these cases were drawn")
 
 
 def test_different_missingness_between_sides_blocks_a_winner() -> None:
@@ -315,3 +351,24 @@ def test_units_planned_for_one_side_only_are_not_paired_nor_failed() -> None:
             f"pairs: 2 planned for {sonnet} only: not compared (the other side was never planned on them); "
             "coverage and bounds are each side's over its own plan"
         )
+
+
+def test_fixed_cases_drop_the_skewness_rule_and_take_the_within_case_variance() -> None:
+    # 12 cases × 10 trials, cand passes trials 1-8 and base trials 1-4 of every case: per case the differences
+    # are four 1s and six 0s, s² = 10/9 · 0.4 · 0.6 = 4/15, so V = 12 · 10 · (4/15) / 120² = 32/14400.
+    report = trials_report([(8, 4)] * 12, 10)
+    sampled = compare(report, baseline="base", candidate="cand")
+    assert sampled.verdict == "no_supported_winner"  # 12 cases ≤ 28: the skewness rule cannot hold
+    fixed = compare(report, baseline="base", candidate="cand", cases="fixed")
+    row = fixed.table.row(0, named=True)
+    assert (row["interval_method"], row["quality_difference"]) == ("wilson_fixed", pytest.approx(0.4))
+    assert row["se_clustered"] == pytest.approx((32 / 14400) ** 0.5)
+    assert fixed.verdict == "candidate_better"
+    assert not any(r.startswith(("skewness:", "power:")) for r in fixed.reasons)
+    assert fixed.reasons[-1] == (
+        "sample: the verdict is about these 12 cases only (cases fixed: the interval covers trial noise within "
+        "them, not other tasks)"
+    )
+    with pytest.raises(OptionError) as caught:
+        compare(report, baseline="base", candidate="cand", cases="all")  # type: ignore[arg-type]
+    assert (caught.value.option, caught.value.reason) == ("cases", "cases must be one of 'sample', 'fixed', got 'all'")

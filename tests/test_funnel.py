@@ -9,6 +9,7 @@ import polars as pl
 import pytest
 
 import evalframe as ef
+from evalframe.stats import rate_interval
 
 Z95 = 1.959963984540054
 
@@ -53,10 +54,17 @@ def test_clustered_and_naive_standard_errors_side_by_side() -> None:
     assert row["design_effect"] == pytest.approx(2.625)
     assert row["icc"] == pytest.approx(0.975)
     assert row["effective_n"] == pytest.approx(8 / 2.625)
+    # The clustered interval itself (Wilson on n_eff with t(2)), from the statistics on the same case counts:
     low, high = wilson(0.5, 8 / 2.625, T2)
-    assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (
-        pytest.approx(low),
-        pytest.approx(high),
+    est = rate_interval([3, 1, 0], [3, 3, 2])
+    assert (est.ci_low, est.ci_high) == (pytest.approx(low), pytest.approx(high))
+    # ... which the summary withholds: the residual totals (1.5, −0.5, −1) have m2 = 3.5/3, m3 = 2.25/3, skewness
+    # g1 = m3 / m2^1.5 = 0.595, and 3 cases are not more than 28 + 25·g1² = 36.9 (Sugden, Smith & Jones 2000).
+    assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (None, None)
+    assert row["pass_rate_scored_ci_withheld"] == (
+        "no interval: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
+        "36.9 cases for the per-case pass rates (skewness g1 = 0.595); there are 3; with 3 cases, a kind of case "
+        "that fails every time and makes up most of the population could be absent from this sample"
     )
     assert row["mean_score"] == 0.5
 
@@ -68,8 +76,10 @@ def test_intervals_on_every_rate_treat_cases_as_the_units() -> None:
     low, high = wilson(8 / 9, 8, T2)
     assert row["scored_coverage_ci_low"] == pytest.approx(low, rel=1e-9)
     assert row["scored_coverage_ci_high"] == pytest.approx(high, rel=1e-9)
-    for rate in ("completion_rate", "scored_coverage", "pass_rate_scored", "pass_rate_planned", "pass_rate_upper"):
+    for rate in ("completion_rate", "scored_coverage", "pass_rate_planned", "pass_rate_upper"):
         assert 0.0 <= row[f"{rate}_ci_low"] < row[rate] < row[f"{rate}_ci_high"] <= 1.0
+    # pass_rate_scored's is withheld with 3 cases (the skewness rule; see the test above).
+    assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (None, None)
 
 
 def test_one_case_of_many_trials_has_a_rate_but_no_interval() -> None:
@@ -182,7 +192,9 @@ def test_an_all_pass_mean_score_has_an_interval_of_positive_width() -> None:
     assert row["mean_score"] == 1.0
     assert row["mean_score_ci_low"] == pytest.approx(1 / (1 + T1**2 / 2))
     assert row["mean_score_ci_high"] == 1.0
-    assert row["pass_rate_scored_ci_low"] == pytest.approx(1 / (1 + T1**2 / 2))
+    # pass_rate_scored's clustered interval is withheld: 2 cases with no spread (g1 = 0) are not more than 28.
+    assert row["pass_rate_scored_ci_low"] is None
+    assert row["pass_rate_scored_ci_withheld"].startswith("no interval: Cochran's rule as refined by Sugden")
 
 
 @pytest.mark.parametrize(

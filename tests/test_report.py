@@ -342,8 +342,15 @@ def test_markdown_puts_the_case_level_rate_beside_the_trial_level_one() -> None:
         "- A: case_pass_rate (any) = cases passed / cases scored = 2 / 2 = 1.0",
         "",
     ]
-    # Right after the trial-level intervals (cases as units, t(1) with 2 cases).
-    assert lines[start - 2] == "| A | " + " | ".join(["\\[0.0122, 1.0\\]"] * 2 + ["\\[0.0103, 0.999\\]"] * 3) + " |"
+    # Right after the trial-level intervals (cases as units, t(1) with 2 cases); pass_rate_scored's is withheld:
+    # 2 cases (q1 2/2, q2 1/2: residuals ±0.5, g1 = 0) are not more than 28 + 25·0² (Sugden, Smith & Jones 2000).
+    cells = ["\\[0.0122, 1.0\\]"] * 2 + ["null"] + ["\\[0.0103, 0.999\\]"] * 2
+    assert lines[start - 2] == "| A | " + " | ".join(cells) + " |"
+    assert (
+        "A's pass_rate_scored has no interval: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more "
+        "than 28 + 25·g1² = 28 cases for the per-case pass rates (skewness g1 = 0); there are 2; with 2 cases, a kind "
+        "of case that fails every time and makes up most of the population could be absent from this sample." in text
+    )
     assert "case_pass_rate" not in ef.report.render_markdown(build_view(repro_report("mean", trials=1)))
 
 

@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from typing import get_args
 
 from evalframe.columns import CASE_ID, GradeKind, MissingPolicy, RetryPolicyName
+from evalframe.compare.pairs import check_cases
 from evalframe.errors import OptionError
 
 
@@ -25,6 +26,7 @@ def check_options(
     pass_threshold: float | None = None,
     slices: Sequence[str] = (),
     bins: Collection[str] = (),
+    cases: str = "sample",
 ) -> None:
     """Refuse an option outside its values, or options that contradict each other (see :func:`evalframe.audit`).
 
@@ -34,6 +36,8 @@ def check_options(
         As :func:`evalframe.audit` takes them.
     bins
         The columns given bins (the keys of ``bins``): each must be a slice.
+    cases
+        What the inference is about: ``sample`` or ``fixed`` (see :func:`evalframe.compare`).
 
     Raises
     ------
@@ -56,6 +60,7 @@ def check_options(
     ):
         if value not in allowed:
             raise OptionError(name, f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    check_cases(cases)
     if max_attempts is not None and max_attempts < 1:
         raise OptionError("max_attempts", f"max_attempts must be at least 1 (or no limit), got {max_attempts!r}")
     low, high = score_range

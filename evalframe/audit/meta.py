@@ -82,5 +82,6 @@ def audit_meta(
         "slices": list(o.slices),
         "alpha": alpha,
         "confidence": o.confidence,
+        "cases": o.cases,
         **(provenance or {}),
     }

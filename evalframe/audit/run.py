@@ -42,6 +42,7 @@ from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
+from evalframe.stats import Target
 from evalframe.store import TableStore
 from evalframe.validate import KNOWN_COLUMNS
 
@@ -97,6 +98,7 @@ def audit(
     bins: Bins | None = None,
     alpha: float = 0.05,
     confidence: float = 0.95,
+    cases: Target = "sample",
     partition_by: Literal["candidate", "auto"] | None = None,
     provenance: Mapping[str, Any] | None = None,
     extra_columns: Sequence[str] = (),
@@ -140,6 +142,11 @@ def audit(
         Significance level of the selective-missingness test.
     confidence
         Two-sided coverage of every interval in the summary.
+    cases
+        What the intervals are about (recorded as ``report.meta["cases"]``): ``sample``, the cases as a
+        sample of a larger population of tasks; ``fixed``, these cases as the whole population — the rates'
+        intervals cover trial noise within them only (see :func:`evalframe.funnel.with_uncertainty`). Pass
+        the same ``cases`` to :func:`evalframe.compare`.
     partition_by
         ``"candidate"``: audit candidate by candidate
         (:class:`~evalframe.audit.runners.ByCandidate`). A candidate's rows
@@ -270,6 +277,7 @@ def audit(
         confidence,
         tuple(extra_columns),
         reducer,
+        cases,
     )
     plan, options = _checked(plan, options)
     tasks = plan.tasks
@@ -534,6 +542,7 @@ def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
         pass_threshold=o.pass_threshold,
         slices=o.slices,
         bins=o.bins or (),
+        cases=o.cases,
     )
     check_slices(o.slices, plan.cases.columns)
     if TASK in o.slices and plan.tasks:

@@ -40,6 +40,7 @@ from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems
 from evalframe.reconcile import first_missing_cases, planned_units_coded, reconcile
 from evalframe.slices import Bins, case_slices, slice_funnel
+from evalframe.stats import Target
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
 #: A frame, eager or lazy (helpers that keep the kind they are given).
@@ -69,6 +70,7 @@ class Options:
     confidence: float = 0.95
     extra_columns: tuple[str, ...] = ()
     reducer: str = "mean"
+    cases: Target = "sample"
 
     @property
     def pass_fail(self) -> bool:
@@ -208,6 +210,7 @@ def summarize(
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         cluster="_cluster",
         reducer=o.reducer,
+        cases=o.cases,
     )
     missing = units.lazy().filter(outcome_in(units.schema, "missing")).select(CANDIDATE, CASE_CODE)
     missing_ids = first_missing_cases(missing, plan, CANDIDATE)

@@ -252,6 +252,7 @@ def _compared_view(
         confidence=options["confidence"],
         alpha=options["alpha"],
         task=task,
+        cases=options["cases"],
     )
     shown = task_report(report, task)
     view = shown.view(comparison, min_coverage=min_coverage)

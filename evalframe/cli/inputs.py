@@ -31,7 +31,7 @@ from evalframe.report import AuditReport, build_refusal, check_output_folder, wr
 from evalframe.report.refusal import refusal_json
 
 #: The audit options :func:`~evalframe.audit.arguments.check_options` checks, by their keyword names.
-CHECKED: Final = ("retry", "missing", "grade", "max_attempts", "score_range", "pass_threshold", "slices")
+CHECKED: Final = ("retry", "missing", "grade", "max_attempts", "score_range", "pass_threshold", "slices", "cases")
 #: The flag of an audit option whose name is not its keyword's (``--slice`` is repeated once per slice).
 FLAGS: Final = {"slices": "--slice"}
 

@@ -222,6 +222,13 @@ _ENGINE_OPTIONS: Final = [
         "Two-sided coverage of every interval; in compare with several trials per case, the winner's interval.",
     ),
     _choice(
+        "--cases",
+        choices=["sample", "fixed"],
+        help="What the intervals and compare's verdict are about: sample: the cases stand for a larger population "
+        "of tasks; fixed: these cases are the whole population (trial noise within them only, no skewness rule; "
+        "needs some case with two trials or more).",
+    ),
+    _choice(
         "--engine",
         choices=["polars", "spark"],
         help="Where the row work runs: polars on this machine, or Spark (--results: Parquet paths or a table; "

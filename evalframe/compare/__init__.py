@@ -32,6 +32,7 @@ from evalframe.compare.pairs import (
     PAIR_KEY,
     PairPolicy,
     Scale,
+    check_cases,
     check_names,
     dropped_by_slice,
     missingness_p_value,
@@ -47,10 +48,13 @@ from evalframe.compare.reasons import (
     not_comparable_reason,
     policy_reason,
     power_reason,
+    sample_reason,
+    skew_reason,
     tipping_point,
     unpaired_reason,
 )
 from evalframe.report.model import AuditReport
+from evalframe.stats.clustered import SKEW_RULE_BASE, Target
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
@@ -110,6 +114,7 @@ def compare(
     confidence: float = 0.95,
     alpha: float = 0.05,
     task: str | None = None,
+    cases: Target | None = None,
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` on paired units.
 
@@ -140,6 +145,16 @@ def compare(
         pooled. The comparison is then that of ``report.by_task()[task]``,
         its table starting with a ``task`` column (String). For a report of
         one task it may be omitted (or name that task).
+    cases
+        What the verdict is about (None: what the audit declared, ``report.meta["cases"]``,
+        else ``sample``): ``sample``, the cases as a sample of
+        a larger population of tasks; ``fixed``, these cases as the whole
+        population — inference over trial noise only, conditional on these
+        cases (Miller 2024, "Adding Error Bars to Evals"): the paired
+        difference's variance is the within-case variance of the per-pair
+        differences (:func:`evalframe.stats.paired_rate_difference`,
+        ``target="fixed"``), with no skewness rule, and no interval (so no
+        winner) when no case holds two pairs or more.
 
     Returns
     -------
@@ -152,7 +167,8 @@ def compare(
         not given or not one of them (the reason lists them), or a one-task
         report is asked for another task.
     evalframe.errors.OptionError
-        When the report has several observations per unit (audited with
+        When ``cases`` is neither ``sample`` nor ``fixed`` (``option`` ``"cases"``), or
+        when the report has several observations per unit (audited with
         ``retry="every"`` and a unit retried): ``option`` is ``"retry"``, and
         the reason names the policies compare takes (``first``,
         ``last_allowed``). A ``ValueError`` too.
@@ -173,7 +189,12 @@ def compare(
        per-pair differences clustered by case (CR1, t(G − 1)); with one
        trial per case Newcombe's interval and the exact McNemar test on the
        discordant pairs (p < ``alpha``); no interval, hence no winner, with
-       fewer than two cases (:mod:`evalframe.stats`);
+       fewer than two cases (:mod:`evalframe.stats`). Cases are taken as a
+       sample of a larger population of tasks: a clustered interval (several
+       trials per case, or numeric scores) also needs G > 28 + 25·g1², g1 the
+       skewness of the per-case differences (Cochran's rule as refined by
+       Sugden, Smith & Jones 2000, :func:`evalframe.stats.skew_check`), else
+       a ``skewness:`` reason and no winner;
     3. the other pair policy's interval gives the same winner;
     4. tipping point: over every planned pair, with every ungraded unit
        filled against the claimed winner (a fail for it, a pass for the
@@ -184,6 +205,10 @@ def compare(
     plans, or a task one of them was never run on) are not comparable: the
     verdict is ``no_supported_winner`` with that one reason, and no bounds or
     power sentence ranks them.
+    A ``sample:`` reason says what the verdict is about
+    and what the cases cannot show: with G cases, a kind of case that fails
+    every time and makes up to 3/G of the population could be absent (the
+    rule of three, :func:`evalframe.stats.rare_case_limit`).
 
     Examples
     --------
@@ -198,6 +223,7 @@ def compare(
     >>> c.reasons[0]
     'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
     """
+    cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
     several = len(report.meta.get("tasks", [])) >= 2
     report = task_report(report, task)
     check_names(report, baseline, candidate, task)
@@ -207,8 +233,8 @@ def compare(
     side = {r[CANDIDATE]: r for r in report.summary.iter_rows(named=True) if r[CANDIDATE] in (baseline, candidate)}
     b, c = side[baseline], side[candidate]
     values = (pl.col("candidate_value"), pl.col("baseline_value"))
-    complete = tested(joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded")), scale, confidence, alpha)
-    as_fail = tested(joined, scale, confidence, alpha)
+    graded = joined.filter(pl.col("baseline_graded") & pl.col("candidate_graded"))
+    complete, as_fail = (tested(f, scale, confidence, alpha, cases) for f in (graded, joined))
     declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
     other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
     missingness_p = missingness_p_value(joined)
@@ -219,6 +245,10 @@ def compare(
         reasons.append(unpaired_reason(unpaired))
     reasons.append(interval_reason(declared, scale, candidate, baseline, alpha))
     winner = declared.winner
+    skew = None if declared.test is None else declared.test.skew
+    if winner is not None and skew is not None and not skew.holds:
+        reasons.append(skew_reason(skew, "mean score" if scale.numeric else "pass rate"))
+        winner = None
     policies_agree = winner is None or other.winner == winner
     if not policies_agree:
         reasons.append(policy_reason(other_name, other, winner))
@@ -232,12 +262,20 @@ def compare(
         reasons.append(bounds_reason(bounds, candidate, baseline))
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    if skew is not None and skew.cases <= SKEW_RULE_BASE:  # no data can meet G > 28 + 25·g1²: nothing detectable
+        found = None
     detectable = None if found is None else found.difference
     if joined.height == 0:  # nothing pairs them: no bounds or power sentence may read as a ranking
         reasons = [not_comparable_reason(baseline, candidate, task)]
-    elif verdict == "no_supported_winner":
-        cases = 0 if declared.test is None else declared.test.n_clusters
-        reasons.append(power_reason(cases, found, base_rate, candidate, baseline, numeric=scale.numeric))
+    else:
+        if declared.test is not None:
+            reasons.append(sample_reason(declared.test.n_clusters, cases))
+        if verdict == "no_supported_winner":
+            n_cases = 0 if declared.test is None else declared.test.n_clusters
+            clustered = skew is not None
+            reasons.append(
+                power_reason(n_cases, found, base_rate, candidate, baseline, numeric=scale.numeric, clustered=clustered)
+            )
     row = {
         **({"task": task} if several else {}),
         "baseline": baseline,

@@ -18,8 +18,10 @@ import polars as pl
 from evalframe.columns import CASE_ID
 from evalframe.compare.pairs import Scale
 from evalframe.stats import (
+    MIN_CASES,
     Detectable,
     PairedTest,
+    Target,
     mcnemar_exact,
     paired_mean_difference,
     paired_rate_difference,
@@ -45,6 +47,8 @@ class Tested:
             return "(no pairs)"
         if t.ci_low is None or t.ci_high is None:
             cases = f"{t.n_clusters} case{'' if t.n_clusters == 1 else 's'}"
+            if t.n_clusters >= MIN_CASES:  # cases fixed, one pair in each: no trial variation to estimate
+                return f"{t.difference:+.3g} over {cases} (cases fixed and one pair per case: no interval)"
             return f"{t.difference:+.3g} over {cases} (fewer than two cases: no interval)"
         text = f"{t.difference:+.3g} [{t.ci_low:+.3g}, {t.ci_high:+.3g}] "
         text += f"({t.confidence:.0%} interval over {t.n_clusters} cases"
@@ -53,7 +57,9 @@ class Tested:
         return text + ")"
 
 
-def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float) -> Tested:
+def _paired_test(
+    frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float, target: Target = "sample"
+) -> Tested:
     """The paired test of candidate − baseline on ``frame``'s pairs (``c``, ``b``, ``case_id``).
 
     A winner needs the interval to exclude 0 and, with one trial per case, exact McNemar p < ``alpha``.
@@ -62,9 +68,9 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
         return Tested(None, None, None)
     cand, base, cluster = frame.get_column("c"), frame.get_column("b"), frame.get_column(CASE_ID)
     if numeric:
-        test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence)
+        test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence, target=target)
     else:
-        test = paired_rate_difference(cand, base, cluster, confidence=confidence)
+        test = paired_rate_difference(cand, base, cluster, confidence=confidence, target=target)
     p, discordant = None, None
     if test.method == "newcombe":
         discordant = (int(((cand == 1) & (base == 0)).sum()), int(((cand == 0) & (base == 1)).sum()))
@@ -75,11 +81,12 @@ def _paired_test(frame: pl.DataFrame, *, numeric: bool, width: float, confidence
     return Tested(test, p, winner, interval_side, discordant)
 
 
-def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float) -> Tested:
+def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float, target: Target = "sample") -> Tested:
     """The paired test of candidate − baseline over ``frame``'s pairs (see :func:`_paired_test`)."""
     pairs_frame = frame.select(pl.col("candidate_value").alias("c"), pl.col("baseline_value").alias("b"), CASE_ID)
+    width = scale.high - scale.low
     return _paired_test(
-        pairs_frame, numeric=scale.numeric, width=scale.high - scale.low, confidence=confidence, alpha=alpha
+        pairs_frame, numeric=scale.numeric, width=width, confidence=confidence, alpha=alpha, target=target
     )
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
-from evalframe.stats import mcnemar_exact
+from evalframe.stats import Target, mcnemar_exact
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
@@ -40,6 +40,27 @@ class Scale:
         numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
         low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
         return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])))
+
+
+def check_cases(cases: str) -> Target:
+    """Raise :class:`~evalframe.errors.OptionError` (``option`` ``"cases"``) unless ``cases`` is a target.
+
+    The one check of the ``cases`` option, which :func:`evalframe.audit.arguments.check_options` runs too.
+
+    Examples
+    --------
+    >>> check_cases("fixed")
+    'fixed'
+    >>> try:
+    ...     check_cases("all")
+    ... except OptionError as exc:
+    ...     print(exc.option, "|", exc.reason)
+    cases | cases must be one of 'sample', 'fixed', got 'all'
+    """
+    allowed = get_args(Target)
+    if cases not in allowed:
+        raise OptionError("cases", f"cases must be one of {', '.join(map(repr, allowed))}, got {cases!r}")
+    return cases  # type: ignore[return-value]
 
 
 def check_names(report: AuditReport, baseline: str, candidate: str, task: str | None = None) -> None:

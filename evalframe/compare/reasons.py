@@ -19,7 +19,8 @@ import polars as pl
 
 from evalframe.compare.inference import Tested
 from evalframe.compare.pairs import Scale
-from evalframe.stats import Detectable
+from evalframe.stats import Detectable, SkewCheck, Target, rare_case_limit
+from evalframe.stats.clustered import SKEW_RULE_BASE
 
 
 def coverage_reasons(
@@ -84,6 +85,24 @@ def interval_reason(declared: Tested, scale: Scale, candidate: str, baseline: st
     )
 
 
+def skew_reason(skew: SkewCheck, what: str) -> str:
+    """The skewness guard, when it fails: too few cases for how skewed the per-case differences are."""
+    return (
+        f"skewness: {skew.describe(f'per-case differences of {what}')}: the interval's t(G − 1) "
+        "approximation is not supported for cases sampled from a larger population, so it does not support a winner"
+    )
+
+
+def sample_reason(cases: int, target: Target = "sample") -> str:
+    """What the inference is about, and what these cases cannot show (the rule of three) or leave out."""
+    if target == "fixed":
+        return (
+            f"sample: the verdict is about these {cases} case{'' if cases == 1 else 's'} only (cases fixed: the "
+            "interval covers trial noise within them, not other tasks)"
+        )
+    return f"sample: the verdict is about the population of tasks these cases were drawn from; {rare_case_limit(cases)}"
+
+
 def policy_reason(other_name: str, other: Tested, winner: str | None) -> str:
     """Check 3 of SPEC §6, when it fails: the other pair policy's difference does not give the declared ``winner``."""
     return (
@@ -125,15 +144,30 @@ def bounds_reason(bounds: Sequence[float], candidate: str, baseline: str) -> str
 
 
 def power_reason(
-    cases: int, found: Detectable | None, rate: float | None, candidate: str, baseline: str, *, numeric: bool
+    cases: int,
+    found: Detectable | None,
+    rate: float | None,
+    candidate: str,
+    baseline: str,
+    *,
+    numeric: bool,
+    clustered: bool = False,
 ) -> str:
     """The difference this batch could have detected with 80% power (SPEC §6a), in words, either way.
 
     ``found`` holds the smallest detectable rise (``candidate`` above ``baseline``) and drop; the direction
     is named when only one is within reach (``rate``, the baseline's over the used pairs, leaves the other
     too little room) or when the two differ. Every ``no_supported_winner`` gets one: with fewer than two
-    cases nothing is detectable (there is no interval), and for mean scores the power is not modelled.
+    cases nothing is detectable (there is no interval), and for mean scores the power is not modelled. With a
+    ``clustered`` interval (several trials per case, or numeric scores) and at most 28 cases, nothing is
+    detectable either: the skewness rule (G > 28 + 25·g1², :func:`evalframe.stats.skew_check`) cannot hold.
     """
+    if clustered and 2 <= cases <= SKEW_RULE_BASE:
+        return (
+            f"power: with {cases} cases of several trials (or numeric scores) no difference could have been "
+            "supported: the clustered interval needs more than 28 + 25·g1² cases, g1 the skewness of the per-case "
+            "differences (Sugden, Smith and Jones 2000), so more than 28 whatever the data"
+        )
     batch = f"power: with {cases} case{'' if cases == 1 else 's'} this batch"
     what = "mean score" if numeric else "pass rate"
     nothing = f"{batch} could not have detected any difference in {what} with 80% power (SPEC §6a): too few cases"

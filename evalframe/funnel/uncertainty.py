@@ -31,7 +31,7 @@ from evalframe.columns import (
     SCORED_COVERAGE,
 )
 from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
-from evalframe.stats import bounded_mean_interval, rate_interval
+from evalframe.stats import Target, bounded_mean_interval, rare_case_limit, rate_interval, skew_check
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,6 +45,7 @@ def with_uncertainty(
     score_range: tuple[float, float] = (0.0, 1.0),
     cluster: str = CASE_ID,
     reducer: str = "mean",
+    cases: Target = "sample",
 ) -> pl.DataFrame:
     """Add intervals that treat cases as the independent units, and the design effect, to a per-candidate summary.
 
@@ -57,6 +58,12 @@ def with_uncertainty(
         ``outcome``, ``score`` and the ``cluster`` column.
     confidence
         Two-sided coverage of every interval.
+    cases
+        What the rates' intervals are about: ``sample`` (default), the cases as a sample of a larger
+        population of tasks; ``fixed``, these cases as the whole population — each rate's interval is then
+        :func:`evalframe.stats.rate_interval`'s ``target="fixed"`` one (trial noise within these cases only,
+        no skewness rule), withheld with a reason in ``pass_rate_scored_ci_withheld`` when no case holds two
+        scored units. The case-level rate and the mean score keep the sample target's interval.
     score_range
         Bounds of a score; the ``mean_score`` interval lies inside them.
     cluster
@@ -90,6 +97,11 @@ def with_uncertainty(
         ``mean_score_se_clustered`` and interval ``mean_score_ci_low`` /
         ``_high`` inside ``score_range`` (:func:`evalframe.stats.clustered.bounded_mean_interval`).
         Standard errors and intervals are null where the rate is null.
+        Cases are a sample of a larger population of tasks: when the interval of ``pass_rate_scored`` is the
+        clustered one (several units in some case), it needs G > 28 + 25·g1² for G cases and g1 the skewness
+        of the per-case results (Sugden, Smith & Jones 2000; :func:`evalframe.stats.skew_check`); otherwise
+        ``pass_rate_scored_ci_low`` / ``_high`` are null and ``pass_rate_scored_ci_withheld`` (String, else
+        null) says why, with the cases' rare-case limit (:func:`evalframe.stats.rare_case_limit`).
         The case-level rate beside the trial-level one: ``case_reducer``
         (String), ``cases_scored`` (UInt32: cases all of whose planned units
         got a grade, its denominator) and ``case_pass_rate`` (Float64: mean
@@ -116,6 +128,7 @@ def with_uncertainty(
         confidence=confidence,
         score_range=score_range,
         reducer=reducer,
+        cases=cases,
     )
 
 
@@ -210,6 +223,7 @@ def uncertainty_from_case_patterns(
     confidence: float = 0.95,
     score_range: tuple[float, float] = (0.0, 1.0),
     reducer: str = "mean",
+    cases: Target = "sample",
 ) -> pl.DataFrame:
     """The columns :func:`with_uncertainty` adds, from the case patterns of :func:`case_patterns`.
 
@@ -235,13 +249,13 @@ def uncertainty_from_case_patterns(
     rows = [
         {
             CANDIDATE: name,
-            "cases_planned": int(cases.get_column(CASES).sum()),
-            "cases_fully_scored": int(cases.filter(pl.col(SCORED) == pl.col(OBSERVATIONS)).get_column(CASES).sum()),
-            **_rate_intervals(cases, confidence),
-            **_case_level(cases, reducer, confidence),
-            **_score_interval(cases, low, high, confidence),
+            "cases_planned": int(group.get_column(CASES).sum()),
+            "cases_fully_scored": int(group.filter(pl.col(SCORED) == pl.col(OBSERVATIONS)).get_column(CASES).sum()),
+            **_rate_intervals(group, confidence, cases),
+            **_case_level(group, reducer, confidence),
+            **_score_interval(group, low, high, confidence),
         }
-        for (name,), cases in sums.group_by(CANDIDATE, maintain_order=True)
+        for (name,), group in sums.group_by(CANDIDATE, maintain_order=True)
     ]
     added = pl.DataFrame(
         rows,
@@ -251,13 +265,14 @@ def uncertainty_from_case_patterns(
             "cases_fully_scored": pl.UInt32,
             "cases_scored": pl.UInt32,
             **dict.fromkeys(_ADDED_FLOATS, pl.Float64),
+            CI_WITHHELD: pl.String,
         },
     ).with_columns(pl.lit(reducer, pl.String).alias("case_reducer"))
     # A column defined by a rate is null where that rate is null.
     defined = {f"{r}_ci_{end}": r for r in RATE_COLUMNS for end in ("low", "high")}
-    defined |= dict.fromkeys(_BY_PASS_RATE_SCORED, PASS_RATE_SCORED)
+    defined |= dict.fromkeys((*_BY_PASS_RATE_SCORED, CI_WITHHELD), PASS_RATE_SCORED)
     first = [*_RATE_CI_COLUMNS, "cases_planned", "cases_fully_scored"]
-    rest = ["case_reducer", "cases_scored", *(n for n in _ADDED_FLOATS if n not in first)]
+    rest = ["case_reducer", "cases_scored", *(n for n in _ADDED_FLOATS if n not in first), CI_WITHHELD]
     return (
         summary.join(added, on=CANDIDATE, how="left")
         .with_columns(pl.when(pl.col(rate).is_not_null()).then(pl.col(c)).alias(c) for c, rate in defined.items())
@@ -274,6 +289,8 @@ _RATE_PARTS: Final = {
     PASS_RATE_PLANNED: (PASSED, OBSERVATIONS),
     PASS_RATE_UPPER: ("_upper", OBSERVATIONS),
 }
+#: Why the interval of ``pass_rate_scored`` is withheld (String; null when it is given or there is no rate).
+CI_WITHHELD: Final = "pass_rate_scored_ci_withheld"
 #: The interval columns of every rate, in order.
 _RATE_CI_COLUMNS: Final = tuple(f"{r}_ci_{end}" for r in RATE_COLUMNS for end in ("low", "high"))
 #: The clustering of ``pass_rate_scored`` that :func:`with_uncertainty` adds: naive and clustered standard
@@ -294,19 +311,36 @@ _BY_PASS_RATE_SCORED: Final = (*CLUSTERING_COLUMNS, *_CASE_PASS_RATE)
 _ADDED_FLOATS: Final = (*_RATE_CI_COLUMNS, *_CASE_PASS_RATE, *CLUSTERING_COLUMNS, *MEAN_SCORE_COLUMNS)
 
 
-def _rate_intervals(cases: pl.DataFrame, confidence: float) -> dict[str, object]:
-    """One candidate's interval of every rate over its case patterns, and the clustering of ``pass_rate_scored``."""
+def _rate_intervals(cases: pl.DataFrame, confidence: float, target: Target = "sample") -> dict[str, object]:
+    """One candidate's interval of every rate over its case patterns, and the clustering of ``pass_rate_scored``.
+
+    Under ``target="fixed"`` the intervals are :func:`~evalframe.stats.rate_interval`'s conditional ones; the
+    clustering columns (standard errors, design effect, ICC, effective n) describe the cases' clustering either way.
+    """
     row: dict[str, object] = {}
     for rate, (num, den) in _RATE_PARTS.items():
-        est = rate_interval(
-            cases.get_column(num).to_numpy(),
-            cases.get_column(den).to_numpy(),
-            confidence=confidence,
-            cases=cases.get_column(CASES).to_numpy(),
-        )
-        row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = est.ci_low, est.ci_high
+        parts = (cases.get_column(num).to_numpy(), cases.get_column(den).to_numpy())
+        counted = cases.get_column(CASES).to_numpy()
+        est = rate_interval(*parts, confidence=confidence, cases=counted)
+        shown = rate_interval(*parts, confidence=confidence, cases=counted, target=target) if target == "fixed" else est
+        row[f"{rate}_ci_low"], row[f"{rate}_ci_high"] = shown.ci_low, shown.ci_high
         if rate != PASS_RATE_SCORED:
             continue
+        row[CI_WITHHELD] = None
+        if shown.method == "none" and est.method != "none":  # fixed cases, one scored unit in each
+            row[CI_WITHHELD] = (
+                f"no interval: the cases are fixed (inference about these {est.n_clusters} cases only) and none "
+                "holds two scored units, so the trials' own variation cannot be estimated"
+            )
+        if shown.method == "wilson_clustered":  # cases as a sample: the t(G − 1) interval needs enough cases for g1
+            skew = skew_check(
+                cases.get_column(num).to_numpy(),
+                cases.get_column(den).to_numpy(),
+                cases=cases.get_column(CASES).to_numpy(),
+            )
+            if not skew.holds:
+                row[f"{rate}_ci_low"] = row[f"{rate}_ci_high"] = None
+                row[CI_WITHHELD] = f"no interval: {skew.describe('per-case pass rates')}; {rare_case_limit(skew.cases)}"
         per = est.n / est.n_clusters if est.n_clusters else None
         row["pass_rate_scored_se_naive"] = None if est.rate is None else math.sqrt(est.rate * (1.0 - est.rate) / est.n)
         row["pass_rate_scored_se_clustered"] = est.se_clustered

@@ -302,7 +302,7 @@ def candidates_of(summary: pl.DataFrame, meta: Mapping[str, Any], outcomes: pl.D
                 missing_cases=int(r.get("missing_cases") or 0),
                 missing_ids=ids,
                 ungraded=ungraded,
-                headline=tuple(headline({**r, "missing_case_ids": list(ids)})),
+                headline=tuple(headline({**r, "missing_case_ids": list(ids), "cases": meta.get("cases", "sample")})),
                 outcomes=mine,
                 composition=composition,
                 selective_missingness=r.get("selective_missingness"),

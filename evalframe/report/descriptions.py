@@ -56,9 +56,16 @@ DESCRIPTIONS: Mapping[str, str] = {
         f"{rate}_ci_{end}": f"{side} end of the interval of {rate} = {formula}, at meta.confidence, cases as the "
         "independent units: Wilson 1927 with one unit per case, else Wilson on the CR1 effective sample size with "
         "t(cases - 1) (Korn & Graubard 1998); null with fewer than two cases"
+        + ("; also null when withheld (see pass_rate_scored_ci_withheld)" if rate == "pass_rate_scored" else "")
         for rate, formula in RATE_FORMULAS.items()
         for end, side in (("low", "lower"), ("high", "upper"))
     },
+    "pass_rate_scored_ci_withheld": (
+        "why pass_rate_scored has no interval although units repeat in cases: cases sampled from a population "
+        "need more than 28 + 25·g1² of them, g1 the skewness of the per-case results (Sugden, Smith & Jones "
+        "2000); with the rule-of-three limit on an unseen kind of case; with cases fixed (--cases fixed), "
+        "withheld when no case holds two scored units; null when the interval is given"
+    ),
     "cases_planned": "distinct planned cases of the candidate",
     "cases_fully_scored": "cases all of whose planned trials got a valid grade",
     "pass_rate_scored_se_naive": "binomial standard error of pass_rate_scored, as if scored units were independent",
@@ -152,7 +159,10 @@ DESCRIPTIONS: Mapping[str, str] = {
     "se_clustered": "CR1 standard error of quality_difference clustered by case_id (Cameron & Miller 2015)",
     "ci_low": "lower end of the case-level paired interval of quality_difference (interval_method)",
     "ci_high": "upper end of the case-level paired interval of quality_difference (interval_method)",
-    "interval_method": "newcombe (one trial per case, Newcombe 1998), wilson_clustered (cases × trials), none",
+    "interval_method": (
+        "newcombe (one trial per case, Newcombe 1998), wilson_clustered (cases × trials), wilson_fixed "
+        "(cases fixed: within-case variance only), none"
+    ),
     "cases_used": "cases holding the pairs used: the independent units of the paired test",
     "other_policy_ci_low": "lower end of the same interval under the other pair policy (a winner must win under both)",
     "other_policy_ci_high": "upper end of the same interval under the other pair policy",

@@ -84,7 +84,8 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     Parameters
     ----------
     record
-        One row of :attr:`AuditReport.summary` as a dict.
+        One row of :attr:`AuditReport.summary` as a dict; with ``cases`` ``"fixed"`` (the audit's
+        ``report.meta["cases"]``) a sentence says the intervals are about these cases only.
 
     Returns
     -------
@@ -132,6 +133,13 @@ def headline(record: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"{name}: pass_rate_scored {fmt_value(rate)} = {passed} passed / {scored} scored, and only {scored} of "
             f"{planned} {units} were scored (scored_coverage {coverage})."
+        )
+    if record.get("pass_rate_scored_ci_withheld"):
+        lines.append(f"{name}'s pass_rate_scored has {record['pass_rate_scored_ci_withheld']}.")
+    elif rate is not None and record.get("cases") == "fixed" and record.get("cases_planned") is not None:
+        lines.append(
+            f"{name}'s intervals are about these {record['cases_planned']} cases only (cases fixed: they cover "
+            "the trials' variation within these cases, not other tasks)."
         )
     bounds = _bounds(record)
     if bounds is not None and scored < planned:

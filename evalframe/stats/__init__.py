@@ -11,7 +11,17 @@ The names other modules use are re-exported here, except :func:`evalframe.stats.
 hide its module (``evalframe.power``, the public function, is it).
 """
 
-from evalframe.stats.clustered import MIN_CASES, RateEstimate, bounded_mean_interval, critical_value, rate_interval
+from evalframe.stats.clustered import (
+    MIN_CASES,
+    RateEstimate,
+    SkewCheck,
+    Target,
+    bounded_mean_interval,
+    critical_value,
+    rare_case_limit,
+    rate_interval,
+    skew_check,
+)
 from evalframe.stats.detectable import Detectable, achieved_power, cases_needed, detectable_difference
 from evalframe.stats.intervals import bounds, mcnemar_exact, normal_quantile, wilson_bounds, wilson_interval
 from evalframe.stats.paired import PairedTest, paired_mean_difference, paired_rate_difference
@@ -23,6 +33,8 @@ __all__ = [
     "PairedTest",
     "PowerPlan",
     "RateEstimate",
+    "SkewCheck",
+    "Target",
     "achieved_power",
     "bounded_mean_interval",
     "bounds",
@@ -35,7 +47,9 @@ __all__ = [
     "pair_correlation_limit",
     "paired_mean_difference",
     "paired_rate_difference",
+    "rare_case_limit",
     "rate_interval",
+    "skew_check",
     "wilson_bounds",
     "wilson_interval",
 ]

@@ -37,7 +37,9 @@ difference between binomial proportions based on paired data", Statistics in
 Medicine 17(22):2635–2650. G. Y. Zou and A. Donner (2008), "Construction of
 confidence limits about effect measures: a general approach", Statistics in
 Medicine 27(10):1693–1702. E. Miller (2024), "Adding Error Bars to Evals",
-arXiv:2411.00640 (clustering by question).
+arXiv:2411.00640 (clustering by question). R. A. Sugden, T. M. F. Smith and
+R. P. Jones (2000), "Cochran's rule for simple random sampling", JRSS B
+62(4):787–793 (:func:`skew_check`).
 """
 
 from __future__ import annotations
@@ -57,13 +59,20 @@ __all__ = [
     "MIN_CASES",
     "Method",
     "RateEstimate",
+    "SkewCheck",
+    "Target",
     "bounded_mean_interval",
     "critical_value",
+    "rare_case_limit",
     "rate_interval",
+    "skew_check",
     "t_quantile",
 ]
 
-Method = Literal["wilson", "wilson_clustered", "newcombe", "none"]
+Method = Literal["wilson", "wilson_clustered", "wilson_fixed", "newcombe", "none"]
+#: What the inference is about: the cases as a ``sample`` of a larger population of tasks (variance between
+#: cases), or as the whole population, ``fixed`` (variance of the trials within these cases only).
+Target = Literal["sample", "fixed"]
 #: Cases below which no interval is given when units are clustered (one case carries no between-case spread).
 MIN_CASES: Final = 2
 
@@ -130,12 +139,160 @@ class RateEstimate:
     """``wilson`` (one unit per case), ``wilson_clustered``, or ``none`` (no interval)."""
 
 
+#: Sugden, Smith & Jones (2000): a mean of G values is close enough to normal when G > BASE + SLOPE · g1².
+SKEW_RULE_BASE: Final = 28.0
+SKEW_RULE_SLOPE: Final = 25.0
+
+
+@dataclass(frozen=True, slots=True)
+class SkewCheck:
+    """Whether G per-case values are numerous enough for their skewness (returned by :func:`skew_check`)."""
+
+    cases: int
+    """G, the cases."""
+    skewness: float
+    """g1, the sample (Fisher-Pearson) skewness of the per-case values; 0 when they show no spread."""
+    needed: float
+    """28 + 25 · g1²: the cases must be more than this."""
+
+    @property
+    def holds(self) -> bool:
+        """G > 28 + 25 · g1² (Sugden, Smith & Jones 2000)."""
+        return self.cases > self.needed
+
+    def describe(self, what: str) -> str:
+        """The rule, G, g1 and the needed G in words, ``what`` naming the per-case values.
+
+        Examples
+        --------
+        >>> print(skew_check([9, 9, 0, 9], [10, 10, 10, 10]).describe("per-case pass rates"))
+        Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 61.3 cases
+        for the per-case pass rates (skewness g1 = -1.15); there are 4
+        """
+        return (
+            f"Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
+            f"{self.needed:.3g} cases for the {what} (skewness g1 = {self.skewness:.3g}); there are {self.cases}"
+        )
+
+
+def rare_case_limit(cases: int) -> str:
+    """The rule of three in words: what share of the population a kind of case absent from G cases may have.
+
+    A kind of case making up a share q of the population is absent from G cases drawn at random with
+    probability (1 − q)^G, below 5 % once q > 3/G (the rule of three; Hanley & Lippman-Hand 1983, "If nothing
+    goes wrong, is everything all right?", JAMA 249(13):1743–1745): so up to 3/G could be unseen.
+
+    Parameters
+    ----------
+    cases
+        G ≥ 1, the cases of the sample.
+
+    Raises
+    ------
+    ValueError
+        When ``cases`` < 1.
+
+    Examples
+    --------
+    >>> print(rare_case_limit(12))
+    with 12 cases, a kind of case that fails every time and makes up to 3/12 (25%) of the population could be
+    absent from this sample
+    >>> print(rare_case_limit(2))
+    with 2 cases, a kind of case that fails every time and makes up most of the population could be absent from
+    this sample
+    """
+    if cases < 1:
+        msg = f"the rule of three needs at least one case, got {cases}"
+        raise ValueError(msg)
+    lead = f"with {cases} case{'' if cases == 1 else 's'}, a kind of case that fails every time and makes up"
+    if cases <= 3:  # 3/G ≥ 1
+        return f"{lead} most of the population could be absent from this sample"
+    return f"{lead} to 3/{cases} ({3.0 / cases:.0%}) of the population could be absent from this sample"
+
+
+def skew_check(
+    totals: np.ndarray | Sequence[float],
+    units: np.ndarray | Sequence[float],
+    *,
+    cases: np.ndarray | Sequence[float] | None = None,
+) -> SkewCheck:
+    """Cochran's rule as refined by Sugden, Smith & Jones (2000): G > 28 + 25 · g1² for G per-case values.
+
+    The clustered intervals (:func:`rate_interval`, :func:`bounded_mean_interval`) take the mean over cases
+    to be near normal, which needs more cases the more skewed the per-case values are: a few cases that fail
+    every time among many that mostly pass make a mean whose t(G − 1) interval covers too rarely, and a sample
+    that drew none of them cannot show it (issue 41).
+
+    Parameters
+    ----------
+    totals
+        Per case: the sum of its units' values (any real values).
+    units
+        Per case: its number of units; cases with none are ignored.
+    cases
+        How many cases each entry stands for (default: one each), as in :func:`rate_interval`.
+
+    Returns
+    -------
+    SkewCheck
+        g1 = m3 / m2^(3/2), the Fisher-Pearson coefficient (``scipy.stats.skew`` with ``bias=True``), of the
+        ratio estimator's linearized values R_c = t_c − p·m_c with p = Σ t / Σ m (with equal units per case,
+        the per-case means' skewness); g1 = 0 when they show no spread. The rule holds when G > 28 + 25·g1².
+
+    Raises
+    ------
+    ValueError
+        When the lengths differ or a count of units or cases is negative.
+
+    Examples
+    --------
+    Twelve cases passing 18 of 20 trials and none failing every time: symmetric, yet too few for the rule.
+
+    >>> c = skew_check([18] * 12, [20] * 12)
+    >>> c.skewness, c.needed, c.holds
+    (0.0, 28.0, False)
+    >>> c = skew_check([9, 8, 0], [10, 10, 10], cases=[27, 27, 6])
+    >>> round(c.skewness, 3), round(c.needed, 1), c.holds
+    (-2.501, 184.4, False)
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    t, m = np.asarray(totals, dtype=np.float64), np.asarray(units, dtype=np.float64)
+    c = np.ones(t.shape, dtype=np.float64) if cases is None else np.asarray(cases, dtype=np.float64)
+    if t.shape != m.shape or c.shape != t.shape:
+        msg = f"totals, units and cases must have the same length, got {t.shape}, {m.shape} and {c.shape}"
+        raise ValueError(msg)
+    if (m < 0).any() or (c < 0).any():
+        msg = "units and cases must be >= 0"
+        raise ValueError(msg)
+    keep = (m > 0) & (c > 0)
+    t, m, c = t[keep], m[keep], c[keep]
+    g = float(c.sum())
+    g1 = 0.0
+    if g > 0:
+        residual = t - float(np.sum(c * t)) / float(np.sum(c * m)) * m
+        m2 = float(np.sum(c * residual**2)) / g
+        m3 = float(np.sum(c * residual**3)) / g
+        scale = float(np.sum(c * np.abs(residual))) / g
+        if m2 > 1e-24 * max(1.0, scale * scale):  # rounding alone is no spread
+            g1 = m3 / m2**1.5
+            g1 = 0.0 if abs(g1) < 1e-9 else g1  # rounding alone is no skew (symmetric values)
+    return SkewCheck(int(g), g1, SKEW_RULE_BASE + SKEW_RULE_SLOPE * g1 * g1)
+
+
 def _clustered(
-    totals: np.ndarray, m: np.ndarray, cases: np.ndarray, *, confidence: float, truncate: bool
+    totals: np.ndarray,
+    m: np.ndarray,
+    cases: np.ndarray,
+    *,
+    confidence: float,
+    truncate: bool,
+    squares: np.ndarray | None = None,
 ) -> RateEstimate:
     """The clustered score interval of Σ totals / Σ m for values in [0, 1] (see :func:`bounded_mean_interval`).
 
-    Entry i stands for ``cases[i]`` cases, each with ``totals[i]`` over ``m[i]`` units.
+    Entry i stands for ``cases[i]`` cases, each with ``totals[i]`` over ``m[i]`` units. With ``squares`` (per
+    entry, the sum of its values' squares) the target is ``fixed``: the variance is the trials' within the cases.
     """
     import numpy as np  # imported on use: `import evalframe` does not need it
 
@@ -147,6 +304,8 @@ def _clustered(
     p = float(np.sum(cases * totals)) / n
     if clusters < MIN_CASES:  # SPEC §4: fewer than two cases, no interval (one unit or several)
         return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
+    if squares is not None:
+        return _fixed(totals, m, cases, squares[keep], p=p, n=n, clusters=clusters, confidence=confidence)
     bernoulli = p * (1.0 - p) / n
     if (m <= 1).all() and truncate:  # independent 0/1 units: Wilson (1927) on n
         low, high = wilson_bounds(p, n, normal_quantile(confidence))
@@ -162,6 +321,39 @@ def _clustered(
     low, high = wilson_bounds(p, n_eff, critical_value(confidence, clusters))
     deff = n / n_eff
     return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), deff, n_eff, "wilson_clustered")
+
+
+def _fixed(
+    totals: np.ndarray,
+    m: np.ndarray,
+    cases: np.ndarray,
+    squares: np.ndarray,
+    *,
+    p: float,
+    n: float,
+    clusters: int,
+    confidence: float,
+) -> RateEstimate:
+    """The ``fixed`` target's interval of p = Σ totals / n: trial noise within these cases only (Miller 2024).
+
+    Var(p) = Σ_i n_i s_i² / n², s_i² the unbiased within-case variance SS_i / (n_i − 1); a case of one unit has
+    no estimable variance of its own and takes the pooled one, Σ SS_i / Σ (n_i − 1) over the cases of two or
+    more units; without such a case there is no interval. Wilson on n_eff = p(1 − p) / Var (n when no trial
+    varied) with the t quantile of Σ (n_i − 1) degrees of freedom.
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    several = m >= 2
+    df = float(np.sum(cases[several] * (m[several] - 1.0)))
+    if df == 0:  # one unit per case: trial noise cannot be told apart from the cases
+        return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
+    within = np.maximum(squares - totals * totals / m, 0.0)  # SS_i; rounding only below 0
+    pooled = float(np.sum(cases[several] * within[several])) / df
+    s2 = np.where(several, within / np.maximum(m - 1.0, 1.0), pooled)
+    variance = float(np.sum(cases * m * s2)) / (n * n)
+    n_eff = p * (1.0 - p) / variance if variance > 0 and 0.0 < p < 1.0 else n
+    low, high = wilson_bounds(p, n_eff, t_quantile((1.0 + confidence) / 2.0, round(df)))
+    return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), n / n_eff, n_eff, "wilson_fixed")
 
 
 def _arrays(
@@ -191,6 +383,7 @@ def rate_interval(
     *,
     confidence: float = 0.95,
     cases: np.ndarray | Sequence[float] | None = None,
+    target: Target = "sample",
 ) -> RateEstimate:
     """The rate Σ successes / Σ units over cases, with an interval that treats cases as independent.
 
@@ -207,6 +400,9 @@ def rate_interval(
         How many cases each entry stands for (default: one each). Cases with the same counts can be
         given once with their number: the estimate only depends on how many cases have each
         (successes, units), so an engine can send these counts instead of one row per case.
+    target
+        ``sample`` (the cases stand for a larger population of tasks) or ``fixed`` (the cases are the
+        whole population: inference over trial noise only, conditional on these cases; Miller 2024).
 
     Returns
     -------
@@ -221,7 +417,12 @@ def rate_interval(
         Wilson interval on n_eff with the t(G − 1) quantile (Korn & Graubard
         1998; Dean & Pagano 2015): ``wilson_clustered``. Fewer than two cases,
         whatever their units: no interval (``none``; SPEC §4). Always 0 ≤ ci_low ≤
-        rate ≤ ci_high ≤ 1, and never a zero-width interval.
+        rate ≤ ci_high ≤ 1, and never a zero-width interval. Under ``target="fixed"``
+        (``wilson_fixed``): V = Σ_c m_c·s_c² / N², s_c² = m_c/(m_c − 1)·p_c(1 − p_c) the
+        unbiased within-case variance; a case of one unit takes the pooled within-case
+        variance Σ SS_c / Σ (m_c − 1) of the cases of two or more; the Wilson interval on
+        n_eff = p(1 − p)/V (N when no trial varied, no truncation) with t(Σ (m_c − 1));
+        no case of two units or more: no interval (``none``).
 
     Raises
     ------
@@ -251,8 +452,16 @@ def rate_interval(
 
     >>> rate_interval([1, 0], [1, 1], cases=[8, 2]) == r
     True
+
+    The three cases as the whole population: only the middle case's trials vary (s² = 1/3), V = 3·(1/3)/81.
+
+    >>> r = rate_interval([3, 1, 0], [3, 3, 3], target="fixed")
+    >>> r.method, round(r.se_clustered**2 * 81, 6), round(r.ci_low, 4), round(r.ci_high, 4)
+    ('wilson_fixed', 1.0, 0.2184, 0.6961)
     """
-    return _clustered(*_arrays(successes, units, cases), confidence=confidence, truncate=True)
+    t, m, c = _arrays(successes, units, cases)
+    squares = t if target == "fixed" else None  # 0/1 values: each square is the value
+    return _clustered(t, m, c, confidence=confidence, truncate=True, squares=squares)
 
 
 def bounded_mean_interval(
@@ -263,6 +472,7 @@ def bounded_mean_interval(
     high: float = 1.0,
     confidence: float = 0.95,
     cases: np.ndarray | Sequence[float] | None = None,
+    squares: np.ndarray | Sequence[float] | None = None,
 ) -> RateEstimate:
     """The mean of a value bounded in [low, high] over units clustered in cases, with an interval inside the bounds.
 
@@ -279,6 +489,9 @@ def bounded_mean_interval(
         Two-sided coverage.
     cases
         How many cases each entry stands for (default: one each), as in :func:`rate_interval`.
+    squares
+        Per case: the sum of its values' squares. Given, the target is ``fixed`` (the cases are the whole
+        population): the within-case variance of :func:`rate_interval`'s ``target="fixed"``, on w.
 
     Returns
     -------
@@ -308,7 +521,11 @@ def bounded_mean_interval(
     m = np.asarray(units, dtype=np.float64)
     width = high - low
     w = np.clip((t - low * m) / width, 0.0, m)  # rounding only: each value lies in [low, high]
-    est = _clustered(*_arrays(w, m, cases), confidence=confidence, truncate=False)
+    w2 = None
+    if squares is not None:  # Σ w² = Σ (x − low)² / width²
+        w2 = (np.asarray(squares, dtype=np.float64) - 2.0 * low * t + low * low * m) / (width * width)
+    w, m, c = _arrays(w, m, cases)
+    est = _clustered(w, m, c, confidence=confidence, truncate=False, squares=w2)
 
     def back(x: float | None) -> float | None:
         return None if x is None else low + width * x

@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from evalframe.stats.clustered import MIN_CASES, Method, bounded_mean_interval, rate_interval
+from evalframe.stats.clustered import (
+    MIN_CASES,
+    Method,
+    SkewCheck,
+    Target,
+    bounded_mean_interval,
+    rate_interval,
+    skew_check,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,6 +79,8 @@ class PairedTest:
     """``newcombe`` (one pair per case), ``wilson_clustered`` or ``none``."""
     confidence: float
     """Two-sided coverage of the interval."""
+    skew: SkewCheck | None = None
+    """With several pairs in some case (``wilson_clustered``): the skewness rule on the per-case differences."""
 
     def excludes_zero(self) -> int:
         """+1 when the interval lies above 0, −1 below, 0 when it holds 0 or there is none."""
@@ -92,7 +102,10 @@ def _pairs(
         msg = "a and b must be finite numbers; apply the pair policy before comparing"
         raise ValueError(msg)
     return frame.group_by("c").agg(
-        pl.col("a").sum().alias("sa"), pl.col("b").sum().alias("sb"), pl.len().cast(pl.Float64).alias("m")
+        pl.col("a").sum().alias("sa"),
+        pl.col("b").sum().alias("sb"),
+        pl.len().cast(pl.Float64).alias("m"),
+        ((pl.col("a") - pl.col("b")) ** 2).sum().alias("sd2"),
     )
 
 
@@ -112,6 +125,7 @@ def paired_rate_difference(
     cluster: Sequence[Hashable] | pl.Series,
     *,
     confidence: float = 0.95,
+    target: Target = "sample",
 ) -> PairedTest:
     """Difference of two paired pass rates (0/1 outcomes on the same units), clustered by case.
 
@@ -124,11 +138,16 @@ def paired_rate_difference(
         The case of each pair.
     confidence
         Two-sided coverage.
+    target
+        ``sample`` (cases from a larger population of tasks) or ``fixed`` (these cases are the population).
 
     Returns
     -------
     PairedTest
-        With one pair per case: Newcombe's (1998) method 10, the MOVER
+        Under ``target="fixed"``, however many pairs per case: the per-pair differences through
+        :func:`bounded_mean_interval` with their squares, the within-case (trial) variance only
+        (``wilson_fixed``; no skewness check; no interval without a case of two pairs or more).
+        Otherwise, with one pair per case: Newcombe's (1998) method 10, the MOVER
         interval (Zou & Donner 2008) from the two Wilson intervals (l, u) and
         the phi coefficient r of the pairs:
         L = d − sqrt((p_a − l_a)² − 2r(p_a − l_a)(u_b − p_b) + (u_b − p_b)²),
@@ -163,11 +182,12 @@ def paired_rate_difference(
     total, clusters = float(m.sum()), int(m.size)
     pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
     d = pa - pb
-    if not (m <= 1).all():
-        est = bounded_mean_interval(sa - sb, m, low=-1.0, high=1.0, confidence=confidence)
-        return PairedTest(
-            int(total), clusters, pa, pb, d, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
-        )
+    if target == "fixed" or not (m <= 1).all():
+        squares = sums.get_column("sd2").to_numpy() if target == "fixed" else None
+        est = bounded_mean_interval(sa - sb, m, low=-1.0, high=1.0, confidence=confidence, squares=squares)
+        skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
+        ci, se = (est.ci_low, est.ci_high), est.se_clustered
+        return PairedTest(int(total), clusters, pa, pb, d, *ci, se, None, est.method, confidence, skew)
     if clusters < MIN_CASES:  # SPEC §4: one case, no interval
         return PairedTest(int(total), clusters, pa, pb, d, None, None, None, None, "none", confidence)
     ea, eb = rate_interval(sa, m, confidence=confidence), rate_interval(sb, m, confidence=confidence)
@@ -188,6 +208,7 @@ def paired_mean_difference(
     *,
     width: float,
     confidence: float = 0.95,
+    target: Target = "sample",
 ) -> PairedTest:
     """Difference of two paired mean scores, clustered by case.
 
@@ -201,11 +222,14 @@ def paired_mean_difference(
         Width of the score range: each difference lies in [−width, width].
     confidence
         Two-sided coverage.
+    target
+        ``sample`` or ``fixed``, as in :func:`paired_rate_difference`.
 
     Returns
     -------
     PairedTest
-        The per-pair differences through :func:`bounded_mean_interval` on
+        Under ``target="fixed"`` the within-case variance of the differences (``wilson_fixed``, as
+        :func:`paired_rate_difference`). Otherwise the per-pair differences through :func:`bounded_mean_interval` on
         [−width, width] (CR1 with t(G − 1), inside the range by
         construction). Fewer than two cases: no interval.
 
@@ -221,7 +245,20 @@ def paired_mean_difference(
     sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
     total, clusters = float(m.sum()), int(m.size)
     pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
-    est = bounded_mean_interval(sa - sb, m, low=-width, high=width, confidence=confidence)
+    squares = sums.get_column("sd2").to_numpy() if target == "fixed" else None
+    est = bounded_mean_interval(sa - sb, m, low=-width, high=width, confidence=confidence, squares=squares)
+    skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
     return PairedTest(
-        int(total), clusters, pa, pb, pa - pb, est.ci_low, est.ci_high, est.se_clustered, None, est.method, confidence
+        int(total),
+        clusters,
+        pa,
+        pb,
+        pa - pb,
+        est.ci_low,
+        est.ci_high,
+        est.se_clustered,
+        None,
+        est.method,
+        confidence,
+        skew,
     )

@@ -201,3 +201,18 @@ def test_power_of_the_largest_designs_is_bounded_work(args: list[str]) -> None:
     code, stdout, stderr = run(["power", *args, "--format", "json"])
     assert code == 0, stderr
     assert time.process_time() - start < 10  # 56 CPU-seconds and more before (an exact sum over 10^10 cases)
+
+
+def test_cases_fixed_is_recorded_and_said_and_another_target_is_a_usage_error() -> None:
+    # Orbit Desk has one trial per case: with the cases fixed no trial variation can be estimated.
+    code, stdout, stderr = run([*ORBIT_ARGS, "--cases", "everything"])
+    assert (code, stdout) == (2, "")
+    assert "Invalid value for '--cases': 'everything' is not one of 'sample', 'fixed'." in stderr
+    compare = ["compare", *ORBIT_ARGS[1:], "--baseline", "A", "--candidate", "B", "--cases", "fixed"]
+    code, stdout, _ = run([*compare, "--format", "json"])
+    doc = json.loads(stdout)
+    assert code == 0
+    assert doc["meta"]["cases"] == "fixed"
+    text = json.dumps(doc)
+    assert "sample: the verdict is about these 2 cases only (cases fixed" in text  # A lacks 2: 2 complete pairs
+    assert "(cases fixed and one pair per case: no interval) does not support a winner" in text

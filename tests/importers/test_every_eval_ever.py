@@ -103,14 +103,14 @@ def test_records_carry_the_counts_and_the_clustered_uncertainty(tmp_path: Path) 
     assert primary["score_details"]["score"] == 3 / 5
     uncertainty = primary["score_details"]["uncertainty"]
     assert uncertainty["num_samples"] == 5
-    interval = uncertainty["confidence_interval"]
-    assert (interval["lower"], interval["upper"], interval["confidence_level"]) == (
-        row["pass_rate_scored_ci_low"],
-        row["pass_rate_scored_ci_high"],
-        0.95,
-    )
+    # Few cases of several trials: the summary withholds the clustered interval (the skewness rule), and so
+    # does the record, which carries the summary's reason instead.
+    assert row["pass_rate_scored_ci_low"] is None
+    assert "confidence_interval" not in uncertainty
     assert uncertainty["standard_error"]["value"] == row["pass_rate_scored_se_clustered"]
     details = primary["score_details"]["details"]
+    assert details["pass_rate_scored_ci_withheld"] == row["pass_rate_scored_ci_withheld"]
+    assert details["pass_rate_scored_ci_withheld"].startswith("no interval: Cochran's rule as refined by Sugden")
     assert {k: details[k] for k in ("planned", "scored", "passed", "missing", "exec_failed", "judge_failed")} == {
         "planned": "9",
         "scored": "5",

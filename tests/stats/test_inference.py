@@ -17,7 +17,7 @@ from evalframe.stats import (
 )
 
 Z = 1.959963984540054
-T = {1: 12.706204736174698, 2: 4.302652729911275, 3: 3.182446305284263, 9: 2.2621571627409915}
+T = {1: 12.706204736174698, 2: 4.302652729911275, 3: 3.182446305284263, 4: 2.7764451051977934, 9: 2.2621571627409915}
 
 
 def wilson(p: float, n: float, q: float) -> tuple[float, float]:
@@ -141,3 +141,28 @@ def test_paired_differences_over_trials_are_clustered_by_case_and_bounded() -> N
 def test_paired_mean_difference_has_no_interval_with_one_case() -> None:
     t = paired_mean_difference([0.9, 0.8], [0.1, 0.2], ["q", "q"], width=1.0)
     assert (t.method, t.difference, t.ci_low) == ("none", pytest.approx(0.7), None)
+
+
+def test_fixed_cases_take_the_within_case_variance_with_a_pooled_one_for_single_units() -> None:
+    # Three cases (issue 41, --cases fixed): 2 of 4, 1 of 2, 1 of 1; p = 4/7.
+    # Within-case SS: 4·(1/2)(1/2) = 1 and 2·(1/2)(1/2) = 1/2, so s² = 1/3 and 1/2 (unbiased);
+    # the single unit takes the pooled s² = (1 + 1/2) / (3 + 1) = 3/8.
+    # V = (4·1/3 + 2·1/2 + 1·3/8) / 7² = (65/24) / 49 = 65/1176; n_eff = p(1 − p)/V; t with 3 + 1 = 4 df.
+    est = rate_interval([2, 1, 1], [4, 2, 1], target="fixed")
+    p, v = 4 / 7, 65 / 1176
+    assert est.method == "wilson_fixed"
+    assert est.se_clustered**2 == pytest.approx(v)
+    assert est.effective_n == pytest.approx(p * (1 - p) / v)
+    assert est.design_effect == pytest.approx(7 * v / (p * (1 - p)))
+    assert (est.ci_low, est.ci_high) == tuple(pytest.approx(x) for x in wilson(p, p * (1 - p) / v, T[4]))
+    # The same values as paired differences against an all-fail baseline: the same variance, on [−1, 1].
+    a = [1, 1, 0, 0, 1, 0, 1]
+    test = paired_rate_difference(a, [0] * 7, ["x"] * 4 + ["y"] * 2 + ["z"], target="fixed")
+    assert (test.method, test.difference, test.skew) == ("wilson_fixed", pytest.approx(p), None)
+    assert test.se_clustered**2 == pytest.approx(v)  # through w = (d + 1)/2 and back: the variance of d
+
+
+def test_fixed_cases_need_a_case_of_two_units_or_more() -> None:
+    # One trial per case: trial noise cannot be told apart from the cases, so there is no interval.
+    assert rate_interval([1, 0, 1], [1, 1, 1], target="fixed").method == "none"
+    assert paired_rate_difference([1, 0, 1], [0, 0, 1], ["a", "b", "c"], target="fixed").ci_low is None

@@ -236,6 +236,7 @@ def _summaries(
         confidence=o.confidence,
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         reducer=o.reducer,
+        cases=o.cases,
     )
     missing_ids = pl.DataFrame(
         [(m.candidate, m.cases, m.case_ids[:MISSING_IDS_SHOWN]) for m in missing],

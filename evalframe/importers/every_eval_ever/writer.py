@@ -125,6 +125,8 @@ def _result(
     for extra in ("design_effect", "effective_n"):
         if _number(record.get(extra)) is not None:
             details[extra] = repr(float(record[extra]))
+    if rate == "pass_rate_scored" and record.get("pass_rate_scored_ci_withheld"):
+        details["pass_rate_scored_ci_withheld"] = str(record["pass_rate_scored_ci_withheld"])
     return {
         "evaluation_name": name,
         "source_data": {
