@@ -31,10 +31,18 @@ DESIGNS = [(1, 10), (2, 20), (3, 10), (5, 20), (10, 20), (20, 20), (30, 5), (200
 def batch(rng: np.random.Generator, cases: int, trials: int, shift: float = 0.0) -> tuple[ef.Plan, pl.DataFrame]:
     """A plan and a complete ledger of two candidates under a case-level model."""
     p = rng.beta(1.0, 1.0, size=cases)
+    return planned_and_drawn(rng, trials, {"base": p, "cand": np.clip(p + shift, 0.0, 1.0)})
+
+
+def planned_and_drawn(
+    rng: np.random.Generator, trials: int, chances: dict[str, np.ndarray]
+) -> tuple[ef.Plan, pl.DataFrame]:
+    """A plan of the cases of ``chances`` (candidate -> each case's pass chance) and a complete ledger drawn from it."""
+    cases = len(next(iter(chances.values())))
     ids = [f"q{i:04d}" for i in range(cases)]
-    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["base", "cand"], trials=trials)
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=list(chances), trials=trials)
     frames = []
-    for name, prob in (("base", p), ("cand", np.clip(p + shift, 0.0, 1.0))):
+    for name, prob in chances.items():
         passed = rng.random((cases, trials)) < prob[:, None]
         frames.append(
             pl.DataFrame(
@@ -92,22 +100,7 @@ SKEWED_A, SKEWED_IMPOSSIBLE, SKEWED_B = 0.9, 0.1, 0.81
 def skewed_batch(rng: np.random.Generator, cases: int, trials: int) -> tuple[ef.Plan, pl.DataFrame]:
     """A plan and a complete ledger of A and B under issue 41's skewed null (each case's kind drawn at random)."""
     impossible = rng.random(cases) < SKEWED_IMPOSSIBLE
-    ids = [f"q{i:04d}" for i in range(cases)]
-    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ids}), candidates=["A", "B"], trials=trials)
-    frames = []
-    for name, prob in (("A", np.where(impossible, 0.0, SKEWED_A)), ("B", np.full(cases, SKEWED_B))):
-        passed = rng.random((cases, trials)) < prob[:, None]
-        frames.append(
-            pl.DataFrame(
-                {
-                    "candidate": name,
-                    "case_id": np.repeat(ids, trials),
-                    "trial": np.tile(np.arange(1, trials + 1), cases),
-                    "passed": passed.ravel().astype(np.int64),
-                }
-            )
-        )
-    return plan, pl.concat(frames)
+    return planned_and_drawn(rng, trials, {"A": np.where(impossible, 0.0, SKEWED_A), "B": np.full(cases, SKEWED_B)})
 
 
 def run_skewed(cases: int, trials: int, sims: int, rng: np.random.Generator) -> dict[str, float]:
