@@ -27,7 +27,7 @@ from typing import Final
 import polars as pl
 
 from evalframe.columns import CANDIDATE
-from evalframe.compare.inference import batch_detectable, quality, tested
+from evalframe.compare.inference import Tested, batch_detectable, quality, tested
 from evalframe.compare.pairs import (
     PAIR_KEY,
     PairPolicy,
@@ -55,6 +55,7 @@ from evalframe.compare.reasons import (
 )
 from evalframe.report.model import AuditReport
 from evalframe.stats.clustered import SKEW_RULE_BASE, Target
+from evalframe.stats.detectable import Detectable
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
@@ -265,17 +266,9 @@ def compare(
     if skew is not None and skew.cases <= SKEW_RULE_BASE:  # no data can meet G > 28 + 25·g1²: nothing detectable
         found = None
     detectable = None if found is None else found.difference
-    if joined.height == 0:  # nothing pairs them: no bounds or power sentence may read as a ranking
-        reasons = [not_comparable_reason(baseline, candidate, task)]
-    else:
-        if declared.test is not None:
-            reasons.append(sample_reason(declared.test.n_clusters, cases))
-        if verdict == "no_supported_winner":
-            n_cases = 0 if declared.test is None else declared.test.n_clusters
-            clustered = skew is not None
-            reasons.append(
-                power_reason(n_cases, found, base_rate, candidate, baseline, numeric=scale.numeric, clustered=clustered)
-            )
+    reasons = _closing_reasons(
+        reasons, joined, declared, verdict, found, base_rate, (baseline, candidate), task, cases, numeric=scale.numeric
+    )
     row = {
         **({"task": task} if several else {}),
         "baseline": baseline,
@@ -306,6 +299,40 @@ def compare(
     }
     table = pl.DataFrame([row], schema_overrides=dict.fromkeys(_NULLABLE_FLOATS, pl.Float64))
     return Comparison(table=table, pairs=joined, dropped_by_slice=dropped_by_slice(joined, scale.slices, pairs))
+
+
+def _closing_reasons(
+    reasons: list[str],
+    joined: pl.DataFrame,
+    declared: Tested,
+    verdict: str,
+    found: Detectable | None,
+    base_rate: float | None,
+    names: tuple[str, str],
+    task: str | None,
+    cases: Target,
+    *,
+    numeric: bool,
+) -> list[str]:
+    """``reasons`` with what the verdict is about and, without a winner, what the design could have detected.
+
+    Two candidates with no unit in common are only "not comparable": no bounds or power sentence may read as a
+    ranking of them.
+    """
+    baseline, candidate = names
+    if joined.height == 0:
+        return [not_comparable_reason(baseline, candidate, task)]
+    skew = None if declared.test is None else declared.test.skew
+    n_cases = 0 if declared.test is None else declared.test.n_clusters
+    if declared.test is not None:
+        reasons = [*reasons, sample_reason(n_cases, cases)]
+    if verdict == "no_supported_winner":
+        clustered = skew is not None
+        reasons = [
+            *reasons,
+            power_reason(n_cases, found, base_rate, candidate, baseline, numeric=numeric, clustered=clustered),
+        ]
+    return reasons
 
 
 #: Columns of the comparison table that may be null in its one row (typed Float64 all the same).
