@@ -321,3 +321,55 @@ def test_the_command_prints_the_negotiationtom_folder_as_one_section_per_task_wi
         for task in sections
     ]
     assert "pooled_metrics" not in result.output  # acc and exact_match are graded in different tasks
+
+
+@pytest.mark.skipif(not real(NEGO).is_dir(), reason="../shared/data/real is not laid beside the repository")
+def test_micro_refuses_the_negotiationtom_tasks_graded_by_acc_and_by_exact_match() -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    result = CliRunner().invoke(main, ["audit", "--from", "lm-eval", str(real(NEGO)), "--aggregate", "micro"])
+    assert result.exit_code == 2
+    # Each task's report records its own files' metric, not every task's: belief and desire acc, intention exact_match.
+    assert "negotiationtom_desire: grade=binary, pass_threshold=None, score_range=[0.0, 1.0], metrics=['acc']" in (
+        result.output
+    )
+    intention = "negotiationtom_intention: grade=binary, pass_threshold=None, score_range=[0.0, 1.0]"
+    assert f"{intention}, metrics=['exact_match']" in result.output
+
+
+def test_compare_of_several_tasks_names_a_candidate_of_no_task_as_a_usage_error(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    (tmp_path / "plan.csv").write_text("case_id,task\na1,alpha\na2,alpha\nb1,beta\n", encoding="utf-8")
+    rows = "".join(f"{c},{k},1\n" for c in ("m1", "m2") for k in ("a1", "a2", "b1"))
+    (tmp_path / "results.csv").write_text("candidate,case_id,passed\n" + rows, encoding="utf-8")
+    args = ["compare", "--plan", str(tmp_path / "plan.csv"), "--results", str(tmp_path / "results.csv")]
+    result = CliRunner().invoke(main, [*args, "--candidates", "m1,m2", "--baseline", "m9", "--candidate", "m2"])
+    assert result.exit_code == 2
+    assert "baseline 'm9' is not a candidate of the report (candidates: m1, m2)" in result.output
+
+
+def test_an_audits_aggregate_names_the_candidates_it_leaves_out_and_refuses_when_that_is_all(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    units = "candidate,case_id,trial,task\nm1,a1,1,alpha\nm1,a2,1,alpha\nm1,b1,1,beta\nm2,a1,1,alpha\nm2,a2,1,alpha\n"
+    (tmp_path / "units.csv").write_text(units, encoding="utf-8")
+    (tmp_path / "r.csv").write_text("candidate,case_id,passed\nm1,a1,1\nm1,a2,0\nm1,b1,1\nm2,a1,1\nm2,a2,1\n", "utf-8")
+    args = ["audit", "--plan", str(tmp_path / "units.csv"), "--results", str(tmp_path / "r.csv")]
+    args += ["--aggregate", "macro"]
+    result = CliRunner().invoke(main, [*args, "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    table = result.output.split("## declared aggregate (macro of pass_rate_scored across tasks)")[1]
+    assert "| m1 | 0.75 \\[null, null\\] | null | alpha 0.5, beta 0.5 | 2/3 |" in table  # m1: (1/2 + 1/1) / 2
+    assert table.strip().endswith("not aggregated (not audited in every task): m2")
+    (tmp_path / "units.csv").write_text("candidate,case_id,trial,task\nm1,a1,1,alpha\nm2,b1,1,beta\n", "utf-8")
+    (tmp_path / "r.csv").write_text("candidate,case_id,passed\nm1,a1,1\nm2,b1,1\n", "utf-8")
+    refused = CliRunner().invoke(main, args)
+    assert refused.exit_code == 2
+    assert "no candidate was audited in every task (m1, m2 each lack one): nothing to aggregate" in refused.output

@@ -413,6 +413,19 @@ def _audit_batch(plan: Plan, loaded: Loaded, how: _How, unreachable: pl.DataFram
         raise
 
 
+def _of_task(how: _How, task: str) -> _How:
+    """``how`` with the provenance of ``task`` alone: the exports (files an importer read) naming another task dropped.
+
+    A task's report records the files it was read from, and what they say (a metric, a scorer) describes that
+    task's grades only; an export that names no task is kept in every task.
+    """
+    exports = (how.provenance or {}).get("exports")
+    if not isinstance(exports, list):
+        return how
+    own = [e for e in exports if not isinstance(e, Mapping) or e.get(TASK) in (None, task)]
+    return replace(how, provenance={**(how.provenance or {}), "exports": own})
+
+
 def _audit_tasks(
     plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded, how: _How, unreachable: Mapping[str, pl.DataFrame]
 ) -> AuditReport:
@@ -447,7 +460,10 @@ def _audit_tasks(
         if not several:
             only = batches[0]
             return only.report(batch_problems(loaded.problems, only.parts, loaded.source), how, meta_plan=plan)
-        reports = [batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), how) for batch in batches]
+        reports = [
+            batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), _of_task(how, name))
+            for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
+        ]
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
                         _partitioned(batches), how.layout_only, how.alpha, how.provenance),
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip

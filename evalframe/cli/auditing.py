@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -21,7 +22,7 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
-from evalframe.compare.pairs import task_report
+from evalframe.compare.pairs import check_names, task_report
 from evalframe.errors import OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
@@ -128,11 +129,23 @@ def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
         raise click.BadParameter(exc.reason, param_hint="--aggregate") from None
 
 
-def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> None:
+def _not_aggregated(report: AuditReport, table: pl.DataFrame) -> list[str]:
+    """The report's candidates the aggregate leaves out (not audited in every task); refuse when that is all."""
+    audited = set(report.summary.get_column(CANDIDATE).to_list())
+    left_out = sorted(audited - set(table.get_column(CANDIDATE).to_list() if table.height else []))
+    if not table.height:
+        reason = f"no candidate was audited in every task ({', '.join(left_out)} each lack one): nothing to aggregate"
+        raise click.BadParameter(reason, param_hint="--aggregate")
+    return left_out
+
+
+def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str, left_out: Sequence[str] = ()) -> None:
     """A declared aggregate as a table after the report (markdown, github, or the terminal's).
 
-    ``value`` names the aggregated column (``estimate``, ``difference``), ``counts`` the count shown.
+    ``value`` names the aggregated column (``estimate``, ``difference``), ``counts`` the count shown;
+    ``left_out`` the candidates not aggregated (not audited in every task), named under the table.
     """
+    caption = f"not aggregated (not audited in every task): {', '.join(left_out)}" if left_out else None
     first = table.row(0, named=True) if table.height else None
     title = "declared aggregate"
     if first is not None:
@@ -150,9 +163,10 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> N
     level = f"{float(first['confidence']):.0%} CI" if first else "CI"
     head = ("candidate", f"{value} [{level}]", "se", "weights", counts.replace("{", "").replace("}", ""))
     if fmt in ("markdown", "github"):
-        click.echo(f"## {title}\n\n" + markdown_table(pl.DataFrame(cells, schema=list(head), orient="row")) + "\n")
+        text = markdown_table(pl.DataFrame(cells, schema=list(head), orient="row"))
+        click.echo(f"## {title}\n\n{text}\n" + (f"\n{markdown_text(caption)}\n" if caption else ""))
         return
-    grid = Table(title=title, title_justify="left")
+    grid = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for name in head:
         grid.add_column(name)
     for row in cells:
@@ -160,14 +174,17 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> N
     stdout().print(grid)
 
 
-def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str) -> None:
-    """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json."""
+def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str, left_out: Sequence[str]) -> None:
+    """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json.
+
+    ``left_out``: the candidates not aggregated (JSON ``not_aggregated``).
+    """
     if fmt == "json":
-        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
+        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts(), "not_aggregated": left_out}
         click.echo(json.dumps(doc, indent=2, default=str))
         return
     print_view_as(view, fmt)
-    _print_declared(table, "estimate", "{passed}/{scored}", fmt)
+    _print_declared(table, "estimate", "{passed}/{scored}", fmt, left_out)
 
 
 @click.command(
@@ -217,6 +234,7 @@ def audit_command(
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         view = report.view(min_coverage=min_coverage)
         declared = None if how is None else _aggregate(report, how)
+        left_out = [] if declared is None else _not_aggregated(report, declared)
         if export is not None:
             _export(report, export[1], inputs)
         if out is not None:
@@ -224,7 +242,7 @@ def audit_command(
     if declared is None:
         print_view_as(view, fmt)
     else:
-        _print_aggregate(view, declared, fmt)
+        _print_aggregate(view, declared, fmt, left_out)
     exit_on_failed_gate(view)
 
 
@@ -376,6 +394,11 @@ def compare_command(
     declared: pl.DataFrame | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         tasks = [str(t) for t in report.meta.get("tasks", [])]
+        if task is None and len(tasks) >= 2:
+            try:  # a name in no task is a typo (exit 2), not a task "not comparable"
+                check_names(report, baseline, challenger)
+            except ValueError as exc:
+                fail(str(exc))
         for name in tasks if task is None and len(tasks) >= 2 else []:
             if out is not None:
                 fail(

@@ -16,7 +16,7 @@ from typing import Any, Final
 import polars as pl
 
 from evalframe.report.descriptions import describe
-from evalframe.report.format import fmt_value
+from evalframe.report.format import CONTROL, fmt_value
 
 #: The page's one stylesheet, inline (nothing is fetched).
 CSS: Final = """
@@ -65,8 +65,13 @@ class Html(str):
     __slots__ = ()
 
 
+#: The controls written as escapes in HTML text (:data:`~evalframe.report.format.CONTROL`: bidi overrides that
+#: would show an id reversed, C0/C1 controls), except the white space a page lays out as space.
+_SHOWN_CONTROLS: Final = {i: e for i, e in CONTROL.items() if chr(i) not in "\t\n\r"}
+
+
 def esc(value: Any) -> Html:
-    """Escape a value for HTML text or a quoted attribute (non-strings are formatted first).
+    r"""Escape a value for HTML text or a quoted attribute (non-strings are formatted first).
 
     Examples
     --------
@@ -74,10 +79,13 @@ def esc(value: Any) -> Html:
     '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;'
     >>> esc(0.5), esc(None), esc(Html("<b>kept</b>"))
     ('0.5', 'null', '<b>kept</b>')
+    >>> print(esc("model\u202egnp.exe"))
+    model\u202egnp.exe
     """
     if isinstance(value, Html):
         return value
-    return Html(html.escape(value if isinstance(value, str) else fmt_value(value), quote=True))
+    text = value if isinstance(value, str) else fmt_value(value)
+    return Html(html.escape(text.translate(_SHOWN_CONTROLS), quote=True))
 
 
 def el(name: str, *children: Any, cls: str | None = None, **attrs: str | None) -> Html:
