@@ -32,7 +32,7 @@ def test_json_holds_the_report_and_the_declared_aggregate(tasks: dict[str, ef.Au
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {"report", "aggregate", "not_aggregated"}
-    assert doc["not_aggregated"] == []  # A and B are audited in every task
+    assert doc["not_aggregated"] == ["C"]  # C is audited on belief only
     assert doc["aggregate"] == json.loads(json.dumps(ef.aggregate(tasks).to_dicts()))
     assert [r["candidate"] for r in doc["aggregate"]] == ["A", "B"]
     assert doc["aggregate"][0]["weights"] == [1 / 3, 1 / 3, 1 / 3]
