@@ -373,3 +373,28 @@ def test_an_audits_aggregate_names_the_candidates_it_leaves_out_and_refuses_when
     refused = CliRunner().invoke(main, args)
     assert refused.exit_code == 2
     assert "no candidate was audited in every task (m1, m2 each lack one): nothing to aggregate" in refused.output
+
+
+def test_a_ledger_task_column_is_no_problem_of_its_own_beside_a_refused_plan_with_tasks(tmp_path: Path) -> None:
+    from evalframe.audit import with_ledger_problems
+
+    with pytest.raises(ef.PlanError) as refused:
+        ef.Plan.from_frame(pl.DataFrame({"case_id": ["a1", "a2"], "task": ["alpha", " alpha"]}), candidates=["m1"])
+    ledger = pl.DataFrame(
+        {"task": ["alpha", "alpha"], "candidate": ["m1", "m1"], "case_id": ["a1", "zz"], "passed": [1, 1]}
+    )
+    found = with_ledger_problems(refused.value, ledger).problems
+    assert sorted(found.get_column("kind").to_list()) == ["padded_identifier", "unknown_case"]
+
+
+def test_a_ledger_task_column_beside_a_plan_without_tasks_says_the_plan_has_none() -> None:
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a1"]}), candidates=["m1"])
+    with pytest.raises(ef.AuditRefused) as refused:
+        ef.audit(plan, pl.DataFrame({"task": ["alpha"], "candidate": ["m1"], "case_id": ["a1"], "passed": [1]}))
+    assert refused.value.problems.select("kind", "detail").rows() == [
+        (
+            "unexpected_column",
+            "column 'task' names tasks, but the plan has no task column (SPEC §1): give the plan one, or leave it "
+            "out of the ledger",
+        )
+    ]

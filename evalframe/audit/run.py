@@ -758,6 +758,8 @@ def with_ledger_problems(
         return refused
     loaded = _as_loaded(results)
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
+    if TASK in plan.cases.columns:  # the plan names tasks: the ledger's own task column is not checked here
+        layout_only = [*layout_only, *(c for c in loaded.frame.collect_schema().names() if c == TASK)]
     options = Options(
         "first", None, EXEC_FAILURES, False, missing, grade, score_range, pass_threshold, (), None, 0.95,
         tuple(extra_columns),

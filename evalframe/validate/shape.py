@@ -29,6 +29,7 @@ from evalframe.columns import (
     SCORE,
     SCORE_STATUS,
     SOURCE,
+    TASK,
     TRIAL,
 )
 from evalframe.plan import RESERVED_COLUMNS, Plan
@@ -130,7 +131,10 @@ def _column_problems(columns: Sequence[str], extras: Sequence[str], where: str) 
                     "kind": "unexpected_column",
                     "source": where,
                     "line": 1 if where.endswith(".csv") else None,
-                    "detail": f"column {name!r} is not a ledger column (declare it as an extra column to carry it)",
+                    "detail": f"column {name!r} names tasks, but the plan has no task column (SPEC §1): give the "
+                    "plan one, or leave it out of the ledger"
+                    if name == TASK
+                    else f"column {name!r} is not a ledger column (declare it as an extra column to carry it)",
                 }
             )
     return found
