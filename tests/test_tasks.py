@@ -366,7 +366,9 @@ def test_an_audits_aggregate_names_the_candidates_it_leaves_out_and_refuses_when
     result = CliRunner().invoke(main, [*args, "--format", "markdown"])
     assert result.exit_code == 0, result.output
     table = result.output.split("## declared aggregate (macro of pass_rate_scored across tasks)")[1]
-    assert "| m1 | 0.75 \\[null, null\\] | null | alpha 0.5, beta 0.5 | 2/3 |" in table  # m1: (1/2 + 1/1) / 2
+    # m1: (1/2 + 1/1) / 2; the counts beside it are summed over the tasks and say so (2/3 is not the estimate)
+    assert "| candidate | estimate \\[95% CI\\] | se | weights | passed/scored summed over tasks |" in table
+    assert "| m1 | 0.75 \\[null, null\\] | null | alpha 0.5, beta 0.5 | 2/3 |" in table
     assert table.strip().endswith("not aggregated (not audited in every task): m2")
     (tmp_path / "units.csv").write_text("candidate,case_id,trial,task\nm1,a1,1,alpha\nm2,b1,1,beta\n", "utf-8")
     (tmp_path / "r.csv").write_text("candidate,case_id,passed\nm1,a1,1\nm2,b1,1\n", "utf-8")

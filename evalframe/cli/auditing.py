@@ -161,7 +161,8 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str, left
         for r in table.iter_rows(named=True)
     ]
     level = f"{float(first['confidence']):.0%} CI" if first else "CI"
-    head = ("candidate", f"{value} [{level}]", "se", "weights", counts.replace("{", "").replace("}", ""))
+    summed = " summed over tasks" if first is not None and first.get("how") == "macro" else ""  # not the estimate
+    head = ("candidate", f"{value} [{level}]", "se", "weights", counts.replace("{", "").replace("}", "") + summed)
     if fmt in ("markdown", "github"):
         text = markdown_table(pl.DataFrame(cells, schema=list(head), orient="row"))
         click.echo(f"## {title}\n\n{text}\n" + (f"\n{markdown_text(caption)}\n" if caption else ""))
