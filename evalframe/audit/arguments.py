@@ -11,7 +11,7 @@ import math
 from collections.abc import Collection, Sequence
 from typing import get_args
 
-from evalframe.columns import CASE_ID, GradeKind, MissingPolicy, RetryPolicyName
+from evalframe.columns import CASE_ID, TASK, GradeKind, MissingPolicy, RetryPolicyName
 from evalframe.compare.pairs import check_cases
 from evalframe.errors import OptionError
 
@@ -81,22 +81,31 @@ def check_options(
 
 
 def check_slices(slices: Sequence[str], columns: Sequence[str]) -> None:
-    """Refuse a slice that is not one of the plan's case columns (``columns``).
+    """Refuse a slice that is not one of the plan's case columns (``columns``), or that is its tasks.
 
     Raises
     ------
     evalframe.errors.OptionError
-        Naming the slices not in the plan and the columns that are.
+        Naming the slices not in the plan and the columns that are; or ``task``, which is a key of every
+        table when the plan has it (SPEC §1), never a slice.
 
     Examples
     --------
-    >>> check_slices(["task"], ["case_id", "task"])
+    >>> check_slices(["topic"], ["case_id", "topic"])
     >>> try:
-    ...     check_slices(["topic"], ["case_id", "task"])
+    ...     check_slices(["level"], ["case_id", "topic"])
     ... except OptionError as exc:
     ...     print(exc)
-    slice column(s) 'topic' not in the plan (plan columns: task)
+    slice column(s) 'level' not in the plan (plan columns: topic)
+    >>> try:
+    ...     check_slices(["task"], ["case_id", "task"])
+    ... except OptionError as exc:
+    ...     print(exc.option, "|", exc.reason)
+    slices | slices=['task']: tasks are keys, not slices; every table is already per (task, candidate)
     """
+    if TASK in slices and TASK in columns:
+        reason = "slices=['task']: tasks are keys, not slices; every table is already per (task, candidate)"
+        raise OptionError("slices", reason)
     unknown = [c for c in slices if c not in columns]
     if unknown:
         usable = ", ".join(c for c in columns if c != CASE_ID) or "none"

@@ -561,9 +561,6 @@ def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
         cases=o.cases,
     )
     check_slices(o.slices, plan.cases.columns)
-    if TASK in o.slices and plan.tasks:
-        reason = "slices=['task']: tasks are keys, not slices; every table is already per (task, candidate)"
-        raise OptionError("slices", reason)
     if o.bins:
         plan = plan.with_numeric([name for name in o.bins if name in plan.cases.columns])
     return plan, replace(o, bins=_resolved_bins(plan, o.slices, o.bins), reducer=check_reducer(o.reducer))
