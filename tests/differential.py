@@ -216,6 +216,7 @@ def core_side(b: Batch) -> Outcome:
         confidence=o.confidence,
         score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
         reducer=o.reducer,
+        cases=o.cases,
     )
     missing_ids = pl.DataFrame(
         [(c, k, ids) for c, _, k, ids in found],
