@@ -3,9 +3,8 @@
 :func:`batch` makes a small plan and a hostile ledger of 1-8 typed rows (as a Parquet file or a lake gives
 them: text columns, a float score, nulls) from one seed, reusing the fuzz suite's ids and hostile values
 (:mod:`tests.property.test_fuzz`). :func:`polars_side` audits it with :func:`evalframe.audit` on polars;
-:func:`core_side` runs the row work of :mod:`evalframe.engines.core` on the same polars frames, as
-:mod:`evalframe.engines.spark` runs it on Spark, and finishes the problems, units and summary with the same
-driver functions. Both give an :class:`Outcome`; they must be equal.
+:func:`core_side` runs the Spark engine's own steps (:mod:`evalframe.engines.driver`) on the same polars
+frames. Both give an :class:`Outcome`; they must be equal.
 
 Run by hand to count the differing seeds: ``python -m tests.differential 1000``.
 """
@@ -25,14 +24,14 @@ from polars.testing import assert_frame_equal
 import evalframe as ef
 from evalframe.attempts import RETRY_FLAGS
 from evalframe.audit.step import Options
-from evalframe.columns import CANDIDATE, CASE_HASH, CASE_ID, DATASET_VERSION, KIND, REFUSING, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, DATASET_VERSION, KIND, REFUSING, TRIAL
 from evalframe.engines import core
+from evalframe.engines.driver import PolarsFrames, case_patterns, missing_cases, row_work, summary_table
+from evalframe.engines.spark.aggregates import planned_by
 from evalframe.engines.spark.session import ledger_shape
 from evalframe.engines.spark.tables import units_schema
-from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
-from evalframe.natural import KEPT, natural_sorted
 from evalframe.problems import concat_problems
-from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
+from evalframe.reconcile import missing_problems
 from tests.property.test_fuzz import ANSWERS, CANDIDATES, CASE_IDS, HOSTILE
 
 #: Statuses a row is given (valid ones, spellings that are not, and hostile text).
@@ -146,87 +145,32 @@ def _options(options: dict[str, Any]) -> Options:
 
 
 def core_side(b: Batch) -> Outcome:
-    """The core's row work on polars frames, finished as :func:`evalframe.engines.spark.audit_on_spark` does."""
-    plan, o = b.plan, _options(b.options)
+    """The Spark engine's own steps (:mod:`evalframe.engines.driver`) run on polars frames.
+
+    The row work, the missing cases and the summary are the functions :func:`evalframe.engines.spark.audit_on_spark`
+    calls; only what Spark writes to Parquet and reads back (the problems, the units) is collected here instead.
+    """
+    plan, o, frames = b.plan, _options(b.options), PolarsFrames()
     frame = nw.from_native(b.ledger.lazy())
     try:
         shape = ledger_shape(frame, plan, o)
     except ef.AuditRefused as refused:
         return Outcome("refused", refused.problems)
-    options = core.Options(retry=o.retry, grade=o.grade, score_range=o.score_range, pass_threshold=o.pass_threshold)
-    cases = nw.from_native(plan.cases.lazy())
-    expected = (
-        cases.select(CASE_ID, nw.col("expected").cast(nw.String()).alias("_expected")) if shape == "answers" else None
-    )
-    only = plan.candidates[0] if len(plan.candidates) == 1 else None
-    made = core.canonical(frame, shape, options, expected, only)
-    low, high = plan.trial_range
-    grid = pl.DataFrame(
-        [(c, t) for c in plan.candidates for t in range(low, high + 1)],
-        schema={CANDIDATE: pl.String, TRIAL: pl.Int64},
-        orient="row",
-    )
-    columns = [c for c in plan.cases.columns if c != CASE_ID]
-    planned = nw.from_native(grid.lazy().join(plan.cases.lazy(), how="cross")).select(
-        CANDIDATE, CASE_ID, TRIAL, *columns
-    )
-    ident = core.identity(
-        made.ledger,
-        cases.select(CASE_ID, *(c for c in (DATASET_VERSION, CASE_HASH) if c in plan.cases.columns)),
-        planned,
-        candidates=plan.candidates,
-        trial_range=plan.trial_range,
-        units_table=False,
-        run_id=plan.run_id,
-        plan_source=plan.source,
-        missing_refuses=False,
-        checks=made.checks,
-    )
-    selection = core.select_attempts(ident.ledger.filter(nw.col("_planned")).drop("_planned"), options)
-    gone = ident.missing.collect("polars").to_native()
-    found = []
-    for (cand,), rows in gone.sort(CANDIDATE).group_by(CANDIDATE, maintain_order=True):
-        order = plan.cases.select(pl.col(CASE_ID).cast(pl.String), plan.case_order.alias("_order"))
-        ids = rows.group_by(CASE_ID).len().join(order, on=CASE_ID).sort("_order")[CASE_ID].to_list()
-        shown = natural_sorted(ids[: KEPT * MISSING_IDS_SHOWN])[:MISSING_IDS_SHOWN]
-        found.append((str(cand), rows.height, len(ids), shown))
-    rows = nw.concat([*made.problems, *ident.problems, *selection.flags], how="vertical")  # one query, as on Spark
+    work = row_work(frames, frame, plan, shape, o)
+    missing = missing_cases(frames, work.missing, plan)
+    rows = nw.concat(work.problems, how="vertical")  # one query, as on Spark
+    found = [(m.candidate, m.units, m.cases, m.case_ids) for m in missing]
     gone_problems = missing_problems(found, plan.source, refusing=False).select(core.PROBLEM_COLUMNS)
     problems = concat_problems([rows.collect("polars").to_native(), gone_problems])
     if problems.filter(pl.col(REFUSING) & ~pl.col(KIND).is_in(list(RETRY_FLAGS))).height:
         return Outcome("refused", problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))))
-    attempts = nw.from_native(selection.attempts.collect("polars").to_native().lazy())
-    units_nw = core.unit_outcomes(planned, attempts, plan.cases.columns)
-    units = units_schema(units_nw.collect("polars").to_native().lazy(), plan).collect()
-    counted = nw.from_native(units.with_columns(pl.col("outcome").cast(pl.String)).lazy())
+    attempts = frames.frame(work.attempts.collect("polars").to_native())  # as Spark reads the attempts written
+    units = units_schema(core.unit_outcomes(work.planned, attempts, plan.cases.columns).to_native(), plan).collect()
+    counted = frames.frame(units.with_columns(pl.col("outcome").cast(pl.String)))
+    planned = planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
+    patterns = case_patterns(core.case_patterns(core.case_sums(counted)), [])
     outcome_counts = core.outcome_counts(counted).collect("polars").to_native()
-    patterns = (
-        core.case_patterns(core.case_sums(counted))
-        .collect("polars")
-        .to_native()
-        .with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col("cases").cast(pl.Int64))
-        .sort([CANDIDATE, *CASE_SUM_COLUMNS], nulls_last=True)
-    )
-    planned_n = None
-    if o.retry == "every":
-        planned_n = plan.planned_units().group_by(CANDIDATE).agg(pl.len().cast(pl.UInt32).alias("planned")).collect()
-    summary = uncertainty_from_case_patterns(
-        funnel_from_outcome_counts(outcome_counts, planned=planned_n, pass_fail=o.pass_fail),
-        patterns,
-        confidence=o.confidence,
-        score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
-        reducer=o.reducer,
-        cases=o.cases,
-    )
-    missing_ids = pl.DataFrame(
-        [(c, k, ids) for c, _, k, ids in found],
-        schema={CANDIDATE: pl.String, "missing_cases": pl.UInt32, "missing_case_ids": pl.List(pl.String)},
-        orient="row",
-    )
-    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
-        pl.col("missing_cases").fill_null(0), pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String)))
-    )
-    return Outcome("report", problems, units, summary)
+    return Outcome("report", problems, units, summary_table(outcome_counts, patterns, planned, o, missing))
 
 
 def differences(a: Outcome, b: Outcome) -> str | None:

@@ -11,13 +11,15 @@ case, and finishes the summary, the slice table and the missingness tests with t
 :func:`evalframe.slices.missingness_tests`). A case's slice labels (numeric columns binned) come from the
 plan, on the driver.
 
-One module a step: :mod:`~evalframe.engines.spark.session` (the session, the ledger it reads and the
-ledger's shape), :mod:`~evalframe.engines.spark.rows` (:func:`~evalframe.engines.spark.rows.row_work`, the
-row work on Spark), :mod:`~evalframe.engines.spark.tables` (where the full tables are written, and their
-types when read back) and :mod:`~evalframe.engines.spark.aggregates` (the slice tables' counts, the missing
-cases and the ledger's facts). Here: :func:`audit_on_spark`, which runs them in order, with the two steps
-that read :data:`FIRST_ROWS` (the problems' first rows) and :func:`_patterns` (the summaries), so that
-replacing either on this module, as the tests do, changes what the audit reads.
+The row work, the missing cases and the summary's finishing are :mod:`evalframe.engines.driver`'s, the
+one implementation every backend runs (here with :class:`~evalframe.engines.spark.rows.SparkFrames`; the
+differential test runs the same functions on polars frames). One module a step besides:
+:mod:`~evalframe.engines.spark.session` (the session, the ledger it reads and the ledger's shape),
+:mod:`~evalframe.engines.spark.tables` (where the full tables are written, and their types when read back)
+and :mod:`~evalframe.engines.spark.aggregates` (the slice tables' counts and the ledger's facts). Here:
+:func:`audit_on_spark`, which runs them in order, with the two steps that read :data:`FIRST_ROWS` (the
+problems' first rows) and ``_patterns`` (the case patterns collected), so that replacing either on this
+module, as the tests do, changes what the audit reads.
 
 pyspark is imported only in this package, and only when a Spark audit runs (``pip install 'evalframe[spark]'``).
 """
@@ -39,7 +41,6 @@ from evalframe.columns import (
     ATTEMPT,
     CANDIDATE,
     CASE_ID,
-    CASES,
     DETAIL,
     KIND,
     LINE,
@@ -49,15 +50,16 @@ from evalframe.columns import (
 )
 from evalframe.engines import core
 from evalframe.engines.core import Lazy
-from evalframe.engines.spark.aggregates import MissingCases, ledger_facts, missing_cases, planned_by, slice_tables
-from evalframe.engines.spark.rows import RowWork, row_work
+from evalframe.engines.driver import MissingCases, RowWork, missing_cases, row_work, summary_table
+from evalframe.engines.driver import case_patterns as _patterns
+from evalframe.engines.spark.aggregates import ledger_facts, planned_by, slice_tables
+from evalframe.engines.spark.rows import SparkFrames
 from evalframe.engines.spark.session import DRIVER_MEMORY, ledger_shape, open_ledger, read_ledger, spark_session
 from evalframe.engines.spark.tables import Tables, check_tables_path, rename, units_schema, write, write_tables
 from evalframe.errors import AuditRefused
-from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
-from evalframe.reconcile import MISSING_IDS_SHOWN, missing_problems
+from evalframe.reconcile import missing_problems
 from evalframe.slices import binned, missingness_tests, selective_flag
 
 if TYPE_CHECKING:
@@ -151,10 +153,10 @@ def audit_on_spark(
     ledger = open_ledger(results, spark_remote)
     where = Tables.make(tables)
     shape = ledger_shape(ledger.frame, plan, options)
-    cached: list[Lazy] = []
+    frames = SparkFrames(ledger.spark)
     try:
-        work = row_work(ledger.spark, ledger.frame, plan, shape, options, cached)
-        missing = missing_cases(ledger.spark, work.missing, plan)
+        work = row_work(frames, ledger.frame, plan, shape, options)
+        missing = missing_cases(frames, work.missing, plan)
         first, counts = _problems(ledger.spark, work, missing, plan, options, where)
         write_tables(ledger.spark, work, plan, where)
         summaries = _summaries(ledger.spark, plan, options, where, missing, alpha)
@@ -164,8 +166,7 @@ def audit_on_spark(
             shutil.rmtree(where.root, ignore_errors=True)
         raise
     finally:
-        for frame in cached:
-            frame.to_native().unpersist()
+        frames.release()
     return SparkAudit(
         units=units_schema(pl.scan_parquet(where.path("units") + "/*.parquet"), plan),
         attempts=units_schema(pl.scan_parquet(where.path("attempts") + "/*.parquet"), plan),
@@ -227,26 +228,9 @@ def _summaries(
     units = nw.from_native(spark.read.parquet(where.path("units")))
     outcome_counts = core.outcome_counts(units).collect("polars").to_native()
     per_case = core.case_sums(units, outcomes=bool(o.slices))
-    patterns = _patterns(core.case_patterns(per_case), [])
     # Under ``every`` the counted rows are observations: planned counts the planned units themselves (SPEC §4).
     planned = planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
-    summary = uncertainty_from_case_patterns(
-        funnel_from_outcome_counts(outcome_counts, planned=planned, pass_fail=o.pass_fail),
-        patterns,
-        confidence=o.confidence,
-        score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
-        reducer=o.reducer,
-        cases=o.cases,
-    )
-    missing_ids = pl.DataFrame(
-        [(m.candidate, m.cases, m.case_ids[:MISSING_IDS_SHOWN]) for m in missing],
-        schema={CANDIDATE: pl.String, "missing_cases": pl.UInt32, "missing_case_ids": pl.List(pl.String)},
-        orient="row",
-    )
-    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
-        pl.col("missing_cases").fill_null(0),
-        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
-    )
+    summary = summary_table(outcome_counts, _patterns(core.case_patterns(per_case), []), planned, o, missing)
     if not o.slices:
         return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
     labels = binned(plan.cases.select(CASE_ID, *o.slices), o.slices, o.bins)
@@ -259,15 +243,6 @@ def _summaries(
         "slices": slice_table,
         "missingness": tests,
     }
-
-
-def _patterns(counted: Lazy, by: Sequence[str]) -> pl.DataFrame:
-    """Case patterns collected from Spark, typed and sorted as :func:`evalframe.funnel.case_patterns` gives them."""
-    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS]
-    collected: pl.DataFrame = counted.collect("polars").to_native()
-    return collected.with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col(CASES).cast(pl.Int64)).sort(
-        key, nulls_last=True
-    )
 
 
 def _labels_frame(spark: Any, labels: pl.DataFrame) -> Any:

@@ -6,8 +6,7 @@ Each is one small aggregate per candidate (and slice value), never one row per c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import narwhals.stable.v2 as nw
 import polars as pl
@@ -26,9 +25,7 @@ from evalframe.columns import (
 from evalframe.engines import core
 from evalframe.engines.core import Lazy
 from evalframe.funnel import funnel_from_outcome_counts
-from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import Plan
-from evalframe.reconcile import MISSING_IDS_SHOWN
 from evalframe.slices import SLICE_VALUE, UNGRADED, bin_edges, cases_by_slice, slice_rates
 
 if TYPE_CHECKING:
@@ -82,46 +79,3 @@ def ledger_facts(marked: Lazy) -> tuple[int, list[str]]:
     by_run = marked.group_by("_planned", RUN_ID).agg(nw.len().alias("n")).collect("polars").to_native()
     run_ids = by_run.filter(pl.col("_planned") & pl.col(RUN_ID).is_not_null()).get_column(RUN_ID).to_list()
     return int(by_run.get_column("n").sum()), [str(r) for r in run_ids]
-
-
-@dataclass(frozen=True)
-class MissingCases:
-    """One candidate's planned units with no ledger row: how many, in how many cases, the first case ids."""
-
-    candidate: str
-    units: int
-    cases: int
-    #: The first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` case ids, in order.
-    case_ids: list[str]
-
-
-def missing_cases(spark: Any, gone: Lazy, plan: Plan) -> list[MissingCases]:
-    """Each candidate's missing units counted, with its first case ids (one query; candidates without any left out).
-
-    The missing units are counted per case, each case ranked within its candidate by the plan's shape order
-    (:attr:`~evalframe.plan.Plan.case_order`, sent as a small table) and carrying its candidate's totals;
-    :data:`~evalframe.natural.KEPT` times :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back and are
-    put in natural order here, as :func:`evalframe.reconcile.first_missing_cases` does on polars.
-    """
-    order = plan.cases.select(pl.col(CASE_ID).cast(pl.String), plan.case_order.alias("_order").cast(pl.Int64))
-    orders: Lazy = nw.from_native(spark.createDataFrame(order.to_pandas(), schema=f"{CASE_ID} string, _order bigint"))
-    ranked = (
-        gone.group_by(CANDIDATE, CASE_ID)
-        .agg(nw.len().alias("_units"))
-        .join(orders, on=CASE_ID, how="left")
-        .with_columns(
-            nw.col("_order").cum_count().over(CANDIDATE, order_by="_order").alias("_rank"),
-            nw.len().over(CANDIDATE).alias("_cases"),
-            nw.col("_units").sum().over(CANDIDATE).alias("_all_units"),
-        )
-    )
-    kept = ranked.filter(nw.col("_rank") <= KEPT * MISSING_IDS_SHOWN).collect("polars").to_native()
-    return [
-        MissingCases(
-            str(c),
-            int(rows.item(0, "_all_units")),
-            int(rows.item(0, "_cases")),
-            natural_sorted(rows[CASE_ID].to_list())[:MISSING_IDS_SHOWN],
-        )
-        for (c,), rows in kept.sort(CANDIDATE).group_by(CANDIDATE, maintain_order=True)
-    ]

@@ -25,7 +25,7 @@ from evalframe.columns import (
 )
 from evalframe.engines import core
 from evalframe.engines.core import Lazy
-from evalframe.engines.spark.rows import RowWork
+from evalframe.engines.driver import RowWork
 from evalframe.plan import Plan
 
 

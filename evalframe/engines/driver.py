@@ -1,0 +1,257 @@
+"""The narwhals core's row work laid out on a backend, and what the driver finishes from its aggregates.
+
+One implementation serves every backend the core runs on: :mod:`evalframe.engines.spark` lays it out on Spark
+(:class:`~evalframe.engines.spark.SparkFrames`), and the differential test (``tests/differential.py``) on
+polars frames (:class:`PolarsFrames`), so that what it compares with :func:`evalframe.audit` is the Spark
+engine's own code, not a copy of it. A backend is only how the driver's small polars tables become frames
+of that backend, and how a frame that several queries read is kept (:class:`Frames`).
+
+Here: :func:`row_work` (canonical columns, identity checks and retry selection), :func:`missing_cases` (each
+candidate's missing units, with its first case ids), :func:`case_patterns` (the case patterns collected
+and typed) and :func:`summary_table` (the summary, finished on the driver with the polars path's own
+functions, :func:`evalframe.funnel.funnel_from_outcome_counts` and
+:func:`evalframe.funnel.uncertainty_from_case_patterns`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import narwhals.stable.v2 as nw
+import polars as pl
+
+from evalframe.columns import CANDIDATE, CASE_HASH, CASE_ID, CASES, DATASET_VERSION, TRIAL
+from evalframe.engines import core
+from evalframe.engines.core import Lazy
+from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
+from evalframe.natural import KEPT, natural_sorted
+from evalframe.plan import Plan
+from evalframe.reconcile import MISSING_IDS_SHOWN
+
+if TYPE_CHECKING:
+    from evalframe.audit.step import Options
+
+__all__ = [
+    "Frames",
+    "MissingCases",
+    "PolarsFrames",
+    "RowWork",
+    "case_patterns",
+    "missing_cases",
+    "row_work",
+    "summary_table",
+]
+
+
+class Frames(Protocol):
+    """How the driver's small polars tables become frames of a backend, and how a frame read twice is kept."""
+
+    def frame(self, data: pl.DataFrame) -> Lazy:
+        """``data`` as a lazy frame of the backend, with its column names and types."""
+        ...
+
+    def keep(self, frame: Lazy) -> Lazy:
+        """``frame``, computed once for every later query that reads it (or as it is, where that is free)."""
+        ...
+
+
+class PolarsFrames:
+    """Polars as a backend: a table is its own lazy frame, and keeping one is free.
+
+    Examples
+    --------
+    >>> PolarsFrames().frame(pl.DataFrame({"a": [1]})).collect("polars").to_native().rows()
+    [(1,)]
+    """
+
+    def frame(self, data: pl.DataFrame) -> Lazy:
+        """``data`` as a narwhals lazy frame over polars."""
+        made: Lazy = nw.from_native(data.lazy())
+        return made
+
+    def keep(self, frame: Lazy) -> Lazy:
+        """``frame`` itself (polars plans a lazy frame once per query; nothing to keep)."""
+        return frame
+
+
+def _planned_units(frames: Frames, plan: Plan, cases: Lazy) -> Lazy:
+    """The planned units with their plan columns: a units table's own, else cases × candidates × trials."""
+    columns = [c for c in plan.cases.columns if c != CASE_ID]
+    if plan.unit_codes is not None:
+        listed = plan.planned_units().select(CANDIDATE, CASE_ID, pl.col(TRIAL).cast(pl.Int64)).collect()
+        return frames.frame(listed).join(cases, on=CASE_ID, how="left").select(CANDIDATE, CASE_ID, TRIAL, *columns)
+    low, high = plan.trial_range
+    grid = pl.DataFrame(
+        [(c, t) for c in plan.candidates for t in range(low, high + 1)],
+        schema={CANDIDATE: pl.String, TRIAL: pl.Int64},
+        orient="row",
+    )
+    return frames.frame(grid).join(cases, how="cross").select(CANDIDATE, CASE_ID, TRIAL, *columns)
+
+
+@dataclass(frozen=True)
+class RowWork:
+    """The audit's row work on a backend (lazy; what several queries read is kept)."""
+
+    #: The planned units with their plan columns.
+    planned: Lazy
+    #: Every ledger row in canonical columns, with ``_planned``.
+    marked: Lazy
+    #: Every attempt of a planned unit with ``attempts`` and ``counts``.
+    attempts: Lazy
+    #: Every row problem: the checks, the identity problems and the retry flags.
+    problems: list[Lazy]
+    #: The planned units with no ledger row.
+    missing: Lazy
+
+
+def row_work(frames: Frames, frame: Lazy, plan: Plan, shape: str, o: Options) -> RowWork:
+    """Canonical columns, identity checks and retry selection of :mod:`evalframe.engines.core`, on ``frames``.
+
+    ``frame`` is the ledger as read, with each row's ``line`` and ``source``, ``shape`` its shape
+    (:func:`evalframe.engines.spark.session.ledger_shape`), ``o`` the audit's checked options.
+
+    Examples
+    --------
+    >>> from evalframe.audit.step import Options
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["A"])
+    >>> rows = pl.DataFrame({"case_id": ["a"], "passed": ["1"], "line": [1], "source": ["r.csv"]})
+    >>> ledger = PolarsFrames().frame(rows)
+    >>> o = Options("first", None, ("timeout", "error"), False, "report", "binary", (0.0, 1.0), None)
+    >>> work = row_work(PolarsFrames(), ledger, plan, "passed", o)
+    >>> work.missing.collect("polars").to_native().select("candidate", "case_id").rows()
+    [('A', 'b')]
+    """
+    options = core.Options(
+        retry=o.retry,
+        max_attempts=o.max_attempts,
+        retry_on=o.retry_on,
+        strict_retries=o.strict_retries,
+        missing_refuses=o.missing == "refuse",
+        grade=o.grade,
+        score_range=o.score_range,
+        pass_threshold=o.pass_threshold,
+        extra_columns=o.extra_columns,
+    )
+    cases = frames.frame(plan.cases)
+    expected = (
+        cases.select(CASE_ID, nw.col("expected").cast(nw.String()).alias("_expected")) if shape == "answers" else None
+    )
+    only = plan.candidates[0] if len(plan.candidates) == 1 else None
+    made = core.canonical(frame, shape, options, expected, only)
+    planned = frames.keep(_planned_units(frames, plan, cases))
+    ident = core.identity(
+        made.ledger,
+        cases.select(CASE_ID, *(c for c in (DATASET_VERSION, CASE_HASH) if c in plan.cases.columns)),
+        planned,
+        candidates=plan.candidates,
+        trial_range=plan.trial_range,
+        units_table=plan.unit_codes is not None,
+        run_id=plan.run_id,
+        plan_source=plan.source,
+        missing_refuses=options.missing_refuses,
+        checks=made.checks,
+    )
+    marked = frames.keep(ident.ledger)
+    selection = core.select_attempts(marked.filter(nw.col("_planned")).drop("_planned"), options)
+    problems = [*made.problems, *ident.problems, *selection.flags]
+    return RowWork(planned, marked, selection.attempts, problems, ident.missing)
+
+
+@dataclass(frozen=True)
+class MissingCases:
+    """One candidate's planned units with no ledger row: how many, in how many cases, the first case ids."""
+
+    candidate: str
+    units: int
+    cases: int
+    #: The first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` case ids, in order.
+    case_ids: list[str]
+
+
+def missing_cases(frames: Frames, gone: Lazy, plan: Plan) -> list[MissingCases]:
+    """Each candidate's missing units counted, with its first case ids (one query; candidates without any left out).
+
+    The missing units are counted per case, each case ranked within its candidate by the plan's shape order
+    (:attr:`~evalframe.plan.Plan.case_order`, sent as a small table) and carrying its candidate's totals;
+    :data:`~evalframe.natural.KEPT` times :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back and are
+    put in natural order here, as :func:`evalframe.reconcile.first_missing_cases` does on polars.
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["A"])
+    >>> gone = PolarsFrames().frame(pl.DataFrame({"candidate": ["A"], "case_id": ["b"], "trial": [1]}))
+    >>> missing_cases(PolarsFrames(), gone, plan)
+    [MissingCases(candidate='A', units=1, cases=1, case_ids=['b'])]
+    """
+    order = plan.cases.select(pl.col(CASE_ID).cast(pl.String), plan.case_order.alias("_order").cast(pl.Int64))
+    ranked = (
+        gone.group_by(CANDIDATE, CASE_ID)
+        .agg(nw.len().alias("_units"))
+        .join(frames.frame(order), on=CASE_ID, how="left")
+        .with_columns(
+            nw.col("_order").cum_count().over(CANDIDATE, order_by="_order").alias("_rank"),
+            nw.len().over(CANDIDATE).alias("_cases"),
+            nw.col("_units").sum().over(CANDIDATE).alias("_all_units"),
+        )
+    )
+    kept = ranked.filter(nw.col("_rank") <= KEPT * MISSING_IDS_SHOWN).collect("polars").to_native()
+    return [
+        MissingCases(
+            str(c),
+            int(rows.item(0, "_all_units")),
+            int(rows.item(0, "_cases")),
+            natural_sorted(rows[CASE_ID].to_list())[:MISSING_IDS_SHOWN],
+        )
+        for (c,), rows in kept.sort(CANDIDATE).group_by(CANDIDATE, maintain_order=True)
+    ]
+
+
+def case_patterns(counted: Lazy, by: Sequence[str]) -> pl.DataFrame:
+    """Case patterns collected, typed and sorted as :func:`evalframe.funnel.case_patterns` gives them.
+
+    ``counted`` is :func:`evalframe.engines.core.case_patterns` of the units, grouped by ``by`` besides the
+    candidate.
+    """
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS]
+    collected: pl.DataFrame = counted.collect("polars").to_native()
+    return collected.with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col(CASES).cast(pl.Int64)).sort(
+        key, nulls_last=True
+    )
+
+
+def summary_table(
+    outcome_counts: pl.DataFrame,
+    patterns: pl.DataFrame,
+    planned: pl.DataFrame | None,
+    o: Options,
+    missing: Sequence[MissingCases],
+) -> pl.DataFrame:
+    """The summary of the units' outcome counts and case patterns, with each candidate's missing cases.
+
+    ``outcome_counts`` is :func:`evalframe.engines.core.outcome_counts` of the units, collected; ``patterns``
+    is :func:`case_patterns` with no ``by``; ``planned`` the planned units per candidate under ``every``
+    (the counted rows are then observations, SPEC §4), else None. The columns are those of
+    :attr:`evalframe.AuditReport.summary` before the slice flags: the funnel, the rates with their intervals,
+    ``missing_cases`` (UInt32) and ``missing_case_ids`` (List[String], the first
+    :data:`~evalframe.reconcile.MISSING_IDS_SHOWN`).
+    """
+    summary = uncertainty_from_case_patterns(
+        funnel_from_outcome_counts(outcome_counts, planned=planned, pass_fail=o.pass_fail),
+        patterns,
+        confidence=o.confidence,
+        score_range=o.score_range if o.grade == "numeric" else (0.0, 1.0),
+        reducer=o.reducer,
+        cases=o.cases,
+    )
+    missing_ids = pl.DataFrame(
+        [(m.candidate, m.cases, m.case_ids[:MISSING_IDS_SHOWN]) for m in missing],
+        schema={CANDIDATE: pl.String, "missing_cases": pl.UInt32, "missing_case_ids": pl.List(pl.String)},
+        orient="row",
+    )
+    return summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
+        pl.col("missing_cases").fill_null(0),
+        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
+    )
