@@ -223,7 +223,7 @@ def _summaries(
     (:func:`evalframe.engines.core.case_patterns`: how many cases have each set of per-case sums) and, per
     slice column, the same per candidate and slice value with their outcome counts and missing units; never
     one row per case. ``missing`` holds each candidate's missing cases (see
-    :func:`~evalframe.engines.spark.aggregates.missing_cases`).
+    :func:`~evalframe.engines.driver.missing_cases`).
     """
     units = nw.from_native(spark.read.parquet(where.path("units")))
     outcome_counts = core.outcome_counts(units).collect("polars").to_native()
