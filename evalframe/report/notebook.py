@@ -46,33 +46,56 @@ def _note_item(note: Note) -> Html:
     )
 
 
-def notes_html(view: View | TasksView) -> Html:
-    """Every note of a view (of each task's view, under its name), or the sentence that there are none.
+def _key(note: Note) -> tuple[Any, ...]:
+    """What makes two notes the same: kind, rows counted, candidates and texts (not the rows' frame)."""
+    return note.kind, note.count, note.candidates, note.texts
+
+
+def _task_words(task: str, view: View, shared: set[tuple[Any, ...]]) -> list[Any]:
+    """One view's headline sentences (every candidate's, as report.md words them) and its notes not in ``shared``."""
+    sentences = [el("li", line) for c in view.candidates for line in c.headline]
+    own = [n for n in view.notes if _key(n) not in shared]
+    parts: list[Any] = [el("p", el("b", f"task {task}"))] if task else []
+    parts.append(el("ul", *sentences))
+    if own:
+        parts.append(el("ul", *[_note_item(n) for n in own]))
+    elif not shared:
+        parts.append(el("p", "No problems were flagged."))
+    return parts
+
+
+def words_html(view: View | TasksView) -> Html:
+    """The headline in words and every note, of a view or of each task's view under its name.
+
+    A note every task's view holds alike (an importer's note of the whole batch) is listed once, first.
 
     Examples
     --------
     >>> import polars as pl, evalframe as ef
     >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
     >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-    >>> text = notes_html(report.view())
-    >>> "<b>missing_unit</b> (1 problem row; A)" in text
-    True
+    >>> text = words_html(report.view())
+    >>> "<b>missing_unit</b> (1 problem row; A)" in text, "Ungraded: 1 missing (no row at all): refund." in text
+    (True, True)
     """
     views = view.tasks if isinstance(view, TasksView) else (("", view),)
-    parts: list[Any] = [el("h4", "Notes and problems (not refusing), by kind")]
+    shared: set[tuple[Any, ...]] = set()
+    parts: list[Any] = [el("h4", "In words: each candidate's headline, then the notes and problems (not refusing)")]
+    if len(views) >= 2:
+        keys = [{_key(n) for n in one.notes} for _, one in views]
+        shared = set.intersection(*keys)
+        first = [n for n in views[0][1].notes if _key(n) in shared]
+        if first:
+            parts += [el("p", el("b", "every task")), el("ul", *[_note_item(n) for n in first])]
     for task, one in views:
-        head = [el("p", el("b", f"task {task}"))] if task else []
-        if not one.notes:
-            parts += [*head, el("p", "No problems were flagged.")]
-            continue
-        parts += [*head, el("ul", *[_note_item(n) for n in one.notes])]
+        parts += _task_words(task, one, shared)
     return el("div", *parts, cls="ef")
 
 
 def report_html(report: AuditReport) -> str:
-    """A report's rich display: the summary (verdict, headline, rates, slices), then every note.
+    """A report's rich display: the summary (verdict, headline, rates, slices), the headline in words, every note.
 
-    The summary is :func:`~evalframe.report.html.render_summary_html`'s; the notes follow it.
+    The summary is :func:`~evalframe.report.html.render_summary_html`'s; :func:`words_html` follows it.
 
     Examples
     --------
@@ -84,7 +107,7 @@ def report_html(report: AuditReport) -> str:
     (1, True)
     """
     view = report.view()
-    return render_summary_html(view) + str(notes_html(view))
+    return render_summary_html(view) + str(words_html(view))
 
 
 def _count(value: Any) -> str:

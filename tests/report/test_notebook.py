@@ -13,6 +13,7 @@ from evalframe.compare import compare
 from evalframe.errors import OptionError
 from evalframe.importers import registry
 from tests.conftest import FIXTURES, REAL
+from tests.reducer_support import repro_report
 
 ORBIT = FIXTURES / "orbit_desk"
 #: The README's real export: lm-eval's Qwen3-8B on negotiationtom_belief, run with --limit 20.
@@ -21,6 +22,8 @@ BELIEF = (
     / "lm_eval/EleutherAI-lm-evaluation-harness-PR3936/outputs/qwen3-8b/negotiationtom/Qwen__Qwen3-8B"
     / "samples_negotiationtom_belief_2026-07-08T16-04-34.219874.jsonl"
 )
+#: The walkthrough's real export: the same run's three negotiationtom tasks, each limited to 20 documents.
+NEGOTIATION = BELIEF.parent
 #: The outcomes the summary has a count column of (scored_no_threshold is counted inside ``scored``).
 COUNTED = ("missing", "not_started", "exec_failed", "no_output", "judge_failed", "not_scored", "failed", "passed")
 
@@ -43,6 +46,26 @@ def test_repr_html_has_the_limited_run_note_of_a_real_export_once() -> None:
     fragment = belief()._repr_html_()
     assert fragment.count("limited_run") == 1
     assert fragment.count("--limit 20: 20 of 13812 documents planned") == 1
+
+
+def test_repr_html_of_three_tasks_has_each_limited_run_text_once() -> None:
+    # The results files say 13812 (belief, desire) and 4618 (intention) documents; each run took 20.
+    imported = registry()["lm-eval"](sorted(NEGOTIATION.glob("*2026-07-08T16-04-34.219874*")))
+    fragment = ef.audit(imported.plan, imported.results)._repr_html_()
+    for task, documents in (("belief", 13812), ("desire", 13812), ("intention", 4618)):
+        text = f"task &#x27;negotiationtom_{task}&#x27;: --limit 20: 20 of {documents} documents planned"
+        assert fragment.count(text) == 1
+    assert fragment.count("<b>limited_run</b>") == 1 and "<b>every task</b>" in fragment
+
+
+def test_repr_html_has_a_withheld_interval_in_words() -> None:
+    report = repro_report("any")
+    withheld = [(r["candidate"], r["pass_rate_scored_ci_withheld"]) for r in report.summary.iter_rows(named=True)]
+    said = [(name, text) for name, text in withheld if text is not None]
+    assert said  # the fixture withholds an interval (tests/test_html.py: 2 cases, skewness rule)
+    fragment = report._repr_html_()
+    for name, text in said:
+        assert fragment.count(str(ef.report.htmlkit.esc(f"{name}'s pass_rate_scored has {text}."))) == 1
 
 
 def test_repr_html_has_each_note_text_once() -> None:
