@@ -12,15 +12,15 @@ import evalframe as ef
 from evalframe.compare import compare
 from evalframe.errors import OptionError
 from evalframe.importers import registry
-from tests.conftest import FIXTURES, REAL
+from tests.conftest import FIXTURES, real
 from tests.reducer_support import repro_report
 
 ORBIT = FIXTURES / "orbit_desk"
-#: The README's real export: lm-eval's Qwen3-8B on negotiationtom_belief, run with --limit 20.
-BELIEF = (
-    REAL
-    / "lm_eval/EleutherAI-lm-evaluation-harness-PR3936/outputs/qwen3-8b/negotiationtom/Qwen__Qwen3-8B"
-    / "samples_negotiationtom_belief_2026-07-08T16-04-34.219874.jsonl"
+#: The README's real export (the repository's licensed copy, see tests/conftest.py): lm-eval's Qwen3-8B on
+#: negotiationtom_belief, run with --limit 20.
+BELIEF = real(
+    "lm_eval/EleutherAI-lm-evaluation-harness-PR3936/outputs/qwen3-8b/negotiationtom/Qwen__Qwen3-8B/"
+    "samples_negotiationtom_belief_2026-07-08T16-04-34.219874.jsonl"
 )
 #: The walkthrough's real export: the same run's three negotiationtom tasks, each limited to 20 documents.
 NEGOTIATION = BELIEF.parent
