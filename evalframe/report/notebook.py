@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 #: (task, candidate) lines a report's summary lists before saying how many more there are.
 ROWS_LISTED: Final = 8
 
+#: Candidates a note names before "…".
+CANDIDATES_NAMED: Final = 10
+
 #: How a notebook user reaches the tables and the units behind a number.
 TABLES_HINT: Final = (
     "tables: report.summary, .units, .problems, .slices; the units behind a number: "
@@ -34,13 +37,13 @@ TABLES_HINT: Final = (
 
 def _note_item(note: Note) -> Html:
     """One note: its kind, problem rows, meaning, candidates and each of its quoted texts."""
-    who = ", ".join(note.candidates) or "—"
-    more = note.count - len(note.texts)
-    rest = [small(f"{more} more row(s) in report.problems")] if note.texts and more > 0 else []
+    who = ", ".join(note.candidates[:CANDIDATES_NAMED]) + (" …" if len(note.candidates) > CANDIDATES_NAMED else "")
+    shown = f"the first {len(note.texts)} distinct texts; report.all_problems() lists all {note.count} rows"
+    rest = [small(shown)] if note.texts and note.count > len(note.texts) else []
     return el(
         "li",
         el("b", note.kind),
-        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {who}): {note.meaning}",
+        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {who or '—'}): {note.meaning}",
         el("ul", *[el("li", t) for t in note.texts]) if note.texts else "",
         *rest,
     )
