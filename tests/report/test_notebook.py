@@ -188,3 +188,14 @@ def test_units_of_refuses_what_the_report_does_not_hold(arguments: dict[str, str
         assert raised.value.reason.endswith("'A', 'B'")
     if option == "outcome":
         assert "'judge_failed'" in raised.value.reason and "'scored'" in raised.value.reason
+
+
+def test_units_of_under_retry_every_counts_each_attempt() -> None:
+    # Retry every: a's two attempts (fail, then pass) both count, b passes once, c has no row.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c"]}), candidates=["A"])
+    rows = {"candidate": ["A"] * 3, "case_id": ["a", "a", "b"], "attempt": [1, 2, 1], "passed": [0, 1, 1]}
+    ledger = pl.DataFrame(rows)
+    report = ef.audit(plan, ledger, retry="every")
+    heights = {o: report.units_of(outcome=o).height for o in ("passed", "failed", "missing", "scored")}
+    assert heights == {"passed": 2, "failed": 1, "missing": 1, "scored": 3}
+    assert report.units_of(outcome="failed", case_id="a").height == 1
