@@ -76,7 +76,7 @@ def test_the_readme_has_command_examples() -> None:
     assert [args[0] for args, _ in examples()] == ["compare", "audit"]
 
 
-@pytest.mark.parametrize(("args", "shown"), examples(), ids=lambda v: v[0] if isinstance(v[0], str) else None)
+@pytest.mark.parametrize(("args", "shown"), examples(), ids=[args[0] for args, _ in examples()])
 def test_each_command_example_prints_what_the_readme_shows(
     args: list[str], shown: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
