@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 import pytest
@@ -17,10 +21,41 @@ from tests.conftest import FIXTURES, ROOT
 
 GEN = ROOT.parent / "shared" / "tools" / "gen_ledger.py"
 
-needs_spark = pytest.mark.skipif(
-    importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("narwhals") is None,
-    reason="needs the spark extra: pip install '.[spark]'",
-)
+#: The Java major version Spark needs (PySpark 4 runs on Java 17 or 21).
+JAVA: Final = 17
+
+
+def java_major(environ: Mapping[str, str] | None = None) -> int | None:
+    """The major version of the ``java`` Spark would start (``$JAVA_HOME/bin/java``, else on PATH); None without one."""
+    environ = os.environ if environ is None else environ
+    home = environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home else shutil.which("java", path=environ.get("PATH", ""))
+    if java is None or not Path(java).exists():
+        return None
+    shown = subprocess.run([java, "-version"], capture_output=True, text=True, check=False).stderr
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', shown)
+    if found is None:
+        return None
+    major = int(found.group(1))
+    return int(found.group(2) or 0) if major == 1 else major  # "1.8.0" is Java 8
+
+
+def spark_missing(environ: Mapping[str, str] | None = None) -> str | None:
+    """Why the Spark tests cannot run here (the skip reason), or None when they can."""
+    if importlib.util.find_spec("pyspark") is None or importlib.util.find_spec("narwhals") is None:
+        return "needs the spark extra: pip install '.[spark]'"
+    major = java_major(environ)
+    if major is None:
+        where = f"no java under JAVA_HOME or on PATH (e.g. apt-get install openjdk-{JAVA}-jdk)"
+        return f"needs Java {JAVA} for Spark: {where}"
+    if major < JAVA:
+        return f"needs Java {JAVA} for Spark: the java found is Java {major}"
+    return None
+
+
+#: Why the Spark tests are skipped here; None when they run.
+SPARK_MISSING: Final = spark_missing()
+needs_spark = pytest.mark.skipif(SPARK_MISSING is not None, reason=SPARK_MISSING or "")
 
 
 def frame_of(path: Path) -> pl.DataFrame:

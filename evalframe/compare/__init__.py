@@ -60,7 +60,7 @@ from evalframe.stats.detectable import Detectable
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Comparison:
     """A paired comparison and its verdict.
 
@@ -103,6 +103,21 @@ class Comparison:
         from evalframe.report.markdown import comparison_markdown
 
         return comparison_markdown(self)
+
+    def __repr__(self) -> str:
+        """The verdict, the difference with its interval and the cases it rests on, and each reason.
+
+        See :func:`evalframe.report.notebook.comparison_text` (imported here, as :meth:`to_markdown` does).
+        """
+        from evalframe.report.notebook import comparison_text
+
+        return comparison_text(self)
+
+    def _repr_html_(self) -> str:
+        """HTML for Jupyter (see :func:`evalframe.report.notebook.comparison_html`)."""
+        from evalframe.report.notebook import comparison_html
+
+        return comparison_html(self)
 
 
 def compare(

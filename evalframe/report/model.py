@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, KIND, OUTCOME, REFUSING
+from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
 from evalframe.errors import OptionError, ReportClosed
+from evalframe.funnel.counts import _FUNNEL_OUTCOMES, outcome_in
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from evalframe.report.view import TasksView, View
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AuditReport:
     """The result of an audit. Immutable; every table is sorted by key.
 
@@ -253,6 +254,81 @@ class AuditReport:
             .collect()
         )
 
+    def units_of(
+        self,
+        *,
+        candidate: str | None = None,
+        outcome: str | None = None,
+        task: str | None = None,
+        slice: str | None = None,
+        value: Any = None,
+        case_id: str | None = None,
+    ) -> pl.DataFrame:
+        """The units behind a number: the rows of :attr:`units` that match every filter given, in its order.
+
+        Parameters
+        ----------
+        candidate, task, case_id
+            Keep the units of this candidate, task, case.
+        outcome
+            An outcome of the units table (:data:`~evalframe.columns.OUTCOMES`: ``passed``, ``failed``,
+            ``missing``, ``exec_failed``, ``judge_failed``, ``not_scored`` ...) or a funnel count that adds
+            several up (``completed``, ``with_output``, ``scored``; see :func:`evalframe.funnel.funnel`):
+            the units counted in the summary's column of that name.
+        slice, value
+            A declared slice column and one of its values (compared as text; a binned slice's
+            units carry their raw value, so filter those with polars).
+
+        Returns
+        -------
+        polars.DataFrame
+            The matching rows of :attr:`units`, every column (collected when ``units`` is lazy).
+
+        Raises
+        ------
+        OptionError
+            A candidate, task, outcome or slice the report does not hold (the error names it and
+            lists the valid ones), or ``value`` without ``slice``.
+        ReportClosed
+            When :meth:`close` removed the files the lazy tables read.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+        >>> report.units_of(candidate="A", outcome="missing").select("case_id", "outcome").rows()
+        [('refund', 'missing')]
+        >>> report.units_of(outcome="lost")  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+        evalframe.errors.OptionError: outcome 'lost' is not one of ...
+        """
+        self._check_open()
+        units = self.units.lazy()
+        filters = [pl.lit(True)]
+        for name, given, valid in (
+            (CANDIDATE, candidate, [str(c) for c in self.meta.get("candidates") or []]),
+            (TASK, task, [str(t) for t in self.meta.get("tasks") or []]),
+            ("slice", slice, [str(s) for s in self.meta.get("slices") or []]),
+            (OUTCOME, outcome, [*OUTCOMES, *(k for k in _FUNNEL_OUTCOMES if not k.startswith("_"))]),
+        ):
+            if given is not None and given not in valid:
+                listed = ", ".join(map(repr, valid)) or "none"
+                raise OptionError(name, f"{name} {given!r} is not one of the report's: {listed}")
+        if value is not None and slice is None:
+            raise OptionError("value", f"value {value!r} needs the slice column it is a value of (slice=...)")
+        if candidate is not None:
+            filters.append(pl.col(CANDIDATE) == candidate)
+        if task is not None:
+            filters.append(pl.col(TASK) == task)
+        if case_id is not None:
+            filters.append(pl.col(CASE_ID) == case_id)
+        if slice is not None and value is not None:
+            filters.append(pl.col(slice).cast(pl.String) == str(value))
+        if outcome is not None:
+            filters.append(outcome_in(units.collect_schema(), *_FUNNEL_OUTCOMES.get(outcome, (outcome,))))
+        return units.filter(*filters).collect()
+
     def view(
         self, comparison: Comparison | None = None, *, min_coverage: float | None = None
     ) -> View | TasksView:
@@ -329,10 +405,22 @@ class AuditReport:
         return render_html(self.view(comparison, min_coverage=min_coverage))
 
     def _repr_html_(self) -> str:
-        """HTML for Jupyter: headline with its chart, rates with denominators, and the slice table."""
-        from evalframe.report.html import render_summary_html
+        """HTML for Jupyter: headline with its chart, rates with denominators, the slice table and every note.
 
-        return render_summary_html(self.view())
+        See :func:`evalframe.report.notebook.report_html`.
+        """
+        from evalframe.report.notebook import report_html
+
+        return report_html(self)
+
+    def __repr__(self) -> str:
+        """A few lines: plan size, planned and scored units per candidate, problems, where the tables are.
+
+        See :func:`evalframe.report.notebook.report_text`; :meth:`to_markdown` gives the whole report.
+        """
+        from evalframe.report.notebook import report_text
+
+        return report_text(self)
 
     def write(
         self,

@@ -119,7 +119,7 @@ EXACT_MCNEMAR_CASES: Final = 100_000
 _GRID: Final = 48
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Detectable:
     """The minimum detectable difference of a design. Returned by :func:`detectable_difference`."""
 
@@ -142,6 +142,17 @@ class Detectable:
     drop: float | None = None
     """Smallest detectable drop (candidate below baseline, as a positive fraction); None when no drop up to
     rate reaches the power."""
+
+    def __repr__(self) -> str:
+        """Rise, drop, cases, trials and test in one line (differences as points of pass rate).
+
+        Examples
+        --------
+        >>> detectable_difference(200, 1, rate=0.5)
+        Detectable(rise 14.3 points, drop 14.3 points; 200 cases × 1 trial(s), exact_mcnemar)
+        """
+        rise, drop = ("none within reach" if v is None else f"{100 * v:.1f} points" for v in (self.rise, self.drop))
+        return f"Detectable(rise {rise}, drop {drop}; {self.cases} cases × {self.trials:g} trial(s), {self.model})"
 
     @property
     def direction(self) -> Direction | None:

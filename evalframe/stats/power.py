@@ -10,6 +10,7 @@ correlation carried from the trials it was measured at
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -92,7 +93,7 @@ def _icc_for(r: float, trials: float) -> float:
     return r / (trials - r * (trials - 1.0)) if trials > 1 else r
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PowerPlan:
     """What a design can detect: returned by :func:`power`."""
 
@@ -127,6 +128,37 @@ class PowerPlan:
             "trade": self.trade.to_dicts(),
             "notes": list(self.notes),
         }
+
+    def _lines(self) -> list[str]:
+        """The sentence, the cases a target needs (when one was given) and each note."""
+        lines = [self.sentence()]
+        target = self.inputs.get("target_difference")
+        if target is not None:
+            needed = "out of reach" if self.cases_needed is None else f"{self.cases_needed} cases"
+            lines.append(f"cases needed for a difference of {target:g}: {needed}")
+        return lines + list(self.notes)
+
+    def __repr__(self) -> str:
+        """A few lines: the sentence, the cases a target needs, the notes and where the trade table is.
+
+        Examples
+        --------
+        >>> print(repr(power(200, 3, rate=0.5, icc=0.3, target_difference=0.1)))  # doctest: +ELLIPSIS
+        PowerPlan: with 200 cases × 3 trials you can detect 10.2 points (80% power, ...)
+          cases needed for a difference of 0.1: 209 cases
+          - the power is that of compare's test: ...
+          the trade of trials against cases: .trade
+        """
+        head, *rest = self._lines()
+        needed = rest[: len(rest) - len(self.notes)]
+        lines = [f"PowerPlan: {head}", *(f"  {n}" for n in needed), *(f"  - {n}" for n in self.notes)]
+        return "\n".join([*lines, "  the trade of trials against cases: .trade"])
+
+    def _repr_html_(self) -> str:
+        """HTML for Jupyter: the sentence, the cases a target needs, the notes and the trade table (polars')."""
+        head, *rest = (html.escape(line) for line in self._lines())
+        items = "".join(f"<li>{line}</li>" for line in rest)
+        return f"<div><p><b>{head}</b></p><ul>{items}</ul>{self.trade._repr_html_()}</div>"
 
     def sentence(self) -> str:
         """The headline in words: "with 200 cases × 1 trial you can detect 14.3 points (...)".

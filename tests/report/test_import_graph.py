@@ -29,8 +29,9 @@ RENDERED_ON_REQUEST = {
         "evalframe.report.markdown",
         "evalframe.report.jsondoc",
         "evalframe.report.html",
+        "evalframe.report.notebook",
     },
-    "evalframe.compare": {"evalframe.report.markdown"},
+    "evalframe.compare": {"evalframe.report.markdown", "evalframe.report.notebook"},
 }
 
 

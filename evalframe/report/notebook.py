@@ -1,0 +1,202 @@
+"""What a notebook and a Python prompt show of a report and of a comparison.
+
+``repr`` gives a short summary in plain text (a few lines, never the tables);
+``_repr_html_`` gives Jupyter its rich display. Every number is read from the
+object's own tables or from the report's view (:mod:`evalframe.report.view`);
+nothing here computes one. Strings from the data (candidates, case ids, note
+texts) are escaped by :func:`~evalframe.report.htmlkit.esc`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from evalframe.columns import CANDIDATE, TASK
+from evalframe.report.format import fmt_signed, fmt_value, interval
+from evalframe.report.html import render_summary_html
+from evalframe.report.htmlkit import CSS, Html, el, join, small
+from evalframe.report.sentences import plan_size
+from evalframe.report.view import Note, TasksView, View
+
+if TYPE_CHECKING:
+    from evalframe.compare import Comparison
+    from evalframe.report.model import AuditReport
+
+#: (task, candidate) lines a report's summary lists before saying how many more there are.
+ROWS_LISTED: Final = 8
+
+#: Candidates a note names before "…".
+CANDIDATES_NAMED: Final = 10
+
+#: How a notebook user reaches the tables and the units behind a number.
+TABLES_HINT: Final = (
+    "tables: report.summary, .units, .problems, .slices; the units behind a number: "
+    "report.units_of(candidate=..., outcome=...); everything: report.to_markdown()"
+)
+
+
+def _note_item(note: Note) -> Html:
+    """One note: its kind, problem rows, meaning, candidates and each of its quoted texts."""
+    who = ", ".join(note.candidates[:CANDIDATES_NAMED]) + (" …" if len(note.candidates) > CANDIDATES_NAMED else "")
+    shown = f"the first {len(note.texts)} distinct texts; report.all_problems() lists all {note.count} rows"
+    rest = [small(shown)] if note.texts and note.count > len(note.texts) else []
+    return el(
+        "li",
+        el("b", note.kind),
+        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {who or '—'}): {note.meaning}",
+        el("ul", *[el("li", t) for t in note.texts]) if note.texts else "",
+        *rest,
+    )
+
+
+def _key(note: Note) -> tuple[Any, ...]:
+    """What makes two notes the same: kind, rows counted, candidates and texts (not the rows' frame)."""
+    return note.kind, note.count, note.candidates, note.texts
+
+
+def _task_words(task: str, view: View, shared: set[tuple[Any, ...]]) -> list[Any]:
+    """One view's headline sentences (every candidate's, as report.md words them) and its notes not in ``shared``."""
+    sentences = [el("li", line) for c in view.candidates for line in c.headline]
+    own = [n for n in view.notes if _key(n) not in shared]
+    parts: list[Any] = [el("p", el("b", f"task {task}"))] if task else []
+    parts.append(el("ul", *sentences))
+    if own:
+        parts.append(el("ul", *[_note_item(n) for n in own]))
+    elif not shared:
+        parts.append(el("p", "No problems were flagged."))
+    return parts
+
+
+def words_html(view: View | TasksView) -> Html:
+    """The headline in words and every note, of a view or of each task's view under its name.
+
+    A note every task's view holds alike (an importer's note of the whole batch) is listed once, first.
+
+    Examples
+    --------
+    >>> import polars as pl, evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+    >>> text = words_html(report.view())
+    >>> "<b>missing_unit</b> (1 problem row; A)" in text, "Ungraded: 1 missing (no row at all): refund." in text
+    (True, True)
+    """
+    views = view.tasks if isinstance(view, TasksView) else (("", view),)
+    shared: set[tuple[Any, ...]] = set()
+    parts: list[Any] = [el("h4", "In words: each candidate's headline, then the notes and problems (not refusing)")]
+    if len(views) >= 2:
+        keys = [{_key(n) for n in one.notes} for _, one in views]
+        shared = set.intersection(*keys)
+        first = [n for n in views[0][1].notes if _key(n) in shared]
+        if first:
+            parts += [el("p", el("b", "every task")), el("ul", *[_note_item(n) for n in first])]
+    for task, one in views:
+        parts += _task_words(task, one, shared)
+    return el("div", *parts, cls="ef")
+
+
+def report_html(report: AuditReport) -> str:
+    """A report's rich display: the summary (verdict, headline, rates, slices), the headline in words, every note.
+
+    The summary is :func:`~evalframe.report.html.render_summary_html`'s; :func:`words_html` follows it.
+
+    Examples
+    --------
+    >>> import polars as pl, evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+    >>> text = report_html(report)
+    >>> text.count("missing_unit"), "only 1 of 2 planned units scored" in text
+    (1, True)
+    """
+    view = report.view()
+    return render_summary_html(view) + str(words_html(view))
+
+
+def _count(value: Any) -> str:
+    """A count as an integer with thousands separators (``null`` when undefined)."""
+    return "null" if value is None else f"{int(value):,}"
+
+
+def report_text(report: AuditReport) -> str:
+    """A report in a few lines: plan size, planned and scored units per (task, candidate), problems, how to read on.
+
+    At most :data:`ROWS_LISTED` (task, candidate) lines, then how many more there are.
+
+    Examples
+    --------
+    >>> import polars as pl, evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+    >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+    >>> print(report_text(report))  # doctest: +ELLIPSIS
+    AuditReport: 2 cases × 1 candidates × 1 trial(s) = 2 planned units
+      A: 1 of 2 planned units scored (scored_coverage 0.5), 1 missing; pass_rate_scored 1.0
+    no verdict (evalframe.compare.compare gives one)
+    problems (not refusing): missing_unit 1
+    tables: report.summary, ...
+    """
+    summary = report.summary
+    tasks = list(report.meta.get("tasks") or [])
+    lines = [f"AuditReport: {plan_size(report.meta)}"]
+    if len(tasks) >= 2:
+        lines.append(f"  {len(tasks)} tasks (rates are per task): {', '.join(tasks)}")
+    for row in summary.head(ROWS_LISTED).iter_rows(named=True):
+        who = f"{row[TASK]} · {row[CANDIDATE]}" if TASK in row else str(row[CANDIDATE])
+        lines.append(
+            f"  {who}: {_count(row['scored'])} of {_count(row['planned'])} planned units scored "
+            f"(scored_coverage {fmt_value(row['scored_coverage'])}), {_count(row['missing'])} missing; "
+            f"pass_rate_scored {fmt_value(row['pass_rate_scored'])}"
+        )
+    if summary.height > ROWS_LISTED:
+        lines.append(f"  … and {summary.height - ROWS_LISTED} more rows in report.summary")
+    lines.append("no verdict (evalframe.compare.compare gives one)")
+    counts = report.problem_counts
+    kinds = ", ".join(f"{k} {_count(n)}" for k, n in counts.select("kind", "count").iter_rows())
+    lines.append(f"problems (not refusing): {kinds or 'none'}")
+    lines.append(TABLES_HINT)
+    return "\n".join(lines)
+
+
+def _comparison_lines(comparison: Comparison) -> tuple[str, str]:
+    """A comparison's heading and its difference with the interval and the cases and pairs it rests on."""
+    row = comparison.table.row(0, named=True)
+    head = f"{row['verdict']}: {row['candidate']} vs baseline {row['baseline']} (pairs {row['pair_policy']})"
+    difference = (
+        f"difference {row['candidate']} − {row['baseline']} = {fmt_signed(row['quality_difference'])} "
+        f"{interval(row['ci_low'], row['ci_high'])} ({fmt_value(row['confidence'])} interval) over "
+        f"{_count(row['cases_used'])} cases, {_count(row['pairs_used'])} of {_count(row['pairs_planned'])} "
+        "planned pairs used"
+    )
+    return head, difference
+
+
+def comparison_text(comparison: Comparison) -> str:
+    """A comparison in a few lines: verdict, difference with its interval and cases, each reason.
+
+    Examples
+    --------
+    >>> import polars as pl, evalframe as ef
+    >>> from evalframe.compare import compare
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q", "r"]}), candidates=["A", "B"])
+    >>> ledger = pl.DataFrame({"candidate": ["A", "A", "B", "B"], "case_id": ["q", "r"] * 2, "passed": [1, 1, 1, 0]})
+    >>> print(comparison_text(compare(ef.audit(plan, ledger), baseline="B", candidate="A")))  # doctest: +ELLIPSIS
+    Comparison no_supported_winner: A vs baseline B (pairs complete_pairs)
+      difference A − B = +0.5 [...] (0.95 interval) over 2 cases, 2 of 2 planned pairs used
+      - ...
+    """
+    head, difference = _comparison_lines(comparison)
+    return "\n".join([f"Comparison {head}", f"  {difference}", *(f"  - {r}" for r in comparison.reasons)])
+
+
+def comparison_html(comparison: Comparison) -> str:
+    """A comparison's rich display: the verdict, the difference with its interval and cases, the reasons."""
+    head, difference = _comparison_lines(comparison)
+    winner = comparison.verdict != "no_supported_winner"
+    box = el(
+        "div",
+        el("b", f"Verdict: {head}"),
+        el("p", difference),
+        el("ul", *[el("li", r) for r in comparison.reasons], cls="reasons"),
+        cls="verdict win" if winner else "verdict none",
+    )
+    return str(join([Html(f"<style>{CSS}</style>"), el("div", box, cls="ef")]))
