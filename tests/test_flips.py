@@ -162,3 +162,17 @@ def test_compare_writes_flips_parquet(tmp_path: Path) -> None:
         ("s", "incomparable", "both"),
     ]
     assert pq.read_metadata(tmp_path / "out" / "flips.parquet").metadata[b"evalframe.table"] == b"flips"
+
+
+def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    after = text.split("<!-- flips-example -->", 1)[1]
+    code = after.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own example, run as written
+    assert capsys.readouterr().out == shown
+    # The classes follow from the counts: 6/10 vs 4/10 is noise; 10/10 vs 0/10 has p = 2 / C(20, 10), ×2 by Holm
+    # over the two unstable cases; 10/10 twice is stable; d has no scored trial for the candidate.
+    assert f"('b', 10, 10, 0, 10, {round(2 * 2 / comb(20, 10), 6)}, 'regressed', None)" in shown
+    assert "('a', 6, 10, 4, 10, " in shown and "'flaky', None)" in shown
+    assert "('d', 7, 10, 0, 0, None, 'incomparable', 'candidate')" in shown
