@@ -176,3 +176,13 @@ def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFi
     assert f"('b', 10, 10, 0, 10, {round(2 * 2 / comb(20, 10), 6)}, 'regressed', None)" in shown
     assert "('a', 6, 10, 4, 10, " in shown and "'flaky', None)" in shown
     assert "('d', 7, 10, 0, 0, None, 'incomparable', 'candidate')" in shown
+
+
+def test_compare_of_one_task_puts_the_task_first_in_its_flips() -> None:
+    cases = pl.DataFrame({"case_id": ["b/1", "d/1"], "task": ["belief", "desire"]})
+    plan = ef.Plan.from_frame(cases, candidates=["A", "B"])
+    ledger = pl.DataFrame(
+        {"candidate": ["A", "B", "A", "B"], "case_id": ["b/1", "b/1", "d/1", "d/1"], "passed": [1, 0, 1, 1]}
+    )
+    c = ef.compare(ef.audit(plan, ledger), baseline="A", candidate="B", task="belief", min_coverage=0)
+    assert c.case_flips.select("task", "case_id", "flip_class").rows() == [("belief", "b/1", "flaky")]

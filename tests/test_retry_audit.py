@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
@@ -105,3 +107,15 @@ def test_a_retry_until_pass_pattern_is_flagged() -> None:
     rd, rf = row["declared_passed"] / row["declared_scored"], row["first_passed"] / row["first_scored"]
     assert (row["declared_rate"], row["first_rate"]) == (rd, rf)
     assert row["note"].startswith(f"{round((rd - rf) * row['declared_scored']):+d} passes from retries: ")
+
+
+def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    after = text.split("<!-- retries-example -->", 1)[1]
+    code = after.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own example, run as written
+    assert capsys.readouterr().out == shown
+    # From the ledger: attempt 1 of q, r, s, t, of which r (fail) and s (pass) scored; attempt 2 of q and t,
+    # both passed. Under first 1 pass of 2 scored; under last_allowed q and t count their passing retries: 3 of 4.
+    assert shown.splitlines() == ["[(1, 4, 2, 1, 0.5), (2, 2, 2, 2, 1.0)]", "(1, 2, 3, 4, False)"]
