@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from math import comb
 from pathlib import Path
 
@@ -186,3 +187,28 @@ def test_compare_of_one_task_puts_the_task_first_in_its_flips() -> None:
     )
     c = ef.compare(ef.audit(plan, ledger), baseline="A", candidate="B", task="belief", min_coverage=0)
     assert c.case_flips.select("task", "case_id", "flip_class").rows() == [("belief", "b/1", "flaky")]
+
+
+def test_the_command_line_compare_writes_and_prints_the_case_classes(tmp_path: Path) -> None:
+    from tests.report.test_formats import COMPARE, run
+
+    out = tmp_path / "out"
+    code, stdout, _ = run([*COMPARE, "--out", str(out)])
+    assert code == 0
+    # Orbit Desk, baseline B, candidate A, one trial: quote and refund pass on both sides; A has no row for
+    # privacy and handoff, so those are incomparable on the candidate's side, never regressed.
+    flips = pl.read_parquet(out / "flips.parquet")
+    assert flips.select("case_id", "flip_class", "incomparable_side").sort("case_id").rows() == [
+        ("handoff", "incomparable", "candidate"),
+        ("privacy", "incomparable", "candidate"),
+        ("quote", "stable_pass", None),
+        ("refund", "stable_pass", None),
+    ]
+    doc = json.loads((out / "report.json").read_text(encoding="utf-8"))["comparison"]["case_flips"]
+    assert doc["counts"] == {
+        "stable_pass": 2, "stable_fail": 0, "fixed": 0, "regressed": 0, "flaky": 0, "incomparable": 2,
+    }  # fmt: skip
+    assert doc["note"].startswith("no case can be classed fixed or regressed: with 1 scored trial per side")
+    assert doc["fixed_or_regressed"] == []
+    assert "cases by flip class, trial-aware (4)" in stdout
+    assert "### Cases by flip class (trial-aware)" in (out / "report.md").read_text(encoding="utf-8")
