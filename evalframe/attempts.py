@@ -27,17 +27,23 @@ import polars as pl
 
 from evalframe.columns import (
     ATTEMPT,
+    ATTEMPTED,
     ATTEMPTS,
     CANDIDATE,
     CASE_ID,
+    CASES,
     DETAIL,
     EXEC_FAILURES,
     EXEC_STATUS,
     KIND,
     LINE,
+    PASS_RATE_SCORED,
+    PASSED,
     REFUSING,
     SCORE_STATUS,
+    SCORED,
     SOURCE,
+    TASK,
     TRIAL,
     UNIT_KEY,
     RetryPolicyName,
@@ -262,3 +268,176 @@ def _by_unit_and_attempt(ledger: pl.DataFrame, unit: list[str]) -> pl.LazyFrame:
             in_order = lf.select((key.diff() >= 0).all()).collect().item()
             return lf if in_order else lf.sort(key)
     return lf.sort([*unit, ATTEMPT])
+
+
+def attempt_rates(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+    """Pass rate by attempt number, per candidate, with intervals clustered by case (issue 43, retry audit).
+
+    Retries are not independent draws: a unit is retried because of how its earlier attempt went, and
+    the units that reach attempt 2 are not a random half of those that made attempt 1. Seen side by
+    side, the rates of attempts 1, 2, … show whether later attempts pass more often than first ones
+    (a retry-until-pass pattern lifts them) before any policy picks which attempt counts.
+
+    Parameters
+    ----------
+    attempts
+        :attr:`evalframe.AuditReport.attempts` (one row per attempt): ``candidate``, ``case_id``
+        (String), ``attempt`` (integer), ``score_status`` and ``passed`` (Boolean, null when not
+        scored), and ``task`` first when the batch has tasks.
+    confidence
+        Two-sided coverage of the intervals.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ([task,] candidate, attempt number), sorted: ``attempted`` (UInt32, attempts with
+        that number), ``scored`` and ``passed`` (UInt32), ``cases`` (UInt32, cases with a scored
+        attempt of that number), ``pass_rate_scored`` (Float64, passed / scored; null when nothing
+        was scored) and ``pass_rate_scored_ci_low`` / ``_ci_high`` (Float64, null with fewer than two
+        cases): the interval of :func:`evalframe.stats.rate_interval`, the attempts of a case's trials
+        clustered by case (CR1 with t(G − 1), Korn & Graubard 1998).
+
+    Examples
+    --------
+    >>> attempts = pl.DataFrame({"candidate": ["A"] * 5, "case_id": ["q", "q", "r", "r", "s"],
+    ...     "attempt": [1, 2, 1, 2, 1], "score_status": ["scored"] * 5, "passed": [False, True, False, True, True]})
+    >>> attempt_rates(attempts).select("attempt", "attempted", "scored", "passed", "pass_rate_scored").rows()
+    [(1, 3, 3, 1, 0.3333333333333333), (2, 2, 2, 2, 1.0)]
+    """
+    from evalframe.stats import rate_interval
+
+    by = [c for c in (TASK, CANDIDATE) if c in attempts.columns]
+    scored = pl.col(SCORE_STATUS) == "scored"
+    per_case = attempts.group_by(*by, ATTEMPT, CASE_ID).agg(
+        pl.len().alias("_rows"),
+        scored.sum().alias("_scored"),
+        (scored & pl.col(PASSED).fill_null(False)).sum().alias("_passed"),
+    )
+    rows = []
+    for key, group in per_case.sort([*by, ATTEMPT, CASE_ID]).group_by([*by, ATTEMPT], maintain_order=True):
+        n_scored, n_passed = int(group.get_column("_scored").sum()), int(group.get_column("_passed").sum())
+        graded = group.filter(pl.col("_scored") > 0)
+        est = rate_interval(graded.get_column("_passed").to_list(), graded.get_column("_scored").to_list(),
+                            confidence=confidence)  # fmt: skip
+        rows.append(
+            {
+                **dict(zip([*by, ATTEMPT], key, strict=True)),
+                ATTEMPTED: int(group.get_column("_rows").sum()),
+                SCORED: n_scored,
+                PASSED: n_passed,
+                CASES: graded.height,
+                PASS_RATE_SCORED: n_passed / n_scored if n_scored else None,
+                f"{PASS_RATE_SCORED}_ci_low": est.ci_low,
+                f"{PASS_RATE_SCORED}_ci_high": est.ci_high,
+            }
+        )
+    schema: dict[str, pl.DataType] = {c: attempts.schema[c] for c in (*by, ATTEMPT)}
+    schema |= dict.fromkeys((ATTEMPTED, SCORED, PASSED, CASES), pl.UInt32())
+    schema |= dict.fromkeys(
+        (PASS_RATE_SCORED, f"{PASS_RATE_SCORED}_ci_low", f"{PASS_RATE_SCORED}_ci_high"), pl.Float64()
+    )
+    return pl.DataFrame(rows, schema=schema)
+
+
+def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+    """The headline under ``first`` beside the declared policy's, and whether retries moved it (retry audit).
+
+    Under ``first`` a unit's first attempt counts; under the declared policy, the attempts whose
+    ``counts`` is true. Both headlines are ``pass_rate_scored`` (passes over scored attempts counted).
+    Retries that are independent draws (an infrastructure failure retried, the retry as likely to pass
+    as the first attempt) leave the rate where it was; retries tied to the outcome (a failure reported as
+    an error and retried until it passes) lift it. ``retry_bias`` is true when the interval of the
+    difference excludes 0.
+
+    Parameters
+    ----------
+    attempts
+        :attr:`evalframe.AuditReport.attempts`: ``candidate``, ``case_id``, ``trial``, ``attempt``,
+        ``score_status``, ``passed`` (Boolean, null when not scored), ``counts`` (Boolean), and
+        ``task`` first when the batch has tasks.
+    confidence
+        Two-sided coverage of the interval of the difference.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per ([task,] candidate): ``first_scored``, ``first_passed``, ``declared_scored``,
+        ``declared_passed`` (Int64), ``first_rate``, ``declared_rate`` (Float64, passes / scored; null
+        when none scored), ``difference`` (declared − first) with ``ci_low`` / ``ci_high`` (Float64,
+        inside [−1, 1]; null with fewer than two cases), ``retry_bias`` (Boolean) and ``note`` (String,
+        e.g. ``+3 passes from retries: ...``, the difference times ``declared_scored``: the passes the
+        declared headline holds beyond the first-attempt rate; null without a bias).
+
+    Notes
+    -----
+    The two rates are ratio estimators over the same cases, so the difference is linearized per case,
+    e_c = (P_d,c − r_d·S_d,c)/S_d − (P_f,c − r_f·S_f,c)/S_f (P passes, S scored, r = P/S; Woodruff
+    1971, "A simple method for approximating the variance of a complicated estimate", JASA 66(334)),
+    with the CR1 variance G/(G − 1)·Σ e_c² and t(G − 1) critical values (Cameron & Miller 2015, "A
+    practitioner's guide to cluster-robust inference", J. Human Resources 50(2)): every trial and
+    attempt of a case sits in one cluster.
+
+    Examples
+    --------
+    >>> attempts = pl.DataFrame({"candidate": ["A"] * 4, "case_id": ["q", "q", "r", "s"], "trial": [1] * 4,
+    ...     "attempt": [1, 2, 1, 1], "score_status": ["not_scored", "scored", "scored", "scored"],
+    ...     "passed": [None, True, True, False], "counts": [False, True, True, True]})
+    >>> retry_bias(attempts).select("first_passed", "first_scored", "declared_passed", "declared_scored").rows()
+    [(1, 2, 2, 3)]
+    """
+    from evalframe.stats import critical_value
+
+    by = [c for c in (TASK, CANDIDATE) if c in attempts.columns]
+    unit = [*by, CASE_ID, TRIAL]
+    scored = pl.col(SCORE_STATUS) == "scored"
+    passed = scored & pl.col(PASSED).fill_null(False)
+    first = pl.col(ATTEMPT) == pl.col(ATTEMPT).min().over(unit)
+    per_case = attempts.group_by(*by, CASE_ID).agg(
+        (scored & first).sum().alias("sf"),
+        (passed & first).sum().alias("pf"),
+        (scored & pl.col(COUNTS)).sum().alias("sd"),
+        (passed & pl.col(COUNTS)).sum().alias("pd"),
+    )
+    rows = []
+    for key, g in per_case.sort([*by, CASE_ID]).group_by(by, maintain_order=True):
+        sf, pf, sd, pd_ = (int(g.get_column(c).sum()) for c in ("sf", "pf", "sd", "pd"))
+        rf, rd = (pf / sf if sf else None), (pd_ / sd if sd else None)
+        diff = low = high = None
+        if rf is not None and rd is not None:
+            diff = rd - rf
+            cases = g.filter((pl.col("sf") > 0) | (pl.col("sd") > 0))
+            if cases.height >= 2:
+                e = cases.select(
+                    (pl.col("pd") - rd * pl.col("sd")) / sd - (pl.col("pf") - rf * pl.col("sf")) / sf
+                ).to_series()
+                se = (cases.height / (cases.height - 1) * float((e**2).sum())) ** 0.5
+                half = critical_value(confidence, cases.height) * se
+                low, high = max(-1.0, diff - half), min(1.0, diff + half)
+        bias = low is not None and high is not None and (low > 0 or high < 0)
+        note = None
+        if bias and diff is not None and rd is not None and rf is not None:
+            note = (
+                f"{round(diff * sd):+d} passes from retries: pass_rate_scored {rd:.3g} ({pd_}/{sd}) under the "
+                f"declared policy, {rf:.3g} ({pf}/{sf}) under first; difference {diff:+.3g} [{low:.3g}, {high:.3g}]"
+            )
+        rows.append(
+            {
+                **dict(zip(by, key, strict=True)),
+                "first_scored": sf,
+                "first_passed": pf,
+                "declared_scored": sd,
+                "declared_passed": pd_,
+                "first_rate": rf,
+                "declared_rate": rd,
+                "difference": diff,
+                "ci_low": low,
+                "ci_high": high,
+                "retry_bias": bias,
+                "note": note,
+            }
+        )
+    schema: dict[str, pl.DataType] = {c: attempts.schema[c] for c in by}
+    schema |= dict.fromkeys(("first_scored", "first_passed", "declared_scored", "declared_passed"), pl.Int64())
+    schema |= dict.fromkeys(("first_rate", "declared_rate", "difference", "ci_low", "ci_high"), pl.Float64())
+    schema |= {"retry_bias": pl.Boolean(), "note": pl.String()}
+    return pl.DataFrame(rows, schema=schema)

@@ -106,3 +106,9 @@ SCORED_COVERAGE: Final = "scored_coverage"
 PASS_RATE_SCORED: Final = "pass_rate_scored"
 PASS_RATE_PLANNED: Final = "pass_rate_planned"
 PASS_RATE_UPPER: Final = "pass_rate_upper"
+
+# --- trial-aware flips between two candidates (SPEC §6c) ------------------------
+#: A case's class in a comparison: what its trials show changed between baseline and candidate.
+FLIP_CLASS: Final = "flip_class"
+#: The classes of :data:`FLIP_CLASS`, in the order they are reported.
+FLIP_CLASSES: Final = ("stable_pass", "stable_fail", "fixed", "regressed", "flaky", "incomparable")

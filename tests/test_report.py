@@ -256,6 +256,7 @@ def test_write_adds_html_and_comparison_tables(tmp_path: Path) -> None:
         "attempts.parquet",
         "comparison.parquet",
         "dropped_pairs.parquet",
+        "flips.parquet",
         "missingness.parquet",
         "pairs.parquet",
         "problems.parquet",

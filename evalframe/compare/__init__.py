@@ -27,6 +27,7 @@ from typing import Final
 import polars as pl
 
 from evalframe.columns import CANDIDATE
+from evalframe.compare.flips import comparison_flips, flip_counts
 from evalframe.compare.inference import Tested, batch_detectable, quality, tested
 from evalframe.compare.pairs import (
     PAIR_KEY,
@@ -78,11 +79,21 @@ class Comparison:
     dropped_by_slice
         Under ``complete_pairs``: dropped pairs per (slice column, slice
         value) for the report's slices (empty otherwise).
+    case_flips
+        The trial-aware flips (SPEC §6c, :func:`evalframe.compare.flips.case_flips`): one row per
+        case planned for both sides, each side's passes over its scored trials, Fisher's exact
+        p-value, its Holm-adjusted value and the case's ``flip_class``; a ``task`` column first when
+        the report holds several tasks. Empty for numeric scores without a pass threshold.
+    flips_note
+        Why no case could be classed fixed or regressed, when its trials rule it out (a single trial
+        per side); else None.
     """
 
     table: pl.DataFrame
     pairs: pl.DataFrame
     dropped_by_slice: pl.DataFrame = field(default_factory=pl.DataFrame)
+    case_flips: pl.DataFrame = field(default_factory=pl.DataFrame)
+    flips_note: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -93,6 +104,11 @@ class Comparison:
     def reasons(self) -> list[str]:
         """Why the verdict is what it is, in the order the checks ran."""
         return list(self.table.item(0, "reasons"))
+
+    @property
+    def flip_counts(self) -> dict[str, int]:
+        """Cases per flip class (:data:`evalframe.columns.FLIP_CLASSES`, every class, zero included)."""
+        return flip_counts(self.case_flips)
 
     def to_markdown(self) -> str:
         """The comparison as Markdown: verdict, reasons, numbers, dropped and flipped pairs.
@@ -153,7 +169,8 @@ def compare(
         Coverage of the intervals of the paired difference.
     alpha
         Significance level of the exact McNemar tests (paired gradedness;
-        discordant pairs with one trial per case).
+        discordant pairs with one trial per case), and the family-wise error
+        rate of the per-case flips (Holm across cases).
     task
         The task whose units are compared, required when the report holds
         several (``meta["tasks"]``): candidates are compared within one task,
@@ -175,6 +192,12 @@ def compare(
     Returns
     -------
     Comparison
+        Its ``case_flips`` class each case planned for both sides (SPEC §6c): each side's passes over
+        its scored trials, Fisher's exact test, Holm across cases; ``fixed`` or ``regressed`` only when
+        the adjusted p-value is below ``alpha``, ``flaky`` when the sides differ without that,
+        ``incomparable`` when a side has no scored trial (never ``regressed``). One trial per side can
+        never show a case fixed or regressed (``flips_note`` says so); see
+        :func:`evalframe.compare.flips.classify_cases`.
 
     Raises
     ------
@@ -313,7 +336,9 @@ def compare(
         "reasons": reasons,
     }
     table = pl.DataFrame([row], schema_overrides=dict.fromkeys(_NULLABLE_FLOATS, pl.Float64))
-    return Comparison(table=table, pairs=joined, dropped_by_slice=dropped_by_slice(joined, scale.slices, pairs))
+    flips, note = comparison_flips(joined, alpha=alpha, numeric=scale.numeric, task=task if several else None)
+    dropped = dropped_by_slice(joined, scale.slices, pairs)
+    return Comparison(table=table, pairs=joined, dropped_by_slice=dropped, case_flips=flips, flips_note=note)
 
 
 def _closing_reasons(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from evalframe.columns import CASE_ID, TRIAL
+from evalframe.columns import CASE_ID, FLIP_CLASS, TASK, TRIAL
 from evalframe.report.descriptions import describe
 from evalframe.report.format import natural_sort_frame
 
@@ -47,6 +47,57 @@ class Flips:
         return sum(self.counts.values())
 
 
+#: Each class of :data:`evalframe.columns.FLIP_CLASSES` with what it means, as the outputs label it.
+CASE_FLIP_LABELS: Final[Mapping[str, str]] = {
+    "stable_pass": "every scored trial passed on both sides",
+    "stable_fail": "every scored trial failed on both sides",
+    "fixed": "candidate passes more often, Holm-adjusted Fisher p below alpha",
+    "regressed": "candidate passes less often, Holm-adjusted Fisher p below alpha",
+    "flaky": "the trials differ or are mixed, without a significant change",
+    "incomparable": "a side has no scored trial: not a regression",
+}
+#: Fixed and regressed cases listed (flips.parquet holds every case).
+CASE_FLIPS_SHOWN: Final = 20
+
+
+@dataclass(frozen=True)
+class CaseFlips:
+    """The trial-aware flips of a comparison (SPEC §6c): cases per class, the note, the changed cases."""
+
+    #: Cases per class of :data:`CASE_FLIP_LABELS`, every class, zero included.
+    counts: Mapping[str, int]
+    #: Why no case could be classed fixed or regressed (a single trial per side), or None.
+    note: str | None
+    #: The first :data:`CASE_FLIPS_SHOWN` fixed or regressed cases: case_id, each side's k/n, p_holm, class.
+    changed: pl.DataFrame
+
+    @property
+    def cases(self) -> int:
+        """Cases classed (planned for both sides)."""
+        return sum(self.counts.values())
+
+
+def case_flips_view(comparison: Comparison) -> CaseFlips:
+    """The trial-aware flips of a comparison as the outputs show them.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q", "r"]}), candidates=["A", "B"])
+    >>> ledger = pl.DataFrame({"candidate": ["A", "B", "A"], "case_id": ["q", "q", "r"], "passed": [1, 0, 1]})
+    >>> view = case_flips_view(ef.compare(ef.audit(plan, ledger), baseline="A", candidate="B"))
+    >>> {k: v for k, v in view.counts.items() if v}, view.changed.height
+    ({'flaky': 1, 'incomparable': 1}, 0)
+    """
+    flips = comparison.case_flips
+    counts = comparison.flip_counts
+    if not flips.height:
+        return CaseFlips(counts=counts, note=comparison.flips_note, changed=pl.DataFrame())
+    changed = flips.filter(pl.col(FLIP_CLASS).is_in(["fixed", "regressed"]))
+    changed = changed.drop(TASK, "p_value", "incomparable_side", strict=False).head(CASE_FLIPS_SHOWN)
+    return CaseFlips(counts=counts, note=comparison.flips_note, changed=changed)
+
+
 @dataclass(frozen=True)
 class ComparisonView:
     """A paired comparison: verdict first, its reasons, its numbers and the pairs that flipped."""
@@ -63,6 +114,8 @@ class ComparisonView:
     min_coverage: float
     #: The comparison table (one row), for full-precision output.
     table: pl.DataFrame
+    #: The trial-aware flips per case (SPEC §6c); None for a view built without them.
+    case_flips: CaseFlips | None = None
 
     @property
     def winner(self) -> bool:
@@ -175,4 +228,5 @@ def comparison_view(comparison: Comparison, slices: list[str] | None = None) -> 
         flips=flips(comparison.pairs, [s for s in slices if s in comparison.pairs.columns]),
         min_coverage=float(row["min_coverage"]),
         table=comparison.table,
+        case_flips=case_flips_view(comparison),
     )

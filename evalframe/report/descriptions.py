@@ -207,6 +207,19 @@ TABLE_DESCRIPTIONS: Mapping[str, Mapping[str, str]] = {
     },
     "comparison": {"candidate": "the candidate compared against the baseline"},
     "dropped_pairs": {"pairs_dropped": "pairs of this slice value dropped under complete_pairs"},
+    "flips": {
+        "baseline_k": "trials of the case the baseline passed, among its scored trials",
+        "baseline_n": "scored trials of the case for the baseline (ungraded trials are not counted)",
+        "candidate_k": "trials of the case the candidate passed, among its scored trials",
+        "candidate_n": "scored trials of the case for the candidate (ungraded trials are not counted)",
+        "p_value": "two-sided Fisher exact p-value of equal pass rates on the case's 2x2 table, unadjusted; "
+        "null when incomparable",
+        "p_holm": "p_value Holm-adjusted across the cases neither stable pass nor stable fail (1 for those); "
+        "null when incomparable",
+        "flip_class": "stable_pass, stable_fail, fixed or regressed (p_holm below alpha), flaky (otherwise), "
+        "incomparable (a side has no scored trial)",
+        "incomparable_side": "the side with no scored trial: baseline, candidate or both; null when comparable",
+    },
 }
 
 #: Description of a column no table above knows (e.g. a plan's slice column).

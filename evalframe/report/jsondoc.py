@@ -56,7 +56,9 @@ def view_dict(view: View | TasksView) -> dict[str, Any]:
     ``outcomes`` (units per candidate and outcome), ``problems_by_kind``,
     ``notes`` (each kind with its texts and first rows), ``slices`` and
     ``missingness`` (only when slices were declared), ``comparison`` (only
-    with a comparison: its row, ``dropped_by_slice`` and ``flips``) and
+    with a comparison: its row, ``dropped_by_slice``, ``flips`` and
+    ``case_flips``, the trial-aware classes: counts, note, the first fixed or
+    regressed cases) and
     ``gate`` (only with a declared ``min_coverage``). A batch of several
     tasks (:class:`~evalframe.report.view.TasksView`) gives one key,
     ``tasks``: task name -> that task's dictionary with the keys above, tasks
@@ -77,6 +79,12 @@ def view_dict(view: View | TasksView) -> dict[str, Any]:
                 "first_pairs": c.flips.pairs.to_dicts(),
             },
         }
+        if c.case_flips is not None:
+            doc["comparison"]["case_flips"] = {
+                "counts": dict(c.case_flips.counts),
+                "note": c.case_flips.note,
+                "fixed_or_regressed": c.case_flips.changed.to_dicts(),
+            }
     if view.gate is not None:
         doc["gate"] = {
             "min_coverage": view.gate.min_coverage,

@@ -15,7 +15,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE
 from evalframe.funnel import RATE_COLUMNS
 from evalframe.report.candidate import Candidate, Rate
-from evalframe.report.comparison import FLIPS, ComparisonView, comparison_view
+from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView, comparison_view
 from evalframe.report.format import (
     fmt_rate,
     fmt_value,
@@ -78,6 +78,27 @@ def _flips_lines(c: ComparisonView, depth: int = 0) -> list[str]:
         lines += ["", f"First {f.pairs.height} of {f.total} flipped pairs (pairs.parquet holds all):", ""]
         lines.append(markdown_table(f.pairs))
     return lines
+
+
+def _case_flips_lines(c: ComparisonView, depth: int = 0) -> list[str]:
+    """Cases per trial-aware flip class (SPEC §6c), the note when trials rule a change out, the changed cases."""
+    f = c.case_flips
+    if f is None or not f.cases:
+        return []
+    lines = [_heading(3 + depth, "Cases by flip class (trial-aware)"), ""]
+    counts = pl.DataFrame(
+        {
+            "class": list(CASE_FLIP_LABELS),
+            "cases": [f.counts[k] for k in CASE_FLIP_LABELS],
+            "meaning": list(CASE_FLIP_LABELS.values()),
+        }  # fmt: skip
+    )
+    lines.append(markdown_table(counts))
+    if f.note:
+        lines += ["", f"Note: {markdown_text(f.note)}."]
+    if f.changed.height:
+        lines += ["", "Fixed and regressed cases (flips.parquet holds every case):", "", markdown_table(f.changed)]
+    return ["", *lines]
 
 
 def render_markdown(view: View | TasksView) -> str:
@@ -255,7 +276,7 @@ def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     lines.append(markdown_table(c.table.drop("reasons")))
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
-    return [*lines, "", *_flips_lines(c, depth)]
+    return [*lines, "", *_flips_lines(c, depth), *_case_flips_lines(c, depth)]
 
 
 def render_comparison_markdown(c: ComparisonView) -> str:
@@ -269,7 +290,7 @@ def render_comparison_markdown(c: ComparisonView) -> str:
     ]
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
-    lines += ["", *_flips_lines(c)]
+    lines += ["", *_flips_lines(c), *_case_flips_lines(c)]
     return "\n".join(lines) + "\n"
 
 

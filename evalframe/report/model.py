@@ -448,8 +448,9 @@ class AuditReport:
             Destination folder (created if needed).
         comparison
             When given, also write ``comparison.parquet``, ``pairs.parquet``
-            (and ``dropped_pairs.parquet`` when pairs were dropped by slice),
-            and include the verdict in the text reports.
+            (and ``dropped_pairs.parquet`` when pairs were dropped by slice,
+            ``flips.parquet`` with the trial-aware flips of each case when
+            outcomes are pass/fail), and include the verdict in the text reports.
         inputs
             Paths and globs the audit read, refused inside ``out``; by
             default the plan and results sources in :attr:`meta` that name
@@ -495,6 +496,8 @@ class AuditReport:
             tables |= {"comparison": comparison.table, "pairs": comparison.pairs}
             if comparison.dropped_by_slice.height:
                 tables["dropped_pairs"] = comparison.dropped_by_slice
+            if comparison.case_flips.height:
+                tables["flips"] = comparison.case_flips
         from evalframe.report.html import render_html
         from evalframe.report.jsondoc import render_json
         from evalframe.report.markdown import render_markdown

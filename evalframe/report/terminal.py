@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evalframe.report.candidate import Candidate, CaseRate
-from evalframe.report.comparison import FLIPS, ComparisonView
+from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView
 from evalframe.report.format import fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.sentences import Ranking
@@ -279,6 +279,25 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         yield frame_table(
             c.flips.pairs.head(20), f"first {min(20, c.flips.pairs.height)} of {c.flips.total} flipped pairs"
         )
+    yield from _case_flips_parts(c)
+
+
+def _case_flips_parts(c: ComparisonView) -> Iterator[RenderableType]:
+    """Cases per trial-aware flip class (SPEC §6c), the note when trials rule a change out, the changed cases."""
+    f = c.case_flips
+    if f is None or not f.cases:
+        return
+    table = _table(f"cases by flip class, trial-aware ({f.cases})")
+    _column(table, "class")
+    _column(table, "cases", justify="right")
+    _column(table, "meaning")
+    for key, label in CASE_FLIP_LABELS.items():
+        table.add_row(Text(key), Text(str(f.counts[key])), Text(label))
+    yield table
+    if f.note:
+        yield Text(f"note: {f.note}")
+    if f.changed.height:
+        yield frame_table(f.changed, "fixed and regressed cases (flips.parquet holds every case)")
 
 
 def renderables(view: View | TasksView) -> list[RenderableType]:

@@ -1,0 +1,121 @@
+"""The retry audit (issue 43 item 4): pass rate by attempt number, and the headline under first vs declared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import evalframe as ef
+from evalframe.attempts import attempt_rates, retry_bias
+from evalframe.stats import rate_interval
+
+
+def _audit(rows: list[tuple[str, int, int, str, str, int | None]], retry: str) -> ef.AuditReport:
+    cases = sorted({r[0] for r in rows})
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["A"])
+    ledger = pl.DataFrame(
+        [("A", *r) for r in rows],
+        schema=["candidate", "case_id", "trial", "attempt", "exec_status", "score_status", "passed"],
+        orient="row",
+    )
+    return ef.audit(plan, ledger, retry=retry)  # type: ignore[arg-type]
+
+
+def test_attempt_rates_count_each_attempt_number_and_cluster_by_case() -> None:
+    rows = [
+        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
+        ("r", 1, 1, "completed", "scored", 0),
+        ("s", 1, 1, "completed", "scored", 1),
+        ("t", 1, 1, "timeout", "not_scored", None), ("t", 1, 2, "completed", "scored", 1),
+    ]  # fmt: skip
+    out = attempt_rates(_audit(rows, "last_allowed").attempts)
+    assert out.select("candidate", "attempt", "attempted", "scored", "passed", "cases").rows() == [
+        ("A", 1, 4, 2, 1, 2),
+        ("A", 2, 2, 2, 2, 2),
+    ]
+    assert out.get_column("pass_rate_scored").to_list() == [0.5, 1.0]
+    # One scored attempt per case: the interval is the Wilson one of 1/2 and of 2/2.
+    for row, (k, n) in zip(out.iter_rows(named=True), [(1, 2), (2, 2)], strict=True):
+        expected = rate_interval([1] * k + [0] * (n - k), [1] * n)
+        assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (expected.ci_low, expected.ci_high)
+
+
+def test_retry_bias_counts_passes_under_first_and_declared() -> None:
+    rows = [
+        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
+        ("r", 1, 1, "completed", "scored", 0),
+        ("s", 1, 1, "completed", "scored", 1),
+    ]  # fmt: skip
+    row = retry_bias(_audit(rows, "last_allowed").attempts).row(0, named=True)
+    # first: r (fail) and s (pass) scored, q's first attempt errored; declared: q's retry passes too.
+    assert (row["first_passed"], row["first_scored"], row["declared_passed"], row["declared_scored"]) == (1, 2, 2, 3)
+    assert row["difference"] == pytest.approx(2 / 3 - 1 / 2)
+    assert row["retry_bias"] is False and row["note"] is None  # three cases cannot show it
+
+
+def _attempts(rng: np.random.Generator, cases: int, trials: int, *, until_pass: bool) -> pl.DataFrame:
+    """Attempts under last_allowed: a first attempt errors with probability 0.3 whatever the case, and is retried.
+
+    Independent: each retry errors with probability 0.3 too (up to 3 attempts), else passes with the case's p.
+    Retry until pass: a retried unit is retried until it passes, its failed retries reported as errors (the
+    third attempt is kept whatever it is), so a retried unit keeps the best of two draws.
+    """
+    p = rng.beta(2, 2, size=cases)
+    rows = []
+    for c in range(cases):
+        for t in range(1, trials + 1):
+            for a in range(1, 4):
+                passes = bool(rng.random() < p[c])
+                if a == 1 or not until_pass:
+                    errored = a < 3 and rng.random() < 0.3
+                else:
+                    errored = not passes and a < 3
+                rows.append((f"c{c}", t, a, not errored, passes and not errored))
+                if not errored:
+                    break
+    frame = pl.DataFrame(rows, schema=["case_id", "trial", "attempt", "scored", "passed"], orient="row")
+    last = pl.col("attempt") == pl.col("attempt").max().over("case_id", "trial")
+    return frame.select(
+        pl.lit("A").alias("candidate"),
+        "case_id",
+        "trial",
+        "attempt",
+        pl.when("scored").then(pl.lit("scored")).otherwise(pl.lit("not_scored")).alias("score_status"),
+        pl.when("scored").then(pl.col("passed")).alias("passed"),
+        last.alias("counts"),
+    )
+
+
+def test_independent_retries_raise_no_retry_bias_at_alpha() -> None:
+    # 60 cases × 3 trials; measured 0.047 on 1000 seeds.
+    seeds, alpha = 1000, 0.05
+    flagged = sum(
+        bool(retry_bias(_attempts(np.random.default_rng(s), 60, 3, until_pass=False)).item(0, "retry_bias"))
+        for s in range(seeds)
+    )
+    assert flagged / seeds <= alpha + 3 * (alpha * (1 - alpha) / seeds) ** 0.5
+
+
+def test_a_retry_until_pass_pattern_is_flagged() -> None:
+    seeds = 50
+    outs = [retry_bias(_attempts(np.random.default_rng(s), 150, 3, until_pass=True)) for s in range(seeds)]
+    assert sum(bool(o.item(0, "retry_bias")) for o in outs) / seeds >= 0.9
+    row = outs[0].row(0, named=True)
+    rd, rf = row["declared_passed"] / row["declared_scored"], row["first_passed"] / row["first_scored"]
+    assert (row["declared_rate"], row["first_rate"]) == (rd, rf)
+    assert row["note"].startswith(f"{round((rd - rf) * row['declared_scored']):+d} passes from retries: ")
+
+
+def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    after = text.split("<!-- retries-example -->", 1)[1]
+    code = after.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own example, run as written
+    assert capsys.readouterr().out == shown
+    # From the ledger: attempt 1 of q, r, s, t, of which r (fail) and s (pass) scored; attempt 2 of q and t,
+    # both passed. Under first 1 pass of 2 scored; under last_allowed q and t count their passing retries: 3 of 4.
+    assert shown.splitlines() == ["[(1, 4, 2, 1, 0.5), (2, 2, 2, 2, 1.0)]", "(1, 2, 3, 4, False)"]
