@@ -85,7 +85,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     # identity against the plan
     "unknown_candidate": "a row names a candidate that is not planned",
     "unknown_case": "a row names a case that is not planned",
-    "unknown_task": "a row's task (the ledger's task column) is not one of the plan's tasks",
+    "unknown_task": (
+        "a row's task (the ledger's task column) is not one of the plan's tasks, or a row without one names a case "
+        "id that several tasks plan"
+    ),
     "trial_out_of_range": "a row's trial is outside 1..N",
     "unknown_unit": "a row's (candidate, case_id, trial) is not a planned unit",
     "duplicate_key": (

@@ -400,3 +400,69 @@ def test_a_ledger_task_column_beside_a_plan_without_tasks_says_the_plan_has_none
             "out of the ledger",
         )
     ]
+
+
+def test_the_same_case_id_in_two_tasks_audits_as_two_units(tmp_path: Path) -> None:
+    # q1 and q2 are planned in both tasks (four units per candidate); the results name each row's task.
+    (tmp_path / "plan.csv").write_text("case_id,task\nq1,belief\nq2,belief\nq1,desire\nq2,desire\n")
+    (tmp_path / "results.csv").write_text(
+        "candidate,case_id,task,passed\n"
+        "A,q1,belief,1\nA,q2,belief,0\nA,q1,desire,0\n"  # A: desire q2 has no row
+        "B,q1,belief,1\nB,q2,belief,1\nB,q1,desire,1\nB,q2,desire,0\n"
+    )
+    plan = ef.Plan.from_file(tmp_path / "plan.csv", candidates=["A", "B"])
+    assert plan.n_units == 8
+    report = ef.audit(plan, tmp_path / "results.csv")
+    assert report.summary.select("task", "candidate", "planned", "scored", "passed", "missing").rows() == [
+        ("belief", "A", 2, 2, 1, 0),
+        ("belief", "B", 2, 2, 2, 0),
+        ("desire", "A", 2, 1, 0, 1),
+        ("desire", "B", 2, 2, 1, 0),
+    ]
+    assert report.units.filter(pl.col("candidate") == "A").select("task", "case_id", "outcome").rows() == [
+        ("belief", "q1", "passed"),
+        ("belief", "q2", "failed"),
+        ("desire", "q1", "failed"),
+        ("desire", "q2", "missing"),
+    ]
+
+
+def test_a_case_id_twice_in_one_task_is_a_duplicate_case_and_across_tasks_is_not(tmp_path: Path) -> None:
+    (tmp_path / "plan.csv").write_text("case_id,task\nq1,belief\nq1,desire\nq1,belief\n")
+    with pytest.raises(ef.PlanError) as caught:
+        ef.Plan.from_file(tmp_path / "plan.csv", candidates=["A"])
+    # lines 2 and 4 (the two q1 of belief); line 3 (q1 of desire) is another case
+    assert caught.value.problems.select("kind", "line", "detail").rows() == [
+        ("duplicate_case", 2, "case_id appears more than once in its task"),
+        ("duplicate_case", 4, "case_id appears more than once in its task"),
+    ]
+
+
+def test_a_row_naming_a_case_of_another_task_says_where_that_case_is_planned() -> None:
+    cases = pl.DataFrame({"case_id": ["b1", "d1"], "task": ["belief", "desire"]})
+    ledger = pl.DataFrame(
+        {"candidate": ["A", "A"], "case_id": ["b1", "b1"], "task": ["belief", "desire"], "passed": [1, 1]}
+    )
+    with pytest.raises(AuditRefused) as caught:
+        ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger)
+    found = caught.value.problems.filter(pl.col("kind") == "unknown_case")
+    assert found.select("task", "case_id", "detail").rows() == [
+        ("desire", "b1", "case b1 is not in task desire: it is planned in task belief"),
+    ]
+
+
+def test_a_row_without_a_task_whose_case_id_two_tasks_share_is_an_unknown_task() -> None:
+    cases = pl.DataFrame({"case_id": ["q1", "q1", "q2"], "task": ["desire", "belief", "belief"]})
+    ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q2", "q1"], "passed": [1, 0]})
+    with pytest.raises(AuditRefused) as caught:
+        ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger)
+    refusing = caught.value.problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "case_id", "line", "detail").rows() == [
+        (
+            "unknown_task",
+            "q1",
+            2,
+            "the row of (A, q1) has no task, and case q1 is planned in tasks belief, desire: "
+            "the results must name the task of each row (a task column)",
+        ),
+    ]
