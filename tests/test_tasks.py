@@ -466,3 +466,19 @@ def test_a_row_without_a_task_whose_case_id_two_tasks_share_is_an_unknown_task()
             "the results must name the task of each row (a task column)",
         ),
     ]
+
+
+def test_a_refused_plan_whose_tasks_share_a_case_id_still_checks_the_ledger_once_per_row(tmp_path: Path) -> None:
+    # q1 is in both tasks (no problem) and twice in belief (a duplicate_case); the ledger's zz is unknown, once.
+    (tmp_path / "plan.csv").write_text("case_id,task\nq1,belief\nq1,desire\nq1,belief\n")
+    (tmp_path / "results.csv").write_text("candidate,case_id,task,passed\nA,q1,belief,1\nA,zz,desire,1\n")
+    from evalframe.audit import with_ledger_problems
+
+    with pytest.raises(ef.PlanError) as refused:
+        ef.Plan.from_file(tmp_path / "plan.csv", candidates=["A"])
+    found = with_ledger_problems(refused.value, tmp_path / "results.csv").problems
+    assert found.select("kind", "source", "line").rows() == [
+        ("duplicate_case", str(tmp_path / "plan.csv"), 2),
+        ("duplicate_case", str(tmp_path / "plan.csv"), 4),
+        ("unknown_case", str(tmp_path / "results.csv"), 3),
+    ]

@@ -766,7 +766,7 @@ def with_ledger_problems(
         tuple(extra_columns),
     )  # fmt: skip
     with naming_the_damaged_file(loaded):
-        part = check_and_select(plan, loaded.frame.drop(layout_only), options, compute=False)
+        part = check_and_select(one_per_case(plan), loaded.frame.drop(layout_only), options, compute=False)
     ledger = batch_problems(loaded.problems, [part], loaded.source)
     if not ledger.refusing:
         return refused
