@@ -366,7 +366,9 @@ class Problems:
             else pl.DataFrame(schema=COUNTS_SCHEMA)
         )
         shown = [p.shown for p in found if p.shown.height]
-        first = _first_of_each_kind(pl.concat(shown), total.get_column(KIND), kept) if shown else problems_frame()
+        # No problem at all keeps the parts' columns: an audit of several tasks writes an empty table with a task.
+        empty = next((p.shown.head(0) for p in found if TASK in p.shown.columns), problems_frame())
+        first = _first_of_each_kind(pl.concat(shown), total.get_column(KIND), kept) if shown else empty
         held = [p.held for p in found if p.held.height]
         in_memory = pl.concat(held) if held else problems_frame()
         spilled = tuple(s for p in found for s in p.spilled)

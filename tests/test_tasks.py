@@ -482,3 +482,17 @@ def test_a_refused_plan_whose_tasks_share_a_case_id_still_checks_the_ledger_once
         ("duplicate_case", str(tmp_path / "plan.csv"), 4),
         ("unknown_case", str(tmp_path / "results.csv"), 3),
     ]
+
+
+def test_every_table_a_clean_audit_of_tasks_writes_has_the_task_column_even_when_empty(tmp_path: Path) -> None:
+    cases = pl.DataFrame({"case_id": ["b1", "d1"], "task": ["belief", "desire"], "topic": ["x", "y"]})
+    ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["b1", "d1"], "passed": [1, 0]})
+    report = ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger, slices=["topic"])
+    report.write(tmp_path / "out")
+    written = {p.stem: pl.read_parquet(p) for p in sorted((tmp_path / "out").glob("*.parquet"))}
+    assert sorted(written) == ["attempts", "missingness", "problems", "slices", "summary", "units"]
+    assert written["problems"].height == 0  # every planned unit has its one passing or failing row
+    for name, table in written.items():
+        assert table.columns[0] == "task", name
+        assert table.schema["task"] == pl.String, name
+    assert written["summary"].get_column("task").to_list() == ["belief", "desire"]
