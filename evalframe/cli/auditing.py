@@ -286,13 +286,13 @@ def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, decla
     """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared.
 
     Then the declared aggregate of the paired difference (``--aggregate``), when asked: in json, the key
-    ``aggregate`` beside ``tasks``.
+    ``aggregate`` beside ``tasks``, which maps each task to its document as the audit's json does.
     """
     if fmt == "json":
-        doc = [
-            {"task": task, **(json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got})}
+        doc = {
+            task: json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got}
             for task, got in sections
-        ]
+        }
         extra = {} if declared is None else {"aggregate": declared.to_dicts()}
         click.echo(json.dumps({"tasks": doc, **extra}, indent=2, default=str))
         return

@@ -58,7 +58,7 @@ def test_compare_prints_each_task_then_the_declared_difference(tasks: dict[str, 
     code, out, _ = run([*args, "--format", "json"])
     assert code == 0
     doc = json.loads(out)
-    assert [t["task"] for t in doc["tasks"]] == ["belief", "desire", "intention"]
+    assert list(doc["tasks"]) == ["belief", "desire", "intention"]
     expected = aggregate_difference(tasks, baseline="B", candidate="A")
     assert doc["aggregate"] == json.loads(json.dumps(expected.to_dicts()))
     code, out, _ = run([*args, "--format", "markdown"])
