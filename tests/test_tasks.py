@@ -369,12 +369,13 @@ def test_an_audits_aggregate_names_the_candidates_it_leaves_out_and_refuses_when
     # m1: (1/2 + 1/1) / 2; the counts beside it are summed over the tasks and say so (2/3 is not the estimate)
     assert "| candidate | estimate \\[95% CI\\] | se | weights | passed/scored summed over tasks |" in table
     assert "| m1 | 0.75 \\[null, null\\] | null | alpha 0.5, beta 0.5 | 2/3 |" in table
-    assert table.strip().endswith("not aggregated (not audited in every task): m2")
+    assert table.strip().endswith("not aggregated (not audited in every task): m2 (lacks beta)")
     (tmp_path / "units.csv").write_text("candidate,case_id,trial,task\nm1,a1,1,alpha\nm2,b1,1,beta\n", "utf-8")
     (tmp_path / "r.csv").write_text("candidate,case_id,passed\nm1,a1,1\nm2,b1,1\n", "utf-8")
     refused = CliRunner().invoke(main, args)
     assert refused.exit_code == 2
-    assert "no candidate was audited in every task (m1, m2 each lack one): nothing to aggregate" in refused.output
+    said = " ".join(refused.output.split())
+    assert "no candidate was audited in every task (m1 lacks beta; m2 lacks alpha): nothing to aggregate" in said
 
 
 def test_a_ledger_task_column_is_no_problem_of_its_own_beside_a_refused_plan_with_tasks(tmp_path: Path) -> None:
