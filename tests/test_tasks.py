@@ -497,3 +497,28 @@ def test_every_table_a_clean_audit_of_tasks_writes_has_the_task_column_even_when
         assert table.columns[0] == "task", name
         assert table.schema["task"] == pl.String, name
     assert written["summary"].get_column("task").to_list() == ["belief", "desire"]
+
+
+def test_a_note_of_no_task_is_shown_once_before_the_tasks_and_in_no_task_section() -> None:
+    from evalframe.load import Loaded
+    from evalframe.problems import problems_frame
+
+    # One note of the input itself (no task), one own note per task (A misses b3, B misses d2: missing_unit).
+    note = problems_frame([{"kind": "limited_run", "source": "results", "detail": "ran 5 of 50", "refusing": False}])
+    rows = LEDGER.with_columns(pl.int_range(1, LEDGER.height + 1).alias("line"), pl.lit("results").alias("source"))
+    report = ef.audit(plan_of(), Loaded(rows.lazy(), problems=note, source="results"))
+    doc = report.to_dict()
+    assert [(n["kind"], n["count"]) for n in doc["notes"]] == [("limited_run", 1)]
+    assert {t: [(n["kind"], n["count"]) for n in one["notes"]] for t, one in doc["tasks"].items()} == {
+        "belief": [("missing_unit", 1)],
+        "desire": [("missing_unit", 1)],
+    }
+    assert {t: one["problems_by_kind"] for t, one in doc["tasks"].items()} == {
+        "belief": {"missing_unit": 1},
+        "desire": {"missing_unit": 1},
+    }
+    markdown = report.to_markdown()
+    assert markdown.count("limited_run") == 1
+    assert markdown.index("## Notes of no task (not refusing)") < markdown.index("## task `belief`")
+    # the task's own report (by_task) still holds the input's note: it is the report that task alone gives
+    assert report.by_task()["belief"].problems.get_column("kind").to_list() == ["limited_run", "missing_unit"]

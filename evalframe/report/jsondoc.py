@@ -58,12 +58,14 @@ def view_dict(view: View | TasksView) -> dict[str, Any]:
     ``missingness`` (only when slices were declared), ``comparison`` (only
     with a comparison: its row, ``dropped_by_slice`` and ``flips``) and
     ``gate`` (only with a declared ``min_coverage``). A batch of several
-    tasks (:class:`~evalframe.report.view.TasksView`) gives one key,
+    tasks (:class:`~evalframe.report.view.TasksView`) gives the key
     ``tasks``: task name -> that task's dictionary with the keys above, tasks
-    in natural order; nothing in it pools tasks.
+    in natural order; nothing in it pools tasks. Before it, ``notes``: the
+    notes of no task (the input's own), when there are any, in no task's.
     """
     if isinstance(view, TasksView):
-        return {"tasks": {task: view_dict(one) for task, one in view.tasks}}
+        batch = {"notes": [note_dict(n) for n in view.notes]} if view.notes else {}  # the notes of no task, once
+        return {**batch, "tasks": {task: view_dict(one) for task, one in view.tasks}}
     doc: dict[str, Any] = {k: _plain(v) for k, v in view.data.items()}
     doc["notes"] = [note_dict(n) for n in view.notes]
     c = view.comparison

@@ -62,6 +62,13 @@ def _notes_table(notes: tuple[Note, ...]) -> str:
     return markdown_table(frame)
 
 
+def _batch_notes_lines(view: TasksView) -> list[str]:
+    """The notes of no task of a batch of several (the input's own, an importer's), once, before the tasks."""
+    if not view.notes:
+        return []
+    return [_heading(2, "Notes of no task (not refusing)"), "", _notes_table(view.notes), ""]
+
+
 def _heading(level: int, text: str) -> str:
     """A Markdown heading of ``level`` (``## text`` at 2); a task's sections sit one level below the task's own."""
     return f"{'#' * level} {text}"
@@ -99,7 +106,7 @@ def render_markdown(view: View | TasksView) -> str:
     ['# evalframe audit: A', '## task `belief`', '## task `desire`']
     """
     if isinstance(view, TasksView):
-        lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.batch), ""]
+        lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.batch), "", *_batch_notes_lines(view)]
         for task, one in view.tasks:
             lines += [_heading(2, f"task {markdown_code(task)}"), "", *_markdown_lines(one, depth=1), ""]
         return "\n".join(lines[:-1]) + "\n"
@@ -307,6 +314,9 @@ def render_github(view: View | TasksView) -> str:
     """
     if isinstance(view, TasksView):
         lines = [f"### {markdown_text(view.title)}", "", markdown_text(view.batch)]
+        if view.notes:  # the notes of no task, once
+            counted = ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes)
+            lines += ["", f"Notes of no task: {counted}."]
         for task, one in view.tasks:
             lines += ["", _heading(4, f"task {markdown_code(task)}"), "", *_github_lines(one)]
         return "\n".join(lines) + "\n"

@@ -232,8 +232,8 @@ def _slice_funnel(view: View) -> Table:
     return table
 
 
-def _notes(notes: Sequence[Note]) -> Table:
-    table = _table("notes and problems (not refusing)")
+def _notes(notes: Sequence[Note], *, title: str = "notes and problems (not refusing)") -> Table:
+    table = _table(title)
     _column(table, "kind")
     _column(table, "problem rows", justify="right")
     _column(table, "what it says")
@@ -289,6 +289,8 @@ def renderables(view: View | TasksView) -> list[RenderableType]:
     """
     if isinstance(view, TasksView):
         parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.batch), style="bold")]
+        if view.notes:  # the notes of no task, once
+            parts.append(_notes(view.notes, title="notes of no task (not refusing)"))
         for task, one in view.tasks:
             parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one)]
         return parts
