@@ -522,3 +522,27 @@ def test_a_note_of_no_task_is_shown_once_before_the_tasks_and_in_no_task_section
     assert markdown.index("## Notes of no task (not refusing)") < markdown.index("## task `belief`")
     # the task's own report (by_task) still holds the input's note: it is the report that task alone gives
     assert report.by_task()["belief"].problems.get_column("kind").to_list() == ["limited_run", "missing_unit"]
+
+
+def test_the_overview_of_several_tasks_is_one_row_per_task_and_candidate_at_the_top_of_every_output() -> None:
+    report = ef.audit(plan_of(), LEDGER)
+    doc = report.to_dict()
+    assert list(doc)[0] == "overview"
+    # by hand from LEDGER (see the first test): rate passed/scored; range [passed/planned, (passed+missing)/planned]
+    assert [
+        (r["task"], r["candidate"], r["planned"], r["scored"], r["pass_rate_scored"], r["pass_rate_planned"],
+         r["pass_rate_upper"])
+        for r in doc["overview"]
+    ] == [
+        ("belief", "A", 3, 2, 1 / 2, 1 / 3, 2 / 3),
+        ("belief", "B", 3, 3, 1.0, 1.0, 1.0),
+        ("desire", "A", 2, 2, 1.0, 1.0, 1.0),
+        ("desire", "B", 2, 1, 0.0, 0.0, 1 / 2),
+    ]  # fmt: skip
+    # a projection of the summary, no number of its own: its intervals are the summary's
+    bounds = ["pass_rate_scored_ci_low", "pass_rate_scored_ci_high"]
+    assert [tuple(r[c] for c in bounds) for r in doc["overview"]] == report.summary.select(bounds).rows()
+    markdown = report.to_markdown()
+    assert markdown.index("## Overview (one row per task and candidate)") < markdown.index("## task `belief`")
+    assert "| belief | A | 3 | 2 | 0.5 \\[" in markdown
+    assert "| desire | B | 2 | 1 | 0.0 \\[" in markdown and "| \\[0.0, 0.5\\] |" in markdown

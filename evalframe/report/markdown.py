@@ -63,10 +63,14 @@ def _notes_table(notes: tuple[Note, ...]) -> str:
 
 
 def _batch_notes_lines(view: TasksView) -> list[str]:
-    """The notes of no task of a batch of several (the input's own, an importer's), once, before the tasks."""
-    if not view.notes:
-        return []
-    return [_heading(2, "Notes of no task (not refusing)"), "", _notes_table(view.notes), ""]
+    """A batch of several tasks before its tasks: the overview of every (task, candidate), then the notes of no task.
+
+    The notes of no task are the input's own (an importer's), shown once.
+    """
+    lines = [_heading(2, "Overview (one row per task and candidate)"), "", markdown_table(view.overview_cells()), ""]
+    if view.notes:
+        lines += [_heading(2, "Notes of no task (not refusing)"), "", _notes_table(view.notes), ""]
+    return lines
 
 
 def _heading(level: int, text: str) -> str:
@@ -103,7 +107,7 @@ def render_markdown(view: View | TasksView) -> str:
     '# evalframe audit: A'
     >>> views = ef.report.build_task_views({"belief": report, "desire": report})
     >>> [line for line in render_markdown(views).splitlines() if line.startswith(("# ", "## "))]
-    ['# evalframe audit: A', '## task `belief`', '## task `desire`']
+    ['# evalframe audit: A', '## Overview (one row per task and candidate)', '## task `belief`', '## task `desire`']
     """
     if isinstance(view, TasksView):
         lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.batch), "", *_batch_notes_lines(view)]

@@ -16,7 +16,21 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, OBSERVATIONS, OUTCOME, OUTCOMES, TASK, TRIAL
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_ID,
+    KIND,
+    OBSERVATIONS,
+    OUTCOME,
+    OUTCOMES,
+    PASS_RATE_PLANNED,
+    PASS_RATE_SCORED,
+    PASS_RATE_UPPER,
+    PLANNED,
+    SCORED,
+    TASK,
+    TRIAL,
+)
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
@@ -447,6 +461,37 @@ class TasksView:
     batch: str
     #: The notes of no task (the input's own, an importer's): shown once, after :attr:`batch`, in no task's section.
     notes: tuple[Note, ...] = ()
+    #: One row per (task, candidate), tasks in natural order: ``task`` then :data:`OVERVIEW_COLUMNS` of each
+    #: task's summary, as they are (a projection of ``report.summary``, no number of its own).
+    overview: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+    def overview_cells(self) -> pl.DataFrame:
+        """:attr:`overview` as text for a table: task, candidate, planned, scored, the rate with its interval, range.
+
+        Examples
+        --------
+        >>> row = {"task": "belief", "candidate": "A", "planned": 4, "scored": 2, "pass_rate_scored": 0.5,
+        ...        "pass_rate_scored_ci_low": 0.1, "pass_rate_scored_ci_high": 0.9, "pass_rate_planned": 0.25,
+        ...        "pass_rate_upper": 0.75}
+        >>> TasksView((), "", "", overview=pl.DataFrame([row])).overview_cells().row(0)
+        ('belief', 'A', '4', '2', '0.5 [0.1, 0.9]', '[0.25, 0.75]')
+        """
+        rows = [
+            (
+                str(r[TASK]),
+                str(r[CANDIDATE]),
+                fmt_value(r[PLANNED]),
+                fmt_value(r[SCORED]),
+                f"{fmt_value(r[PASS_RATE_SCORED])} [{fmt_value(r[f'{PASS_RATE_SCORED}_ci_low'])}, "
+                f"{fmt_value(r[f'{PASS_RATE_SCORED}_ci_high'])}]",
+                f"[{fmt_value(r[PASS_RATE_PLANNED])}, {fmt_value(r[PASS_RATE_UPPER])}]",
+            )
+            for r in self.overview.iter_rows(named=True)
+        ]
+        confidence = self.tasks[0][1].confidence if self.tasks else None
+        level = f"{confidence:.0%} " if isinstance(confidence, float) else ""
+        head = ["task", CANDIDATE, PLANNED, SCORED, f"{PASS_RATE_SCORED} [{level}CI]", "full-plan range"]
+        return pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
 
     @property
     def gate(self) -> Gate | None:
@@ -461,6 +506,19 @@ class TasksView:
         verdicts = [gate.verdict for _, gate in gates if gate.verdict is not None]
         verdict = next((v for v in verdicts if v != WINNER), verdicts[0] if verdicts else None)
         return Gate(min_coverage=gates[0][1].min_coverage, below=below, verdict=verdict)
+
+
+#: The columns of a batch's overview (:attr:`TasksView.overview`), from each task's summary.
+OVERVIEW_COLUMNS: Final = (
+    CANDIDATE,
+    PLANNED,
+    SCORED,
+    PASS_RATE_SCORED,
+    f"{PASS_RATE_SCORED}_ci_low",
+    f"{PASS_RATE_SCORED}_ci_high",
+    PASS_RATE_PLANNED,
+    PASS_RATE_UPPER,
+)
 
 
 def task_names(report: AuditReport) -> list[str]:
@@ -544,7 +602,11 @@ def build_task_views(
     candidates = natural_sorted({c.name for _, view in tasks for c in view.candidates})
     batch = batch_line(len(tasks), len(candidates))
     notes = () if shared is None else notes_of(shared)
-    return TasksView(tasks=tasks, title=_audit_title(candidates), batch=batch, notes=notes)
+    overview = pl.concat(
+        [one.data["summary"].select(pl.lit(task, pl.String).alias(TASK), *OVERVIEW_COLUMNS) for task, one in tasks],
+        how="vertical_relaxed",
+    )
+    return TasksView(tasks=tasks, title=_audit_title(candidates), batch=batch, notes=notes, overview=overview)
 
 
 def _without(view: View, report: AuditReport, shared: pl.DataFrame | None) -> View:
