@@ -293,3 +293,21 @@ class OptionError(EvalframeError, ValueError):
         self.option = option
         self.reason = reason
         super().__init__(reason)
+
+
+class AggregateError(OptionError):
+    """A declared aggregate across tasks with no candidate (or side) audited in every task: nothing to combine.
+
+    Raised by :func:`evalframe.aggregate` when every candidate lacks a task, and by
+    :func:`evalframe.compare.aggregate.aggregate_difference` when a compared side does; ``option`` is
+    ``"reports"``.
+
+    Attributes
+    ----------
+    missing_tasks
+        Each candidate at fault → the tasks it was not audited in (natural order).
+    """
+
+    def __init__(self, reason: str, *, missing_tasks: dict[str, list[str]]) -> None:
+        self.missing_tasks = missing_tasks
+        super().__init__("reports", reason)

@@ -85,7 +85,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     # identity against the plan
     "unknown_candidate": "a row names a candidate that is not planned",
     "unknown_case": "a row names a case that is not planned",
-    "unknown_task": "a row's task (the ledger's task column) is not one of the plan's tasks",
+    "unknown_task": (
+        "a row's task (the ledger's task column) is not one of the plan's tasks, or a row without one names a case "
+        "id that several tasks plan"
+    ),
     "trial_out_of_range": "a row's trial is outside 1..N",
     "unknown_unit": "a row's (candidate, case_id, trial) is not a planned unit",
     "duplicate_key": (
@@ -363,7 +366,9 @@ class Problems:
             else pl.DataFrame(schema=COUNTS_SCHEMA)
         )
         shown = [p.shown for p in found if p.shown.height]
-        first = _first_of_each_kind(pl.concat(shown), total.get_column(KIND), kept) if shown else problems_frame()
+        # No problem at all keeps the parts' columns: an audit of several tasks writes an empty table with a task.
+        empty = next((p.shown.head(0) for p in found if TASK in p.shown.columns), problems_frame())
+        first = _first_of_each_kind(pl.concat(shown), total.get_column(KIND), kept) if shown else empty
         held = [p.held for p in found if p.held.height]
         in_memory = pl.concat(held) if held else problems_frame()
         spilled = tuple(s for p in found for s in p.spilled)

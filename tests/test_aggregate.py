@@ -12,7 +12,7 @@ from scipy.stats import t as student_t
 
 import evalframe as ef
 from evalframe.compare.aggregate import aggregate_difference
-from evalframe.errors import OptionError
+from evalframe.errors import AggregateError, OptionError
 
 
 def task(passed: dict[str, list[int]], **options: Any) -> ef.AuditReport:
@@ -42,7 +42,9 @@ def wilson(p: float, n: float, q: float) -> tuple[float, float]:
 
 def test_macro_over_three_tasks_is_the_mean_of_task_rates_with_the_stratified_interval() -> None:
     out = ef.aggregate(three_tasks(), how="macro")
-    assert out.get_column("candidate").to_list() == ["A", "B"]  # C is not on every task
+    assert out.get_column("candidate").to_list() == ["A", "B", "C"]
+    assert out.get_column("missing_tasks").to_list() == [[], [], ["desire", "intention"]]  # C: belief only
+    assert out.row(2, named=True)["estimate"] is None
     a = out.row(0, named=True)
     assert a["tasks"] == ["belief", "desire", "intention"]
     assert a["weights"] == [1 / 3, 1 / 3, 1 / 3]
@@ -85,7 +87,8 @@ def test_micro_refuses_tasks_graded_differently_and_names_each_grading() -> None
     assert caught.value.option == "how"
     assert "desire: grade=numeric, pass_threshold=0.5" in caught.value.reason
     assert "belief: grade=binary, pass_threshold=None" in caught.value.reason
-    assert ef.aggregate(reports, how="macro").height == 2  # a mean of task rates is still declared
+    macro = ef.aggregate(reports, how="macro")  # a mean of task rates is still declared: A and B (C: belief only)
+    assert macro.filter(pl.col("estimate").is_not_null()).get_column("candidate").to_list() == ["A", "B"]
 
 
 def test_a_task_with_one_case_gives_an_estimate_without_interval() -> None:
@@ -183,11 +186,6 @@ def test_the_paired_difference_across_tasks_combines_each_task_comparison_as_a_s
     assert (row["pairs_used"], row["task_cases"]) == (22, [10, 4, 8])
 
 
-def test_a_difference_across_tasks_needs_both_candidates_in_every_task() -> None:
-    with pytest.raises(ValueError, match="'C' is not a candidate of the report"):
-        aggregate_difference(three_tasks(), baseline="C", candidate="A")
-
-
 def test_a_report_of_several_tasks_is_read_through_by_task(monkeypatch: pytest.MonkeyPatch) -> None:
     parts = three_tasks()
     combined = replace(parts["belief"], meta={**parts["belief"].meta, "tasks": sorted(parts)})
@@ -213,3 +211,31 @@ def test_micro_refuses_tasks_whose_exports_name_different_metrics() -> None:
     )
     del reports["intention"]
     assert ef.aggregate(reports, how="micro").get_column("weights").to_list()[0] == [10 / 14, 4 / 14]
+
+
+def test_the_aggregate_leaves_out_a_candidate_lacking_a_task_by_name_and_refuses_when_every_one_does() -> None:
+    reports = three_tasks()
+    c = ef.aggregate(reports, how="macro").row(2, named=True)
+    # C (belief only) keeps its name, the tasks and what it lacks; no number over part of the tasks
+    assert (c["candidate"], c["how"], c["tasks"], c["missing_tasks"]) == (
+        "C",
+        "macro",
+        ["belief", "desire", "intention"],
+        ["desire", "intention"],
+    )
+    assert all(c[k] is None for k in ("weights", "task_rates", "estimate", "se", "ci_low", "planned", "scored"))
+    only = {"belief": task({"C": [1, 0]}), "desire": task({"A": [1, 1]})}
+    with pytest.raises(AggregateError) as caught:
+        ef.aggregate(only)
+    assert caught.value.option == "reports"
+    assert caught.value.missing_tasks == {"A": ["belief"], "C": ["desire"]}
+    assert caught.value.reason == (
+        "no candidate was audited in every task (A lacks belief; C lacks desire): nothing to aggregate"
+    )
+
+
+def test_a_difference_across_tasks_needs_both_candidates_in_every_task_and_names_what_a_side_lacks() -> None:
+    with pytest.raises(AggregateError) as caught:
+        aggregate_difference(three_tasks(), baseline="C", candidate="A")
+    assert caught.value.missing_tasks == {"C": ["desire", "intention"]}
+    assert caught.value.reason.startswith("baseline 'C' was not audited in task desire, intention")

@@ -369,12 +369,13 @@ def test_an_audits_aggregate_names_the_candidates_it_leaves_out_and_refuses_when
     # m1: (1/2 + 1/1) / 2; the counts beside it are summed over the tasks and say so (2/3 is not the estimate)
     assert "| candidate | estimate \\[95% CI\\] | se | weights | passed/scored summed over tasks |" in table
     assert "| m1 | 0.75 \\[null, null\\] | null | alpha 0.5, beta 0.5 | 2/3 |" in table
-    assert table.strip().endswith("not aggregated (not audited in every task): m2")
+    assert table.strip().endswith("not aggregated (not audited in every task): m2 (lacks beta)")
     (tmp_path / "units.csv").write_text("candidate,case_id,trial,task\nm1,a1,1,alpha\nm2,b1,1,beta\n", "utf-8")
     (tmp_path / "r.csv").write_text("candidate,case_id,passed\nm1,a1,1\nm2,b1,1\n", "utf-8")
     refused = CliRunner().invoke(main, args)
     assert refused.exit_code == 2
-    assert "no candidate was audited in every task (m1, m2 each lack one): nothing to aggregate" in refused.output
+    said = " ".join(refused.output.split())
+    assert "no candidate was audited in every task (m1 lacks beta; m2 lacks alpha): nothing to aggregate" in said
 
 
 def test_a_ledger_task_column_is_no_problem_of_its_own_beside_a_refused_plan_with_tasks(tmp_path: Path) -> None:
@@ -400,3 +401,148 @@ def test_a_ledger_task_column_beside_a_plan_without_tasks_says_the_plan_has_none
             "out of the ledger",
         )
     ]
+
+
+def test_the_same_case_id_in_two_tasks_audits_as_two_units(tmp_path: Path) -> None:
+    # q1 and q2 are planned in both tasks (four units per candidate); the results name each row's task.
+    (tmp_path / "plan.csv").write_text("case_id,task\nq1,belief\nq2,belief\nq1,desire\nq2,desire\n")
+    (tmp_path / "results.csv").write_text(
+        "candidate,case_id,task,passed\n"
+        "A,q1,belief,1\nA,q2,belief,0\nA,q1,desire,0\n"  # A: desire q2 has no row
+        "B,q1,belief,1\nB,q2,belief,1\nB,q1,desire,1\nB,q2,desire,0\n"
+    )
+    plan = ef.Plan.from_file(tmp_path / "plan.csv", candidates=["A", "B"])
+    assert plan.n_units == 8
+    report = ef.audit(plan, tmp_path / "results.csv")
+    assert report.summary.select("task", "candidate", "planned", "scored", "passed", "missing").rows() == [
+        ("belief", "A", 2, 2, 1, 0),
+        ("belief", "B", 2, 2, 2, 0),
+        ("desire", "A", 2, 1, 0, 1),
+        ("desire", "B", 2, 2, 1, 0),
+    ]
+    assert report.units.filter(pl.col("candidate") == "A").select("task", "case_id", "outcome").rows() == [
+        ("belief", "q1", "passed"),
+        ("belief", "q2", "failed"),
+        ("desire", "q1", "failed"),
+        ("desire", "q2", "missing"),
+    ]
+
+
+def test_a_case_id_twice_in_one_task_is_a_duplicate_case_and_across_tasks_is_not(tmp_path: Path) -> None:
+    (tmp_path / "plan.csv").write_text("case_id,task\nq1,belief\nq1,desire\nq1,belief\n")
+    with pytest.raises(ef.PlanError) as caught:
+        ef.Plan.from_file(tmp_path / "plan.csv", candidates=["A"])
+    # lines 2 and 4 (the two q1 of belief); line 3 (q1 of desire) is another case
+    assert caught.value.problems.select("kind", "line", "detail").rows() == [
+        ("duplicate_case", 2, "case_id appears more than once in its task"),
+        ("duplicate_case", 4, "case_id appears more than once in its task"),
+    ]
+
+
+def test_a_row_naming_a_case_of_another_task_says_where_that_case_is_planned() -> None:
+    cases = pl.DataFrame({"case_id": ["b1", "d1"], "task": ["belief", "desire"]})
+    ledger = pl.DataFrame(
+        {"candidate": ["A", "A"], "case_id": ["b1", "b1"], "task": ["belief", "desire"], "passed": [1, 1]}
+    )
+    with pytest.raises(AuditRefused) as caught:
+        ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger)
+    found = caught.value.problems.filter(pl.col("kind") == "unknown_case")
+    assert found.select("task", "case_id", "detail").rows() == [
+        ("desire", "b1", "case b1 is not in task desire: it is planned in task belief"),
+    ]
+
+
+def test_a_row_without_a_task_whose_case_id_two_tasks_share_is_an_unknown_task() -> None:
+    cases = pl.DataFrame({"case_id": ["q1", "q1", "q2"], "task": ["desire", "belief", "belief"]})
+    ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q2", "q1"], "passed": [1, 0]})
+    with pytest.raises(AuditRefused) as caught:
+        ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger)
+    refusing = caught.value.problems.filter(pl.col("refusing"))
+    assert refusing.select("kind", "case_id", "line", "detail").rows() == [
+        (
+            "unknown_task",
+            "q1",
+            2,
+            "the row of (A, q1) has no task, and case q1 is planned in tasks belief, desire: "
+            "the results must name the task of each row (a task column)",
+        ),
+    ]
+
+
+def test_a_refused_plan_whose_tasks_share_a_case_id_still_checks_the_ledger_once_per_row(tmp_path: Path) -> None:
+    # q1 is in both tasks (no problem) and twice in belief (a duplicate_case); the ledger's zz is unknown, once.
+    (tmp_path / "plan.csv").write_text("case_id,task\nq1,belief\nq1,desire\nq1,belief\n")
+    (tmp_path / "results.csv").write_text("candidate,case_id,task,passed\nA,q1,belief,1\nA,zz,desire,1\n")
+    from evalframe.audit import with_ledger_problems
+
+    with pytest.raises(ef.PlanError) as refused:
+        ef.Plan.from_file(tmp_path / "plan.csv", candidates=["A"])
+    found = with_ledger_problems(refused.value, tmp_path / "results.csv").problems
+    assert found.select("kind", "source", "line").rows() == [
+        ("duplicate_case", str(tmp_path / "plan.csv"), 2),
+        ("duplicate_case", str(tmp_path / "plan.csv"), 4),
+        ("unknown_case", str(tmp_path / "results.csv"), 3),
+    ]
+
+
+def test_every_table_a_clean_audit_of_tasks_writes_has_the_task_column_even_when_empty(tmp_path: Path) -> None:
+    cases = pl.DataFrame({"case_id": ["b1", "d1"], "task": ["belief", "desire"], "topic": ["x", "y"]})
+    ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["b1", "d1"], "passed": [1, 0]})
+    report = ef.audit(ef.Plan.from_frame(cases, candidates=["A"]), ledger, slices=["topic"])
+    report.write(tmp_path / "out")
+    written = {p.stem: pl.read_parquet(p) for p in sorted((tmp_path / "out").glob("*.parquet"))}
+    assert sorted(written) == ["attempts", "missingness", "problems", "slices", "summary", "units"]
+    assert written["problems"].height == 0  # every planned unit has its one passing or failing row
+    for name, table in written.items():
+        assert table.columns[0] == "task", name
+        assert table.schema["task"] == pl.String, name
+    assert written["summary"].get_column("task").to_list() == ["belief", "desire"]
+
+
+def test_a_note_of_no_task_is_shown_once_before_the_tasks_and_in_no_task_section() -> None:
+    from evalframe.load import Loaded
+    from evalframe.problems import problems_frame
+
+    # One note of the input itself (no task), one own note per task (A misses b3, B misses d2: missing_unit).
+    note = problems_frame([{"kind": "limited_run", "source": "results", "detail": "ran 5 of 50", "refusing": False}])
+    rows = LEDGER.with_columns(pl.int_range(1, LEDGER.height + 1).alias("line"), pl.lit("results").alias("source"))
+    report = ef.audit(plan_of(), Loaded(rows.lazy(), problems=note, source="results"))
+    doc = report.to_dict()
+    assert [(n["kind"], n["count"]) for n in doc["notes"]] == [("limited_run", 1)]
+    assert {t: [(n["kind"], n["count"]) for n in one["notes"]] for t, one in doc["tasks"].items()} == {
+        "belief": [("missing_unit", 1)],
+        "desire": [("missing_unit", 1)],
+    }
+    assert {t: one["problems_by_kind"] for t, one in doc["tasks"].items()} == {
+        "belief": {"missing_unit": 1},
+        "desire": {"missing_unit": 1},
+    }
+    markdown = report.to_markdown()
+    assert markdown.count("limited_run") == 1
+    assert markdown.index("## Notes of no task (not refusing)") < markdown.index("## task `belief`")
+    # the task's own report (by_task) still holds the input's note: it is the report that task alone gives
+    assert report.by_task()["belief"].problems.get_column("kind").to_list() == ["limited_run", "missing_unit"]
+
+
+def test_the_overview_of_several_tasks_is_one_row_per_task_and_candidate_at_the_top_of_every_output() -> None:
+    report = ef.audit(plan_of(), LEDGER)
+    doc = report.to_dict()
+    assert list(doc)[0] == "overview"
+    # by hand from LEDGER (see the first test): rate passed/scored; range [passed/planned, (passed+missing)/planned]
+    assert [
+        (r["task"], r["candidate"], r["planned"], r["scored"], r["pass_rate_scored"], r["pass_rate_planned"],
+         r["pass_rate_upper"])
+        for r in doc["overview"]
+    ] == [
+        ("belief", "A", 3, 2, 1 / 2, 1 / 3, 2 / 3),
+        ("belief", "B", 3, 3, 1.0, 1.0, 1.0),
+        ("desire", "A", 2, 2, 1.0, 1.0, 1.0),
+        ("desire", "B", 2, 1, 0.0, 0.0, 1 / 2),
+    ]  # fmt: skip
+    # a projection of the summary, no number of its own: its intervals are the summary's
+    bounds = ["pass_rate_scored_ci_low", "pass_rate_scored_ci_high"]
+    assert [tuple(r[c] for c in bounds) for r in doc["overview"]] == report.summary.select(bounds).rows()
+    markdown = report.to_markdown()
+    assert markdown.index("## Overview (one row per task and candidate)") < markdown.index("## task `belief`")
+    assert "| belief | A | 3 | 2 | 0.5 \\[" in markdown
+    assert "| desire | B | 2 | 1 | 0.0 \\[" in markdown and "| \\[0.0, 0.5\\] |" in markdown

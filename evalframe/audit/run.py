@@ -20,7 +20,7 @@ from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
-from evalframe.audit.tasks import route
+from evalframe.audit.tasks import elsewhere, one_per_case, route
 from evalframe.columns import (
     CANDIDATE,
     EXEC_FAILURES,
@@ -449,7 +449,7 @@ def _audit_tasks(
         # A row whose case is in no task is checked against the whole plan: its unknown_case, once.
         stray_problems = problems_frame() if routed.no_task is None else _no_task_problems(plan, routed.no_task, how)
         labelled = [
-            replace(p, problems=_labelled(p.problems, name if several else None, several))
+            replace(p, problems=_labelled(p.problems, name if several else None, several, plan))
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
             for p in batch.parts
         ]
@@ -490,14 +490,18 @@ def _no_task_problems(plan: Plan, rows: pl.LazyFrame, how: _How) -> Problems:
     Its other problems (a bad grade, an unknown candidate) are found as in any batch; the planned units
     those rows leave without a row are not theirs to report (every task reports its own).
     """
-    return check_and_select(plan, rows, how.options, compute=False).problems.without(["missing_unit"])
+    return check_and_select(one_per_case(plan), rows, how.options, compute=False).problems.without(["missing_unit"])
 
 
-def _labelled(problems: Problems, task: str | None, several: bool) -> Problems:
-    """``problems`` labelled with their ``task`` (see :func:`~evalframe.problems.with_task`) when there are several."""
+def _labelled(problems: Problems, task: str | None, several: bool, plan: Plan | None = None) -> Problems:
+    """``problems`` labelled with their ``task`` (see :func:`~evalframe.problems.with_task`) when there are several.
+
+    With the whole ``plan``, a task's unknown case that another task plans says so (see :func:`elsewhere`).
+    """
     if not several:
         return problems
-    return Problems.gather([with_task(problems.every(), task)], kept=problems.kept)
+    every = problems.every() if task is None or plan is None else elsewhere(problems.every(), task, plan)
+    return Problems.gather([with_task(every, task)], kept=problems.kept)
 
 
 def _partitioned(batches: Sequence[_Batch]) -> str | None:
@@ -762,7 +766,7 @@ def with_ledger_problems(
         tuple(extra_columns),
     )  # fmt: skip
     with naming_the_damaged_file(loaded):
-        part = check_and_select(plan, loaded.frame.drop(layout_only), options, compute=False)
+        part = check_and_select(one_per_case(plan), loaded.frame.drop(layout_only), options, compute=False)
     ledger = batch_problems(loaded.problems, [part], loaded.source)
     if not ledger.refusing:
         return refused

@@ -3,9 +3,11 @@
 :func:`route` gives each task of the plan its own plan (:meth:`Plan.for_task
 <evalframe.plan.Plan.for_task>`) and its own ledger rows: by the ledger's own
 ``task`` column when it has one, else by the task of the row's case. A row
-that belongs to no task is kept apart: its task is not planned
-(``unknown_task``), or its case is in no task (checked against the whole plan,
-so it is the one ``unknown_case`` it is in a batch of one task).
+that belongs to no task is kept apart: its task is not planned, or it has none
+and its case id is planned in several tasks (``unknown_task``: case ids are
+unique within a task, not across tasks), or its case is in no task (checked
+against the whole plan, so it is the one ``unknown_case`` it is in a batch of
+one task).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TASK
 from evalframe.load import Loaded
+from evalframe.natural import natural_sorted
 from evalframe.plan import Plan
 from evalframe.problems import problems_frame
 
@@ -31,8 +34,8 @@ class Routed:
         Per task of the plan, in its order: the task's name, plan and ledger rows (without a ``task``
         column).
     unknown_task
-        One refusing ``unknown_task`` problem per ledger row whose ``task`` is not planned (empty without
-        a ledger ``task`` column).
+        One refusing ``unknown_task`` problem per ledger row whose ``task`` is not planned, or, without a
+        ledger ``task`` column, whose case id several tasks plan (see :func:`shared_cases`).
     no_task
         The ledger rows whose case is in no task, when there can be any: None with a ledger ``task``
         column, and with one task (every row is that task's: an unplanned case is its ``unknown_case``).
@@ -72,15 +75,91 @@ def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
         rows, unknown, no_task = {tasks[0]: frame}, problems_frame(), None
     else:
         case = pl.col(CASE_ID).cast(pl.String)
-        rows = {t: frame.filter(case.is_in(task_plans[t].cases.get_column(CASE_ID).implode())) for t in tasks}
+        shared = shared_cases(plan)
+        ambiguous = case.is_in(pl.Series(list(shared), dtype=pl.String).implode())
+        rows = {
+            t: frame.filter(case.is_in(task_plans[t].cases.get_column(CASE_ID).implode()) & ~ambiguous) for t in tasks
+        }
         no_task = frame.filter(case.is_null() | ~case.is_in(plan.cases.get_column(CASE_ID).implode()))
-        unknown = problems_frame()
+        unknown = _unknown_task(frame.filter(ambiguous), tasks, loaded.source, shared)
     split = tuple((t, task_plans[t], replace(loaded, frame=rows[t])) for t in tasks)
     return Routed(split, unknown, no_task)
 
 
-def _unknown_task(stray: pl.LazyFrame, tasks: tuple[str, ...], source: str) -> pl.DataFrame:
-    """One refusing ``unknown_task`` problem per row of ``stray``, naming its key, task and line."""
+def shared_cases(plan: Plan) -> dict[str, list[str]]:
+    """The case ids ``plan`` has in more than one task, each with its tasks (in natural order).
+
+    A ledger row of such a case names its task, or it belongs to no audit (SPEC §1: case ids are unique
+    within a task, not across tasks).
+
+    Examples
+    --------
+    >>> cases = pl.DataFrame({"case_id": ["q1", "q1", "q2"], "task": ["b", "a", "a"]})
+    >>> shared_cases(Plan.from_frame(cases, candidates=["A"]))
+    {'q1': ['a', 'b']}
+    """
+    if TASK not in plan.cases.columns:
+        return {}
+    owners = plan.cases.group_by(CASE_ID).agg(pl.col(TASK).cast(pl.String)).filter(pl.col(TASK).list.len() > 1)
+    return {case: natural_sorted(names) for case, names in owners.iter_rows()}
+
+
+def one_per_case(plan: Plan) -> Plan:
+    """``plan`` with each case id once and no ``task`` column: what a row whose case is in no task is checked against.
+
+    Such a row is of no task, so its checks (an unknown case, candidate or trial) are the whole plan's.
+
+    Examples
+    --------
+    >>> cases = pl.DataFrame({"case_id": ["q1", "q1", "q2"], "task": ["b", "a", "a"]})
+    >>> one_per_case(Plan.from_frame(cases, candidates=["A"])).cases.rows()
+    [('q1',), ('q2',)]
+    """
+    if TASK not in plan.cases.columns:
+        return plan
+    return replace(plan, cases=plan.cases.drop(TASK).unique(CASE_ID, keep="first", maintain_order=True))
+
+
+def elsewhere(problems: pl.LazyFrame, task: str, plan: Plan) -> pl.LazyFrame:
+    """``problems`` of ``task`` whose ``unknown_case`` is a case ``plan`` has in another task, saying where it is.
+
+    A row that names its task and a case of another task is not of a case "not in the plan".
+
+    Examples
+    --------
+    >>> cases = pl.DataFrame({"case_id": ["q1", "q2"], "task": ["a", "b"]})
+    >>> found = pl.LazyFrame({"kind": ["unknown_case", "unknown_case"], "case_id": ["q2", "zz"],
+    ...                       "detail": ["case q2 is not in the plan", "case zz is not in the plan"]})
+    >>> elsewhere(found, "a", Plan.from_frame(cases, candidates=["A"])).collect().get_column("detail").to_list()
+    ['case q2 is not in task a: it is planned in task b', 'case zz is not in the plan']
+    """
+    others = (
+        plan.cases.lazy()
+        .filter(pl.col(TASK).cast(pl.String) != task)
+        .group_by(CASE_ID)
+        .agg(pl.col(TASK).cast(pl.String).sort().str.join(", ").alias("_in"))
+    )
+    moved = (pl.col("kind") == "unknown_case") & pl.col("_in").is_not_null()
+    return (
+        problems.join(others, on=CASE_ID, how="left", maintain_order="left")
+        .with_columns(
+            pl.when(moved)
+            .then(pl.format("case {} is not in task {}: it is planned in task {}", pl.col(CASE_ID), pl.lit(task),
+                            pl.col("_in")))
+            .otherwise(pl.col("detail"))
+            .alias("detail")
+        )
+        .drop("_in")
+    )  # fmt: skip
+
+
+def _unknown_task(
+    stray: pl.LazyFrame, tasks: tuple[str, ...], source: str, shared: Mapping[str, list[str]] | None = None
+) -> pl.DataFrame:
+    """One refusing ``unknown_task`` problem per row of ``stray``, naming its key, task and line.
+
+    A row without a task whose case is one of ``shared`` (see :func:`shared_cases`) names the tasks it may be of.
+    """
     names = stray.collect_schema().names()
     text = {
         c: pl.col(c).cast(pl.String, strict=False) if c in names else pl.lit(None, pl.String)
@@ -99,12 +178,20 @@ def _unknown_task(stray: pl.LazyFrame, tasks: tuple[str, ...], source: str) -> p
             LINE: line,
             CANDIDATE: candidate,
             CASE_ID: case,
-            "detail": (
-                f"the row of ({candidate}, {case}) names the task {task!r}, which is not planned (tasks: {planned})"
-                if task is not None
-                else f"the row of ({candidate}, {case}) has no task (tasks: {planned})"
-            ),
+            "detail": _why_no_task(candidate, case, task, planned, (shared or {}).get(case)),
         }
         for src, line, candidate, case, task in found.iter_rows()
     ]
     return problems_frame(rows)
+
+
+def _why_no_task(candidate: str, case: str, task: str | None, planned: str, shared: list[str] | None) -> str:
+    """The detail of one ``unknown_task`` problem (see :func:`_unknown_task`)."""
+    if task is not None:
+        return f"the row of ({candidate}, {case}) names the task {task!r}, which is not planned (tasks: {planned})"
+    if shared:
+        return (
+            f"the row of ({candidate}, {case}) has no task, and case {case} is planned in tasks {', '.join(shared)}: "
+            "the results must name the task of each row (a task column)"
+        )
+    return f"the row of ({candidate}, {case}) has no task (tasks: {planned})"

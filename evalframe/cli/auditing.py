@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -23,7 +22,7 @@ from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
 from evalframe.compare.pairs import check_names, task_report
-from evalframe.errors import OptionError
+from evalframe.errors import AggregateError, OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
     AuditReport,
@@ -129,23 +128,21 @@ def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
         raise click.BadParameter(exc.reason, param_hint="--aggregate") from None
 
 
-def _not_aggregated(report: AuditReport, table: pl.DataFrame) -> list[str]:
-    """The report's candidates the aggregate leaves out (not audited in every task); refuse when that is all."""
-    audited = set(report.summary.get_column(CANDIDATE).to_list())
-    left_out = sorted(audited - set(table.get_column(CANDIDATE).to_list() if table.height else []))
-    if not table.height:
-        reason = f"no candidate was audited in every task ({', '.join(left_out)} each lack one): nothing to aggregate"
-        raise click.BadParameter(reason, param_hint="--aggregate")
-    return left_out
-
-
-def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str, left_out: Sequence[str] = ()) -> None:
+def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> None:
     """A declared aggregate as a table after the report (markdown, github, or the terminal's).
 
-    ``value`` names the aggregated column (``estimate``, ``difference``), ``counts`` the count shown;
-    ``left_out`` the candidates not aggregated (not audited in every task), named under the table.
+    ``value`` names the aggregated column (``estimate``, ``difference``), ``counts`` the count shown; the
+    candidates the library left out (a non-empty ``missing_tasks``) are named under the table with the
+    tasks they lack.
     """
-    caption = f"not aggregated (not audited in every task): {', '.join(left_out)}" if left_out else None
+    named = []
+    if "missing_tasks" in table.columns:  # an aggregate of rates; a difference's sides are in every task
+        lacks = pl.col("missing_tasks").list.len() > 0
+        named = [
+            f"{c} (lacks {', '.join(m)})" for c, m in table.filter(lacks).select(CANDIDATE, "missing_tasks").rows()
+        ]
+        table = table.filter(~lacks)
+    caption = f"not aggregated (not audited in every task): {'; '.join(named)}" if named else None
     first = table.row(0, named=True) if table.height else None
     title = "declared aggregate"
     if first is not None:
@@ -175,17 +172,17 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str, left
     stdout().print(grid)
 
 
-def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str, left_out: Sequence[str]) -> None:
+def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str) -> None:
     """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json.
 
-    ``left_out``: the candidates not aggregated (JSON ``not_aggregated``).
+    The aggregate is the library's table as it is: a candidate left out has its ``missing_tasks``.
     """
     if fmt == "json":
-        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts(), "not_aggregated": left_out}
+        doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
         click.echo(json.dumps(doc, indent=2, default=str))
         return
     print_view_as(view, fmt)
-    _print_declared(table, "estimate", "{passed}/{scored}", fmt, left_out)
+    _print_declared(table, "estimate", "{passed}/{scored}", fmt)
 
 
 @click.command(
@@ -235,7 +232,6 @@ def audit_command(
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         view = report.view(min_coverage=min_coverage)
         declared = None if how is None else _aggregate(report, how)
-        left_out = [] if declared is None else _not_aggregated(report, declared)
         if export is not None:
             _export(report, export[1], inputs)
         if out is not None:
@@ -243,7 +239,7 @@ def audit_command(
     if declared is None:
         print_view_as(view, fmt)
     else:
-        _print_aggregate(view, declared, fmt, left_out)
+        _print_aggregate(view, declared, fmt)
     exit_on_failed_gate(view)
 
 
@@ -286,13 +282,13 @@ def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, decla
     """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared.
 
     Then the declared aggregate of the paired difference (``--aggregate``), when asked: in json, the key
-    ``aggregate`` beside ``tasks``.
+    ``aggregate`` beside ``tasks``, which maps each task to its document as the audit's json does.
     """
     if fmt == "json":
-        doc = [
-            {"task": task, **(json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got})}
+        doc = {
+            task: json.loads(render_json(got)) if isinstance(got, View) else {"not_comparable": got}
             for task, got in sections
-        ]
+        }
         extra = {} if declared is None else {"aggregate": declared.to_dicts()}
         click.echo(json.dumps({"tasks": doc, **extra}, indent=2, default=str))
         return
@@ -423,6 +419,8 @@ def compare_command(
                     pairs=pairs,  # type: ignore[arg-type]
                     confidence=kwargs["confidence"],
                 )
+            except AggregateError as exc:  # a side lacks a task: named with the task, not the flag
+                fail(exc.reason)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint="--aggregate") from None
         if not sections:

@@ -26,7 +26,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, PASSED, PLANNED, SCORED
 from evalframe.compare import compare
 from evalframe.compare.pairs import PairPolicy, Scale
-from evalframe.errors import OptionError
+from evalframe.errors import AggregateError, OptionError
 from evalframe.funnel import outcome_in
 from evalframe.natural import natural_key
 from evalframe.report.model import AuditReport
@@ -187,17 +187,21 @@ def aggregate(
     Returns
     -------
     polars.DataFrame
-        One row per candidate present in every task, sorted by candidate (natural order): ``candidate``,
+        One row per candidate of any task, sorted by candidate (natural order): ``candidate``,
         ``how``, ``rate`` (String); ``tasks`` (List[String], in natural order), and in that order
         ``weights``, ``task_rates``, ``task_se`` (List[Float64]) and ``task_cases`` (List[UInt32]: cases
         with a graded unit); ``estimate`` = Σ w_t p_t, ``se`` = √(Σ w_t² v_t) with v_t the task's squared
         case-clustered standard error, ``df`` (Satterthwaite's degrees of freedom), ``ci_low``,
         ``ci_high``, ``confidence`` (Float64); and the counts summed over the tasks, ``planned``,
         ``scored``, ``passed`` (UInt32). ``estimate`` is null when a task's rate is; ``se``, ``df`` and
-        the interval are null when a task has fewer than two graded cases (SPEC §4).
+        the interval are null when a task has fewer than two graded cases (SPEC §4). ``missing_tasks``
+        (List[String]) names the tasks a candidate was not audited in: such a candidate is left out, every
+        column after ``tasks`` null but this one (a number over some of the tasks is not this aggregate).
 
     Raises
     ------
+    AggregateError
+        When every candidate lacks a task (``missing_tasks``: each candidate → the tasks it lacks).
     OptionError
         ``option`` ``"how"``: not ``macro``/``micro``, or ``micro`` over tasks graded differently (grade
         kind, pass threshold, score range, or the metrics its export files name), the reason naming
@@ -235,9 +239,16 @@ def aggregate(
         raise OptionError("rate", f"{rate} is not averaged across different score ranges: {ranges}")
     strata = {t: _strata(reports[t], rate) for t in tasks}
     counts = {t: {r[CANDIDATE]: r for r in reports[t].summary.iter_rows(named=True)} for t in tasks}
-    common = set.intersection(*(set(s) for s in strata.values()))
-    rows = []
-    for name in sorted(common, key=natural_key):
+    missing = _missing_tasks(strata, tasks)
+    if all(missing.values()):
+        lacking = "; ".join(f"{name} lacks {', '.join(m)}" for name, m in missing.items())
+        reason = f"no candidate was audited in every task ({lacking}): nothing to aggregate"
+        raise AggregateError(reason, missing_tasks=missing)
+    rows: list[dict[str, Any]] = []
+    for name, lacks in missing.items():
+        if lacks:  # named, with the tasks it lacks, and no number (SPEC §2: missing is not a zero)
+            rows.append({CANDIDATE: name, "how": how, "rate": rate, "tasks": tasks, "missing_tasks": lacks})
+            continue
         own = [strata[t][name] for t in tasks]
         weights = _weights(own, how)
         rows.append(
@@ -253,9 +264,16 @@ def aggregate(
                 **_combined(own, weights, scales[tasks[0]], confidence),
                 "confidence": confidence,
                 **{c: sum(int(counts[t][name][c]) for t in tasks) for c in (PLANNED, SCORED, PASSED)},
+                "missing_tasks": [],
             }
         )
     return pl.DataFrame(rows, schema=_SCHEMA)
+
+
+def _missing_tasks(strata: Mapping[str, Mapping[str, _Stratum]], tasks: list[str]) -> dict[str, list[str]]:
+    """Every candidate of any task (natural order) → the tasks it was not audited in (empty: in every one)."""
+    everyone = sorted(set().union(*(set(s) for s in strata.values())), key=natural_key)
+    return {name: [t for t in tasks if name not in strata[t]] for name in everyone}
 
 
 def aggregate_difference(
@@ -298,11 +316,12 @@ def aggregate_difference(
 
     Raises
     ------
+    AggregateError
+        When ``baseline`` or ``candidate`` was not audited in every task (``missing_tasks``: the side's name →
+        the tasks it lacks; a task one side was not run on is not comparable).
     OptionError
         As :func:`aggregate` (``how``, ``reports``), and ``option`` ``"reports"`` when the tasks' score ranges
         differ.
-    ValueError
-        When a candidate is not in every task (a task one side was not run on is not comparable).
 
     Examples
     --------
@@ -320,6 +339,14 @@ def aggregate_difference(
     """
     reports = _by_task(reports)
     tasks = _tasks(reports, how)
+    sides = {"baseline": baseline, "candidate": candidate}
+    held = {t: set(reports[t].summary.get_column(CANDIDATE).cast(pl.String).to_list()) for t in tasks}
+    missing = {name: [t for t in tasks if name not in held[t]] for name in sides.values()}
+    if any(missing.values()):
+        lacking = "; ".join(f"{side} {name!r} was not audited in task {', '.join(missing[name])}"
+                            for side, name in sides.items() if missing[name])  # fmt: skip
+        reason = f"{lacking}: the paired difference is aggregated only across tasks that hold both sides"
+        raise AggregateError(reason, missing_tasks={n: m for n, m in missing.items() if m})
     scales = {Scale.of(reports[t].meta) for t in tasks}
     widths = {s.high - s.low for s in scales}
     if len(widths) > 1:
@@ -380,6 +407,7 @@ _SCHEMA: Final = pl.Schema(
         PLANNED: pl.UInt32(),
         SCORED: pl.UInt32(),
         PASSED: pl.UInt32(),
+        "missing_tasks": pl.List(pl.String()),
     }
 )
 

@@ -18,6 +18,7 @@ from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
 from evalframe.errors import PlanError
 from evalframe.load import Loaded, PathLike, check_planned_units, collect_input, load, naming_the_damaged_file
 from evalframe.plan.checks import (
+    case_key,
     checked_cases,
     column_problems,
     identifier_problems,
@@ -77,17 +78,19 @@ def from_frame(
     frame = collect_input(lf, source)
     if candidates is None:
         candidates = []
-    n_cases, n_candidates = frame.get_column(CASE_ID).n_unique(), len(set(candidates))
+    key = case_key(frame.columns)  # case ids are unique within a task (SPEC §1)
+    n_cases, n_candidates = frame.select(key).n_unique(), len(set(candidates))
     what = f"{_counted(n_cases, 'case')} × {_counted(n_candidates, 'candidate')} × {_counted(trials, 'trial')}"
     check_planned_units(n_cases * n_candidates * trials, source, what)  # before any unit is built
     extra.extend(identifier_problems(list(candidates), "candidate", source))
-    found.append(repeated_cases(frame, source, "case_id appears more than once in the plan"))
+    within = "its task" if len(key) > 1 else "the plan"
+    found.append(repeated_cases(frame, source, f"case_id appears more than once in {within}", key=key))
     try:
         frame = checked_cases(frame, source, found, extra)
     except PlanError as exc:  # what is left to check a ledger against in the same run (SPEC §3: every problem)
         kinds = set(exc.problem_counts.get_column("kind").to_list())
         planned = tuple(dict.fromkeys(candidates))
-        cases = frame.filter(pl.col(CASE_ID).is_not_null()).unique(CASE_ID, keep="first", maintain_order=True)
+        cases = frame.filter(pl.col(CASE_ID).is_not_null()).unique(key, keep="first", maintain_order=True)
         if kinds <= CASE_SET_KEPT and planned and cases.height:
             cases = cases.drop(LINE, SOURCE, strict=False)
             exc.checkable = cls(cases=cases, candidates=planned, trials=trials, run_id=run_id, source=source)

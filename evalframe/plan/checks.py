@@ -104,9 +104,22 @@ def column_problems(schema: pl.Schema, source: str) -> list[dict[str, Any]]:
     return found
 
 
-def repeated_cases(frame: pl.DataFrame, source: str, detail: str) -> pl.DataFrame:
-    """``duplicate_case`` problems for every row of ``frame`` whose ``case_id`` occurs more than once."""
-    return frame.filter(pl.len().over(CASE_ID) > 1).select(
+def case_key(columns: Sequence[str]) -> list[str]:
+    """A case's identity in a plan of ``columns``: ``task`` and ``case_id`` with a ``task`` column, else ``case_id``.
+
+    Tasks are keys (SPEC §1): case ids are unique within a task, not across tasks.
+
+    Examples
+    --------
+    >>> case_key(["case_id", "task"]), case_key(["case_id", "topic"])
+    (['task', 'case_id'], ['case_id'])
+    """
+    return [TASK, CASE_ID] if TASK in columns else [CASE_ID]
+
+
+def repeated_cases(frame: pl.DataFrame, source: str, detail: str, *, key: Sequence[str] = (CASE_ID,)) -> pl.DataFrame:
+    """``duplicate_case`` problems for every row of ``frame`` whose ``key`` (:func:`case_key`) occurs more than once."""
+    return frame.filter(pl.len().over(list(key)) > 1).select(
         pl.lit("duplicate_case").alias("kind"),
         pl.lit(source).alias(SOURCE),
         LINE,

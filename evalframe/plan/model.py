@@ -64,8 +64,10 @@ class Plan:
     trial_bounds: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
-        # Case codes are row numbers of the cases sorted by case_id.
-        if not self.cases.get_column(CASE_ID).is_sorted():
+        # Case codes are row numbers of the cases sorted by case_id (then task: the same id may be in two tasks).
+        if TASK in self.cases.columns:
+            object.__setattr__(self, "cases", self.cases.sort(CASE_ID, TASK))
+        elif not self.cases.get_column(CASE_ID).is_sorted():
             object.__setattr__(self, "cases", self.cases.sort(CASE_ID))
 
     @property

@@ -437,6 +437,8 @@ def render_html(view: View | TasksView) -> str:
             el("header", el("h1", view.title), el("p", view.batch, cls="sub")),
             el("nav", "tasks: ", *[el("a", task, href=f"#{anchor}") for anchor, task in anchors], cls="tasks"),
         ]
+        if view.notes:  # the notes of no task, once
+            body.append(el("section", el("h2", "Notes of no task"), _notes_section(view.notes), id="batch-notes"))
         for (anchor, task), (_, one) in zip(anchors, view.tasks, strict=True):
             parts = _page_parts(one, prefix=f"{anchor}-", heading="h3")
             body.append(el("section", el("h2", f"task {task}"), el("p", one.subtitle, cls="sub"), *parts, id=anchor))

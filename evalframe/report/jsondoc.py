@@ -60,12 +60,20 @@ def view_dict(view: View | TasksView) -> dict[str, Any]:
     ``case_flips``, the trial-aware classes: counts, note, the first fixed or
     regressed cases) and
     ``gate`` (only with a declared ``min_coverage``). A batch of several
-    tasks (:class:`~evalframe.report.view.TasksView`) gives one key,
+    tasks (:class:`~evalframe.report.view.TasksView`) gives the key
     ``tasks``: task name -> that task's dictionary with the keys above, tasks
-    in natural order; nothing in it pools tasks.
+    in natural order; nothing in it pools tasks. Before it, ``overview``: one
+    dict per (task, candidate) of each task's summary columns
+    (:data:`~evalframe.report.view.OVERVIEW_COLUMNS`), and ``notes``: the
+    notes of no task (the input's own), when there are any, in no task's.
     """
     if isinstance(view, TasksView):
-        return {"tasks": {task: view_dict(one) for task, one in view.tasks}}
+        batch = {"notes": [note_dict(n) for n in view.notes]} if view.notes else {}  # the notes of no task, once
+        return {
+            "overview": view.overview.to_dicts(),
+            **batch,
+            "tasks": {task: view_dict(one) for task, one in view.tasks},
+        }
     doc: dict[str, Any] = {k: _plain(v) for k, v in view.data.items()}
     doc["notes"] = [note_dict(n) for n in view.notes]
     c = view.comparison

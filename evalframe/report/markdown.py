@@ -62,6 +62,17 @@ def _notes_table(notes: tuple[Note, ...]) -> str:
     return markdown_table(frame)
 
 
+def _batch_notes_lines(view: TasksView) -> list[str]:
+    """A batch of several tasks before its tasks: the overview of every (task, candidate), then the notes of no task.
+
+    The notes of no task are the input's own (an importer's), shown once.
+    """
+    lines = [_heading(2, "Overview (one row per task and candidate)"), "", markdown_table(view.overview_cells()), ""]
+    if view.notes:
+        lines += [_heading(2, "Notes of no task (not refusing)"), "", _notes_table(view.notes), ""]
+    return lines
+
+
 def _heading(level: int, text: str) -> str:
     """A Markdown heading of ``level`` (``## text`` at 2); a task's sections sit one level below the task's own."""
     return f"{'#' * level} {text}"
@@ -117,10 +128,10 @@ def render_markdown(view: View | TasksView) -> str:
     '# evalframe audit: A'
     >>> views = ef.report.build_task_views({"belief": report, "desire": report})
     >>> [line for line in render_markdown(views).splitlines() if line.startswith(("# ", "## "))]
-    ['# evalframe audit: A', '## task `belief`', '## task `desire`']
+    ['# evalframe audit: A', '## Overview (one row per task and candidate)', '## task `belief`', '## task `desire`']
     """
     if isinstance(view, TasksView):
-        lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.batch), ""]
+        lines = [f"# {markdown_text(view.title)}", "", markdown_text(view.batch), "", *_batch_notes_lines(view)]
         for task, one in view.tasks:
             lines += [_heading(2, f"task {markdown_code(task)}"), "", *_markdown_lines(one, depth=1), ""]
         return "\n".join(lines[:-1]) + "\n"
@@ -328,6 +339,9 @@ def render_github(view: View | TasksView) -> str:
     """
     if isinstance(view, TasksView):
         lines = [f"### {markdown_text(view.title)}", "", markdown_text(view.batch)]
+        if view.notes:  # the notes of no task, once
+            counted = ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes)
+            lines += ["", f"Notes of no task: {counted}."]
         for task, one in view.tasks:
             lines += ["", _heading(4, f"task {markdown_code(task)}"), "", *_github_lines(one)]
         return "\n".join(lines) + "\n"

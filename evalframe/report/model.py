@@ -359,7 +359,8 @@ class AuditReport:
                     f"the report holds {len(tasks)} tasks ({', '.join(tasks)}): a comparison is of one task's "
                     "candidates; render that task's report (report.by_task()[task]) with it",
                 )
-            return build_task_views(self.by_task(), min_coverage=min_coverage)
+            of_no_task = self.problems.filter(pl.col(TASK).is_null()) if TASK in self.problems.columns else None
+            return build_task_views(self.by_task(), min_coverage=min_coverage, batch_problems=of_no_task)
         return build_view(self, comparison, min_coverage=min_coverage)
 
     def to_markdown(self, comparison: Comparison | None = None, *, min_coverage: float | None = None) -> str:

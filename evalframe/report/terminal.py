@@ -232,8 +232,19 @@ def _slice_funnel(view: View) -> Table:
     return table
 
 
-def _notes(notes: Sequence[Note]) -> Table:
-    table = _table("notes and problems (not refusing)")
+def _overview(view: TasksView) -> Table:
+    """A batch's overview: one row per (task, candidate) (:meth:`~evalframe.report.view.TasksView.overview_cells`)."""
+    cells = view.overview_cells()
+    table = _table("overview: one row per task and candidate")
+    for name in cells.columns:
+        _column(table, name, justify="left" if name in ("task", "candidate") else "right")
+    for row in cells.iter_rows():
+        table.add_row(*(Text(visible(c)) for c in row))
+    return table
+
+
+def _notes(notes: Sequence[Note], *, title: str = "notes and problems (not refusing)") -> Table:
+    table = _table(title)
     _column(table, "kind")
     _column(table, "problem rows", justify="right")
     _column(table, "what it says")
@@ -308,6 +319,9 @@ def renderables(view: View | TasksView) -> list[RenderableType]:
     """
     if isinstance(view, TasksView):
         parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.batch), style="bold")]
+        parts.append(_overview(view))
+        if view.notes:  # the notes of no task, once
+            parts.append(_notes(view.notes, title="notes of no task (not refusing)"))
         for task, one in view.tasks:
             parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one)]
         return parts

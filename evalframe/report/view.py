@@ -11,12 +11,26 @@ and the cases that flipped, and a release gate's result. The renderers
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, OBSERVATIONS, OUTCOME, OUTCOMES, TRIAL
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_ID,
+    KIND,
+    OBSERVATIONS,
+    OUTCOME,
+    OUTCOMES,
+    PASS_RATE_PLANNED,
+    PASS_RATE_SCORED,
+    PASS_RATE_UPPER,
+    PLANNED,
+    SCORED,
+    TASK,
+    TRIAL,
+)
 from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS
 from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
@@ -445,6 +459,39 @@ class TasksView:
     title: str
     #: The one line before the sections, e.g. ``3 tasks × 1 candidate: rates are per task; no number pools tasks``.
     batch: str
+    #: The notes of no task (the input's own, an importer's): shown once, after :attr:`batch`, in no task's section.
+    notes: tuple[Note, ...] = ()
+    #: One row per (task, candidate), tasks in natural order: ``task`` then :data:`OVERVIEW_COLUMNS` of each
+    #: task's summary, as they are (a projection of ``report.summary``, no number of its own).
+    overview: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+    def overview_cells(self) -> pl.DataFrame:
+        """:attr:`overview` as text for a table: task, candidate, planned, scored, the rate with its interval, range.
+
+        Examples
+        --------
+        >>> row = {"task": "belief", "candidate": "A", "planned": 4, "scored": 2, "pass_rate_scored": 0.5,
+        ...        "pass_rate_scored_ci_low": 0.1, "pass_rate_scored_ci_high": 0.9, "pass_rate_planned": 0.25,
+        ...        "pass_rate_upper": 0.75}
+        >>> TasksView((), "", "", overview=pl.DataFrame([row])).overview_cells().row(0)
+        ('belief', 'A', '4', '2', '0.5 [0.1, 0.9]', '[0.25, 0.75]')
+        """
+        rows = [
+            (
+                str(r[TASK]),
+                str(r[CANDIDATE]),
+                fmt_value(r[PLANNED]),
+                fmt_value(r[SCORED]),
+                f"{fmt_value(r[PASS_RATE_SCORED])} [{fmt_value(r[f'{PASS_RATE_SCORED}_ci_low'])}, "
+                f"{fmt_value(r[f'{PASS_RATE_SCORED}_ci_high'])}]",
+                f"[{fmt_value(r[PASS_RATE_PLANNED])}, {fmt_value(r[PASS_RATE_UPPER])}]",
+            )
+            for r in self.overview.iter_rows(named=True)
+        ]
+        confidence = self.tasks[0][1].confidence if self.tasks else None
+        level = f"{confidence:.0%} " if isinstance(confidence, float) else ""
+        head = ["task", CANDIDATE, PLANNED, SCORED, f"{PASS_RATE_SCORED} [{level}CI]", "full-plan range"]
+        return pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
 
     @property
     def gate(self) -> Gate | None:
@@ -459,6 +506,19 @@ class TasksView:
         verdicts = [gate.verdict for _, gate in gates if gate.verdict is not None]
         verdict = next((v for v in verdicts if v != WINNER), verdicts[0] if verdicts else None)
         return Gate(min_coverage=gates[0][1].min_coverage, below=below, verdict=verdict)
+
+
+#: The columns of a batch's overview (:attr:`TasksView.overview`), from each task's summary.
+OVERVIEW_COLUMNS: Final = (
+    CANDIDATE,
+    PLANNED,
+    SCORED,
+    PASS_RATE_SCORED,
+    f"{PASS_RATE_SCORED}_ci_low",
+    f"{PASS_RATE_SCORED}_ci_high",
+    PASS_RATE_PLANNED,
+    PASS_RATE_UPPER,
+)
 
 
 def task_names(report: AuditReport) -> list[str]:
@@ -492,6 +552,7 @@ def build_task_views(
     *,
     comparisons: Mapping[str, Comparison] | None = None,
     min_coverage: float | None = None,
+    batch_problems: pl.DataFrame | None = None,
 ) -> TasksView:
     """Build one :class:`View` per task with :func:`build_view`, tasks in natural order of their names.
 
@@ -505,6 +566,10 @@ def build_task_views(
         without one shows its audit only.
     min_coverage
         A declared release gate, checked in every task.
+    batch_problems
+        The problems of no task (the rows of the whole report's ``problems`` whose ``task`` is null: the
+        input's own, an importer's notes), which every task's report holds too: they become the batch's
+        :attr:`TasksView.notes`, shown once, and leave every task's notes.
 
     Returns
     -------
@@ -531,9 +596,29 @@ def build_task_views(
     unknown = sorted(set(comparisons) - set(reports))
     if unknown:
         raise ValueError(f"comparisons of tasks the batch does not hold: {', '.join(unknown)}")
-    tasks = tuple(
-        (task, build_view(reports[task], comparisons.get(task), min_coverage=min_coverage))
-        for task in natural_sorted(reports)
-    )
+    shared = None if batch_problems is None else batch_problems.drop(TASK, strict=False)
+    views = {t: build_view(r, comparisons.get(t), min_coverage=min_coverage) for t, r in reports.items()}
+    tasks = tuple((task, _without(views[task], reports[task], shared)) for task in natural_sorted(reports))
     candidates = natural_sorted({c.name for _, view in tasks for c in view.candidates})
-    return TasksView(tasks=tasks, title=_audit_title(candidates), batch=batch_line(len(tasks), len(candidates)))
+    batch = batch_line(len(tasks), len(candidates))
+    notes = () if shared is None else notes_of(shared)
+    overview = pl.concat(
+        [one.data["summary"].select(pl.lit(task, pl.String).alias(TASK), *OVERVIEW_COLUMNS) for task, one in tasks],
+        how="vertical_relaxed",
+    )
+    return TasksView(tasks=tasks, title=_audit_title(candidates), batch=batch, notes=notes, overview=overview)
+
+
+def _without(view: View, report: AuditReport, shared: pl.DataFrame | None) -> View:
+    """``view`` of ``report`` with its notes and counts by kind without the rows of ``shared`` (see :class:`TasksView`).
+
+    A kind's count drops by the rows of that kind ``shared`` holds; a kind left with none is no note of the task.
+    """
+    if shared is None or shared.is_empty():
+        return view
+    keys = [c for c in shared.columns if c in report.problems.columns]
+    own = report.problems.join(shared.select(keys).unique(), on=keys, how="anti", nulls_equal=True)
+    taken = {str(k): int(n) for k, n in shared.group_by(KIND).len().iter_rows()}
+    left = {k: n - taken.get(k, 0) for k, n in view.data["problems_by_kind"].items()}
+    counts = {k: n for k, n in left.items() if n > 0}
+    return replace(view, notes=notes_of(own, counts=counts), data={**view.data, "problems_by_kind": counts})

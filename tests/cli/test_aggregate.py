@@ -31,10 +31,15 @@ def test_json_holds_the_report_and_the_declared_aggregate(tasks: dict[str, ef.Au
     code, out, _ = run([*ORBIT_ARGS, "--aggregate", "macro", "--format", "json"])
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"report", "aggregate", "not_aggregated"}
-    assert doc["not_aggregated"] == ["C"]  # C is audited on belief only
+    assert set(doc) == {"report", "aggregate"}
     assert doc["aggregate"] == json.loads(json.dumps(ef.aggregate(tasks).to_dicts()))
-    assert [r["candidate"] for r in doc["aggregate"]] == ["A", "B"]
+    # C is audited on belief only: named with the tasks it lacks, and no number
+    assert [(r["candidate"], r["missing_tasks"], r["estimate"]) for r in doc["aggregate"]][2] == (
+        "C",
+        ["desire", "intention"],
+        None,
+    )
+    assert [r["missing_tasks"] for r in doc["aggregate"]][:2] == [[], []]
     assert doc["aggregate"][0]["weights"] == [1 / 3, 1 / 3, 1 / 3]
 
 
@@ -58,7 +63,7 @@ def test_compare_prints_each_task_then_the_declared_difference(tasks: dict[str, 
     code, out, _ = run([*args, "--format", "json"])
     assert code == 0
     doc = json.loads(out)
-    assert [t["task"] for t in doc["tasks"]] == ["belief", "desire", "intention"]
+    assert list(doc["tasks"]) == ["belief", "desire", "intention"]
     expected = aggregate_difference(tasks, baseline="B", candidate="A")
     assert doc["aggregate"] == json.loads(json.dumps(expected.to_dicts()))
     code, out, _ = run([*args, "--format", "markdown"])
@@ -72,4 +77,8 @@ def test_compare_aggregate_refuses_a_side_missing_from_a_task(tasks: dict[str, e
     args = ["compare", *ORBIT_ARGS[1:], "--baseline", "C", "--candidate", "A", "--aggregate", "macro"]
     code, _, err = run(args)
     assert code == 2
-    assert "baseline 'C' is not a candidate of the report" in " ".join(err.split())
+    assert (
+        "error: baseline 'C' was not audited in task desire, intention: the paired difference is aggregated only "
+        "across tasks that hold both sides"
+    ) in " ".join(err.split())
+    assert "--aggregate" not in err

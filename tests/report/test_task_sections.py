@@ -90,7 +90,17 @@ def test_markdown_has_one_section_per_task_in_natural_order_each_the_tasks_own_r
 ) -> None:
     text = render_markdown(views)
     head, by_task = sections(text, "## task ")
-    assert head == ["# evalframe audit: A, B", "", BATCH, ""]
+    assert head[:6] == ["# evalframe audit: A, B", "", BATCH, "", "## Overview (one row per task and candidate)", ""]
+    # one row per (task, candidate), counted by hand (module docstring): planned, scored, rate [CI], range
+    rows = [(line.split(" \\[")[0], line.rsplit("| \\[", 1)[1]) for line in head[8:13]]
+    assert rows == [
+        ("| belief | A | 4 | 3 | 0.667", "0.5, 0.75\\] |"),
+        ("| belief | B | 4 | 4 | 0.25", "0.25, 0.25\\] |"),
+        ("| desire | A | 2 | 2 | 0.5", "0.5, 0.5\\] |"),
+        ("| desire | B | 2 | 2 | 1.0", "1.0, 1.0\\] |"),
+        ("| intention | A | 1 | 1 | 1.0", "1.0, 1.0\\] |"),
+    ]
+    assert head[13:] == [""]
     assert list(by_task) == ["belief", "desire", "intention"]
     for task, lines in by_task.items():
         own = demoted(render_markdown(build_view(reports[task])))
@@ -139,7 +149,15 @@ def test_github_summary_gives_each_task_its_own_rows(views: TasksView) -> None:
 
 def test_json_holds_each_tasks_own_document_keyed_by_task(reports: dict[str, AuditReport], views: TasksView) -> None:
     doc = json.loads(render_json(views))
-    assert list(doc) == ["tasks"]
+    assert list(doc) == ["overview", "tasks"]
+    keys = ("task", "candidate", "planned", "scored", "pass_rate_scored", "pass_rate_planned", "pass_rate_upper")
+    assert [tuple(r[k] for k in keys) for r in doc["overview"]] == [
+        ("belief", "A", 4, 3, 2 / 3, 2 / 4, 3 / 4),
+        ("belief", "B", 4, 4, 1 / 4, 1 / 4, 1 / 4),
+        ("desire", "A", 2, 2, 1 / 2, 1 / 2, 1 / 2),
+        ("desire", "B", 2, 2, 1.0, 1.0, 1.0),
+        ("intention", "A", 1, 1, 1.0, 1.0, 1.0),
+    ]
     assert list(doc["tasks"]) == ["belief", "desire", "intention"]
     for task, one in doc["tasks"].items():
         assert one == json.loads(render_json(build_view(reports[task])))
