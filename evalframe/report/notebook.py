@@ -49,20 +49,14 @@ def _note_item(note: Note) -> Html:
     )
 
 
-def _key(note: Note) -> tuple[Any, ...]:
-    """What makes two notes the same: kind, rows counted, candidates and texts (not the rows' frame)."""
-    return note.kind, note.count, note.candidates, note.texts
-
-
-def _task_words(task: str, view: View, shared: set[tuple[Any, ...]]) -> list[Any]:
-    """One view's headline sentences (every candidate's, as report.md words them) and its notes not in ``shared``."""
+def _task_words(task: str, view: View) -> list[Any]:
+    """One view's headline sentences (every candidate's, as report.md words them) and its notes."""
     sentences = [el("li", line) for c in view.candidates for line in c.headline]
-    own = [n for n in view.notes if _key(n) not in shared]
     parts: list[Any] = [el("p", el("b", f"task {task}"))] if task else []
     parts.append(el("ul", *sentences))
-    if own:
-        parts.append(el("ul", *[_note_item(n) for n in own]))
-    elif not shared:
+    if view.notes:
+        parts.append(el("ul", *[_note_item(n) for n in view.notes]))
+    elif not task:
         parts.append(el("p", "No problems were flagged."))
     return parts
 
@@ -70,7 +64,8 @@ def _task_words(task: str, view: View, shared: set[tuple[Any, ...]]) -> list[Any
 def words_html(view: View | TasksView) -> Html:
     """The headline in words and every note, of a view or of each task's view under its name.
 
-    A note every task's view holds alike (an importer's note of the whole batch) is listed once, first.
+    The notes of no task (:attr:`~evalframe.report.view.TasksView.notes`, an importer's note of the whole
+    batch) are listed once, first.
 
     Examples
     --------
@@ -81,17 +76,13 @@ def words_html(view: View | TasksView) -> Html:
     >>> "<b>missing_unit</b> (1 problem row; A)" in text, "Ungraded: 1 missing (no row at all): refund." in text
     (True, True)
     """
-    views = view.tasks if isinstance(view, TasksView) else (("", view),)
-    shared: set[tuple[Any, ...]] = set()
     parts: list[Any] = [el("h4", "In words: each candidate's headline, then the notes and problems (not refusing)")]
-    if len(views) >= 2:
-        keys = [{_key(n) for n in one.notes} for _, one in views]
-        shared = set.intersection(*keys)
-        first = [n for n in views[0][1].notes if _key(n) in shared]
-        if first:
-            parts += [el("p", el("b", "every task")), el("ul", *[_note_item(n) for n in first])]
-    for task, one in views:
-        parts += _task_words(task, one, shared)
+    if not isinstance(view, TasksView):
+        return el("div", *parts, *_task_words("", view), cls="ef")
+    if view.notes:
+        parts += [el("p", el("b", "every task")), el("ul", *[_note_item(n) for n in view.notes])]
+    for task, one in view.tasks:
+        parts += _task_words(task, one)
     return el("div", *parts, cls="ef")
 
 
