@@ -16,7 +16,7 @@ from rich.table import Table
 
 from evalframe.cli.exits import EXIT_GATE, fail, plain, stderr, stdout, write_or_exit
 from evalframe.cli.inputs import build_report, input_paths
-from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, min_coverage_option
+from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, layout_of, min_coverage_option
 from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
@@ -35,12 +35,15 @@ from evalframe.report import (
     render_markdown,
 )
 from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
-from evalframe.report.terminal import print_view
+from evalframe.report.terminal import TerminalLayout, print_view
 from evalframe.report.view import Gate
 
 
-def print_view_as(view: View | TasksView, fmt: str) -> None:
-    """Print the view on stdout in the chosen ``--format`` (every format lays out one view, or one per task)."""
+def print_view_as(view: View | TasksView, fmt: str, layout: TerminalLayout = "auto") -> None:
+    """Print the view on stdout in the chosen ``--format`` (every format lays out one view, or one per task).
+
+    ``layout`` (``--compact/--full``) is the terminal table's.
+    """
     if fmt == "json":
         click.echo(render_json(view))
     elif fmt == "markdown":
@@ -48,7 +51,7 @@ def print_view_as(view: View | TasksView, fmt: str) -> None:
     elif fmt == "github":
         click.echo(render_github(view), nl=False)
     else:
-        print_view(view, stdout())
+        print_view(view, stdout(), layout=layout)
 
 
 def exit_on_failed_gate(view: View | TasksView) -> None:
@@ -175,7 +178,9 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str, left
     stdout().print(grid)
 
 
-def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str, left_out: Sequence[str]) -> None:
+def _print_aggregate(
+    view: View | TasksView, table: pl.DataFrame, fmt: str, left_out: Sequence[str], layout: TerminalLayout
+) -> None:
     """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json.
 
     ``left_out``: the candidates not aggregated (JSON ``not_aggregated``).
@@ -184,7 +189,7 @@ def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str, left
         doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts(), "not_aggregated": left_out}
         click.echo(json.dumps(doc, indent=2, default=str))
         return
-    print_view_as(view, fmt)
+    print_view_as(view, fmt, layout)
     _print_declared(table, "estimate", "{passed}/{scored}", fmt, left_out)
 
 
@@ -220,6 +225,7 @@ def audit_command(
     min_coverage: float | None,
     export: tuple[str, Path] | None,
     how: str | None,
+    compact: bool | None,
     **kwargs: Any,
 ) -> None:
     """Audit a results ledger against a frozen plan.
@@ -241,9 +247,9 @@ def audit_command(
         if out is not None:
             _write_report(report, out, None, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     if declared is None:
-        print_view_as(view, fmt)
+        print_view_as(view, fmt, layout_of(compact))
     else:
-        _print_aggregate(view, declared, fmt, left_out)
+        _print_aggregate(view, declared, fmt, left_out, layout_of(compact))
     exit_on_failed_gate(view)
 
 
@@ -282,7 +288,9 @@ def _compared_view(
     return shown, comparison, view
 
 
-def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, declared: pl.DataFrame | None) -> None:
+def _print_task_sections(
+    sections: list[tuple[str, View | str]], fmt: str, declared: pl.DataFrame | None, layout: TerminalLayout
+) -> None:
     """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared.
 
     Then the declared aggregate of the paired difference (``--aggregate``), when asked: in json, the key
@@ -300,13 +308,13 @@ def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, decla
         if fmt in ("markdown", "github"):
             click.echo(f"## Task {markdown_code(task)}\n")
             if isinstance(got, View):
-                print_view_as(got, fmt)
+                print_view_as(got, fmt, layout)
             else:
                 click.echo(f"Not comparable: {markdown_text(got)}\n")
         else:
             stdout().rule(f"task {plain(task)}")
             if isinstance(got, View):
-                print_view(got, stdout())
+                print_view(got, stdout(), layout=layout)
             else:
                 stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
     if declared is not None:
@@ -371,6 +379,7 @@ def compare_command(
     min_coverage: float | None,
     require_winner: bool,
     how: str | None,
+    compact: bool | None,
     **kwargs: Any,
 ) -> None:
     """Compare a candidate against a baseline on paired units, with a verdict.
@@ -440,8 +449,8 @@ def compare_command(
                 inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
                 _write_report(shown, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     if view is None:
-        _print_task_sections(sections, fmt, declared)
+        _print_task_sections(sections, fmt, declared, layout_of(compact))
         _exit_on_failed_task_gates(sections, require_winner)
         return
-    print_view_as(view, fmt)
+    print_view_as(view, fmt, layout_of(compact))
     exit_on_failed_gate(view)

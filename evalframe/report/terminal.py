@@ -11,7 +11,7 @@ ids from the input are never read as markup.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Final, Literal
 
 import polars as pl
 from rich import box
@@ -22,7 +22,7 @@ from rich.text import Text
 
 from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import FLIPS, ComparisonView
-from evalframe.report.format import fmt_rate, fmt_value, interval, visible
+from evalframe.report.format import fmt_count, fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.sentences import Ranking
 from evalframe.report.view import Gate, Note, TasksView, View
@@ -34,12 +34,35 @@ def _text(value: Any, style: str = "") -> Text:
 
 
 def _table(title: str, **kwargs: Any) -> Table:
-    return Table(title=Text(title, style="bold"), title_justify="left", box=box.HEAVY_HEAD, **kwargs)
+    return Table(title=Text(title, style="bold"), title_justify="left", **{"box": box.HEAVY_HEAD, **kwargs})
 
 
 def _column(table: Table, name: str, **kwargs: Any) -> None:
     """A column whose long words fold (never cut with an ellipsis)."""
     table.add_column(Text(name), overflow="fold", **kwargs)
+
+
+#: How the candidates are laid out: ``full`` (rates over their counts, intervals on a second line, the missing
+#: case ids folded), ``compact`` (one line per candidate), ``auto`` (compact from :data:`COMPACT_FROM` candidates on).
+TerminalLayout = Literal["auto", "compact", "full"]
+#: From this many candidates on, ``auto`` lays them out one line each.
+COMPACT_FROM: Final = 7
+
+
+def _numbers(table: Table, name: str | Text, **kwargs: Any) -> None:
+    """A column of numbers: never wrapped, so no number is split across lines (its header may wrap)."""
+    table.add_column(name, no_wrap=True, **kwargs)
+
+
+def _range_header(view: View, *, narrow: bool = False) -> Text:
+    """The worst-to-best-case range's header: its name, the two rates it runs between, and their denominator.
+
+    ``narrow``: no line wider than a range (``0.270–0.440``) and ``(of planned)``, for the compact table.
+    """
+    if narrow:
+        name = "\n".join(view.range_name.rsplit(" ", 1))
+        return Text(f"{name}\n(pass_rate_\nplanned–\npass_rate_\nupper, of\n{view.base})")
+    return Text(f"{view.range_name}\npass_rate_planned\n–pass_rate_upper\n(of {view.base})")
 
 
 def frame_table(frame: pl.DataFrame, title: str) -> Table:
@@ -95,6 +118,31 @@ def _candidates_table(view: View) -> Table:
     return table
 
 
+def _compact_table(view: View) -> Table:
+    """One line per candidate: scored/planned, pass_rate_scored with its interval, the full-plan range.
+
+    Every cell but the name is a number (or ``—``) in a column that never wraps, so at 80 columns no number
+    is split across lines. Missing units follow in their own table; the case-level rate and the other
+    ungraded outcomes are in ``--full`` and the report files.
+    """
+    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
+    table = _table("candidates (one line each)", box=box.SIMPLE_HEAD, pad_edge=False)
+    _column(table, "candidate")
+    _numbers(table, Text(f"scored/\n{view.base}"), justify="right")
+    _numbers(table, Text(f"pass_rate_scored\n[{level}CI]"))
+    _numbers(table, _range_header(view, narrow=True))
+    for c in view.candidates:
+        rate = c.rates["pass_rate_scored"]
+        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+        table.add_row(
+            Text(visible(c.name), style="bold"),
+            Text(f"{fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}", style="" if c.complete else "yellow"),
+            Text("—" if rate.value is None else f"{fmt_rate(rate.value)} {interval(rate.ci_low, rate.ci_high)}"),
+            Text("—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"),
+        )
+    return table
+
+
 def _case_cell(rate: CaseRate) -> Text:
     """A case-level rate with its cases and interval, e.g. ``1.000 (2/2 cases)`` over ``[0.0654, 1.0]``."""
     if rate.value is None:
@@ -140,15 +188,20 @@ def _headline(candidates: Sequence[Candidate], ranking: Ranking | None) -> Itera
             yield Text(f"• {visible(c.name)}: selective missingness: {visible(c.selective_missingness)}.", style="bold")
 
 
-def _missing(view: View) -> Table | None:
+def _missing(view: View, *, compact: bool = False) -> Table | None:
+    """Each candidate's missing units, cases and first missing ids (compact: on one line, cut with an ellipsis)."""
     rows = [c for c in view.candidates if c.counts["missing"]]
     if not rows:
         return None
-    table = _table("missing units (no row at all: not failures)")
+    title = "missing units (no row at all: not failures)"
+    table = _table(title, **({"box": box.SIMPLE_HEAD, "expand": True} if compact else {}))
     _column(table, "candidate")
-    _column(table, "missing", justify="right")
-    _column(table, "cases", justify="right")
-    _column(table, "first missing case ids (natural order)")
+    _numbers(table, Text("missing"), justify="right")
+    _numbers(table, Text("cases"), justify="right")
+    if compact:  # the ids take the width left and are cut with an ellipsis: one line per candidate
+        table.add_column(Text("first missing case ids (natural order)"), no_wrap=True, overflow="ellipsis", ratio=1)
+    else:
+        _column(table, "first missing case ids (natural order)")
     for c in rows:
         table.add_row(
             Text(visible(c.name)),
@@ -281,29 +334,47 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         )
 
 
-def renderables(view: View | TasksView) -> list[RenderableType]:
+def renderables(view: View | TasksView, *, layout: TerminalLayout = "auto") -> list[RenderableType]:
     """The view's parts in reading order, for :meth:`rich.console.Console.print`.
 
     A batch of several tasks is its title and batch line, then per task a rule naming the task and that
-    task's parts (its plan size, headline, candidates table, notes ...).
+    task's parts (its plan size, headline, candidates table, notes ...). ``layout`` is
+    :data:`TerminalLayout`.
     """
     if isinstance(view, TasksView):
         parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.batch), style="bold")]
         for task, one in view.tasks:
-            parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one)]
+            parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one, layout)]
         return parts
-    return [Text(visible(view.title), style="bold"), *_parts(view)]
+    return [Text(visible(view.title), style="bold"), *_parts(view, layout)]
 
 
-def _parts(view: View) -> list[RenderableType]:
+def is_compact(view: View, layout: TerminalLayout = "auto") -> bool:
+    """Whether the candidates are laid out one line each: ``compact``, or ``auto`` with :data:`COMPACT_FROM` or more.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
+    >>> ledger = pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]})
+    >>> view = ef.report.build_view(ef.audit(plan, ledger))
+    >>> is_compact(view), is_compact(view, "compact")
+    (False, True)
+    """
+    return layout == "compact" or (layout == "auto" and len(view.candidates) >= COMPACT_FROM)
+
+
+def _parts(view: View, layout: TerminalLayout = "auto") -> list[RenderableType]:
     """The view's parts under its title: subtitle, verdict, gate, headline, tables, notes, provenance."""
+    compact = is_compact(view, layout)
     parts: list[RenderableType] = [Text(visible(view.subtitle), style="dim")]
     if view.comparison is not None:
         parts += [Text(""), *_verdict(view.comparison)]
     if view.gate is not None:
         parts.append(_gate(view.gate))
-    parts += [Text(""), *_headline(view.candidates, view.ranking), Text(""), _candidates_table(view)]
-    missing = _missing(view)
+    table = _compact_table(view) if compact else _candidates_table(view)
+    parts += [Text(""), *_headline(view.candidates, view.ranking), Text(""), table]
+    missing = _missing(view, compact=compact)
     if missing is not None:
         parts.append(missing)
     if view.data.get("meta", {}).get("grade") == "numeric":
@@ -320,8 +391,11 @@ def _parts(view: View) -> list[RenderableType]:
     return parts
 
 
-def print_view(view: View | TasksView, console: Console) -> None:
-    """Print the view on ``console`` (its width decides how cells wrap).
+def print_view(view: View | TasksView, console: Console, *, layout: TerminalLayout = "auto") -> None:
+    """Print the view on ``console`` (its width decides how cells wrap; numbers never do).
+
+    ``layout`` (:data:`TerminalLayout`): ``compact`` lays the candidates out one line each (the default
+    ``auto`` does from :data:`COMPACT_FROM` candidates on), ``full`` puts each rate over its counts.
 
     Examples
     --------
@@ -334,7 +408,7 @@ def print_view(view: View | TasksView, console: Console) -> None:
     >>> "0.750 (3/4 scored)" in console.export_text()
     True
     """
-    console.print(Group(*renderables(view)))
+    console.print(Group(*renderables(view, layout=layout)))
 
 
 def print_refusal(problems: pl.DataFrame, console: Console, *, counts: pl.DataFrame | None = None) -> None:

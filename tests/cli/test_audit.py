@@ -366,3 +366,14 @@ def test_a_refused_batch_writes_its_problems_as_the_markdown_and_github_summary(
             ("duplicate_key", "quote", "3"),
             ("unknown_case", "invented", "4"),
         ]
+
+
+def test_compact_lays_the_candidates_out_one_line_each() -> None:
+    # orbit_desk: 4 planned cases; results.csv has rows for A on quote and refund, for B on all four.
+    code, stdout, _ = run([*ORBIT_ARGS, "--compact"])
+    assert code == 0
+    table = stdout.split("candidates (one line each)")[1].split("missing units")[0]
+    rows = [line.split() for line in table.splitlines() if line.startswith((" A ", " B "))]
+    assert [row[:2] for row in rows] == [["A", "2/4"], ["B", "4/4"]]
+    code, stdout, _ = run([*ORBIT_ARGS, "--full"])
+    assert code == 0 and "candidates: funnel and rates" in stdout and "one line each" not in stdout

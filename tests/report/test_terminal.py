@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import re
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +18,7 @@ from rich.console import Console
 
 import evalframe as ef
 from evalframe.report import AuditReport, build_view, print_view
+from evalframe.report.terminal import TerminalLayout
 from tests.conftest import ROOT
 from tests.reducer_support import repro_report
 
@@ -47,9 +49,11 @@ NAMES = [
 ]
 
 
-def render(report: AuditReport, width: int, comparison: ef.Comparison | None = None) -> str:
+def render(
+    report: AuditReport, width: int, comparison: ef.Comparison | None = None, layout: TerminalLayout = "auto"
+) -> str:
     console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
-    print_view(build_view(report, comparison), console)
+    print_view(build_view(report, comparison), console, layout=layout)
     return console.export_text()
 
 
@@ -106,7 +110,7 @@ def twenty_candidates() -> AuditReport:
 
 
 def test_twenty_candidates_at_120_columns_show_full_names_and_counts() -> None:
-    text = render(twenty_candidates(), 120)
+    text = render(twenty_candidates(), 120, layout="full")
     assert max(len(line) for line in text.splitlines()) <= 120
     table = text.split("candidates: funnel and rates")[1].split("missing units")[0]
     rows = {line.split("│")[1].strip(): line for line in table.splitlines() if line.startswith("│")}
@@ -120,13 +124,41 @@ def test_twenty_candidates_at_120_columns_show_full_names_and_counts() -> None:
 
 
 def test_twenty_candidates_at_80_columns_wrap_but_never_cut() -> None:
-    text = render(twenty_candidates(), 80)
+    text = render(twenty_candidates(), 80, layout="full")
     assert max(len(line) for line in text.splitlines()) <= 80
     table = text.split("candidates: funnel and rates")[1].split("missing units")[0]
     assert "…" not in table
     for k in range(20):
         scored = 600 - 20 * k
         assert f"({scored}/600)" in table
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_twenty_candidates_are_one_line_each_by_default_and_no_number_is_split(width: int) -> None:
+    # issue 42: at 20 candidates the full layout took 786 lines at 120 columns; numbers split at 80.
+    text = render(twenty_candidates(), width)
+    assert max(len(line) for line in text.splitlines()) <= width
+    table = text.split("candidates (one line each)")[1].split("missing units")[0].splitlines()
+    assert len(table) <= 60
+    for k, name in enumerate(NAMES):  # candidate k: 600 planned, misses its first 20·k cases, fails every third
+        scored, passed = 600 - 20 * k, sum(1 for i in range(20 * k, 600) if i % 3 != 0)
+        low, high = passed / 600, (passed + 20 * k) / 600  # pass_rate_planned, pass_rate_upper
+        counts = rf" {scored}/600 +{passed / scored:.3f} \[0\.[0-9]+, 0\.[0-9]+\] +{low:.3f}–{high:.3f}\b"
+        (row,) = [line for line in table if re.search(counts, line)]  # every number whole, on one line
+        assert row.split()[0] == name, name  # and the whole name on that line: one line per candidate
+    header = [line.split()[-1] for line in table[:9] if line.strip()]  # the range column's header, line by line
+    assert header[:6] == ["full-plan", "range", "(pass_rate_", "planned–", "pass_rate_", "of"], header
+    assert "20 candidates: one row each below." in text and text.count("has the highest pass_rate_scored") == 1
+    missing = text.split("missing units")[1].splitlines()
+    for k, name in enumerate(NAMES[1:], start=1):  # one line each, its counts whole
+        assert any(re.fullmatch(rf" *{re.escape(name)} +{20 * k} +{20 * k} +task/0, .*", line) for line in missing)
+
+
+def test_compact_is_forced_for_two_candidates_and_full_for_twenty(orbit: AuditReport) -> None:
+    compact = render(orbit, 80, layout="compact")
+    assert "candidates (one line each)" in compact and "candidates: funnel and rates" not in compact
+    full = render(twenty_candidates(), 120, layout="full")
+    assert "candidates: funnel and rates" in full and "candidates (one line each)" not in full
 
 
 def test_the_case_level_rate_stands_beside_the_trial_level_one_with_its_reducer_and_cases() -> None:
