@@ -28,9 +28,22 @@ from evalframe.report.sentences import Ranking
 from evalframe.report.view import Gate, Note, TasksView, View
 from evalframe.slices import detectable_words
 
+#: The terminal's one symbol for a value that does not exist (Markdown and JSON write ``null``).
+NULL: Final = "—"
+
 
 def _text(value: Any, style: str = "") -> Text:
-    return Text(visible(fmt_value(value)), style=style)
+    return Text(NULL if value is None else visible(fmt_value(value)), style=style)
+
+
+def _rate(value: float | None) -> str:
+    """:func:`~evalframe.report.format.fmt_rate`, :data:`NULL` when undefined."""
+    return NULL if value is None else fmt_rate(value)
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    """:func:`~evalframe.report.format.interval`, :data:`NULL` when an end is undefined."""
+    return NULL if low is None or high is None else interval(low, high)
 
 
 def _table(title: str, **kwargs: Any) -> Table:
@@ -54,15 +67,13 @@ def _numbers(table: Table, name: str | Text, **kwargs: Any) -> None:
     table.add_column(name, no_wrap=True, **kwargs)
 
 
-def _range_header(view: View, *, narrow: bool = False) -> Text:
+def _range_header(view: View) -> Text:
     """The worst-to-best-case range's header: its name, the two rates it runs between, and their denominator.
 
-    ``narrow``: no line wider than a range (``0.270–0.440``) and ``(of planned)``, for the compact table.
+    No line is wider than ``(of planned)``, so the column is as narrow as its ranges (``0.270–0.440``).
     """
-    if narrow:
-        name = "\n".join(view.range_name.rsplit(" ", 1))
-        return Text(f"{name}\n(pass_rate_\nplanned–\npass_rate_\nupper, of\n{view.base})")
-    return Text(f"{view.range_name}\npass_rate_planned\n–pass_rate_upper\n(of {view.base})")
+    name = "\n".join(view.range_name.rsplit(" ", 1))
+    return Text(f"{name}\n(pass_rate_\nplanned–\npass_rate_\nupper, of\n{view.base})")
 
 
 def frame_table(frame: pl.DataFrame, title: str) -> Table:
@@ -84,18 +95,18 @@ def _candidates_table(view: View) -> Table:
         by_case.append(None if c.case_rate is None else _case_cell(c.case_rate))
         cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
         coverage.append(
-            Text(f"{fmt_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
+            Text(f"{_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
         )
         if rate.value is None:
             passing.append(Text("no pass rate", style="dim"))
         else:
-            cell = Text(f"{fmt_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
-            cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+            cell = Text(f"{_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
+            cell.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
             passing.append(cell)
         low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
-        spans.append(Text("—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"))
+        spans.append(Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"))
         missing.append(Text(str(c.counts["missing"])))
-        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or "—"))
+        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or NULL))
 
     table = _table("candidates: funnel and rates, each beside its counts")
     _column(table, "candidate")
@@ -105,8 +116,8 @@ def _candidates_table(view: View) -> Table:
     if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
         formula = case_level.formula.replace(" / ", "/\n")
         _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{level}CI]")
-    _column(table, "\n".join(view.range_name.rsplit(" ", 1)))
-    _column(table, "missing\n(no row)", justify="right")
+    _numbers(table, _range_header(view))
+    _numbers(table, Text("missing\n(no row)"), justify="right")
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:
         _column(table, "other\nungraded")
@@ -130,15 +141,15 @@ def _compact_table(view: View) -> Table:
     _column(table, "candidate")
     _numbers(table, Text(f"scored/\n{view.base}"), justify="right")
     _numbers(table, Text(f"pass_rate_scored\n[{level}CI]"))
-    _numbers(table, _range_header(view, narrow=True))
+    _numbers(table, _range_header(view))
     for c in view.candidates:
         rate = c.rates["pass_rate_scored"]
         low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
         table.add_row(
             Text(visible(c.name), style="bold"),
             Text(f"{fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}", style="" if c.complete else "yellow"),
-            Text("—" if rate.value is None else f"{fmt_rate(rate.value)} {interval(rate.ci_low, rate.ci_high)}"),
-            Text("—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"),
+            Text(NULL if rate.value is None else f"{_rate(rate.value)} {_interval(rate.ci_low, rate.ci_high)}"),
+            Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"),
         )
     return table
 
@@ -147,8 +158,8 @@ def _case_cell(rate: CaseRate) -> Text:
     """A case-level rate with its cases and interval, e.g. ``1.000 (2/2 cases)`` over ``[0.0654, 1.0]``."""
     if rate.value is None:
         return Text("no pass threshold" if rate.denominator else "no case fully scored", style="dim")
-    cell = Text(f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')} cases)")
-    cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+    cell = Text(f"{_rate(rate.value)} ({rate.fraction.replace(' / ', '/')} cases)")
+    cell.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
     return cell
 
 
@@ -224,7 +235,7 @@ def _numeric(view: View) -> Table:
             Text(visible(c.name)),
             Text(str(c.counts["scored"])),
             _text(u.get("mean_score")),
-            Text(interval(u.get("mean_score_ci_low"), u.get("mean_score_ci_high"))),
+            Text(_interval(u.get("mean_score_ci_low"), u.get("mean_score_ci_high"))),
         )
     return table
 
@@ -278,9 +289,9 @@ def _slice_funnel(view: View) -> Table:
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
             Text(visible(fmt_value(r["slice_value"]))),
-            Text(f"{fmt_rate(r.get('scored_coverage'))} ({r['scored']}/{r.get('observations', r['planned'])})"),
+            Text(f"{_rate(r.get('scored_coverage'))} ({r['scored']}/{r.get('observations', r['planned'])})"),
             Text(str(r["missing"])),
-            Text("—" if rate is None else f"{fmt_rate(rate)} ({r['passed']}/{r['scored']} scored)"),
+            Text(NULL if rate is None else f"{_rate(rate)} ({r['passed']}/{r['scored']} scored)"),
         )
     return table
 
@@ -372,8 +383,22 @@ def _parts(view: View, layout: TerminalLayout = "auto") -> list[RenderableType]:
         parts += [Text(""), *_verdict(view.comparison)]
     if view.gate is not None:
         parts.append(_gate(view.gate))
+    if view.comparison is not None:  # the comparison, not the audit again: one line of the audit's counts
+        parts += [Text(""), _audit_line(view), *_comparison(view.comparison)]
+    else:
+        parts += _audit_parts(view, compact=compact)
+    if view.notes:
+        parts.append(_notes(view.notes))
+    parts += [
+        Text(visible(f"{label}: {text}"), style="dim") for label, text in view.provenance[:1] + view.provenance[4:5]
+    ]
+    return parts
+
+
+def _audit_parts(view: View, *, compact: bool) -> list[RenderableType]:
+    """The audit's own parts: headline, candidates, missing units, numeric scores, slices."""
     table = _compact_table(view) if compact else _candidates_table(view)
-    parts += [Text(""), *_headline(view.candidates, view.ranking), Text(""), table]
+    parts: list[RenderableType] = [Text(""), *_headline(view.candidates, view.ranking), Text(""), table]
     missing = _missing(view, compact=compact)
     if missing is not None:
         parts.append(missing)
@@ -381,14 +406,15 @@ def _parts(view: View, layout: TerminalLayout = "auto") -> list[RenderableType]:
         parts.append(_numeric(view))
     if view.slices is not None:
         parts += [_tests(view), _slice_funnel(view)]
-    if view.comparison is not None:
-        parts += list(_comparison(view.comparison))
-    if view.notes:
-        parts.append(_notes(view.notes))
-    parts += [
-        Text(visible(f"{label}: {text}"), style="dim") for label, text in view.provenance[:1] + view.provenance[4:5]
-    ]
     return parts
+
+
+def _audit_line(view: View) -> Text:
+    """The audit under a comparison in one line: each compared candidate's scored and planned units."""
+    counts = "; ".join(
+        f"{visible(c.name)} {fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}" for c in view.candidates
+    )
+    return Text(f"audit (scored/{view.base}): {counts} · evalframe audit prints the whole audit", style="dim")
 
 
 def print_view(view: View | TasksView, console: Console, *, layout: TerminalLayout = "auto") -> None:

@@ -92,7 +92,10 @@ def test_orbit_desk_comparison_terminal_snapshot(orbit: AuditReport, width: int)
     lines = text.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
     assert lines[verdict] == "verdict: no_supported_winner  (A vs baseline B, complete_pairs)"
-    assert verdict < lines.index("headline")  # the verdict first
+    assert "headline" not in lines and "candidates: funnel and rates" not in text  # the comparison, not the audit
+    # One line of the audit's counts: A has rows for 2 of its 4 planned cases, B for all 4 (results.csv).
+    (audit,) = [i for i, line in enumerate(lines) if line.startswith("audit (scored/planned): A 2/4; B 4/4 ")]
+    assert verdict < audit and lines[audit + 1].strip() == "comparison"
     assert "graded for the baseline only" in text and "escalation" in text
 
 
@@ -166,16 +169,18 @@ def test_the_case_level_rate_stands_beside_the_trial_level_one_with_its_reducer_
     # pass_rate_scored's clustered interval is withheld: 2 cases are not more than 28 + 25·g1² (g1 = 0).
     lines = render(repro_report("any"), 120).splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("candidates: funnel and rates"))
-    assert [line.rstrip() for line in lines[start + 1 : start + 11]] == [
+    assert [line.rstrip() for line in lines[start + 1 : start + 13]] == [
         "┏━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━┓",
-        "┃           ┃                  ┃                    ┃ case_pass_rate    ┃             ┃          ┃",
-        "┃           ┃                  ┃                    ┃ (any)             ┃             ┃          ┃",
-        "┃           ┃                  ┃ pass_rate_scored   ┃ (cases passed/    ┃             ┃          ┃",
-        "┃           ┃ scored_coverage  ┃ (passed/scored)    ┃ cases scored)     ┃ full-plan   ┃  missing ┃",
-        "┃ candidate ┃ (scored/planned) ┃ [95% CI]           ┃ [95% CI]          ┃ range       ┃ (no row) ┃",
+        "┃           ┃                  ┃                    ┃                   ┃ full-plan   ┃          ┃",
+        "┃           ┃                  ┃                    ┃                   ┃ range       ┃          ┃",
+        "┃           ┃                  ┃                    ┃ case_pass_rate    ┃ (pass_rate_ ┃          ┃",
+        "┃           ┃                  ┃                    ┃ (any)             ┃ planned–    ┃          ┃",
+        "┃           ┃                  ┃ pass_rate_scored   ┃ (cases passed/    ┃ pass_rate_  ┃          ┃",
+        "┃           ┃ scored_coverage  ┃ (passed/scored)    ┃ cases scored)     ┃ upper, of   ┃  missing ┃",
+        "┃ candidate ┃ (scored/planned) ┃ [95% CI]           ┃ [95% CI]          ┃ planned)    ┃ (no row) ┃",
         "┡━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━┩",
         "│ A         │ 1.000 (4/4)      │ 0.750 (3/4 scored) │ 1.000 (2/2 cases) │ 0.750–0.750 │        0 │",
-        "│           │                  │ null               │ [0.342, 1.0]      │             │          │",
+        "│           │                  │ —                  │ [0.342, 1.0]      │             │          │",
         "└───────────┴──────────────────┴────────────────────┴───────────────────┴─────────────┴──────────┘",
     ]
 
