@@ -13,6 +13,7 @@ from typing import Any
 import click
 import polars as pl
 from rich.table import Table
+from rich.text import Text
 
 from evalframe.cli.exits import EXIT_GATE, fail, plain, stderr, stdout, write_or_exit
 from evalframe.cli.inputs import build_report, input_paths
@@ -22,6 +23,7 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
+from evalframe.compare.family import Family, compare_each
 from evalframe.compare.pairs import check_names, task_report
 from evalframe.errors import OptionError
 from evalframe.progress import Progress
@@ -34,8 +36,8 @@ from evalframe.report import (
     render_json,
     render_markdown,
 )
-from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
-from evalframe.report.terminal import TerminalLayout, print_view
+from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, visible
+from evalframe.report.terminal import TerminalLayout, frame_table, print_view
 from evalframe.report.view import Gate
 
 
@@ -334,6 +336,69 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
         sys.exit(EXIT_GATE)
 
 
+def _print_family(family: Family, view: View, fmt: str) -> None:
+    """``compare --candidate all``: one verdict per candidate, the multiplicity stated, in ``--format``."""
+    table = family.table
+    if fmt == "json":
+        doc = {"multiplicity": family.multiplicity, "alpha": family.alpha, "comparisons": table.to_dicts()}
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    baseline = str(table.item(0, "baseline")) if table.height else ""
+    title = f"{baseline} against each other candidate"
+    if fmt in ("markdown", "github"):
+        head = "###" if fmt == "github" else "#"
+        click.echo(f"{head} {markdown_text(title)}\n\n{markdown_text(family.multiplicity)}.\n")
+        click.echo(markdown_table(table.drop("baseline")) + "\n")
+        return
+    console = stdout()
+    console.print(Text(visible(f"evalframe comparison: {title}"), style="bold"))
+    console.print(Text(visible(view.subtitle), style="dim"))
+    console.print(Text(visible(f"multiplicity: {family.multiplicity}."), style="bold"))
+    console.print(frame_table(table.drop("baseline"), "verdicts (family_verdict: after Holm)"))
+
+
+def _compare_all(
+    report: AuditReport,
+    baseline: str,
+    *,
+    fmt: str,
+    require_winner: bool,
+    alone: bool,
+    min_coverage: float | None,
+    task: str | None,
+    pairs: str,
+    options: dict[str, Any],
+) -> None:
+    """``compare --candidate all``: the baseline against every other candidate, Holm across them.
+
+    ``alone``: one task, printed on stdout (no ``--out``, no ``--aggregate``); else a usage error. Exit 3
+    under ``--require-winner`` unless every candidate's verdict after Holm is candidate_better.
+    """
+    if not alone:
+        fail(
+            "--candidate all compares one task on stdout: give --task NAME with several tasks, no --out, no --aggregate"
+        )
+    try:
+        family = compare_each(
+            report,
+            baseline=baseline,
+            pairs=pairs,  # type: ignore[arg-type]
+            min_coverage=0.95 if min_coverage is None else min_coverage,
+            task=task,
+            **{k: options[k] for k in ("confidence", "alpha", "cases")},
+        )
+    except ValueError as exc:
+        fail(str(exc))
+    view = task_report(report, task).view()
+    assert isinstance(view, View)  # one task
+    _print_family(family, view, fmt)
+    if require_winner and not family.every_candidate_better:
+        behind = family.table.filter(pl.col("family_verdict") != "candidate_better").get_column(CANDIDATE)
+        said = ", ".join(str(n) for n in behind.to_list())
+        stderr().print(f"[bold red]gate failed[/]: no supported win over the baseline for {plain(said)}")
+        sys.exit(EXIT_GATE)
+
+
 @click.command(
     "compare",
     epilog="\b\nExamples:\n  evalframe compare --plan plan.csv --results results.csv --candidates A,B "
@@ -344,7 +409,13 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
 @input_options
 @audit_options
 @click.option("--baseline", required=True, help="The baseline candidate.")
-@click.option("--candidate", "challenger", required=True, help="The candidate compared against the baseline.")
+@click.option(
+    "--candidate",
+    "challenger",
+    required=True,
+    help="The candidate compared against the baseline; all: every other candidate, one verdict each, with Holm's "
+    "adjustment (Holm 1979) of their exact McNemar p-values stated (one task, no --out).",
+)
 @click.option(
     "--pairs",
     type=click.Choice(["complete_pairs", "missing_as_fail"]),
@@ -360,7 +431,12 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
     "on its own, in turn). Tasks are never pooled.",
 )
 @min_coverage_option
-@click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
+@click.option(
+    "--require-winner",
+    is_flag=True,
+    help="Release gate: exit 3 unless the verdict is candidate_better (with --candidate all: unless every "
+    "candidate's verdict after Holm is candidate_better).",
+)
 @click.option(
     "--aggregate",
     "how",
@@ -404,6 +480,20 @@ def compare_command(
     declared: pl.DataFrame | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         tasks = [str(t) for t in report.meta.get("tasks", [])]
+        if challenger == "all":  # one baseline against every other candidate, Holm across them
+            alone = out is None and how is None and (task is not None or len(tasks) < 2)
+            _compare_all(
+                report,
+                baseline,
+                fmt=fmt,
+                require_winner=require_winner,
+                alone=alone,
+                pairs=pairs,
+                min_coverage=min_coverage,
+                task=task,
+                options=kwargs,
+            )
+            return
         if task is None and len(tasks) >= 2:
             try:  # a name in no task is a typo (exit 2), not a task "not comparable"
                 check_names(report, baseline, challenger)
