@@ -24,7 +24,7 @@ from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.format import fmt_count, fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
-from evalframe.report.sentences import Ranking
+from evalframe.report.sentences import Ranking, graded_by
 from evalframe.report.view import Gate, Note, TasksView, View
 from evalframe.slices import detectable_words
 
@@ -379,6 +379,9 @@ def _parts(view: View, layout: TerminalLayout = "auto") -> list[RenderableType]:
     """The view's parts under its title: subtitle, verdict, gate, headline, tables, notes, provenance."""
     compact = is_compact(view, layout)
     parts: list[RenderableType] = [Text(visible(view.subtitle), style="dim")]
+    grades = graded_by(view.data.get("meta", {}))
+    if grades is not None:  # the scorer or metric the import read the grades from
+        parts.append(Text(visible(f"graded by: {grades}")))
     if view.comparison is not None:
         parts += [Text(""), *_verdict(view.comparison)]
     if view.gate is not None:

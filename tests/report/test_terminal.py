@@ -212,3 +212,10 @@ def test_a_note_about_one_candidate_names_it() -> None:
         "missing_unit": ("m/a: 2 planned units have no row", "m/b: 2 planned units have no row"),
         "run_status": ("status: cancelled",),
     }
+
+
+def test_the_terminal_names_the_metric_the_import_graded_by(orbit: AuditReport) -> None:
+    # An import records each export's metric (lm-eval: "acc") or scorer (Inspect); a --results ledger none.
+    assert "graded by" not in render(orbit, 120)
+    imported = dataclasses.replace(orbit, meta={**orbit.meta, "exports": [{"metric": "acc"}, {"metric": "acc"}]})
+    assert render(imported, 120).splitlines()[2] == "graded by: metric acc"
