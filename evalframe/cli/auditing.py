@@ -275,7 +275,7 @@ def _compared_view(
         baseline=baseline,
         candidate=challenger,
         pairs=pairs,  # type: ignore[arg-type]
-        min_coverage=0.95 if min_coverage is None else min_coverage,
+        min_coverage=min_coverage,
         confidence=options["confidence"],
         alpha=options["alpha"],
         task=task,
@@ -383,7 +383,7 @@ def _compare_all(
             report,
             baseline=baseline,
             pairs=pairs,  # type: ignore[arg-type]
-            min_coverage=0.95 if min_coverage is None else min_coverage,
+            min_coverage=min_coverage,
             task=task,
             **{k: options[k] for k in ("confidence", "alpha", "cases")},
         )

@@ -86,7 +86,7 @@ def compare_each(
     *,
     baseline: str,
     pairs: PairPolicy = "complete_pairs",
-    min_coverage: float = 0.95,
+    min_coverage: float | None = None,
     confidence: float = 0.95,
     alpha: float = 0.05,
     task: str | None = None,
