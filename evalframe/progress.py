@@ -1,7 +1,8 @@
 """The progress callback library functions take: the library reports steps, the caller draws them.
 
 The library keeps no progress state and prints nothing; the ``evalframe``
-command passes a callback that drives rich progress bars on a terminal.
+command passes a callback that drives rich progress bars on a terminal (a plain line
+every ten seconds when stderr is not one).
 """
 
 from __future__ import annotations

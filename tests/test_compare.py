@@ -21,7 +21,7 @@ def orbit_report() -> ef.AuditReport:
 def test_orbit_desk_has_no_supported_winner_and_says_why() -> None:
     c = compare(orbit_report(), baseline="B", candidate="A")
     assert c.verdict == "no_supported_winner"
-    assert c.reasons[0] == "coverage: A scored_coverage 0.5 is below the declared minimum 0.95"
+    assert c.reasons[0] == "coverage: A scored_coverage 0.5 is below the default minimum (none declared) 0.95"
     # Two cases with grades on both sides, both passed by both: a difference of 0, and no winner.
     assert c.reasons[1].startswith("interval: paired difference of pass rate A − B = +0 [")
     assert c.reasons[1].endswith("(95% interval over 2 cases; exact McNemar p=1) does not support a winner")
@@ -372,3 +372,12 @@ def test_fixed_cases_drop_the_skewness_rule_and_take_the_within_case_variance() 
     with pytest.raises(OptionError) as caught:
         compare(report, baseline="base", candidate="cand", cases="all")  # type: ignore[arg-type]
     assert (caught.value.option, caught.value.reason) == ("cases", "cases must be one of 'sample', 'fixed', got 'all'")
+
+
+def test_the_coverage_reason_says_declared_only_when_a_minimum_was_declared() -> None:
+    # issue 42: "declared minimum 0.95" was printed when nothing was declared. A scored 2 of its 4 planned units.
+    declared = compare(orbit_report(), baseline="B", candidate="A", min_coverage=0.9)
+    assert declared.reasons[0] == "coverage: A scored_coverage 0.5 is below the declared minimum 0.9"
+    assert declared.table.item(0, "min_coverage") == 0.9
+    default = compare(orbit_report(), baseline="B", candidate="A")
+    assert default.table.item(0, "min_coverage") == 0.95  # the default, still a number in the table

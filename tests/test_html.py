@@ -154,7 +154,7 @@ def test_missing_units_problems_slices_and_verdict(page: Page) -> None:
     # w = 3 per slice and the shift is √(λ·(1/3 + 1/9)) with λ = 10.9 (χ²(3), 80% power at 0.05): 2.2.
     assert tests[1][8:] == ["—", "2.2", "2", "1.0", "no", "—", "2.2"]
     assert "Verdict: no_supported_winner" in text
-    assert "coverage: A scored_coverage 0.5 is below the declared minimum 0.95" in text
+    assert "coverage: A scored_coverage 0.5 is below the default minimum (none declared) 0.95" in text
     assert "missing rate by case_type" not in text  # chart text is SVG text, not page text
     assert sum(1 for tag, _ in page.tags if tag == "svg") == 3
     assert [attrs["aria-label"] for tag, attrs in page.tags if tag == "svg"] == [

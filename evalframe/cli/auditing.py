@@ -12,15 +12,17 @@ from typing import Any
 import click
 import polars as pl
 from rich.table import Table
+from rich.text import Text
 
 from evalframe.cli.exits import EXIT_GATE, fail, plain, stderr, stdout, write_or_exit
 from evalframe.cli.inputs import build_report, input_paths
-from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, min_coverage_option
+from evalframe.cli.options import EXIT_CODES_HELP, audit_options, input_options, layout_of, min_coverage_option
 from evalframe.cli.progress import progress_bars
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
+from evalframe.compare.family import Family, compare_each
 from evalframe.compare.pairs import check_names, task_report
 from evalframe.errors import AggregateError, OptionError
 from evalframe.progress import Progress
@@ -33,13 +35,16 @@ from evalframe.report import (
     render_json,
     render_markdown,
 )
-from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text
-from evalframe.report.terminal import print_view
+from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, visible
+from evalframe.report.terminal import TerminalLayout, frame_table, print_view
 from evalframe.report.view import Gate
 
 
-def print_view_as(view: View | TasksView, fmt: str) -> None:
-    """Print the view on stdout in the chosen ``--format`` (every format lays out one view, or one per task)."""
+def print_view_as(view: View | TasksView, fmt: str, layout: TerminalLayout = "auto") -> None:
+    """Print the view on stdout in the chosen ``--format`` (every format lays out one view, or one per task).
+
+    ``layout`` (``--compact/--full``) is the terminal table's.
+    """
     if fmt == "json":
         click.echo(render_json(view))
     elif fmt == "markdown":
@@ -47,7 +52,7 @@ def print_view_as(view: View | TasksView, fmt: str) -> None:
     elif fmt == "github":
         click.echo(render_github(view), nl=False)
     else:
-        print_view(view, stdout())
+        print_view(view, stdout(), layout=layout)
 
 
 def exit_on_failed_gate(view: View | TasksView) -> None:
@@ -172,7 +177,7 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> N
     stdout().print(grid)
 
 
-def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str) -> None:
+def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str, layout: TerminalLayout) -> None:
     """The audit's view, then its declared aggregate: one JSON document ``{"report", "aggregate"}`` for json.
 
     The aggregate is the library's table as it is: a candidate left out has its ``missing_tasks``.
@@ -181,7 +186,7 @@ def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str) -> N
         doc = {"report": json.loads(render_json(view)), "aggregate": table.to_dicts()}
         click.echo(json.dumps(doc, indent=2, default=str))
         return
-    print_view_as(view, fmt)
+    print_view_as(view, fmt, layout)
     _print_declared(table, "estimate", "{passed}/{scored}", fmt)
 
 
@@ -217,6 +222,7 @@ def audit_command(
     min_coverage: float | None,
     export: tuple[str, Path] | None,
     how: str | None,
+    compact: bool | None,
     **kwargs: Any,
 ) -> None:
     """Audit a results ledger against a frozen plan.
@@ -237,9 +243,9 @@ def audit_command(
         if out is not None:
             _write_report(report, out, None, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     if declared is None:
-        print_view_as(view, fmt)
+        print_view_as(view, fmt, layout_of(compact))
     else:
-        _print_aggregate(view, declared, fmt)
+        _print_aggregate(view, declared, fmt, layout_of(compact))
     exit_on_failed_gate(view)
 
 
@@ -263,7 +269,7 @@ def _compared_view(
         baseline=baseline,
         candidate=challenger,
         pairs=pairs,  # type: ignore[arg-type]
-        min_coverage=0.95 if min_coverage is None else min_coverage,
+        min_coverage=min_coverage,
         confidence=options["confidence"],
         alpha=options["alpha"],
         task=task,
@@ -278,7 +284,9 @@ def _compared_view(
     return shown, comparison, view
 
 
-def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, declared: pl.DataFrame | None) -> None:
+def _print_task_sections(
+    sections: list[tuple[str, View | str]], fmt: str, declared: pl.DataFrame | None, layout: TerminalLayout
+) -> None:
     """Each task's comparison under its name, in the chosen ``--format``; a text says why a task is not compared.
 
     Then the declared aggregate of the paired difference (``--aggregate``), when asked: in json, the key
@@ -296,13 +304,13 @@ def _print_task_sections(sections: list[tuple[str, View | str]], fmt: str, decla
         if fmt in ("markdown", "github"):
             click.echo(f"## Task {markdown_code(task)}\n")
             if isinstance(got, View):
-                print_view_as(got, fmt)
+                print_view_as(got, fmt, layout)
             else:
                 click.echo(f"Not comparable: {markdown_text(got)}\n")
         else:
             stdout().rule(f"task {plain(task)}")
             if isinstance(got, View):
-                print_view(got, stdout())
+                print_view(got, stdout(), layout=layout)
             else:
                 stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
     if declared is not None:
@@ -322,6 +330,69 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
         sys.exit(EXIT_GATE)
 
 
+def _print_family(family: Family, view: View, fmt: str) -> None:
+    """``compare --candidate all``: one verdict per candidate, the multiplicity stated, in ``--format``."""
+    table = family.table
+    if fmt == "json":
+        doc = {"multiplicity": family.multiplicity, "alpha": family.alpha, "comparisons": table.to_dicts()}
+        click.echo(json.dumps(doc, indent=2, default=str))
+        return
+    baseline = str(table.item(0, "baseline")) if table.height else ""
+    title = f"{baseline} against each other candidate"
+    if fmt in ("markdown", "github"):
+        head = "###" if fmt == "github" else "#"
+        click.echo(f"{head} {markdown_text(title)}\n\n{markdown_text(family.multiplicity)}.\n")
+        click.echo(markdown_table(table.drop("baseline")) + "\n")
+        return
+    console = stdout()
+    console.print(Text(visible(f"evalframe comparison: {title}"), style="bold"))
+    console.print(Text(visible(view.subtitle), style="dim"))
+    console.print(Text(visible(f"multiplicity: {family.multiplicity}."), style="bold"))
+    console.print(frame_table(table.drop("baseline"), "verdicts (family_verdict: after Holm)"))
+
+
+def _compare_all(
+    report: AuditReport,
+    baseline: str,
+    *,
+    fmt: str,
+    require_winner: bool,
+    alone: bool,
+    min_coverage: float | None,
+    task: str | None,
+    pairs: str,
+    options: dict[str, Any],
+) -> None:
+    """``compare --candidate all``: the baseline against every other candidate, Holm across them.
+
+    ``alone``: one task, printed on stdout (no ``--out``, no ``--aggregate``); else a usage error. Exit 3
+    under ``--require-winner`` unless every candidate's verdict after Holm is candidate_better.
+    """
+    if not alone:
+        fail(
+            "--candidate all compares one task on stdout: give --task NAME with several tasks, no --out, no --aggregate"
+        )
+    try:
+        family = compare_each(
+            report,
+            baseline=baseline,
+            pairs=pairs,  # type: ignore[arg-type]
+            min_coverage=min_coverage,
+            task=task,
+            **{k: options[k] for k in ("confidence", "alpha", "cases")},
+        )
+    except ValueError as exc:
+        fail(str(exc))
+    view = task_report(report, task).view()
+    assert isinstance(view, View)  # one task
+    _print_family(family, view, fmt)
+    if require_winner and not family.every_candidate_better:
+        behind = family.table.filter(pl.col("family_verdict") != "candidate_better").get_column(CANDIDATE)
+        said = ", ".join(str(n) for n in behind.to_list())
+        stderr().print(f"[bold red]gate failed[/]: no supported win over the baseline for {plain(said)}")
+        sys.exit(EXIT_GATE)
+
+
 @click.command(
     "compare",
     epilog="\b\nExamples:\n  evalframe compare --plan plan.csv --results results.csv --candidates A,B "
@@ -332,7 +403,13 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
 @input_options
 @audit_options
 @click.option("--baseline", required=True, help="The baseline candidate.")
-@click.option("--candidate", "challenger", required=True, help="The candidate compared against the baseline.")
+@click.option(
+    "--candidate",
+    "challenger",
+    required=True,
+    help="The candidate compared against the baseline; all: every other candidate, one verdict each, with Holm's "
+    "adjustment (Holm 1979) of their exact McNemar p-values stated (one task, no --out).",
+)
 @click.option(
     "--pairs",
     type=click.Choice(["complete_pairs", "missing_as_fail"]),
@@ -348,7 +425,12 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
     "on its own, in turn). Tasks are never pooled.",
 )
 @min_coverage_option
-@click.option("--require-winner", is_flag=True, help="Release gate: exit 3 unless the verdict is candidate_better.")
+@click.option(
+    "--require-winner",
+    is_flag=True,
+    help="Release gate: exit 3 unless the verdict is candidate_better (with --candidate all: unless every "
+    "candidate's verdict after Holm is candidate_better).",
+)
 @click.option(
     "--aggregate",
     "how",
@@ -367,6 +449,7 @@ def compare_command(
     min_coverage: float | None,
     require_winner: bool,
     how: str | None,
+    compact: bool | None,
     **kwargs: Any,
 ) -> None:
     """Compare a candidate against a baseline on paired units, with a verdict.
@@ -391,6 +474,20 @@ def compare_command(
     declared: pl.DataFrame | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         tasks = [str(t) for t in report.meta.get("tasks", [])]
+        if challenger == "all":  # one baseline against every other candidate, Holm across them
+            alone = out is None and how is None and (task is not None or len(tasks) < 2)
+            _compare_all(
+                report,
+                baseline,
+                fmt=fmt,
+                require_winner=require_winner,
+                alone=alone,
+                pairs=pairs,
+                min_coverage=min_coverage,
+                task=task,
+                options=kwargs,
+            )
+            return
         if task is None and len(tasks) >= 2:
             try:  # a name in no task is a typo (exit 2), not a task "not comparable"
                 check_names(report, baseline, challenger)
@@ -438,8 +535,8 @@ def compare_command(
                 inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])
                 _write_report(shown, out, comparison, view, inputs=inputs, min_coverage=min_coverage, progress=progress)
     if view is None:
-        _print_task_sections(sections, fmt, declared)
+        _print_task_sections(sections, fmt, declared, layout_of(compact))
         _exit_on_failed_task_gates(sections, require_winner)
         return
-    print_view_as(view, fmt)
+    print_view_as(view, fmt, layout_of(compact))
     exit_on_failed_gate(view)

@@ -28,7 +28,7 @@ from evalframe.plan import Plan
 from evalframe.progress import Progress
 from evalframe.read import import_exports, import_folder
 from evalframe.report import AuditReport, build_refusal, check_output_folder, write_refusal
-from evalframe.report.refusal import refusal_json
+from evalframe.report.refusal import refusal_json, refusal_markdown
 
 #: The audit options :func:`~evalframe.audit.arguments.check_options` checks, by their keyword names.
 CHECKED: Final = ("retry", "missing", "grade", "max_attempts", "score_range", "pass_threshold", "slices", "cases")
@@ -130,10 +130,13 @@ def _import_ledger(plan_path: Path | None, results_paths: Sequence[str]) -> Load
 def _refused(
     exc: AuditRefused, *, fmt: str, out: Path | None, inputs: list[str], progress: Progress | None
 ) -> NoReturn:
-    """Print a refusal on stderr (and as JSON on stdout for ``--format json``), write it to ``--out``; exit 1."""
+    """Print a refusal on stderr (and on stdout for json, markdown, github), write it to ``--out``; exit 1."""
     print_problems(exc.problems, stderr(), exc.problem_counts)
+    refusal = build_refusal(exc.problems, counts=exc.problem_counts)
     if fmt == "json":  # machine readers get the refusal on stdout too: counts, then kind, line, key per kind
-        click.echo(refusal_json(build_refusal(exc.problems, counts=exc.problem_counts)))
+        click.echo(refusal_json(refusal))
+    elif fmt in ("markdown", "github"):  # a CI job summary is never empty when the batch is refused
+        click.echo(refusal_markdown(refusal, level=1 if fmt == "markdown" else 3))
     if out is not None:  # problems.parquet holds every problem, streamed from the refusal's files
         folder, command = out, f"evalframe {click.get_current_context().info_name}"
         write_or_exit(

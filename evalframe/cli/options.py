@@ -10,13 +10,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import EXEC_FAILURES
 from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits
+
+if TYPE_CHECKING:
+    from evalframe.report.terminal import TerminalLayout
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -257,7 +260,19 @@ _OUTPUT_OPTIONS: Final = [
         help="What to print on stdout: a terminal table, JSON (full precision), the Markdown report, or github: "
         "a short Markdown summary (verdict, coverage, gate) for $GITHUB_STEP_SUMMARY.",
     ),
+    click.option(
+        "--compact/--full",
+        "compact",
+        default=None,
+        help="Terminal table: one line per candidate (planned, scored, missing, pass_rate_scored with its "
+        "interval, full-plan range), or each rate over its counts. Default: compact from 7 candidates on.",
+    ),
 ]
+
+
+def layout_of(compact: bool | None) -> TerminalLayout:
+    """The terminal layout of ``--compact/--full`` (neither: ``auto``)."""
+    return "auto" if compact is None else "compact" if compact else "full"
 
 
 def audit_options(func: F) -> F:

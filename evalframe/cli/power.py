@@ -22,6 +22,7 @@ from evalframe.cli.exits import EXIT_USAGE
 from evalframe.cli.options import Count, Number, count_in
 from evalframe.columns import CANDIDATE, CASE_ID
 from evalframe.errors import InputFormatError
+from evalframe.report.format import fmt_count, fmt_value
 
 #: What to do about each input the power analysis refuses, keyed by the start of its message.
 HINTS = {
@@ -159,7 +160,7 @@ def _text(result: Any, sources: list[str]) -> None:
             table.add_column(name, justify="right")
         for row in (r for r in doc["trade"] if r["basis"] == basis):
             cells = [
-                "-" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])
+                "-" if row[c] is None else fmt_value(row[c]) if isinstance(row[c], float) else fmt_count(row[c])
                 for c in columns
             ]
             table.add_row(*cells)

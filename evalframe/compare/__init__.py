@@ -60,6 +60,9 @@ from evalframe.stats.detectable import Detectable
 
 __all__ = ["PAIR_KEY", "Comparison", "PairPolicy", "compare"]
 
+#: The minimum ``scored_coverage`` of each side when none is declared (SPEC §6, check 1).
+DEFAULT_MIN_COVERAGE: Final = 0.95
+
 
 @dataclass(frozen=True, repr=False)
 class Comparison:
@@ -142,7 +145,7 @@ def compare(
     baseline: str,
     candidate: str,
     pairs: PairPolicy = "complete_pairs",
-    min_coverage: float = 0.95,
+    min_coverage: float | None = None,
     confidence: float = 0.95,
     alpha: float = 0.05,
     task: str | None = None,
@@ -164,7 +167,8 @@ def compare(
         side as a fail (the low end of the score range for numeric scores),
         labelled as such. A winner must win under both.
     min_coverage
-        Declared minimum ``scored_coverage`` of each side (fraction).
+        Declared minimum ``scored_coverage`` of each side (fraction); None: the default
+        :data:`DEFAULT_MIN_COVERAGE` (0.95), which the coverage reason calls the default, not declared.
     confidence
         Coverage of the intervals of the paired difference.
     alpha
@@ -260,8 +264,12 @@ def compare(
     >>> c.verdict
     'no_supported_winner'
     >>> c.reasons[0]
-    'coverage: A scored_coverage 0.5 is below the declared minimum 0.95'
+    'coverage: A scored_coverage 0.5 is below the default minimum (none declared) 0.95'
+    >>> compare(ef.audit(plan, results), baseline="B", candidate="A", min_coverage=0.9).reasons[0]
+    'coverage: A scored_coverage 0.5 is below the declared minimum 0.9'
     """
+    declared_minimum = min_coverage is not None
+    min_coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
     cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
     several = len(report.meta.get("tasks", [])) >= 2
     report = task_report(report, task)
@@ -277,7 +285,9 @@ def compare(
     declared, other = (complete, as_fail) if pairs == "complete_pairs" else (as_fail, complete)
     other_name = "missing_as_fail" if pairs == "complete_pairs" else "complete_pairs"
     missingness_p = missingness_p_value(joined)
-    reasons = coverage_reasons({baseline: b, candidate: c}, min_coverage, missingness_p, alpha)
+    reasons = coverage_reasons(
+        {baseline: b, candidate: c}, min_coverage, missingness_p, alpha, declared=declared_minimum
+    )
     coverage_ok = not reasons
     unpaired = {name: unpaired_count(report, name, joined) for name in (baseline, candidate)}
     if any(unpaired.values()):

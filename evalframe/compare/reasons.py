@@ -24,12 +24,21 @@ from evalframe.stats.clustered import SKEW_RULE_BASE
 
 
 def coverage_reasons(
-    sides: Mapping[str, Mapping[str, Any]], min_coverage: float, missingness_p: float, alpha: float
+    sides: Mapping[str, Mapping[str, Any]],
+    min_coverage: float,
+    missingness_p: float,
+    alpha: float,
+    *,
+    declared: bool = True,
 ) -> list[str]:
-    """Check 1 of SPEC §6: a reason for each side below the declared coverage, and for differing missingness."""
+    """Check 1 of SPEC §6: a reason for each side below the minimum coverage, and for differing missingness.
+
+    ``declared``: the minimum was declared (``min_coverage=``, ``--min-coverage``); else it is the default
+    and the reason says so, never "declared".
+    """
+    minimum = "the declared minimum" if declared else "the default minimum (none declared)"
     reasons = [
-        f"coverage: {name} scored_coverage {row['scored_coverage']:.3g} is below the declared minimum "
-        f"{min_coverage:.3g}"
+        f"coverage: {name} scored_coverage {row['scored_coverage']:.3g} is below {minimum} {min_coverage:.3g}"
         for name, row in sides.items()
         if row["scored_coverage"] < min_coverage
     ]

@@ -17,7 +17,7 @@ from evalframe.funnel import COUNT_COLUMNS, RATE_COLUMNS, is_pass_fail
 from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import natural_key
 from evalframe.report.descriptions import RATE_FORMULAS
-from evalframe.report.format import fmt_value
+from evalframe.report.format import fmt_count, fmt_value
 from evalframe.report.sentences import headline, rate_base, rated_units
 
 #: Where a planned unit ended up, from best evidence to none (the headline's stacked bar).
@@ -61,7 +61,7 @@ class Rate:
     @property
     def fraction(self) -> str:
         """``numerator / denominator``, or ``—`` when the rate has no value (its counts are not a fraction of it)."""
-        return "—" if self.value is None else f"{self.numerator} / {self.denominator}"
+        return "—" if self.value is None else f"{fmt_count(self.numerator)} / {fmt_count(self.denominator)}"
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,7 @@ class CaseRate:
         """``numerator / denominator`` (``—`` when the rate has no value: no case is fully scored)."""
         if self.value is None:
             return "—"
-        top = str(int(self.numerator)) if self.pass_fail else fmt_value(self.numerator)
-        return f"{top} / {self.denominator}"
+        return f"{fmt_count(self.numerator)} / {fmt_count(self.denominator)}"
 
     @property
     def equation(self) -> str:

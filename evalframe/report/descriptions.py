@@ -176,7 +176,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "baseline_best": "the baseline's pass_rate_upper (best case)",
     "candidate_worst": "the candidate's pass_rate_planned (worst case)",
     "candidate_best": "the candidate's pass_rate_upper (best case)",
-    "min_coverage": "declared minimum scored_coverage of each side",
+    "min_coverage": "minimum scored_coverage of each side (as declared, else the default 0.95)",
     "confidence": "two-sided coverage of the intervals",
     "verdict": "candidate_better, baseline_better or no_supported_winner",
     "reasons": "why the verdict is what it is, in the order the checks ran",

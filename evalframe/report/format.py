@@ -23,21 +23,45 @@ DIGITS: Final = 3
 def fmt_value(value: Any, *, digits: int = DIGITS) -> str:
     """Format a table value for people: ``digits`` significant digits, floats keep a decimal point.
 
+    A float of ``10**digits`` or more is written whole, in plain digits (``1190``), never in scientific
+    notation; a count is :func:`fmt_count`.
+
     Examples
     --------
     >>> [fmt_value(v) for v in (1.0, 0.5, 2 / 3, 3, None, ["privacy", "handoff"], [])]
     ['1.0', '0.5', '0.667', '3', 'null', 'privacy, handoff', '—']
-    >>> fmt_value(0.34238, digits=4), fmt_value(True)
-    ('0.3424', 'True')
+    >>> fmt_value(0.34238, digits=4), fmt_value(True), fmt_value(1190.4), fmt_value(4.2e10)
+    ('0.3424', 'True', '1190', '42000000000')
     """
     if value is None:
         return "null"
+    if isinstance(value, float) and abs(value) >= 10**digits:  # written whole: never an exponent (1.19e+03)
+        return f"{value:.0f}"
     if isinstance(value, float):
         text = f"{value:.{digits}g}"
         return f"{text}.0" if math.isfinite(value) and text.lstrip("-").isdigit() else text
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value) or "—"
     return str(value)
+
+
+def fmt_count(value: float | None) -> str:
+    """A count for people (units, cases, or a sum of case pass fractions): plain digits, never an exponent.
+
+    Counts are written as integers in plain digits without a thousands separator (``1190``, as CSV,
+    Parquet and JSON hold them), in every renderer; a sum of fractions of a case (the ``mean``
+    reducer's passed cases) keeps at most two decimals. ``—`` when there is none.
+
+    Examples
+    --------
+    >>> [fmt_count(v) for v in (1190, 1190.0, 10**10, 628.3333, 0.5, 0, None)]
+    ['1190', '1190', '10000000000', '628.33', '0.5', '0', '—']
+    """
+    if value is None:
+        return "—"
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def fmt_rate(value: float | None) -> str:

@@ -102,6 +102,51 @@ def refusal_json(refusal: Refusal) -> str:
     return json.dumps(refusal_dict(refusal), indent=2, ensure_ascii=False, default=str)
 
 
+def refusal_markdown(refusal: Refusal, *, level: int = 1) -> str:
+    """The refusal as Markdown: title, lead, the counts by kind, the first rows (kind, key, line, detail).
+
+    ``report.md`` of a refused batch (``level=1``), and what ``--format markdown`` (``level=1``) and
+    ``--format github`` (``level=3``, a job summary's heading) print on stdout, so a CI summary is
+    never empty exactly when the batch is refused. ``level`` is the title's heading level; sections are
+    one below.
+
+    Examples
+    --------
+    >>> problems = pl.DataFrame({"kind": ["duplicate_key", "duplicate_key", "unknown_case"], "line": [2, 3, 4],
+    ...     "detail": ["twice", "twice", "not planned"], "refusing": [True] * 3})
+    >>> print(refusal_markdown(build_refusal(problems), level=3))
+    ### evalframe: batch refused
+    <BLANKLINE>
+    No rate was computed: 3 refusing problem(s); every problem is in problems.parquet.
+    <BLANKLINE>
+    #### problems by kind
+    <BLANKLINE>
+    | kind | refusing | count |
+    |---|---|---|
+    | duplicate_key | True | 2 |
+    | unknown_case | True | 1 |
+    <BLANKLINE>
+    #### refusing problems (first 3 of 3)
+    <BLANKLINE>
+    | kind | line | detail |
+    |---|---|---|
+    | duplicate_key | 2 | twice |
+    | duplicate_key | 3 | twice |
+    | unknown_case | 4 | not planned |
+    """
+    head, section = "#" * level, "#" * (level + 1)
+    return "\n\n".join(
+        [
+            f"{head} evalframe: batch refused",
+            refusal.lead,
+            f"{section} problems by kind",
+            markdown_table(refusal.counts),
+            f"{section} {refusal.title}",
+            markdown_table(refusal.first_rows),
+        ]
+    )
+
+
 def refusal_texts(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None) -> dict[str, str]:
     """``report.md``, ``report.json`` and ``report.html`` of a refused batch.
 
@@ -115,16 +160,7 @@ def refusal_texts(problems: pl.DataFrame, *, counts: pl.DataFrame | None = None)
     (True, '# evalframe: batch refused')
     """
     r = build_refusal(problems, counts=counts)
-    markdown = "\n\n".join(
-        [
-            "# evalframe: batch refused",
-            r.lead,
-            "## problems by kind",
-            markdown_table(r.counts),
-            f"## {r.title}",
-            markdown_table(r.first_rows),
-        ]
-    )
+    markdown = refusal_markdown(r)
     html = page(
         "evalframe: batch refused",
         el("h1", "evalframe: batch refused"),

@@ -291,6 +291,31 @@ PROVENANCE_KEYS: Final = (
 )
 
 
+#: The keys under which the importers record what each export's grades were read from (``meta["exports"]``).
+_GRADED_BY: Final = ("scorer", "metric", "stat")
+
+
+def graded_by(meta: Mapping[str, Any]) -> str | None:
+    """What the grades were read from, as the importers recorded it (``metric acc``); None when not recorded.
+
+    Read from the ``scorer`` (Inspect), ``metric`` (lm-eval, DeepEval, …) or ``stat`` of each entry of
+    ``meta["exports"]``, each name once in the order met; a ledger given with ``--results`` records none.
+
+    Examples
+    --------
+    >>> graded_by({"exports": [{"metric": "acc"}, {"metric": "acc"}, {"format": "lm-eval results"}]})
+    'metric acc'
+    >>> graded_by({"exports": [{"scorer": "match"}, {"scorer": "includes"}]}), graded_by({})
+    ('scorer match, includes', None)
+    """
+    seen: dict[str, list[str]] = {}
+    for export in meta.get("exports") or []:
+        key = next((k for k in _GRADED_BY if isinstance(export, Mapping) and export.get(k) is not None), None)
+        if key is not None and str(export[key]) not in seen.setdefault(key, []):
+            seen[key].append(str(export[key]))
+    return "; ".join(f"{key} {', '.join(names)}" for key, names in seen.items()) or None
+
+
 def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list[tuple[str, str]]:
     """What produced a report, as (label, text) pairs: plan, data, runs, policies, version.
 

@@ -11,7 +11,7 @@ ids from the input are never read as markup.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Final, Literal
 
 import polars as pl
 from rich import box
@@ -22,24 +22,58 @@ from rich.text import Text
 
 from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView
-from evalframe.report.format import fmt_rate, fmt_value, interval, visible
+from evalframe.report.format import fmt_count, fmt_rate, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
-from evalframe.report.sentences import Ranking
+from evalframe.report.sentences import Ranking, graded_by
 from evalframe.report.view import Gate, Note, TasksView, View
 from evalframe.slices import detectable_words
 
+#: The terminal's one symbol for a value that does not exist (Markdown and JSON write ``null``).
+NULL: Final = "—"
+
 
 def _text(value: Any, style: str = "") -> Text:
-    return Text(visible(fmt_value(value)), style=style)
+    return Text(NULL if value is None else visible(fmt_value(value)), style=style)
+
+
+def _rate(value: float | None) -> str:
+    """:func:`~evalframe.report.format.fmt_rate`, :data:`NULL` when undefined."""
+    return NULL if value is None else fmt_rate(value)
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    """:func:`~evalframe.report.format.interval`, :data:`NULL` when an end is undefined."""
+    return NULL if low is None or high is None else interval(low, high)
 
 
 def _table(title: str, **kwargs: Any) -> Table:
-    return Table(title=Text(title, style="bold"), title_justify="left", box=box.HEAVY_HEAD, **kwargs)
+    return Table(title=Text(title, style="bold"), title_justify="left", **{"box": box.HEAVY_HEAD, **kwargs})
 
 
 def _column(table: Table, name: str, **kwargs: Any) -> None:
     """A column whose long words fold (never cut with an ellipsis)."""
     table.add_column(Text(name), overflow="fold", **kwargs)
+
+
+#: How the candidates are laid out: ``full`` (rates over their counts, intervals on a second line, the missing
+#: case ids folded), ``compact`` (one line per candidate), ``auto`` (compact from :data:`COMPACT_FROM` candidates on).
+TerminalLayout = Literal["auto", "compact", "full"]
+#: From this many candidates on, ``auto`` lays them out one line each.
+COMPACT_FROM: Final = 7
+
+
+def _numbers(table: Table, name: str | Text, **kwargs: Any) -> None:
+    """A column of numbers: never wrapped, so no number is split across lines (its header may wrap)."""
+    table.add_column(name, no_wrap=True, **kwargs)
+
+
+def _range_header(view: View) -> Text:
+    """The worst-to-best-case range's header: its name, the two rates it runs between, and their denominator.
+
+    No line is wider than ``(of planned)``, so the column is as narrow as its ranges (``0.270–0.440``).
+    """
+    name = "\n".join(view.range_name.rsplit(" ", 1))
+    return Text(f"{name}\n(pass_rate_\nplanned–\npass_rate_\nupper, of\n{view.base})")
 
 
 def frame_table(frame: pl.DataFrame, title: str) -> Table:
@@ -61,18 +95,18 @@ def _candidates_table(view: View) -> Table:
         by_case.append(None if c.case_rate is None else _case_cell(c.case_rate))
         cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
         coverage.append(
-            Text(f"{fmt_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
+            Text(f"{_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
         )
         if rate.value is None:
             passing.append(Text("no pass rate", style="dim"))
         else:
-            cell = Text(f"{fmt_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
-            cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+            cell = Text(f"{_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
+            cell.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
             passing.append(cell)
         low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
-        spans.append(Text("—" if low is None or high is None else f"{fmt_rate(low)}–{fmt_rate(high)}"))
+        spans.append(Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"))
         missing.append(Text(str(c.counts["missing"])))
-        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or "—"))
+        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or NULL))
 
     table = _table("candidates: funnel and rates, each beside its counts")
     _column(table, "candidate")
@@ -82,8 +116,8 @@ def _candidates_table(view: View) -> Table:
     if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
         formula = case_level.formula.replace(" / ", "/\n")
         _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{level}CI]")
-    _column(table, "\n".join(view.range_name.rsplit(" ", 1)))
-    _column(table, "missing\n(no row)", justify="right")
+    _numbers(table, _range_header(view))
+    _numbers(table, Text("missing\n(no row)"), justify="right")
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:
         _column(table, "other\nungraded")
@@ -95,12 +129,37 @@ def _candidates_table(view: View) -> Table:
     return table
 
 
+def _compact_table(view: View) -> Table:
+    """One line per candidate: scored/planned, pass_rate_scored with its interval, the full-plan range.
+
+    Every cell but the name is a number (or ``—``) in a column that never wraps, so at 80 columns no number
+    is split across lines. Missing units follow in their own table; the case-level rate and the other
+    ungraded outcomes are in ``--full`` and the report files.
+    """
+    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
+    table = _table("candidates (one line each)", box=box.SIMPLE_HEAD, pad_edge=False)
+    _column(table, "candidate")
+    _numbers(table, Text(f"scored/\n{view.base}"), justify="right")
+    _numbers(table, Text(f"pass_rate_scored\n[{level}CI]"))
+    _numbers(table, _range_header(view))
+    for c in view.candidates:
+        rate = c.rates["pass_rate_scored"]
+        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+        table.add_row(
+            Text(visible(c.name), style="bold"),
+            Text(f"{fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}", style="" if c.complete else "yellow"),
+            Text(NULL if rate.value is None else f"{_rate(rate.value)} {_interval(rate.ci_low, rate.ci_high)}"),
+            Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"),
+        )
+    return table
+
+
 def _case_cell(rate: CaseRate) -> Text:
     """A case-level rate with its cases and interval, e.g. ``1.000 (2/2 cases)`` over ``[0.0654, 1.0]``."""
     if rate.value is None:
         return Text("no pass threshold" if rate.denominator else "no case fully scored", style="dim")
-    cell = Text(f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')} cases)")
-    cell.append(f"\n{interval(rate.ci_low, rate.ci_high)}", style="dim")
+    cell = Text(f"{_rate(rate.value)} ({rate.fraction.replace(' / ', '/')} cases)")
+    cell.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
     return cell
 
 
@@ -140,15 +199,20 @@ def _headline(candidates: Sequence[Candidate], ranking: Ranking | None) -> Itera
             yield Text(f"• {visible(c.name)}: selective missingness: {visible(c.selective_missingness)}.", style="bold")
 
 
-def _missing(view: View) -> Table | None:
+def _missing(view: View, *, compact: bool = False) -> Table | None:
+    """Each candidate's missing units, cases and first missing ids (compact: on one line, cut with an ellipsis)."""
     rows = [c for c in view.candidates if c.counts["missing"]]
     if not rows:
         return None
-    table = _table("missing units (no row at all: not failures)")
+    title = "missing units (no row at all: not failures)"
+    table = _table(title, **({"box": box.SIMPLE_HEAD, "expand": True} if compact else {}))
     _column(table, "candidate")
-    _column(table, "missing", justify="right")
-    _column(table, "cases", justify="right")
-    _column(table, "first missing case ids (natural order)")
+    _numbers(table, Text("missing"), justify="right")
+    _numbers(table, Text("cases"), justify="right")
+    if compact:  # the ids take the width left and are cut with an ellipsis: one line per candidate
+        table.add_column(Text("first missing case ids (natural order)"), no_wrap=True, overflow="ellipsis", ratio=1)
+    else:
+        _column(table, "first missing case ids (natural order)")
     for c in rows:
         table.add_row(
             Text(visible(c.name)),
@@ -171,7 +235,7 @@ def _numeric(view: View) -> Table:
             Text(visible(c.name)),
             Text(str(c.counts["scored"])),
             _text(u.get("mean_score")),
-            Text(interval(u.get("mean_score_ci_low"), u.get("mean_score_ci_high"))),
+            Text(_interval(u.get("mean_score_ci_low"), u.get("mean_score_ci_high"))),
         )
     return table
 
@@ -225,9 +289,9 @@ def _slice_funnel(view: View) -> Table:
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
             Text(visible(fmt_value(r["slice_value"]))),
-            Text(f"{fmt_rate(r.get('scored_coverage'))} ({r['scored']}/{r.get('observations', r['planned'])})"),
+            Text(f"{_rate(r.get('scored_coverage'))} ({r['scored']}/{r.get('observations', r['planned'])})"),
             Text(str(r["missing"])),
-            Text("—" if rate is None else f"{fmt_rate(rate)} ({r['passed']}/{r['scored']} scored)"),
+            Text(NULL if rate is None else f"{_rate(rate)} ({r['passed']}/{r['scored']} scored)"),
         )
     return table
 
@@ -311,11 +375,12 @@ def _case_flips_parts(c: ComparisonView) -> Iterator[RenderableType]:
         yield frame_table(f.changed, "fixed and regressed cases (flips.parquet holds every case)")
 
 
-def renderables(view: View | TasksView) -> list[RenderableType]:
+def renderables(view: View | TasksView, *, layout: TerminalLayout = "auto") -> list[RenderableType]:
     """The view's parts in reading order, for :meth:`rich.console.Console.print`.
 
     A batch of several tasks is its title and batch line, then per task a rule naming the task and that
-    task's parts (its plan size, headline, candidates table, notes ...).
+    task's parts (its plan size, headline, candidates table, notes ...). ``layout`` is
+    :data:`TerminalLayout`.
     """
     if isinstance(view, TasksView):
         parts: list[RenderableType] = [Text(visible(view.title), style="bold"), Text(visible(view.batch), style="bold")]
@@ -323,28 +388,41 @@ def renderables(view: View | TasksView) -> list[RenderableType]:
         if view.notes:  # the notes of no task, once
             parts.append(_notes(view.notes, title="notes of no task (not refusing)"))
         for task, one in view.tasks:
-            parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one)]
+            parts += [Text(""), Rule(Text(f"task {visible(task)}", style="bold"), align="left"), *_parts(one, layout)]
         return parts
-    return [Text(visible(view.title), style="bold"), *_parts(view)]
+    return [Text(visible(view.title), style="bold"), *_parts(view, layout)]
 
 
-def _parts(view: View) -> list[RenderableType]:
+def is_compact(view: View, layout: TerminalLayout = "auto") -> bool:
+    """Whether the candidates are laid out one line each: ``compact``, or ``auto`` with :data:`COMPACT_FROM` or more.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
+    >>> ledger = pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]})
+    >>> view = ef.report.build_view(ef.audit(plan, ledger))
+    >>> is_compact(view), is_compact(view, "compact")
+    (False, True)
+    """
+    return layout == "compact" or (layout == "auto" and len(view.candidates) >= COMPACT_FROM)
+
+
+def _parts(view: View, layout: TerminalLayout = "auto") -> list[RenderableType]:
     """The view's parts under its title: subtitle, verdict, gate, headline, tables, notes, provenance."""
+    compact = is_compact(view, layout)
     parts: list[RenderableType] = [Text(visible(view.subtitle), style="dim")]
+    grades = graded_by(view.data.get("meta", {}))
+    if grades is not None:  # the scorer or metric the import read the grades from
+        parts.append(Text(visible(f"graded by: {grades}")))
     if view.comparison is not None:
         parts += [Text(""), *_verdict(view.comparison)]
     if view.gate is not None:
         parts.append(_gate(view.gate))
-    parts += [Text(""), *_headline(view.candidates, view.ranking), Text(""), _candidates_table(view)]
-    missing = _missing(view)
-    if missing is not None:
-        parts.append(missing)
-    if view.data.get("meta", {}).get("grade") == "numeric":
-        parts.append(_numeric(view))
-    if view.slices is not None:
-        parts += [_tests(view), _slice_funnel(view)]
-    if view.comparison is not None:
-        parts += list(_comparison(view.comparison))
+    if view.comparison is not None:  # the comparison, not the audit again: one line of the audit's counts
+        parts += [Text(""), _audit_line(view), *_comparison(view.comparison)]
+    else:
+        parts += _audit_parts(view, compact=compact)
     if view.notes:
         parts.append(_notes(view.notes))
     parts += [
@@ -353,8 +431,33 @@ def _parts(view: View) -> list[RenderableType]:
     return parts
 
 
-def print_view(view: View | TasksView, console: Console) -> None:
-    """Print the view on ``console`` (its width decides how cells wrap).
+def _audit_parts(view: View, *, compact: bool) -> list[RenderableType]:
+    """The audit's own parts: headline, candidates, missing units, numeric scores, slices."""
+    table = _compact_table(view) if compact else _candidates_table(view)
+    parts: list[RenderableType] = [Text(""), *_headline(view.candidates, view.ranking), Text(""), table]
+    missing = _missing(view, compact=compact)
+    if missing is not None:
+        parts.append(missing)
+    if view.data.get("meta", {}).get("grade") == "numeric":
+        parts.append(_numeric(view))
+    if view.slices is not None:
+        parts += [_tests(view), _slice_funnel(view)]
+    return parts
+
+
+def _audit_line(view: View) -> Text:
+    """The audit under a comparison in one line: each compared candidate's scored and planned units."""
+    counts = "; ".join(
+        f"{visible(c.name)} {fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}" for c in view.candidates
+    )
+    return Text(f"audit (scored/{view.base}): {counts} · evalframe audit prints the whole audit", style="dim")
+
+
+def print_view(view: View | TasksView, console: Console, *, layout: TerminalLayout = "auto") -> None:
+    """Print the view on ``console`` (its width decides how cells wrap; numbers never do).
+
+    ``layout`` (:data:`TerminalLayout`): ``compact`` lays the candidates out one line each (the default
+    ``auto`` does from :data:`COMPACT_FROM` candidates on), ``full`` puts each rate over its counts.
 
     Examples
     --------
@@ -367,7 +470,7 @@ def print_view(view: View | TasksView, console: Console) -> None:
     >>> "0.750 (3/4 scored)" in console.export_text()
     True
     """
-    console.print(Group(*renderables(view)))
+    console.print(Group(*renderables(view, layout=layout)))
 
 
 def print_refusal(problems: pl.DataFrame, console: Console, *, counts: pl.DataFrame | None = None) -> None:

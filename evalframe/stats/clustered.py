@@ -169,9 +169,10 @@ class SkewCheck:
         Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 61.3 cases
         for the per-case pass rates (skewness g1 = -1.15); there are 4
         """
+        needed = f"{self.needed:.1f}".removesuffix(".0")  # plain digits: a skewed sample needs 42000, not 4.2e+04
         return (
             f"Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
-            f"{self.needed:.3g} cases for the {what} (skewness g1 = {self.skewness:.3g}); there are {self.cases}"
+            f"{needed} cases for the {what} (skewness g1 = {self.skewness:.3g}); there are {self.cases}"
         )
 
 

@@ -344,3 +344,36 @@ def test_compare_under_retry_every_is_a_usage_error_in_one_line(tmp_path: Path) 
     assert err == (
         "error: compare needs one observation per unit: audit with retry 'first' or 'last_allowed', not 'every'\n"
     )
+
+
+def test_a_refused_batch_writes_its_problems_as_the_markdown_and_github_summary(tmp_path: Path) -> None:
+    # issue 42: a CI job summary showed nothing exactly when the batch was refused.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("candidate,case_id,passed\nA,quote,1\nA,quote,1\nA,invented,1\n")
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", str(bad), "--candidates", "A,B"]
+    for fmt, title in (("github", "### evalframe: batch refused"), ("markdown", "# evalframe: batch refused")):
+        code, stdout, _ = run([*args, "--format", fmt])
+        assert code == 1  # the exit code of a refusal, whatever the format
+        lines = stdout.splitlines()
+        assert lines[0] == title
+        # The file holds two rows of one key (lines 2 and 3) and one case the plan does not hold (line 4).
+        assert "| duplicate_key | True | 2 |" in lines and "| unknown_case | True | 1 |" in lines
+        assert "refusing problems (first 3 of 3)" in stdout
+        rows = [line.strip("| ").split(" | ") for line in lines[-3:]]
+        # The first rows: kind, key (case_id), line of each refusing problem.
+        assert [(r[0], r[4], r[2]) for r in rows] == [
+            ("duplicate_key", "quote", "2"),
+            ("duplicate_key", "quote", "3"),
+            ("unknown_case", "invented", "4"),
+        ]
+
+
+def test_compact_lays_the_candidates_out_one_line_each() -> None:
+    # orbit_desk: 4 planned cases; results.csv has rows for A on quote and refund, for B on all four.
+    code, stdout, _ = run([*ORBIT_ARGS, "--compact"])
+    assert code == 0
+    table = stdout.split("candidates (one line each)")[1].split("missing units")[0]
+    rows = [line.split() for line in table.splitlines() if line.startswith((" A ", " B "))]
+    assert [row[:2] for row in rows] == [["A", "2/4"], ["B", "4/4"]]
+    code, stdout, _ = run([*ORBIT_ARGS, "--full"])
+    assert code == 0 and "candidates: funnel and rates" in stdout and "one line each" not in stdout

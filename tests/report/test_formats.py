@@ -264,9 +264,9 @@ def test_retry_every_names_observations_wherever_the_rates_are_over_them() -> No
         "| candidate | scored / observations | scored_coverage | pass_rate_scored | case_pass_rate (mean) "
         "| range over observations | missing |"
     ) in lines
-    # A has no case whose every observation was scored: no case-level rate. B: its 4 cases sum 3.0 pass fractions.
+    # A has no case whose every observation was scored: no case-level rate. B: its 4 cases sum 3 pass fractions.
     assert "| A | 4 / 11 | 36.4% | 0.750 (3/4) | — | \\[0.273, 0.909\\] | 2 |" in lines
-    assert "| B | 8 / 8 | 100% | 0.750 (6/8) | 0.750 (3.0/4) | \\[0.75, 0.75\\] | 0 |" in lines
+    assert "| B | 8 / 8 | 100% | 0.750 (6/8) | 0.750 (3/4) | \\[0.75, 0.75\\] | 0 |" in lines
     assert (
         "A and B share the highest pass_rate_scored (0.75), computed on only 4 of 11 observations, but A's range "
         "over observations \\[0.273, 0.909\\] overlaps B \\[0.75, 0.75\\]: the missing grades alone could reverse "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import pty
 import subprocess
@@ -10,9 +11,11 @@ from pathlib import Path
 
 import polars as pl
 from click.testing import CliRunner
+from rich.console import Console
 
 import evalframe as ef
 from evalframe.cli import main
+from evalframe.cli.progress import PlainLines, progress_bars
 from tests.conftest import FIXTURES, ROOT
 
 ORBIT = FIXTURES / "orbit_desk"
@@ -85,3 +88,34 @@ def test_the_library_reports_progress_through_a_callback_only(tmp_path: Path) ->
     seen.clear()
     report.write(tmp_path / "out", progress=lambda *step: seen.append(step))
     assert seen == [("outputs written", k, 7) for k in range(1, 8)]
+
+
+def test_not_on_a_terminal_a_plain_line_every_ten_seconds_on_a_fake_clock() -> None:
+    # issue 42: a CI log saw nothing for minutes. A fake clock: no real sleeps.
+    now, written = [100.0], []
+    lines = PlainLines(written.append, clock=lambda: now[0])
+    lines.tick()
+    now[0] = 109.9  # under ten seconds: nothing yet
+    lines.tick()
+    assert written == []
+    now[0] = 110.0
+    lines.tick()
+    lines("inputs read", 1, 1)  # a step within ten seconds of the last line writes nothing
+    now[0] = 125.0
+    lines("candidates audited", 3, 20)
+    now[0] = 134.0
+    lines.tick()
+    now[0] = 3_700.0
+    lines.tick()
+    assert written == [
+        "evalframe: 0:00:10 elapsed; reading the inputs",
+        "evalframe: 0:00:25 elapsed; candidates audited 3/20",
+        "evalframe: 1:00:00 elapsed; candidates audited 3/20",
+    ]
+
+
+def test_the_command_gets_the_plain_lines_when_stderr_is_not_a_terminal() -> None:
+    console = Console(file=io.StringIO(), force_terminal=False)
+    with progress_bars(console) as progress:
+        assert isinstance(progress, PlainLines)
+    assert console.file.getvalue() == ""  # type: ignore[attr-defined]  # a run under ten seconds writes nothing

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import re
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +18,7 @@ from rich.console import Console
 
 import evalframe as ef
 from evalframe.report import AuditReport, build_view, print_view
+from evalframe.report.terminal import TerminalLayout
 from tests.conftest import ROOT
 from tests.reducer_support import repro_report
 
@@ -47,9 +49,11 @@ NAMES = [
 ]
 
 
-def render(report: AuditReport, width: int, comparison: ef.Comparison | None = None) -> str:
+def render(
+    report: AuditReport, width: int, comparison: ef.Comparison | None = None, layout: TerminalLayout = "auto"
+) -> str:
     console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
-    print_view(build_view(report, comparison), console)
+    print_view(build_view(report, comparison), console, layout=layout)
     return console.export_text()
 
 
@@ -88,7 +92,10 @@ def test_orbit_desk_comparison_terminal_snapshot(orbit: AuditReport, width: int)
     lines = text.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("verdict: "))
     assert lines[verdict] == "verdict: no_supported_winner  (A vs baseline B, complete_pairs)"
-    assert verdict < lines.index("headline")  # the verdict first
+    assert "headline" not in lines and "candidates: funnel and rates" not in text  # the comparison, not the audit
+    # One line of the audit's counts: A has rows for 2 of its 4 planned cases, B for all 4 (results.csv).
+    (audit,) = [i for i, line in enumerate(lines) if line.startswith("audit (scored/planned): A 2/4; B 4/4 ")]
+    assert verdict < audit and lines[audit + 1].strip() == "comparison"
     assert "graded for the baseline only" in text and "escalation" in text
 
 
@@ -106,7 +113,7 @@ def twenty_candidates() -> AuditReport:
 
 
 def test_twenty_candidates_at_120_columns_show_full_names_and_counts() -> None:
-    text = render(twenty_candidates(), 120)
+    text = render(twenty_candidates(), 120, layout="full")
     assert max(len(line) for line in text.splitlines()) <= 120
     table = text.split("candidates: funnel and rates")[1].split("missing units")[0]
     rows = {line.split("│")[1].strip(): line for line in table.splitlines() if line.startswith("│")}
@@ -120,7 +127,7 @@ def test_twenty_candidates_at_120_columns_show_full_names_and_counts() -> None:
 
 
 def test_twenty_candidates_at_80_columns_wrap_but_never_cut() -> None:
-    text = render(twenty_candidates(), 80)
+    text = render(twenty_candidates(), 80, layout="full")
     assert max(len(line) for line in text.splitlines()) <= 80
     table = text.split("candidates: funnel and rates")[1].split("missing units")[0]
     assert "…" not in table
@@ -129,21 +136,51 @@ def test_twenty_candidates_at_80_columns_wrap_but_never_cut() -> None:
         assert f"({scored}/600)" in table
 
 
+@pytest.mark.parametrize("width", [80, 120])
+def test_twenty_candidates_are_one_line_each_by_default_and_no_number_is_split(width: int) -> None:
+    # issue 42: at 20 candidates the full layout took 786 lines at 120 columns; numbers split at 80.
+    text = render(twenty_candidates(), width)
+    assert max(len(line) for line in text.splitlines()) <= width
+    table = text.split("candidates (one line each)")[1].split("missing units")[0].splitlines()
+    assert len(table) <= 60
+    for k, name in enumerate(NAMES):  # candidate k: 600 planned, misses its first 20·k cases, fails every third
+        scored, passed = 600 - 20 * k, sum(1 for i in range(20 * k, 600) if i % 3 != 0)
+        low, high = passed / 600, (passed + 20 * k) / 600  # pass_rate_planned, pass_rate_upper
+        counts = rf" {scored}/600 +{passed / scored:.3f} \[0\.[0-9]+, 0\.[0-9]+\] +{low:.3f}–{high:.3f}\b"
+        (row,) = [line for line in table if re.search(counts, line)]  # every number whole, on one line
+        assert row.split()[0] == name, name  # and the whole name on that line: one line per candidate
+    header = [line.split()[-1] for line in table[:9] if line.strip()]  # the range column's header, line by line
+    assert header[:6] == ["full-plan", "range", "(pass_rate_", "planned–", "pass_rate_", "of"], header
+    assert "20 candidates: one row each below." in text and text.count("has the highest pass_rate_scored") == 1
+    missing = text.split("missing units")[1].splitlines()
+    for k, name in enumerate(NAMES[1:], start=1):  # one line each, its counts whole
+        assert any(re.fullmatch(rf" *{re.escape(name)} +{20 * k} +{20 * k} +task/0, .*", line) for line in missing)
+
+
+def test_compact_is_forced_for_two_candidates_and_full_for_twenty(orbit: AuditReport) -> None:
+    compact = render(orbit, 80, layout="compact")
+    assert "candidates (one line each)" in compact and "candidates: funnel and rates" not in compact
+    full = render(twenty_candidates(), 120, layout="full")
+    assert "candidates: funnel and rates" in full and "candidates (one line each)" not in full
+
+
 def test_the_case_level_rate_stands_beside_the_trial_level_one_with_its_reducer_and_cases() -> None:
     # The repro under pass@k (any): both cases pass (q1 2/2, q2 1/2); Wilson over 2 cases gives [0.342, 1.0].
     # pass_rate_scored's clustered interval is withheld: 2 cases are not more than 28 + 25·g1² (g1 = 0).
     lines = render(repro_report("any"), 120).splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("candidates: funnel and rates"))
-    assert [line.rstrip() for line in lines[start + 1 : start + 11]] == [
+    assert [line.rstrip() for line in lines[start + 1 : start + 13]] == [
         "┏━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━┓",
-        "┃           ┃                  ┃                    ┃ case_pass_rate    ┃             ┃          ┃",
-        "┃           ┃                  ┃                    ┃ (any)             ┃             ┃          ┃",
-        "┃           ┃                  ┃ pass_rate_scored   ┃ (cases passed/    ┃             ┃          ┃",
-        "┃           ┃ scored_coverage  ┃ (passed/scored)    ┃ cases scored)     ┃ full-plan   ┃  missing ┃",
-        "┃ candidate ┃ (scored/planned) ┃ [95% CI]           ┃ [95% CI]          ┃ range       ┃ (no row) ┃",
+        "┃           ┃                  ┃                    ┃                   ┃ full-plan   ┃          ┃",
+        "┃           ┃                  ┃                    ┃                   ┃ range       ┃          ┃",
+        "┃           ┃                  ┃                    ┃ case_pass_rate    ┃ (pass_rate_ ┃          ┃",
+        "┃           ┃                  ┃                    ┃ (any)             ┃ planned–    ┃          ┃",
+        "┃           ┃                  ┃ pass_rate_scored   ┃ (cases passed/    ┃ pass_rate_  ┃          ┃",
+        "┃           ┃ scored_coverage  ┃ (passed/scored)    ┃ cases scored)     ┃ upper, of   ┃  missing ┃",
+        "┃ candidate ┃ (scored/planned) ┃ [95% CI]           ┃ [95% CI]          ┃ planned)    ┃ (no row) ┃",
         "┡━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━┩",
         "│ A         │ 1.000 (4/4)      │ 0.750 (3/4 scored) │ 1.000 (2/2 cases) │ 0.750–0.750 │        0 │",
-        "│           │                  │ null               │ [0.342, 1.0]      │             │          │",
+        "│           │                  │ —                  │ [0.342, 1.0]      │             │          │",
         "└───────────┴──────────────────┴────────────────────┴───────────────────┴─────────────┴──────────┘",
     ]
 
@@ -175,3 +212,10 @@ def test_a_note_about_one_candidate_names_it() -> None:
         "missing_unit": ("m/a: 2 planned units have no row", "m/b: 2 planned units have no row"),
         "run_status": ("status: cancelled",),
     }
+
+
+def test_the_terminal_names_the_metric_the_import_graded_by(orbit: AuditReport) -> None:
+    # An import records each export's metric (lm-eval: "acc") or scorer (Inspect); a --results ledger none.
+    assert "graded by" not in render(orbit, 120)
+    imported = dataclasses.replace(orbit, meta={**orbit.meta, "exports": [{"metric": "acc"}, {"metric": "acc"}]})
+    assert render(imported, 120).splitlines()[2] == "graded by: metric acc"

@@ -1,0 +1,47 @@
+"""`compare_each`: one baseline against every other candidate, Holm across the family (Holm 1979)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import evalframe as ef
+from evalframe.compare.family import compare_each
+
+CASES = [f"q{i}" for i in range(40)]
+
+
+def _report(passes: dict[str, range]) -> ef.AuditReport:
+    """One trial per case; each candidate passes exactly the cases whose index is in its range."""
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": CASES}), candidates=list(passes))
+    rows = [
+        {"candidate": c, "case_id": q, "passed": int(i in r)} for c, r in passes.items() for i, q in enumerate(CASES)
+    ]
+    return ef.audit(plan, pl.DataFrame(rows))
+
+
+def test_three_winners_alone_are_no_winner_once_the_family_is_counted() -> None:
+    # Each of B, C, D passes the baseline's 10 cases and 6 more: 6 discordant pairs, all one way.
+    # Exact McNemar: p = 2 · (1/2)^6 = 0.03125 < 0.05, a winner alone. Holm over three equal p-values:
+    # 3 · 0.03125 = 0.09375 for the smallest, and the running maximum keeps it for the others: ≥ 0.05.
+    report = _report({"base": range(10), "B": range(16), "C": range(16), "D": range(16)})
+    family = compare_each(report, baseline="base")
+    rows = family.table.select("candidate", "verdict", "mcnemar_p_value", "holm_p_value", "family_verdict").rows()
+    assert rows == [
+        ("B", "candidate_better", 0.03125, pytest.approx(0.09375), "no_supported_winner"),
+        ("C", "candidate_better", 0.03125, pytest.approx(0.09375), "no_supported_winner"),
+        ("D", "candidate_better", 0.03125, pytest.approx(0.09375), "no_supported_winner"),
+    ]
+    assert not family.every_candidate_better
+    assert family.multiplicity.startswith("3 comparisons against one baseline: Holm's step-down adjustment")
+
+
+def test_a_strong_winner_stands_in_the_family() -> None:
+    # B: 20 discordant pairs one way, p = 2 · 2^-20, the smaller: Holm × 2 = 2^-18, far below 0.05.
+    # C: 2 pairs one way, p = 2 · 2^-2 = 0.5, the larger: Holm × 1 = 0.5.
+    family = compare_each(_report({"base": range(10), "B": range(30), "C": range(12)}), baseline="base")
+    rows = family.table.select("candidate", "holm_p_value", "family_verdict").rows()
+    assert rows == [
+        ("B", pytest.approx(2**-18), "candidate_better"),
+        ("C", pytest.approx(0.5), "no_supported_winner"),
+    ]
