@@ -80,6 +80,18 @@ def outcome_groups() -> dict[str, list[str]]:
     return groups | {"ungraded": [o for o in OUTCOMES if o not in scored]}
 
 
+def units_fragment(candidate: str, outcome: str, task: str | None = None) -> str:
+    """The URL fragment that sets the explorer's filters to ``candidate``'s units of ``outcome`` (and ``task``).
+
+    Examples
+    --------
+    >>> units_fragment("A&B", "scored", "t 1")
+    '#task=t%201&candidate=A%26B&outcome=scored'
+    """
+    fields = (("task", task), ("candidate", candidate), ("outcome", outcome))
+    return "#" + "&".join(f"{key}={quote(value, safe='')}" for key, value in fields if value is not None)
+
+
 def units_link(text: Any, *, candidate: str, outcome: str, task: str | None = None, title: str = "") -> Html:
     """``text`` as a link to the explorer filtered to ``candidate``'s units of ``outcome`` (a count or an outcome).
 
@@ -88,12 +100,8 @@ def units_link(text: Any, *, candidate: str, outcome: str, task: str | None = No
     >>> units_link(2, candidate="A&B", outcome="scored", task="t1")
     '<a class="units" href="#task=t1&amp;candidate=A%26B&amp;outcome=scored" title="show these units">2</a>'
     """
-    fragment = "&".join(
-        f"{key}={quote(value, safe='')}"
-        for key, value in (("task", task), ("candidate", candidate), ("outcome", outcome))
-        if value is not None
-    )
-    return el("a", text, href=f"#{fragment}", cls="units", title=title or "show these units")
+    href = units_fragment(candidate, outcome, task)
+    return el("a", text, href=href, cls="units", title=title or "show these units")
 
 
 def _units_of(units: pl.DataFrame | pl.LazyFrame, task: str | None, slices: list[str]) -> pl.LazyFrame:

@@ -23,7 +23,7 @@ from evalframe.report.candidate import Candidate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
-from evalframe.report.explore import OUTCOME_MEANING, explorer_section, outcome_groups, units_link
+from evalframe.report.explore import OUTCOME_MEANING, explorer_section, outcome_groups, units_fragment, units_link
 from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, small, table
 from evalframe.report.sentences import rated_units
@@ -410,7 +410,8 @@ def task_anchor(number: int, task: str) -> str:
     return f"task-{number}" + (f"-{slug}" if slug else "")
 
 
-def _headline(view: View, prefix: str = "") -> Html:
+def _headline(view: View, prefix: str = "", *, links: bool = False, task: str | None = None) -> Html:
+    """Ranking note, cards and chart; with ``links`` (over planned units) each bar segment links to its units."""
     units = rated_units(view.base)
     each = " (under retry every, each counted attempt)" if view.base == "observations" else ""
     caption = (
@@ -418,7 +419,16 @@ def _headline(view: View, prefix: str = "") -> Html:
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
         f"the orange band is where the pass rate over all {units} could lie."
     )
-    chart = el("figure", Html(headline_chart(view.candidates, prefix=prefix)), el("figcaption", caption), cls="chart")
+    if links and view.base != "observations":
+        caption += " Click a bar's segment for its units."
+
+        def href(candidate: str, outcome: str) -> str:
+            return units_fragment(candidate, outcome, task)
+
+        drawn = headline_chart(view.candidates, prefix=prefix, href=href)
+    else:
+        drawn = headline_chart(view.candidates, prefix=prefix)
+    chart = el("figure", Html(drawn), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view), chart])
 
 
@@ -487,7 +497,9 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2", task: str 
         return _section(f"{prefix}{anchor}", title, *parts, heading=heading)
 
     body += [
-        section("headline", "Headline: each pass rate with its denominator", _headline(view, prefix)),
+        section(
+            "headline", "Headline: each pass rate with its denominator", _headline(view, prefix, links=True, task=task)
+        ),
         section(
             "funnel",
             "Coverage funnel",

@@ -68,9 +68,10 @@ def shown(page: Any, fragment: str) -> None:
     page.wait_for_function("f => document.getElementById('ef-explorer').dataset.fragment === f", arg=fragment)
 
 
-def check_every_link(page: Any, units: Units) -> int:
-    """Click every count and rate link; each lists exactly the units of its candidate (and task) and outcomes."""
-    hrefs = page.eval_on_selector_all("a.units", "links => links.map(a => [a.getAttribute('href'), a.textContent])")
+def check_every_link(page: Any, units: Units, links: str = "a.units") -> int:
+    """Click every count and rate link (or bar: ``links="svg a"``); each lists exactly its candidate's units of its
+    outcomes (and task)."""
+    hrefs = page.eval_on_selector_all(links, "links => links.map(a => [a.getAttribute('href'), a.textContent])")
     assert hrefs
     for href, text in hrefs:
         fields = dict(part.split("=", 1) for part in href[1:].split("&"))
@@ -80,7 +81,7 @@ def check_every_link(page: Any, units: Units) -> int:
             for key, seen in units.items()
             if key[1] == candidate and (not task or key[0] == task) and seen in SPEC_COUNTS.get(outcome, set())
         }
-        page.locator(f'a.units[href="{href}"]').first.click()
+        page.locator(f'{links}[href="{href}"]').first.click()
         shown(page, href)
         assert int(page.text_content("#ef-count") or "") == len(expected), href
         assert listed_units(page) == expected, href
@@ -144,6 +145,8 @@ def test_every_count_and_rate_of_orbit_desk_opens_exactly_its_units(
     assert int(page.text_content("#ef-count") or "") == 8  # 4 cases x 2 candidates, nothing filtered
     # funnel: 13 counts x 2; outcomes table: 3 outcomes + planned, x 2; rates: 5 x 2
     assert check_every_link(page, orbit_units()) == 13 * 2 + 4 * 2 + 5 * 2
+    # the headline chart's bars: A passed, missing; B passed, failed (results.csv)
+    assert check_every_link(page, orbit_units(), links="svg a") == 4
     page.locator('a.units[href="#candidate=A&outcome=missing"]').first.click()
     shown(page, "#candidate=A&outcome=missing")
     assert listed_units(page) == {("", "A", "handoff", 1), ("", "A", "privacy", 1)}
@@ -155,6 +158,9 @@ def test_every_count_of_a_batch_of_tasks_opens_exactly_its_units(open_page: Call
     units = tasks_units()
     assert int(page.text_content("#ef-count") or "") == len(units) == 20
     assert check_every_link(page, units) == 2 * 2 * (13 + 4 + 5)  # 2 tasks x 2 candidates; 4 outcome columns
+    # bar segments, one per outcome present: belief A passed, failed, missing; B passed, failed; desire A passed,
+    # missing; B passed, failed (TASK_ROWS)
+    assert check_every_link(page, units, links="svg a") == 9
     shot(page, tmp_path, "tasks_after_clicks")
 
 
