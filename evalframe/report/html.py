@@ -8,6 +8,11 @@ formula, counts and interval, the missing and ungraded units, the slices
 and the independence test, the comparison with its flipped pairs, the
 notes with their texts, and the provenance last.
 
+Last, the explorer (:mod:`evalframe.report.explore`): the units as JSON and
+a small inline script; every count, rate and bar segment links to exactly
+its units through the URL fragment. Without the script the page reads as
+before.
+
 The file loads nothing from the network (CSS inline, charts inline SVG,
 see :mod:`evalframe.report.charts`) and has no timestamp: two renders of the
 same report are byte-identical.
