@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -14,7 +16,7 @@ from click.testing import CliRunner
 import evalframe as ef
 from evalframe.cli import main
 from evalframe.compare import compare
-from evalframe.report import RATE_FORMULAS, AuditReport, build_view
+from evalframe.report import RATE_FORMULAS, AuditReport, build_view, explore
 from evalframe.report import render_html as render_view
 from tests.conftest import FIXTURES
 from tests.reducer_support import repro_report
@@ -37,7 +39,7 @@ class Page(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
-        if tag in ("style", "svg"):
+        if tag in ("style", "svg", "script"):
             self._skip += 1
         elif tag == "table":
             self.tables.append([])
@@ -47,7 +49,7 @@ class Page(HTMLParser):
             self._cell = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("style", "svg"):
+        if tag in ("style", "svg", "script"):
             self._skip -= 1
         elif tag in ("td", "th") and self._cell is not None and self.tables:
             self.tables[-1][-1].append(" ".join("".join(self._cell).split()))
@@ -194,7 +196,14 @@ def test_page_loads_nothing_from_the_network(page_text: str, page: Page) -> None
     assert "http://" not in page_text and "https://" not in page_text
     assert "//" not in " ".join(str(v) for _, attrs in page.tags for v in attrs.values())
     tags = Counter(tag for tag, _ in page.tags)
-    assert tags["script"] == 0 and tags["link"] == 0 and tags["img"] == 0 and tags["iframe"] == 0
+    assert tags["link"] == 0 and tags["img"] == 0 and tags["iframe"] == 0
+    # Two inline scripts, neither with a source: the explorer's data (JSON) and its code.
+    assert [attrs for tag, attrs in page.tags if tag == "script"] == [
+        {"type": "application/json", "id": "ef-data"},
+        {"id": "ef-code"},
+    ]
+    for call in ("fetch(", "XMLHttpRequest", "import(", "WebSocket", "sendBeacon", ".src", "innerHTML", "eval("):
+        assert call not in page_text, call
     assert "@import" not in page_text and "url(http" not in page_text
     for _, attrs in page.tags:
         for name in ("src", "href", "xlink:href"):
@@ -205,8 +214,11 @@ def test_page_loads_nothing_from_the_network(page_text: str, page: Page) -> None
 def test_ids_are_unique_across_charts(page: Page) -> None:
     ids = Counter(attrs["id"] for _, attrs in page.tags if attrs.get("id"))
     assert ids and max(ids.values()) == 1
-    referenced = {
-        value[1:] for _, attrs in page.tags for name, value in attrs.items() if name.endswith("href") and value
+    referenced = {  # a fragment with "=" is the explorer's filter (candidate=A&outcome=scored), not an id
+        value[1:]
+        for _, attrs in page.tags
+        for name, value in attrs.items()
+        if name.endswith("href") and value and "=" not in value
     }
     assert referenced <= set(ids)
 
@@ -229,7 +241,7 @@ def test_data_strings_are_escaped() -> None:
     text = render_html(report, compare(report, baseline="B", candidate=EVIL_CANDIDATE))
     page = Page(text)
     tags = Counter(tag for tag, _ in page.tags)
-    assert tags["script"] == 0 and tags["img"] == 0 and tags["marquee"] == 0
+    assert tags["script"] == 2 and tags["img"] == 0 and tags["marquee"] == 0  # the explorer's data and code
     for raw in (EVIL_CASE, EVIL_CANDIDATE, "</td><marquee>"):
         assert raw not in text
         assert raw in page.all_text  # shown to the reader as text
@@ -302,3 +314,66 @@ def test_ranges_that_touch_are_a_warning_callout_not_an_ok_one() -> None:
     html = ef.audit(plan, ledger).to_html()
     assert '<p class="callout">A has the highest pass_rate_scored (0.667)' in html
     assert "touches B [0.5, 0.5] at 0.5" in html
+
+
+# --- the explorer's data ----------------------------------------------------------------------------
+
+
+def explorer_data(text: str) -> dict[str, Any]:
+    start = text.index('<script type="application/json" id="ef-data">')
+    body = text[text.index(">", start) + 1 : text.index("</script>", start)]
+    return dict(json.loads(body))
+
+
+def test_the_page_embeds_every_unit_with_its_outcome(page_text: str) -> None:
+    """Orbit Desk: 4 cases x A, B; A has no row for handoff and privacy, B fails handoff (results.csv)."""
+    data = explorer_data(page_text)
+    cols = data["columns"]
+
+    def column(name: str) -> list[Any]:
+        return [cols[name]["values"][code] for code in cols[name]["codes"]]
+
+    units = set(zip(column("candidate"), column("case_id"), column("outcome"), column("case_type"), strict=True))
+    assert units == {
+        ("A", "quote", "passed", "sales"),
+        ("A", "refund", "passed", "billing"),
+        ("A", "privacy", "missing", "policy"),
+        ("A", "handoff", "missing", "escalation"),
+        ("B", "quote", "passed", "sales"),
+        ("B", "refund", "passed", "billing"),
+        ("B", "privacy", "passed", "policy"),
+        ("B", "handoff", "failed", "escalation"),
+    }
+    assert (data["rows"], data["total"], data["slices"]) == (8, 8, ["case_type"])
+    assert "This page holds 8 of the audit's 8 units." in Page(page_text).all_text
+
+
+def test_a_large_audit_embeds_at_most_the_maximum_and_says_how_many_it_left_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(explore, "MAX_UNITS", 3)
+    text = render_html(orbit())
+    data = explorer_data(text)
+    assert (data["rows"], data["total"], data["max"]) == (3, 8, 3)
+    # the first units in order of case (digit-free ids: by text), then candidate: every candidate of a case
+    cols = data["columns"]
+    cases = [cols["case_id"]["values"][c] for c in cols["case_id"]["codes"]]
+    candidates = [cols["candidate"]["values"][c] for c in cols["candidate"]["codes"]]
+    assert list(zip(cases, candidates, strict=True)) == [("handoff", "A"), ("handoff", "B"), ("privacy", "A")]
+    said = (
+        "This page holds 3 of the audit's 8 units; 5 were left out (at most 3 are embedded): "
+        "units.parquet holds them all."
+    )
+    assert said in Page(text).all_text
+
+
+def test_the_embedded_data_cannot_close_its_script() -> None:
+    plan = ef.Plan.from_frame(
+        pl.DataFrame({"case_id": ["</script><script>alert(1)</script>", "a&b"]}), candidates=["A"]
+    )
+    text = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["a&b"], "passed": [1]})).to_html()
+    start = text.index('id="ef-data">')
+    body = text[start : text.index("</script>", start)]
+    assert "<" not in body and "&" not in body.replace("&quot;", "")  # every <, > and & is a \u escape
+    values = explorer_data(text)["columns"]["case_id"]["values"]
+    assert sorted(values) == ["</script><script>alert(1)</script>", "a&b"]

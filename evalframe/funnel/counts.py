@@ -215,13 +215,13 @@ def funnel(
     counts = units.group_by(list(by)).agg(
         (pl.len() if unit is None else pl.col(unit).n_unique()).cast(pl.UInt32).alias(PLANNED),
         pl.len().cast(pl.UInt32).alias(OBSERVATIONS),
-        *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
+        *(n(*values).alias(name) for name, values in FUNNEL_OUTCOMES.items()),
     )
     return funnel_rates(counts, by, pass_fail=pass_fail)
 
 
 #: Each count of the funnel (after ``planned``) and the outcomes it adds up.
-_FUNNEL_OUTCOMES: Final = {
+FUNNEL_OUTCOMES: Final = {
     "_not_attempted": ("missing", "not_started"),
     COMPLETED: ("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
     WITH_OUTPUT: ("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
@@ -283,7 +283,7 @@ def funnel_from_outcome_counts(
         .group_by(list(by))
         .agg(
             pl.col("n").sum().cast(pl.UInt32).alias(OBSERVATIONS),
-            *(n(*values).alias(name) for name, values in _FUNNEL_OUTCOMES.items()),
+            *(n(*values).alias(name) for name, values in FUNNEL_OUTCOMES.items()),
         )
     )
     if planned is None:  # every counted row is one planned unit
@@ -296,7 +296,7 @@ def funnel_from_outcome_counts(
 
 
 def funnel_rates(counts: pl.LazyFrame, by: Sequence[str] = (CANDIDATE,), *, pass_fail: bool = True) -> pl.LazyFrame:
-    """The SPEC §2 counts in funnel order and their rates, from the counts and sums of :data:`_FUNNEL_OUTCOMES`.
+    """The SPEC §2 counts in funnel order and their rates, from the counts and sums of :data:`FUNNEL_OUTCOMES`.
 
     ``counts`` holds ``planned``, ``observations`` and those sums per group. Pass rates, and the counts
     ``passed`` and ``failed``, exist only when every scored unit has a pass or a fail (else null, never 0);

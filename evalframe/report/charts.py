@@ -14,7 +14,7 @@ read from the view (:mod:`evalframe.report.view`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import polars as pl
@@ -58,7 +58,9 @@ _RATE_X: Final = 620
 _RATE_W: Final = 340
 
 
-def headline_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
+def headline_chart(
+    candidates: Sequence[Candidate], *, prefix: str = "", href: Callable[[str, str], str] | None = None
+) -> str:
     """Inline SVG: where each candidate's planned units went, and its pass rate against its full-plan range.
 
     Left, one stacked bar per candidate: the share of planned units that
@@ -69,6 +71,7 @@ def headline_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     labelled; every bar segment has its count as a tooltip. One row per
     candidate: the chart grows in height with their number. ``prefix`` leads
     the chart's one id (its hatch pattern), for a page with one chart per task.
+    With ``href`` (candidate, outcome -> a link), each bar segment links there (report.html: to its units).
 
     Examples
     --------
@@ -99,7 +102,7 @@ def headline_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     for r, lines, height in zip(records, labels, heights, strict=True):
         middle = y + height / 2
         row = [svg.text(_LABEL_X, middle, lines, text_anchor="end")]
-        row += _share_bar(r, middle, f"{prefix}headline")
+        row += _share_bar(r, middle, f"{prefix}headline", href)
         row += _rate_marks(r, middle, labelled=labelled)
         parts.append(svg.tag("g", "".join(row), class_="candidate"))
         y += height
@@ -134,17 +137,21 @@ def headline_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     )
 
 
-def _share_bar(r: Candidate, middle: float, scope: str) -> list[str]:
-    """One stacked bar: the share of the candidate's planned units in each outcome, counts inside wide segments."""
-    parts = []
+def _share_bar(r: Candidate, middle: float, scope: str, href: Callable[[str, str], str] | None) -> list[str]:
+    """One stacked bar: the share of the candidate's planned units in each outcome, counts inside wide segments.
+
+    With ``href``, each segment (and its count) is a link to ``href(candidate, outcome)``.
+    """
+    parts: list[str] = []
     left = 0.0
     for outcome, units, share in r.composition:
         x, width = _SHARE_X + left * _SHARE_W, share * _SHARE_W
         title = f"{r.name}: {outcome.replace('_', ' ')} {units} of {r.observed} {r.units} ({pct(share)})"
-        parts.append(svg.bar(x, middle - 10, width, 20, outcome, scope=scope, title=title))
+        segment = [svg.bar(x, middle - 10, width, 20, outcome, scope=scope, title=title)]
         if share >= 0.07:
             colour = svg.TEXT if outcome in _LIGHT else "white"
-            parts.append(svg.text(x + width / 2, middle, str(units), size=11, text_anchor="middle", fill=colour))
+            segment.append(svg.text(x + width / 2, middle, str(units), size=11, text_anchor="middle", fill=colour))
+        parts.append(svg.tag("a", "".join(segment), href=href(r.name, outcome)) if href else "".join(segment))
         left += share
     return parts
 

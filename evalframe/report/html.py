@@ -8,6 +8,11 @@ formula, counts and interval, the missing and ungraded units, the slices
 and the independence test, the comparison with its flipped pairs, the
 notes with their texts, and the provenance last.
 
+Last, the explorer (:mod:`evalframe.report.explore`): the units as JSON and
+a small inline script; every count, rate and bar segment links to exactly
+its units through the URL fragment. Without the script the page reads as
+before.
+
 The file loads nothing from the network (CSS inline, charts inline SVG,
 see :mod:`evalframe.report.charts`) and has no timestamp: two renders of the
 same report are byte-identical.
@@ -23,8 +28,9 @@ from evalframe.report.candidate import Candidate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
+from evalframe.report.explore import OUTCOME_MEANING, explorer_section, outcome_groups, units_fragment, units_link
 from evalframe.report.format import fmt_value, interval, pct
-from evalframe.report.htmlkit import CSS, Html, el, frame_table, join, page, small, table
+from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, small, table
 from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, TasksView, View
 
@@ -32,18 +38,6 @@ from evalframe.report.view import Gate, Note, TasksView, View
 CARD_IDS_SHOWN: Final = 5
 #: Slice rows shown in the slice table.
 SLICE_ROWS_SHOWN: Final = 300
-
-_OUTCOME_MEANING: Final = {
-    "missing": "no row at all (not a failure)",
-    "not_started": "skipped or cancelled before running",
-    "exec_failed": "timed out or errored",
-    "no_output": "completed without an output",
-    "judge_failed": "the grader could not produce a valid judgment",
-    "not_scored": "completed but not graded",
-    "scored_no_threshold": "scored, but no pass threshold was declared",
-    "failed": "graded as a fail (wrong answer)",
-    "passed": "graded as a pass",
-}
 
 
 def _verdict(c: ComparisonView) -> Html:
@@ -172,13 +166,28 @@ def _cards(view: View) -> Html:
     return el("div", *[_card(c) for c in view.candidates], cls="cards")
 
 
-def _rate_cell(value: float | None, fraction: str, low: float | None, high: float | None) -> Html:
-    """A rate's cell: the rate, numerator / denominator, and its interval."""
-    return join([el("span", fmt_value(value)), small(fraction), small(interval(low, high))])
+def _rate_cell(
+    value: float | None, fraction: str, low: float | None, high: float | None, link: Html | None = None
+) -> Html:
+    """A rate's cell: the rate, numerator / denominator, and its interval; ``link``: the rate as a link to its units."""
+    return join([link or el("span", fmt_value(value)), small(fraction), small(interval(low, high))])
 
 
-def _rates_table(view: View) -> Html:
-    """Every rate with its formula, counts and interval; the case-level rate (when shown) beside pass_rate_scored."""
+def _rate_link(c: Candidate, name: str, task: str | None) -> Html | None:
+    """A rate's value as a link to the units of its denominator (None when those are not units, e.g. observations)."""
+    r = c.rates[name]
+    if r.of not in outcome_groups():
+        return None
+    title = f"show the {r.denominator} {r.of} units this rate is over"
+    return units_link(fmt_value(r.value), candidate=c.name, outcome=r.of, task=task, title=title)
+
+
+def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> Html:
+    """Every rate with its formula, counts and interval; the case-level rate (when shown) beside pass_rate_scored.
+
+    With ``links`` (and rates over planned units), each rate links to the explorer's units of its denominator.
+    """
+    links = links and view.base != "observations"
     level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
     case_level = view.case_level
     header: list[Any] = ["candidate"]
@@ -191,7 +200,9 @@ def _rates_table(view: View) -> Html:
         row: list[Any] = [c.name]
         for name in RATE_COLUMNS:
             r = c.rates[name]
-            row.append(_rate_cell(r.value, r.fraction, r.ci_low, r.ci_high))
+            row.append(
+                _rate_cell(r.value, r.fraction, r.ci_low, r.ci_high, _rate_link(c, name, task) if links else None)
+            )
             if name == "pass_rate_scored" and c.case_rate is not None:
                 cr = c.case_rate
                 row.append(_rate_cell(cr.value, cr.fraction, cr.ci_low, cr.ci_high))
@@ -248,7 +259,7 @@ def _uncertainty_table(view: View) -> Html:
     return join([table(header, rows), el("p", text, cls="muted")])
 
 
-def _funnel_table(view: View) -> Html:
+def _funnel_table(view: View, task: str | None = None) -> Html:
     header = ["count", "meaning", *[c.name for c in view.candidates]]
     rows = []
     for name in view.counts_shown:
@@ -260,20 +271,29 @@ def _funnel_table(view: View) -> Html:
                 continue
             shared = c.observed and name not in ("planned", "observations")
             share = f" <small>{pct(c.shares[name])} of {c.base}</small>" if shared else ""
-            cells.append(Html(f"{count}{share}"))
+            linked = name in outcome_groups() and view.base != "observations"
+            shown = units_link(count, candidate=c.name, outcome=name, task=task) if linked else count
+            cells.append(Html(f"{esc(shown)}{share}"))
         rows.append(cells)
     return table(header, rows)
 
 
-def _missing_section(view: View) -> Html:
+def _missing_section(view: View, task: str | None = None) -> Html:
     rows = [[c.name, c.planned, c.counts["missing"], c.missing_cases, c.missing_ids_text()] for c in view.candidates]
     parts: list[Any] = [table(["candidate", "planned", "missing units", "missing cases", "missing case ids"], rows)]
     header = [
         "candidate",
-        *[el("span", o, title=_OUTCOME_MEANING.get(o, "")) for o in view.outcomes_present],
+        *[el("span", o, title=OUTCOME_MEANING.get(o, "")) for o in view.outcomes_present],
         "planned",
     ]
-    outcome_rows = [[c.name, *[c.outcomes[o] for o in view.outcomes_present], c.planned] for c in view.candidates]
+
+    def link(count: int, name: str, outcome: str) -> Any:
+        return units_link(count, candidate=name, outcome=outcome, task=task) if view.base != "observations" else count
+
+    outcome_rows = [
+        [c.name, *[link(c.outcomes[o], c.name, o) for o in view.outcomes_present], link(c.planned, c.name, "planned")]
+        for c in view.candidates
+    ]
     parts += [el("h3", "Units by outcome"), table(header, outcome_rows)]
     parts.append(
         el(
@@ -395,7 +415,8 @@ def task_anchor(number: int, task: str) -> str:
     return f"task-{number}" + (f"-{slug}" if slug else "")
 
 
-def _headline(view: View, prefix: str = "") -> Html:
+def _headline(view: View, prefix: str = "", *, links: bool = False, task: str | None = None) -> Html:
+    """Ranking note, cards and chart; with ``links`` (over planned units) each bar segment links to its units."""
     units = rated_units(view.base)
     each = " (under retry every, each counted attempt)" if view.base == "observations" else ""
     caption = (
@@ -403,7 +424,16 @@ def _headline(view: View, prefix: str = "") -> Html:
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
         f"the orange band is where the pass rate over all {units} could lie."
     )
-    chart = el("figure", Html(headline_chart(view.candidates, prefix=prefix)), el("figcaption", caption), cls="chart")
+    if links and view.base != "observations":
+        caption += " Click a bar's segment for its units."
+
+        def href(candidate: str, outcome: str) -> str:
+            return units_fragment(candidate, outcome, task)
+
+        drawn = headline_chart(view.candidates, prefix=prefix, href=href)
+    else:
+        drawn = headline_chart(view.candidates, prefix=prefix)
+    chart = el("figure", Html(drawn), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view), chart])
 
 
@@ -440,17 +470,18 @@ def render_html(view: View | TasksView) -> str:
         if view.notes:  # the notes of no task, once
             body.append(el("section", el("h2", "Notes of no task"), _notes_section(view.notes), id="batch-notes"))
         for (anchor, task), (_, one) in zip(anchors, view.tasks, strict=True):
-            parts = _page_parts(one, prefix=f"{anchor}-", heading="h3")
+            parts = _page_parts(one, prefix=f"{anchor}-", heading="h3", task=task)
             body.append(el("section", el("h2", f"task {task}"), el("p", one.subtitle, cls="sub"), *parts, id=anchor))
-        return page(view.title, *body)
+        return page(view.title, *body, explorer_section(view))
     header = el("header", el("h1", view.title), el("p", view.subtitle, cls="sub"))
-    return page(view.title, header, *_page_parts(view))
+    return page(view.title, header, *_page_parts(view), explorer_section(view))
 
 
-def _page_parts(view: View, *, prefix: str = "", heading: str = "h2") -> list[Html]:
+def _page_parts(view: View, *, prefix: str = "", heading: str = "h2", task: str | None = None) -> list[Html]:
     """The page's parts under its header: the index of sections, verdict, gate and the sections.
 
-    Each section's id is led by ``prefix`` and its heading is a ``heading`` element (a task's are one level down).
+    Each section's id is led by ``prefix`` and its heading is a ``heading`` element (a task's are one level down);
+    a count or rate links to the explorer's units of ``task`` (a batch of several tasks) and of its candidate.
     """
     c = view.comparison
     anchors = [
@@ -473,21 +504,23 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2") -> list[Ht
         return _section(f"{prefix}{anchor}", title, *parts, heading=heading)
 
     body += [
-        section("headline", "Headline: each pass rate with its denominator", _headline(view, prefix)),
+        section(
+            "headline", "Headline: each pass rate with its denominator", _headline(view, prefix, links=True, task=task)
+        ),
         section(
             "funnel",
             "Coverage funnel",
             el("figure", Html(funnel_chart(view.candidates, prefix=prefix)), cls="chart"),
-            _funnel_table(view),
+            _funnel_table(view, task),
         ),
         section(
             "rates",
             "Rates, each named by its denominator",
-            _rates_table(view),
+            _rates_table(view, task),
             el("h3", "Uncertainty of pass_rate_scored (repeated trials clustered by case)"),
             _uncertainty_table(view),
         ),
-        section("missing", "Missing and ungraded units", _missing_section(view)),
+        section("missing", "Missing and ungraded units", _missing_section(view, task)),
         section("slices", "Slices and selective missingness", _slices_section(view, prefix=prefix)),
     ]
     if c is not None:
@@ -536,6 +569,6 @@ def _summary_parts(view: View, prefix: str = "") -> list[Any]:
         el("p", view.subtitle, cls="sub"),
         _verdict(view.comparison) if view.comparison is not None else "",
         _headline(view, prefix),
-        _rates_table(view),
+        _rates_table(view, links=False),
         _slices_section(view, chart=False) if view.slices is not None else "",
     ]

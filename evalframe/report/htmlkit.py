@@ -56,6 +56,11 @@ CSS: Final = """
 .ef .gate{border-radius:6px;padding:8px 14px;margin:.6em 0;border:2px solid}
 .ef .gate.fail{background:#fff5f5;border-color:#c92a2a}.ef .gate.pass{background:#ebfbee;border-color:#2b8a3e}
 .ef .refused{border-left:6px solid #c92a2a;background:#fff5f5;padding:10px 14px;font-size:1.08em;margin:.6em 0}
+.ef a.units{color:#1864ab;text-decoration:underline dotted}.ef .filters{display:flex;flex-wrap:wrap;gap:8px 16px;
+  margin:.5em 0;font-size:.92em}.ef .pager{margin:.3em 0;font-size:.9em}
+.ef .sym{display:inline-block;min-width:1.1em;text-align:center;font-weight:700}.ef .o-passed{color:#2b8a3e}
+.ef .o-failed{color:#c92a2a}.ef .o-missing,.ef .o-not_started{color:#868e96}.ef .o-exec_failed,.ef .o-judge_failed,
+.ef .o-no_output,.ef .o-not_scored{color:#e67700}.ef tr.differs td{background:#fff9db}
 """
 
 

@@ -154,6 +154,8 @@ class View:
     provenance_markdown: tuple[tuple[str, str], ...]
     #: The report's tables and meta, full precision, for JSON.
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: The report's units (one row per planned unit, with its outcome), read by report.html's explorer only.
+    units: pl.DataFrame | pl.LazyFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def base(self) -> str:
@@ -441,6 +443,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         provenance=tuple(provenance),
         provenance_markdown=tuple(provenance_md),
         data=data,
+        units=report.units,
     )
 
 
