@@ -23,7 +23,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
 from evalframe.errors import OptionError, ReportClosed
-from evalframe.funnel.counts import _FUNNEL_OUTCOMES, outcome_in
+from evalframe.funnel.counts import FUNNEL_OUTCOMES, outcome_in
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
@@ -310,7 +310,7 @@ class AuditReport:
             (CANDIDATE, candidate, [str(c) for c in self.meta.get("candidates") or []]),
             (TASK, task, [str(t) for t in self.meta.get("tasks") or []]),
             ("slice", slice, [str(s) for s in self.meta.get("slices") or []]),
-            (OUTCOME, outcome, [*OUTCOMES, *(k for k in _FUNNEL_OUTCOMES if not k.startswith("_"))]),
+            (OUTCOME, outcome, [*OUTCOMES, *(k for k in FUNNEL_OUTCOMES if not k.startswith("_"))]),
         ):
             if given is not None and given not in valid:
                 listed = ", ".join(map(repr, valid)) or "none"
@@ -326,7 +326,7 @@ class AuditReport:
         if slice is not None and value is not None:
             filters.append(pl.col(slice).cast(pl.String) == str(value))
         if outcome is not None:
-            filters.append(outcome_in(units.collect_schema(), *_FUNNEL_OUTCOMES.get(outcome, (outcome,))))
+            filters.append(outcome_in(units.collect_schema(), *FUNNEL_OUTCOMES.get(outcome, (outcome,))))
         return units.filter(*filters).collect()
 
     def view(
