@@ -106,3 +106,23 @@ SCORED_COVERAGE: Final = "scored_coverage"
 PASS_RATE_SCORED: Final = "pass_rate_scored"
 PASS_RATE_PLANNED: Final = "pass_rate_planned"
 PASS_RATE_UPPER: Final = "pass_rate_upper"
+
+# --- reconciliation of an export's own headline (SPEC §6c) ------------------------
+#: Key of an importer's per-file info (``Imported.info``) listing the headline values the export reported.
+REPORTED_HEADLINES: Final = "reported"
+#: Keys of one reported headline: the tool that reported it, its metric, value and the denominator it states.
+TOOL: Final = "tool"
+METRIC: Final = "metric"
+REPORTED: Final = "reported"
+IMPLIED_DENOMINATOR: Final = "implied_denominator"
+DENOMINATOR_OF: Final = "denominator_of"
+#: Reported minus ``pass_rate_planned``, and the points each step of the decomposition accounts for.
+GAP: Final = "gap"
+POINTS_MISSING: Final = "points_missing"
+POINTS_NOT_STARTED: Final = "points_not_started"
+POINTS_EXEC_FAILED: Final = "points_exec_failed"
+POINTS_NO_OUTPUT: Final = "points_no_output"
+POINTS_JUDGE_FAILED: Final = "points_judge_failed"
+POINTS_NOT_SCORED: Final = "points_not_scored"
+POINTS_DUPLICATES: Final = "points_duplicates"
+POINTS_UNEXPLAINED: Final = "points_unexplained"
