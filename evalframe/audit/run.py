@@ -387,7 +387,9 @@ class _Batch:
         )
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
         noted = _with_reducer_note(problems, meta, how.options.reducer)
-        found = Problems.gather([noted, self.unreachable, _reconciled(summary, attempts, meta)])
+        tasks = self.plan.tasks
+        own = _reconciled(summary, attempts, meta, tasks[0] if len(tasks) == 1 else None)
+        found = Problems.gather([noted, self.unreachable, own])
         return AuditReport(
             summary=summary,
             units=units,
@@ -477,7 +479,7 @@ def _audit_tasks(
             with_task(
                 Problems.gather(
                     [batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable,
-                     _reconciled(r.summary, r.attempts, r.meta)]  # fmt: skip
+                     _reconciled(r.summary, r.attempts, r.meta, n)]  # fmt: skip
                 ).every(),
                 n,
             )
@@ -648,12 +650,17 @@ def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str
     return Problems.gather([problems, note])
 
 
-def _reconciled(summary: pl.DataFrame, attempts: pl.DataFrame | pl.LazyFrame, meta: Mapping[str, Any]) -> pl.DataFrame:
-    """``headline_reconciled`` notes: each headline the exports reported, reconciled with this batch's summary."""
+def _reconciled(
+    summary: pl.DataFrame, attempts: pl.DataFrame | pl.LazyFrame, meta: Mapping[str, Any], task: str | None
+) -> pl.DataFrame:
+    """``headline_reconciled`` notes: each headline the exports reported, reconciled with this batch's summary.
+
+    ``task``: the batch's one task (headlines of another are left out); None for a batch without tasks.
+    """
     exports = meta.get("exports")
     if not isinstance(exports, list) or not exports:
         return problems_frame()
-    return reconciliation_notes(reconciliation(summary, exports, attempts=attempts))
+    return reconciliation_notes(reconciliation(summary, exports, attempts=attempts, task=task))
 
 
 def _meaning_or_name(recorded: str) -> str:

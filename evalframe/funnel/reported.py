@@ -111,7 +111,8 @@ def reported_headlines(exports: Sequence[Any]) -> list[dict[str, Any]]:
     ``exports`` is the ``exports`` list an import leaves in the audit's provenance (``report.meta["exports"]``,
     :attr:`evalframe.importers.Imported.info`); an entry's ``reported`` list holds dicts with ``tool``,
     ``metric``, ``reported`` (float), ``implied_denominator`` (int or None) and ``denominator_of`` (what the
-    denominator counts, e.g. ``"scored samples"``). Entries that are not mappings, and values that are not
+    denominator counts, e.g. ``"scored samples"``), and ``task`` / ``candidate`` when they are the headline's
+    own (a file of several tasks) rather than the file's. Entries that are not mappings, and values that are not
     finite numbers, are left out.
 
     Examples
@@ -132,8 +133,8 @@ def reported_headlines(exports: Sequence[Any]) -> list[dict[str, Any]]:
                 continue
             found.append(
                 {
-                    TASK: export.get(TASK),
-                    CANDIDATE: export.get(CANDIDATE),
+                    TASK: value.get(TASK, export.get(TASK)),
+                    CANDIDATE: value.get(CANDIDATE, export.get(CANDIDATE)),
                     SOURCE: export.get(SOURCE),
                     **{k: value.get(k) for k in (TOOL, METRIC, IMPLIED_DENOMINATOR, DENOMINATOR_OF)},
                     REPORTED: float(number),
@@ -260,7 +261,11 @@ def reconciliation_sentence(row: Mapping[str, Any]) -> str:
 
 
 def reconciliation(
-    summary: pl.DataFrame, exports: Sequence[Any], *, attempts: pl.DataFrame | pl.LazyFrame | None = None
+    summary: pl.DataFrame,
+    exports: Sequence[Any],
+    *,
+    attempts: pl.DataFrame | pl.LazyFrame | None = None,
+    task: str | None = None,
 ) -> pl.DataFrame:
     """The reconciliation table: each headline an export reported beside the audited rates, its gap decomposed.
 
@@ -273,6 +278,9 @@ def reconciliation(
         The import's per-file facts (``report.meta["exports"]``), read by :func:`reported_headlines`.
     attempts
         The audit's attempts table (``report.attempts``), for ``points_duplicates``; None: that term is 0.
+    task
+        The task a summary without a ``task`` column is of (one task's report); headlines of another task are
+        left out. None: every headline is matched on its candidate alone.
 
     Returns
     -------
@@ -299,6 +307,8 @@ def reconciliation(
     by_task = TASK in summary.columns
     rows: list[dict[str, Any]] = []
     for headline in reported_headlines(exports):
+        if not by_task and task is not None and headline[TASK] not in (None, task):
+            continue
         match = pl.col(CANDIDATE) == headline[CANDIDATE]
         if by_task:
             match &= pl.col(TASK) == headline[TASK]
@@ -314,7 +324,7 @@ def reconciliation(
         parts = decompose(counts, headline[REPORTED], implied=implied, every_attempt=every)
         row = {
             **headline,
-            TASK: counts.get(TASK, headline[TASK]),
+            TASK: counts.get(TASK, task if task is not None else headline[TASK]),
             **{c: counts.get(c) for c in (PLANNED, SCORED, PASSED, PASS_RATE_SCORED, PASS_RATE_PLANNED)},
             PASS_RATE_UPPER: counts.get(PASS_RATE_UPPER),
             **parts,

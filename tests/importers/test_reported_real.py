@@ -19,7 +19,7 @@ import zstandard
 import evalframe
 from evalframe.errors import AuditRefused
 from evalframe.funnel.reported import POINTS_COLUMNS, reconciliation
-from evalframe.importers import inspect_ai
+from evalframe.importers import inspect_ai, lm_eval
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from tests.importers.test_every_real_export import ABSENT, COLLECTIONS, export_units
 
@@ -29,45 +29,63 @@ HANDLES_ABSENT_SHARED = True
 #: The zip compression method number of zstd (APPNOTE.TXT 4.4.5).
 ZSTD = 93
 #: The formats whose importer records the export's headline, by folder of ../shared/data/real.
-RECORDING = {"inspect_ai": inspect_ai.read}
+RECORDING = {"inspect_ai": inspect_ai.read, "lm_eval": lm_eval.read}
 
 
-#: The logs reconciled: those whose header lists an accuracy or mean for the score read, whose audit is not
-#: refused and holds a scored unit (each checked by opening the log; the others record no such metric, or
-#: are refused, or have no scored sample).
+#: The exports reconciled: those whose headline file lists the metric read (Inspect: an accuracy or mean),
+#: whose audit is not refused and holds a scored unit (each checked by opening the file; the others record
+#: no such metric, are refused, or have no scored unit or no pass threshold).
 RECONCILED = {
     "real": [
-        "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
-        "2025-05-12T20-28-13-04-00_popularity.json",
-        "2025-05-12T20-28-26-04-00_security-guide.json",
-        "2025-09-12T11-41-56-04-00_popularity_HdSVrmTDEge636qZ2op64f.eval",
-        "2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval",
-        "2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval",
-        "2025-12-13T23-15-44+00-00_class-eval_XDtHXBaqEHGUBoFoinn2wS.eval",
-        "data_arc_qwen.json",
-        "data_arc_sonnet.json",
-        "data_intercode_ctf_local_path.json",
-        "data_pubmedqa_gpt4o_mini.json",
-        "log_streaming.eval",
-        "small.eval",
+        "inspect_ai: 2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
+        "inspect_ai: 2025-05-12T20-28-13-04-00_popularity.json",
+        "inspect_ai: 2025-05-12T20-28-26-04-00_security-guide.json",
+        "inspect_ai: 2025-09-12T11-41-56-04-00_popularity_HdSVrmTDEge636qZ2op64f.eval",
+        "inspect_ai: 2025-09-23T08-09-58-04-00_popularity_DN2wbX2ZvACsBpjwptzBRo.eval",
+        "inspect_ai: 2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval",
+        "inspect_ai: 2025-12-13T23-15-44+00-00_class-eval_XDtHXBaqEHGUBoFoinn2wS.eval",
+        "inspect_ai: data_arc_qwen.json",
+        "inspect_ai: data_arc_sonnet.json",
+        "inspect_ai: data_intercode_ctf_local_path.json",
+        "inspect_ai: data_pubmedqa_gpt4o_mini.json",
+        "inspect_ai: log_streaming.eval",
+        "inspect_ai: small.eval",
+        "lm_eval: samples_asdiv_2024-08-21T03-40-10.802679.jsonl",
+        "lm_eval: samples_asdiv_2024-08-21T03-41-15.831724.jsonl",
+        "lm_eval: samples_bias_classification_2024-06-17T15-44-37.867068.json",
+        "lm_eval: samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl",
+        "lm_eval: samples_negotiationtom_belief_2026-07-08T16-04-34.219874.jsonl",
+        "lm_eval: samples_negotiationtom_belief_2026-07-08T18-15-33.115417.jsonl",
+        "lm_eval: samples_negotiationtom_desire_2026-07-08T16-04-34.219874.jsonl",
+        "lm_eval: samples_negotiationtom_desire_2026-07-08T18-15-33.115417.jsonl",
+        "lm_eval: samples_negotiationtom_intention_2026-07-08T16-04-34.219874.jsonl",
+        "lm_eval: samples_negotiationtom_intention_2026-07-08T17-52-34.622576.jsonl",
+        "lm_eval: samples_negotiationtom_intention_2026-07-08T18-15-33.115417.jsonl",
+        "lm_eval: samples_stereotype_classification_2024-06-17T16-12-47.023639.json",
     ],
     "real2": [
-        "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
-        "2025-09-15T15-04-34-04-00_popularity_J5EskSJVsBD9iRd47twk8x.eval",
-        "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval",
-        "2025-09-15T15-06-47-04-00_popularity_A2Ld8PcXe79grUc5trBXEb.eval",
-        "2025-09-15T15-07-04-04-00_popularity_CzDPvkooKpp4d24wMPkx5d.eval",
-        "2025-09-15T15-07-21-04-00_popularity_TrR56PVX4fHPUViCDMPg8g.eval",
-        "2026-02-20T05-22-33+00-00_starsim-benchmark_24AbBSr25iP6DbfTNwbAUU.eval",
-        "2026-02-20T05-28-38+00-00_starsim-benchmark_ZLCP7ftbVUCYkyJGemYV6a.eval",
-        "2026-02-25T19-20-10+00-00_starsim-benchmark_hBH4VGrPv22VuJgQXhNSJt.eval",
-        "2026-02-25T19-22-25+00-00_starsim-benchmark_mPrWitKNLFZeL9WGpUJ57s.eval",
-        "baseline.eval",
-        "gVisor-human.eval",
-        "kube_eval_MT=PrometheusSetup_ST=K8sNetworkVulnerability_protocol=tm_mode=attack.eval",
-        "log_message_deduplication.eval",
-        "mmlu-no-summary-choices.eval",
-        "test_bash.eval",
+        "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
+        "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_J5EskSJVsBD9iRd47twk8x.eval",
+        "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval",
+        "inspect_ai: 2025-09-15T15-06-47-04-00_popularity_A2Ld8PcXe79grUc5trBXEb.eval",
+        "inspect_ai: 2025-09-15T15-07-04-04-00_popularity_CzDPvkooKpp4d24wMPkx5d.eval",
+        "inspect_ai: 2025-09-15T15-07-21-04-00_popularity_TrR56PVX4fHPUViCDMPg8g.eval",
+        "inspect_ai: 2026-02-20T05-22-33+00-00_starsim-benchmark_24AbBSr25iP6DbfTNwbAUU.eval",
+        "inspect_ai: 2026-02-20T05-28-38+00-00_starsim-benchmark_ZLCP7ftbVUCYkyJGemYV6a.eval",
+        "inspect_ai: 2026-02-25T19-20-10+00-00_starsim-benchmark_hBH4VGrPv22VuJgQXhNSJt.eval",
+        "inspect_ai: 2026-02-25T19-22-25+00-00_starsim-benchmark_mPrWitKNLFZeL9WGpUJ57s.eval",
+        "inspect_ai: baseline.eval",
+        "inspect_ai: gVisor-human.eval",
+        "inspect_ai: kube_eval_MT=PrometheusSetup_ST=K8sNetworkVulnerability_protocol=tm_mode=attack.eval",
+        "inspect_ai: log_message_deduplication.eval",
+        "inspect_ai: mmlu-no-summary-choices.eval",
+        "inspect_ai: test_bash.eval",
+        "lm_eval: samples_mmlu_pro_plus_chemistry_2025-10-14T14-44-39.372006.jsonl",
+        "lm_eval: samples_mmlu_pro_plus_chemistry_2025-10-14T15-11-56.507865.jsonl",
+        "lm_eval: samples_mmlu_pro_plus_health_2025-10-14T14-44-39.372006.jsonl",
+        "lm_eval: samples_mmlu_pro_plus_health_2025-10-14T15-11-56.507865.jsonl",
+        "lm_eval: samples_mmlu_pro_plus_psychology_2025-10-14T14-44-39.372006.jsonl",
+        "lm_eval: samples_mmlu_pro_plus_psychology_2025-10-14T15-11-56.507865.jsonl",
     ],
 }
 
@@ -90,8 +108,20 @@ def inspect_header(path: Path) -> dict[str, Any]:
     return dict(json.loads(path.read_text()))
 
 
-def file_headlines(path: Path) -> set[tuple[str, float]]:
-    """(metric, value) of every accuracy / mean metric the header's ``results.scores`` lists."""
+def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
+    """(metric, value) the export's own headline file lists.
+
+    Inspect: every accuracy / mean metric of the header's ``results.scores``. lm-eval: every
+    ``"<metric>,<filter>"`` number of every task of the results files in the samples file's folder.
+    """
+    if folder == "lm_eval":
+        return {
+            (key, float(value))
+            for results in path.parent.glob("results_*.json")
+            for entry in (json.loads(results.read_text()).get("results") or {}).values()
+            for key, value in entry.items()
+            if "," in key and isinstance(value, int | float) and not isinstance(value, bool)
+        }
     scores = (inspect_header(path).get("results") or {}).get("scores") or []
     return {
         (name, float(metric["value"]))
@@ -118,12 +148,12 @@ def test_every_recorded_headline_decomposes_exactly(collection: str) -> None:
             continue  # refused exports have no rate to reconcile
         table = reconciliation(report.summary, report.meta["exports"], attempts=report.attempts)
         for row in table.iter_rows(named=True):
-            assert (row["metric"], row["reported"]) in file_headlines(path), relative
+            assert (row["metric"], row["reported"]) in file_headlines(folder, path), relative
             if row["gap"] is None:
                 assert row["scored"] == 0 or row["passed"] is None, relative
                 continue
             assert row["gap"] == pytest.approx(row["reported"] - row["pass_rate_planned"], abs=1e-12)
             assert abs(math.fsum(row[c] for c in POINTS_COLUMNS) - row["gap"]) <= 1e-9, relative
-            reconciled.append(path.name)
+            reconciled.append(f"{folder}: {path.name}")
     # The logs whose header lists an accuracy or mean and whose samples hold a scored grade.
     assert sorted(reconciled) == sorted(RECONCILED[collection])

@@ -9,8 +9,9 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, REPORTED_HEADLINES, TRIAL
 from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, note, planned_size
+from evalframe.importers._reported import headline
 from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.importers.lm_eval.files import (
     _PARSE_METRIC,
@@ -241,8 +242,8 @@ class _Batch:
                 tasks.append(f.task)
         return sorted(listed.values(), key=lambda item: item[0].source)
 
-    def results_info(self) -> list[dict[str, Any]]:
-        """One info dict per results file read."""
+    def results_info(self, choices: Mapping[str, _Choice]) -> list[dict[str, Any]]:
+        """One info dict per results file read, with the headline it reports for each task's chosen metric."""
         given = {h.path.resolve() for h, _run in self.explicit}
         out: list[dict[str, Any]] = []
         for h, run, _tasks in self.listed_headers():
@@ -263,9 +264,29 @@ class _Batch:
                     "lm_eval_version": _dig(h.data, "lm_eval_version"),
                     "git_hash": _dig(h.data, "git_hash"),
                     "aggregates": {t: _aggregates(h.data, t) for t in tasks},
+                    REPORTED_HEADLINES: self.reported(h, run, choices),
                 }
             )
         return out
+
+    def reported(self, h: _Header, run: _Run, choices: Mapping[str, _Choice]) -> list[dict[str, Any]]:
+        """The ``"<metric>,<filter>"`` value a results file reports for each task, over its documents run.
+
+        lm-eval averages a metric over every document it ran (``n-samples.effective``); the task and
+        candidate are the headline's own, as one results file holds several tasks.
+        """
+        found: list[dict[str, Any]] = []
+        for task in _header_tasks(h.data):
+            choice = choices.get(task)
+            if choice is None or choice.metric is None:
+                continue
+            key = f"{choice.metric},{choice.filter}"
+            value = _aggregates(h.data, task).get(key)
+            ran = _n_samples(h.data, task)[1]
+            got = headline("lm-eval", key, value, denominator=ran, of="documents run")
+            if got is not None:
+                found.append({**got, TASK: task, CANDIDATE: self.candidate(h, run, task)})
+        return found
 
     def header_notes(self, planned: set[str], notes: list[dict[str, Any]]) -> None:
         """``limited_run`` per (results file, planned task) run on fewer docs than it holds; tasks without rows."""
