@@ -91,6 +91,8 @@ def test_issue_3707_numbers_reproduce_and_the_errored_samples_account_for_the_ga
     notes = report.problems.filter(pl.col("kind") == "headline_reconciled")
     assert notes.select("detail", "refusing").rows() == [(expected, False)]
     assert expected in report.to_markdown()
+    # The README's worked example is this sentence.
+    assert f"```\n{expected}\n```" in (Path(__file__).parent.parent / "README.md").read_text()
 
 
 def test_a_header_that_agrees_with_its_rows_says_gap_0(tmp_path: Path) -> None:
