@@ -19,7 +19,7 @@ import zstandard
 import evalframe
 from evalframe.errors import AuditRefused
 from evalframe.funnel.reported import POINTS_COLUMNS, reconciliation
-from evalframe.importers import inspect_ai, lm_eval
+from evalframe.importers import every_eval_ever, inspect_ai, lm_eval
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from tests.importers.test_every_real_export import ABSENT, COLLECTIONS, export_units
 
@@ -29,7 +29,7 @@ HANDLES_ABSENT_SHARED = True
 #: The zip compression method number of zstd (APPNOTE.TXT 4.4.5).
 ZSTD = 93
 #: The formats whose importer records the export's headline, by folder of ../shared/data/real.
-RECORDING = {"inspect_ai": inspect_ai.read, "lm_eval": lm_eval.read}
+RECORDING = {"inspect_ai": inspect_ai.read, "lm_eval": lm_eval.read, "every_eval_ever": every_eval_ever.read}
 
 
 #: The exports reconciled: those whose headline file lists the metric read (Inspect: an accuracy or mean),
@@ -37,6 +37,10 @@ RECORDING = {"inspect_ai": inspect_ai.read, "lm_eval": lm_eval.read}
 #: no such metric, are refused, or have no scored unit or no pass threshold).
 RECONCILED = {
     "real": [
+        "every_eval_ever: 0479dd23-e008-47f5-a790-15e7cbb08fc7.json",
+        "every_eval_ever: 5917cc37-8805-4453-bf5f-13411ea66ccf.json",
+        "every_eval_ever: 75e7b3c4-5d2f-4526-aef0-9ccd88690f5a.json",
+        "every_eval_ever: f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json",
         "inspect_ai: 2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
         "inspect_ai: 2025-05-12T20-28-13-04-00_popularity.json",
         "inspect_ai: 2025-05-12T20-28-26-04-00_security-guide.json",
@@ -64,6 +68,7 @@ RECONCILED = {
         "lm_eval: samples_stereotype_classification_2024-06-17T16-12-47.023639.json",
     ],
     "real2": [
+        "every_eval_ever: 497ca8f5-8e80-436b-9abd-297501f18497.json",
         "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
         "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_J5EskSJVsBD9iRd47twk8x.eval",
         "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval",
@@ -113,6 +118,7 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
 
     Inspect: every accuracy / mean metric of the header's ``results.scores``. lm-eval: every
     ``"<metric>,<filter>"`` number of every task of the results files in the samples file's folder.
+    every_eval_ever: each ``evaluation_results`` entry's ``score_details.score`` by its ``evaluation_name``.
     """
     if folder == "lm_eval":
         return {
@@ -121,6 +127,13 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
             for entry in (json.loads(results.read_text()).get("results") or {}).values()
             for key, value in entry.items()
             if "," in key and isinstance(value, int | float) and not isinstance(value, bool)
+        }
+    if folder == "every_eval_ever":
+        results = json.loads(path.read_text()).get("evaluation_results") or []
+        return {
+            (str(r.get("evaluation_name")), float(r["score_details"]["score"]))
+            for r in results
+            if isinstance((r.get("score_details") or {}).get("score"), int | float)
         }
     scores = (inspect_header(path).get("results") or {}).get("scores") or []
     return {
