@@ -19,7 +19,7 @@ import zstandard
 import evalframe
 from evalframe.errors import AuditRefused
 from evalframe.funnel.reported import POINTS_COLUMNS, reconciliation
-from evalframe.importers import every_eval_ever, inspect_ai, lm_eval
+from evalframe.importers import every_eval_ever, helm, inspect_ai, lm_eval
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from tests.importers.test_every_real_export import ABSENT, COLLECTIONS, export_units
 
@@ -29,7 +29,12 @@ HANDLES_ABSENT_SHARED = True
 #: The zip compression method number of zstd (APPNOTE.TXT 4.4.5).
 ZSTD = 93
 #: The formats whose importer records the export's headline, by folder of ../shared/data/real.
-RECORDING = {"inspect_ai": inspect_ai.read, "lm_eval": lm_eval.read, "every_eval_ever": every_eval_ever.read}
+RECORDING = {
+    "inspect_ai": inspect_ai.read,
+    "lm_eval": lm_eval.read,
+    "every_eval_ever": every_eval_ever.read,
+    "helm": helm.read,
+}
 
 
 #: The exports reconciled: those whose headline file lists the metric read (Inspect: an accuracy or mean),
@@ -41,6 +46,9 @@ RECONCILED = {
         "every_eval_ever: 5917cc37-8805-4453-bf5f-13411ea66ccf.json",
         "every_eval_ever: 75e7b3c4-5d2f-4526-aef0-9ccd88690f5a.json",
         "every_eval_ever: f3a1c0de-4b2e-4c1a-9f6d-1b7e5a2c8d40.json",
+        "helm: commonsense-dataset=hellaswag,method=multiple_choice_joint,model=eleutherai_pythia-1b-v0",
+        "helm: mmlu-subject=philosophy,method=multiple_choice_joint,model=openai_gpt2",
+        "helm: narrative_qa-model=openai_gpt2",
         "inspect_ai: 2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
         "inspect_ai: 2025-05-12T20-28-13-04-00_popularity.json",
         "inspect_ai: 2025-05-12T20-28-26-04-00_security-guide.json",
@@ -69,6 +77,9 @@ RECONCILED = {
     ],
     "real2": [
         "every_eval_ever: 497ca8f5-8e80-436b-9abd-297501f18497.json",
+        "helm: bbq:subject=all,method=multiple_choice_joint,model=meta_llama-3-8b",
+        "helm: bbq:subject=all,method=multiple_choice_joint,model=meta_llama-3-8b",
+        "helm: bbq:subject=all,method=multiple_choice_joint,model=openai_gpt-4-turbo-2024-04-09",
         "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
         "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_J5EskSJVsBD9iRd47twk8x.eval",
         "inspect_ai: 2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval",
@@ -118,6 +129,7 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
 
     Inspect: every accuracy / mean metric of the header's ``results.scores``. lm-eval: every
     ``"<metric>,<filter>"`` number of every task of the results files in the samples file's folder.
+    HELM: every unperturbed stat mean of the run folder's ``stats.json``, named ``"<stat> (<split>)"``.
     every_eval_ever: each ``evaluation_results`` entry's ``score_details.score`` by its ``evaluation_name``.
     """
     if folder == "lm_eval":
@@ -127,6 +139,14 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
             for entry in (json.loads(results.read_text()).get("results") or {}).values()
             for key, value in entry.items()
             if "," in key and isinstance(value, int | float) and not isinstance(value, bool)
+        }
+    if folder == "helm":
+        stats = path / "stats.json"
+        entries = json.loads(stats.read_text()) if stats.is_file() else []
+        return {
+            (f"{e['name']['name']} ({e['name'].get('split')})", float(e["mean"]))
+            for e in entries
+            if isinstance(e.get("mean"), int | float) and not e["name"].get("perturbation")
         }
     if folder == "every_eval_ever":
         results = json.loads(path.read_text()).get("evaluation_results") or []
