@@ -17,9 +17,9 @@ import pytest
 import zstandard
 
 import evalframe
-from evalframe.errors import AuditRefused
+from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.funnel.reported import POINTS_COLUMNS, reconciliation
-from evalframe.importers import every_eval_ever, helm, inspect_ai, lm_eval
+from evalframe.importers import evalscope, every_eval_ever, helm, inspect_ai, lm_eval
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from tests.importers.test_every_real_export import ABSENT, COLLECTIONS, export_units
 
@@ -34,6 +34,7 @@ RECORDING = {
     "lm_eval": lm_eval.read,
     "every_eval_ever": every_eval_ever.read,
     "helm": helm.read,
+    "evalscope": evalscope.read,
 }
 
 
@@ -42,6 +43,10 @@ RECORDING = {
 #: no such metric, are refused, or have no scored unit or no pass threshold).
 RECONCILED = {
     "real": [
+        "evalscope: gsm8k_main.jsonl",
+        "evalscope: gsm8k_main.jsonl",
+        "evalscope: ifeval_default.jsonl",
+        "evalscope: ifeval_default.jsonl",
         "every_eval_ever: 0479dd23-e008-47f5-a790-15e7cbb08fc7.json",
         "every_eval_ever: 5917cc37-8805-4453-bf5f-13411ea66ccf.json",
         "every_eval_ever: 75e7b3c4-5d2f-4526-aef0-9ccd88690f5a.json",
@@ -76,6 +81,19 @@ RECONCILED = {
         "lm_eval: samples_stereotype_classification_2024-06-17T16-12-47.023639.json",
     ],
     "real2": [
+        "evalscope: gpqa_diamond_default.jsonl",
+        "evalscope: gpqa_diamond_default.jsonl",
+        "evalscope: gsm8k_main.jsonl",
+        "evalscope: gsm8k_main.jsonl",
+        "evalscope: gsm8k_main.jsonl",
+        "evalscope: humaneval_openai_humaneval.jsonl",
+        "evalscope: humaneval_openai_humaneval.jsonl",
+        "evalscope: ifeval_default.jsonl",
+        "evalscope: ifeval_default.jsonl",
+        "evalscope: iquiz_EQ.jsonl",
+        "evalscope: iquiz_EQ.jsonl",
+        "evalscope: iquiz_IQ.jsonl",
+        "evalscope: iquiz_IQ.jsonl",
         "every_eval_ever: 497ca8f5-8e80-436b-9abd-297501f18497.json",
         "helm: bbq:subject=all,method=multiple_choice_joint,model=meta_llama-3-8b",
         "helm: bbq:subject=all,method=multiple_choice_joint,model=meta_llama-3-8b",
@@ -130,6 +148,7 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
     Inspect: every accuracy / mean metric of the header's ``results.scores``. lm-eval: every
     ``"<metric>,<filter>"`` number of every task of the results files in the samples file's folder.
     HELM: every unperturbed stat mean of the run folder's ``stats.json``, named ``"<stat> (<split>)"``.
+    EvalScope: every subset score of every metric of the reports of the review's model.
     every_eval_ever: each ``evaluation_results`` entry's ``score_details.score`` by its ``evaluation_name``.
     """
     if folder == "lm_eval":
@@ -147,6 +166,16 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
             (f"{e['name']['name']} ({e['name'].get('split')})", float(e["mean"]))
             for e in entries
             if isinstance(e.get("mean"), int | float) and not e["name"].get("perturbation")
+        }
+    if folder == "evalscope":
+        reports = path.parent.parent.parent / "reports" / path.parent.name
+        return {
+            (str(metric["name"]), float(part["score"]))
+            for report in reports.glob("*.json")
+            for metric in json.loads(report.read_text()).get("metrics") or []
+            for category in metric.get("categories") or []
+            for part in category.get("subsets") or []
+            if isinstance(part.get("score"), int | float)
         }
     if folder == "every_eval_ever":
         results = json.loads(path.read_text()).get("evaluation_results") or []
@@ -177,7 +206,7 @@ def test_every_recorded_headline_decomposes_exactly(collection: str) -> None:
         try:
             imported = RECORDING[folder]([path])
             report = evalframe.audit(imported.plan, imported.results)
-        except (ImportRefused, ImportUnreadable, AuditRefused):
+        except (ImportRefused, ImportUnreadable, InputFormatError, AuditRefused):
             continue  # refused exports have no rate to reconcile
         table = reconciliation(report.summary, report.meta["exports"], attempts=report.attempts)
         for row in table.iter_rows(named=True):
