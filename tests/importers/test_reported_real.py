@@ -19,7 +19,7 @@ import zstandard
 import evalframe
 from evalframe.errors import AuditRefused, InputFormatError
 from evalframe.funnel.reported import POINTS_COLUMNS, reconciliation
-from evalframe.importers import evalscope, every_eval_ever, helm, inspect_ai, lm_eval
+from evalframe.importers import evalscope, every_eval_ever, helm, inspect_ai, lm_eval, openai_evals
 from evalframe.importers._kit import ImportRefused, ImportUnreadable
 from tests.importers.test_every_real_export import ABSENT, COLLECTIONS, export_units
 
@@ -35,6 +35,7 @@ RECORDING = {
     "every_eval_ever": every_eval_ever.read,
     "helm": helm.read,
     "evalscope": evalscope.read,
+    "openai_evals": openai_evals.read,
 }
 
 
@@ -120,6 +121,7 @@ RECONCILED = {
         "lm_eval: samples_mmlu_pro_plus_health_2025-10-14T15-11-56.507865.jsonl",
         "lm_eval: samples_mmlu_pro_plus_psychology_2025-10-14T14-44-39.372006.jsonl",
         "lm_eval: samples_mmlu_pro_plus_psychology_2025-10-14T15-11-56.507865.jsonl",
+        "openai_evals: 230417220821DPM75QNS_auto_gpt_completion_fn_test-match.jsonl",
     ],
 }
 
@@ -149,6 +151,7 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
     ``"<metric>,<filter>"`` number of every task of the results files in the samples file's folder.
     HELM: every unperturbed stat mean of the run folder's ``stats.json``, named ``"<stat> (<split>)"``.
     EvalScope: every subset score of every metric of the reports of the review's model.
+    OpenAI Evals: every number of the log's ``final_report`` lines.
     every_eval_ever: each ``evaluation_results`` entry's ``score_details.score`` by its ``evaluation_name``.
     """
     if folder == "lm_eval":
@@ -177,6 +180,10 @@ def file_headlines(folder: str, path: Path) -> set[tuple[str, float]]:
             for part in category.get("subsets") or []
             if isinstance(part.get("score"), int | float)
         }
+    if folder == "openai_evals":
+        lines = path.read_text().splitlines()
+        reports = [json.loads(line)["final_report"] for line in lines if '"final_report"' in line]
+        return {(k, float(v)) for r in reports for k, v in r.items() if isinstance(v, int | float)}
     if folder == "every_eval_ever":
         results = json.loads(path.read_text()).get("evaluation_results") or []
         return {
