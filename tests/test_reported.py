@@ -147,3 +147,44 @@ def test_duplicates_count_only_when_the_stated_denominator_is_every_scored_attem
 def test_nothing_scored_or_no_pass_rate_gives_no_decomposition() -> None:
     assert set(decompose({"planned": 3, "passed": 0, "scored": 0, **ZERO, "not_scored": 3}, 0.5).values()) == {None}
     assert set(decompose({"planned": 3, "passed": None, "scored": 3, **ZERO}, 0.5).values()) == {None}
+
+
+NEGOTIATIONTOM = "lm_eval/EleutherAI-lm-evaluation-harness-PR3936/outputs/qwen3-8b/negotiationtom"
+
+
+def test_each_task_of_an_lm_eval_folder_reconciles_its_own_headlines() -> None:
+    # Three results files, each reporting the three subtasks over n-samples.effective = 20 documents:
+    # belief acc,none 0.45, desire acc,none 0.6, intention exact_match,none 0.2 (read from the files).
+    folder = real(NEGOTIATIONTOM)
+    if not folder.is_dir():
+        pytest.skip("../shared/data/real is not laid beside the repository")
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([folder])
+    report = evalframe.audit(imported.plan, imported.results)
+    notes = report.problems.filter(pl.col("kind") == "headline_reconciled")
+    by_task = {t: sorted(set(g.get_column("detail"))) for (t,), g in notes.group_by("task")}
+    expected = {
+        "negotiationtom_belief": "lm-eval reported acc,none 0.450 over 20 documents run",
+        "negotiationtom_desire": "lm-eval reported acc,none 0.600 over 20 documents run",
+        "negotiationtom_intention": "lm-eval reported exact_match,none 0.200 over 20 documents run",
+    }
+    assert sorted(by_task) == sorted(expected)
+    for task, start in expected.items():
+        assert all(d.startswith(start + "; ") for d in by_task[task]), by_task[task]
+    assert notes.height == 9  # 3 results files × 3 tasks
+
+
+def test_no_decomposition_is_said_so() -> None:
+    # A numeric grade without a pass threshold: passed and the pass rates are null.
+    counts = {"candidate": "m", "planned": 2, "passed": None, "scored": 2, **ZERO}
+    rates = dict.fromkeys(("pass_rate_scored", "pass_rate_planned", "pass_rate_upper"))
+    schema = {"candidate": pl.String, **dict.fromkeys([*counts][1:], pl.UInt32), **dict.fromkeys(rates, pl.Float64)}
+    summary = pl.DataFrame([{**counts, **rates}], schema=schema)
+    export = {"candidate": "m", "reported": [{"tool": "X", "metric": "mean", "reported": 0.4}]}
+    (row,) = reconciliation(summary, [export]).iter_rows(named=True)
+    assert row["gap"] is None
+    assert row["sentence"] == (
+        "X reported mean 0.400; the audit gives no decomposition of it (nothing scored, no pass threshold, "
+        "or counts that do not partition the plan)."
+    )

@@ -244,7 +244,8 @@ def reconciliation_sentence(row: Mapping[str, Any]) -> str:
     said += f" over {over} {row.get(DENOMINATOR_OF) or 'units'}" if over is not None else ""
     gap = row.get(GAP)
     if gap is None:
-        return f"{said}; the audit has no pass rate to reconcile it with (nothing scored, or no pass threshold)."
+        why = "nothing scored, no pass threshold, or counts that do not partition the plan"
+        return f"{said}; the audit gives no decomposition of it ({why})."
     low, high, planned = row[PASS_RATE_PLANNED], row[PASS_RATE_UPPER], row[PLANNED]
     if abs(gap) < AGREES:
         return f"{said}; it agrees with the audit over {planned} planned (gap 0)."
