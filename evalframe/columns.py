@@ -126,3 +126,13 @@ POINTS_JUDGE_FAILED: Final = "points_judge_failed"
 POINTS_NOT_SCORED: Final = "points_not_scored"
 POINTS_DUPLICATES: Final = "points_duplicates"
 POINTS_UNEXPLAINED: Final = "points_unexplained"
+
+# --- comparability of two runs (SPEC §6c) --------------------------------------------
+#: Key of an importer's per-file info holding the settings the export records (``{key: value text}``).
+RECORDED_SETTINGS: Final = "settings"
+#: Columns of the settings side by side: the setting, each side's value (null: not recorded), whether they agree
+#: (null: unknown, a side does not record it) and whether the key decides comparability.
+SETTING: Final = "setting"
+BASELINE: Final = "baseline"
+EQUAL: Final = "equal"
+DECIDES: Final = "decides"

@@ -1,0 +1,82 @@
+"""The settings two runs record, side by side, and the keys that make them not comparable (SPEC §6c, issue 43).
+
+Synthetic Inspect logs are the real arc_easy log (its header: epochs 1, limit 3, no task_args) with one
+setting changed; the starsim pair is the real2 collection's, whose two claude-opus-4 runs differ in the
+``with_background`` task argument (false / true, and the solver step that carries it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalframe.compare.settings import not_comparable_keys, settings_side_by_side
+from evalframe.importers import inspect_ai
+from tests.conftest import REAL2, real
+
+TEMPLATE = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_qwen.json")
+STARSIM = REAL2 / "inspect_ai" / "starsimhub-scipy2026_starsim_ai"
+OPUS = "anthropic/claude-opus-4-20250514"
+
+
+def log(
+    tmp_path: Path, model: str, *, config: dict[str, Any] | None = None, task_args: dict[str, Any] | None = None
+) -> Path:
+    doc = json.loads(TEMPLATE.read_text())
+    doc["eval"]["model"] = model
+    doc["eval"]["config"].update(config or {})
+    doc["eval"]["task_args"] = task_args or {}
+    path = tmp_path / f"{model}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changed", "key", "values"),
+    [
+        ({"config": {"epochs": 2}}, "epochs", ("1", "2")),
+        ({"config": {"limit": 2}}, "limit", ("3", "2")),
+        ({"task_args": {"shots": 5}}, "shots", ("0", "5")),
+    ],
+)
+def test_two_logs_differing_in_one_setting_are_not_comparable_naming_it(
+    tmp_path: Path, changed: dict[str, Any], key: str, values: tuple[str, str]
+) -> None:
+    base_args = {"task_args": {"shots": 0}} if key == "shots" else {}
+    paths = [log(tmp_path, "a", **base_args), log(tmp_path, "b", **changed)]
+    imported = inspect_ai.read(paths)
+    table = settings_side_by_side(imported.info, "a", "b")
+    row = table.filter(table["setting"] == key).row(0, named=True)
+    assert (row["baseline"], row["candidate"], row["equal"], row["decides"]) == (*values, False, True)
+    assert not_comparable_keys(table) == [key]
+    # Declared not to matter, it no longer decides; declared to be all that matters, it alone decides.
+    assert not_comparable_keys(settings_side_by_side(imported.info, "a", "b", ignore=[key])) == []
+    only = settings_side_by_side(imported.info, "a", "b", comparable_on=[key])
+    assert only.filter(only["decides"])["setting"].to_list() == [key]
+
+
+def test_equal_settings_are_comparable_and_an_unrecorded_key_is_unknown(tmp_path: Path) -> None:
+    paths = [log(tmp_path, "a", task_args={"judge": "x"}), log(tmp_path, "b")]
+    imported = inspect_ai.read(paths)
+    table = settings_side_by_side(imported.info, "a", "b")
+    judge = table.filter(table["setting"] == "judge").row(0, named=True)
+    assert (judge["baseline"], judge["candidate"], judge["equal"]) == ("x", None, None)  # unknown, never equal
+    assert not_comparable_keys(table) == []  # an unknown key alone does not decide ...
+    declared = settings_side_by_side(imported.info, "a", "b", comparable_on=["judge", "epochs"])
+    assert not_comparable_keys(declared, declared=True) == ["judge"]  # ... unless declared to matter
+    assert table.filter(table["setting"] == "epochs")["equal"].to_list() == [True]
+
+
+def test_the_starsim_pair_is_told_apart_by_with_background() -> None:
+    if not STARSIM.is_dir():
+        pytest.skip("../shared/data/real2 is not laid beside the repository")
+    imported = inspect_ai.read([STARSIM])
+    base, cand = f"{OPUS} [with_background=false]", f"{OPUS} [with_background=true]"
+    table = settings_side_by_side(imported.info, base, cand)
+    row = table.filter(table["setting"] == "with_background").row(0, named=True)
+    assert (row["baseline"], row["candidate"], row["equal"]) == ("false", "true", False)
+    # The solver plan carries the argument too (its step's params); every other recorded key agrees.
+    assert not_comparable_keys(table) == ["solver", "with_background"]
