@@ -136,3 +136,5 @@ SETTING: Final = "setting"
 BASELINE: Final = "baseline"
 EQUAL: Final = "equal"
 DECIDES: Final = "decides"
+#: Key of a per-file info whose file holds several tasks: a list of ``{task, candidate, settings}``.
+SETTINGS_BY_TASK: Final = "settings_by_task"

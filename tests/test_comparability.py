@@ -80,3 +80,43 @@ def test_the_starsim_pair_is_told_apart_by_with_background() -> None:
     assert (row["baseline"], row["candidate"], row["equal"]) == ("false", "true", False)
     # The solver plan carries the argument too (its step's params); every other recorded key agrees.
     assert not_comparable_keys(table) == ["solver", "with_background"]
+
+
+ASDIV = "lm_eval/EleutherAI-lm-evaluation-harness-PR2236/results/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct"
+ASDIV_RUN = "2024-08-21T03-40-10.802679"
+LLAMA = "meta-llama/Meta-Llama-3-8B-Instruct"
+
+
+def lm_eval_run(tmp_path: Path, model: str, *, limit: float = 50.0) -> Path:
+    """The real asdiv run (results + samples), its model renamed and its ``config.limit`` set."""
+    folder = real(ASDIV)
+    out = tmp_path / model.replace("/", "__")
+    out.mkdir()
+    results = json.loads((folder / f"results_{ASDIV_RUN}.json").read_text().replace(LLAMA, model))
+    results["config"]["limit"] = limit
+    (out / f"results_{ASDIV_RUN}.json").write_text(json.dumps(results))
+    samples = f"samples_asdiv_{ASDIV_RUN}.jsonl"
+    (out / samples).write_text((folder / samples).read_text())
+    return out
+
+
+def test_two_lm_eval_runs_with_equal_config_are_comparable(tmp_path: Path) -> None:
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([lm_eval_run(tmp_path, LLAMA), lm_eval_run(tmp_path, "other/Model-8B")])
+    assert imported.plan.candidates == (LLAMA, "other/Model-8B")
+    table = settings_side_by_side(imported.info, LLAMA, "other/Model-8B", task="asdiv")
+    assert table.height > 0
+    assert table["equal"].to_list() == [True] * table.height
+    assert not_comparable_keys(table) == []
+    # The model's own name and weights differ by design and are not among the settings compared.
+    assert "model_args.pretrained" not in table["setting"].to_list()
+
+
+def test_two_lm_eval_runs_with_another_limit_are_not_comparable(tmp_path: Path) -> None:
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([lm_eval_run(tmp_path, LLAMA), lm_eval_run(tmp_path, "other/Model-8B", limit=40.0)])
+    table = settings_side_by_side(imported.info, LLAMA, "other/Model-8B", task="asdiv")
+    assert table.filter(table["setting"] == "limit").rows() == [("limit", "50.0", "40.0", False, True)]
+    assert not_comparable_keys(table) == ["limit"]

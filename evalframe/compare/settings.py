@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import BASELINE, CANDIDATE, DECIDES, EQUAL, RECORDED_SETTINGS, SETTING, TASK
+from evalframe.columns import BASELINE, CANDIDATE, DECIDES, EQUAL, RECORDED_SETTINGS, SETTING, SETTINGS_BY_TASK, TASK
 
 #: Columns (and dtypes) of the settings side by side.
 SETTINGS_SCHEMA: Final = pl.Schema(
@@ -23,11 +23,24 @@ SETTINGS_SCHEMA: Final = pl.Schema(
 )
 
 
+def _setting_units(exports: Sequence[Any]) -> list[Mapping[str, Any]]:
+    """Each export, and each task of an export of several tasks (its ``settings_by_task`` entries)."""
+    units: list[Mapping[str, Any]] = []
+    for export in exports:
+        if isinstance(export, Mapping):
+            units.append(export)
+            by_task = export.get(SETTINGS_BY_TASK)
+            if isinstance(by_task, list):
+                units.extend(u for u in by_task if isinstance(u, Mapping))
+    return units
+
+
 def recorded_settings(exports: Sequence[Any], candidate: str, *, task: str | None = None) -> dict[str, str] | None:
     """The settings the exports of one candidate (of ``task``, when given) record; None when none records any.
 
-    A key its exports give different values is kept with every value, sorted and joined by `` | ``, so that
-    it never reads as equal to either.
+    An export of several tasks gives each task's settings under ``settings_by_task`` (entries with their own
+    ``task``, ``candidate`` and ``settings``). A key its exports give different values is kept with every
+    value, sorted and joined by `` | ``, so that it never reads as equal to either.
 
     Examples
     --------
@@ -37,12 +50,10 @@ def recorded_settings(exports: Sequence[Any], candidate: str, *, task: str | Non
     """
     values: dict[str, set[str]] = {}
     found = False
-    for export in exports:
-        if not isinstance(export, Mapping) or export.get(CANDIDATE) != candidate:
+    for unit in _setting_units(exports):
+        if unit.get(CANDIDATE) != candidate or (task is not None and unit.get(TASK) not in (None, task)):
             continue
-        if task is not None and export.get(TASK) not in (None, task):
-            continue
-        settings = export.get(RECORDED_SETTINGS)
+        settings = unit.get(RECORDED_SETTINGS)
         if not isinstance(settings, Mapping):
             continue
         found = True

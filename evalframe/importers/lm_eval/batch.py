@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, REPORTED_HEADLINES, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, RECORDED_SETTINGS, REPORTED_HEADLINES, SETTINGS_BY_TASK, TRIAL
 from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, note, planned_size
 from evalframe.importers._reported import headline
 from evalframe.importers._settings import RunSettings, split_by_settings
@@ -265,6 +265,10 @@ class _Batch:
                     "git_hash": _dig(h.data, "git_hash"),
                     "aggregates": {t: _aggregates(h.data, t) for t in tasks},
                     REPORTED_HEADLINES: self.reported(h, run, choices),
+                    SETTINGS_BY_TASK: [
+                        {TASK: t, CANDIDATE: self.candidate(h, run, t), RECORDED_SETTINGS: _compared(h.data, t)}
+                        for t in tasks
+                    ],
                 }
             )
         return out
@@ -347,3 +351,26 @@ class _Batch:
                 columns[FILTER].append(choices[task].filter)
         schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String, FILTER: pl.String}
         return pl.DataFrame(columns, schema=schema)
+
+
+#: Settings that say which model ran (its name, weights, revision and the chat template it ships): two candidates
+#: compared are two models, so these differ by design and never make them not comparable.
+_MODEL_IDENTITY = frozenset(
+    {"model_args.pretrained", "model_args.model", "model_sha", "model_revision", "chat_template_sha"}
+)
+
+
+def _compared(data: Mapping[str, Any] | None, task: str) -> dict[str, str]:
+    """The settings two runs of ``task`` must share to be compared: the run's but the model's identity, and more.
+
+    Beside the settings that name a run (but the model's own name, weights, revision and template), the limit
+    and the task hash.
+
+    ``limit`` (how many documents ran) and ``task_hashes`` (the task's content) do not change what one document
+    measures, so they never split a candidate, but a comparison of two runs needs them equal.
+    """
+    found = {k: v for k, v in _settings(data, task).items() if k not in _MODEL_IDENTITY}
+    for key, value in (("limit", _dig(data, "config", "limit")), ("task_hash", _dig(data, "task_hashes", task))):
+        if value is not None:
+            found[key] = str(value)
+    return found
