@@ -80,6 +80,13 @@ def test_the_starsim_pair_is_told_apart_by_with_background() -> None:
     assert (row["baseline"], row["candidate"], row["equal"]) == ("false", "true", False)
     # The solver plan carries the argument too (its step's params); every other recorded key agrees.
     assert not_comparable_keys(table) == ["solver", "with_background"]
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = (
+        '>>> not_comparable_keys(settings_side_by_side(imported.info, f"{OPUS} [with_background=false]", '
+        'f"{OPUS} [with_background=true]"))\n'
+        f"{not_comparable_keys(table)!r}\n"
+    )
+    assert shown in readme
 
 
 ASDIV = "lm_eval/EleutherAI-lm-evaluation-harness-PR2236/results/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct"
