@@ -127,3 +127,42 @@ def test_two_lm_eval_runs_with_another_limit_are_not_comparable(tmp_path: Path) 
     table = settings_side_by_side(imported.info, LLAMA, "other/Model-8B", task="asdiv")
     assert table.filter(table["setting"] == "limit").rows() == [("limit", "50.0", "40.0", False, True)]
     assert not_comparable_keys(table) == ["limit"]
+
+
+def test_compare_says_not_comparable_naming_the_key_first(tmp_path: Path) -> None:
+    import evalframe
+
+    imported = inspect_ai.read([log(tmp_path, "a"), log(tmp_path, "b", config={"epochs": 2})])
+    report = evalframe.audit(imported.plan, imported.results)
+    got = evalframe.compare(report, baseline="a", candidate="b")
+    assert got.verdict == "not_comparable"
+    assert got.reasons[0] == "not comparable: the runs record different settings: epochs 1 (baseline) vs 2 (candidate)"
+    # Declared not to matter, the comparison is the usual one (3 cases cannot support a winner).
+    assert evalframe.compare(report, baseline="a", candidate="b", ignore_settings=["epochs"]).verdict == (
+        "no_supported_winner"
+    )
+
+
+def test_compare_of_lm_eval_runs_with_equal_config_is_the_usual_one(tmp_path: Path) -> None:
+    import evalframe
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([lm_eval_run(tmp_path, LLAMA), lm_eval_run(tmp_path, "other/Model-8B")])
+    report = evalframe.audit(imported.plan, imported.results)
+    got = evalframe.compare(report, baseline=LLAMA, candidate="other/Model-8B")
+    # The same rows on both sides: no difference, so no winner, and no settings reason.
+    assert got.verdict == "no_supported_winner"
+    assert not any(r.startswith("not comparable") for r in got.reasons)
+
+
+def test_the_command_gates_a_not_comparable_pair_with_exit_3(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    paths = [str(log(tmp_path, "a")), str(log(tmp_path, "b", config={"epochs": 2}))]
+    args = ["compare", "--from", "inspect", *paths, "--baseline", "a", "--candidate", "b", "--require-winner"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 3
+    assert "verdict: not_comparable" in result.stdout
+    assert "not comparable: the runs record different settings: epochs 1 (baseline) vs 2 (candidate)" in result.stdout

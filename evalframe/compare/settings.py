@@ -134,3 +134,52 @@ def not_comparable_keys(table: pl.DataFrame, *, declared: bool = False) -> list[
     """
     unequal = pl.col(EQUAL).not_() if not declared else pl.col(EQUAL).not_().fill_null(True)
     return sorted(table.filter(pl.col(DECIDES) & unequal).get_column(SETTING).to_list())
+
+
+def settings_reason(table: pl.DataFrame, keys: Sequence[str]) -> str:
+    """The reason two runs are not comparable, naming each key and its two values.
+
+    Examples
+    --------
+    >>> exports = [{"candidate": "a", "settings": {"epochs": "1"}}, {"candidate": "b", "settings": {}}]
+    >>> table = settings_side_by_side(exports, "a", "b", comparable_on=["epochs"])
+    >>> settings_reason(table, not_comparable_keys(table, declared=True))
+    'not comparable: the runs record different settings: epochs 1 (baseline) vs not recorded (candidate)'
+    """
+    rows = {r[SETTING]: r for r in table.iter_rows(named=True)}
+
+    def shown(value: str | None) -> str:
+        return "not recorded" if value is None else value
+
+    parts = [f"{k} {shown(rows[k][BASELINE])} (baseline) vs {shown(rows[k][CANDIDATE])} (candidate)" for k in keys]
+    return "not comparable: the runs record different settings: " + "; ".join(parts)
+
+
+def settings_verdict(
+    exports: Sequence[Any],
+    names: tuple[str, str],
+    task: str | None,
+    comparable_on: Sequence[str] | None,
+    ignore: Sequence[str],
+    verdict: str,
+    reasons: list[str],
+) -> tuple[str, list[str]]:
+    """``verdict`` and ``reasons`` of a comparison of ``names`` (baseline, candidate), once their settings are read.
+
+    A deciding key that differs (:func:`not_comparable_keys`) makes the verdict ``not_comparable``, its reason
+    (:func:`settings_reason`) first: runs whose recorded settings differ get no verdict on their scores.
+
+    Examples
+    --------
+    >>> exports = [{"candidate": "a", "settings": {"epochs": "1"}}, {"candidate": "b", "settings": {"epochs": "2"}}]
+    >>> settings_verdict(exports, ("a", "b"), None, None, (), "no_supported_winner", ["interval: …"])[0]
+    'not_comparable'
+    >>> settings_verdict(exports, ("a", "b"), None, None, ["epochs"], "no_supported_winner", [])
+    ('no_supported_winner', [])
+    """
+    baseline, candidate = names
+    table = settings_side_by_side(exports, baseline, candidate, task=task, comparable_on=comparable_on, ignore=ignore)
+    differing = not_comparable_keys(table, declared=comparable_on is not None)
+    if not differing:
+        return verdict, reasons
+    return "not_comparable", [settings_reason(table, differing), *reasons]
