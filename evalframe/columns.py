@@ -112,3 +112,35 @@ PASS_RATE_UPPER: Final = "pass_rate_upper"
 FLIP_CLASS: Final = "flip_class"
 #: The classes of :data:`FLIP_CLASS`, in the order they are reported.
 FLIP_CLASSES: Final = ("stable_pass", "stable_fail", "fixed", "regressed", "flaky", "incomparable")
+
+# --- reconciliation of an export's own headline (SPEC §6c) ------------------------
+#: Key of an importer's per-file info (``Imported.info``) listing the headline values the export reported.
+REPORTED_HEADLINES: Final = "reported"
+#: Keys of one reported headline: the tool that reported it, its metric, value and the denominator it states.
+TOOL: Final = "tool"
+METRIC: Final = "metric"
+REPORTED: Final = "reported"
+IMPLIED_DENOMINATOR: Final = "implied_denominator"
+DENOMINATOR_OF: Final = "denominator_of"
+#: Reported minus ``pass_rate_planned``, and the points each step of the decomposition accounts for.
+GAP: Final = "gap"
+POINTS_MISSING: Final = "points_missing"
+POINTS_NOT_STARTED: Final = "points_not_started"
+POINTS_EXEC_FAILED: Final = "points_exec_failed"
+POINTS_NO_OUTPUT: Final = "points_no_output"
+POINTS_JUDGE_FAILED: Final = "points_judge_failed"
+POINTS_NOT_SCORED: Final = "points_not_scored"
+POINTS_DUPLICATES: Final = "points_duplicates"
+POINTS_UNEXPLAINED: Final = "points_unexplained"
+
+# --- comparability of two runs (SPEC §6c) --------------------------------------------
+#: Key of an importer's per-file info holding the settings the export records (``{key: value text}``).
+RECORDED_SETTINGS: Final = "settings"
+#: Columns of the settings side by side: the setting, each side's value (null: not recorded), whether they agree
+#: (null: unknown, a side does not record it) and whether the key decides comparability.
+SETTING: Final = "setting"
+BASELINE: Final = "baseline"
+EQUAL: Final = "equal"
+DECIDES: Final = "decides"
+#: Key of a per-file info whose file holds several tasks: a list of ``{task, candidate, settings}``.
+SETTINGS_BY_TASK: Final = "settings_by_task"

@@ -132,6 +132,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
         "pools them"
     ),
     "run_status": "(flag) the export says its run did not finish successfully",
+    "headline_reconciled": (
+        "(flag) the headline value the export reported, beside the audited rates, its gap decomposed into the "
+        "points each kind of ungraded unit accounts for"
+    ),
     "settings_differ": (
         "(flag) runs of one task and model recorded different settings (or one did not record a setting): "
         "they are read as different candidates, not as retries"

@@ -35,6 +35,7 @@ from evalframe.columns import (
 from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused, MissingExtra, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
+from evalframe.funnel.reported import reconciliation, reconciliation_notes
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
 from evalframe.plan import Plan
 from evalframe.problems import Problems, problems_frame, with_task
@@ -384,8 +385,11 @@ class _Batch:
             how.alpha,
             how.provenance,
         )
-        found = Problems.gather([_with_reducer_note(problems, meta, how.options.reducer), self.unreachable])
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
+        noted = _with_reducer_note(problems, meta, how.options.reducer)
+        tasks = self.plan.tasks
+        own = _reconciled(summary, attempts, meta, tasks[0] if len(tasks) == 1 else None)
+        found = Problems.gather([noted, self.unreachable, own])
         return AuditReport(
             summary=summary,
             units=units,
@@ -473,9 +477,13 @@ def _audit_tasks(
         )
         own = [
             with_task(
-                Problems.gather([batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable]).every(), n
+                Problems.gather(
+                    [batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable,
+                     _reconciled(r.summary, r.attempts, r.meta, n)]  # fmt: skip
+                ).every(),
+                n,
             )
-            for (n, _, _), b in zip(routed.tasks, batches, strict=True)
+            for (n, _, _), b, r in zip(routed.tasks, batches, reports, strict=True)
         ]
         return _combined(reports, meta, Problems.gather([read_notes, *own]))
     except BaseException:
@@ -644,6 +652,19 @@ def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str
     detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
     note = problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])
     return Problems.gather([problems, note])
+
+
+def _reconciled(
+    summary: pl.DataFrame, attempts: pl.DataFrame | pl.LazyFrame, meta: Mapping[str, Any], task: str | None
+) -> pl.DataFrame:
+    """``headline_reconciled`` notes: each headline the exports reported, reconciled with this batch's summary.
+
+    ``task``: the batch's one task (headlines of another are left out); None for a batch without tasks.
+    """
+    exports = meta.get("exports")
+    if not isinstance(exports, list) or not exports:
+        return problems_frame()
+    return reconciliation_notes(reconciliation(summary, exports, attempts=attempts, task=task))
 
 
 def _meaning_or_name(recorded: str) -> str:

@@ -16,11 +16,13 @@ winner is a normal, correct outcome.
 
 * :mod:`~evalframe.compare.pairs`: the units paired on identity, the scale compared, the pair counts;
 * :mod:`~evalframe.compare.inference`: the paired test, its quality columns, the detectable difference;
-* :mod:`~evalframe.compare.reasons`: the verdict's reasons in words, one per check.
+* :mod:`~evalframe.compare.reasons`: the verdict's reasons in words, one per check;
+* :mod:`~evalframe.compare.settings`: the settings the two runs record, side by side (comparable at all?).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -54,6 +56,7 @@ from evalframe.compare.reasons import (
     tipping_point,
     unpaired_reason,
 )
+from evalframe.compare.settings import settings_verdict
 from evalframe.report.model import AuditReport
 from evalframe.stats.clustered import SKEW_RULE_BASE, Target
 from evalframe.stats.detectable import Detectable
@@ -150,6 +153,8 @@ def compare(
     alpha: float = 0.05,
     task: str | None = None,
     cases: Target | None = None,
+    comparable_on: Sequence[str] | None = None,
+    ignore_settings: Sequence[str] = (),
 ) -> Comparison:
     """Compare ``candidate`` against ``baseline`` on paired units.
 
@@ -192,6 +197,12 @@ def compare(
         differences (:func:`evalframe.stats.paired_rate_difference`,
         ``target="fixed"``), with no skewness rule, and no interval (so no
         winner) when no case holds two pairs or more.
+
+    comparable_on, ignore_settings
+        The recorded settings that decide whether the two runs are comparable (None: every key the exports
+        record, but ``ignore_settings``); see :func:`evalframe.compare.settings.settings_side_by_side`. A
+        deciding key whose values differ (or, for a ``comparable_on`` key, that a side does not record)
+        makes the verdict ``not_comparable``, its reason naming each key and value first.
 
     Returns
     -------
@@ -310,6 +321,8 @@ def compare(
     if None not in bounds:
         reasons.append(bounds_reason(bounds, candidate, baseline))
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
+    exports, names = report.meta.get("exports") or [], (baseline, candidate)
+    verdict, reasons = settings_verdict(exports, names, task, comparable_on, ignore_settings, verdict, reasons)
     pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
     if skew is not None and skew.cases <= SKEW_RULE_BASE:  # no data can meet G > 28 + 25·g1²: nothing detectable
         found = None

@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from evalframe.columns import CANDIDATE, CASE_ID, SCORE, SCORE_STATUS, TASK
+from evalframe.columns import CANDIDATE, CASE_ID, REPORTED_HEADLINES, SCORE, SCORE_STATUS, TASK
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
@@ -91,6 +91,7 @@ from evalframe.importers._kit import (
     read_json_lines,
 )
 from evalframe.importers._per_case import assemble, input_error
+from evalframe.importers._reported import headline
 from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.load import PathLike
 
@@ -316,31 +317,44 @@ def _report_of(review: _Review, reports: list[_Report]) -> _Report | None:
     return max(same_model, key=lambda r: len(r.dataset)) if same_model else None
 
 
-def _report_checks(review: _Review, report: _Report, metric: str, rows: list[dict[str, Any]], subset: str) -> list[str]:
-    """Where the report's ``num`` / ``score`` of this subset disagree with the review rows."""
-    details = []
+def _report_subset(report: _Report, metric: str, subset: str) -> list[tuple[str, int | None, Any]]:
+    """(metric name, ``num``, ``score``) of each entry the report gives for this metric and subset."""
+    found = []
     for entry in report.metrics:
         if entry["name"] not in (metric, f"mean_{metric}"):
             continue
         for category in entry.get("categories") or []:
             for part in (category.get("subsets") or []) if isinstance(category, dict) else []:
-                if not isinstance(part, dict) or part.get("name") != subset:
-                    continue
-                num, value = _int(part.get("num")), part.get("score")
-                if num is not None and num != len(rows):
-                    details.append(
-                        f"report {report.path} says {entry['name']} num {num} for subset {subset!r}, "
-                        f"the review file has {len(rows)} row(s)"
-                    )
-                scores = [r[SCORE] for r in rows if r[SCORE_STATUS] == "scored"]
-                stated = grade(value)[1]
-                if stated is not None and scores:
-                    mean = math.fsum(scores) / len(scores)
-                    if abs(round(mean, REPORT_DECIMALS) - stated) > 10**-REPORT_DECIMALS:
-                        details.append(
-                            f"report {report.path} says {entry['name']} {value} for subset {subset!r}, "
-                            f"the {len(scores)} scored row(s) average {mean:.4f}"
-                        )
+                if isinstance(part, dict) and part.get("name") == subset:
+                    found.append((str(entry["name"]), _int(part.get("num")), part.get("score")))
+    return found
+
+
+def _reported(report: _Report, metric: str, subset: str) -> list[dict[str, Any]]:
+    """The report's score of this metric and subset over its ``num`` samples (4 decimals, as EvalScope writes)."""
+    found = (headline("EvalScope", name, value, denominator=num, of="samples") for name, num, value in
+             _report_subset(report, metric, subset))  # fmt: skip
+    return [h for h in found if h is not None]
+
+
+def _report_checks(review: _Review, report: _Report, metric: str, rows: list[dict[str, Any]], subset: str) -> list[str]:
+    """Where the report's ``num`` / ``score`` of this subset disagree with the review rows."""
+    details = []
+    for name, num, value in _report_subset(report, metric, subset):
+        if num is not None and num != len(rows):
+            details.append(
+                f"report {report.path} says {name} num {num} for subset {subset!r}, "
+                f"the review file has {len(rows)} row(s)"
+            )
+        scores = [r[SCORE] for r in rows if r[SCORE_STATUS] == "scored"]
+        stated = grade(value)[1]
+        if stated is not None and scores:
+            mean = math.fsum(scores) / len(scores)
+            if abs(round(mean, REPORT_DECIMALS) - stated) > 10**-REPORT_DECIMALS:
+                details.append(
+                    f"report {report.path} says {name} {value} for subset {subset!r}, "
+                    f"the {len(scores)} scored row(s) average {mean:.4f}"
+                )
     return details
 
 
@@ -490,7 +504,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         task = {TASK: tasks[(dataset, subset)]} if len(set(tasks.values())) > 1 else {}
         mains = {main for *_, main in review.samples if main is not None}
         available = [name for *_, values, _ in review.samples for name in values]
-        facts = {
+        facts: dict[str, Any] = {
             "format": "evalscope",
             "source": source,
             "candidate": candidate,
@@ -520,6 +534,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         )
         rows.extend(own)
         if report is not None and chosen is not None:
+            facts[REPORTED_HEADLINES] = [{**h, **task} for h in _reported(report, chosen, subset)]
             for detail in _report_checks(review, report, chosen, own, subset):
                 notes.append(note("header_rows_disagree", source, detail, candidate=candidate))
         detail = (

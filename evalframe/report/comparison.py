@@ -120,7 +120,7 @@ class ComparisonView:
     @property
     def winner(self) -> bool:
         """A winner is supported."""
-        return self.verdict != "no_supported_winner"
+        return self.verdict in ("candidate_better", "baseline_better")
 
 
 def flips(pairs: pl.DataFrame, slices: list[str]) -> Flips:

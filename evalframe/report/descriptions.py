@@ -178,7 +178,7 @@ DESCRIPTIONS: Mapping[str, str] = {
     "candidate_best": "the candidate's pass_rate_upper (best case)",
     "min_coverage": "minimum scored_coverage of each side (as declared, else the default 0.95)",
     "confidence": "two-sided coverage of the intervals",
-    "verdict": "candidate_better, baseline_better or no_supported_winner",
+    "verdict": "candidate_better, baseline_better, no_supported_winner or not_comparable (recorded settings differ)",
     "reasons": "why the verdict is what it is, in the order the checks ran",
     "baseline_outcome": "the baseline's outcome for the pair (null when not planned for it)",
     "candidate_outcome": "the candidate's outcome for the pair (null when not planned for it)",

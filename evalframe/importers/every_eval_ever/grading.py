@@ -9,6 +9,7 @@ from typing import Any
 
 from evalframe.columns import EXEC_STATUS, EXEC_STATUSES, HAS_OUTPUT, PASSED, SCORE, SCORE_STATUS, SCORE_STATUSES
 from evalframe.importers._kit import grade, json_int, json_object, mean, note
+from evalframe.importers._reported import headline
 from evalframe.importers.every_eval_ever.records import _Record, _Rows
 from evalframe.importers.every_eval_ever.schema import META_EXEC, META_OUTPUT, META_SCORE
 
@@ -83,11 +84,8 @@ def _disagreements(record: _Record, rows: _Rows, ledger_rows: list[dict[str, Any
     if record.evaluation_id is not None and ids and ids != {record.evaluation_id}:
         shown = ", ".join(sorted(map(str, ids)))
         out.append(f"the rows' evaluation_id ({shown}) is not the record's {record.evaluation_id!r}")
-    names = {r.get("evaluation_name") for _, r in rows.rows}
     scored = [r for r in ledger_rows if r[SCORE_STATUS] == "scored"]
-    for result in record.results:
-        if len(record.results) > 1 and result.get("evaluation_name") not in names:
-            continue
+    for result in _results_of(record, rows):
         details = json_object(result.get("score_details"))
         claimed = details.get("score")
         given = mean([r[SCORE] for r in scored])
@@ -102,3 +100,26 @@ def _disagreements(record: _Record, rows: _Rows, ledger_rows: list[dict[str, Any
         if claimed_n is not None and claimed_n != len(scored):
             out.append(f"{name!r} claims num_samples = {claimed_n}; {len(scored)} row(s) have a valid grade")
     return out
+
+
+def _results_of(record: _Record, rows: _Rows | None) -> list[dict[str, Any]]:
+    """The record's evaluation results its rows are of: all of one, else those an instance row names."""
+    names = {r.get("evaluation_name") for _, r in rows.rows} if rows is not None else set()
+    return [
+        result
+        for result in map(json_object, record.results)
+        if len(record.results) == 1 or result.get("evaluation_name") in names
+    ]
+
+
+def _reported(record: _Record, rows: _Rows | None) -> list[dict[str, Any]]:
+    """The headline each of the record's results reports (``score_details.score``) over its ``num_samples``."""
+    found = []
+    for result in _results_of(record, rows):
+        details = json_object(result.get("score_details"))
+        n = json_int(json_object(details.get("uncertainty")).get("num_samples"))
+        name = str(result.get("evaluation_name"))
+        got = headline("every_eval_ever", name, details.get("score"), denominator=n, of="samples")
+        if got is not None:
+            found.append(got)
+    return found

@@ -17,6 +17,7 @@ from evalframe.columns import (
     HAS_OUTPUT,
     LINE,
     PASSED,
+    REPORTED_HEADLINES,
     SCORE,
     SCORE_STATUS,
     SOURCE,
@@ -40,7 +41,7 @@ from evalframe.importers._kit import (
     read_json,
     spelling_note,
 )
-from evalframe.importers.every_eval_ever.grading import _disagreements, _grade_row
+from evalframe.importers.every_eval_ever.grading import _disagreements, _grade_row, _reported
 from evalframe.importers.every_eval_ever.records import _instance_path, _is_export, _read_rows, _Record, _record, _Rows
 from evalframe.importers.every_eval_ever.schema import DETAIL_TRIALS, GRADES, META_TRIAL, SCHEMA
 from evalframe.load import PathLike
@@ -329,6 +330,7 @@ def _record_units(
             for r in rec.results
             if isinstance(r, dict)
         },
+        REPORTED_HEADLINES: _reported(rec, found),
     }
 
 

@@ -7,7 +7,19 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE, SCORE_STATUS, SOURCE, TASK, TRIAL
+from evalframe.columns import (
+    ATTEMPT,
+    CANDIDATE,
+    CASE_ID,
+    LINE,
+    PASSED,
+    REPORTED_HEADLINES,
+    SCORE,
+    SCORE_STATUS,
+    SOURCE,
+    TASK,
+    TRIAL,
+)
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import finish, plan_from_units
 from evalframe.importers._settings import RunSettings, split_by_settings
@@ -141,6 +153,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
                     row[CASE_ID] = f"{run.scenario}/{row[CASE_ID]}"
             for row in run.plan_rows:
                 row[TASK] = run.scenario
+            for reported in run.info[REPORTED_HEADLINES]:
+                reported[TASK] = run.scenario
     plan_rows = [row for run in runs for row in run.plan_rows]
     ledger_rows = [row for run in runs for row in run.ledger_rows]
     raw_notes.extend(n for run in runs for n in run.notes)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from evalframe.columns import CANDIDATE, CASE_ID, LINE, SCORE, SCORE_STATUS, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, LINE, REPORTED_HEADLINES, SCORE, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers._kit import grade, ledger_row, note, planned_size
+from evalframe.importers._reported import headline
 from evalframe.importers._settings import flatten
 from evalframe.importers.helm.files import (
     DEFAULT_SPLIT,
@@ -276,6 +277,25 @@ def _stats_json_header(
     return dict(sorted(instances_by_split.items())), header
 
 
+def _reported(
+    header: Mapping[str, Mapping[str, float | None]] | None,
+    stat: str | None,
+    chosen: str | None,
+    instances_by_split: Mapping[str, int],
+) -> list[dict[str, Any]]:
+    """``stats.json``'s run-level mean of the stat on the audited split, over its ``num_instances``."""
+    split = chosen
+    if split is None and len(instances_by_split) == 1:  # a run of one split audits that split
+        split = next(iter(instances_by_split))
+    values = (header or {}).get(str(split)) if split is not None else None
+    if values is None or stat is None:
+        return []
+    count = values.get("num_instances")
+    n = int(count) if isinstance(count, float) and count.is_integer() else None
+    got = headline("HELM", f"{stat} ({split})", values.get(stat), denominator=n, of="instances")
+    return [] if got is None else [got]
+
+
 def _read_run(folder: Path, declared_stat: str | None, declared_split: str | None) -> _RunRead:
     """Read one run folder (raises :class:`_Malformed` or :class:`_Refused`)."""
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
@@ -341,6 +361,8 @@ def _graded_run(
         "instances_by_split": instances_by_split,
         "per_instance_stats_rows": len(pis.entries),
         "stats_json": header,
+        "candidate": spec.model,
+        REPORTED_HEADLINES: _reported(header, stat, audited.chosen, instances_by_split),
     }
     settings = flatten({k: v for k, v in spec.adapter.items() if k not in _NOT_SETTINGS})
     return _RunRead(spec.scenario, plan_rows, ledger_rows, g.notes, info, settings)

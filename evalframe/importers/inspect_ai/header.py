@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from evalframe.columns import KIND
+from evalframe.columns import KIND, REPORTED_HEADLINES
 from evalframe.importers._kit import ScoreChoiceError, choose_score, json_object
+from evalframe.importers._reported import headline
 from evalframe.importers.inspect_ai.log import _is_count, _is_id, _Log, _log_note, _obj, _retries
 
 
@@ -286,4 +287,33 @@ def _log_info(log: _Log, *, score: ScoreRef | None, available: list[str], epochs
         "attempts_read": sum(1 + len(_retries(s.data)) for s in log.samples),
         "samples_with_error": sum(1 for s in log.samples if s.data.get("error")),
         "error": (str(error.get("message"))[:500] if error else None),
+        REPORTED_HEADLINES: _reported(log, score),
     }
+
+
+#: Inspect metrics that are the mean of a sample's grades, i.e. a pass rate when grades are 0/1.
+_RATE_METRICS = ("accuracy", "mean")
+
+
+def _reported(log: _Log, score: ScoreRef | None) -> list[dict[str, Any]]:
+    """The headline values the log's ``results.scores`` entry of ``score`` holds, with its ``scored_samples``.
+
+    Inspect computes a scorer's metrics over the samples that have that score (errored samples are left
+    out): ``scored_samples`` states that count (older logs: ``completed_samples``).
+    """
+    if score is None:
+        return []
+    entries = log.results.get("scores")
+    for entry in map(json_object, entries if isinstance(entries, list) else []):
+        if entry.get("name") != score.name:
+            continue
+        scored, of = entry.get("scored_samples"), "scored samples"
+        if not _is_count(scored):
+            scored, of = log.results.get("completed_samples"), "completed samples"
+        metrics = json_object(entry.get("metrics"))
+        found = (
+            headline("Inspect", name, json_object(metrics.get(name)).get("value"), denominator=scored, of=of)
+            for name in _RATE_METRICS
+        )
+        return [h for h in found if h is not None]
+    return []

@@ -14,6 +14,7 @@ from evalframe.columns import (
     KIND,
     LINE,
     PASSED,
+    RECORDED_SETTINGS,
     SCORE,
     SCORE_STATUS,
     SOURCE,
@@ -35,7 +36,7 @@ from evalframe.importers.inspect_ai.header import (
 )
 from evalframe.importers.inspect_ai.log import _COMPANIONS, TASK, _is_log, _Log, _log_note
 from evalframe.importers.inspect_ai.rows import _attempt_rows
-from evalframe.importers.inspect_ai.settings import split_by_settings
+from evalframe.importers.inspect_ai.settings import compared_settings, split_by_settings
 from evalframe.load import PathLike
 
 
@@ -160,6 +161,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         chosen[log.path] = ref
         facts = _log_info(log, score=ref, available=available, epochs=epochs)
         facts["case_id_prefix"] = case_of.prefix(log.task)
+        facts[RECORDED_SETTINGS] = compared_settings(log)
         info.append(facts)
     notes.extend(_spelling_notes(logs, id_frames, case_of))
 

@@ -87,6 +87,23 @@ def log_settings(log: _Log) -> dict[str, str]:
     return found
 
 
+def compared_settings(log: _Log) -> dict[str, str]:
+    """The settings two runs must share to be compared: :func:`log_settings` and the units chosen.
+
+    Beside what one sample measures, a comparison needs the same ``epochs`` and ``limit`` (``eval.config``) and
+    the same code revision (``eval.revision.commit``): a run of other units, or other code, is another
+    measurement even when each sample is measured alike.
+    """
+    found = log_settings(log)
+    for key in ("epochs", "limit"):
+        if log.config.get(key) is not None:
+            found[key] = setting_text(log.config[key])
+    commit = json_object(log.spec.get("revision")).get("commit")
+    if commit is not None:
+        found["revision.commit"] = setting_text(commit)
+    return found
+
+
 def _rank(key: str) -> int:
     """The order in which settings name a candidate: task arguments (0) first, the solver plan last."""
     if key == "solver":

@@ -9,8 +9,9 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, RECORDED_SETTINGS, REPORTED_HEADLINES, SETTINGS_BY_TASK, TRIAL
 from evalframe.importers._kit import ScoreChoiceError, choose_score, find_files, note, planned_size
+from evalframe.importers._reported import headline
 from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.importers.lm_eval.files import (
     _PARSE_METRIC,
@@ -241,8 +242,8 @@ class _Batch:
                 tasks.append(f.task)
         return sorted(listed.values(), key=lambda item: item[0].source)
 
-    def results_info(self) -> list[dict[str, Any]]:
-        """One info dict per results file read."""
+    def results_info(self, choices: Mapping[str, _Choice]) -> list[dict[str, Any]]:
+        """One info dict per results file read, with the headline it reports for each task's chosen metric."""
         given = {h.path.resolve() for h, _run in self.explicit}
         out: list[dict[str, Any]] = []
         for h, run, _tasks in self.listed_headers():
@@ -263,9 +264,33 @@ class _Batch:
                     "lm_eval_version": _dig(h.data, "lm_eval_version"),
                     "git_hash": _dig(h.data, "git_hash"),
                     "aggregates": {t: _aggregates(h.data, t) for t in tasks},
+                    REPORTED_HEADLINES: self.reported(h, run, choices),
+                    SETTINGS_BY_TASK: [
+                        {TASK: t, CANDIDATE: self.candidate(h, run, t), RECORDED_SETTINGS: _compared(h.data, t)}
+                        for t in tasks
+                    ],
                 }
             )
         return out
+
+    def reported(self, h: _Header, run: _Run, choices: Mapping[str, _Choice]) -> list[dict[str, Any]]:
+        """The ``"<metric>,<filter>"`` value a results file reports for each task, over its documents run.
+
+        lm-eval averages a metric over every document it ran (``n-samples.effective``); the task and
+        candidate are the headline's own, as one results file holds several tasks.
+        """
+        found: list[dict[str, Any]] = []
+        for task in _header_tasks(h.data):
+            choice = choices.get(task)
+            if choice is None or choice.metric is None:
+                continue
+            key = f"{choice.metric},{choice.filter}"
+            value = _aggregates(h.data, task).get(key)
+            ran = _n_samples(h.data, task)[1]
+            got = headline("lm-eval", key, value, denominator=ran, of="documents run")
+            if got is not None:
+                found.append({**got, TASK: task, CANDIDATE: self.candidate(h, run, task)})
+        return found
 
     def header_notes(self, planned: set[str], notes: list[dict[str, Any]]) -> None:
         """``limited_run`` per (results file, planned task) run on fewer docs than it holds; tasks without rows."""
@@ -326,3 +351,26 @@ class _Batch:
                 columns[FILTER].append(choices[task].filter)
         schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String, FILTER: pl.String}
         return pl.DataFrame(columns, schema=schema)
+
+
+#: Settings that say which model ran (its name, weights, revision and the chat template it ships): two candidates
+#: compared are two models, so these differ by design and never make them not comparable.
+_MODEL_IDENTITY = frozenset(
+    {"model_args.pretrained", "model_args.model", "model_sha", "model_revision", "chat_template_sha"}
+)
+
+
+def _compared(data: Mapping[str, Any] | None, task: str) -> dict[str, str]:
+    """The settings two runs of ``task`` must share to be compared: the run's but the model's identity, and more.
+
+    Beside the settings that name a run (but the model's own name, weights, revision and template), the limit
+    and the task hash.
+
+    ``limit`` (how many documents ran) and ``task_hashes`` (the task's content) do not change what one document
+    measures, so they never split a candidate, but a comparison of two runs needs them equal.
+    """
+    found = {k: v for k, v in _settings(data, task).items() if k not in _MODEL_IDENTITY}
+    for key, value in (("limit", _dig(data, "config", "limit")), ("task_hash", _dig(data, "task_hashes", task))):
+        if value is not None:
+            found[key] = str(value)
+    return found

@@ -124,7 +124,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     for task, choice in choices.items():
         rows.extend(grade_task(batch.by_task.get(task, []), batch.runs, choice, notes, info))
     batch.header_notes(set(choices), notes)
-    info.extend(batch.results_info())
+    info.extend(batch.results_info(choices))
     source = ", ".join(str(p) for p in paths)
     plan, plan_problems = build_plan(batch.planned_units(choices, notes), source=source)
     if any(n["refusing"] for n in notes):  # nothing planned because of a refusal above: say that refusal only

@@ -8,6 +8,7 @@ from typing import Any
 
 from evalframe.columns import EXEC_STATUS, HAS_OUTPUT, LINE, PASSED, SCORE, SCORE_STATUS
 from evalframe.importers._kit import choose_score, grade, ledger_row, mean
+from evalframe.importers._reported import headline
 from evalframe.importers.openai_evals.events import (
     MATCH_KEY,
     METRICS_KEY,
@@ -79,8 +80,7 @@ def _report_checks(
     if not isinstance(final_report, dict):
         return []
     out: list[str] = []
-    pairs = {declared: None} if declared is not None else REPORT_KEYS
-    for key, etype in pairs.items():
+    for key, etype in _report_pairs(declared).items():
         claimed = final_report.get(key)
         if isinstance(claimed, bool) or not isinstance(claimed, (int, float)):
             continue
@@ -105,3 +105,18 @@ def _report_checks(
     if isinstance(claimed_n, int) and not isinstance(claimed_n, bool) and claimed_n != samples:
         out.append(f"final_report says {REPORT_SAMPLES} = {claimed_n}; the log's events name {samples} sample(s)")
     return out
+
+
+def _report_pairs(declared: str | None) -> dict[str, str | None]:
+    """The ``final_report`` keys that summarise the grade read, with the event type each averages (None: any)."""
+    return {declared: None} if declared is not None else dict(REPORT_KEYS)
+
+
+def _reported(final_report: Any, declared: str | None) -> list[dict[str, Any]]:
+    """The ``final_report`` values of the grade read, over its ``n_samples`` when it states one."""
+    if not isinstance(final_report, dict):
+        return []
+    n = final_report.get(REPORT_SAMPLES)
+    found = (headline("OpenAI Evals", key, final_report.get(key), denominator=n, of="samples")
+             for key in _report_pairs(declared))  # fmt: skip
+    return [h for h in found if h is not None]

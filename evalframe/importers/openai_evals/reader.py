@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, REFUSING, SOURCE, TASK, TRIAL
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, REFUSING, REPORTED_HEADLINES, SOURCE, TASK, TRIAL
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
@@ -22,7 +22,14 @@ from evalframe.importers._kit import (
 )
 from evalframe.importers._settings import RunSettings, flatten, split_by_settings
 from evalframe.importers.openai_evals.events import MATCH_KEY, METRICS_KEY, _candidate, _Events, _is_log, _scan
-from evalframe.importers.openai_evals.grading import Flag, _attach_grades, _choose_key, _report_checks, _sample_row
+from evalframe.importers.openai_evals.grading import (
+    Flag,
+    _attach_grades,
+    _choose_key,
+    _report_checks,
+    _reported,
+    _sample_row,
+)
 from evalframe.load import PathLike
 
 
@@ -109,6 +116,7 @@ def _read_log(path: Path, score: str | None) -> _LogRead:
     _run_notes(found, score, run_id, flag)
     grade_key = score if score is not None or chosen in (MATCH_KEY, METRICS_KEY) else chosen
     info = _log_info(found, spec, candidate=candidate, run_id=run_id, grade_key=grade_key)
+    info[REPORTED_HEADLINES] = [{**h, TASK: _task_of(spec)} for h in _reported(found.final_report, score)]
     return _LogRead(candidate, rows if candidate is not None else [], notes, info, _settings(spec), _task_of(spec))
 
 

@@ -1,0 +1,168 @@
+"""The settings two runs record, side by side, and the keys that make them not comparable (SPEC §6c, issue 43).
+
+Synthetic Inspect logs are the real arc_easy log (its header: epochs 1, limit 3, no task_args) with one
+setting changed; the starsim pair is the real2 collection's, whose two claude-opus-4 runs differ in the
+``with_background`` task argument (false / true, and the solver step that carries it).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalframe.compare.settings import not_comparable_keys, settings_side_by_side
+from evalframe.importers import inspect_ai
+from tests.conftest import REAL2, real
+
+TEMPLATE = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_qwen.json")
+STARSIM = REAL2 / "inspect_ai" / "starsimhub-scipy2026_starsim_ai"
+OPUS = "anthropic/claude-opus-4-20250514"
+
+
+def log(
+    tmp_path: Path, model: str, *, config: dict[str, Any] | None = None, task_args: dict[str, Any] | None = None
+) -> Path:
+    doc = json.loads(TEMPLATE.read_text())
+    doc["eval"]["model"] = model
+    doc["eval"]["config"].update(config or {})
+    doc["eval"]["task_args"] = task_args or {}
+    path = tmp_path / f"{model}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changed", "key", "values"),
+    [
+        ({"config": {"epochs": 2}}, "epochs", ("1", "2")),
+        ({"config": {"limit": 2}}, "limit", ("3", "2")),
+        ({"task_args": {"shots": 5}}, "shots", ("0", "5")),
+    ],
+)
+def test_two_logs_differing_in_one_setting_are_not_comparable_naming_it(
+    tmp_path: Path, changed: dict[str, Any], key: str, values: tuple[str, str]
+) -> None:
+    base_args = {"task_args": {"shots": 0}} if key == "shots" else {}
+    paths = [log(tmp_path, "a", **base_args), log(tmp_path, "b", **changed)]
+    imported = inspect_ai.read(paths)
+    table = settings_side_by_side(imported.info, "a", "b")
+    row = table.filter(table["setting"] == key).row(0, named=True)
+    assert (row["baseline"], row["candidate"], row["equal"], row["decides"]) == (*values, False, True)
+    assert not_comparable_keys(table) == [key]
+    # Declared not to matter, it no longer decides; declared to be all that matters, it alone decides.
+    assert not_comparable_keys(settings_side_by_side(imported.info, "a", "b", ignore=[key])) == []
+    only = settings_side_by_side(imported.info, "a", "b", comparable_on=[key])
+    assert only.filter(only["decides"])["setting"].to_list() == [key]
+
+
+def test_equal_settings_are_comparable_and_an_unrecorded_key_is_unknown(tmp_path: Path) -> None:
+    paths = [log(tmp_path, "a", task_args={"judge": "x"}), log(tmp_path, "b")]
+    imported = inspect_ai.read(paths)
+    table = settings_side_by_side(imported.info, "a", "b")
+    judge = table.filter(table["setting"] == "judge").row(0, named=True)
+    assert (judge["baseline"], judge["candidate"], judge["equal"]) == ("x", None, None)  # unknown, never equal
+    assert not_comparable_keys(table) == []  # an unknown key alone does not decide ...
+    declared = settings_side_by_side(imported.info, "a", "b", comparable_on=["judge", "epochs"])
+    assert not_comparable_keys(declared, declared=True) == ["judge"]  # ... unless declared to matter
+    assert table.filter(table["setting"] == "epochs")["equal"].to_list() == [True]
+
+
+def test_the_starsim_pair_is_told_apart_by_with_background() -> None:
+    if not STARSIM.is_dir():
+        pytest.skip("../shared/data/real2 is not laid beside the repository")
+    imported = inspect_ai.read([STARSIM])
+    base, cand = f"{OPUS} [with_background=false]", f"{OPUS} [with_background=true]"
+    table = settings_side_by_side(imported.info, base, cand)
+    row = table.filter(table["setting"] == "with_background").row(0, named=True)
+    assert (row["baseline"], row["candidate"], row["equal"]) == ("false", "true", False)
+    # The solver plan carries the argument too (its step's params); every other recorded key agrees.
+    assert not_comparable_keys(table) == ["solver", "with_background"]
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    shown = (
+        '>>> not_comparable_keys(settings_side_by_side(imported.info, f"{OPUS} [with_background=false]", '
+        'f"{OPUS} [with_background=true]"))\n'
+        f"{not_comparable_keys(table)!r}\n"
+    )
+    assert shown in readme
+
+
+ASDIV = "lm_eval/EleutherAI-lm-evaluation-harness-PR2236/results/asdiv_cot/meta-llama__Meta-Llama-3-8B-Instruct"
+ASDIV_RUN = "2024-08-21T03-40-10.802679"
+LLAMA = "meta-llama/Meta-Llama-3-8B-Instruct"
+
+
+def lm_eval_run(tmp_path: Path, model: str, *, limit: float = 50.0) -> Path:
+    """The real asdiv run (results + samples), its model renamed and its ``config.limit`` set."""
+    folder = real(ASDIV)
+    out = tmp_path / model.replace("/", "__")
+    out.mkdir()
+    results = json.loads((folder / f"results_{ASDIV_RUN}.json").read_text().replace(LLAMA, model))
+    results["config"]["limit"] = limit
+    (out / f"results_{ASDIV_RUN}.json").write_text(json.dumps(results))
+    samples = f"samples_asdiv_{ASDIV_RUN}.jsonl"
+    (out / samples).write_text((folder / samples).read_text())
+    return out
+
+
+def test_two_lm_eval_runs_with_equal_config_are_comparable(tmp_path: Path) -> None:
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([lm_eval_run(tmp_path, LLAMA), lm_eval_run(tmp_path, "other/Model-8B")])
+    assert imported.plan.candidates == (LLAMA, "other/Model-8B")
+    table = settings_side_by_side(imported.info, LLAMA, "other/Model-8B", task="asdiv")
+    assert table.height > 0
+    assert table["equal"].to_list() == [True] * table.height
+    assert not_comparable_keys(table) == []
+    # The model's own name and weights differ by design and are not among the settings compared.
+    assert "model_args.pretrained" not in table["setting"].to_list()
+
+
+def test_two_lm_eval_runs_with_another_limit_are_not_comparable(tmp_path: Path) -> None:
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([lm_eval_run(tmp_path, LLAMA), lm_eval_run(tmp_path, "other/Model-8B", limit=40.0)])
+    table = settings_side_by_side(imported.info, LLAMA, "other/Model-8B", task="asdiv")
+    assert table.filter(table["setting"] == "limit").rows() == [("limit", "50.0", "40.0", False, True)]
+    assert not_comparable_keys(table) == ["limit"]
+
+
+def test_compare_says_not_comparable_naming_the_key_first(tmp_path: Path) -> None:
+    import evalframe
+
+    imported = inspect_ai.read([log(tmp_path, "a"), log(tmp_path, "b", config={"epochs": 2})])
+    report = evalframe.audit(imported.plan, imported.results)
+    got = evalframe.compare(report, baseline="a", candidate="b")
+    assert got.verdict == "not_comparable"
+    assert got.reasons[0] == "not comparable: the runs record different settings: epochs 1 (baseline) vs 2 (candidate)"
+    # Declared not to matter, the comparison is the usual one (3 cases cannot support a winner).
+    assert evalframe.compare(report, baseline="a", candidate="b", ignore_settings=["epochs"]).verdict == (
+        "no_supported_winner"
+    )
+
+
+def test_compare_of_lm_eval_runs_with_equal_config_is_the_usual_one(tmp_path: Path) -> None:
+    import evalframe
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([lm_eval_run(tmp_path, LLAMA), lm_eval_run(tmp_path, "other/Model-8B")])
+    report = evalframe.audit(imported.plan, imported.results)
+    got = evalframe.compare(report, baseline=LLAMA, candidate="other/Model-8B")
+    # The same rows on both sides: no difference, so no winner, and no settings reason.
+    assert got.verdict == "no_supported_winner"
+    assert not any(r.startswith("not comparable") for r in got.reasons)
+
+
+def test_the_command_gates_a_not_comparable_pair_with_exit_3(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    paths = [str(log(tmp_path, "a")), str(log(tmp_path, "b", config={"epochs": 2}))]
+    args = ["compare", "--from", "inspect", *paths, "--baseline", "a", "--candidate", "b", "--require-winner"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 3
+    assert "verdict: not_comparable" in result.stdout
+    assert "not comparable: the runs record different settings: epochs 1 (baseline) vs 2 (candidate)" in result.stdout
