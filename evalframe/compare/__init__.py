@@ -304,19 +304,8 @@ def compare(
     if any(unpaired.values()):
         reasons.append(unpaired_reason(unpaired))
     reasons.append(interval_reason(declared, scale, candidate, baseline, alpha))
-    winner = declared.winner
+    winner, tipping = _supported_winner(declared, (other_name, other), joined, scale, (baseline, candidate), reasons)
     skew = None if declared.test is None else declared.test.skew
-    if winner is not None and skew is not None and not skew.holds:
-        reasons.append(skew_reason(skew, "mean score" if scale.numeric else "pass rate"))
-        winner = None
-    policies_agree = winner is None or other.winner == winner
-    if not policies_agree:
-        reasons.append(policy_reason(other_name, other, winner))
-    tipping: float | None = None
-    if winner is not None:
-        tipping, holds, reason = tipping_point(joined, winner, scale, candidate, baseline)
-        reasons.append(reason)
-        winner = winner if holds and policies_agree else None
     bounds = (b["pass_rate_planned"], b["pass_rate_upper"], c["pass_rate_planned"], c["pass_rate_upper"])
     if None not in bounds:
         reasons.append(bounds_reason(bounds, candidate, baseline))
@@ -362,6 +351,37 @@ def compare(
     flips, note = comparison_flips(joined, alpha=alpha, numeric=scale.numeric, task=task if several else None)
     dropped = dropped_by_slice(joined, scale.slices, pairs)
     return Comparison(table=table, pairs=joined, dropped_by_slice=dropped, case_flips=flips, flips_note=note)
+
+
+def _supported_winner(
+    declared: Tested,
+    other: tuple[str, Tested],
+    joined: pl.DataFrame,
+    scale: Scale,
+    names: tuple[str, str],
+    reasons: list[str],
+) -> tuple[str | None, float | None]:
+    """The winner the declared test supports once the skew, the other pair policy and the tipping point agree.
+
+    Appends each check's reason to ``reasons``; gives the winner (or None) and the tipping-point difference
+    (None without a winner to test).
+    """
+    baseline, candidate = names
+    other_name, other_test = other
+    winner = declared.winner
+    skew = None if declared.test is None else declared.test.skew
+    if winner is not None and skew is not None and not skew.holds:
+        reasons.append(skew_reason(skew, "mean score" if scale.numeric else "pass rate"))
+        winner = None
+    policies_agree = winner is None or other_test.winner == winner
+    if not policies_agree:
+        reasons.append(policy_reason(other_name, other_test, winner))
+    tipping: float | None = None
+    if winner is not None:
+        tipping, holds, reason = tipping_point(joined, winner, scale, candidate, baseline)
+        reasons.append(reason)
+        winner = winner if holds and policies_agree else None
+    return winner, tipping
 
 
 def _closing_reasons(
