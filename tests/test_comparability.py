@@ -166,3 +166,41 @@ def test_the_command_gates_a_not_comparable_pair_with_exit_3(tmp_path: Path) -> 
     assert result.exit_code == 3
     assert "verdict: not_comparable" in result.stdout
     assert "not comparable: the runs record different settings: epochs 1 (baseline) vs 2 (candidate)" in result.stdout
+
+
+def test_the_command_ignores_the_declared_settings_of_the_starsim_pair() -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    if not STARSIM.is_dir():
+        pytest.skip("../shared/data/real2 is not laid beside the repository")
+    args = ["compare", "--from", "inspect", str(STARSIM), "--baseline", f"{OPUS} [with_background=false]"]
+    args += ["--candidate", f"{OPUS} [with_background=true]"]
+    told_apart = CliRunner().invoke(main, args)
+    assert told_apart.exit_code == 0
+    assert "verdict: not_comparable" in told_apart.stdout
+    # Both differing keys (test above) declared not to matter: the usual comparison, 23 cases, no winner.
+    ignored = ["--ignore-setting", "with_background", "--ignore-setting", "solver"]
+    usual = CliRunner().invoke(main, [*args, *ignored])
+    assert usual.exit_code == 0
+    assert "verdict: no_supported_winner" in usual.stdout
+    assert "not comparable" not in usual.stdout
+    # Only one of the two ignored: still not comparable, now naming the other.
+    half = CliRunner().invoke(main, [*args, "--ignore-setting", "with_background", "--require-winner"])
+    assert half.exit_code == 3
+    assert "verdict: not_comparable" in half.stdout
+    # Declared to matter: epochs only, which both record alike.
+    assert "verdict: no_supported_winner" in CliRunner().invoke(main, [*args, "--comparable-on", "epochs"]).stdout
+
+
+def test_the_settings_flags_are_refused_with_every_candidate(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    paths = [str(log(tmp_path, "a")), str(log(tmp_path, "b", config={"epochs": 2}))]
+    args = ["compare", "--from", "inspect", *paths, "--baseline", "a", "--candidate", "all", "--ignore-setting", "x"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "--ignore-setting" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -274,6 +275,8 @@ def _compared_view(
         alpha=options["alpha"],
         task=task,
         cases=options["cases"],
+        comparable_on=options["comparable_on"],
+        ignore_settings=options["ignore_settings"],
     )
     shown = task_report(report, task)
     view = shown.view(comparison, min_coverage=min_coverage)
@@ -372,6 +375,8 @@ def _compare_all(
         fail(
             "--candidate all compares one task on stdout: give --task NAME with several tasks, no --out, no --aggregate"
         )
+    if options["comparable_on"] or options["ignore_settings"]:
+        fail("--comparable-on and --ignore-setting declare the settings of one pair: give --candidate NAME")
     try:
         family = compare_each(
             report,
@@ -391,6 +396,35 @@ def _compare_all(
         said = ", ".join(str(n) for n in behind.to_list())
         stderr().print(f"[bold red]gate failed[/]: no supported win over the baseline for {plain(said)}")
         sys.exit(EXIT_GATE)
+
+
+def _task_sections(
+    report: AuditReport,
+    tasks: list[str],
+    compared: Callable[[AuditReport, str | None], tuple[AuditReport, Comparison, View]],
+    *,
+    names: tuple[str, str],
+    out: Path | None,
+) -> list[tuple[str, View | str]]:
+    """Each task's view, or why it is not compared (a side never run on it); exit 2 on a typo or with ``--out``."""
+    try:  # a name in no task is a typo (exit 2), not a task "not comparable"
+        check_names(report, *names)
+    except ValueError as exc:
+        fail(str(exc))
+    if out is not None:
+        fail(
+            f"--out holds one comparison and the inputs hold {len(tasks)} tasks ({', '.join(tasks)}): give --task NAME"
+        )
+    sections: list[tuple[str, View | str]] = []
+    for name in tasks:
+        try:
+            sections.append((name, compared(report, name)[2]))
+        except ValueError as exc:
+            held = task_report(report, name).summary.get_column(CANDIDATE).to_list()
+            if all(n in held for n in names):
+                fail(str(exc))
+            sections.append((name, str(exc)))
+    return sections
 
 
 @click.command(
@@ -439,6 +473,22 @@ def _compare_all(
     help="With several tasks, also print the declared aggregate of the paired difference across them (macro: 1/T "
     "each; micro: by pairs used, tasks graded alike), with weights and a stratified interval; no verdict.",
 )
+@click.option(
+    "--comparable-on",
+    "comparable_on",
+    multiple=True,
+    metavar="KEY",
+    help="A setting the runs must agree on (repeatable); given, only these keys are checked. Default: every key "
+    "both exports record.",
+)
+@click.option(
+    "--ignore-setting",
+    "ignore_settings",
+    multiple=True,
+    metavar="KEY",
+    help="A recorded setting declared not to matter (repeatable): a difference in it does not make the runs "
+    "not comparable.",
+)
 def compare_command(
     out: Path | None,
     fmt: str,
@@ -450,16 +500,21 @@ def compare_command(
     require_winner: bool,
     how: str | None,
     compact: bool | None,
+    comparable_on: tuple[str, ...],
+    ignore_settings: tuple[str, ...],
     **kwargs: Any,
 ) -> None:
     """Compare a candidate against a baseline on paired units, with a verdict.
 
-    The verdict is candidate_better, baseline_better or no_supported_winner,
+    The verdict is candidate_better, baseline_better, no_supported_winner or
+    not_comparable (the runs record different settings, named; --comparable-on
+    and --ignore-setting declare which matter; exit 3 under --require-winner),
     with its reasons: coverage gate, worst/best-case bounds, interval of the
     paired difference; the cases that flipped are listed by slice. When the
     inputs hold several tasks each task is compared on its own, in turn (or
     only --task NAME's); a task one side was not run on is "not comparable".
     """
+    options = {**kwargs, "comparable_on": list(comparable_on) or None, "ignore_settings": ignore_settings}
     compared = partial(
         _compared_view,
         baseline=baseline,
@@ -467,7 +522,7 @@ def compare_command(
         pairs=pairs,
         min_coverage=min_coverage,
         require_winner=require_winner,
-        options=kwargs,
+        options=options,
     )
     sections: list[tuple[str, View | str]] = []  # with several tasks: each task's view, or why it is not compared
     view: View | None = None
@@ -485,27 +540,11 @@ def compare_command(
                 pairs=pairs,
                 min_coverage=min_coverage,
                 task=task,
-                options=kwargs,
+                options=options,
             )
             return
         if task is None and len(tasks) >= 2:
-            try:  # a name in no task is a typo (exit 2), not a task "not comparable"
-                check_names(report, baseline, challenger)
-            except ValueError as exc:
-                fail(str(exc))
-        for name in tasks if task is None and len(tasks) >= 2 else []:
-            if out is not None:
-                fail(
-                    f"--out holds one comparison and the inputs hold {len(tasks)} tasks ({', '.join(tasks)}): "
-                    "give --task NAME"
-                )
-            try:
-                sections.append((name, compared(report, name)[2]))
-            except ValueError as exc:
-                held = task_report(report, name).summary.get_column(CANDIDATE).to_list()
-                if baseline in held and challenger in held:
-                    fail(str(exc))
-                sections.append((name, str(exc)))  # a side never run on this task
+            sections = _task_sections(report, tasks, compared, names=(baseline, challenger), out=out)
         if sections and how is not None:
             try:
                 declared = aggregate_difference(
