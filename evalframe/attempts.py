@@ -48,7 +48,7 @@ from evalframe.columns import (
     UNIT_KEY,
     RetryPolicyName,
 )
-from evalframe.problems import concat_problems
+from evalframe.problems import concat_problems, problems_frame
 
 #: Boolean column of the attempts table: does this attempt count for rates.
 COUNTS = "counts"
@@ -270,6 +270,17 @@ def _by_unit_and_attempt(ledger: pl.DataFrame, unit: list[str]) -> pl.LazyFrame:
     return lf.sort([*unit, ATTEMPT])
 
 
+def has_retries(attempts: pl.DataFrame | pl.LazyFrame) -> bool:
+    """Whether any unit of ``attempts`` (:attr:`evalframe.AuditReport.attempts`) has an attempt numbered above 1.
+
+    Examples
+    --------
+    >>> has_retries(pl.DataFrame({"attempt": [1, 2, 1]})), has_retries(pl.DataFrame({"attempt": [1, 1]}))
+    (True, False)
+    """
+    return bool(attempts.lazy().select((pl.col(ATTEMPT) > 1).any()).collect().item())
+
+
 def attempt_rates(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
     """Pass rate by attempt number, per candidate, with intervals clustered by case (issue 43, retry audit).
 
@@ -441,3 +452,25 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
     schema |= dict.fromkeys(("first_rate", "declared_rate", "difference", "ci_low", "ci_high"), pl.Float64())
     schema |= {"retry_bias": pl.Boolean(), "note": pl.String()}
     return pl.DataFrame(rows, schema=schema)
+
+
+def retry_bias_notes(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+    """One non-refusing ``retry_bias`` note per ([task,] candidate) whose retries moved the headline.
+
+    Nothing (an empty problems table) when no unit was retried (:func:`has_retries`); else the rows of
+    :func:`retry_bias` with ``retry_bias`` true, their ``note`` the detail.
+
+    Examples
+    --------
+    >>> attempts = pl.DataFrame({"candidate": ["A"], "case_id": ["q"], "trial": [1], "attempt": [1],
+    ...     "score_status": ["scored"], "passed": [True], "counts": [True]})
+    >>> retry_bias_notes(attempts).height
+    0
+    """
+    if not has_retries(attempts):
+        return problems_frame()
+    flagged = retry_bias(attempts.lazy().collect(), confidence=confidence).filter(pl.col("retry_bias"))
+    return problems_frame(
+        {"kind": "retry_bias", CANDIDATE: r[CANDIDATE], DETAIL: r["note"], "refusing": False}
+        for r in flagged.iter_rows(named=True)
+    )

@@ -188,3 +188,32 @@ def test_no_decomposition_is_said_so() -> None:
         "X reported mean 0.400; the audit gives no decomposition of it (nothing scored, no pass threshold, "
         "or counts that do not partition the plan)."
     )
+
+
+def test_the_report_holds_the_reconciliation_and_writes_it(tmp_path: Path) -> None:
+    report = audited(inspect_log(tmp_path, planned=100, errored=10, correct=80, reported=80 / 90))
+    table = report.reconciliation
+    assert report.reconciliation is table  # computed once
+    row = table.row(0, named=True)
+    assert (table.height, row["reported"], row["implied_denominator"]) == (1, 80 / 90, 90)
+    assert row["pass_rate_planned"] == 0.8
+    assert row["points_exec_failed"] == pytest.approx(8 / 90, abs=1e-15)
+    out = tmp_path / "out"
+    names = [p.name for p in report.write(out)]
+    assert "reconciliation.parquet" in names
+    written = pl.read_parquet(out / "reconciliation.parquet")
+    assert written.select("reported", "implied_denominator", "planned", "scored", "passed").rows() == [
+        (80 / 90, 90, 100, 90, 80)
+    ]
+    (entry,) = json.loads((out / "report.json").read_text())["reconciliation"]
+    assert (entry["reported"], entry["pass_rate_planned"], entry["pass_rate_upper"]) == (80 / 90, 0.8, 0.9)
+    assert entry["sentence"].endswith("10 errored or timed-out units account for +8.9 points.")
+
+
+def test_a_ledger_reports_no_headline_and_writes_no_reconciliation(tmp_path: Path) -> None:
+    plan = evalframe.Plan.from_frame(pl.DataFrame({"case_id": ["q", "r"]}), candidates=["A"])
+    report = evalframe.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["q"], "passed": [1]}))
+    assert report.reconciliation.height == 0
+    names = [p.name for p in report.write(tmp_path / "out")]
+    assert "reconciliation.parquet" not in names
+    assert "reconciliation" not in json.loads((tmp_path / "out" / "report.json").read_text())

@@ -220,6 +220,40 @@ TABLE_DESCRIPTIONS: Mapping[str, Mapping[str, str]] = {
         "incomparable (a side has no scored trial)",
         "incomparable_side": "the side with no scored trial: baseline, candidate or both; null when comparable",
     },
+    "reconciliation": {
+        "task": "the task the export reported the headline for; null when it names none",
+        "tool": "the tool whose export reported the headline (Inspect, lm-eval, ...)",
+        "metric": "the metric the export reported",
+        "source": "the export file that reported the headline",
+        "reported": "the headline value the export reported, as it states it",
+        "implied_denominator": "the units the reported value is over, as the export states or implies them",
+        "denominator_of": "what the implied denominator counts, in the export's terms (e.g. scored samples)",
+        "planned": "planned units of the candidate, as audited",
+        "scored": "scored units of the candidate, as audited",
+        "passed": "passed units of the candidate, as audited",
+        "gap": "reported − pass_rate_planned (a fraction): what the points columns decompose",
+        "points_missing": "part of the gap from missing units (fraction, not percentage points)",
+        "points_not_started": "part of the gap from units never started (fraction)",
+        "points_exec_failed": "part of the gap from errored or timed-out units (fraction)",
+        "points_no_output": "part of the gap from units without output (fraction)",
+        "points_judge_failed": "part of the gap from grader failures (fraction)",
+        "points_not_scored": "part of the gap from units not scored (fraction)",
+        "points_duplicates": "part of the gap from counting every scored attempt (duplicates, retries) (fraction)",
+        "points_unexplained": "part of the gap no kind of ungraded unit accounts for (fraction); 0 when explained",
+        "sentence": "the reconciliation said for a person (also a headline_reconciled note)",
+    },
+    "attempt_rates": {
+        "attempt": "attempt number: 1 the first execution, retries 2, 3, ...",
+        "attempted": "attempts with this number",
+        "scored": "attempts with this number that have a valid grade",
+        "passed": "scored attempts with this number that passed",
+        "cases": "cases with a scored attempt of this number (the interval's clusters)",
+        "pass_rate_scored": "passed / scored over the attempts with this number; null when none scored",
+        "pass_rate_scored_ci_low": "lower end of the interval of pass_rate_scored, attempts clustered by case (CR1, "
+        "Korn & Graubard 1998); null with fewer than two cases",
+        "pass_rate_scored_ci_high": "upper end of the interval of pass_rate_scored, attempts clustered by case (CR1, "
+        "Korn & Graubard 1998); null with fewer than two cases",
+    },
 }
 
 #: Description of a column no table above knows (e.g. a plan's slice column).

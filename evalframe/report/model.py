@@ -15,15 +15,18 @@ import os
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from evalframe.attempts import attempt_rates, has_retries
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
 from evalframe.errors import OptionError, ReportClosed
 from evalframe.funnel.counts import FUNNEL_OUTCOMES, outcome_in
+from evalframe.funnel.reported import reconciliation
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
@@ -151,6 +154,63 @@ class AuditReport:
             return {"": self}
         return dict(zip(self.meta["tasks"], self.task_reports, strict=True))
 
+    @cached_property
+    def reconciliation(self) -> pl.DataFrame:
+        """Each headline the exports reported beside the audited rates, its gap decomposed (computed once).
+
+        The table of :func:`evalframe.funnel.reported.reconciliation` over :attr:`summary`,
+        ``meta["exports"]`` and :attr:`attempts` (one row per reported headline: ``reported``,
+        ``implied_denominator``, ``pass_rate_scored``, ``pass_rate_planned``, ``pass_rate_upper``,
+        ``gap`` and the ``points_*`` columns that sum to it, Float64; ``sentence``, String); no rows
+        when no export reported one (a ledger, or an export without a header).
+
+        Raises
+        ------
+        ReportClosed
+            When :meth:`close` removed the files the lazy attempts read.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
+        >>> report.reconciliation.height  # a ledger reports no headline of its own
+        0
+        """
+        exports = self.meta.get("exports")
+        if not isinstance(exports, list) or not exports:
+            return reconciliation(self.summary, [])
+        self._check_open()
+        tasks = [str(t) for t in self.meta.get("tasks") or []]
+        return reconciliation(self.summary, exports, attempts=self.attempts, task=tasks[0] if len(tasks) == 1 else None)
+
+    @cached_property
+    def attempt_rates(self) -> pl.DataFrame:
+        """Pass rate by attempt number when a unit was retried (computed once); no rows when none was.
+
+        The table of :func:`evalframe.attempts.attempt_rates` over :attr:`attempts`: one row per
+        ([task,] candidate, attempt number) with ``attempted``, ``scored``, ``passed``, ``cases``
+        (UInt32), ``pass_rate_scored`` and its case-clustered interval (Float64).
+
+        Raises
+        ------
+        ReportClosed
+            When :meth:`close` removed the files the lazy attempts read.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> ledger = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["quote", "quote", "refund"],
+        ...     "attempt": [1, 2, 1], "exec_status": ["error", "completed", "completed"], "passed": [None, 1, 0]})
+        >>> report = ef.audit(plan, ledger, retry="last_allowed")
+        >>> report.attempt_rates.select("attempt", "attempted", "scored", "passed").rows()
+        [(1, 2, 1, 0), (2, 1, 1, 1)]
+        """
+        self._check_open()
+        retried = has_retries(self.attempts)
+        return attempt_rates(self.attempts.lazy().collect() if retried else self.attempts.lazy().head(0).collect())
+
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` removed the files the lazy tables read (False when there are none)."""
@@ -225,7 +285,8 @@ class AuditReport:
         tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": every}
         if self.slices.width:
             tables |= {"slices": self.slices, "missingness": self.missingness}
-        return tables
+        derived = {"reconciliation": self.reconciliation, "attempt_rates": self.attempt_rates}
+        return tables | {name: table for name, table in derived.items() if table.height}
 
     def outcome_counts(self) -> pl.DataFrame:
         """Units per (candidate, outcome), every outcome present in the units table, sorted.

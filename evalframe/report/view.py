@@ -424,6 +424,8 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
     }
     if report.slices.width:
         data |= {"slices": report.slices, "missingness": report.missingness}
+    if report.reconciliation.height:  # each headline an export reported, its gap decomposed (report.json)
+        data["reconciliation"] = report.reconciliation
     return View(
         kind="audit" if compared is None else "comparison",
         title=title,
