@@ -148,6 +148,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
     "retry_after_ineligible": "(flag) a retry follows a failure the policy does not retry",
     "attempt_beyond_max": "(flag) an attempt number above max_attempts",
     "attempt_gap": "(flag) attempt numbers of a unit are not 1..k without gaps",
+    "retry_bias": (
+        "(flag) retries moved the headline: pass_rate_scored under the declared policy differs from the rate under "
+        "first beyond the interval of the difference"
+    ),
 }
 
 

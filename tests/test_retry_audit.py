@@ -119,3 +119,58 @@ def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFi
     # From the ledger: attempt 1 of q, r, s, t, of which r (fail) and s (pass) scored; attempt 2 of q and t,
     # both passed. Under first 1 pass of 2 scored; under last_allowed q and t count their passing retries: 3 of 4.
     assert shown.splitlines() == ["[(1, 4, 2, 1, 0.5), (2, 2, 2, 2, 1.0)]", "(1, 2, 3, 4, False)"]
+
+
+def _ledger(attempts: pl.DataFrame) -> pl.DataFrame:
+    """The simulated attempts as a ledger: an unscored attempt errored, a scored one completed with its grade."""
+    scored = pl.col("score_status") == "scored"
+    return attempts.select(
+        "candidate",
+        "case_id",
+        "trial",
+        "attempt",
+        pl.when(scored).then(pl.lit("completed")).otherwise(pl.lit("error")).alias("exec_status"),
+        "score_status",
+        pl.col("passed").cast(pl.Int64),
+    )
+
+
+def test_the_audit_notes_a_retry_until_pass_pattern(tmp_path: Path) -> None:
+    simulated = _attempts(np.random.default_rng(0), 150, 3, until_pass=True)
+    cases = simulated.get_column("case_id").unique().sort().to_list()
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": cases}), candidates=["A"], trials=3)
+    report = ef.audit(plan, _ledger(simulated), retry="last_allowed")
+    # From the simulated rows: passes over scored among first attempts, and among each unit's last attempt.
+    first = simulated.filter(pl.col("attempt") == 1)
+    last = simulated.filter("counts")
+    pf, sf = int(first.get_column("passed").sum()), int((first.get_column("score_status") == "scored").sum())
+    pd_, sd = int(last.get_column("passed").sum()), int((last.get_column("score_status") == "scored").sum())
+    rf, rd = pf / sf, pd_ / sd
+    (note,) = report.problems.filter(pl.col("kind") == "retry_bias").iter_rows(named=True)
+    assert (note["candidate"], note["refusing"]) == ("A", False)
+    said = f"{round((rd - rf) * sd):+d} passes from retries: pass_rate_scored {rd:.3g} ({pd_}/{sd}) under the "
+    assert note["detail"].startswith(said + f"declared policy, {rf:.3g} ({pf}/{sf}) under first; ")
+    # The rate by attempt number: attempt 1 is every unit's first attempt.
+    one = report.attempt_rates.filter(pl.col("attempt") == 1).row(0, named=True)
+    assert (one["attempted"], one["scored"], one["passed"]) == (first.height, sf, pf)
+
+
+def test_attempt_rates_are_written_only_when_a_unit_was_retried(tmp_path: Path) -> None:
+    rows = [
+        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
+        ("r", 1, 1, "completed", "scored", 0),
+        ("s", 1, 1, "completed", "scored", 1),
+        ("t", 1, 1, "timeout", "not_scored", None), ("t", 1, 2, "completed", "scored", 1),
+    ]  # fmt: skip
+    names = [p.name for p in _audit(rows, "last_allowed").write(tmp_path / "retried")]
+    assert "attempt_rates.parquet" in names
+    written = pl.read_parquet(tmp_path / "retried" / "attempt_rates.parquet")
+    # Attempt 1: q, r, s, t, of which r (fail) and s (pass) scored; attempt 2: q and t, both passed.
+    assert written.select("candidate", "attempt", "attempted", "scored", "passed").rows() == [
+        ("A", 1, 4, 2, 1),
+        ("A", 2, 2, 2, 2),
+    ]
+    once = _audit([r for r in rows if r[2] == 1], "first")
+    assert once.attempt_rates.height == 0
+    assert once.problems.filter(pl.col("kind") == "retry_bias").height == 0
+    assert "attempt_rates.parquet" not in [p.name for p in once.write(tmp_path / "once")]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
+from evalframe.attempts import retry_bias_notes
 from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
@@ -389,7 +390,8 @@ class _Batch:
         noted = _with_reducer_note(problems, meta, how.options.reducer)
         tasks = self.plan.tasks
         own = _reconciled(summary, attempts, meta, tasks[0] if len(tasks) == 1 else None)
-        found = Problems.gather([noted, self.unreachable, own])
+        retried = retry_bias_notes(attempts, confidence=how.options.confidence)
+        found = Problems.gather([noted, self.unreachable, own, retried])
         return AuditReport(
             summary=summary,
             units=units,
@@ -479,7 +481,8 @@ def _audit_tasks(
             with_task(
                 Problems.gather(
                     [batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable,
-                     _reconciled(r.summary, r.attempts, r.meta, n)]  # fmt: skip
+                     _reconciled(r.summary, r.attempts, r.meta, n),
+                     retry_bias_notes(r.attempts, confidence=how.options.confidence)]  # fmt: skip
                 ).every(),
                 n,
             )
