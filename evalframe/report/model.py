@@ -275,6 +275,9 @@ class AuditReport:
     def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
         """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed).
 
+        ``reconciliation`` and ``attempt_rates`` (:attr:`reconciliation`, :attr:`attempt_rates`) are
+        among them only when they have rows: an export reported a headline; a unit was retried.
+
         Raises
         ------
         ReportClosed
