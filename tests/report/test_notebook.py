@@ -200,6 +200,7 @@ def test_units_of_refuses_what_the_report_does_not_hold(arguments: dict[str, str
         assert raised.value.reason.endswith("'A', 'B'")
     if option == "outcome":
         assert "'judge_failed'" in raised.value.reason and "'scored'" in raised.value.reason
+        assert raised.value.reason.count("'passed'") == 1 and raised.value.reason.count("'missing'") == 1
 
 
 def test_units_of_under_retry_every_counts_each_attempt() -> None:
