@@ -298,7 +298,7 @@ def _slice_funnel(view: View) -> Table:
 
 def _overview(view: TasksView) -> Table:
     """A batch's overview: one row per (task, candidate) (:meth:`~evalframe.report.view.TasksView.overview_cells`)."""
-    cells = view.overview_cells()
+    cells = view.overview_cells(null=NULL)
     table = _table("overview: one row per task and candidate")
     for name in cells.columns:
         _column(table, name, justify="left" if name in ("task", "candidate") else "right")
