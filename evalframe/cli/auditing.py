@@ -154,14 +154,14 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> N
         title += f" ({first['how']} of {first.get('rate', 'the paired difference')} across tasks)"
     null = "null" if fmt in ("markdown", "github") else NULL  # the terminal's one null symbol
 
-    def text(v: Any) -> str:
+    def shown(v: Any) -> str:
         return null if v is None else fmt_value(v)
 
     cells = [
         (
             " − ".join(str(r[k]) for k in (CANDIDATE, "baseline") if k in r),
-            null if r[value] is None else f"{text(r[value])} [{text(r['ci_low'])}, {text(r['ci_high'])}]",
-            text(r["se"]),
+            null if r[value] is None else f"{shown(r[value])} [{shown(r['ci_low'])}, {shown(r['ci_high'])}]",
+            shown(r["se"]),
             ", ".join(f"{t} {fmt_value(w)}" for t, w in zip(r["tasks"], r["weights"], strict=True)),
             counts.format(**r),
         )
