@@ -346,7 +346,7 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
     _column(flips, "flip")
     _column(flips, "pairs", justify="right")
     for key, label in FLIPS.items():
-        flips.add_row(Text(label), Text(str(c.flips.counts[key])))
+        flips.add_row(Text(label), _text(c.flips.counts[key]))
     yield flips
     if c.flips.by_slice.height:
         yield frame_table(c.flips.by_slice, "flipped pairs by slice")
