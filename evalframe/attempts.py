@@ -347,7 +347,9 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
     Retries that are independent draws (an infrastructure failure retried, the retry as likely to pass
     as the first attempt) leave the rate where it was; retries tied to the outcome (a failure reported as
     an error and retried until it passes) lift it. ``retry_bias`` is true when the interval of the
-    difference excludes 0.
+    difference excludes 0 and the cases' own differences lean one way beyond chance (an exact sign test,
+    :func:`_signs_agree`): the linearized variance is 0 when every case moved alike, and a handful of such
+    cases is no evidence.
 
     Parameters
     ----------
@@ -413,7 +415,7 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
                 se = (cases.height / (cases.height - 1) * float((e**2).sum())) ** 0.5
                 half = critical_value(confidence, cases.height) * se
                 low, high = max(-1.0, diff - half), min(1.0, diff + half)
-        bias = low is not None and high is not None and (low > 0 or high < 0)
+        bias = low is not None and high is not None and (low > 0 or high < 0) and _signs_agree(g, 1 - confidence)
         note = None
         if bias and diff is not None and rd is not None and rf is not None:
             note = (
@@ -441,3 +443,25 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
     schema |= dict.fromkeys(("first_rate", "declared_rate", "difference", "ci_low", "ci_high"), pl.Float64())
     schema |= {"retry_bias": pl.Boolean(), "note": pl.String()}
     return pl.DataFrame(rows, schema=schema)
+
+
+def _signs_agree(per_case: pl.DataFrame, alpha: float) -> bool:
+    """Whether more cases gained passes from retries than lost them (or the reverse) beyond chance.
+
+    Each case with a scored first attempt and a scored counted attempt has a difference of its own
+    (declared passes/scored − first passes/scored); the two-sided exact sign test over the cases whose
+    difference is not 0 (Dixon & Mood 1946, "The statistical sign test", JASA 41(236)) must give p < alpha.
+    Two cases that both gained give p = 0.5.
+
+    Examples
+    --------
+    >>> two = pl.DataFrame({"sf": [1, 1], "pf": [0, 0], "sd": [2, 2], "pd": [1, 1]})
+    >>> _signs_agree(two, 0.05), _signs_agree(pl.concat([two] * 4), 0.05)
+    (False, True)
+    """
+    from scipy.stats import binomtest
+
+    both = per_case.filter((pl.col("sf") > 0) & (pl.col("sd") > 0))
+    moved = both.select((pl.col("pd") / pl.col("sd") - pl.col("pf") / pl.col("sf")).alias("d")).get_column("d")
+    up, down = int((moved > 0).sum()), int((moved < 0).sum())
+    return up + down > 0 and bool(binomtest(up, up + down, 0.5).pvalue < alpha)
