@@ -281,7 +281,7 @@ def has_retries(attempts: pl.DataFrame | pl.LazyFrame) -> bool:
     return bool(attempts.lazy().select((pl.col(ATTEMPT) > 1).any()).collect().item())
 
 
-def attempt_rates(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
     """Pass rate by attempt number, per candidate, with intervals clustered by case (issue 43, retry audit).
 
     Retries are not independent draws: a unit is retried because of how its earlier attempt went, and
@@ -317,12 +317,17 @@ def attempt_rates(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.Dat
     """
     from evalframe.stats import rate_interval
 
-    by = [c for c in (TASK, CANDIDATE) if c in attempts.columns]
+    by = [c for c in (TASK, CANDIDATE) if c in attempts.collect_schema().names()]
     scored = pl.col(SCORE_STATUS) == "scored"
-    per_case = attempts.group_by(*by, ATTEMPT, CASE_ID).agg(
-        pl.len().alias("_rows"),
-        scored.sum().alias("_scored"),
-        (scored & pl.col(PASSED).fill_null(False)).sum().alias("_passed"),
+    per_case = (
+        attempts.lazy()
+        .group_by(*by, ATTEMPT, CASE_ID)
+        .agg(
+            pl.len().alias("_rows"),
+            scored.sum().alias("_scored"),
+            (scored & pl.col(PASSED).fill_null(False)).sum().alias("_passed"),
+        )
+        .collect()
     )
     rows = []
     for key, group in per_case.sort([*by, ATTEMPT, CASE_ID]).group_by([*by, ATTEMPT], maintain_order=True):
@@ -350,7 +355,7 @@ def attempt_rates(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.Dat
     return pl.DataFrame(rows, schema=schema)
 
 
-def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
     """The headline under ``first`` beside the declared policy's, and whether retries moved it (retry audit).
 
     Under ``first`` a unit's first attempt counts; under the declared policy, the attempts whose
@@ -358,7 +363,9 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
     Retries that are independent draws (an infrastructure failure retried, the retry as likely to pass
     as the first attempt) leave the rate where it was; retries tied to the outcome (a failure reported as
     an error and retried until it passes) lift it. ``retry_bias`` is true when the interval of the
-    difference excludes 0.
+    difference excludes 0 and the cases' own differences lean one way beyond chance (an exact sign test,
+    :func:`_signs_agree`): the linearized variance is 0 when every case moved alike, and a handful of such
+    cases is no evidence.
 
     Parameters
     ----------
@@ -398,16 +405,21 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
     """
     from evalframe.stats import critical_value
 
-    by = [c for c in (TASK, CANDIDATE) if c in attempts.columns]
+    by = [c for c in (TASK, CANDIDATE) if c in attempts.collect_schema().names()]
     unit = [*by, CASE_ID, TRIAL]
     scored = pl.col(SCORE_STATUS) == "scored"
     passed = scored & pl.col(PASSED).fill_null(False)
     first = pl.col(ATTEMPT) == pl.col(ATTEMPT).min().over(unit)
-    per_case = attempts.group_by(*by, CASE_ID).agg(
-        (scored & first).sum().alias("sf"),
-        (passed & first).sum().alias("pf"),
-        (scored & pl.col(COUNTS)).sum().alias("sd"),
-        (passed & pl.col(COUNTS)).sum().alias("pd"),
+    per_case = (
+        attempts.lazy()
+        .group_by(*by, CASE_ID)
+        .agg(
+            (scored & first).sum().alias("sf"),
+            (passed & first).sum().alias("pf"),
+            (scored & pl.col(COUNTS)).sum().alias("sd"),
+            (passed & pl.col(COUNTS)).sum().alias("pd"),
+        )
+        .collect()
     )
     rows = []
     for key, g in per_case.sort([*by, CASE_ID]).group_by(by, maintain_order=True):
@@ -424,7 +436,7 @@ def retry_bias(attempts: pl.DataFrame, *, confidence: float = 0.95) -> pl.DataFr
                 se = (cases.height / (cases.height - 1) * float((e**2).sum())) ** 0.5
                 half = critical_value(confidence, cases.height) * se
                 low, high = max(-1.0, diff - half), min(1.0, diff + half)
-        bias = low is not None and high is not None and (low > 0 or high < 0)
+        bias = low is not None and high is not None and (low > 0 or high < 0) and _signs_agree(g, 1 - confidence)
         note = None
         if bias and diff is not None and rd is not None and rf is not None:
             note = (
@@ -469,8 +481,30 @@ def retry_bias_notes(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float
     """
     if not has_retries(attempts):
         return problems_frame()
-    flagged = retry_bias(attempts.lazy().collect(), confidence=confidence).filter(pl.col("retry_bias"))
+    flagged = retry_bias(attempts, confidence=confidence).filter(pl.col("retry_bias"))
     return problems_frame(
         {"kind": "retry_bias", CANDIDATE: r[CANDIDATE], DETAIL: r["note"], "refusing": False}
         for r in flagged.iter_rows(named=True)
     )
+
+
+def _signs_agree(per_case: pl.DataFrame, alpha: float) -> bool:
+    """Whether more cases gained passes from retries than lost them (or the reverse) beyond chance.
+
+    Each case with a scored first attempt and a scored counted attempt has a difference of its own
+    (declared passes/scored − first passes/scored); the two-sided exact sign test over the cases whose
+    difference is not 0 (Dixon & Mood 1946, "The statistical sign test", JASA 41(236)) must give p < alpha.
+    Two cases that both gained give p = 0.5.
+
+    Examples
+    --------
+    >>> two = pl.DataFrame({"sf": [1, 1], "pf": [0, 0], "sd": [2, 2], "pd": [1, 1]})
+    >>> _signs_agree(two, 0.05), _signs_agree(pl.concat([two] * 4), 0.05)
+    (False, True)
+    """
+    from scipy.stats import binomtest
+
+    both = per_case.filter((pl.col("sf") > 0) & (pl.col("sd") > 0))
+    moved = both.select((pl.col("pd") / pl.col("sd") - pl.col("pf") / pl.col("sf")).alias("d")).get_column("d")
+    up, down = int((moved > 0).sum()), int((moved < 0).sum())
+    return up + down > 0 and bool(binomtest(up, up + down, 0.5).pvalue < alpha)

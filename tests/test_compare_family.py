@@ -45,3 +45,9 @@ def test_a_strong_winner_stands_in_the_family() -> None:
         ("B", pytest.approx(2**-18), "candidate_better"),
         ("C", pytest.approx(0.5), "no_supported_winner"),
     ]
+
+
+def test_a_report_of_the_baseline_alone_is_no_family() -> None:
+    # One planned candidate: no other candidate to compare, so no family (not an empty table that breaks its text).
+    with pytest.raises(ValueError, match="no candidate other than the baseline 'base'"):
+        compare_each(_report({"base": range(10)}), baseline="base")

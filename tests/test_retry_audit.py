@@ -109,6 +109,26 @@ def test_a_retry_until_pass_pattern_is_flagged() -> None:
     assert row["note"].startswith(f"{round((rd - rf) * row['declared_scored']):+d} passes from retries: ")
 
 
+def test_cases_that_all_moved_alike_are_no_evidence_until_enough_of_them_did() -> None:
+    # Each case fails its first attempt and passes its second (retry every, 2 attempts): the linearized
+    # variance is 0, so the interval is [0.5, 0.5]; the sign test over 2 cases (p = 0.5) withholds the flag,
+    # over 6 (p = 2 / 64 = 0.03125) it stands.
+    def batch(n: int) -> pl.DataFrame:
+        rows = [(f"c{i}", 1, a, "completed", "scored", a - 1) for i in range(n) for a in (1, 2)]
+        plan = ef.Plan.from_frame(pl.DataFrame({"case_id": [f"c{i}" for i in range(n)]}), candidates=["A"])
+        ledger = pl.DataFrame(
+            [("A", *r) for r in rows],
+            schema=["candidate", "case_id", "trial", "attempt", "exec_status", "score_status", "passed"],
+            orient="row",
+        )
+        return retry_bias(ef.audit(plan, ledger, retry="every", max_attempts=2).attempts)
+
+    two, six = batch(2).row(0, named=True), batch(6).row(0, named=True)
+    assert (two["difference"], two["ci_low"], two["ci_high"], two["retry_bias"]) == (0.5, 0.5, 0.5, False)
+    assert two["note"] is None
+    assert (six["difference"], six["retry_bias"]) == (0.5, True)
+
+
 def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
     text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     after = text.split("<!-- retries-example -->", 1)[1]

@@ -37,7 +37,7 @@ from evalframe.report import (
     render_markdown,
 )
 from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, visible
-from evalframe.report.terminal import TerminalLayout, frame_table, print_view
+from evalframe.report.terminal import NULL, TerminalLayout, frame_table, print_view
 from evalframe.report.view import Gate
 
 
@@ -153,11 +153,16 @@ def _print_declared(table: pl.DataFrame, value: str, counts: str, fmt: str) -> N
     title = "declared aggregate"
     if first is not None:
         title += f" ({first['how']} of {first.get('rate', 'the paired difference')} across tasks)"
+    null = "null" if fmt in ("markdown", "github") else NULL  # the terminal's one null symbol
+
+    def shown(v: Any) -> str:
+        return null if v is None else fmt_value(v)
+
     cells = [
         (
             " − ".join(str(r[k]) for k in (CANDIDATE, "baseline") if k in r),
-            f"{fmt_value(r[value])} [{fmt_value(r['ci_low'])}, {fmt_value(r['ci_high'])}]",
-            fmt_value(r["se"]),
+            null if r[value] is None else f"{shown(r[value])} [{shown(r['ci_low'])}, {shown(r['ci_high'])}]",
+            shown(r["se"]),
             ", ".join(f"{t} {fmt_value(w)}" for t, w in zip(r["tasks"], r["weights"], strict=True)),
             counts.format(**r),
         )

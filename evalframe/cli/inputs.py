@@ -132,7 +132,7 @@ def _refused(
 ) -> NoReturn:
     """Print a refusal on stderr (and on stdout for json, markdown, github), write it to ``--out``; exit 1."""
     print_problems(exc.problems, stderr(), exc.problem_counts)
-    refusal = build_refusal(exc.problems, counts=exc.problem_counts)
+    refusal = replace(build_refusal(exc.problems, counts=exc.problem_counts), written=out is not None)
     if fmt == "json":  # machine readers get the refusal on stdout too: counts, then kind, line, key per kind
         click.echo(refusal_json(refusal))
     elif fmt in ("markdown", "github"):  # a CI job summary is never empty when the batch is refused

@@ -95,8 +95,9 @@ def compare_each(
     """Compare every candidate of ``report`` other than ``baseline`` against it, Holm across the family.
 
     Each comparison is :func:`evalframe.compare.compare` with the same arguments; raises what it raises
-    (``ValueError`` for an unknown baseline). The family-wise adjustment is Holm (1979), "A simple
-    sequentially rejective multiple test procedure", Scand. J. Statist. 6(2):65–70.
+    (``ValueError`` for an unknown baseline), and ``ValueError`` when the report (or ``task``) has no
+    candidate but the baseline: a family of no comparison says nothing. The family-wise adjustment is
+    Holm (1979), "A simple sequentially rejective multiple test procedure", Scand. J. Statist. 6(2):65–70.
 
     Examples
     --------
@@ -112,6 +113,8 @@ def compare_each(
     [('B', 'candidate_better', 'candidate_better'), ('C', 'no_supported_winner', 'no_supported_winner')]
     """
     names = natural_sorted(str(n) for n in report.summary.get_column(CANDIDATE).unique().to_list() if n != baseline)
+    if not names:
+        raise ValueError(f"the report has no candidate other than the baseline {baseline!r} to compare it with")
     comparisons = tuple(
         compare(
             report,

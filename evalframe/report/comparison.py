@@ -34,8 +34,9 @@ FLIPS: Final[Mapping[str, str]] = {
 class Flips:
     """Pairs whose outcome differs between baseline and candidate."""
 
-    #: Pairs per flip kind (:data:`FLIPS`).
-    counts: Mapping[str, int]
+    #: Pairs per flip kind (:data:`FLIPS`); pass → fail and fail → pass are None for numeric scores without a
+    #: pass threshold (no pass or fail exists to flip: not 0).
+    counts: Mapping[str, int | None]
     #: One row per (slice column, slice value) with a count per flip kind; empty without slices.
     by_slice: pl.DataFrame
     #: The first :data:`FLIPS_SHOWN` flipped pairs: case_id, trial, slices, flip, each side's outcome.
@@ -43,8 +44,8 @@ class Flips:
 
     @property
     def total(self) -> int:
-        """Flipped pairs of every kind."""
-        return sum(self.counts.values())
+        """Flipped pairs of every kind (those counted)."""
+        return sum(v or 0 for v in self.counts.values())
 
 
 #: Each class of :data:`evalframe.columns.FLIP_CLASSES` with what it means, as the outputs label it.
@@ -141,7 +142,10 @@ def flips(pairs: pl.DataFrame, slices: list[str]) -> Flips:
         ``counts`` per kind of :data:`FLIPS` (pass → fail, fail → pass,
         graded on one side only); ``by_slice`` one row per (slice column,
         slice value) with a UInt32 count per kind; ``pairs`` the first
-        :data:`FLIPS_SHOWN` flipped pairs in natural case order.
+        :data:`FLIPS_SHOWN` flipped pairs in natural case order. A pair
+        graded ``scored_no_threshold`` (a numeric score without a pass
+        threshold) has neither pass nor fail: pass → fail and fail → pass
+        are then None (null by slice), never 0.
 
     Examples
     --------
@@ -167,7 +171,11 @@ def flips(pairs: pl.DataFrame, slices: list[str]) -> Flips:
         .then(pl.lit("candidate_only"))
     )
     flipped = pairs.with_columns(flip.alias("flip")).filter(pl.col("flip").is_not_null())
-    counts = dict.fromkeys(FLIPS, 0) | dict(flipped.group_by("flip").len().iter_rows())
+    counts: dict[str, int | None] = {k: 0 for k in FLIPS}
+    counts |= dict(flipped.group_by("flip").len().iter_rows())
+    no_pass = (b == "scored_no_threshold") | (c == "scored_no_threshold")
+    undefined = ("pass_to_fail", "fail_to_pass") if pairs.select(no_pass.any()).item() else ()
+    counts |= dict.fromkeys(undefined, None)
     parts = []
     for s in slices:
         per = (
@@ -182,7 +190,11 @@ def flips(pairs: pl.DataFrame, slices: list[str]) -> Flips:
                 for k in FLIPS
             ]
         )
-        parts.append(per.select("slice_column", "slice_value", *FLIPS))
+        parts.append(
+            per.select("slice_column", "slice_value", *FLIPS).with_columns(
+                pl.lit(None, pl.UInt32).alias(k) for k in undefined
+            )
+        )
     by_slice = natural_sort_frame(pl.concat(parts), ["slice_column", "slice_value"]) if parts else pl.DataFrame()
     shown = [CASE_ID, TRIAL, *slices, "flip", "baseline_outcome", "candidate_outcome"]
     first = natural_sort_frame(flipped.select(shown), [CASE_ID]).head(FLIPS_SHOWN) if flipped.height else flipped

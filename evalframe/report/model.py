@@ -374,7 +374,11 @@ class AuditReport:
             (CANDIDATE, candidate, [str(c) for c in self.meta.get("candidates") or []]),
             (TASK, task, [str(t) for t in self.meta.get("tasks") or []]),
             ("slice", slice, [str(s) for s in self.meta.get("slices") or []]),
-            (OUTCOME, outcome, [*OUTCOMES, *(k for k in FUNNEL_OUTCOMES if not k.startswith("_"))]),
+            (
+                OUTCOME,
+                outcome,
+                list(dict.fromkeys([*OUTCOMES, *(k for k in FUNNEL_OUTCOMES if not k.startswith("_"))])),
+            ),
         ):
             if given is not None and given not in valid:
                 listed = ", ".join(map(repr, valid)) or "none"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from evalframe.columns import CANDIDATE, TASK
-from evalframe.report.format import fmt_signed, fmt_value, interval
+from evalframe.report.format import fmt_signed, fmt_value, interval, visible
 from evalframe.report.html import render_summary_html
 from evalframe.report.htmlkit import CSS, Html, el, join, small
 from evalframe.report.sentences import plan_size
@@ -112,7 +112,8 @@ def _count(value: Any) -> str:
 def report_text(report: AuditReport) -> str:
     """A report in a few lines: plan size, planned and scored units per (task, candidate), problems, how to read on.
 
-    At most :data:`ROWS_LISTED` (task, candidate) lines, then how many more there are.
+    At most :data:`ROWS_LISTED` (task, candidate) lines, then how many more there are. A control character
+    in a name (a bidi override, a newline) is written as its escape (:func:`~evalframe.report.format.visible`).
 
     Examples
     --------
@@ -145,7 +146,7 @@ def report_text(report: AuditReport) -> str:
     kinds = ", ".join(f"{k} {_count(n)}" for k, n in counts.select("kind", "count").iter_rows())
     lines.append(f"problems (not refusing): {kinds or 'none'}")
     lines.append(TABLES_HINT)
-    return "\n".join(lines)
+    return "\n".join(visible(line) for line in lines)
 
 
 def _comparison_lines(comparison: Comparison) -> tuple[str, str]:
@@ -164,6 +165,8 @@ def _comparison_lines(comparison: Comparison) -> tuple[str, str]:
 def comparison_text(comparison: Comparison) -> str:
     """A comparison in a few lines: verdict, difference with its interval and cases, each reason.
 
+    A control character in a name is written as its escape (:func:`~evalframe.report.format.visible`).
+
     Examples
     --------
     >>> import polars as pl, evalframe as ef
@@ -176,7 +179,8 @@ def comparison_text(comparison: Comparison) -> str:
       - ...
     """
     head, difference = _comparison_lines(comparison)
-    return "\n".join([f"Comparison {head}", f"  {difference}", *(f"  - {r}" for r in comparison.reasons)])
+    lines = [f"Comparison {head}", f"  {difference}", *(f"  - {r}" for r in comparison.reasons)]
+    return "\n".join(visible(line) for line in lines)
 
 
 def comparison_html(comparison: Comparison) -> str:

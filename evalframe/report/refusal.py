@@ -38,6 +38,8 @@ class Refusal:
     counts: pl.DataFrame
     #: One note per refusing kind, with its first rows.
     kinds: tuple[Note, ...]
+    #: Whether problems.parquet is written beside it (an output folder); else the lead says how to get it.
+    written: bool = True
 
     @property
     def first_rows(self) -> pl.DataFrame:
@@ -47,8 +49,21 @@ class Refusal:
 
     @property
     def lead(self) -> str:
-        """The sentence that opens every rendering."""
-        return f"No rate was computed: {self.refusing} refusing problem(s); every problem is in problems.parquet."
+        """The sentence that opens every rendering; it names problems.parquet as written only when it is.
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> refusal = build_refusal(pl.DataFrame({"kind": ["unknown_case"], "detail": ["x"], "refusing": [True]}))
+        >>> print(replace(refusal, written=False).lead)
+        No rate was computed: 1 refusing problem(s); --out DIR writes every problem to problems.parquet.
+        """
+        where = (
+            "every problem is in problems.parquet"
+            if self.written
+            else "--out DIR writes every problem to problems.parquet"
+        )
+        return f"No rate was computed: {self.refusing} refusing problem(s); {where}."
 
     @property
     def title(self) -> str:

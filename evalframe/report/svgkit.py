@@ -8,12 +8,13 @@ written with at most two decimals, so two renders are byte-identical.
 
 from __future__ import annotations
 
-import html
 import re
 import textwrap
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Final
+
+from evalframe.report.htmlkit import esc as html_esc
 
 #: Width of every chart in SVG user units (its viewBox; the page scales the chart to fit).
 WIDTH: Final = 1000
@@ -52,8 +53,17 @@ def num(value: float) -> str:
 
 
 def esc(value: str) -> str:
-    """Text or a double-quoted attribute value, escaped for XML (and so for HTML)."""
-    return html.escape(_NOT_XML.sub("\ufffd", value), quote=True)
+    r"""Text or a double-quoted attribute value, escaped for XML (and so for HTML).
+
+    Controls are written as escapes, as in the page's HTML text (:data:`~evalframe.report.htmlkit.esc`): a
+    bidi override in a label or tooltip would show a name, and the counts after it, reversed.
+
+    Examples
+    --------
+    >>> print(esc("<b>\u202ert&"))
+    &lt;b&gt;\u202ert&amp;
+    """
+    return _NOT_XML.sub("\ufffd", html_esc(value))
 
 
 def tag(name: str, content: str | None = None, **attrs: str | float | None) -> str:

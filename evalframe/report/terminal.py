@@ -298,7 +298,7 @@ def _slice_funnel(view: View) -> Table:
 
 def _overview(view: TasksView) -> Table:
     """A batch's overview: one row per (task, candidate) (:meth:`~evalframe.report.view.TasksView.overview_cells`)."""
-    cells = view.overview_cells()
+    cells = view.overview_cells(null=NULL)
     table = _table("overview: one row per task and candidate")
     for name in cells.columns:
         _column(table, name, justify="left" if name in ("task", "candidate") else "right")
@@ -346,7 +346,7 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
     _column(flips, "flip")
     _column(flips, "pairs", justify="right")
     for key, label in FLIPS.items():
-        flips.add_row(Text(label), Text(str(c.flips.counts[key])))
+        flips.add_row(Text(label), _text(c.flips.counts[key]))
     yield flips
     if c.flips.by_slice.height:
         yield frame_table(c.flips.by_slice, "flipped pairs by slice")

@@ -470,8 +470,11 @@ class TasksView:
     #: task's summary, as they are (a projection of ``report.summary``, no number of its own).
     overview: pl.DataFrame = field(default_factory=pl.DataFrame)
 
-    def overview_cells(self) -> pl.DataFrame:
+    def overview_cells(self, *, null: str = "null") -> pl.DataFrame:
         """:attr:`overview` as text for a table: task, candidate, planned, scored, the rate with its interval, range.
+
+        ``null`` is written for an undefined number (the terminal's ``—``); a rate that is undefined (nothing
+        scored) is that alone, without an interval.
 
         Examples
         --------
@@ -480,16 +483,31 @@ class TasksView:
         ...        "pass_rate_upper": 0.75}
         >>> TasksView((), "", "", overview=pl.DataFrame([row])).overview_cells().row(0)
         ('belief', 'A', '4', '2', '0.5 [0.1, 0.9]', '[0.25, 0.75]')
+        >>> none = row | {"scored": 0, "pass_rate_scored": None, "pass_rate_scored_ci_low": None,
+        ...               "pass_rate_scored_ci_high": None}
+        >>> TasksView((), "", "", overview=pl.DataFrame([none])).overview_cells(null="—").row(0)[3:5]
+        ('0', '—')
         """
+
+        def text(value: Any) -> str:
+            return null if value is None else fmt_value(value)
+
+        def rate(r: dict[str, Any]) -> str:
+            if r[PASS_RATE_SCORED] is None:
+                return null
+            return (
+                f"{text(r[PASS_RATE_SCORED])} [{text(r[f'{PASS_RATE_SCORED}_ci_low'])}, "
+                f"{text(r[f'{PASS_RATE_SCORED}_ci_high'])}]"
+            )
+
         rows = [
             (
                 str(r[TASK]),
                 str(r[CANDIDATE]),
-                fmt_value(r[PLANNED]),
-                fmt_value(r[SCORED]),
-                f"{fmt_value(r[PASS_RATE_SCORED])} [{fmt_value(r[f'{PASS_RATE_SCORED}_ci_low'])}, "
-                f"{fmt_value(r[f'{PASS_RATE_SCORED}_ci_high'])}]",
-                f"[{fmt_value(r[PASS_RATE_PLANNED])}, {fmt_value(r[PASS_RATE_UPPER])}]",
+                text(r[PLANNED]),
+                text(r[SCORED]),
+                rate(r),
+                f"[{text(r[PASS_RATE_PLANNED])}, {text(r[PASS_RATE_UPPER])}]",
             )
             for r in self.overview.iter_rows(named=True)
         ]

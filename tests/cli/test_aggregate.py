@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -82,3 +83,21 @@ def test_compare_aggregate_refuses_a_side_missing_from_a_task(tasks: dict[str, e
         "across tasks that hold both sides"
     ) in " ".join(err.split())
     assert "--aggregate" not in err
+
+
+def test_the_terminal_writes_an_aggregate_of_a_task_with_nothing_scored_as_its_one_null_symbol(tmp_path: Path) -> None:
+    # B has no row in t2: its t2 rate is undefined, so its macro estimate, interval and se are too (not 0).
+    plan, ledger = tmp_path / "plan.csv", tmp_path / "results.csv"
+    plan.write_text("task,case_id\nt1,c1\nt1,c2\nt1,c3\nt2,c1\nt2,c2\n")
+    ledger.write_text(
+        "task,candidate,case_id,passed\nt1,A,c1,1\nt1,A,c2,0\nt1,A,c3,1\nt2,A,c1,1\nt2,A,c2,1\n"
+        "t1,B,c1,1\nt1,B,c2,1\nt1,B,c3,1\n"
+    )
+    args = ["audit", "--plan", str(plan), "--results", str(ledger), "--candidates", "A,B", "--aggregate", "macro"]
+    code, out, _ = run(args)
+    assert code == 0
+    rows = out[out.index("declared aggregate (macro of pass_rate_scored across tasks)") :].splitlines()
+    b = next(line for line in rows if line.startswith("│ B "))
+    assert [cell.strip() for cell in b.strip("│").split("│")] == ["B", "—", "—", "t1 0.5, t2 0.5", "3/3"]
+    a = next(line for line in rows if line.startswith("│ A "))
+    assert a.split("│")[2].strip().startswith("0.833 [")  # (2/3 + 2/2) / 2

@@ -356,6 +356,9 @@ def test_a_refused_batch_writes_its_problems_as_the_markdown_and_github_summary(
         assert code == 1  # the exit code of a refusal, whatever the format
         lines = stdout.splitlines()
         assert lines[0] == title
+        # No --out: no problems.parquet was written, so the lead says how to get one rather than where it is.
+        lead = "No rate was computed: 3 refusing problem(s); --out DIR writes every problem to problems.parquet."
+        assert lines[2] == lead
         # The file holds two rows of one key (lines 2 and 3) and one case the plan does not hold (line 4).
         assert "| duplicate_key | True | 2 |" in lines and "| unknown_case | True | 1 |" in lines
         assert "refusing problems (first 3 of 3)" in stdout

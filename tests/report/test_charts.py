@@ -200,3 +200,11 @@ def test_charts_grow_by_a_row_per_candidate() -> None:
     assert len(root.findall("g[@class='candidate']")) == 100 and len(_rects(root, "passed")) == 100
     assert [t for t in _texts(root) if "=" in t] == []  # too many to label each point: the table gives them
     assert len(_parse(funnel_chart(views[100].candidates)).findall("g[@class='candidate']")) == 100
+
+
+def test_bidi_overrides_in_names_are_written_as_escapes_in_every_chart() -> None:
+    name = "bidi\u202eevil"
+    view = _view([name], {"candidate": [name], "case_id": ["q1"], "passed": [1]}, slices=("kind",))
+    assert view.slices is not None
+    for svg in (headline_chart(view.candidates), funnel_chart(view.candidates), missing_rate_chart(view.slices)):
+        assert "\u202e" not in svg and "bidi\\u202eevil" in svg

@@ -116,6 +116,25 @@ def test_flips_count_every_kind_by_slice() -> None:
     assert f.pairs.get_column("case_id").to_list() == ["q1", "q2", "q9", "q10"]  # natural order
 
 
+def test_numeric_scores_without_a_threshold_have_no_pass_or_fail_to_flip() -> None:
+    # SPEC: without --pass-threshold passed and failed are null (no count, not 0); one pair graded on one side only.
+    pairs = pl.DataFrame(
+        {
+            "case_id": ["q1", "q2", "q3"],
+            "trial": [1] * 3,
+            "task": ["x", "x", "y"],
+            "baseline_outcome": ["scored_no_threshold", "scored_no_threshold", "missing"],
+            "candidate_outcome": ["scored_no_threshold", "scored_no_threshold", "scored_no_threshold"],
+            "baseline_graded": [True, True, False],
+            "candidate_graded": [True, True, True],
+        }
+    )
+    f = flips(pairs, ["task"])
+    assert dict(f.counts) == {"pass_to_fail": None, "fail_to_pass": None, "baseline_only": 0, "candidate_only": 1}
+    assert f.total == 1
+    assert f.by_slice.rows() == [("task", "y", None, None, 0, 1)]
+
+
 def test_compare_html_is_titled_comparison_and_puts_the_verdict_and_provenance_in_their_places() -> None:
     plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
     report = ef.audit(plan, ORBIT / "results.csv")

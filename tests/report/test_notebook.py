@@ -122,6 +122,18 @@ def test_repr_of_a_comparison_names_verdict_difference_and_cases() -> None:
     assert "Verdict: no_supported_winner" in fragment and fragment.count("<li>") == len(comparison.reasons)
 
 
+def test_reprs_write_a_bidi_override_in_a_name_as_its_escape() -> None:
+    # "x\u202eB" would print reversed after the override; repr writes the escape, as the terminal does.
+    name = "x\u202eB"
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q", "r"]}), candidates=[name, "A"])
+    ledger = pl.DataFrame({"candidate": [name, name, "A", "A"], "case_id": ["q", "r"] * 2, "passed": [1, 1, 1, 0]})
+    report = ef.audit(plan, ledger)
+    text, compared = repr(report), repr(compare(report, baseline="A", candidate=name))
+    assert "\u202e" not in text and "\u202e" not in compared
+    assert "  x\\u202eB: 2 of 2 planned units scored (scored_coverage 1.0), 0 missing; pass_rate_scored 1.0" in text
+    assert compared.splitlines()[0] == "Comparison no_supported_winner: x\\u202eB vs baseline A (pairs complete_pairs)"
+
+
 def test_repr_of_power_objects() -> None:
     # README (SPEC §6a): 200 cases × 1 trial at a rate of 0.5 detect 14.3 points either way.
     plan = ef.power(200, 1, rate=0.5, target_difference=0.1)
@@ -188,6 +200,7 @@ def test_units_of_refuses_what_the_report_does_not_hold(arguments: dict[str, str
         assert raised.value.reason.endswith("'A', 'B'")
     if option == "outcome":
         assert "'judge_failed'" in raised.value.reason and "'scored'" in raised.value.reason
+        assert raised.value.reason.count("'passed'") == 1 and raised.value.reason.count("'missing'") == 1
 
 
 def test_units_of_under_retry_every_counts_each_attempt() -> None:

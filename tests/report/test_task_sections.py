@@ -298,3 +298,13 @@ def test_the_command_prints_a_multi_task_report_per_task_and_gates_every_task(
     assert result.exit_code == 3
     assert result.stderr.startswith("gate failed: scored_coverage below 0.9: belief/A (0.75)")
     assert result.stdout == render_github(build_task_views(reports, min_coverage=0.9))
+
+
+def test_the_terminal_overview_writes_a_rate_of_nothing_scored_as_its_one_null_symbol() -> None:
+    # desire: B has no row (0 of 2 scored): pass_rate_scored is undefined, its range [0, 1] (SPEC §4).
+    belief = audit(["q1", "q2"], ["A", "B"], [("A", "q1", 1), ("A", "q2", 0), ("B", "q1", 1), ("B", "q2", 1)])
+    desire = audit(["d1", "d2"], ["A", "B"], [("A", "d1", 1), ("A", "d2", 1)])
+    console = Console(width=120, record=True, file=io.StringIO())
+    print_view(build_task_views({"belief": belief, "desire": desire}), console)
+    row = next(line for line in console.export_text().splitlines() if line.startswith("│ desire │ B "))
+    assert [cell.strip() for cell in row.strip("│").split("│")] == ["desire", "B", "2", "0", "—", "[0.0, 1.0]"]
