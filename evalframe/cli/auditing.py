@@ -380,8 +380,6 @@ def _compare_all(
         fail(
             "--candidate all compares one task on stdout: give --task NAME with several tasks, no --out, no --aggregate"
         )
-    if options["comparable_on"] or options["ignore_settings"]:
-        fail("--comparable-on and --ignore-setting declare the settings of one pair: give --candidate NAME")
     try:
         family = compare_each(
             report,
@@ -389,7 +387,7 @@ def _compare_all(
             pairs=pairs,  # type: ignore[arg-type]
             min_coverage=min_coverage,
             task=task,
-            **{k: options[k] for k in ("confidence", "alpha", "cases")},
+            **{k: options[k] for k in ("confidence", "alpha", "cases", "comparable_on", "ignore_settings")},
         )
     except ValueError as exc:
         fail(str(exc))

@@ -11,6 +11,7 @@ no p-value: those comparisons are not adjusted, and the family says so.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,6 +92,8 @@ def compare_each(
     alpha: float = 0.05,
     task: str | None = None,
     cases: Target | None = None,
+    comparable_on: Sequence[str] | None = None,
+    ignore_settings: Sequence[str] = (),
 ) -> Family:
     """Compare every candidate of ``report`` other than ``baseline`` against it, Holm across the family.
 
@@ -126,6 +129,8 @@ def compare_each(
             alpha=alpha,
             task=task,
             cases=cases,
+            comparable_on=comparable_on,
+            ignore_settings=ignore_settings,
         )
         for name in names
     )
