@@ -347,7 +347,7 @@ def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 
                 f"{PASS_RATE_SCORED}_ci_high": est.ci_high,
             }
         )
-    schema: dict[str, pl.DataType] = {c: attempts.schema[c] for c in (*by, ATTEMPT)}
+    schema: dict[str, pl.DataType] = {c: per_case.schema[c] for c in (*by, ATTEMPT)}
     schema |= dict.fromkeys((ATTEMPTED, SCORED, PASSED, CASES), pl.UInt32())
     schema |= dict.fromkeys(
         (PASS_RATE_SCORED, f"{PASS_RATE_SCORED}_ci_low", f"{PASS_RATE_SCORED}_ci_high"), pl.Float64()
@@ -459,7 +459,7 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
                 "note": note,
             }
         )
-    schema: dict[str, pl.DataType] = {c: attempts.schema[c] for c in by}
+    schema: dict[str, pl.DataType] = {c: per_case.schema[c] for c in by}
     schema |= dict.fromkeys(("first_scored", "first_passed", "declared_scored", "declared_passed"), pl.Int64())
     schema |= dict.fromkeys(("first_rate", "declared_rate", "difference", "ci_low", "ci_high"), pl.Float64())
     schema |= {"retry_bias": pl.Boolean(), "note": pl.String()}

@@ -312,7 +312,8 @@ def audit(
             tables=done.root,
             problem_counts=done.problem_counts,
         )
-        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable])
+        retried = retry_bias_notes(done.attempts, confidence=options.confidence)  # as on polars (one rule)
+        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable, retried])
         # The tables' temporary folder is the report's, as a by-candidate audit's files are.
         store = TableStore(Path(done.root)) if done.temporary else None
         return AuditReport(
