@@ -115,13 +115,7 @@ def test_cases_that_all_moved_alike_are_no_evidence_until_enough_of_them_did() -
     # over 6 (p = 2 / 64 = 0.03125) it stands.
     def batch(n: int) -> pl.DataFrame:
         rows = [(f"c{i}", 1, a, "completed", "scored", a - 1) for i in range(n) for a in (1, 2)]
-        plan = ef.Plan.from_frame(pl.DataFrame({"case_id": [f"c{i}" for i in range(n)]}), candidates=["A"])
-        ledger = pl.DataFrame(
-            [("A", *r) for r in rows],
-            schema=["candidate", "case_id", "trial", "attempt", "exec_status", "score_status", "passed"],
-            orient="row",
-        )
-        return retry_bias(ef.audit(plan, ledger, retry="every", max_attempts=2).attempts)
+        return retry_bias(_audit(rows, "every").attempts)
 
     two, six = batch(2).row(0, named=True), batch(6).row(0, named=True)
     assert (two["difference"], two["ci_low"], two["ci_high"], two["retry_bias"]) == (0.5, 0.5, 0.5, False)
