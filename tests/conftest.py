@@ -28,6 +28,14 @@ def real(relative: str, collection: str = "real") -> Path:
     return copy if copy.exists() else REAL / relative
 
 
+def readme_example(marker: str) -> tuple[str, str]:
+    """The README's worked example after ``<!-- marker -->``: its ``python`` block and the ``text`` it prints."""
+    after = (ROOT / "README.md").read_text(encoding="utf-8").split(f"<!-- {marker} -->", 1)[1]
+    code = after.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    return code, shown
+
+
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     """A Spark local session with two shuffle partitions, stopped after the module (spark extra only)."""

@@ -13,6 +13,7 @@ import pytest
 
 import evalframe as ef
 from evalframe.compare.flips import classify_cases, fisher_p, smallest_p
+from tests.conftest import readme_example
 
 
 def _hypergeometric_p(bk: int, bn: int, ck: int, cn: int) -> float:
@@ -166,10 +167,7 @@ def test_compare_writes_flips_parquet(tmp_path: Path) -> None:
 
 
 def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    after = text.split("<!-- flips-example -->", 1)[1]
-    code = after.split("```python\n", 1)[1].split("```", 1)[0]
-    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    code, shown = readme_example("flips-example")
     exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own example, run as written
     assert capsys.readouterr().out == shown
     # The classes follow from the counts: 6/10 vs 4/10 is noise; 10/10 vs 0/10 has p = 2 / C(20, 10), ×2 by Holm

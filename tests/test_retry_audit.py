@@ -11,6 +11,15 @@ import pytest
 import evalframe as ef
 from evalframe.attempts import attempt_rates, retry_bias
 from evalframe.stats import rate_interval
+from tests.conftest import readme_example
+
+#: Four cases, one trial each: q and t fail to run on attempt 1 and pass on attempt 2; r fails and s passes at once.
+RETRIED = [
+    ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
+    ("r", 1, 1, "completed", "scored", 0),
+    ("s", 1, 1, "completed", "scored", 1),
+    ("t", 1, 1, "timeout", "not_scored", None), ("t", 1, 2, "completed", "scored", 1),
+]  # fmt: skip
 
 
 def _audit(rows: list[tuple[str, int, int, str, str, int | None]], retry: str) -> ef.AuditReport:
@@ -25,13 +34,7 @@ def _audit(rows: list[tuple[str, int, int, str, str, int | None]], retry: str) -
 
 
 def test_attempt_rates_count_each_attempt_number_and_cluster_by_case() -> None:
-    rows = [
-        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
-        ("r", 1, 1, "completed", "scored", 0),
-        ("s", 1, 1, "completed", "scored", 1),
-        ("t", 1, 1, "timeout", "not_scored", None), ("t", 1, 2, "completed", "scored", 1),
-    ]  # fmt: skip
-    out = attempt_rates(_audit(rows, "last_allowed").attempts)
+    out = attempt_rates(_audit(RETRIED, "last_allowed").attempts)
     assert out.select("candidate", "attempt", "attempted", "scored", "passed", "cases").rows() == [
         ("A", 1, 4, 2, 1, 2),
         ("A", 2, 2, 2, 2, 2),
@@ -124,10 +127,7 @@ def test_cases_that_all_moved_alike_are_no_evidence_until_enough_of_them_did() -
 
 
 def test_the_readme_example_prints_what_the_readme_says(capsys: pytest.CaptureFixture[str]) -> None:
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    after = text.split("<!-- retries-example -->", 1)[1]
-    code = after.split("```python\n", 1)[1].split("```", 1)[0]
-    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    code, shown = readme_example("retries-example")
     exec(compile(code, "README.md", "exec"), {})  # noqa: S102 - the README's own example, run as written
     assert capsys.readouterr().out == shown
     # From the ledger: attempt 1 of q, r, s, t, of which r (fail) and s (pass) scored; attempt 2 of q and t,
@@ -170,13 +170,7 @@ def test_the_audit_notes_a_retry_until_pass_pattern(tmp_path: Path) -> None:
 
 
 def test_attempt_rates_are_written_only_when_a_unit_was_retried(tmp_path: Path) -> None:
-    rows = [
-        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
-        ("r", 1, 1, "completed", "scored", 0),
-        ("s", 1, 1, "completed", "scored", 1),
-        ("t", 1, 1, "timeout", "not_scored", None), ("t", 1, 2, "completed", "scored", 1),
-    ]  # fmt: skip
-    names = [p.name for p in _audit(rows, "last_allowed").write(tmp_path / "retried")]
+    names = [p.name for p in _audit(RETRIED, "last_allowed").write(tmp_path / "retried")]
     assert "attempt_rates.parquet" in names
     written = pl.read_parquet(tmp_path / "retried" / "attempt_rates.parquet")
     # Attempt 1: q, r, s, t, of which r (fail) and s (pass) scored; attempt 2: q and t, both passed.
@@ -184,7 +178,7 @@ def test_attempt_rates_are_written_only_when_a_unit_was_retried(tmp_path: Path) 
         ("A", 1, 4, 2, 1),
         ("A", 2, 2, 2, 2),
     ]
-    once = _audit([r for r in rows if r[2] == 1], "first")
+    once = _audit([r for r in RETRIED if r[2] == 1], "first")
     assert once.attempt_rates.height == 0
     assert once.problems.filter(pl.col("kind") == "retry_bias").height == 0
     assert "attempt_rates.parquet" not in [p.name for p in once.write(tmp_path / "once")]
