@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from evalframe.columns import CANDIDATE, TASK
-from evalframe.report.format import fmt_signed, fmt_value, interval, visible
+from evalframe.report.format import fmt_count, fmt_signed, fmt_value, interval, visible
 from evalframe.report.html import render_summary_html
 from evalframe.report.htmlkit import CSS, Html, el, join, small
 from evalframe.report.sentences import plan_size
@@ -104,11 +104,6 @@ def report_html(report: AuditReport) -> str:
     return render_summary_html(view) + str(words_html(view))
 
 
-def _count(value: Any) -> str:
-    """A count as an integer with thousands separators (``null`` when undefined)."""
-    return "null" if value is None else f"{int(value):,}"
-
-
 def report_text(report: AuditReport) -> str:
     """A report in a few lines: plan size, planned and scored units per (task, candidate), problems, how to read on.
 
@@ -135,15 +130,15 @@ def report_text(report: AuditReport) -> str:
     for row in summary.head(ROWS_LISTED).iter_rows(named=True):
         who = f"{row[TASK]} · {row[CANDIDATE]}" if TASK in row else str(row[CANDIDATE])
         lines.append(
-            f"  {who}: {_count(row['scored'])} of {_count(row['planned'])} planned units scored "
-            f"(scored_coverage {fmt_value(row['scored_coverage'])}), {_count(row['missing'])} missing; "
+            f"  {who}: {fmt_count(row['scored'])} of {fmt_count(row['planned'])} planned units scored "
+            f"(scored_coverage {fmt_value(row['scored_coverage'])}), {fmt_count(row['missing'])} missing; "
             f"pass_rate_scored {fmt_value(row['pass_rate_scored'])}"
         )
     if summary.height > ROWS_LISTED:
         lines.append(f"  … and {summary.height - ROWS_LISTED} more rows in report.summary")
     lines.append("no verdict (evalframe.compare.compare gives one)")
     counts = report.problem_counts
-    kinds = ", ".join(f"{k} {_count(n)}" for k, n in counts.select("kind", "count").iter_rows())
+    kinds = ", ".join(f"{k} {fmt_count(n)}" for k, n in counts.select("kind", "count").iter_rows())
     lines.append(f"problems (not refusing): {kinds or 'none'}")
     lines.append(TABLES_HINT)
     return "\n".join(visible(line) for line in lines)
@@ -156,7 +151,7 @@ def _comparison_lines(comparison: Comparison) -> tuple[str, str]:
     difference = (
         f"difference {row['candidate']} − {row['baseline']} = {fmt_signed(row['quality_difference'])} "
         f"{interval(row['ci_low'], row['ci_high'])} ({fmt_value(row['confidence'])} interval) over "
-        f"{_count(row['cases_used'])} cases, {_count(row['pairs_used'])} of {_count(row['pairs_planned'])} "
+        f"{fmt_count(row['cases_used'])} cases, {fmt_count(row['pairs_used'])} of {fmt_count(row['pairs_planned'])} "
         "planned pairs used"
     )
     return head, difference
