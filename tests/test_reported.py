@@ -173,6 +173,14 @@ def test_each_task_of_an_lm_eval_folder_reconciles_its_own_headlines() -> None:
     for task, start in expected.items():
         assert all(d.startswith(start + "; ") for d in by_task[task]), by_task[task]
     assert notes.height == 9  # 3 results files × 3 tasks
+    # Each task's own report (its section of every output) reconciles that task's headlines alone, each
+    # with the rate its 20 documents give: gap 0, in its notes as in its table.
+    rates = {"negotiationtom_belief": 0.45, "negotiationtom_desire": 0.6, "negotiationtom_intention": 0.2}
+    for task, one in report.by_task().items():
+        own = one.problems.filter(pl.col("kind") == "headline_reconciled").get_column("detail").to_list()
+        assert len(own) == 3 and all(d.startswith(expected[task] + "; it agrees") for d in own), own
+        table = one.reconciliation.select("task", "reported", "pass_rate_planned", "gap").rows()
+        assert table == [(task, rates[task], rates[task], 0.0)] * 3
 
 
 def test_no_decomposition_is_said_so() -> None:

@@ -357,9 +357,20 @@ class _Batch:
     runner: Runner
     parts: list[Part]
     unreachable: pl.DataFrame
+    #: The task whose plan this is (its headlines alone are reconciled); None for a batch without tasks.
+    task: str | None = None
 
     @classmethod
-    def run(cls, plan: Plan, loaded: Loaded, how: _How, unreachable: pl.DataFrame, *, compute: bool = True) -> _Batch:
+    def run(
+        cls,
+        plan: Plan,
+        loaded: Loaded,
+        how: _How,
+        unreachable: pl.DataFrame,
+        *,
+        compute: bool = True,
+        task: str | None = None,
+    ) -> _Batch:
         runner = _runner(how.partition_by, plan, loaded)
         try:
             parts = runner.run(plan, loaded, how.options, how.progress, compute=compute)
@@ -367,7 +378,7 @@ class _Batch:
             if runner.store is not None:
                 runner.store.close()
             raise
-        return cls(plan, loaded, runner, parts, unreachable)
+        return cls(plan, loaded, runner, parts, unreachable, task)
 
     def close(self) -> None:
         if self.runner.store is not None:
@@ -389,8 +400,7 @@ class _Batch:
         )
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
         noted = _with_reducer_note(problems, meta, how.options.reducer)
-        tasks = self.plan.tasks
-        own = _reconciled(summary, attempts, meta, tasks[0] if len(tasks) == 1 else None)
+        own = _reconciled(summary, attempts, meta, self.task)
         retried = retry_bias_notes(attempts, confidence=how.options.confidence)
         found = Problems.gather([noted, self.unreachable, own, retried])
         return AuditReport(
@@ -404,6 +414,7 @@ class _Batch:
             found=found,
             meta=meta,
             store=self.runner.store,
+            task=self.task,
         )
 
 
@@ -450,7 +461,7 @@ def _audit_tasks(
     try:
         refused = bool(routed.unknown_task.height)
         for name, task_plan, task_loaded in routed.tasks:
-            batch = _Batch.run(task_plan, task_loaded, how, unreachable[name], compute=not refused)
+            batch = _Batch.run(task_plan, task_loaded, how, unreachable[name], compute=not refused, task=name)
             batches.append(batch)
             refused = refused or any(p.checks_refused for p in batch.parts)
         # A row whose case is in no task is checked against the whole plan: its unknown_case, once.
@@ -482,8 +493,7 @@ def _audit_tasks(
             with_task(
                 Problems.gather(
                     [batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable,
-                     _reconciled(r.summary, r.attempts, r.meta, n),
-                     retry_bias_notes(r.attempts, confidence=how.options.confidence)]  # fmt: skip
+                     _own_notes(r)]  # fmt: skip
                 ).every(),
                 n,
             )
@@ -656,6 +666,15 @@ def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str
     detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
     note = problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])
     return Problems.gather([problems, note])
+
+
+#: The notes a batch's report adds of its own, once its tables exist (see :meth:`_Batch.report`).
+OWN_NOTES: Final = ("headline_reconciled", "retry_bias")
+
+
+def _own_notes(report: AuditReport) -> pl.DataFrame:
+    """The notes ``report`` added of its own (:data:`OWN_NOTES`), as its batch found them: not found again."""
+    return report.found.of_kinds(OWN_NOTES) if report.found is not None else problems_frame()
 
 
 def _reconciled(

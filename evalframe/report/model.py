@@ -93,6 +93,11 @@ class AuditReport:
         report, in the order of ``meta["tasks"]`` (see :meth:`by_task`);
         every table above is then theirs concatenated with a first ``task``
         column (String), sorted by task; empty otherwise.
+    task
+        The task this report is of, when its plan is one task of a plan
+        with tasks (each of ``task_reports``, or the audit of a one-task
+        plan): only that task's reported headlines are reconciled with it
+        (:attr:`reconciliation`); None otherwise.
 
     Examples
     --------
@@ -121,6 +126,7 @@ class AuditReport:
     found: Problems | None = field(default=None, repr=False, compare=False)
     store: TableStore | None = field(default=None, repr=False, compare=False)
     task_reports: tuple[AuditReport, ...] = field(default=(), repr=False, compare=False)
+    task: str | None = field(default=None, repr=False, compare=False)
 
     def _stores(self) -> list[TableStore]:
         """The stores of the lazy tables' files and of the problems beyond the first rows of each kind.
@@ -181,8 +187,7 @@ class AuditReport:
         if not isinstance(exports, list) or not exports:
             return reconciliation(self.summary, [])
         self._check_open()
-        tasks = [str(t) for t in self.meta.get("tasks") or []]
-        return reconciliation(self.summary, exports, attempts=self.attempts, task=tasks[0] if len(tasks) == 1 else None)
+        return reconciliation(self.summary, exports, attempts=self.attempts, task=self.task)
 
     @cached_property
     def attempt_rates(self) -> pl.DataFrame:
