@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import polars as pl
 
@@ -37,6 +38,7 @@ from evalframe.columns import (
     EXEC_STATUS,
     KIND,
     LINE,
+    OUTCOME,
     PASS_RATE_SCORED,
     PASSED,
     REFUSING,
@@ -508,3 +510,74 @@ def _signs_agree(per_case: pl.DataFrame, alpha: float) -> bool:
     moved = both.select((pl.col("pd") / pl.col("sd") - pl.col("pf") / pl.col("sf")).alias("d")).get_column("d")
     up, down = int((moved > 0).sum()), int((moved < 0).sum())
     return up + down > 0 and bool(binomtest(up, up + down, 0.5).pvalue < alpha)
+
+
+#: Columns (and dtypes) of :func:`retried_by_slice` after its key columns.
+RETRIED_COUNTS: Final = ("retried_units", "retried_scored", "retried_passed", "never_units", "never_scored",
+                         "never_passed")  # fmt: skip
+
+
+def retried_by_slice(units: pl.DataFrame | pl.LazyFrame, slices: Sequence[str] = ()) -> pl.DataFrame:
+    """Retried units beside never-retried ones, within each slice value (issue 43, retry audit).
+
+    Units are retried because of how their first attempt went, so retried and never-retried units differ
+    by selection; within one slice value (one difficulty, one source) the comparison says whether the
+    retried units still pass less, or more, than those that ran once. A unit is retried when it has two
+    or more attempts; missing units (no attempt) are in neither group. The rate of a unit is its counted
+    attempt's (the declared policy's), passes over scored units.
+
+    Parameters
+    ----------
+    units
+        :attr:`evalframe.AuditReport.units`: ``candidate``, ``attempts`` (integer), ``outcome``
+        (Enum or String), ``task`` when the batch has tasks, and the ``slices`` columns.
+    slices
+        The plan's slice columns; one group of rows per column, and the whole candidate first (``slice``
+        and ``value`` null).
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per (slice, value, [task,] candidate) that holds a retried unit, sorted: ``slice``,
+        ``value`` (String), the key, then :data:`RETRIED_COUNTS` (UInt32: units, scored units, passed
+        units of each group) and ``retried_rate`` / ``never_rate`` (Float64, passed / scored; null when
+        none scored). Empty when no unit was retried.
+
+    Examples
+    --------
+    >>> units = pl.DataFrame({"candidate": ["A"] * 4, "level": ["easy", "easy", "hard", "hard"],
+    ...     "attempts": [2, 1, 2, 1], "outcome": ["passed", "passed", "failed", "passed"]})
+    >>> retried_by_slice(units, ["level"]).select("slice", "value", "retried_passed", "retried_scored",
+    ...     "never_passed", "never_scored").rows()
+    [(None, None, 1, 2, 2, 2), ('level', 'easy', 1, 1, 1, 1), ('level', 'hard', 0, 1, 1, 1)]
+    """
+    lf = units.lazy()
+    by = [c for c in (TASK, CANDIDATE) if c in lf.collect_schema().names()]
+    outcome = pl.col(OUTCOME).cast(pl.String)
+    scored, passed = outcome.is_in(["passed", "failed"]), outcome == "passed"
+    groups = {"retried": pl.col(ATTEMPTS) > 1, "never": pl.col(ATTEMPTS) == 1}
+    counts = [
+        agg.alias(f"{name}_{what}")
+        for name, mask in groups.items()
+        for what, agg in (("units", mask.sum()), ("scored", (mask & scored).sum()), ("passed", (mask & passed).sum()))
+    ]
+    parts = [lf.group_by(by).agg(counts).with_columns(pl.lit(None, pl.String).alias("slice"),
+                                                      pl.lit(None, pl.String).alias("value"))]  # fmt: skip
+    parts += [
+        lf.group_by(*by, pl.col(column).cast(pl.String).alias("value"))
+        .agg(counts)
+        .with_columns(pl.lit(column, pl.String).alias("slice"))
+        for column in slices
+    ]
+    rates = [
+        pl.when(pl.col(f"{g}_scored") > 0).then(pl.col(f"{g}_passed") / pl.col(f"{g}_scored")).alias(f"{g}_rate")
+        for g in groups
+    ]
+    return (
+        pl.concat([p.select("slice", "value", *by, *RETRIED_COUNTS) for p in parts])
+        .filter(pl.col("retried_units") > 0)
+        .with_columns(pl.col(c).cast(pl.UInt32) for c in RETRIED_COUNTS)
+        .with_columns(rates)
+        .sort("slice", "value", *by, nulls_last=False)
+        .collect()
+    )

@@ -220,7 +220,14 @@ def decompose(
     return {GAP: reported - passed / planned, **points}
 
 
-def _points_text(value: float) -> str:
+def points_text(value: float) -> str:
+    """A part of a gap (a fraction) in percentage points with its sign, as the sentence and the tables say it.
+
+    Examples
+    --------
+    >>> points_text(8 / 90), points_text(-0.0125)
+    ('+8.9 points', '-1.2 points')
+    """
     return f"{value * 100:+.1f} points"
 
 
@@ -250,14 +257,14 @@ def reconciliation_sentence(row: Mapping[str, Any]) -> str:
     if abs(gap) < AGREES:
         return f"{said}; it agrees with the audit over {planned} planned (gap 0)."
     parts = [
-        f"{int(row.get(count) or 0)} {what} account for {_points_text(row[column])}"
+        f"{int(row.get(count) or 0)} {what} account for {points_text(row[column])}"
         for column, count, what in STEPS
         if abs(row[column]) >= AGREES
     ]
     if abs(row[POINTS_DUPLICATES]) >= AGREES:
-        parts.append(f"counting every scored attempt accounts for {_points_text(row[POINTS_DUPLICATES])}")
+        parts.append(f"counting every scored attempt accounts for {points_text(row[POINTS_DUPLICATES])}")
     if abs(row[POINTS_UNEXPLAINED]) >= AGREES:
-        parts.append(f"{_points_text(row[POINTS_UNEXPLAINED])} are not explained by the rows")
+        parts.append(f"{points_text(row[POINTS_UNEXPLAINED])} are not explained by the rows")
     return f"{said}; over {planned} planned the rate lies in {low:.3f}–{high:.3f}; " + "; ".join(parts) + "."
 
 

@@ -254,6 +254,18 @@ TABLE_DESCRIPTIONS: Mapping[str, Mapping[str, str]] = {
         "pass_rate_scored_ci_high": "upper end of the interval of pass_rate_scored, attempts clustered by case (CR1, "
         "Korn & Graubard 1998); null with fewer than two cases",
     },
+    "retried_by_slice": {
+        "slice": "the slice column the row is within; null for the whole candidate",
+        "value": "the slice value the row is within; null for the whole candidate",
+        "retried_units": "units with two or more attempts",
+        "retried_scored": "retried units whose counted attempt was scored",
+        "retried_passed": "retried units whose counted attempt passed",
+        "never_units": "units with exactly one attempt (missing units are in neither group)",
+        "never_scored": "never-retried units that were scored",
+        "never_passed": "never-retried units that passed",
+        "retried_rate": "retried_passed / retried_scored; null when none scored",
+        "never_rate": "never_passed / never_scored; null when none scored",
+    },
 }
 
 #: Description of a column no table above knows (e.g. a plan's slice column).

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from evalframe.attempts import attempt_rates, has_retries
+from evalframe.attempts import attempt_rates, has_retries, retried_by_slice
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
 from evalframe.errors import OptionError, ReportClosed
 from evalframe.funnel.counts import FUNNEL_OUTCOMES, outcome_in
@@ -216,6 +216,34 @@ class AuditReport:
         retried = has_retries(self.attempts)
         return attempt_rates(self.attempts.lazy().collect() if retried else self.attempts.lazy().head(0).collect())
 
+    @cached_property
+    def retried_by_slice(self) -> pl.DataFrame:
+        """Retried units' pass rate beside never-retried units', per slice value (computed once); no rows without retries.
+
+        The table of :func:`evalframe.attempts.retried_by_slice` over :attr:`units` and the plan's slice
+        columns: one row per (slice, value, [task,] candidate) holding a retried unit, the whole candidate
+        first (``slice`` null), with units, scored and passed units of each group (UInt32) and their
+        rates (Float64).
+
+        Raises
+        ------
+        ReportClosed
+            When :meth:`close` removed the files the lazy units read.
+
+        Examples
+        --------
+        >>> import evalframe as ef
+        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
+        >>> ledger = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["quote", "quote", "refund"],
+        ...     "attempt": [1, 2, 1], "exec_status": ["error", "completed", "completed"], "passed": [None, 1, 0]})
+        >>> ef.audit(plan, ledger, retry="last_allowed").retried_by_slice.select(
+        ...     "retried_passed", "retried_scored", "never_passed", "never_scored").rows()
+        [(1, 1, 0, 1)]
+        """
+        self._check_open()
+        slices = [str(s) for s in self.meta.get("slices", [])]
+        return retried_by_slice(self.units, [s for s in slices if s in self.units.collect_schema().names()])
+
     @property
     def closed(self) -> bool:
         """Whether :meth:`close` removed the files the lazy tables read (False when there are none)."""
@@ -280,8 +308,9 @@ class AuditReport:
     def tables(self) -> dict[str, pl.DataFrame | pl.LazyFrame]:
         """The report's tables by file stem (``units``, ``attempts`` and ``problems`` may be lazy: streamed).
 
-        ``reconciliation`` and ``attempt_rates`` (:attr:`reconciliation`, :attr:`attempt_rates`) are
-        among them only when they have rows: an export reported a headline; a unit was retried.
+        ``reconciliation``, ``attempt_rates`` and ``retried_by_slice`` (:attr:`reconciliation`,
+        :attr:`attempt_rates`, :attr:`retried_by_slice`) are among them only when they have rows: an
+        export reported a headline; a unit was retried.
 
         Raises
         ------
@@ -293,7 +322,11 @@ class AuditReport:
         tables = {"summary": self.summary, "units": self.units, "attempts": self.attempts, "problems": every}
         if self.slices.width:
             tables |= {"slices": self.slices, "missingness": self.missingness}
-        derived = {"reconciliation": self.reconciliation, "attempt_rates": self.attempt_rates}
+        derived = {
+            "reconciliation": self.reconciliation,
+            "attempt_rates": self.attempt_rates,
+            "retried_by_slice": self.retried_by_slice,
+        }
         return tables | {name: table for name, table in derived.items() if table.height}
 
     def outcome_counts(self) -> pl.DataFrame:
