@@ -371,6 +371,29 @@ def _slices_section(view: View, *, chart: bool = True, prefix: str = "") -> Html
     return join(parts)
 
 
+def _crosscheck_section(view: View) -> Html:
+    """The reconciliation of each reported headline (its sentences, a table) and the retry tables."""
+    checked, parts = view.crosscheck, []
+    if checked.reconciliation.height:
+        parts += [
+            el("h3", "The headline each export reported, beside the audit"),
+            el("ul", *[el("li", s) for s in checked.sentences]),
+            frame_table(checked.reconciliation),
+            el("p", "gap = reported − pass_rate_planned; its parts sum to it exactly (reconciliation.parquet).",
+               cls="muted"),  # fmt: skip
+        ]
+    if checked.retried:
+        parts += [
+            el("h3", "Retries: the headline under first beside the declared policy"),
+            frame_table(checked.retry_headline),
+            el("h3", "Retries: pass rate by attempt number (intervals clustered by case)"),
+            frame_table(checked.attempt_rates),
+            el("h3", "Retries: retried vs never-retried units"),
+            frame_table(checked.retried_by_slice),
+        ]
+    return join(parts)
+
+
 def _comparison_section(c: ComparisonView) -> Html:
     rows = [[el("code", name), value, meaning] for name, value, meaning in c.measures]
     parts: list[Any] = [table(["measure", "value", "meaning"], rows)]
@@ -484,6 +507,7 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2", task: str 
     a count or rate links to the explorer's units of ``task`` (a batch of several tasks) and of its candidate.
     """
     c = view.comparison
+    checked = view.crosscheck.reconciliation.height > 0 or view.crosscheck.retried
     anchors = [
         *((("comparison", "comparison"),) if c is not None else ()),
         ("headline", "headline"),
@@ -491,6 +515,7 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2", task: str 
         ("rates", "rates"),
         ("missing", "missing units"),
         ("slices", "slices"),
+        *((("crosscheck", "reconciliation and retries"),) if checked else ()),
         ("notes", "notes"),
         ("provenance", "provenance"),
     ]
@@ -523,6 +548,8 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2", task: str 
         section("missing", "Missing and ungraded units", _missing_section(view, task)),
         section("slices", "Slices and selective missingness", _slices_section(view, prefix=prefix)),
     ]
+    if checked:
+        body.append(section("crosscheck", "Reconciliation and retries", _crosscheck_section(view)))
     if c is not None:
         body.append(section("comparison", "Paired comparison", _comparison_section(c)))
     body += [

@@ -162,6 +162,7 @@ def _markdown_lines(view: View, depth: int = 0) -> list[str]:
     ]
     if view.slices is not None:
         lines += ["", *_slices_lines(view.slices, depth)]
+    lines += _crosscheck_lines(view, h)
     lines += ["", _heading(h, "Notes and problems (not refusing)"), ""]
     lines.append(_notes_table(view.notes) if view.notes else "none")
     if c is not None:
@@ -386,8 +387,36 @@ def _github_lines(view: View) -> list[str]:
     if c is not None and c.flips.total:
         flipped = ", ".join(f"{c.flips.counts[k]} {label}" for k, label in FLIPS.items() if c.flips.counts[k])
         lines += ["", f"Flipped pairs: {markdown_text(flipped)}."]
+    lines += _crosscheck_lines(view, 0, full=False)
     if view.notes:
         lines += ["", "Notes: " + ", ".join(f"{markdown_code(n.kind)} {n.count}" for n in view.notes) + "."]
+    return lines
+
+
+def _crosscheck_lines(view: View, level: int, *, full: bool = True) -> list[str]:
+    """The reconciliation (its sentences, then one row per headline) and the retry tables, under ``level`` headings.
+
+    ``full=False`` (the job summary, ``level`` 0: bold lines, not headings): the reconciliation and the
+    headline under ``first`` beside the declared policy only.
+    """
+    checked, lines = view.crosscheck, []
+
+    def heading(text: str) -> str:
+        return _heading(level, text) if level else f"**{text}**"
+
+    if checked.reconciliation.height:
+        lines += ["", heading("Reconciliation: the headline each export reported, beside the audit"), ""]
+        lines += [*(f"- {markdown_text(s)}" for s in checked.sentences), "", markdown_table(checked.reconciliation)]
+    if checked.retried:
+        tables = {
+            "the headline under first beside the declared policy": checked.retry_headline,
+            **({"pass rate by attempt number (intervals clustered by case)": checked.attempt_rates} if full else {}),
+            **({"retried vs never-retried units": checked.retried_by_slice} if full else {}),
+        }
+        lines += ["", heading("Retries"), ""]
+        for title, table in tables.items():
+            lines += [f"{markdown_text(title.capitalize())}:", "", markdown_table(table), ""]
+        lines.pop()
     return lines
 
 

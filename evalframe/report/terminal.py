@@ -442,6 +442,22 @@ def _audit_parts(view: View, *, compact: bool) -> list[RenderableType]:
         parts.append(_numeric(view))
     if view.slices is not None:
         parts += [_tests(view), _slice_funnel(view)]
+    return parts + _crosscheck(view)
+
+
+def _crosscheck(view: View) -> list[RenderableType]:
+    """The reconciliation of each reported headline, one line each, and the retry tables when a unit was retried."""
+    checked, parts = view.crosscheck, []
+    titles = {
+        "reconciliation": "reconciliation: the headline each export reported, beside the audit",
+        "attempt_rates": "retries: pass rate by attempt number",
+        "retry_headline": "retries: the headline under first beside the declared policy",
+        "retried_by_slice": "retries: retried vs never-retried units",
+    }
+    for name, title in titles.items():
+        table: pl.DataFrame = getattr(checked, name)
+        if table.height:
+            parts.append(frame_table(table, title))
     return parts
 
 

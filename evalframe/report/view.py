@@ -36,6 +36,7 @@ from evalframe.natural import KEPT, natural_key, natural_sorted, shape_keys
 from evalframe.problems import PROBLEM_KINDS
 from evalframe.report.candidate import Candidate, CaseRate, candidates_of, formula_over
 from evalframe.report.comparison import ComparisonView, comparison_view
+from evalframe.report.crosscheck import Crosscheck, crosscheck
 from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import Ranking, plan_size, provenance_lines, range_name, ranking_note, rate_base
 from evalframe.slices import interval_start, missingness_shown
@@ -154,6 +155,8 @@ class View:
     provenance_markdown: tuple[tuple[str, str], ...]
     #: The report's tables and meta, full precision, for JSON.
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: The reconciliation and retry tables as text cells (empty without a reported headline, a retry).
+    crosscheck: Crosscheck = field(default_factory=Crosscheck)
     #: The report's units (one row per planned unit, with its outcome), read by report.html's explorer only.
     units: pl.DataFrame | pl.LazyFrame | None = field(default=None, repr=False, compare=False)
 
@@ -426,6 +429,8 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         data |= {"slices": report.slices, "missingness": report.missingness}
     if report.reconciliation.height:  # each headline an export reported, its gap decomposed (report.json)
         data["reconciliation"] = report.reconciliation
+    if report.attempt_rates.height:  # a unit was retried: the retry audit's tables (report.json)
+        data |= {"attempt_rates": report.attempt_rates, "retried_by_slice": report.retried_by_slice}
     return View(
         kind="audit" if compared is None else "comparison",
         title=title,
@@ -445,6 +450,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         provenance=tuple(provenance),
         provenance_markdown=tuple(provenance_md),
         data=data,
+        crosscheck=crosscheck(report),
         units=report.units,
     )
 
