@@ -136,6 +136,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
         "(flag) the headline value the export reported, beside the audited rates, its gap decomposed into the "
         "points each kind of ungraded unit accounts for"
     ),
+    "settings_pooled": (
+        "(flag) exports of one task and candidate, audited together, record different settings (epochs, limit, "
+        "revision...): the audit pools two measurements"
+    ),
     "settings_differ": (
         "(flag) runs of one task and model recorded different settings (or one did not record a setting): "
         "they are read as different candidates, not as retries"

@@ -205,3 +205,53 @@ def test_the_settings_flags_apply_to_every_pair_of_the_family(tmp_path: Path) ->
     assert (told_apart.exit_code, ignored.exit_code) == (0, 0)
     assert '"verdict": "not_comparable"' in told_apart.stdout
     assert "not_comparable" not in ignored.stdout
+
+
+# --- an audit of several runs of one task and candidate (issue 43 item 3, "an audit of several runs") ----------
+
+
+def two_runs(tmp_path: Path, changed: dict[str, Any]) -> list[Path]:
+    """Two runs of model ``a`` on the arc_easy task: the real log as it is (run1.json) and with ``changed``."""
+    paths = []
+    for name, config in (("run1.json", {}), ("run2.json", changed)):
+        path = log(tmp_path, "a", config=config).rename(tmp_path / name)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize(("changed", "said"), [({"epochs": 2}, "epochs 1 in run1.json; 2 in run2.json"),
+                                               ({"limit": 2}, "limit 3 in run1.json; 2 in run2.json")])  # fmt: skip
+def test_an_audit_pooling_runs_whose_settings_differ_says_so_naming_the_key(
+    tmp_path: Path, changed: dict[str, Any], said: str
+) -> None:
+    import evalframe
+
+    imported = inspect_ai.read(two_runs(tmp_path, changed))
+    report = evalframe.audit(imported.plan, imported.results)
+    notes = report.problems.filter(report.problems["kind"] == "settings_pooled")
+    # The template's eval.task is inspect_evals/arc_easy; its config records epochs 1 and limit 3.
+    assert notes.select("candidate", "detail", "refusing").rows() == [
+        ("a", "2 exports of a (inspect_evals/arc_easy) record different settings and are audited together, not as one "
+         f"measurement: {said}", False)  # fmt: skip
+    ]
+
+
+def test_an_audit_of_runs_with_equal_settings_adds_no_note(tmp_path: Path) -> None:
+    import evalframe
+
+    imported = inspect_ai.read(two_runs(tmp_path, {}))
+    report = evalframe.audit(imported.plan, imported.results)
+    assert "settings_pooled" not in report.problems["kind"].to_list()
+
+
+def test_the_audit_command_prints_and_writes_the_pooled_settings_note(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evalframe.cli import main
+
+    paths = [str(p) for p in two_runs(tmp_path, {"epochs": 2})]
+    result = CliRunner().invoke(main, ["audit", "--from", "inspect", *paths, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "settings_pooled" in result.stdout
+    doc = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert doc["problems_by_kind"]["settings_pooled"] == 1

@@ -22,6 +22,7 @@ from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.audit.tasks import elsewhere, one_per_case, route
+from evalframe.compare.settings import pooled_settings_notes
 from evalframe.columns import (
     CANDIDATE,
     EXEC_FAILURES,
@@ -399,7 +400,7 @@ class _Batch:
             how.provenance,
         )
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
-        noted = _with_reducer_note(problems, meta, how.options.reducer)
+        noted = _with_export_notes(problems, meta, how.options.reducer)
         own = _reconciled(summary, attempts, meta, self.task)
         retried = retry_bias_notes(attempts, confidence=how.options.confidence)
         found = Problems.gather([noted, self.unreachable, own, retried])
@@ -487,7 +488,7 @@ def _audit_tasks(
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
         # The input's own problems (the loader's, an importer's notes) are of no task: listed once, without one.
         read_notes = with_task(
-            _with_reducer_note(Problems.gather([loaded.problems]), meta, how.options.reducer).every(), None
+            _with_export_notes(Problems.gather([loaded.problems]), meta, how.options.reducer).every(), None
         )
         own = [
             with_task(
@@ -653,19 +654,22 @@ def _meta(
     )
 
 
-def _with_reducer_note(problems: Problems, meta: Mapping[str, Any], reducer: str) -> Problems:
-    """``problems`` plus a ``reducer_differs`` note when an export's header records another case reducer.
+def _with_export_notes(problems: Problems, meta: Mapping[str, Any], reducer: str) -> Problems:
+    """``problems`` plus the notes of what the exports' headers record against the audit's own reading.
 
-    The plan's declared reducer applies (SPEC §4); the note says the export said otherwise.
+    A ``reducer_differs`` note when an export's header records another case reducer (the plan's declared
+    reducer applies, SPEC §4); a ``settings_pooled`` note per (task, candidate) whose exports, audited
+    together, record different settings (:func:`evalframe.compare.settings.pooled_settings_notes`).
     """
     exports = meta.get("exports", [])
+    exports = exports if isinstance(exports, list) else []
     recorded = sorted({str(e["case_reducer"]) for e in exports if isinstance(e, Mapping) and e.get("case_reducer")})
     differs = [r for r in recorded if _meaning_or_name(r) != reducer_meaning(reducer)]
-    if not differs:
-        return problems
-    detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
-    note = problems_frame([{"kind": "reducer_differs", "detail": detail, "refusing": False}])
-    return Problems.gather([problems, note])
+    rows = pooled_settings_notes(exports)
+    if differs:
+        detail = f"the export records the case reducer {', '.join(differs)}; the audit applies the declared {reducer!r}"
+        rows.append({"kind": "reducer_differs", "detail": detail, "refusing": False})
+    return Problems.gather([problems, problems_frame(rows)]) if rows else problems
 
 
 #: The notes a batch's report adds of its own, once its tables exist (see :meth:`_Batch.report`).

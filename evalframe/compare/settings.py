@@ -11,6 +11,7 @@ record decides too: it cannot be shown equal).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
@@ -183,3 +184,62 @@ def settings_verdict(
     if not differing:
         return verdict, reasons
     return "not_comparable", [settings_reason(table, differing), *reasons]
+
+
+def pooled_settings_notes(exports: Sequence[Any]) -> list[dict[str, Any]]:
+    """One ``settings_pooled`` note per (task, candidate) whose exports record different settings.
+
+    An audit pools every export of one task and candidate into one ledger (successive runs are attempts or
+    trials of the same units). When those exports record different settings (``epochs``, ``limit``, the
+    code revision: what :func:`settings_side_by_side` compares), pooling mixes two measurements; the note
+    names each differing key with every export's value (``not recorded`` where an export does not record
+    it), never silently. Exports that record no settings at all are left out: nothing is known of them.
+
+    Parameters
+    ----------
+    exports
+        The import's per-file facts (``report.meta["exports"]``), each with ``candidate``, ``source``,
+        ``settings`` and ``task`` when the format has tasks (and ``settings_by_task`` entries).
+
+    Returns
+    -------
+    list of dict
+        Problem rows (``kind``, ``candidate``, ``source`` the first export, ``detail``, ``refusing`` False),
+        in the order the (task, candidate) pairs first appear.
+
+    Examples
+    --------
+    >>> exports = [{"candidate": "m", "source": "a.json", "settings": {"epochs": "1", "limit": "5"}},
+    ...            {"candidate": "m", "source": "b.json", "settings": {"epochs": "2", "limit": "5"}}]
+    >>> print(pooled_settings_notes(exports)[0]["detail"])
+    2 exports of m record different settings and are audited together, not as one measurement: epochs 1 in a.json; 2 in b.json
+    >>> pooled_settings_notes(exports[:1] * 2)
+    []
+    """
+    groups: dict[tuple[Any, Any], list[Mapping[str, Any]]] = {}
+    for unit in _setting_units(exports):
+        if isinstance(unit.get(RECORDED_SETTINGS), Mapping) and unit.get(CANDIDATE) is not None:
+            groups.setdefault((unit.get(TASK), unit.get(CANDIDATE)), []).append(unit)
+    notes: list[dict[str, Any]] = []
+    for (task, candidate), units in groups.items():
+        owns = [{str(k): str(v) for k, v in u[RECORDED_SETTINGS].items()} for u in units]
+        keys = sorted({k for own in owns for k in own})
+        differing = [k for k in keys if len({own.get(k) for own in owns}) > 1]
+        if len(units) < 2 or not differing:
+            continue
+        sources = [str(u.get("source", "?")) for u in units]
+
+        def values(key: str, owns: list[dict[str, str]] = owns, sources: list[str] = sources) -> str:
+            by_value: dict[str, list[str]] = {}
+            for own, source in zip(owns, sources, strict=True):
+                by_value.setdefault(own.get(key, "not recorded"), []).append(Path(source).name)
+            return "; ".join(f"{value} in {', '.join(files)}" for value, files in by_value.items())
+
+        of = f"{candidate} ({task})" if task else str(candidate)
+        detail = (
+            f"{len(units)} exports of {of} record different settings and are audited together, not as one "
+            f"measurement: " + ". ".join(f"{key} {values(key)}" for key in differing)
+        )
+        notes.append({"kind": "settings_pooled", CANDIDATE: candidate, "source": sources[0], "detail": detail,
+                      "refusing": False})  # fmt: skip
+    return notes
