@@ -208,3 +208,23 @@ def split_by_settings(
                 names[(run.source, candidate)] = name
             notes.append(note("settings_differ", members_of[0].source, detail, candidate=name))
     return names, notes
+
+
+def recorded(settings: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Settings as an export's info records them for a comparison (``settings``): flat keys, value texts.
+
+    Several mappings (a record's results, each with its own config) merge: a key they give different values
+    keeps every value, sorted and joined by `` | ``, so that it never reads as equal to either.
+
+    Examples
+    --------
+    >>> recorded({"generation_args": {"temperature": 0, "stop": ["x"]}})
+    {'generation_args.temperature': '0', 'generation_args.stop': '["x"]'}
+    >>> recorded([{"temperature": 0}, {"temperature": 0.7}, {"temperature": 0}])
+    {'temperature': '0 | 0.7'}
+    """
+    values: dict[str, set[str]] = {}
+    for one in [settings] if isinstance(settings, Mapping) else settings:
+        for key, value in flatten(one).items():
+            values.setdefault(key, set()).add(setting_text(value))
+    return {key: " | ".join(sorted(texts)) for key, texts in values.items()}

@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from evalframe.columns import CANDIDATE, CASE_ID, REPORTED_HEADLINES, SCORE, SCORE_STATUS, TASK
+from evalframe.columns import CANDIDATE, CASE_ID, RECORDED_SETTINGS, REPORTED_HEADLINES, SCORE, SCORE_STATUS, TASK
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
@@ -262,8 +262,8 @@ def _config(run: Path) -> tuple[Path | None, dict[str, str]]:
     return found[0], {k: "\n".join(v) for k, v in settings.items()}
 
 
-def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path, tuple[str, int]]:
-    """Per review file: its candidate and attempt, once the runs of one model are told apart by their configs.
+def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path, tuple[str, int, dict[str, str]]]:
+    """Per review file: its candidate, attempt and settings, once the runs of one model are told apart by their configs.
 
     A run is a model's folder under one output folder (``<run>/reviews/<model>/``). Runs of one model are
     told apart by the settings their configs record (places such as ``work_dir`` aside) with the kit's rule
@@ -298,10 +298,10 @@ def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path,
                 "most that many); the dataset's full size is not recorded, so the rates describe those samples"
             )
             notes.append(note("limited_run", str(configs[run[1]]), detail, candidate=named[run]))
-    out: dict[Path, tuple[str, int]] = {}
+    out: dict[Path, tuple[str, int, dict[str, str]]] = {}
     for review in reviews:
         run = (review.candidate, review.path.parent.parent.parent)
-        out[review.path] = (named[run], attempt[run])
+        out[review.path] = (named[run], attempt[run], {k: v for k, v in runs[run].items() if k not in PLACE_KEYS})
     return out
 
 
@@ -498,7 +498,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     tasks = _tasks(parts.values())
     for review in reviews:
         report, dataset, subset = parts[review.path]
-        review.candidate, attempt = runs[review.path]
+        review.candidate, attempt, settings = runs[review.path]
         source, candidate = str(review.path), review.candidate
         # The task column only when the import reads several tasks: a single-task import is as before.
         task = {TASK: tasks[(dataset, subset)]} if len(set(tasks.values())) > 1 else {}
@@ -514,6 +514,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             "metrics": sorted(set(available)),
             "rows": len(review.samples),
             "report": None if report is None else str(report.path),
+            **({RECORDED_SETTINGS: settings} if settings else {}),  # what a comparison reads: the run's config
         }
         info.append(facts)
         try:

@@ -18,6 +18,7 @@ from evalframe.columns import (
     LINE,
     PASSED,
     REPORTED_HEADLINES,
+    RECORDED_SETTINGS,
     SCORE,
     SCORE_STATUS,
     SOURCE,
@@ -41,6 +42,7 @@ from evalframe.importers._kit import (
     read_json,
     spelling_note,
 )
+from evalframe.importers._settings import recorded
 from evalframe.importers.every_eval_ever.grading import _disagreements, _grade_row, _reported
 from evalframe.importers.every_eval_ever.records import _instance_path, _is_export, _read_rows, _Record, _record, _Rows
 from evalframe.importers.every_eval_ever.schema import DETAIL_TRIALS, GRADES, META_TRIAL, SCHEMA
@@ -331,7 +333,17 @@ def _record_units(
             if isinstance(r, dict)
         },
         REPORTED_HEADLINES: _reported(rec, found),
+        **_settings(rec),
     }
+
+
+def _settings(rec: _Record) -> dict[str, Any]:
+    """``{"settings": ...}``: the generation config the record's results record (merged), for a comparison.
+
+    Nothing when no result records one (a key then is unknown, never equal).
+    """
+    configs = [r["generation_config"] for r in rec.results if isinstance(r, dict) and isinstance(r.get("generation_config"), dict)]
+    return {RECORDED_SETTINGS: recorded(configs)} if configs else {}
 
 
 def _lone_units(

@@ -14,6 +14,7 @@ from evalframe.columns import (
     LINE,
     PASSED,
     REPORTED_HEADLINES,
+    RECORDED_SETTINGS,
     SCORE,
     SCORE_STATUS,
     SOURCE,
@@ -22,7 +23,7 @@ from evalframe.columns import (
 )
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import finish, plan_from_units
-from evalframe.importers._settings import RunSettings, split_by_settings
+from evalframe.importers._settings import RunSettings, recorded, split_by_settings
 from evalframe.importers.helm.files import (
     REQUIRED_FILES,
     SCENARIO,
@@ -146,6 +147,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             raw_notes.append(exc.note)
     raw_notes.extend(_split_by_settings(runs))
     several = len({run.scenario for run in runs}) > 1
+    for run in runs:  # what a comparison reads: the adapter spec, and how many instances it ran
+        limit = run.info.get("max_eval_instances")
+        run.info[RECORDED_SETTINGS] = recorded({**run.settings, **({"max_eval_instances": limit} if limit else {})})
+        if several:
+            run.info[TASK] = run.scenario
     if several:  # each scenario is a task (tasks are keys: never pooled), its case ids prefixed by it
         for run in runs:
             for row in (*run.plan_rows, *run.ledger_rows, *run.notes):

@@ -7,11 +7,11 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, PASSED, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, PASSED, RECORDED_SETTINGS, SETTINGS_BY_TASK, TRIAL
 from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, finish, plan_from_units
-from evalframe.importers._settings import RunSettings, split_by_settings
+from evalframe.importers._settings import RunSettings, recorded, split_by_settings
 from evalframe.importers.promptfoo.export import _Export, _export_named_scores, _is_export, _load
 from evalframe.importers.promptfoo.file import _read_export
 from evalframe.importers.promptfoo.rows import SUCCESS, WEIGHTED
@@ -121,6 +121,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         for n in r.notes:
             if n.get(CANDIDATE) is not None:
                 n[CANDIDATE] = renamed.get((e.source, n[CANDIDATE]), n[CANDIDATE])
+        # What a comparison reads: each provider's settings in this export (its config's options, prompts…).
+        e.info[SETTINGS_BY_TASK] = [
+            {CANDIDATE: renamed.get((e.source, c), c), RECORDED_SETTINGS: recorded(s)} for c, s in r.settings.items() if s
+        ]
     rows = [row for r in reads for row in r.rows]
     ledger = pl.DataFrame(rows, schema=LEDGER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LEDGER_SCHEMA)
     if not all(r.named_pass_complete for r in reads):
