@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from evalframe.compare.settings import recorded_settings, settings_side_by_side
+from evalframe.compare.settings import not_comparable_keys, recorded_settings, settings_side_by_side
 from evalframe.importers import evalscope, every_eval_ever, helm, promptfoo
 from tests.conftest import real
 
@@ -47,7 +47,7 @@ def test_helm_records_the_run_spec_adapter_and_max_eval_instances() -> None:
     imported = helm.read([HELM])
     settings = recorded_settings(imported.info, "openai/gpt2")
     assert settings is not None
-    # adapter_spec of run_spec.json: the model is the candidate, not a setting
+    # adapter_spec of run_spec.json
     spec = json.loads((HELM / "run_spec.json").read_text())["adapter_spec"]
     assert (spec["temperature"], spec["max_tokens"], spec["max_train_instances"], spec["max_eval_instances"]) == (
         0.0, 1, 5, 10)  # fmt: skip
@@ -59,8 +59,9 @@ def test_helm_records_the_run_spec_adapter_and_max_eval_instances() -> None:
     }
     assert settings["method"] == "multiple_choice_joint"
     assert settings["stop_sequences"] == '["\\n"]'
-    assert settings["model_deployment"] == "huggingface/gpt2"
+    # the model's identity (model, model_deployment huggingface/gpt2) is the candidate, not a setting
     assert "model" not in settings
+    assert "model_deployment" not in settings
 
 
 def test_every_eval_ever_records_the_generation_config() -> None:
@@ -102,3 +103,5 @@ def test_two_evalscope_models_are_compared_key_by_key() -> None:
     table = settings_side_by_side(imported.info, "qwen2.5-7b-instruct", "qwen2.5-14b-instruct", task="gsm8k")
     limit = table.filter(table["setting"] == "limit").row(0, named=True)
     assert (limit["baseline"], limit["candidate"], limit["equal"]) == ("10", "10", True)
+    # the two configs differ only in the model's identity and places (model, model_id, use_cache)
+    assert not_comparable_keys(table) == []

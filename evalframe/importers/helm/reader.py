@@ -147,9 +147,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             raw_notes.append(exc.note)
     raw_notes.extend(_split_by_settings(runs))
     several = len({run.scenario for run in runs}) > 1
-    for run in runs:  # what a comparison reads: the adapter spec, and how many instances it ran
+    for run in runs:  # what a comparison reads: the adapter spec but the model's identity, and how many instances ran
         limit = run.info.get("max_eval_instances")
-        run.info[RECORDED_SETTINGS] = recorded({**run.settings, **({"max_eval_instances": limit} if limit else {})})
+        own = {k: v for k, v in run.settings.items() if k != "model_deployment"}
+        run.info[RECORDED_SETTINGS] = recorded({**own, **({"max_eval_instances": limit} if limit else {})})
         if several:
             run.info[TASK] = run.scenario
     if several:  # each scenario is a task (tasks are keys: never pooled), its case ids prefixed by it
