@@ -22,7 +22,6 @@ from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.audit.tasks import elsewhere, one_per_case, route
-from evalframe.compare.settings import pooled_settings_notes
 from evalframe.columns import (
     CANDIDATE,
     EXEC_FAILURES,
@@ -34,6 +33,7 @@ from evalframe.columns import (
     MissingPolicy,
     RetryPolicyName,
 )
+from evalframe.compare.settings import pooled_settings_notes
 from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused, MissingExtra, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning

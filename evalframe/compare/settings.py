@@ -211,8 +211,8 @@ def pooled_settings_notes(exports: Sequence[Any]) -> list[dict[str, Any]]:
     --------
     >>> exports = [{"candidate": "m", "source": "a.json", "settings": {"epochs": "1", "limit": "5"}},
     ...            {"candidate": "m", "source": "b.json", "settings": {"epochs": "2", "limit": "5"}}]
-    >>> print(pooled_settings_notes(exports)[0]["detail"])
-    2 exports of m record different settings and are audited together, not as one measurement: epochs 1 in a.json; 2 in b.json
+    >>> print(pooled_settings_notes(exports)[0]["detail"].split(": ", 1)[1])
+    epochs 1 in a.json; 2 in b.json
     >>> pooled_settings_notes(exports[:1] * 2)
     []
     """

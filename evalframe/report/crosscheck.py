@@ -101,15 +101,17 @@ def reconciliation_cells(table: pl.DataFrame) -> pl.DataFrame:
     ...     "reported": [80 / 90], "implied_denominator": [90], "denominator_of": ["scored samples"],
     ...     "pass_rate_scored": [80 / 90], "pass_rate_planned": [0.8], "pass_rate_upper": [0.9], "gap": [8 / 90],
     ...     **{c: [0.0] for c in POINTS_COLUMNS}}).with_columns(points_exec_failed=pl.lit(8 / 90))
-    >>> reconciliation_cells(table).row(0)
-    ('Inspect', 'm', 'accuracy', '0.889 over 90 scored samples', '0.889', '[0.8, 0.9]', '+8.9 points', 'exec_failed +8.9 points')
+    >>> reconciliation_cells(table).row(0, named=True)  # doctest: +NORMALIZE_WHITESPACE
+    {'tool': 'Inspect', 'candidate': 'm', 'metric': 'accuracy', 'reported': '0.889 over 90 scored samples',
+     'pass_rate_scored': '0.889', 'pass_rate_planned–upper': '[0.8, 0.9]', 'gap': '+8.9 points',
+     'gap made of': 'exec_failed +8.9 points'}
     """
     rows = []
     for r in table.iter_rows(named=True):
         over = r[IMPLIED_DENOMINATOR]
         said = fmt_rate(r[REPORTED]) + (f" over {over} {r[DENOMINATOR_OF] or 'units'}" if over is not None else "")
         gap = r[GAP]
-        parts = [f"{name} {points_text(r[c])}" for c, name in PART_NAMES.items() if r[c] is not None and abs(r[c]) >= AGREES]
+        parts = [f"{name} {points_text(r[c])}" for c, name in PART_NAMES.items() if abs(r[c] or 0.0) >= AGREES]
         made_of = "—" if gap is None else "; ".join(parts) if parts else "agrees (gap 0)"
         rows.append(
             {
@@ -133,7 +135,8 @@ def attempt_rate_cells(table: pl.DataFrame) -> pl.DataFrame:
     Examples
     --------
     >>> table = pl.DataFrame({"candidate": ["A"], "attempt": [2], "attempted": [3], "scored": [2], "passed": [2],
-    ...     "cases": [2], "pass_rate_scored": [1.0], "pass_rate_scored_ci_low": [None], "pass_rate_scored_ci_high": [None]})
+    ...     "cases": [2], "pass_rate_scored": [1.0], "pass_rate_scored_ci_low": [None],
+    ...     "pass_rate_scored_ci_high": [None]})
     >>> attempt_rate_cells(table).row(0)
     ('A', '2', '3', '1.000 (2/2)', '2', 'null')
     """

@@ -218,7 +218,7 @@ class AuditReport:
 
     @cached_property
     def retried_by_slice(self) -> pl.DataFrame:
-        """Retried units' pass rate beside never-retried units', per slice value (computed once); no rows without retries.
+        """Retried units' pass rate beside never-retried units', per slice value (computed once); none without retries.
 
         The table of :func:`evalframe.attempts.retried_by_slice` over :attr:`units` and the plan's slice
         columns: one row per (slice, value, [task,] candidate) holding a retried unit, the whole candidate

@@ -447,7 +447,7 @@ def _audit_parts(view: View, *, compact: bool) -> list[RenderableType]:
 
 def _crosscheck(view: View) -> list[RenderableType]:
     """The reconciliation of each reported headline, one line each, and the retry tables when a unit was retried."""
-    checked, parts = view.crosscheck, []
+    checked, parts = view.crosscheck, list[RenderableType]()
     titles = {
         "reconciliation": "reconciliation: the headline each export reported, beside the audit",
         "attempt_rates": "retries: pass rate by attempt number",

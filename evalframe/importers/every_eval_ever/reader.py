@@ -17,8 +17,8 @@ from evalframe.columns import (
     HAS_OUTPUT,
     LINE,
     PASSED,
-    REPORTED_HEADLINES,
     RECORDED_SETTINGS,
+    REPORTED_HEADLINES,
     SCORE,
     SCORE_STATUS,
     SOURCE,
@@ -342,7 +342,8 @@ def _settings(rec: _Record) -> dict[str, Any]:
 
     Nothing when no result records one (a key then is unknown, never equal).
     """
-    configs = [r["generation_config"] for r in rec.results if isinstance(r, dict) and isinstance(r.get("generation_config"), dict)]
+    found = [r.get("generation_config") for r in rec.results if isinstance(r, dict)]
+    configs: list[dict[str, Any]] = [c for c in found if isinstance(c, dict)]
     return {RECORDED_SETTINGS: recorded(configs)} if configs else {}
 
 

@@ -123,7 +123,9 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
                 n[CANDIDATE] = renamed.get((e.source, n[CANDIDATE]), n[CANDIDATE])
         # What a comparison reads: each provider's settings in this export (its config's options, prompts…).
         e.info[SETTINGS_BY_TASK] = [
-            {CANDIDATE: renamed.get((e.source, c), c), RECORDED_SETTINGS: recorded(s)} for c, s in r.settings.items() if s
+            {CANDIDATE: renamed.get((e.source, c), c), RECORDED_SETTINGS: recorded(s)}
+            for c, s in r.settings.items()
+            if s
         ]
     rows = [row for r in reads for row in r.rows]
     ledger = pl.DataFrame(rows, schema=LEDGER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LEDGER_SCHEMA)
