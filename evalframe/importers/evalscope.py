@@ -545,13 +545,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         notes.append(note("plan_from_rows", source, detail, candidate=candidate))
     if not reviews:
         shown = ", ".join(str(r.path) for r in reports)
-        notes.append(
-            note(
-                "empty_plan",
-                shown or ";".join(map(str, paths)),
-                "no review file: a report's totals are no per-sample evidence",
-            )
-        )
+        what = "no review file: a report's totals are no per-sample evidence"
+        notes.append(note("empty_plan", shown or ";".join(map(str, paths)), what))
     case_ids = {r[CASE_ID] for r in rows}
     return assemble(
         rows,
