@@ -15,7 +15,7 @@ import pytest
 
 from evalframe.compare.settings import not_comparable_keys, settings_side_by_side
 from evalframe.importers import inspect_ai
-from tests.conftest import REAL2, real
+from tests.conftest import REAL2, readme_example, real
 
 TEMPLATE = real("inspect_ai/evaleval-every_eval_ever/tests/data/inspect/data_arc_qwen.json")
 STARSIM = REAL2 / "inspect_ai" / "starsimhub-scipy2026_starsim_ai"
@@ -255,3 +255,10 @@ def test_the_audit_command_prints_and_writes_the_pooled_settings_note(tmp_path: 
     assert "settings_pooled" in result.stdout
     doc = json.loads((tmp_path / "out" / "report.json").read_text())
     assert doc["problems_by_kind"]["settings_pooled"] == 1
+
+
+def test_the_readme_pooled_example_prints_what_it_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    code, shown = readme_example("pooled-example")
+    exec(code, {})
+    assert capsys.readouterr().out == shown
+    assert "epochs 1 in run1.json; 2 in run2.json" in shown and "limit" not in shown  # limit 3 in both

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 from rich.console import Console
 
 import evalframe as ef
@@ -21,6 +22,7 @@ from evalframe.attempts import retried_by_slice
 from evalframe.report.html import render_html
 from evalframe.report.markdown import render_github, render_markdown
 from evalframe.report.terminal import print_view
+from tests.conftest import ROOT, readme_example
 from tests.test_reported import audited, inspect_log
 
 PLAN = pl.DataFrame({"case_id": ["q", "r", "s", "t"], "level": ["easy", "easy", "hard", "hard"]})
@@ -112,3 +114,19 @@ def test_the_reconciliation_is_a_table_in_every_output(tmp_path: Path) -> None:
     for out in (md, github, html):
         assert sentence in out
     assert "reconciliation: the headline each export reported, beside the audit" in text
+
+
+def test_the_readme_shows_the_reconciled_row_report_md_holds(tmp_path: Path) -> None:
+    after = (ROOT / "README.md").read_text(encoding="utf-8").split("<!-- reconciled-row -->", 1)[1]
+    shown = after.split("```text\n", 1)[1].split("```", 1)[0]
+    view = ef.report.build_view(audited(inspect_log(tmp_path, planned=100, errored=10, correct=80, reported=80 / 90)))
+    assert shown in render_markdown(view)
+
+
+def test_the_readme_retried_example_prints_what_it_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    retries, _ = readme_example("retries-example")
+    code, shown = readme_example("retried-example")
+    exec(retries + code, {})  # the example goes on from the retries example's ledger
+    assert capsys.readouterr().out.endswith(shown)
+    # as derived by hand in test_retried_units_beside_never_retried_within_each_slice_value
+    assert shown.splitlines() == ["None None 2 2 1 2", "level easy 1 1 0 1", "level hard 1 1 1 1"]

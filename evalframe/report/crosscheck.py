@@ -93,7 +93,8 @@ def reconciliation_cells(table: pl.DataFrame) -> pl.DataFrame:
     polars.DataFrame
         String columns ``[task,] tool, candidate, metric, reported`` (the value over the denominator it
         implies), ``pass_rate_scored``, ``pass_rate_planned–upper`` (the audited full-plan range), ``gap``
-        and ``gap made of`` (each non-zero part in percentage points, summing to the gap).
+        (``0`` when the header agrees with its rows) and ``gap made of`` (each non-zero part in percentage
+        points, summing to the gap).
 
     Examples
     --------
@@ -122,7 +123,7 @@ def reconciliation_cells(table: pl.DataFrame) -> pl.DataFrame:
                 REPORTED: said,
                 PASS_RATE_SCORED: fmt_rate(r[PASS_RATE_SCORED]),
                 f"{PASS_RATE_PLANNED}–upper": interval(r[PASS_RATE_PLANNED], r[PASS_RATE_UPPER]),
-                GAP: "—" if gap is None else points_text(0.0 if abs(gap) < AGREES else gap),
+                GAP: "—" if gap is None else "0" if abs(gap) < AGREES else points_text(gap),
                 "gap made of": made_of,
             }
         )
