@@ -215,12 +215,12 @@ def crosscheck(report: AuditReport) -> Crosscheck:
     Examples
     --------
     >>> import evalframe as ef
-    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
-    >>> ledger = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["quote", "quote", "refund"],
-    ...     "attempt": [1, 2, 1], "exec_status": ["error", "completed", "completed"], "passed": [None, 1, 0]})
+    >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["x", "y"]}), candidates=["B"])
+    >>> ledger = pl.DataFrame({"candidate": "B", "case_id": ["x", "y", "y"], "attempt": [1, 1, 2],
+    ...     "exec_status": ["completed", "error", "completed"], "passed": [0, None, 1]})
     >>> checked = crosscheck(ef.audit(plan, ledger, retry="last_allowed"))
     >>> checked.reconciliation.height, checked.retry_headline.row(0)
-    (0, ('A', '0.000 (0/1)', '0.500 (1/2)', '+0.5 [-1.0, 1.0]', 'no'))
+    (0, ('B', '0.000 (0/1)', '0.500 (1/2)', '+0.5 [-1.0, 1.0]', 'no'))
     """
     table = report.reconciliation
     checked = Crosscheck(

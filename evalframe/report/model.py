@@ -233,12 +233,13 @@ class AuditReport:
         Examples
         --------
         >>> import evalframe as ef
-        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
-        >>> ledger = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["quote", "quote", "refund"],
-        ...     "attempt": [1, 2, 1], "exec_status": ["error", "completed", "completed"], "passed": [None, 1, 0]})
-        >>> ef.audit(plan, ledger, retry="last_allowed").retried_by_slice.select(
-        ...     "retried_passed", "retried_scored", "never_passed", "never_scored").rows()
-        [(1, 1, 0, 1)]
+        >>> cases = pl.DataFrame({"case_id": ["a", "b", "c"], "lang": ["en", "en", "fr"]})
+        >>> ledger = pl.DataFrame({"candidate": "A", "case_id": ["a", "a", "b", "c"], "attempt": [1, 2, 1, 1],
+        ...     "exec_status": ["timeout", "completed", "completed", "completed"], "passed": [None, 0, 1, 1]})
+        >>> plan = ef.Plan.from_frame(cases, candidates=["A"])
+        >>> report = ef.audit(plan, ledger, retry="last_allowed", slices=["lang"])
+        >>> report.retried_by_slice.select("value", "retried_passed", "retried_scored", "never_passed").rows()
+        [(None, 0, 1, 2), ('en', 0, 1, 1)]
         """
         self._check_open()
         slices = [str(s) for s in self.meta.get("slices", [])]
