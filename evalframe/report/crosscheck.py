@@ -49,7 +49,7 @@ class Crosscheck:
         One row per reported headline: ``tool``, ``candidate``, ``metric``, ``reported`` (value over its
         implied denominator), the audited ``pass_rate_scored`` and range, ``gap`` and ``gap made of``.
     sentences
-        The reconciliation's sentences, one per row.
+        The reconciliation's sentences, each once.
     attempt_rates
         Pass rate by attempt number with its case-clustered interval, per candidate.
     retry_headline
@@ -91,7 +91,8 @@ def reconciliation_cells(table: pl.DataFrame) -> pl.DataFrame:
     Returns
     -------
     polars.DataFrame
-        String columns ``[task,] tool, candidate, metric, reported`` (the value over the denominator it
+        One row per distinct line (exports that report one headline alike are one line), string columns
+        ``[task,] tool, candidate, metric, reported`` (the value over the denominator it
         implies), ``pass_rate_scored``, ``pass_rate_planned–upper`` (the audited full-plan range), ``gap``
         (``0`` when the header agrees with its rows) and ``gap made of`` (each non-zero part in percentage
         points, summing to the gap).
@@ -127,7 +128,8 @@ def reconciliation_cells(table: pl.DataFrame) -> pl.DataFrame:
                 "gap made of": made_of,
             }
         )
-    return pl.DataFrame(rows, schema=dict.fromkeys(rows[0], pl.String) if rows else None)
+    # Several exports reporting one headline alike (a run's results and samples files) say it once.
+    return pl.DataFrame(rows, schema=dict.fromkeys(rows[0], pl.String) if rows else None).unique(maintain_order=True)
 
 
 def attempt_rate_cells(table: pl.DataFrame) -> pl.DataFrame:
@@ -224,7 +226,7 @@ def crosscheck(report: AuditReport) -> Crosscheck:
     """
     table = report.reconciliation
     checked = Crosscheck(
-        reconciliation=reconciliation_cells(table), sentences=tuple(table.get_column("sentence").to_list())
+        reconciliation=reconciliation_cells(table), sentences=tuple(dict.fromkeys(table.get_column("sentence")))
     )
     if not has_retries(report.attempts):
         return checked
