@@ -546,3 +546,58 @@ def test_the_overview_of_several_tasks_is_one_row_per_task_and_candidate_at_the_
     assert markdown.index("## Overview (one row per task and candidate)") < markdown.index("## task `belief`")
     assert "| belief | A | 3 | 2 | 0.5 \\[" in markdown
     assert "| desire | B | 2 | 1 | 0.0 \\[" in markdown and "| \\[0.0, 0.5\\] |" in markdown
+
+
+def _notes_by_task(folder: Path) -> dict[str, dict[str, int]]:
+    """Per task: limited_run (a results file whose n-samples effective < original) and header_rows_disagree (a
+    results file naming the task with no samples file of its timestamp), counted with plain json."""
+    counts: dict[str, dict[str, int]] = {}
+    for path in sorted(folder.glob("results_*.json")):
+        stamp = path.stem.removeprefix("results_")
+        for task, n in json.loads(path.read_text(encoding="utf-8"))["n-samples"].items():
+            mine = counts.setdefault(task, {})
+            if n["effective"] < n["original"]:
+                mine["limited_run"] = mine.get("limited_run", 0) + 1
+            if not (folder / f"samples_{task}_{stamp}.jsonl").exists():
+                mine["header_rows_disagree"] = mine.get("header_rows_disagree", 0) + 1
+    return counts
+
+
+@pytest.mark.skipif(not real(NEGO).is_dir(), reason="../shared/data/real is not laid beside the repository")
+def test_an_importers_notes_about_one_task_carry_it_in_the_problems_the_json_and_the_tasks_section(
+    tmp_path: Path,
+) -> None:
+    from evalframe.load import Loaded
+
+    folder = real(NEGO)
+    expected = _notes_by_task(folder / "Qwen__Qwen3-8B")
+    assert expected["negotiationtom_belief"] == {"limited_run": 3, "header_rows_disagree": 1}
+    assert expected["negotiationtom_intention"] == {"limited_run": 3}
+    read = ef.read("lm-eval", folder)
+    assert read.notes.columns[0] == "task"
+    report = ef.audit(ef.Plan.from_frame(read.plan), Loaded(read.ledger.lazy(), read.notes, str(folder)))
+    report.write(tmp_path / "out")
+    written = pl.read_parquet(tmp_path / "out" / "problems.parquet")
+    kinds = ["limited_run", "header_rows_disagree"]
+    found = written.filter(pl.col("kind").is_in(kinds)).group_by("task", "kind").len().rows()
+    assert {(t, k): n for t, k, n in found} == {(t, k): n for t, c in expected.items() for k, n in c.items()}
+    doc = report.to_dict()
+    assert not [n for n in doc.get("notes", []) if n["kind"] in kinds]  # none is a note of no task
+    for task, counts in expected.items():
+        assert {n["kind"]: n["count"] for n in doc["tasks"][task]["notes"] if n["kind"] in kinds} == counts
+        own = report.by_task()[task].problems  # a task's own report: its notes, without a task column
+        assert "task" not in own.columns
+        assert dict(own.filter(pl.col("kind").is_in(kinds)).group_by("kind").len().iter_rows()) == counts
+    markdown = report.to_markdown()
+    belief = markdown[markdown.index("## task `negotiationtom_belief`") : markdown.index("## task `negotiationtom_desire`")]
+    assert "limited_run" in belief and "header_rows_disagree" in belief
+
+
+def test_notes_of_one_task_and_of_none_concatenate_into_one_table_with_a_task_column() -> None:
+    from evalframe.problems import concat_problems, problems_frame
+
+    tasked = problems_frame([{"kind": "limited_run", "task": "belief", "refusing": False}])
+    plain = problems_frame([{"kind": "no_export", "source": "logs/"}])
+    both = concat_problems([plain, tasked])
+    assert both.columns[0] == "task"
+    assert both.select("task", "kind").rows() == [(None, "no_export"), ("belief", "limited_run")]  # no task first

@@ -39,7 +39,7 @@ from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.funnel.reported import reconciliation, reconciliation_notes
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
 from evalframe.plan import Plan
-from evalframe.problems import Problems, problems_frame, with_task
+from evalframe.problems import Problems, of_task, problems_frame, with_task
 from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
@@ -420,6 +420,7 @@ class _Batch:
 
 def _audit_batch(plan: Plan, loaded: Loaded, how: _How, unreachable: pl.DataFrame) -> AuditReport:
     """The audit of one batch (no tasks): every check, then, when nothing refuses, the report."""
+    loaded = replace(loaded, problems=of_task(loaded.problems, None))
     batch = _Batch.run(plan, loaded, how, unreachable)
     try:
         problems = batch_problems(loaded.problems, batch.parts, loaded.source)
@@ -471,21 +472,26 @@ def _audit_tasks(
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
             for p in batch.parts
         ]
-        read = _labelled(Problems.gather([loaded.problems, routed.unknown_task, stray_problems]), None, several)
+        notes = loaded.problems if several else of_task(loaded.problems, None)
+        read = _labelled(Problems.gather([notes, routed.unknown_task, stray_problems]), None, several)
         problems = batch_problems(read, labelled, loaded.source)
         if problems.refusing:
             raise AuditRefused(problems)
         if not several:
             only = batches[0]
-            return only.report(batch_problems(loaded.problems, only.parts, loaded.source), how, meta_plan=plan)
+            mine = of_task(loaded.problems, None)
+            return only.report(batch_problems(mine, only.parts, loaded.source), how, meta_plan=plan)
+        # A task's report holds the input's notes of no task and those of its own task.
         reports = [
-            batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), _of_task(how, name))
+            batch.report(batch_problems(of_task(loaded.problems, name), batch.parts, loaded.source),
+                         _of_task(how, name))  # fmt: skip
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
         ]
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
                         _partitioned(batches), how.layout_only, how.alpha, how.provenance),
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
-        # The input's own problems (the loader's, an importer's notes) are of no task: listed once, without one.
+        # The input's own problems (the loader's, an importer's notes) are listed once: with the task an
+        # importer's note is about, else of no task.
         read_notes = with_task(
             _with_reducer_note(Problems.gather([loaded.problems]), meta, how.options.reducer).every(), None
         )
@@ -811,7 +817,7 @@ def with_ledger_problems(
     )  # fmt: skip
     with naming_the_damaged_file(loaded):
         part = check_and_select(one_per_case(plan), loaded.frame.drop(layout_only), options, compute=False)
-    ledger = batch_problems(loaded.problems, [part], loaded.source)
+    ledger = batch_problems(of_task(loaded.problems, None), [part], loaded.source)
     if not ledger.refusing:
         return refused
     notes = ledger.counts.filter(~pl.col(REFUSING)).get_column(KIND).to_list()  # e.g. missing units: not problems
