@@ -589,7 +589,8 @@ def test_an_importers_notes_about_one_task_carry_it_in_the_problems_the_json_and
         assert "task" not in own.columns
         assert dict(own.filter(pl.col("kind").is_in(kinds)).group_by("kind").len().iter_rows()) == counts
     markdown = report.to_markdown()
-    belief = markdown[markdown.index("## task `negotiationtom_belief`") : markdown.index("## task `negotiationtom_desire`")]
+    start, end = markdown.index("## task `negotiationtom_belief`"), markdown.index("## task `negotiationtom_desire`")
+    belief = markdown[start:end]
     assert "limited_run" in belief and "header_rows_disagree" in belief
 
 

@@ -483,8 +483,9 @@ def _audit_tasks(
             return only.report(batch_problems(mine, only.parts, loaded.source), how, meta_plan=plan)
         # A task's report holds the input's notes of no task and those of its own task.
         reports = [
-            batch.report(batch_problems(of_task(loaded.problems, name), batch.parts, loaded.source),
-                         _of_task(how, name))  # fmt: skip
+            batch.report(
+                batch_problems(of_task(loaded.problems, name), batch.parts, loaded.source), _of_task(how, name)
+            )
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
         ]
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
