@@ -456,7 +456,9 @@ def _audit_tasks(
     audit's (no ``task`` column anywhere, the meta of the plan given); with more, the report of every
     task in one (see :func:`_combined`).
     """
-    routed = route(plan, task_plans, loaded)
+    # An audit by candidate (or "auto", which may be one) reads one candidate's rows at a time: no task's rows
+    # are held whole. Otherwise the rows are read once and split by task in memory.
+    routed = route(plan, task_plans, loaded, mode="one_pass" if how.partition_by is None else "filters")
     several = len(routed.tasks) > 1
     batches: list[_Batch] = []
     try:
