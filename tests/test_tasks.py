@@ -602,3 +602,35 @@ def test_notes_of_one_task_and_of_none_concatenate_into_one_table_with_a_task_co
     both = concat_problems([plain, tasked])
     assert both.columns[0] == "task"
     assert both.select("task", "kind").rows() == [(None, "no_export"), ("belief", "limited_run")]  # no task first
+
+
+def test_a_units_table_with_the_same_case_id_in_two_tasks_plans_two_cases(tmp_path: Path) -> None:
+    # Units: A plans q1 in belief and in desire, and q2 in belief; B plans q1 in desire only.
+    (tmp_path / "units.csv").write_text(
+        "candidate,case_id,task,trial\nA,q1,belief,1\nA,q1,desire,1\nA,q2,belief,1\nB,q1,desire,1\n"
+    )
+    (tmp_path / "results.csv").write_text(
+        "candidate,case_id,task,passed\nA,q1,belief,1\nA,q1,desire,0\nA,q2,belief,1\nB,q1,desire,1\n"
+    )
+    plan = ef.Plan.from_file(tmp_path / "units.csv")
+    assert plan.cases.select("case_id", "task").rows() == [("q1", "belief"), ("q1", "desire"), ("q2", "belief")]
+    assert plan.n_units == 4
+    assert plan.for_task("belief").units.rows() == [("A", "q1", 1), ("A", "q2", 1)]
+    assert plan.for_task("belief").candidates == ("A",)
+    assert plan.for_task("desire").units.rows() == [("A", "q1", 1), ("B", "q1", 1)]
+    report = ef.audit(plan, tmp_path / "results.csv")
+    assert report.summary.select("task", "candidate", "planned", "scored", "passed").rows() == [
+        ("belief", "A", 2, 2, 2),
+        ("desire", "A", 1, 1, 0),
+        ("desire", "B", 1, 1, 1),
+    ]
+
+
+def test_a_units_table_listing_one_task_case_twice_is_still_a_duplicate_case_with_its_own_case_id(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "units.csv").write_text("candidate,case_id,task,trial\nA,q1,belief,1\nA,q1,belief,1\nA,q1,desire,1\n")
+    with pytest.raises(ef.PlanError) as refused:
+        ef.Plan.from_file(tmp_path / "units.csv")
+    rows = refused.value.problems.select("kind", "line", "case_id").rows()
+    assert rows == [("duplicate_case", 2, "q1"), ("duplicate_case", 3, "q1")]  # lines 2 and 3: belief's q1 twice
