@@ -187,7 +187,8 @@ def problems_frame(rows: Iterable[Mapping[str, Any]] = ()) -> pl.DataFrame:
     └──────────────┴──────────┴──────┴──────────┘
     """
     given = list(rows)
-    schema = pl.Schema({TASK: pl.String, **PROBLEM_SCHEMA}) if any(TASK in r for r in given) else PROBLEM_SCHEMA
+    tasked = any(TASK in r for r in given)
+    schema = pl.Schema([(TASK, pl.String()), *PROBLEM_SCHEMA.items()]) if tasked else PROBLEM_SCHEMA
     filled = [{c: r.get(c, True if c == REFUSING else None) for c in schema} for r in given]
     return pl.DataFrame(filled, schema=schema)
 

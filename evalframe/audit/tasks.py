@@ -86,8 +86,7 @@ def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded, *, mode: R
     names = frame.collect_schema().names()
     tasks = plan.tasks
     if TASK not in names and len(tasks) == 1:
-        split = ((tasks[0], task_plans[tasks[0]], loaded),)
-        return Routed(split, problems_frame(), None)
+        return Routed(((tasks[0], task_plans[tasks[0]], loaded),), problems_frame(), None)
     shared = {} if TASK in names else shared_cases(plan)
     keyed = frame.with_columns(_task_of_rows(plan, names, shared).alias(_ROUTE))
     if mode == "one_pass" and (TASK in names or CASE_ID in names):  # else no row has a task: its checks say why
