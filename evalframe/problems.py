@@ -18,6 +18,10 @@ attempt    Int64   offending attempt, when the problem has one
 detail     String  a sentence for a person
 refusing   Boolean whether the problem refuses the batch
 ========== ======= ==========================================================
+
+A first ``task`` column (String) is added by an audit of several tasks (every problem labelled with its task,
+null for a problem of no task, see :func:`with_task`) and by an importer whose notes are about one task each
+(see :func:`problems_frame`); a batch of one task has none.
 """
 
 from __future__ import annotations
