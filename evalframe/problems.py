@@ -18,6 +18,10 @@ attempt    Int64   offending attempt, when the problem has one
 detail     String  a sentence for a person
 refusing   Boolean whether the problem refuses the batch
 ========== ======= ==========================================================
+
+A first ``task`` column (String) is added by an audit of several tasks (every problem labelled with its task,
+null for a problem of no task, see :func:`with_task`) and by an importer whose notes are about one task each
+(see :func:`problems_frame`); a batch of one task has none.
 """
 
 from __future__ import annotations
@@ -166,12 +170,15 @@ def problems_frame(rows: Iterable[Mapping[str, Any]] = ()) -> pl.DataFrame:
     ----------
     rows
         Mappings with any subset of the columns of :data:`PROBLEM_SCHEMA`;
-        ``refusing`` defaults to True.
+        ``refusing`` defaults to True. A row may carry its ``task`` (an
+        importer's note about one task of a batch of several).
 
     Returns
     -------
     polars.DataFrame
-        One row per problem with the columns of :data:`PROBLEM_SCHEMA`.
+        One row per problem with the columns of :data:`PROBLEM_SCHEMA`, after
+        a first ``task`` column (String, null where a row has none) when any
+        row carries one.
 
     Examples
     --------
@@ -187,8 +194,11 @@ def problems_frame(rows: Iterable[Mapping[str, Any]] = ()) -> pl.DataFrame:
     │ unknown_case ┆ invented ┆ 3    ┆ true     │
     └──────────────┴──────────┴──────┴──────────┘
     """
-    filled = [{c: r.get(c, True if c == REFUSING else None) for c in PROBLEM_SCHEMA} for r in rows]
-    return pl.DataFrame(filled, schema=PROBLEM_SCHEMA)
+    given = list(rows)
+    tasked = any(TASK in r for r in given)
+    schema = pl.Schema([(TASK, pl.String()), *PROBLEM_SCHEMA.items()]) if tasked else PROBLEM_SCHEMA
+    filled = [{c: r.get(c, True if c == REFUSING else None) for c in schema} for r in given]
+    return pl.DataFrame(filled, schema=schema)
 
 
 def conform(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
@@ -211,17 +221,50 @@ def conform(frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def _aligned(frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> list[pl.LazyFrame]:
+    """``frames`` conformed (see :func:`conform`), each with a ``task`` column (null where none) when any has one."""
+    lazy = [f.lazy() for f in frames]
+    if not any(TASK in f.collect_schema().names() for f in lazy):
+        return [conform(f) for f in lazy]
+    none = pl.lit(None, pl.String).alias(TASK)
+    return [conform(f if TASK in f.collect_schema().names() else f.with_columns(none)) for f in lazy]
+
+
 def with_task(frame: pl.DataFrame | pl.LazyFrame, task: str | None) -> pl.LazyFrame:
     """Problems (any partial columns) of one task of an audit of several, labelled with it in a first ``task`` column.
 
     ``task`` None: a problem of no task (of the input itself, or of a row whose case or task is in no task).
+    A row that already names its task (an importer's note about one task, see :func:`problems_frame`) keeps it.
 
     Examples
     --------
     >>> with_task(problems_frame([{"kind": "unknown_case", "line": 3}]), "belief").collect().columns[:3]
     ['task', 'kind', 'source']
     """
-    return conform(frame.lazy().with_columns(pl.lit(task, pl.String).alias(TASK)))
+    lf = frame.lazy()
+    label = pl.lit(task, pl.String)
+    if TASK in lf.collect_schema().names():
+        label = pl.coalesce(pl.col(TASK).cast(pl.String), label)
+    return conform(lf.with_columns(label.alias(TASK)))
+
+
+def of_task(frame: pl.DataFrame, task: str | None) -> pl.DataFrame:
+    """The problems of ``frame`` that are ``task``'s or of no task, without a ``task`` column: one task's own.
+
+    An importer's notes name the task they are about (see :func:`problems_frame`); a task's report holds
+    those of its task and those of none. ``task`` None: the notes of a batch of one task, every row.
+
+    Examples
+    --------
+    >>> notes = problems_frame([{"kind": "limited_run", "task": "a"}, {"kind": "limited_run", "task": "b"},
+    ...                         {"kind": "no_export"}])
+    >>> of_task(notes, "a").get_column("kind").to_list(), of_task(notes, "a").columns == list(PROBLEM_SCHEMA)
+    (['limited_run', 'no_export'], True)
+    """
+    if TASK not in frame.columns:
+        return frame
+    own = frame if task is None else frame.filter(pl.col(TASK).is_null() | (pl.col(TASK) == task))
+    return own.drop(TASK)
 
 
 def _sort_keys(names: Iterable[str]) -> list[pl.Expr | str]:
@@ -242,7 +285,7 @@ def concat_problems(frames: Iterable[pl.DataFrame | pl.LazyFrame]) -> pl.DataFra
     that ledger's text alive (polars shares string buffers between a frame and the rows filtered from
     it).
     """
-    parts = [conform(f) for f in frames]
+    parts = _aligned(frames)
     if not parts:
         return problems_frame()
     table = sort_problems(pl.concat(parts, how="vertical").collect())
@@ -380,9 +423,9 @@ class Problems:
         shown = [p.shown for p in found if p.shown.height]
         # No problem at all keeps the parts' columns: an audit of several tasks writes an empty table with a task.
         empty = next((p.shown.head(0) for p in found if TASK in p.shown.columns), problems_frame())
-        first = _first_of_each_kind(pl.concat(shown), total.get_column(KIND), kept) if shown else empty
+        first = _first_of_each_kind(pl.concat(_aligned(shown)), total.get_column(KIND), kept) if shown else empty
         held = [p.held for p in found if p.held.height]
-        in_memory = pl.concat(held) if held else problems_frame()
+        in_memory = pl.concat(_aligned(held)).collect() if held else problems_frame()
         spilled = tuple(s for p in found for s in p.spilled)
         if in_memory.height > kept and in_memory.group_by(KIND).len().get_column("len").max() > kept:  # type: ignore[operator]
             spilled = (*spilled, cls._write(in_memory))

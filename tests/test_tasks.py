@@ -546,3 +546,91 @@ def test_the_overview_of_several_tasks_is_one_row_per_task_and_candidate_at_the_
     assert markdown.index("## Overview (one row per task and candidate)") < markdown.index("## task `belief`")
     assert "| belief | A | 3 | 2 | 0.5 \\[" in markdown
     assert "| desire | B | 2 | 1 | 0.0 \\[" in markdown and "| \\[0.0, 0.5\\] |" in markdown
+
+
+def _notes_by_task(folder: Path) -> dict[str, dict[str, int]]:
+    """Per task: limited_run (a results file whose n-samples effective < original) and header_rows_disagree (a
+    results file naming the task with no samples file of its timestamp), counted with plain json."""
+    counts: dict[str, dict[str, int]] = {}
+    for path in sorted(folder.glob("results_*.json")):
+        stamp = path.stem.removeprefix("results_")
+        for task, n in json.loads(path.read_text(encoding="utf-8"))["n-samples"].items():
+            mine = counts.setdefault(task, {})
+            if n["effective"] < n["original"]:
+                mine["limited_run"] = mine.get("limited_run", 0) + 1
+            if not (folder / f"samples_{task}_{stamp}.jsonl").exists():
+                mine["header_rows_disagree"] = mine.get("header_rows_disagree", 0) + 1
+    return counts
+
+
+@pytest.mark.skipif(not real(NEGO).is_dir(), reason="../shared/data/real is not laid beside the repository")
+def test_an_importers_notes_about_one_task_carry_it_in_the_problems_the_json_and_the_tasks_section(
+    tmp_path: Path,
+) -> None:
+    from evalframe.load import Loaded
+
+    folder = real(NEGO)
+    expected = _notes_by_task(folder / "Qwen__Qwen3-8B")
+    assert expected["negotiationtom_belief"] == {"limited_run": 3, "header_rows_disagree": 1}
+    assert expected["negotiationtom_intention"] == {"limited_run": 3}
+    read = ef.read("lm-eval", folder)
+    assert read.notes.columns[0] == "task"
+    report = ef.audit(ef.Plan.from_frame(read.plan), Loaded(read.ledger.lazy(), read.notes, str(folder)))
+    report.write(tmp_path / "out")
+    written = pl.read_parquet(tmp_path / "out" / "problems.parquet")
+    kinds = ["limited_run", "header_rows_disagree"]
+    found = written.filter(pl.col("kind").is_in(kinds)).group_by("task", "kind").len().rows()
+    assert {(t, k): n for t, k, n in found} == {(t, k): n for t, c in expected.items() for k, n in c.items()}
+    doc = report.to_dict()
+    assert not [n for n in doc.get("notes", []) if n["kind"] in kinds]  # none is a note of no task
+    for task, counts in expected.items():
+        assert {n["kind"]: n["count"] for n in doc["tasks"][task]["notes"] if n["kind"] in kinds} == counts
+        own = report.by_task()[task].problems  # a task's own report: its notes, without a task column
+        assert "task" not in own.columns
+        assert dict(own.filter(pl.col("kind").is_in(kinds)).group_by("kind").len().iter_rows()) == counts
+    markdown = report.to_markdown()
+    start, end = markdown.index("## task `negotiationtom_belief`"), markdown.index("## task `negotiationtom_desire`")
+    belief = markdown[start:end]
+    assert "limited_run" in belief and "header_rows_disagree" in belief
+
+
+def test_notes_of_one_task_and_of_none_concatenate_into_one_table_with_a_task_column() -> None:
+    from evalframe.problems import concat_problems, problems_frame
+
+    tasked = problems_frame([{"kind": "limited_run", "task": "belief", "refusing": False}])
+    plain = problems_frame([{"kind": "no_export", "source": "logs/"}])
+    both = concat_problems([plain, tasked])
+    assert both.columns[0] == "task"
+    assert both.select("task", "kind").rows() == [(None, "no_export"), ("belief", "limited_run")]  # no task first
+
+
+def test_a_units_table_with_the_same_case_id_in_two_tasks_plans_two_cases(tmp_path: Path) -> None:
+    # Units: A plans q1 in belief and in desire, and q2 in belief; B plans q1 in desire only.
+    (tmp_path / "units.csv").write_text(
+        "candidate,case_id,task,trial\nA,q1,belief,1\nA,q1,desire,1\nA,q2,belief,1\nB,q1,desire,1\n"
+    )
+    (tmp_path / "results.csv").write_text(
+        "candidate,case_id,task,passed\nA,q1,belief,1\nA,q1,desire,0\nA,q2,belief,1\nB,q1,desire,1\n"
+    )
+    plan = ef.Plan.from_file(tmp_path / "units.csv")
+    assert plan.cases.select("case_id", "task").rows() == [("q1", "belief"), ("q1", "desire"), ("q2", "belief")]
+    assert plan.n_units == 4
+    assert plan.for_task("belief").units.rows() == [("A", "q1", 1), ("A", "q2", 1)]
+    assert plan.for_task("belief").candidates == ("A",)
+    assert plan.for_task("desire").units.rows() == [("A", "q1", 1), ("B", "q1", 1)]
+    report = ef.audit(plan, tmp_path / "results.csv")
+    assert report.summary.select("task", "candidate", "planned", "scored", "passed").rows() == [
+        ("belief", "A", 2, 2, 2),
+        ("desire", "A", 1, 1, 0),
+        ("desire", "B", 1, 1, 1),
+    ]
+
+
+def test_a_units_table_listing_one_task_case_twice_is_still_a_duplicate_case_with_its_own_case_id(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "units.csv").write_text("candidate,case_id,task,trial\nA,q1,belief,1\nA,q1,belief,1\nA,q1,desire,1\n")
+    with pytest.raises(ef.PlanError) as refused:
+        ef.Plan.from_file(tmp_path / "units.csv")
+    rows = refused.value.problems.select("kind", "line", "case_id").rows()
+    assert rows == [("duplicate_case", 2, "q1"), ("duplicate_case", 3, "q1")]  # lines 2 and 3: belief's q1 twice

@@ -40,7 +40,7 @@ from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.funnel.reported import reconciliation, reconciliation_notes
 from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
 from evalframe.plan import Plan
-from evalframe.problems import Problems, problems_frame, with_task
+from evalframe.problems import Problems, of_task, problems_frame, with_task
 from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
@@ -421,6 +421,7 @@ class _Batch:
 
 def _audit_batch(plan: Plan, loaded: Loaded, how: _How, unreachable: pl.DataFrame) -> AuditReport:
     """The audit of one batch (no tasks): every check, then, when nothing refuses, the report."""
+    loaded = replace(loaded, problems=of_task(loaded.problems, None))
     batch = _Batch.run(plan, loaded, how, unreachable)
     try:
         problems = batch_problems(loaded.problems, batch.parts, loaded.source)
@@ -456,7 +457,9 @@ def _audit_tasks(
     audit's (no ``task`` column anywhere, the meta of the plan given); with more, the report of every
     task in one (see :func:`_combined`).
     """
-    routed = route(plan, task_plans, loaded)
+    # An audit by candidate (or "auto", which may be one) reads one candidate's rows at a time: no task's rows
+    # are held whole. Otherwise the rows are read once and split by task in memory.
+    routed = route(plan, task_plans, loaded, mode="one_pass" if how.partition_by is None else "filters")
     several = len(routed.tasks) > 1
     batches: list[_Batch] = []
     try:
@@ -472,21 +475,27 @@ def _audit_tasks(
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
             for p in batch.parts
         ]
-        read = _labelled(Problems.gather([loaded.problems, routed.unknown_task, stray_problems]), None, several)
+        notes = loaded.problems if several else of_task(loaded.problems, None)
+        read = _labelled(Problems.gather([notes, routed.unknown_task, stray_problems]), None, several)
         problems = batch_problems(read, labelled, loaded.source)
         if problems.refusing:
             raise AuditRefused(problems)
         if not several:
             only = batches[0]
-            return only.report(batch_problems(loaded.problems, only.parts, loaded.source), how, meta_plan=plan)
+            mine = of_task(loaded.problems, None)
+            return only.report(batch_problems(mine, only.parts, loaded.source), how, meta_plan=plan)
+        # A task's report holds the input's notes of no task and those of its own task.
         reports = [
-            batch.report(batch_problems(loaded.problems, batch.parts, loaded.source), _of_task(how, name))
+            batch.report(
+                batch_problems(of_task(loaded.problems, name), batch.parts, loaded.source), _of_task(how, name)
+            )
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
         ]
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
                         _partitioned(batches), how.layout_only, how.alpha, how.provenance),
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
-        # The input's own problems (the loader's, an importer's notes) are of no task: listed once, without one.
+        # The input's own problems (the loader's, an importer's notes) are listed once: with the task an
+        # importer's note is about, else of no task.
         read_notes = with_task(
             _with_export_notes(Problems.gather([loaded.problems]), meta, how.options.reducer).every(), None
         )
@@ -815,7 +824,7 @@ def with_ledger_problems(
     )  # fmt: skip
     with naming_the_damaged_file(loaded):
         part = check_and_select(one_per_case(plan), loaded.frame.drop(layout_only), options, compute=False)
-    ledger = batch_problems(loaded.problems, [part], loaded.source)
+    ledger = batch_problems(of_task(loaded.problems, None), [part], loaded.source)
     if not ledger.refusing:
         return refused
     notes = ledger.counts.filter(~pl.col(REFUSING)).get_column(KIND).to_list()  # e.g. missing units: not problems

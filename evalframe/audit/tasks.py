@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Final, Literal
 
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TASK
-from evalframe.load import Loaded
+from evalframe.load import Loaded, collect_input
 from evalframe.natural import natural_sorted
 from evalframe.plan import Plan
 from evalframe.problems import problems_frame
@@ -46,8 +47,27 @@ class Routed:
     no_task: pl.LazyFrame | None
 
 
-def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
+#: How :func:`route` splits the rows: ``"one_pass"`` reads them once and partitions them by task in memory (the
+#: whole batch is held in memory by its audit anyway); ``"filters"`` gives each task a lazy filter of the input,
+#: for an audit by candidate, which reads one candidate's rows at a time (bounded memory, a read per task).
+RouteMode = Literal["one_pass", "filters"]
+
+#: The column :func:`route` computes for a row's task (null: the row is of no task), dropped from what it returns.
+_ROUTE: Final = "_ef_route"
+
+
+def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded, *, mode: RouteMode = "one_pass") -> Routed:
     """Split ``loaded``'s rows among ``plan``'s tasks, whose plans are ``task_plans`` (see the module docstring).
+
+    Each row's task is computed once (the ledger's ``task`` column, else its case's task from the plan) and,
+    under ``mode="one_pass"``, the rows are read once and partitioned by it (polars ``partition_by``): a lake
+    of 57 tasks is scanned once, not 57 times (``benchmarks/bench_tasks.py``). ``mode="filters"``: each task's
+    rows are a lazy filter of the input (see :data:`RouteMode`). Both give the same rows in the same order.
+
+    Raises
+    ------
+    InputFormatError
+        When the input's files cannot be read together (``mode="one_pass"`` reads them here).
 
     Examples
     --------
@@ -65,25 +85,49 @@ def route(plan: Plan, task_plans: Mapping[str, Plan], loaded: Loaded) -> Routed:
     frame = loaded.frame
     names = frame.collect_schema().names()
     tasks = plan.tasks
+    if TASK not in names and len(tasks) == 1:
+        return Routed(((tasks[0], task_plans[tasks[0]], loaded),), problems_frame(), None)
+    shared = {} if TASK in names else shared_cases(plan)
+    keyed = frame.with_columns(_task_of_rows(plan, names, shared).alias(_ROUTE))
+    if mode == "one_pass" and (TASK in names or CASE_ID in names):  # else no row has a task: its checks say why
+        rows = _partitioned(collect_input(keyed, loaded.source), tasks)
+    else:
+        rows = {t: keyed.filter(pl.col(_ROUTE).eq_missing(t)).drop(_ROUTE) for t in (*tasks, None)}
+    stray = rows.pop(None)
     if TASK in names:
-        own = pl.col(TASK).cast(pl.String)
-        rows = {t: frame.filter(own == t).drop(TASK) for t in tasks}
-        stray = frame.filter(own.is_null() | ~own.is_in(list(tasks)))
-        unknown = _unknown_task(stray, tasks, loaded.source)
-        no_task = None
-    elif len(tasks) == 1:
-        rows, unknown, no_task = {tasks[0]: frame}, problems_frame(), None
+        rows = {t: r.drop(TASK) for t, r in rows.items()}
+        unknown, no_task = _unknown_task(stray, tasks, loaded.source), None
     else:
         case = pl.col(CASE_ID).cast(pl.String)
-        shared = shared_cases(plan)
         ambiguous = case.is_in(pl.Series(list(shared), dtype=pl.String).implode())
-        rows = {
-            t: frame.filter(case.is_in(task_plans[t].cases.get_column(CASE_ID).implode()) & ~ambiguous) for t in tasks
-        }
-        no_task = frame.filter(case.is_null() | ~case.is_in(plan.cases.get_column(CASE_ID).implode()))
-        unknown = _unknown_task(frame.filter(ambiguous), tasks, loaded.source, shared)
+        no_task = stray.filter(~ambiguous | case.is_null())
+        unknown = _unknown_task(stray.filter(ambiguous), tasks, loaded.source, shared)
     split = tuple((t, task_plans[t], replace(loaded, frame=rows[t])) for t in tasks)
     return Routed(split, unknown, no_task)
+
+
+def _task_of_rows(plan: Plan, names: list[str], shared: Mapping[str, list[str]]) -> pl.Expr:
+    """Each row's task: the ledger's own when planned, else (no ``task`` column) its case's unless ``shared``.
+
+    Null for a row of no task: a task not planned, a case in no task, or a case id several tasks plan.
+    """
+    tasks = pl.Series(list(plan.tasks), dtype=pl.String).implode()
+    if TASK in names:
+        own = pl.col(TASK).cast(pl.String)
+        return pl.when(own.is_in(tasks)).then(own).otherwise(None)
+    owners = plan.cases.select(pl.col(CASE_ID).cast(pl.String), pl.col(TASK).cast(pl.String))
+    owners = owners.filter(~pl.col(CASE_ID).is_in(list(shared)))
+    case = pl.col(CASE_ID).cast(pl.String)
+    return case.replace_strict(
+        owners.get_column(CASE_ID), owners.get_column(TASK), default=None, return_dtype=pl.String
+    )
+
+
+def _partitioned(rows: pl.DataFrame, tasks: tuple[str, ...]) -> dict[str | None, pl.LazyFrame]:
+    """``rows`` split by their :data:`_ROUTE` task (None: of no task), in their order; every task has its frame."""
+    parts = rows.partition_by(_ROUTE, as_dict=True, include_key=False, maintain_order=True)
+    empty = rows.clear().drop(_ROUTE)
+    return {t: parts.get((t,), empty).lazy() for t in (*tasks, None)}
 
 
 def shared_cases(plan: Plan) -> dict[str, list[str]]:

@@ -266,7 +266,8 @@ def pooled_metrics(info: Sequence[Mapping[str, Any]], source: str) -> list[dict[
             f"{whose} rates{where} pool rows graded by {len(metrics)} metrics: {each}; read one metric's files "
             "at a time, or break the funnel down with --slice"
         )
-        notes.append(note("pooled_metrics", source, detail, candidate=who))
+        own = {} if task is None else {TASK: task}
+        notes.append({**note("pooled_metrics", source, detail, candidate=who), **own})
     return notes
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, LINE, SOURCE, TASK, TRIAL
 from evalframe.errors import PlanError
 from evalframe.load import Loaded, PathLike, check_planned_units, collect_input, load, naming_the_damaged_file
 from evalframe.plan.checks import (
@@ -139,8 +139,15 @@ def from_units_table(
     added), checked, and kept only as integer codes (case row << 32 |
     trial). Those become unit codes once the cases and trial range are
     final.
+
+    With a ``task`` column a case is (task, case_id) (SPEC §1): the rows are read on an identity that joins
+    the two (:func:`_task_identity`), so one case id in two tasks is two cases.
     """
     names = lf.collect_schema().names()
+    if TASK in names:
+        lf = lf.with_columns(pl.col(CASE_ID).alias(_OWN_ID), _task_identity().alias(CASE_ID))
+        names = [*names, _OWN_ID]
+        first = len(found)
     lf = lf.with_columns(pl.col(CANDIDATE).cast(pl.String))
     in_plan = collect_input(lf.select(pl.col(CANDIDATE).unique(maintain_order=True)), source).to_series()
     candidates = [c for c in in_plan.to_list() if c is not None]
@@ -165,8 +172,14 @@ def from_units_table(
         reader.add(name, chunk)
     frame = reader.known if reader.known is not None else lf.select(reader.case_cols).head(0).collect()
     found.append(repeated_cases(frame, source, "case-level plan columns disagree between rows of this case"))
-    final = frame
+    final = identity = frame
+    if TASK in names:  # each problem and case with its own case id again
+        found[first:] = [f.with_columns(_own_id(f)) if CASE_ID in f.columns else f for f in found[first:]]
+        frame = frame.with_columns(pl.col(_OWN_ID).alias(CASE_ID)).drop(_OWN_ID)
     frame = checked_cases(frame, source, found, extra)  # raises on any problem: codes below are clean
+    if TASK in names:  # the plan's order (by case_id, then task); every candidate's rows renumbered into it
+        frame = frame.sort(CASE_ID, TASK)
+        identity, final = frame.with_columns(_task_identity()), frame.clear()
     values = reader.trial_values
     bounds = (min(values), max(values)) if values else (1, 1)
     coding = UnitCoding(tuple(sorted(candidates)), frame.height, bounds[0], bounds[1] - bounds[0] + 1)
@@ -175,10 +188,31 @@ def from_units_table(
         candidates=tuple(candidates),
         trials=max(1, len(values)),
         run_id=run_id,
-        unit_codes=reader.unit_codes(coding, frame, final),
+        unit_codes=reader.unit_codes(coding, identity if TASK in names else frame, final),
         source=source,
         trial_bounds=bounds,
     )
+
+
+#: A units table's own case ids while it is read on the (task, case_id) identity (see :func:`_task_identity`).
+_OWN_ID: Final = "_ef_case_id"
+
+
+def _task_identity() -> pl.Expr:
+    r"""(task, case_id) as one string that sorts as the pair: the task, a NUL, the case id (null without a case id).
+
+    Examples
+    --------
+    >>> pl.DataFrame({"task": ["a", None], "case_id": ["q1", "q2"]}).select(_task_identity()).to_series().to_list()
+    ['a\x00q1', '\x00q2']
+    """
+    task = pl.col(TASK).cast(pl.String).fill_null("")
+    return pl.concat_str([task, pl.lit("\x00"), pl.col(CASE_ID).cast(pl.String)]).alias(CASE_ID)
+
+
+def _own_id(problems: pl.DataFrame) -> pl.Expr:
+    """The case id of problems found on the (task, case_id) identity: the part after its NUL."""
+    return pl.col(CASE_ID).cast(pl.String).str.split_exact("\x00", 1).struct.field("field_1").alias(CASE_ID)
 
 
 def _counted(n: int, noun: str) -> str:

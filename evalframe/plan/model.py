@@ -21,7 +21,7 @@ from evalframe.engine import in_memory
 from evalframe.load import PathLike
 from evalframe.natural import natural_sorted, shape_order
 from evalframe.plan import build
-from evalframe.plan.coding import CAND_CODE, UID, UnitCoding, case_codes, case_column, id_codes
+from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID, UnitCoding, case_codes, case_column, id_codes
 
 
 @dataclass(frozen=True)
@@ -407,10 +407,14 @@ class Plan:
         if task not in self.tasks:
             msg = f"task {task!r} is not planned (the plan's tasks: {', '.join(self.tasks) or 'none'})"
             raise ValueError(msg)
-        cases = self.cases.filter(pl.col(TASK).cast(pl.String) == task).drop(TASK)
+        mine = self.cases.get_column(TASK).cast(pl.String) == task
+        cases = self.cases.filter(mine).drop(TASK)
         if self.unit_codes is None or cases.height == self.cases.height:  # every unit is the task's: codes kept
             return replace(self, cases=cases)
-        units = self.planned_units().filter(pl.col(CASE_ID).is_in(cases.get_column(CASE_ID).implode())).collect()
+        # The task's units by their case's row, not its id: the same case id may be planned in another task.
+        rows = pl.Series(CASE_CODE, mine.arg_true(), dtype=pl.UInt32).implode()
+        decoded = self.decode(self.planned_codes()).filter(pl.col(CASE_CODE).is_in(rows))
+        units = decoded.select(pl.col(CANDIDATE).cast(pl.String), CASE_ID, TRIAL).collect()
         listed = set(units.get_column(CANDIDATE).unique().to_list())
         candidates = tuple(c for c in self.candidates if c in listed)
         restricted = replace(self, cases=cases, candidates=candidates, unit_codes=None, trial_bounds=self.trial_range)

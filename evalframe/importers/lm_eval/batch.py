@@ -300,7 +300,7 @@ class _Batch:
             for task in sorted(tasks):
                 if task not in planned:
                     continue
-                who: dict[str, Any] = {"candidate": self.candidate(h, run, task)}
+                who: dict[str, Any] = {CANDIDATE: self.candidate(h, run, task), TASK: task}
                 original, effective = _n_samples(h.data, task)
                 if original is not None and effective is not None and effective < original:
                     notes.append(note("limited_run", h.source, _limited(task, h.data, effective, original), **who))
@@ -330,7 +330,7 @@ class _Batch:
                 where = next((h.source for h in headers if h is not None), task)
                 too_many = planned_size(max(ran), where, f"task {task!r}: n-samples.effective")
                 if too_many is not None:
-                    notes.append({**too_many, CANDIDATE: candidate})
+                    notes.append({**too_many, CANDIDATE: candidate, TASK: task})
                     continue
                 # lm-eval runs the first `effective` documents (all of them without --limit): doc ids
                 # 0 … effective − 1. A row outside them is an unknown case, as anywhere else.
@@ -342,7 +342,7 @@ class _Batch:
                         f"the results file gives no n-samples for task {task!r}: the plan is the "
                         f"{len(doc_ids)} doc ids present, so documents that never ran cannot show as missing"
                     )
-                    notes.append(note("plan_from_rows", h.source, detail, candidate=candidate))
+                    notes.append(note("plan_from_rows", h.source, detail, candidate=candidate, task=task))
             for doc in doc_ids:
                 columns[CANDIDATE].append(candidate)
                 columns[CASE_ID].append(f"{task}/{doc}")

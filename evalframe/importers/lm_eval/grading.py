@@ -167,7 +167,7 @@ def _file_rows(
     absent = 0
     for row in rows:
         cid = f"{f.task}/{row.doc_id}"
-        where: dict[str, Any] = {"line": row.line, "case_id": cid, "trial": 1, "candidate": candidate}
+        where: dict[str, Any] = {"line": row.line, "case_id": cid, "trial": 1, "candidate": candidate, "task": f.task}
         graded = _grade_row(row, metric, f.source, where, notes)
         if graded is None:
             absent += 1
@@ -188,13 +188,13 @@ def _file_rows(
         )
     if absent:
         detail = f"metric {metric.name!r} is absent from {absent} row(s) of task {f.task!r}; they are not scored"
-        notes.append(note("not_a_score", f.source, detail, candidate=candidate))
+        notes.append(note("not_a_score", f.source, detail, candidate=candidate, task=f.task))
     return out
 
 
 def _file_notes(f: _Samples, run: _Run, rows: Sequence[_Row], choice: _Choice) -> list[dict[str, Any]]:
     """``id_normalised``, ``header_rows_disagree`` and ``plan_from_rows`` (an unknown model) of one samples file."""
-    who: dict[str, Any] = {"candidate": run.candidate}
+    who: dict[str, Any] = {"candidate": run.candidate, "task": f.task}
     data = run.header.data if run.header is not None else None
     original, effective = _n_samples(data, f.task)
     notes: list[dict[str, Any]] = []
@@ -267,7 +267,7 @@ def grade_task(
     for f in task_files:
         run = runs[f.source]
         rows = chosen_rows[f.source]
-        notes.extend(_metric_notes(metric, f.task, rows, f.source, {"candidate": run.candidate}))
+        notes.extend(_metric_notes(metric, f.task, rows, f.source, {"candidate": run.candidate, "task": f.task}))
         out.extend(_file_rows(f, rows, metric, run.candidate, notes))
         notes.extend(_file_notes(f, run, rows, choice))
         info.append(_file_info(f, run, choice, metric))
