@@ -88,7 +88,7 @@ def run(
 
 #: Issue 41's ``--cases fixed`` designs (cases × trials): the shared-case null of :func:`batch`, inference
 #: conditional on the drawn cases (their effects are the same for both candidates, so any winner is a false one).
-FIXED_DESIGNS = [(12, 20), (20, 10)]
+FIXED_DESIGNS = [(12, 20), (20, 10), (60, 5)]
 
 #: Issue 41's skewed designs (cases × trials): A passes 90 % on nine kinds of case in ten and 0 % on the tenth
 #: (population mean 0.81), B 81 % on every case: the same mean, so any winner is a false one.
