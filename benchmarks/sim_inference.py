@@ -10,12 +10,12 @@ candidates, and every trial is an independent draw. It reports
   probabilities (a / (a + b) = 0.5), and whether every interval lies inside [0, 1];
 - the power to detect a shift of +d in every case's pass probability for the candidate.
 
-The fixed target's power statement (issue 41 item 2) is checked by ``--fixed-power``: on fixed cases, the
-power ``ef.achieved_power(..., target="fixed")`` predicts at the reported MDE against the share of seeded
-batches whose paired test supports the candidate.
+The fixed target's power statement (issue 41 item 2) is checked by ``--fixed-power``: on fixed cases,
+the power ``ef.achieved_power(..., target="fixed")`` predicts at the reported MDE against the share of
+seeded batches whose paired test supports the candidate.
 
-Run: ``python benchmarks/sim_inference.py [--sims 400] [--seed 2026] [--fixed-power]``. Not part of the test run; a smaller
-seeded version runs in tests/property/test_inference_simulation.py.
+Run: ``python benchmarks/sim_inference.py [--sims 400] [--seed 2026] [--fixed-power]``. Not part of the test
+run; a smaller seeded version runs in tests/property/test_inference_simulation.py.
 """
 
 from __future__ import annotations

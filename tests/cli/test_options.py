@@ -160,10 +160,16 @@ def test_a_numeric_flag_is_finite_and_bounded(args: list[str], message: str) -> 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--n-cases", str(10**30)], "Invalid value for '--n-cases': 1000000000000000000000000000000 is not in the range"),
+        (
+            ["--n-cases", str(10**30)],
+            "Invalid value for '--n-cases': 1000000000000000000000000000000 is not in the range",
+        ),
         (["--n-cases", "100", "--alpha", "nan"], "Invalid value for '--alpha': 'nan' is not a finite number"),
         (["--n-cases", "100", "--icc", "inf"], "Invalid value for '--icc': 'inf' is not a finite number"),
-        (["--n-cases", "100", "--trials", "1000000000"], "Invalid value for '--trials': 1000000000 is not in the range"),
+        (
+            ["--n-cases", "100", "--trials", "1000000000"],
+            "Invalid value for '--trials': 1000000000 is not in the range",
+        ),
         (
             ["--n-cases", "100", "--trade-trials", f"1,{10**11}"],
             f"error: --trade-trials '1,{10**11}' is not a list of whole numbers ({10**11} is not in the range "
