@@ -99,7 +99,8 @@ class PowerPlan:
     """What a design can detect: returned by :func:`power`."""
 
     inputs: dict[str, Any]
-    """The design and assumptions: cases, trials, alpha, power, rate, icc, pair_correlation, target_difference."""
+    """The design and assumptions: cases, trials, alpha, power, rate, icc, pair_correlation, target_difference,
+    target (``sample`` or ``fixed``)."""
     detectable: Detectable
     """The minimum detectable difference of the design."""
     cases_needed: int | None
