@@ -10,8 +10,12 @@ candidates, and every trial is an independent draw. It reports
   probabilities (a / (a + b) = 0.5), and whether every interval lies inside [0, 1];
 - the power to detect a shift of +d in every case's pass probability for the candidate.
 
-Run: ``python benchmarks/sim_inference.py [--sims 400] [--seed 2026]``. Not part of the test run; a smaller
-seeded version runs in tests/property/test_inference_simulation.py.
+The fixed target's power statement (issue 41 item 2) is checked by ``--fixed-power``: on fixed cases,
+the power ``ef.achieved_power(..., target="fixed")`` predicts at the reported MDE against the share of
+seeded batches whose paired test supports the candidate.
+
+Run: ``python benchmarks/sim_inference.py [--sims 400] [--seed 2026] [--fixed-power]``. Not part of the test
+run; a smaller seeded version runs in tests/property/test_inference_simulation.py.
 """
 
 from __future__ import annotations
@@ -88,7 +92,7 @@ def run(
 
 #: Issue 41's ``--cases fixed`` designs (cases × trials): the shared-case null of :func:`batch`, inference
 #: conditional on the drawn cases (their effects are the same for both candidates, so any winner is a false one).
-FIXED_DESIGNS = [(12, 20), (20, 10)]
+FIXED_DESIGNS = [(12, 20), (20, 10), (60, 5)]
 
 #: Issue 41's skewed designs (cases × trials): A passes 90 % on nine kinds of case in ten and 0 % on the tenth
 #: (population mean 0.81), B 81 % on every case: the same mean, so any winner is a false one.
@@ -130,6 +134,46 @@ def run_skewed(cases: int, trials: int, sims: int, rng: np.random.Generator) -> 
     }
 
 
+#: Designs (cases, trials, baseline rate, icc) for the fixed target's power statement (issue 41 item 2).
+FIXED_POWER_DESIGNS = [(20, 5, 0.5, 0.3), (12, 20, 0.7, 0.2), (60, 3, 0.5, 0.1), (30, 10, 0.8, 0.4), (10, 2, 0.5, 0.2)]
+
+
+def fixed_cases(cases: int, rate: float, icc: float) -> np.ndarray:
+    """Pass probabilities of ``cases`` fixed cases: the Beta quantiles at (i + ½)/G of mean ``rate``, ICC ``icc``."""
+    from scipy.stats import beta
+
+    k = 1.0 / icc - 1.0
+    return np.asarray(beta.ppf((np.arange(cases) + 0.5) / cases, rate * k, (1.0 - rate) * k), dtype=np.float64)
+
+
+def run_fixed_power(cases: int, trials: int, rate: float, icc: float, sims: int, rng: np.random.Generator) -> dict:
+    """Predicted and simulated power of ``compare --cases fixed``'s test at the fixed target's MDE, on fixed cases.
+
+    The cases are drawn once (:func:`fixed_cases`): base's probabilities at ``rate``, the candidate's the same
+    quantiles of the Beta of mean ``rate`` + d with the same ICC, d the detectable rise ``ef.detectable_difference``
+    reports under ``target="fixed"``. Each batch draws only the trials; the test is the paired difference under
+    the fixed target (``evalframe.stats.paired_rate_difference``, what ``compare`` runs on complete pairs) and a
+    batch counts when it supports the candidate. The prediction is ``ef.achieved_power`` at these cases' own mean
+    difference, mean rate and ICC (var / p(1 − p), the two sides' average).
+    """
+    from evalframe.stats import paired_rate_difference
+
+    d = ef.detectable_difference(cases, trials, rate=rate, icc=icc, target="fixed").rise
+    assert d is not None
+    base, cand = fixed_cases(cases, rate, icc), fixed_cases(cases, rate + d, icc)
+    mean = float(base.mean())
+    rho = 0.5 * sum(float(x.var()) / (float(x.mean()) * (1.0 - float(x.mean()))) for x in (base, cand))
+    predicted = ef.achieved_power(float((cand - base).mean()), cases, trials, rate=mean, icc=rho, target="fixed")
+    cluster = np.repeat(np.arange(cases), trials)
+    found = 0
+    for _ in range(sims):
+        a = (rng.random((cases, trials)) < cand[:, None]).astype(np.float64).ravel()
+        b = (rng.random((cases, trials)) < base[:, None]).astype(np.float64).ravel()
+        found += paired_rate_difference(a, b, cluster, target="fixed").excludes_zero() == 1
+    simulated = found / sims
+    return {"mde": d, "predicted": predicted, "simulated": simulated, "se": (simulated * (1 - simulated) / sims) ** 0.5}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sims", type=int, default=400)
@@ -137,16 +181,28 @@ def main() -> None:
     parser.add_argument("--shift", type=float, default=0.15, help="candidate's shift for the power column")
     parser.add_argument("--skewed-only", action="store_true", help="run only issue 41's skewed and fixed designs")
     parser.add_argument("--fixed-only", action="store_true", help="run only issue 41's --cases fixed designs")
+    parser.add_argument("--fixed-power", action="store_true", help="run only the fixed target's power calibration")
+    parser.add_argument("--design", action="append", help="run only these designs, as CASESxTRIALS (repeatable)")
+    parser.add_argument("--null-only", action="store_true", help="skip the power columns (0 in the table)")
     args = parser.parse_args()
+
+    def chosen(designs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        return [d for d in designs if args.design is None or f"{d[0]}x{d[1]}" in args.design]
+
+    power_sims = 0 if args.null_only else args.sims // 4
+
+    if args.fixed_power:
+        fixed_power_table(args.sims, args.seed)
+        return
     rng = np.random.default_rng(args.seed)
     bound = 0.05 + 2 * (0.05 * 0.95 / args.sims) ** 0.5
     print(f"{args.sims} simulations per design, seed {args.seed}; false-winner bound {bound:.3f}")
     print(f"| design | false winners | 95% interval coverage of 0.5 | inside [0, 1] | power at +{args.shift:.2f} | s |")
     print("|---|---|---|---|---|---|")
-    for cases, trials in [] if args.skewed_only or args.fixed_only else DESIGNS:
+    for cases, trials in [] if args.skewed_only or args.fixed_only else chosen(DESIGNS):
         start = time.perf_counter()
         null = run(cases, trials, args.sims, rng)
-        power = run(cases, trials, args.sims // 4, rng, shift=args.shift)
+        power = run(cases, trials, power_sims, rng, shift=args.shift) if power_sims else {"winner_rate": 0.0}
         flag = "" if null["winner_rate"] <= bound else " (over)"
         print(
             f"| {cases} × {trials} | {null['winner_rate']:.3f}{flag} | {null['coverage']:.3f} "
@@ -156,7 +212,7 @@ def main() -> None:
     print("Skewed case effects (issue 41): A 90 % on 9 kinds of case in 10, 0 % on the 10th; B 81 % everywhere")
     print("| design | false winners | A's intervals given | their coverage of 0.81 | withheld with a reason | s |")
     print("|---|---|---|---|---|---|")
-    for cases, trials in [] if args.fixed_only else SKEWED_DESIGNS:
+    for cases, trials in [] if args.fixed_only else chosen(SKEWED_DESIGNS):
         start = time.perf_counter()
         skewed = run_skewed(cases, trials, args.sims, rng)
         flag = "" if skewed["winner_rate"] <= bound else " (over)"
@@ -168,14 +224,30 @@ def main() -> None:
     print("Cases fixed (issue 41, --cases fixed): the shared-case null, inference about the drawn cases only")
     print(f"| design | false winners | power at +{args.shift:.2f} (clipped to 1) | s |")
     print("|---|---|---|---|")
-    for cases, trials in FIXED_DESIGNS:
+    for cases, trials in chosen(FIXED_DESIGNS):
         start = time.perf_counter()
         null = run(cases, trials, args.sims, rng, target="fixed")
-        power = run(cases, trials, args.sims // 4, rng, shift=args.shift, target="fixed")
+        shifted = run(cases, trials, power_sims, rng, shift=args.shift, target="fixed") if power_sims else None
+        power = shifted or {"winner_rate": 0.0}
         flag = "" if null["winner_rate"] <= bound else " (over)"
         print(
             f"| {cases} × {trials} | {null['winner_rate']:.3f}{flag} | {power['winner_rate']:.2f} "
             f"| {time.perf_counter() - start:.0f} |"
+        )
+
+
+def fixed_power_table(sims: int, seed: int) -> None:
+    """The fixed target's power calibration: predicted against simulated at the reported MDE, per design."""
+    print(f"Fixed target's power at its MDE: {sims} batches per design, seed {seed} + design index")
+    print("| design | rate | icc | MDE | predicted | simulated | MC SE | within 2 SE | s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for i, (cases, trials, rate, icc) in enumerate(FIXED_POWER_DESIGNS):
+        start = time.perf_counter()
+        r = run_fixed_power(cases, trials, rate, icc, sims, np.random.default_rng([seed, i]))
+        ok = "yes" if abs(r["simulated"] - r["predicted"]) <= 2 * r["se"] else "no"
+        print(
+            f"| {cases} × {trials} | {rate:g} | {icc:g} | {r['mde']:.4f} | {r['predicted']:.3f} | {r['simulated']:.3f} "
+            f"| {r['se']:.3f} | {ok} | {time.perf_counter() - start:.0f} |"
         )
 
 

@@ -258,14 +258,15 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
     assert c.reasons[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
     assert c.reasons[1] == (
         "skewness: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 28 "
-        "cases for the per-case differences of mean score (skewness g1 = 0); there are 12: the interval's "
-        "t(G − 1) approximation is not supported for cases sampled from a larger population, so it does not "
-        "support a winner"
+        "cases for the per-case differences of mean score (skewness g1 = 0); there are 12: with 12 cases the "
+        "sample target (cases standing for a larger population of tasks) cannot support a winner for this skew; "
+        "--cases fixed gives inference about these 12 cases only"
     )
     assert c.reasons[-1] == (
         "power: with 12 cases of several trials (or numeric scores) no difference could have been supported: the "
         "clustered interval needs more than 28 + 25·g1² cases, g1 the skewness of the per-case differences (Sugden, "
-        "Smith and Jones 2000), so more than 28 whatever the data"
+        "Smith and Jones 2000), so more than 28 whatever the data; --cases fixed gives inference about these 12 "
+        "cases only"
     )
     assert row["detectable_difference"] is None
     assert c.reasons[-2] == (
@@ -372,6 +373,65 @@ def test_fixed_cases_drop_the_skewness_rule_and_take_the_within_case_variance() 
     with pytest.raises(OptionError) as caught:
         compare(report, baseline="base", candidate="cand", cases="all")  # type: ignore[arg-type]
     assert (caught.value.option, caught.value.reason) == ("cases", "cases must be one of 'sample', 'fixed', got 'all'")
+
+
+def test_fixed_cases_report_the_within_case_power_and_say_so() -> None:
+    # 12 cases × 10 trials: cand passes 5 and base 4 in half the cases, 4 and 5 in the others: no difference.
+    # base's rate over the pairs is 0.45 and its icc 0 (per-case residuals ±0.5: the CR1 variance is below the
+    # binomial one, the design effect taken as 1). Under cases fixed the power is the within-case t with
+    # 12 · 9 = 108 df (SPEC §6a; stats.detectable): σ_W² = p(1 − p) + (p + d)(1 − p − d), δ = d·sqrt(120)/σ_W.
+    from scipy.optimize import brentq
+    from scipy.stats import nct
+    from scipy.stats import t as student
+
+    def rise(p: float) -> float:
+        def power(d: float) -> float:
+            sd = (p * (1 - p) + (p + d) * (1 - p - d)) ** 0.5
+            return float(nct.sf(student.ppf(0.975, 108) / (1 - d * d) ** 0.5, 108, d * 120**0.5 / sd))
+
+        return brentq(lambda d: power(d) - 0.8, 1e-6, 1 - p)
+
+    report = trials_report([(5, 4), (4, 5)] * 6, 10)
+    fixed = compare(report, baseline="base", candidate="cand", cases="fixed")
+    assert fixed.verdict == "no_supported_winner"
+    up, down = rise(0.45), rise(0.55)  # a drop from 0.45 is a rise from 0.55
+    assert down < up
+    assert fixed.table.item(0, "detectable_difference") == pytest.approx(down, abs=1e-6)
+    assert fixed.reasons[-1] == (
+        f"power: with 12 cases this batch (about these cases only: cases fixed) could have detected a difference "
+        f"of {down:.3g} in pass rate ({100 * down:.1f} points) with cand below base, or of {up:.3g} "
+        f"({100 * up:.1f} points) with it above, with 80% power (SPEC §6a); smaller differences may be missed"
+    )
+    # one trial per case: about fixed cases there is no interval, so no difference could have been supported
+    single = compare(trials_report([(1, 0), (0, 1)] * 6, 1), baseline="base", candidate="cand", cases="fixed")
+    assert single.table.item(0, "detectable_difference") is None
+    assert single.reasons[-1] == (
+        "power: with cases fixed and one pair in each of the 12 cases no difference could have been supported: the "
+        "trials' own variation cannot be estimated (several trials per case, or --cases sample)"
+    )
+
+
+def test_a_withheld_winner_and_a_withheld_interval_say_it_in_the_same_words() -> None:
+    # issue 41: the skewness rule's refusal is one sentence (SkewCheck.refusal) in compare and in the summary,
+    # naming the sample target and --cases fixed. 12 cases × 10 trials, cand 8, 9, 7 and base 4 of 10.
+    from evalframe.stats import skew_check
+
+    report = trials_report([(8, 4), (9, 4), (7, 4)] * 4, 10)
+    c = compare(report, baseline="base", candidate="cand")
+    said = [r for r in c.reasons if r.startswith("skewness:")]
+    # per-case differences 4, 5, 3 of 10: symmetric, g1 = 0, and 12 cases are not more than 28
+    assert said == [
+        "skewness: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 28 "
+        "cases for the per-case differences of pass rate (skewness g1 = 0); there are 12: with 12 cases the sample "
+        "target (cases standing for a larger population of tasks) cannot support a winner for this skew; --cases "
+        "fixed gives inference about these 12 cases only"
+    ]
+    withheld = report.summary.filter(pl.col("candidate") == "cand").item(0, "pass_rate_scored_ci_withheld")
+    check = skew_check([8, 9, 7] * 4, [10] * 12)
+    assert withheld.startswith(f"no interval: {check.refusal('per-case pass rates', 'an interval')}; with 12 cases")
+    assert "cannot support an interval for this skew; --cases fixed gives inference about these 12 cases only" in (
+        withheld
+    )
 
 
 def test_the_coverage_reason_says_declared_only_when_a_minimum_was_declared() -> None:

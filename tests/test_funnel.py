@@ -63,8 +63,10 @@ def test_clustered_and_naive_standard_errors_side_by_side() -> None:
     assert (row["pass_rate_scored_ci_low"], row["pass_rate_scored_ci_high"]) == (None, None)
     assert row["pass_rate_scored_ci_withheld"] == (
         "no interval: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
-        "36.9 cases for the per-case pass rates (skewness g1 = 0.595); there are 3; with 3 cases, a kind of case "
-        "that fails every time and makes up most of the population could be absent from this sample"
+        "36.9 cases for the per-case pass rates (skewness g1 = 0.595); there are 3: with 3 cases the sample target "
+        "(cases standing for a larger population of tasks) cannot support an interval for this skew; --cases fixed "
+        "gives inference about these 3 cases only; with 3 cases, a kind of case that fails every time and makes up "
+        "most of the population could be absent from this sample"
     )
     assert row["mean_score"] == 0.5
 
@@ -233,6 +235,28 @@ def test_case_level_rate_beside_the_trial_level_one(reducer: str, rate: float) -
         assert (row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"]) == tuple(
             pytest.approx(v) for v in wilson(rate, 3, 1.959963984540054)
         )
+
+
+def test_case_level_rate_about_fixed_cases_has_the_trials_own_variance() -> None:
+    # issue 41 item 2: under cases="fixed" the case-level rate's interval is about these cases only. Fully scored
+    # cases a 3/3, b 2/3, c 0/3 (d is left out): rate (1 + 2/3 + 0)/3 = 5/9. Only b's trials vary: s² = (2 − 4/3)/2
+    # = 1/3, its fraction varies by s²/3 = 1/9, so Var = (1/9)/3² = 1/81 and n_eff = (5/9)(4/9)·81 = 20, with the
+    # t quantile of Σ (3 − 1) = 6 degrees of freedom.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["a", "b", "c", "d"]}), candidates=["M"], trials=3)
+    rows = [("a", t, 1) for t in (1, 2, 3)] + [("b", 1, 1), ("b", 2, 1), ("b", 3, 0)] + [("c", t, 0) for t in (1, 2, 3)]
+    ledger = pl.DataFrame([*rows, ("d", 1, 1)], schema=["case_id", "trial", "passed"], orient="row")
+    row = ef.audit(plan, ledger, cases="fixed").summary.row(0, named=True)
+    assert row["case_pass_rate"] == pytest.approx(5 / 9)
+    t6 = 2.446911851144969  # t quantile, 6 degrees of freedom, 97.5%
+    low, high = wilson(5 / 9, 20, t6)
+    assert (row["case_pass_rate_ci_low"], row["case_pass_rate_ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    # another reducer's case outcome has no estimated trial-noise variance about fixed cases: no interval
+    other = ef.audit(plan, ledger, cases="fixed", reducer="any").summary.row(0, named=True)
+    assert (other["case_pass_rate"], other["case_pass_rate_ci_low"], other["case_pass_rate_ci_high"]) == (
+        pytest.approx(2 / 3),
+        None,
+        None,
+    )
 
 
 @pytest.mark.parametrize(

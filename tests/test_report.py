@@ -349,8 +349,10 @@ def test_markdown_puts_the_case_level_rate_beside_the_trial_level_one() -> None:
     assert lines[start - 2] == "| A | " + " | ".join(cells) + " |"
     assert (
         "A's pass_rate_scored has no interval: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more "
-        "than 28 + 25·g1² = 28 cases for the per-case pass rates (skewness g1 = 0); there are 2; with 2 cases, a kind "
-        "of case that fails every time and makes up most of the population could be absent from this sample." in text
+        "than 28 + 25·g1² = 28 cases for the per-case pass rates (skewness g1 = 0); there are 2: with 2 cases the "
+        "sample target (cases standing for a larger population of tasks) cannot support an interval for this skew; "
+        "--cases fixed gives inference about these 2 cases only; with 2 cases, a kind of case that fails every time "
+        "and makes up most of the population could be absent from this sample." in text
     )
     assert "case_pass_rate" not in ef.report.render_markdown(build_view(repro_report("mean", trials=1)))
 

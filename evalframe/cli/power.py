@@ -23,6 +23,7 @@ from evalframe.cli.options import Count, Number, count_in
 from evalframe.columns import CANDIDATE, CASE_ID
 from evalframe.errors import InputFormatError
 from evalframe.report.format import fmt_count, fmt_value
+from evalframe.stats.clustered import check_target
 
 #: What to do about each input the power analysis refuses, keyed by the start of its message.
 HINTS = {
@@ -33,7 +34,7 @@ HINTS = {
     "pair_correlation must": "--pair-correlation is in [-1, 1) (compare's pair_correlation)",
     "a pair correlation": "give --icc (or --from-units), or a smaller --pair-correlation",
     "target_difference": "--target-difference is a fraction of pass rate, e.g. 0.05 for 5 points (-0.05 a drop)",
-    "cases": "--cases is the number of cases, at least 2",
+    "cases": "--n-cases is the number of cases, at least 2",
     "trials": "--trials is a whole number of trials per case, at least 1",
     "pair_trials": "--pair-trials is the trials per case at which --pair-correlation was measured",
     "trade_trials": "--trade-trials lists whole numbers of trials, e.g. 1,2,3,5,10",
@@ -167,8 +168,33 @@ def _text(result: Any, sources: list[str]) -> None:
         console.print(table)
 
 
+def target_of(value: str) -> str:
+    """``--cases`` of ``evalframe power``: ``sample`` or ``fixed``, as in audit and compare; a count is refused.
+
+    ``--cases G`` once gave the number of cases here; one flag name means one thing across the commands, so a
+    whole number is a usage error naming ``--n-cases`` (never taken silently as something else).
+    """
+    if value in ("sample", "fixed"):
+        return value
+    if value.strip().isdigit():
+        _fail(
+            f"--cases {value}: --cases is sample|fixed (what the power is about, as in audit and compare); "
+            f"give the number of cases as --n-cases {value.strip()}"
+        )
+    _fail(f"--cases {value!r} is not one of 'sample', 'fixed'", "--cases sample|fixed: the target, as in compare")
+
+
 @click.command("power")
-@click.option("--cases", type=Count, default=None, help="Cases planned (default: those of --from-units).")
+@click.option("--n-cases", "cases", type=Count, default=None, help="Cases planned (default: those of --from-units).")
+@click.option(
+    "--cases",
+    "target",
+    default="sample",
+    show_default=True,
+    metavar="sample|fixed",
+    help="What compare's verdict will be about, as in audit and compare: sample (the cases stand for a larger "
+    "population of tasks) or fixed (these cases only: trial noise within them, nothing with one trial per case).",
+)
 @click.option("--trials", type=Count, default=None, help="Trials per case (default: --from-units', else 1).")
 @click.option("--alpha", type=Number(), default=0.05, show_default=True, help="Two-sided level of compare's test.")
 @click.option("--power", "target_power", type=Number(), default=0.8, show_default=True, help="Target power.")
@@ -212,15 +238,18 @@ def power_command(
     target_difference: float | None,
     trade_trials: str,
     fmt: str,
+    target: str,
 ) -> None:
     """The difference in pass rate a paired plan can detect, the cases a target needs, trials vs cases.
 
     The power is that of compare's test (exact McNemar with one trial per case, the clustered interval
-    with several). Example: `evalframe power --cases 200 --trials 3 --icc 0.3`.
+    with several; under --cases fixed the within-case interval). Example:
+    `evalframe power --n-cases 200 --trials 3 --icc 0.3`.
     """
     from evalframe.stats.power import pair_correlation_limit, power
 
     sources: list[str] = []
+    chosen = check_target(target_of(target))
     try:
         if from_units is not None:
             got = read_units(from_units, candidate)
@@ -247,7 +276,7 @@ def power_command(
                 pair_correlation = math.copysign(limit, pair_correlation)
                 sources.append(f"pair correlation clamped to {pair_correlation:.4g}, the most the icc allows")
         if cases is None:
-            _fail("give --cases (or --from-units)", HINTS["cases"])
+            _fail("give --n-cases (or --from-units)", HINTS["cases"])
         try:
             ks = [count_in(k.strip()) for k in trade_trials.split(",") if k.strip()]
         except click.BadParameter as exc:
@@ -264,6 +293,7 @@ def power_command(
             pair_trials=measured_at,
             target_difference=target_difference,
             trade_trials=ks or [1],
+            target=chosen,
         )
     except ValueError as exc:
         _fail(str(exc), _hint(str(exc)))

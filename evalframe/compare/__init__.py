@@ -312,7 +312,9 @@ def compare(
     verdict = winner if coverage_ok and winner is not None else "no_supported_winner"
     exports, names = report.meta.get("exports") or [], (baseline, candidate)
     verdict, reasons = settings_verdict(exports, names, task, comparable_on, ignore_settings, verdict, reasons)
-    pair_r, found, base_rate = batch_detectable(in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence)
+    pair_r, found, base_rate = batch_detectable(
+        in_use, b, numeric=scale.numeric, alpha=alpha, confidence=confidence, target=cases
+    )
     if skew is not None and skew.cases <= SKEW_RULE_BASE:  # no data can meet G > 28 + 25·g1²: nothing detectable
         found = None
     detectable = None if found is None else found.difference

@@ -91,7 +91,13 @@ def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float, t
 
 
 def batch_detectable(
-    used: pl.DataFrame, baseline: dict[str, Any], *, numeric: bool, alpha: float, confidence: float
+    used: pl.DataFrame,
+    baseline: dict[str, Any],
+    *,
+    numeric: bool,
+    alpha: float,
+    confidence: float,
+    target: Target = "sample",
 ) -> tuple[float | None, Detectable | None, float | None]:
     """The correlation of the two sides' case means, the difference this batch could detect at 80% power, the rate.
 
@@ -101,6 +107,8 @@ def batch_detectable(
     clustered interval at ``confidence``; the smallest difference either way, with the smallest rise and drop.
     A baseline passing (or failing) every used pair is taken at its rate of 1 (or 0): only a drop (a rise)
     has room to be detected. Fewer than two cases detect nothing. None for numeric scores or without pairs.
+    Under ``target="fixed"`` the power is that of the within-case interval (``fixed_t``, no pair correlation;
+    nothing with one pair per case), at the interval's confidence.
     """
     if numeric or used.height == 0:
         return None, None, None
@@ -120,7 +128,8 @@ def batch_detectable(
         rate=rate,
         icc=0.0 if icc is None else min(max(float(icc), 0.0), 1.0),
         pair_correlation=0.0 if r is None else r,
-        alpha=alpha if trials == 1 else 1.0 - confidence,
+        alpha=alpha if trials == 1 and target == "sample" else 1.0 - confidence,
+        target=target,
     )
     return r, found, rate
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal
 
 import polars as pl
 
@@ -19,6 +19,7 @@ from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
 from evalframe.stats import Target, mcnemar_exact
+from evalframe.stats.clustered import check_target
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
@@ -57,10 +58,7 @@ def check_cases(cases: str) -> Target:
     ...     print(exc.option, "|", exc.reason)
     cases | cases must be one of 'sample', 'fixed', got 'all'
     """
-    allowed = get_args(Target)
-    if cases not in allowed:
-        raise OptionError("cases", f"cases must be one of {', '.join(map(repr, allowed))}, got {cases!r}")
-    return cases  # type: ignore[return-value]
+    return check_target(cases, "cases")
 
 
 def check_names(report: AuditReport, baseline: str, candidate: str, task: str | None = None) -> None:

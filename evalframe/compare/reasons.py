@@ -20,7 +20,7 @@ import polars as pl
 from evalframe.compare.inference import Tested
 from evalframe.compare.pairs import Scale
 from evalframe.stats import Detectable, SkewCheck, Target, rare_case_limit
-from evalframe.stats.clustered import SKEW_RULE_BASE
+from evalframe.stats.clustered import SKEW_RULE_BASE, fixed_way_out
 
 
 def coverage_reasons(
@@ -95,11 +95,11 @@ def interval_reason(declared: Tested, scale: Scale, candidate: str, baseline: st
 
 
 def skew_reason(skew: SkewCheck, what: str) -> str:
-    """The skewness guard, when it fails: too few cases for how skewed the per-case differences are."""
-    return (
-        f"skewness: {skew.describe(f'per-case differences of {what}')}: the interval's t(G − 1) "
-        "approximation is not supported for cases sampled from a larger population, so it does not support a winner"
-    )
+    """The skewness guard, when it fails: too few cases for how skewed the per-case differences are.
+
+    The words are :meth:`evalframe.stats.SkewCheck.refusal`'s, as the summary's withheld interval says them.
+    """
+    return f"skewness: {skew.refusal(f'per-case differences of {what}', 'a winner')}"
 
 
 def sample_reason(cases: int, target: Target = "sample") -> str:
@@ -164,6 +164,9 @@ def power_reason(
 ) -> str:
     """The difference this batch could have detected with 80% power (SPEC §6a), in words, either way.
 
+    Under the fixed target (``found.model`` ``fixed_t``) the difference is about these cases only, and one pair
+    per case detects nothing (the trials' own variation cannot be estimated).
+
     ``found`` holds the smallest detectable rise (``candidate`` above ``baseline``) and drop; the direction
     is named when only one is within reach (``rate``, the baseline's over the used pairs, leaves the other
     too little room) or when the two differ. Every ``no_supported_winner`` gets one: with fewer than two
@@ -175,9 +178,16 @@ def power_reason(
         return (
             f"power: with {cases} cases of several trials (or numeric scores) no difference could have been "
             "supported: the clustered interval needs more than 28 + 25·g1² cases, g1 the skewness of the per-case "
-            "differences (Sugden, Smith and Jones 2000), so more than 28 whatever the data"
+            f"differences (Sugden, Smith and Jones 2000), so more than 28 whatever the data; {fixed_way_out(cases)}"
+        )
+    fixed = found is not None and found.model == "fixed_t"
+    if fixed and found is not None and found.trials == 1 and cases >= 2:
+        return (
+            f"power: with cases fixed and one pair in each of the {cases} cases no difference could have been "
+            "supported: the trials' own variation cannot be estimated (several trials per case, or --cases sample)"
         )
     batch = f"power: with {cases} case{'' if cases == 1 else 's'} this batch"
+    batch += " (about these cases only: cases fixed)" if fixed else ""
     what = "mean score" if numeric else "pass rate"
     nothing = f"{batch} could not have detected any difference in {what} with 80% power (SPEC §6a): too few cases"
     missed = "smaller differences may be missed"

@@ -11,6 +11,7 @@ declared reducer (:func:`reduce_case`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 import polars as pl
@@ -32,6 +33,7 @@ from evalframe.columns import (
 )
 from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
 from evalframe.stats import Target, bounded_mean_interval, rare_case_limit, rate_interval, skew_check
+from evalframe.stats.clustered import case_mean_fixed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,7 +65,9 @@ def with_uncertainty(
         population of tasks; ``fixed``, these cases as the whole population — each rate's interval is then
         :func:`evalframe.stats.rate_interval`'s ``target="fixed"`` one (trial noise within these cases only,
         no skewness rule), withheld with a reason in ``pass_rate_scored_ci_withheld`` when no case holds two
-        scored units. The case-level rate and the mean score keep the sample target's interval.
+        scored units. ``case_pass_rate`` under the ``mean`` reducer gets the fixed target's interval too
+        (:func:`evalframe.stats.case_mean_fixed`), under another reducer none; the mean score keeps the sample
+        target's interval.
     score_range
         Bounds of a score; the ``mean_score`` interval lies inside them.
     cluster
@@ -252,7 +256,7 @@ def uncertainty_from_case_patterns(
             "cases_planned": int(group.get_column(CASES).sum()),
             "cases_fully_scored": int(group.filter(pl.col(SCORED) == pl.col(OBSERVATIONS)).get_column(CASES).sum()),
             **_rate_intervals(group, confidence, cases),
-            **_case_level(group, reducer, confidence),
+            **_case_level(group, reducer, confidence, cases),
             **_score_interval(group, low, high, confidence),
         }
         for (name,), group in sums.group_by(CANDIDATE, maintain_order=True)
@@ -340,7 +344,9 @@ def _rate_intervals(cases: pl.DataFrame, confidence: float, target: Target = "sa
             )
             if not skew.holds:
                 row[f"{rate}_ci_low"] = row[f"{rate}_ci_high"] = None
-                row[CI_WITHHELD] = f"no interval: {skew.describe('per-case pass rates')}; {rare_case_limit(skew.cases)}"
+                row[CI_WITHHELD] = (
+                    f"no interval: {skew.refusal('per-case pass rates', 'an interval')}; {rare_case_limit(skew.cases)}"
+                )
         per = est.n / est.n_clusters if est.n_clusters else None
         row["pass_rate_scored_se_naive"] = None if est.rate is None else math.sqrt(est.rate * (1.0 - est.rate) / est.n)
         row["pass_rate_scored_se_clustered"] = est.se_clustered
@@ -354,8 +360,13 @@ def _rate_intervals(cases: pl.DataFrame, confidence: float, target: Target = "sa
     return row
 
 
-def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[str, object]:
-    """One candidate's case-level rate over its fully scored cases, each reduced by ``reducer``."""
+def _case_level(cases: pl.DataFrame, reducer: str, confidence: float, target: Target = "sample") -> dict[str, object]:
+    """One candidate's case-level rate over its fully scored cases, each reduced by ``reducer``.
+
+    Under ``target="fixed"`` the ``mean`` reducer's interval is :func:`~evalframe.stats.case_mean_fixed`'s (trial
+    noise within these cases only); another reducer's case outcome has no estimated trial-noise variance there, so
+    no interval.
+    """
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     full = cases.filter((pl.col(SCORED) == pl.col(OBSERVATIONS)) & (pl.col(SCORED) > 0))
@@ -367,6 +378,10 @@ def _case_level(cases: pl.DataFrame, reducer: str, confidence: float) -> dict[st
     interval = rate_interval if binary else bounded_mean_interval
     counted = full.get_column(CASES).to_numpy()
     est = interval(reduced, ones, confidence=confidence, cases=counted)
+    if target == "fixed":
+        passed, scored = full.get_column(PASSED).to_numpy(), full.get_column(SCORED).to_numpy()
+        fixed = case_mean_fixed(passed, scored, confidence=confidence, cases=counted)
+        est = fixed if reducer_meaning(reducer) == "mean" else replace(est, ci_low=None, ci_high=None)
     return {
         "cases_scored": int(counted.sum()),
         "case_pass_rate": est.rate,

@@ -16,7 +16,7 @@ from evalframe.load.loaded import PathLike
 _LINE_END: Final = re.compile(rb"\r\n|\r|\n")
 
 #: The default of ``Limits.planned_units`` without an address-space limit, and the bound of every count flag
-#: (``--trials``, ``power --cases``): a plan larger than this is refused before its units are built (a
+#: (``--trials``, ``power --n-cases``): a plan larger than this is refused before its units are built (a
 #: 10**9-epoch header took 14 GB).
 MAX_PLANNED_UNITS: Final = 100_000_000
 

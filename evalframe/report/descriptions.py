@@ -79,7 +79,8 @@ DESCRIPTIONS: Mapping[str, str] = {
     ),
     "cases_scored": "cases all of whose planned units got a grade: the denominator of case_pass_rate",
     "case_pass_rate": "mean over cases_scored of each case's reduced outcome (its trials reduced by case_reducer)",
-    "case_pass_rate_ci_low": "lower end of the interval of case_pass_rate (Wilson; fractional outcomes: bounded)",
+    "case_pass_rate_ci_low": "lower end of the interval of case_pass_rate (Wilson; fractional outcomes: bounded; "
+    "--cases fixed: the within-case variance with the mean reducer, null with another)",
     "case_pass_rate_ci_high": "upper end of the interval of case_pass_rate over cases",
     "mean_score": "mean score among scored units, in score units",
     "mean_score_se_clustered": "CR1 standard error of mean_score clustered by case_id (Cameron & Miller 2015)",

@@ -48,7 +48,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, get_args
 
 from evalframe.stats.intervals import normal_quantile, wilson_bounds
 
@@ -62,6 +62,9 @@ __all__ = [
     "SkewCheck",
     "Target",
     "bounded_mean_interval",
+    "case_mean_fixed",
+    "check_target",
+    "fixed_way_out",
     "critical_value",
     "rare_case_limit",
     "rate_interval",
@@ -75,6 +78,35 @@ Method = Literal["wilson", "wilson_clustered", "wilson_fixed", "newcombe", "none
 Target = Literal["sample", "fixed"]
 #: Cases below which no interval is given when units are clustered (one case carries no between-case spread).
 MIN_CASES: Final = 2
+
+
+def check_target(value: str, option: str = "target") -> Target:
+    """``value`` when it is a :data:`Target`, else :class:`~evalframe.errors.OptionError` on ``option``.
+
+    The one check of a target, whatever the argument is called (``cases`` in :func:`evalframe.audit` and
+    :func:`evalframe.compare.compare`, ``target`` in the power functions).
+
+    Raises
+    ------
+    evalframe.errors.OptionError
+        ``option`` the argument's name, the reason listing ``sample`` and ``fixed`` (a ``ValueError`` too).
+
+    Examples
+    --------
+    >>> check_target("fixed")
+    'fixed'
+    >>> try:
+    ...     check_target("all", "cases")
+    ... except ValueError as exc:
+    ...     print(exc.option, "|", exc.reason)
+    cases | cases must be one of 'sample', 'fixed', got 'all'
+    """
+    from evalframe.errors import OptionError  # on use: the errors module reads polars
+
+    allowed = get_args(Target)
+    if value not in allowed:
+        raise OptionError(option, f"{option} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return value  # type: ignore[return-value]
 
 
 def critical_value(confidence: float, clusters: int | None) -> float:
@@ -174,6 +206,37 @@ class SkewCheck:
             f"Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = "
             f"{needed} cases for the {what} (skewness g1 = {self.skewness:.3g}); there are {self.cases}"
         )
+
+    def refusal(self, what: str, withheld: str) -> str:
+        """Why the sample target withholds ``withheld`` (``a winner``, ``an interval``), and the declared way out.
+
+        The one sentence of every output that withholds for the skewness rule (compare's ``skewness:`` reason,
+        the summary's ``pass_rate_scored_ci_withheld``): the rule in words (:meth:`describe`), that the
+        sample target cannot support ``withheld`` with these cases, and :func:`fixed_way_out`.
+
+        Examples
+        --------
+        >>> print(skew_check([9, 9, 0, 9], [10, 10, 10, 10]).refusal("per-case pass rates", "an interval"))
+        Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 61.3 cases
+        for the per-case pass rates (skewness g1 = -1.15); there are 4: with 4 cases the sample target
+        (cases standing for a larger population of tasks) cannot support an interval for this skew;
+        --cases fixed gives inference about these 4 cases only
+        """
+        return (
+            f"{self.describe(what)}: with {self.cases} cases the sample target (cases standing for a larger "
+            f"population of tasks) cannot support {withheld} for this skew; {fixed_way_out(self.cases)}"
+        )
+
+
+def fixed_way_out(cases: int) -> str:
+    """The declared way out of the sample target's limits, in words: ``--cases fixed`` and what it is about.
+
+    Examples
+    --------
+    >>> fixed_way_out(12)
+    '--cases fixed gives inference about these 12 cases only'
+    """
+    return f"--cases fixed gives inference about these {cases} case{'' if cases == 1 else 's'} only"
 
 
 def rare_case_limit(cases: int) -> str:
@@ -344,17 +407,88 @@ def _fixed(
     """
     import numpy as np  # imported on use: `import evalframe` does not need it
 
-    several = m >= 2
-    df = float(np.sum(cases[several] * (m[several] - 1.0)))
+    s2, df = _within(totals, m, cases, squares)
     if df == 0:  # one unit per case: trial noise cannot be told apart from the cases
         return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
-    within = np.maximum(squares - totals * totals / m, 0.0)  # SS_i; rounding only below 0
-    pooled = float(np.sum(cases[several] * within[several])) / df
-    s2 = np.where(several, within / np.maximum(m - 1.0, 1.0), pooled)
     variance = float(np.sum(cases * m * s2)) / (n * n)
     n_eff = p * (1.0 - p) / variance if variance > 0 and 0.0 < p < 1.0 else n
     low, high = wilson_bounds(p, n_eff, t_quantile((1.0 + confidence) / 2.0, round(df)))
     return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), n / n_eff, n_eff, "wilson_fixed")
+
+
+def _within(totals: np.ndarray, m: np.ndarray, cases: np.ndarray, squares: np.ndarray) -> tuple[np.ndarray, float]:
+    """Per entry the unbiased within-case variance s_i² (the pooled one for a case of one unit), and Σ (m_i − 1).
+
+    s_i² = SS_i / (m_i − 1) with SS_i = Σ x² − (Σ x)² / m_i; pooled: Σ SS_i / Σ (m_i − 1) over the cases of two
+    units or more (entry i standing for ``cases[i]`` cases). The degrees of freedom are 0 without such a case.
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    several = m >= 2
+    df = float(np.sum(cases[several] * (m[several] - 1.0)))
+    within = np.maximum(squares - totals * totals / np.maximum(m, 1.0), 0.0)  # SS_i; rounding only below 0
+    pooled = float(np.sum(cases[several] * within[several])) / df if df > 0 else 0.0
+    return np.where(several, within / np.maximum(m - 1.0, 1.0), pooled), df
+
+
+def case_mean_fixed(
+    successes: np.ndarray | Sequence[float],
+    units: np.ndarray | Sequence[float],
+    *,
+    confidence: float = 0.95,
+    cases: np.ndarray | Sequence[float] | None = None,
+) -> RateEstimate:
+    """The mean over cases of each case's pass fraction, with the fixed target's interval (trial noise only).
+
+    The case-level rate with the ``mean`` reducer (the summary's ``case_pass_rate``) about these cases only
+    (``--cases fixed``; Miller 2024): each case weighs 1 whatever its trials, so its fraction c_i / m_i varies
+    by s_i² / m_i given the case, s_i² the unbiased within-case variance (the pooled one for a case of one
+    unit), and Var = Σ s_i² / m_i / G².
+
+    Parameters
+    ----------
+    successes, units, cases
+        Per case: passed units, scored units (cases with none are ignored), and how many cases the entry
+        stands for, as in :func:`rate_interval`.
+    confidence
+        Two-sided coverage.
+
+    Returns
+    -------
+    RateEstimate
+        ``rate`` the mean of the fractions; the Wilson interval on n_eff = p(1 − p)/Var (G when no trial
+        varied) with t(Σ (m_i − 1)) (``wilson_fixed``), as :func:`rate_interval`'s ``target="fixed"``;
+        fewer than two cases, or no case of two units: no interval (``none``). ``n`` counts cases.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rate_interval`.
+
+    Examples
+    --------
+    Cases of 4, 2 and 1 trials passing 2, 1 and 1: fractions ½, ½, 1; SS = 1, ½; pooled s² = 1.5 / 4.
+
+    >>> r = case_mean_fixed([2, 1, 1], [4, 2, 1])
+    >>> round(r.rate, 4), round(r.se_clustered**2 * 9, 6), r.method
+    (0.6667, 0.708333, 'wilson_fixed')
+    """
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    t, m, c = _arrays(successes, units, cases)
+    keep = (m > 0) & (c > 0)
+    t, m, c = t[keep], m[keep], c[keep]
+    g = int(c.sum())
+    if g == 0:
+        return RateEstimate(0, 0, None, None, None, None, None, None, "none")
+    p = float(np.sum(c * t / m)) / g
+    s2, df = _within(t, m, c, t)  # 0/1 values: each square is the value
+    if g < MIN_CASES or df == 0:
+        return RateEstimate(g, g, p, None, None, None, None, None, "none")
+    variance = float(np.sum(c * s2 / m)) / (g * g)
+    n_eff = p * (1.0 - p) / variance if variance > 0 and 0.0 < p < 1.0 else float(g)
+    low, high = wilson_bounds(p, n_eff, t_quantile((1.0 + confidence) / 2.0, round(df)))
+    return RateEstimate(g, g, p, low, high, math.sqrt(variance), g / n_eff, n_eff, "wilson_fixed")
 
 
 def _arrays(

@@ -74,6 +74,21 @@ The noncentral t is exact for normal per-case differences; bounded, slightly
 skewed ones (the seeded simulation, ``benchmarks/sim_power.py``) give about
 one point more power at 20 to 100 cases, which is left in rather than fitted.
 
+**Cases fixed** (``target="fixed"``; ``compare --cases fixed``: inference about these cases only, Miller
+2024). The interval's variance is the trials' within the cases, V = Σ m_c·s_c² / N² with s_c² the unbiased
+within-case variance of the per-pair differences, and its quantile t with Σ (m_c − 1) = G(K − 1) degrees of
+freedom (:func:`evalframe.stats.clustered.rate_interval`). Given its cases, one trial of a side with case
+probability p_c varies by p_c(1 − p_c), on average p(1 − p)(1 − ρ) over cases of mean p and intra-case
+correlation ρ; the two sides' trials are independent given the case, so one pair difference varies by
+σ_W² = (1 − ρ)·(p(1 − p) + (p + d)(1 − p − d)), and the pair correlation plays no part (the cases' shared
+difficulty is conditioned on, not averaged over). The same Wilson-as-t argument as above gives
+
+    power = P(T'_{G(K − 1), δ} > t_{1 − α/2, G(K − 1)} / sqrt(1 − d²)),  δ = d·sqrt(G·K)/σ_W,
+
+and no power at all with one trial per case (no interval: trial noise cannot be told from the cases).
+It is the power for a difference d of the mean over these cases of the two sides' pass probabilities;
+``benchmarks/sim_inference.py --fixed-power`` checks it against seeded batches drawn on fixed cases.
+
 Sources
 -------
 O. S. Miettinen (1968), "The matched pairs design in the case of all-or-none
@@ -93,7 +108,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from evalframe.stats.clustered import t_quantile
+from evalframe.stats.clustered import Target, check_target, t_quantile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -108,7 +123,7 @@ __all__ = [
     "observed_detectable",
 ]
 
-Model = Literal["exact_mcnemar", "clustered_t"]
+Model = Literal["exact_mcnemar", "clustered_t", "fixed_t"]
 #: Which way a difference can be detected: both ways, only as a rise (candidate above baseline) or only as a drop.
 Direction = Literal["either", "rise", "drop"]
 #: Probability mass of the discordant-pair count left out of the exact sum, on each side.
@@ -135,7 +150,8 @@ class Detectable:
     design_effect: float
     """1 + (K − 1)ρ: the variance of a case mean over that of one trial, times K."""
     model: Model
-    """``exact_mcnemar`` (one trial per case) or ``clustered_t`` (several): the test whose power is used."""
+    """``exact_mcnemar`` (one trial per case) or ``clustered_t`` (several) under the sample target, ``fixed_t``
+    under the fixed one: the test whose power is used."""
     rise: float | None = None
     """Smallest detectable rise (candidate above baseline, a fraction); None when no rise up to 1 − rate
     reaches the power."""
@@ -261,6 +277,20 @@ def _power_clustered(
     return float(nct.sf(critical, cases - 1, difference * math.sqrt(cases) / sd))
 
 
+def _power_fixed(cases: int, trials: float, rate: float, difference: float, icc: float, alpha: float) -> float:
+    """The power of the fixed target's within-case interval (module docstring); 0 without two trials in a case."""
+    from scipy.stats import nct
+
+    df = round(cases * (trials - 1.0))
+    if cases < 2 or df < 1:
+        return 0.0
+    pc = rate + difference
+    within = (1.0 - icc) * (rate * (1.0 - rate) + max(pc * (1.0 - pc), 0.0))
+    sd = math.sqrt(max(within, 1e-300))
+    critical = t_quantile(1.0 - alpha / 2.0, df) / math.sqrt(max(1.0 - difference * difference, 1e-12))
+    return float(nct.sf(critical, df, difference * math.sqrt(cases * trials) / sd))
+
+
 def achieved_power(
     difference: float,
     cases: int,
@@ -270,6 +300,7 @@ def achieved_power(
     icc: float = 0.0,
     pair_correlation: float = 0.0,
     alpha: float = 0.05,
+    target: Target = "sample",
 ) -> float:
     """The probability that ``compare``'s paired test detects a true ``difference`` in its direction.
 
@@ -280,9 +311,10 @@ def achieved_power(
         declaring the candidate better; negative (a drop), of declaring the baseline better, which is the
         power of the rise −``difference`` from 1 − ``rate`` (module docstring: the test is symmetric under
         swapping pass and fail).
-    cases, trials, rate, icc, pair_correlation, alpha
-        The design, as in :func:`detectable_difference`: exactly one trial per case uses the exact McNemar
-        model, more the clustered t model (module docstring).
+    cases, trials, rate, icc, pair_correlation, alpha, target
+        The design, as in :func:`detectable_difference`: under the sample target exactly one trial per case
+        uses the exact McNemar model, more the clustered t model; under the fixed target the within-case t
+        model (module docstring).
 
     Returns
     -------
@@ -303,10 +335,12 @@ def achieved_power(
     0.9434
     >>> round(achieved_power(-0.45, 20, 1, rate=0.9), 4), round(achieved_power(0.45, 20, 1, rate=0.1), 4)
     (0.7987, 0.7987)
+    >>> round(achieved_power(0.1, 20, 5, rate=0.5, icc=0.3, target="fixed"), 4)
+    0.3887
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, 0.5)
     difference = _check_difference(difference, rate, zero=True)
-    return _power(difference, int(cases), trials, rate, icc, pair_correlation, alpha)
+    return _power(difference, int(cases), trials, rate, icc, pair_correlation, alpha, check_target(target))
 
 
 def _check_difference(difference: float, rate: float, *, zero: bool) -> float:
@@ -325,10 +359,21 @@ def _check_difference(difference: float, rate: float, *, zero: bool) -> float:
     return min(max(difference, -rate), 1.0 - rate)
 
 
-def _power(difference: float, cases: int, trials: float, rate: float, icc: float, r: float, alpha: float) -> float:
+def _power(
+    difference: float,
+    cases: int,
+    trials: float,
+    rate: float,
+    icc: float,
+    r: float,
+    alpha: float,
+    target: Target = "sample",
+) -> float:
     """:func:`achieved_power` unchecked, ``rate`` in [0, 1]: a drop is the rise of as much from 1 − ``rate``."""
     if difference < 0.0:
         rate, difference = 1.0 - rate, -difference
+    if target == "fixed":
+        return _power_fixed(cases, trials, rate, difference, icc, alpha)
     if trials == 1:
         return _power_mcnemar(cases, rate, difference, r, alpha)
     return _power_clustered(cases, trials, rate, difference, icc, r, alpha)
@@ -343,6 +388,7 @@ def detectable_difference(
     pair_correlation: float = 0.0,
     alpha: float = 0.05,
     power: float = 0.8,
+    target: Target = "sample",
 ) -> Detectable:
     """The smallest difference in pass rate, either way, that ``compare``'s paired test detects with ``power``.
 
@@ -365,6 +411,10 @@ def detectable_difference(
         Two-sided significance level (``compare``'s ``alpha``; its interval at confidence 1 − α).
     power
         Target power 1 − β.
+    target
+        What ``compare``'s verdict is about (its ``cases``): ``sample`` (the cases stand for a population of
+        tasks; the models above) or ``fixed`` (these cases only: the within-case model, ``fixed_t``; nothing is
+        detectable with one trial per case).
 
     Returns
     -------
@@ -395,9 +445,16 @@ def detectable_difference(
     >>> high, low = detectable_difference(20, 1, rate=0.9), detectable_difference(20, 1, rate=0.1)
     >>> high.direction, round(high.difference, 4), high.rise, low.direction, round(low.difference, 4)
     ('drop', 0.4507, None, 'rise', 0.4507)
+
+    About these 20 cases only, the variance between cases drops out: a smaller difference is detectable.
+
+    >>> round(detectable_difference(20, 5, rate=0.5, icc=0.3).difference, 4)
+    0.2916
+    >>> round(detectable_difference(20, 5, rate=0.5, icc=0.3, target="fixed").difference, 4)
+    0.1647
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
-    return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power)
+    return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power, check_target(target))
 
 
 def observed_detectable(
@@ -409,6 +466,7 @@ def observed_detectable(
     pair_correlation: float,
     alpha: float,
     power: float = 0.8,
+    target: Target = "sample",
 ) -> Detectable:
     """:func:`detectable_difference` at a rate observed after a run, which may be 0 or 1 (``compare``).
 
@@ -425,27 +483,34 @@ def observed_detectable(
     True
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, power, rate_closed=True)
-    return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power)
+    return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power, check_target(target))
 
 
 def _detectable(
-    cases: int, trials: float, rate: float, icc: float, pair_correlation: float, alpha: float, power: float
+    cases: int,
+    trials: float,
+    rate: float,
+    icc: float,
+    pair_correlation: float,
+    alpha: float,
+    power: float,
+    target: Target = "sample",
 ) -> Detectable:
     """The search of :func:`detectable_difference`, unchecked, ``rate`` in [0, 1]."""
     shrink = icc + (1.0 - icc) / trials
     case_sd = math.sqrt(2.0 * rate * (1.0 - rate) * shrink * (1.0 - pair_correlation))
     deff = 1.0 + (trials - 1.0) * icc
-    model: Model = "exact_mcnemar" if trials == 1 else "clustered_t"
+    model: Model = "fixed_t" if target == "fixed" else "exact_mcnemar" if trials == 1 else "clustered_t"
     if cases < 2:
         return Detectable(cases, trials, None, case_sd, deff, model)
-    rise = _smallest_rise(cases, trials, rate, icc, pair_correlation, alpha, power)
-    drop = _smallest_rise(cases, trials, 1.0 - rate, icc, pair_correlation, alpha, power)
+    rise = _smallest_rise(cases, trials, rate, icc, pair_correlation, alpha, power, target)
+    drop = _smallest_rise(cases, trials, 1.0 - rate, icc, pair_correlation, alpha, power, target)
     found = [d for d in (rise, drop) if d is not None]
     return Detectable(cases, trials, min(found) if found else None, case_sd, deff, model, rise, drop)
 
 
 def _smallest_rise(
-    cases: int, trials: float, rate: float, icc: float, r: float, alpha: float, power: float
+    cases: int, trials: float, rate: float, icc: float, r: float, alpha: float, power: float, target: Target
 ) -> float | None:
     """The smallest rise d in (0, 1 − ``rate``] whose power reaches ``power`` (0 when even d = 0 does), or None."""
     top = 1.0 - rate
@@ -453,7 +518,7 @@ def _smallest_rise(
         return None
 
     def gap(d: float) -> float:
-        return _power(d, cases, trials, rate, icc, r, alpha) - power
+        return _power(d, cases, trials, rate, icc, r, alpha, target) - power
 
     below = 0.0
     if gap(below) >= 0.0:  # a target power below the test's level: any difference, even none
@@ -478,6 +543,7 @@ def cases_needed(
     alpha: float = 0.05,
     power: float = 0.8,
     most: int = 10_000_000,
+    target: Target = "sample",
 ) -> int | None:
     """The fewest cases at which ``compare``'s paired test reaches ``power`` for a true ``difference``.
 
@@ -486,7 +552,7 @@ def cases_needed(
     difference
         Target difference in pass rate, candidate − baseline: a rise in (0, 1 − rate] or a drop in
         [−rate, 0) (sized as the rise of as much from 1 − rate).
-    trials, rate, icc, pair_correlation, alpha, power
+    trials, rate, icc, pair_correlation, alpha, power, target
         As in :func:`detectable_difference`.
     most
         Search bound: None is returned when even this many cases do not suffice.
@@ -514,9 +580,12 @@ def cases_needed(
     """
     _check_design(most, trials, rate, icc, pair_correlation, alpha, power)
     difference = _check_difference(difference, rate, zero=False)
+    target = check_target(target)
+    if target == "fixed" and trials == 1:  # no interval about fixed cases without two trials in one
+        return None
 
     def reaches(g: int) -> bool:
-        return _power(difference, g, trials, rate, icc, pair_correlation, alpha) >= power
+        return _power(difference, g, trials, rate, icc, pair_correlation, alpha, target) >= power
 
     low, high = 2, 2
     while not reaches(high):  # doubling first: small designs are cheap to evaluate, huge ones are not

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from evalframe.stats.clustered import Target, check_target
 from evalframe.stats.detectable import Detectable, cases_needed, detectable_difference
 
 __all__ = [
@@ -98,7 +99,8 @@ class PowerPlan:
     """What a design can detect: returned by :func:`power`."""
 
     inputs: dict[str, Any]
-    """The design and assumptions: cases, trials, alpha, power, rate, icc, pair_correlation, target_difference."""
+    """The design and assumptions: cases, trials, alpha, power, rate, icc, pair_correlation, target_difference,
+    target (``sample`` or ``fixed``)."""
     detectable: Detectable
     """The minimum detectable difference of the design."""
     cases_needed: int | None
@@ -165,7 +167,14 @@ class PowerPlan:
 
         The direction is named when it matters: "a drop of 45.1 points but no rise" when only one way is
         within reach (a rate near 1 leaves little room to rise), "a rise of 15.7 points or a drop of 16.8
-        points" (the smaller first) when the two round differently.
+        points" (the smaller first) when the two round differently. Under the fixed target it says that the
+        difference is about these cases only.
+
+        Examples
+        --------
+        >>> print(power(20, 5, rate=0.5, icc=0.3, target="fixed").sentence())
+        with 20 cases × 5 trials you can detect 16.5 points about these 20 cases only (--cases fixed)
+        (80% power, two-sided α 0.05, baseline rate 0.5)
         """
         i, d = self.inputs, self.detectable
         k = f"{i['trials']:g} trial{'' if i['trials'] == 1 else 's'}"
@@ -182,8 +191,9 @@ class PowerPlan:
             what = f"a rise of {rise} or a drop of {drop}"
         else:
             what = f"a drop of {drop} or a rise of {rise}"
+        about = f" about these {i['cases']} cases only (--cases fixed)" if i.get("target") == "fixed" else ""
         return (
-            f"with {i['cases']} cases × {k} you can detect {what} "
+            f"with {i['cases']} cases × {k} you can detect {what}{about} "
             f"({i['power']:.0%} power, two-sided α {i['alpha']:g}, baseline rate {i['rate']:g})"
         )
 
@@ -200,6 +210,7 @@ def power(
     pair_trials: float | None = None,
     target_difference: float | None = None,
     trade_trials: Sequence[int] = TRADE_TRIALS,
+    target: Target = "sample",
 ) -> PowerPlan:
     """What a paired design of ``cases`` × ``trials`` can detect, and what more trials or more cases buy.
 
@@ -224,6 +235,10 @@ def power(
         drop in [−rate, 0); or None.
     trade_trials
         Trials per case for the trade table.
+    target
+        What ``compare``'s verdict will be about (its ``cases``): ``sample``, the cases as a sample of a
+        population of tasks, or ``fixed``, these cases only (the within-case model of
+        :mod:`evalframe.stats.detectable`: no pair correlation, nothing detectable with one trial per case).
 
     Returns
     -------
@@ -256,15 +271,20 @@ def power(
     [(1, 200, 0.143), (2, 100, 0.159), (3, 66, 0.177), (5, 40, 0.207), (10, 20, 0.27)]
     """
     measured, ks = _checked_design(cases, trials, rate, target_difference, pair_trials, trade_trials)
+    target = check_target(target)
     r_at = {k: pair_correlation_at(pair_correlation, icc=icc, measured_at=measured, trials=k) for k in ks}
 
     def detectable_at(g: int, k: int) -> Detectable:
-        return detectable_difference(g, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power)
+        return detectable_difference(
+            g, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power, target=target
+        )
 
     needed_at: dict[int, int | None] = {
         k: None
         if target_difference is None
-        else cases_needed(target_difference, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power)
+        else cases_needed(
+            target_difference, k, rate=rate, icc=icc, pair_correlation=r_at[k], alpha=alpha, power=power, target=target
+        )
         for k in ks
     }
     inputs = {
@@ -277,10 +297,11 @@ def power(
         "pair_correlation": pair_correlation,
         "pair_trials": measured,
         "target_difference": target_difference,
+        "target": target,
     }
     trade = _trade_table(cases, trials, ks, r_at, needed_at, detectable_at)
     found = detectable_at(cases, trials)
-    return PowerPlan(inputs, found, needed_at[int(trials)], trade, _notes(cases, trials, icc, ks))
+    return PowerPlan(inputs, found, needed_at[int(trials)], trade, _notes(cases, trials, icc, ks, target))
 
 
 def _checked_design(
@@ -362,13 +383,22 @@ def _trade_table(
     )
 
 
-def _notes(cases: int, trials: int, icc: float, ks: list[int]) -> list[str]:
+def _notes(cases: int, trials: int, icc: float, ks: list[int], target: Target = "sample") -> list[str]:
     """The assumptions the numbers rest on, in words."""
-    test = (
-        "the exact McNemar test (one trial per case)"
-        if trials == 1
-        else f"the interval clustered by case (t with {cases - 1} degrees of freedom)"
-    )
+    if target == "fixed":
+        df = cases * (trials - 1)
+        test = (
+            f"the within-case interval of --cases fixed (t with {df} degrees of freedom), about these {cases} "
+            "cases only, not the tasks they were drawn from; the pair correlation plays no part"
+            if trials > 1
+            else "none under --cases fixed with one trial per case: the trials' own variation cannot be estimated"
+        )
+    else:
+        test = (
+            "the exact McNemar test (one trial per case)"
+            if trials == 1
+            else f"the interval clustered by case (t with {cases - 1} degrees of freedom)"
+        )
     notes = [f"the power is that of compare's test: {test}"]
     if trials == 1 and icc == 0.0 and any(k > 1 for k in ks):
         notes.append("icc 0 assumed: with icc 0 more trials per case count as more independent cases")

@@ -160,12 +160,18 @@ def test_a_numeric_flag_is_finite_and_bounded(args: list[str], message: str) -> 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--cases", str(10**30)], "Invalid value for '--cases': 1000000000000000000000000000000 is not in the range"),
-        (["--cases", "100", "--alpha", "nan"], "Invalid value for '--alpha': 'nan' is not a finite number"),
-        (["--cases", "100", "--icc", "inf"], "Invalid value for '--icc': 'inf' is not a finite number"),
-        (["--cases", "100", "--trials", "1000000000"], "Invalid value for '--trials': 1000000000 is not in the range"),
         (
-            ["--cases", "100", "--trade-trials", f"1,{10**11}"],
+            ["--n-cases", str(10**30)],
+            "Invalid value for '--n-cases': 1000000000000000000000000000000 is not in the range",
+        ),
+        (["--n-cases", "100", "--alpha", "nan"], "Invalid value for '--alpha': 'nan' is not a finite number"),
+        (["--n-cases", "100", "--icc", "inf"], "Invalid value for '--icc': 'inf' is not a finite number"),
+        (
+            ["--n-cases", "100", "--trials", "1000000000"],
+            "Invalid value for '--trials': 1000000000 is not in the range",
+        ),
+        (
+            ["--n-cases", "100", "--trade-trials", f"1,{10**11}"],
             f"error: --trade-trials '1,{10**11}' is not a list of whole numbers ({10**11} is not in the range "
             "1<=x<=100000000.)",
         ),
@@ -195,7 +201,7 @@ def test_quantile_bins_are_at_most_the_columns_distinct_values(tmp_path: Path) -
     assert sorted((r["slice_value"], r["planned"]) for r in slices) == [("(-inf, 15]", 1), ("(15, inf]", 1)]
 
 
-@pytest.mark.parametrize("args", [["--cases", "100", "--trials", "100000000"], ["--cases", "100000000"]])
+@pytest.mark.parametrize("args", [["--n-cases", "100", "--trials", "100000000"], ["--n-cases", "100000000"]])
 def test_power_of_the_largest_designs_is_bounded_work(args: list[str]) -> None:
     start = time.process_time()
     code, stdout, stderr = run(["power", *args, "--format", "json"])

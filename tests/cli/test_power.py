@@ -22,14 +22,14 @@ def _cli(args: list[str]) -> tuple[int, str, str]:
 
 
 def test_power_command_text_and_json() -> None:
-    code, out, _ = _cli(["--cases", "200", "--trials", "1", "--icc", "0.3", "--target-difference", "0.1"])
+    code, out, _ = _cli(["--n-cases", "200", "--trials", "1", "--icc", "0.3", "--target-difference", "0.1"])
     assert code == 0
     assert out.splitlines()[0] == (
         "with 200 cases × 1 trial you can detect 14.3 points (80% power, two-sided α 0.05, baseline rate 0.5)"
     )
     assert "cases needed for a rise of 10.0 points at 1 trial(s) per case: 408" in out
     assert "trials vs cases: same budget of units" in out
-    code, out, _ = _cli(["--cases", "200", "--trials", "3", "--icc", "0.3", "--format", "json"])
+    code, out, _ = _cli(["--n-cases", "200", "--trials", "3", "--icc", "0.3", "--format", "json"])
     assert code == 0
     doc = json.loads(out)
     assert doc["detectable_difference"] == pytest.approx(0.102095, abs=5e-7)
@@ -41,19 +41,19 @@ def test_power_command_text_and_json() -> None:
 def test_power_command_detects_a_drop_where_a_rise_has_no_room() -> None:
     # 20 cases × 1 trial at 0.9: a rise has 10 points of room; a drop of 45.1 points is as detectable as a rise
     # of 45.1 from 0.1 (the two-sided test is symmetric under swapping pass and fail).
-    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.9", "--target-difference", "-0.3"])
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "1", "--rate", "0.9", "--target-difference", "-0.3"])
     assert code == 0
     assert out.splitlines()[:2] == [
         "with 20 cases × 1 trial you can detect a drop of 45.1 points but no rise (80% power, two-sided α 0.05, "
         "baseline rate 0.9)",
         "cases needed for a drop of 30.0 points at 1 trial(s) per case: 37",
     ]
-    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.1"])
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "1", "--rate", "0.1"])
     assert out.splitlines()[0] == (
         "with 20 cases × 1 trial you can detect a rise of 45.1 points but no drop (80% power, two-sided α 0.05, "
         "baseline rate 0.1)"
     )
-    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.9", "--format", "json"])
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "1", "--rate", "0.9", "--format", "json"])
     doc = json.loads(out)
     assert doc["detectable_difference"] == doc["detectable_drop"] == pytest.approx(0.450706, abs=5e-7)
     assert doc["detectable_rise"] is None
@@ -64,7 +64,7 @@ def test_power_command_detects_a_drop_where_a_rise_has_no_room() -> None:
     }
     assert same[1] == (None, pytest.approx(0.450706, abs=5e-7))
     assert same[5] == (pytest.approx(0.092492, abs=5e-7), pytest.approx(0.158171, abs=5e-7))
-    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.9"])
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "1", "--rate", "0.9"])
     header = next(line for line in out.splitlines() if "trials" in line and "cases_needed" in line)
     assert [c.strip() for c in header.strip("┃").split("┃")] == [
         "trials",
@@ -75,19 +75,19 @@ def test_power_command_detects_a_drop_where_a_rise_has_no_room() -> None:
         "detectable_drop",
         "cases_needed",
     ]
-    code, out, _ = _cli(["--cases", "20", "--trials", "1", "--rate", "0.1", "--target-difference", "0.3"])
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "1", "--rate", "0.1", "--target-difference", "0.3"])
     assert out.splitlines()[1] == "cases needed for a rise of 30.0 points at 1 trial(s) per case: 37"
 
 
 @pytest.mark.parametrize(
     ("args", "message", "hint"),
     [
-        (["--cases", "200", "--rate", "1.2"], "error: rate must be in (0.0, 1.0), got 1.2", "--rate is the baseline"),
-        (["--trials", "2"], "error: give --cases (or --from-units)", "--cases is the number of cases"),
-        (["--cases", "200", "--pair-correlation", "0.4"], "error: a pair correlation of 0.4", "give --icc"),
-        (["--cases", "1"], "error: cases must be a whole number of at least 2, got 1", "--cases is"),
-        (["--cases", "50", "--trade-trials", "1,x"], "error: --trade-trials '1,x' is not a list", "--trade-trials"),
-        (["--cases", "50", "--target-difference", "0"], "error: target_difference must be in", "--target-diff"),
+        (["--n-cases", "200", "--rate", "1.2"], "error: rate must be in (0.0, 1.0), got 1.2", "--rate is the baseline"),
+        (["--trials", "2"], "error: give --n-cases (or --from-units)", "--n-cases is the number of cases"),
+        (["--n-cases", "200", "--pair-correlation", "0.4"], "error: a pair correlation of 0.4", "give --icc"),
+        (["--n-cases", "1"], "error: cases must be a whole number of at least 2, got 1", "--n-cases is"),
+        (["--n-cases", "50", "--trade-trials", "1,x"], "error: --trade-trials '1,x' is not a list", "--trade-trials"),
+        (["--n-cases", "50", "--target-difference", "0"], "error: target_difference must be in", "--target-diff"),
     ],
 )
 def test_power_command_bad_inputs_exit_2_with_a_hint(args: list[str], message: str, hint: str) -> None:
@@ -129,11 +129,55 @@ def test_power_command_reads_an_earlier_audit_and_compare(tmp_path: Path) -> Non
         "pair_correlation": pytest.approx(min(r, pair_correlation_limit(base["icc"], 4))),
         "pair_trials": 4.0,
         "target_difference": None,
+        "target": "sample",
     }
     assert doc["detectable_difference"] == pytest.approx(compare(report, baseline="base", candidate="cand").table.item(
         0, "detectable_difference"
     ))  # fmt: skip
     assert any(s.startswith("icc ") and s.endswith(units) for s in doc["sources"])
-    code, _, err = _cli(["--cases", "30", "--from-units", str(tmp_path / "plan.csv")])
+    code, _, err = _cli(["--n-cases", "30", "--from-units", str(tmp_path / "plan.csv")])
     assert code == 2
     assert err.startswith(f"error: --from-units {tmp_path / 'plan.csv'}: not a readable units table")
+
+
+def test_power_cases_is_the_target_as_in_audit_and_compare_and_a_count_there_names_n_cases() -> None:
+    # One flag name, one meaning (issue 41): --cases is sample|fixed on audit, compare and power; the count is
+    # --n-cases. The old spelling with a count is refused in one line that names the new flag, never reread.
+    code, out, err = _cli(["--cases", "200", "--trials", "3"])
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: --cases 200: --cases is sample|fixed (what the power is about, as in audit and compare); "
+        "give the number of cases as --n-cases 200\n"
+    )
+    code, out, err = _cli(["--n-cases", "20", "--cases", "every"])
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == "error: --cases 'every' is not one of 'sample', 'fixed'"
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "5", "--icc", "0.3", "--cases", "sample", "--format", "json"])
+    assert code == 0
+    assert json.loads(out)["inputs"]["target"] == "sample"
+
+
+def test_power_under_cases_fixed_is_the_within_case_t() -> None:
+    # 20 cases × 5 trials, rate 0.5, icc 0.3, about these cases only: one pair difference varies by
+    # σ_W² = (1 − 0.3)(0.25 + (0.5 + d)(0.5 − d)) and the test is t with 20 · 4 = 80 df (stats.detectable).
+    from scipy.optimize import brentq
+    from scipy.stats import nct
+    from scipy.stats import t as student
+
+    def by_hand(d: float) -> float:
+        sd = ((1 - 0.3) * (0.25 + (0.5 + d) * (0.5 - d))) ** 0.5
+        return float(nct.sf(student.ppf(0.975, 80) / (1 - d * d) ** 0.5, 80, d * 100**0.5 / sd))
+
+    mde = brentq(lambda d: by_hand(d) - 0.8, 1e-6, 0.5)
+    code, out, _ = _cli(["--n-cases", "20", "--trials", "5", "--icc", "0.3", "--cases", "fixed", "--format", "json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert (doc["model"], doc["inputs"]["target"]) == ("fixed_t", "fixed")
+    assert doc["detectable_difference"] == pytest.approx(mde, abs=1e-6)
+    assert doc["sentence"].startswith(f"with 20 cases × 5 trials you can detect {100 * mde:.1f} points about these 20 "
+                                      "cases only (--cases fixed)")  # fmt: skip
+    # one trial per case: no interval about fixed cases, so nothing is detectable and the note says why
+    code, out, _ = _cli(["--n-cases", "200", "--cases", "fixed", "--format", "json"])
+    doc = json.loads(out)
+    assert doc["detectable_difference"] is None
+    assert "none under --cases fixed with one trial per case" in doc["notes"][0]
