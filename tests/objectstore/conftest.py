@@ -1,0 +1,111 @@
+"""An S3 server on 127.0.0.1 for the object-storage tests: moto's server mode, in this process, on a free port.
+
+The fixture starts it once per module, makes the bucket ``evals``, and stops it after. Objects are put with
+plain HTTP PUTs (moto checks no signature unless told to); every request the server answers is logged in
+``S3Server.requests`` (method, key) by a WSGI wrapper, so a test can count the GETs of a scan.
+"""
+
+from __future__ import annotations
+
+import logging
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+pytest.importorskip("moto.server", reason="pip install 'evalframe[test]' (moto[server])")
+pytest.importorskip("obstore", reason="pip install 'evalframe[lakes]'")
+
+BUCKET = "evals"
+#: Credentials of the test server (moto accepts any unless auth is enforced; none is a real secret).
+KEY_ID, SECRET = "evalframe-test-key", "evalframe-test-secret-0123456789"
+
+
+@dataclass
+class S3Server:
+    """A running moto server: its endpoint, the store options that read it, the requests it answered."""
+
+    endpoint: str
+    requests: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def options(self) -> dict[str, str]:
+        """polars-style storage options reaching this server."""
+        return {
+            "aws_access_key_id": KEY_ID,
+            "aws_secret_access_key": SECRET,
+            "aws_endpoint_url": self.endpoint,
+            "aws_region": "us-east-1",
+            "aws_allow_http": "true",
+        }
+
+    def put(self, key: str, data: bytes) -> str:
+        """Put one object into the bucket; its ``s3://`` URL."""
+        req = urllib.request.Request(f"{self.endpoint}/{BUCKET}/{key}", data=data, method="PUT", headers={"Content-Type": "application/octet-stream"})
+        with urllib.request.urlopen(req, timeout=10) as response:  # noqa: S310  (loopback test server)
+            assert response.status == 200
+        return f"s3://{BUCKET}/{key}"
+
+    def put_tree(self, folder: Path, prefix: str) -> str:
+        """Put every file under ``folder`` at ``prefix/<relative path>``; the prefix's ``s3://`` URL."""
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            self.put(f"{prefix}/{path.relative_to(folder).as_posix()}", path.read_bytes())
+        return f"s3://{BUCKET}/{prefix}"
+
+    def gets(self, under: str = "") -> list[str]:
+        """The keys the server answered a GET for (ranged or whole), below ``under``."""
+        return [k for m, k in self.requests if m == "GET" and k.startswith(under)]
+
+
+def _logging(app: Callable[..., Any], log: list[tuple[str, str]]) -> Callable[..., Any]:
+    """A WSGI app that logs (method, object key) of each request, then hands it to ``app``."""
+
+    def logged(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path = unquote(environ.get("PATH_INFO", ""))
+        key = path.removeprefix(f"/{BUCKET}").lstrip("/")
+        log.append((environ.get("REQUEST_METHOD", ""), key))
+        return app(environ, start_response)
+
+    return logged
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[S3Server]:
+    """A moto S3 server on 127.0.0.1 (a free port) holding the empty bucket ``evals``."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        assert host == "127.0.0.1"
+        found = S3Server(f"http://{host}:{port}")
+        inner = server._server  # the werkzeug server: its app is wrapped to log requests
+        assert inner is not None
+        inner.app = _logging(inner.app, found.requests)
+        req = urllib.request.Request(f"{found.endpoint}/{BUCKET}", method="PUT")
+        with urllib.request.urlopen(req, timeout=10) as response:  # noqa: S310  (loopback test server)
+            assert response.status == 200
+        yield found
+    finally:
+        server.stop()
+
+
+def closed_port() -> str:
+    """An endpoint on 127.0.0.1 where nothing listens (a port bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def key_of(url: str) -> str:
+    """The object key of an ``s3://evals/...`` URL."""
+    return urlsplit(url).path.lstrip("/")
