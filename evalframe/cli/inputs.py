@@ -23,7 +23,7 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import KIND, GradeKind
 from evalframe.errors import AuditRefused, EvalframeError, OptionError, PlanError
 from evalframe.importers._kit import declare
-from evalframe.load import Loaded, load
+from evalframe.load import Loaded, is_url, load, storage_options
 from evalframe.plan import Plan
 from evalframe.progress import Progress
 from evalframe.read import import_exports, import_folder
@@ -41,12 +41,12 @@ def usage_error(exc: OptionError) -> click.BadParameter:
     return click.BadParameter(exc.reason, param_hint=FLAGS.get(exc.option, "--" + exc.option.replace("_", "-")))
 
 
-def input_paths(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
+def input_paths(paths: Sequence[Path], plan_path: Path | str | None, results_paths: Sequence[str]) -> list[str]:
     """Every path and glob a command reads (none may lie in its --out)."""
     return [*(str(p) for p in paths), *([] if plan_path is None else [str(plan_path)]), *results_paths]
 
 
-def candidates_usage_error(exc: PlanError, plan_path: Path, candidates: str | None) -> None:
+def candidates_usage_error(exc: PlanError, plan_path: Path | str, candidates: str | None) -> None:
     """Raise the usage error (exit 2, with a hint) of a plan refused for how its candidates were named.
 
     A plan without a ``candidate`` column is crossed with the candidates named by --candidates; a plan with
@@ -97,7 +97,9 @@ def _from_exports(
     return imported.plan, results, {"imported_from": from_format, "exports": imported.info}
 
 
-def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags) -> Plan:
+def _from_files(
+    plan_path: Path | str | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags
+) -> Plan:
     """The plan of ``--plan FILE --results ...`` (the ledger is read by the audit; see :func:`_import_ledger`)."""
     if plan_path is None or not results_paths or paths:
         raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
@@ -113,13 +115,14 @@ def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Seq
         raise
 
 
-def _import_ledger(plan_path: Path | None, results_paths: Sequence[str]) -> Loaded | list[str]:
+def _import_ledger(plan_path: Path | str | None, results_paths: Sequence[str]) -> Loaded | list[str]:
     """The ledger of ``--results``: with the import's notes (and its exports as provenance) when it is one.
 
     An ``evalframe import`` folder's plan.parquet and ledger.parquet are audited with the notes the import
     wrote beside them (:func:`evalframe.read.import_folder`); any other ledger is the paths themselves.
     """
-    found = None if plan_path is None else import_folder(plan_path, results_paths)
+    local = plan_path is not None and not is_url(str(plan_path))  # an import folder is a local one
+    found = import_folder(plan_path, results_paths) if local and plan_path is not None else None
     if found is None:
         return list(results_paths)
     ledger = load(results_paths[0])
@@ -157,7 +160,7 @@ def _refused(
 def build_report(
     *,
     paths: tuple[Path, ...],
-    plan_path: Path | None,
+    plan_path: Path | str | None,
     results_paths: tuple[str, ...],
     from_format: str | None,
     out: Path | None,
@@ -171,6 +174,23 @@ def build_report(
     ``options`` holds the :class:`InputFlags` and the audit's keyword arguments.
     """
     flags = InputFlags(**{f.name: options.pop(f.name) for f in fields(InputFlags)})
+    with storage_options(options.pop("storage_options", None)):
+        return _build_report(paths, plan_path, results_paths, from_format, out, retry_on, fmt, progress, flags, options)
+
+
+def _build_report(
+    paths: tuple[Path, ...],
+    plan_path: Path | str | None,
+    results_paths: tuple[str, ...],
+    from_format: str | None,
+    out: Path | None,
+    retry_on: str,
+    fmt: str,
+    progress: Progress | None,
+    flags: InputFlags,
+    options: dict[str, Any],
+) -> AuditReport:
+    """:func:`build_report` with the store options held (the flags read, the audit's options left)."""
     try:  # the audit's own checks, before any file is read, in the words ef.audit uses
         check_options(**{k: options[k] for k in CHECKED}, bins=list(options["bins"]))
     except OptionError as exc:

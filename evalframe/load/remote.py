@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from evalframe.errors import InputFormatError
+from evalframe.errors import InputFormatError, MissingExtra
 
 #: The URL schemes read from object storage (those of polars' and obstore's stores).
 SCHEMES: Final = ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "azure", "http", "https")
@@ -125,7 +125,10 @@ def scrubbed(text: str) -> str:
 
 def _store(url: str) -> Any:
     """An obstore store of the URL's bucket (or host), configured as polars is for the same URL."""
-    from obstore.store import from_url
+    try:
+        from obstore.store import from_url
+    except ModuleNotFoundError as exc:
+        raise MissingExtra.of("lakes", exc) from None
 
     parts = urlsplit(url)
     given = {k.lower(): v for k, v in current_storage_options().items() if k.lower() not in ("max_retries",)}
@@ -135,7 +138,8 @@ def _store(url: str) -> Any:
     if "max_retries" in current_storage_options():
         retries["max_retries"] = int(current_storage_options()["max_retries"])
     root = f"{parts.scheme}://{parts.netloc}" if parts.scheme not in ("http", "https") else url.rsplit("/", 1)[0]
-    return from_url(root, config=config or None, client_options=client, retry_config=retries)
+    build: Any = from_url  # typed per store; the options are the user's, checked by the store
+    return build(root, config=config or None, client_options=client, retry_config=retries)
 
 
 def _key(url: str) -> str:
@@ -198,14 +202,14 @@ def list_url(url: str) -> list[str]:
         When the object is missing, the store denies the request or cannot be reached (one line, naming
         the URL; no option value).
     """
+    check_url(url)
+    store = _store(url)  # first: without the lakes extra, a MissingExtra
     import obstore
 
-    check_url(url)
     parts = urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}/"
     key = _key(url)
     wild = glob.has_magic(key)
-    store = _store(url)
     try:
         if not wild and not url.endswith("/") and os.path.splitext(key)[1]:
             obstore.head(store, key)
@@ -233,10 +237,11 @@ def read_bytes(url: str) -> bytes:
     InputFormatError
         As :func:`list_url`.
     """
+    check_url(url)
+    store = _store(url)
     import obstore
 
-    check_url(url)
     try:
-        return bytes(obstore.get(_store(url), _key(url)).bytes())
+        return bytes(obstore.get(store, _key(url)).bytes())
     except Exception as exc:
         raise store_error(url, exc) from None

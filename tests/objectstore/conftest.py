@@ -109,3 +109,37 @@ def closed_port() -> str:
 def key_of(url: str) -> str:
     """The object key of an ``s3://evals/...`` URL."""
     return urlsplit(url).path.lstrip("/")
+
+
+#: Files of an output folder that record when and how it was written (its manifest), not the audit.
+WRITING_RECORD = ("evalframe-manifest.json",)
+
+
+def assert_same_outputs(local: Path, remote: Path, names: dict[str, str]) -> None:
+    """Two ``--out`` folders hold the same audit: every table equal and every report byte-equal, once each
+    input's URL is written as its local path (``names``: URL prefix → local prefix; provenance names them)."""
+    import polars as pl
+    from polars.testing import assert_frame_equal
+
+    def local_names(text: str) -> str:
+        for url, path in names.items():
+            text = text.replace(url, path)
+        return text
+
+    files = sorted(p.name for p in local.iterdir())
+    assert files == sorted(p.name for p in remote.iterdir())
+    for name in files:
+        if name in WRITING_RECORD:
+            continue
+        if name.endswith(".parquet"):
+            want = pl.read_parquet(local / name)
+            got = pl.read_parquet(remote / name)
+            text = [c for c, t in got.schema.items() if t in (pl.String, pl.Categorical)]
+            got = got.with_columns(
+                pl.col(c).cast(pl.String).map_elements(local_names, return_dtype=pl.String).cast(got.schema[c])
+                for c in text
+            )
+            assert_frame_equal(got, want, check_exact=True)
+        else:
+            got_text = local_names((remote / name).read_text(encoding="utf-8"))
+            assert got_text == (local / name).read_text(encoding="utf-8"), name
