@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,12 @@ class S3Server:
 
     def put(self, key: str, data: bytes) -> str:
         """Put one object into the bucket; its ``s3://`` URL."""
-        req = urllib.request.Request(f"{self.endpoint}/{BUCKET}/{key}", data=data, method="PUT", headers={"Content-Type": "application/octet-stream"})
+        req = urllib.request.Request(
+            f"{self.endpoint}/{BUCKET}/{key}",
+            data=data,
+            method="PUT",
+            headers={"Content-Type": "application/octet-stream"},
+        )
         with urllib.request.urlopen(req, timeout=10) as response:  # noqa: S310  (loopback test server)
             assert response.status == 200
         return f"s3://{BUCKET}/{key}"
@@ -143,3 +149,27 @@ def assert_same_outputs(local: Path, remote: Path, names: dict[str, str]) -> Non
         else:
             got_text = local_names((remote / name).read_text(encoding="utf-8"))
             assert got_text == (local / name).read_text(encoding="utf-8"), name
+
+
+@contextmanager
+def enforced_auth(server: S3Server) -> Iterator[None]:
+    """Inside the block the server checks credentials (moto's ``reset-auth``): an unknown key is denied (403).
+
+    moto holds the setting for its whole process; the block restores "never check" on leaving.
+    """
+
+    def reset(count: str) -> None:
+        req = urllib.request.Request(
+            f"{server.endpoint}/moto-api/reset-auth",
+            data=count.encode(),
+            method="POST",
+            headers={"Content-Type": "text/plain"},
+        )
+        with urllib.request.urlopen(req, timeout=10) as response:  # noqa: S310  (loopback test server)
+            assert response.status == 200
+
+    reset("0")
+    try:
+        yield
+    finally:
+        reset("inf")
