@@ -16,7 +16,7 @@ import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import EXEC_FAILURES
-from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits, is_url
+from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits, is_glob, is_url
 
 if TYPE_CHECKING:
     from evalframe.report.terminal import TerminalLayout
@@ -25,10 +25,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class InputPath(click.Path):
-    """An input file or folder: a local one that exists (a :class:`~pathlib.Path`), or an object-storage URL.
+    """An input file or folder: a local one that exists (a :class:`~pathlib.Path`), a glob, or an object-storage URL.
 
-    A URL (``s3://``, ``gs://``, ``az://``, ``https://``) is kept as text: the loaders read it
-    (:mod:`evalframe.load.remote`) and say in one line when it is missing, denied or unreachable.
+    A URL (``s3://``, ``gs://``, ``az://``, ``https://``) or a glob (see :func:`~evalframe.load.is_glob`) is kept
+    as text: the loaders read it (:mod:`evalframe.load.remote`) and say in one line when it matches nothing or
+    is missing, denied or unreachable.
     """
 
     def __init__(self) -> None:
@@ -36,7 +37,7 @@ class InputPath(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         """The URL as given, or the checked local path."""
-        return value if is_url(value) else super().convert(value, param, ctx)
+        return value if is_url(value) or is_glob(value) else super().convert(value, param, ctx)
 
 
 class OutFolder(click.Path):
@@ -336,7 +337,7 @@ _INPUT_OPTIONS: Final = [
         type=InputPath(),
         default=None,
         help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate); a local "
-        "path or an s3://, gs://, az://, https:// URL.",
+        "path, a glob, or an s3://, gs://, az://, https:// URL.",
     ),
     click.option(
         "--results",

@@ -194,7 +194,8 @@ def list_url(url: str) -> list[str]:
     """The objects a URL names: itself (a file), a folder's objects (recursively), or a glob's matches; sorted.
 
     A name whose file name starts with ``.`` or ``_`` (``_SUCCESS``, ``_delta_log``'s files) is left out of a
-    folder, as locally. One HEAD for a file, one LIST of the prefix before the first wildcard otherwise.
+    folder, as locally. One HEAD of the URL's key (an object: itself), then one LIST of the folder's prefix
+    (or of the prefix before a glob's first wildcard).
 
     Raises
     ------
@@ -205,15 +206,19 @@ def list_url(url: str) -> list[str]:
     check_url(url)
     store = _store(url)  # first: without the lakes extra, a MissingExtra
     import obstore
+    import obstore.exceptions
 
     parts = urlsplit(url)
     base = f"{parts.scheme}://{parts.netloc}/"
     key = _key(url)
     wild = glob.has_magic(key)
     try:
-        if not wild and not url.endswith("/") and os.path.splitext(key)[1]:
-            obstore.head(store, key)
-            return [url]
+        if not wild and not url.endswith("/"):
+            try:
+                obstore.head(store, key)
+                return [url]
+            except (FileNotFoundError, obstore.exceptions.NotFoundError):
+                pass  # no object of that name: a folder's prefix, or nothing (said below)
         prefix = key[: min((key.index(c) for c in "*?[" if c in key), default=len(key))]
         prefix = prefix.rsplit("/", 1)[0] + "/" if wild else key.rstrip("/") + "/"
         found = [meta["path"] for batch in obstore.list(store, prefix=prefix.lstrip("/") or None) for meta in batch]
