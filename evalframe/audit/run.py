@@ -81,7 +81,7 @@ def _as_loaded(results: Results) -> Loaded:
 
 
 def _spark_reads_locally(results: object) -> None:
-    """Refuse an object-storage URL on Spark: pyspark ships no ``hadoop-aws`` (nor GCS, Azure) connector jars.
+    """Refuse an object-storage URL on a local Spark session: pyspark ships no ``hadoop-aws`` (GCS, Azure) jars.
 
     Raises
     ------
@@ -93,8 +93,8 @@ def _spark_reads_locally(results: object) -> None:
     if found is not None:
         reason = (
             f"{found}: Spark reads object storage only with the hadoop-aws / GCS / Azure connector jars, which "
-            "pyspark does not ship; audit it with --engine polars, or read it in your own Spark session and "
-            "pass the DataFrame"
+            "pyspark does not ship; audit it with --engine polars, give --spark-remote of a cluster that has "
+            "them, or pass a DataFrame read by your own Spark session"
         )
         raise OptionError("engine", reason)
 
@@ -317,7 +317,8 @@ def audit(
     plan, options = _checked(plan, options)
     tasks = plan.tasks
     if engine == "spark" or is_spark_frame(results):
-        _spark_reads_locally(results)
+        if spark_remote is None:  # a Spark Connect server reads URLs with its own connectors and credentials
+            _spark_reads_locally(results)
         if len(tasks) > 1:
             reason = (
                 f"the plan has {len(tasks)} tasks ({', '.join(tasks)}): an audit by task runs on polars only "
