@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import polars as pl
-import pytest
 
 from tests.cli.support import ORBIT, run
 from tests.objectstore.conftest import SECRET, S3Server, assert_same_outputs, closed_port, enforced_auth
