@@ -174,23 +174,6 @@ def build_report(
     ``options`` holds the :class:`InputFlags` and the audit's keyword arguments.
     """
     flags = InputFlags(**{f.name: options.pop(f.name) for f in fields(InputFlags)})
-    with storage_options(options.pop("storage_options", None)):
-        return _build_report(paths, plan_path, results_paths, from_format, out, retry_on, fmt, progress, flags, options)
-
-
-def _build_report(
-    paths: tuple[Path, ...],
-    plan_path: Path | str | None,
-    results_paths: tuple[str, ...],
-    from_format: str | None,
-    out: Path | None,
-    retry_on: str,
-    fmt: str,
-    progress: Progress | None,
-    flags: InputFlags,
-    options: dict[str, Any],
-) -> AuditReport:
-    """:func:`build_report` with the store options held (the flags read, the audit's options left)."""
     try:  # the audit's own checks, before any file is read, in the words ef.audit uses
         check_options(**{k: options[k] for k in CHECKED}, bins=list(options["bins"]))
     except OptionError as exc:
@@ -200,26 +183,27 @@ def _build_report(
         write_or_exit(lambda: check_output_folder(out, inputs=inputs))
     options["retry_on"] = retry_on.split(",")
     options["partition_by"] = None if options["partition_by"] == "none" else options["partition_by"]
-    try:
-        if from_format is not None:
-            plan_given = plan_path is not None or bool(results_paths)
-            plan, results, options["provenance"] = _from_exports(
-                from_format, paths, flags, grade=options["grade"], plan_given=plan_given
-            )
-            return audit(plan, results, progress=progress, **options)
+    with storage_options(options.pop("storage_options", None)):  # read every URL with them
         try:
-            plan = _from_files(plan_path, results_paths, paths, flags)
-        except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
-            ledger = _import_ledger(plan_path, results_paths)
-            checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
-            raise with_ledger_problems(exc, ledger, **checks) from None
-        return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
-    except OptionError as exc:
-        raise usage_error(exc) from None
-    except AuditRefused as exc:
-        _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
-    except (EvalframeError, ValueError) as exc:
-        fail(str(exc))
-    except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
-        where = f" {exc.filename}" if exc.filename else ""
-        fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")
+            if from_format is not None:
+                plan_given = plan_path is not None or bool(results_paths)
+                plan, results, options["provenance"] = _from_exports(
+                    from_format, paths, flags, grade=options["grade"], plan_given=plan_given
+                )
+                return audit(plan, results, progress=progress, **options)
+            try:
+                plan = _from_files(plan_path, results_paths, paths, flags)
+            except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
+                ledger = _import_ledger(plan_path, results_paths)
+                checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
+                raise with_ledger_problems(exc, ledger, **checks) from None
+            return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
+        except OptionError as exc:
+            raise usage_error(exc) from None
+        except AuditRefused as exc:
+            _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
+        except (EvalframeError, ValueError) as exc:
+            fail(str(exc))
+        except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")

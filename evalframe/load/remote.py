@@ -133,6 +133,8 @@ def _store(url: str) -> Any:
     parts = urlsplit(url)
     given = {k.lower(): v for k, v in current_storage_options().items() if k.lower() not in ("max_retries",)}
     client = {**_TIMEOUTS, **{k.removeprefix("aws_"): v for k, v in given.items() if k in _CLIENT_KEYS}}
+    if parts.scheme == "http":  # named by the user: plain HTTP is what the URL asks for
+        client.setdefault("allow_http", "true")
     config = {k: v for k, v in given.items() if k not in _CLIENT_KEYS}
     retries = dict(_RETRIES)
     if "max_retries" in current_storage_options():

@@ -44,14 +44,10 @@ class S3Server:
             "aws_allow_http": "true",
         }
 
-    def put(self, key: str, data: bytes) -> str:
-        """Put one object into the bucket; its ``s3://`` URL."""
-        req = urllib.request.Request(
-            f"{self.endpoint}/{BUCKET}/{key}",
-            data=data,
-            method="PUT",
-            headers={"Content-Type": "application/octet-stream"},
-        )
+    def put(self, key: str, data: bytes, *, public: bool = False) -> str:
+        """Put one object into the bucket (``public``: readable without credentials, over plain HTTP); its URL."""
+        headers = {"Content-Type": "application/octet-stream", **({"x-amz-acl": "public-read"} if public else {})}
+        req = urllib.request.Request(f"{self.endpoint}/{BUCKET}/{key}", data=data, method="PUT", headers=headers)
         with urllib.request.urlopen(req, timeout=10) as response:  # noqa: S310  (loopback test server)
             assert response.status == 200
         return f"s3://{BUCKET}/{key}"

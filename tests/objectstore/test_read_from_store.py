@@ -81,3 +81,13 @@ def test_a_line_over_the_limit_in_a_fetched_object_is_refused_as_locally(s3: S3S
     with limits(line_bytes=16), pytest.raises(InputFormatError) as info:
         ef.audit(plan, url, storage_options=s3.options)
     assert (info.value.path, info.value.line) == (url, 2)
+
+
+def test_a_single_file_over_http_is_the_local_audit(s3: S3Server, tmp_path: Path) -> None:
+    pl.read_csv(ORBIT / "results.csv", infer_schema=False).write_parquet(tmp_path / "results.parquet")
+    s3.put("http/orbit/results.parquet", (tmp_path / "results.parquet").read_bytes(), public=True)
+    s3.put("http/orbit/results.csv", (ORBIT / "results.csv").read_bytes(), public=True)
+    plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
+    for name, local_path in (("results.parquet", tmp_path / "results.parquet"), ("results.csv", ORBIT / "results.csv")):
+        url = f"{s3.endpoint}/evals/http/orbit/{name}"
+        assert_same(ef.audit(plan, url), ef.audit(plan, local_path), {url: str(local_path)})
