@@ -43,6 +43,9 @@ _SECRET_VARIABLES: Final = (
     "AWS_ACCESS_KEY_ID",
 )
 
+#: Option keys whose values are credentials (an endpoint or a region is not: it stays readable in errors).
+_SECRET_KEY: Final = re.compile(r"secret|token|password|sas|credential|key|signature", re.IGNORECASE)
+
 _OPTIONS: ContextVar[tuple[tuple[str, str], ...]] = ContextVar("evalframe_storage_options", default=())
 
 
@@ -116,8 +119,20 @@ def scan_options(path: object) -> dict[str, Any]:
 
 
 def scrubbed(text: str) -> str:
-    """``text`` with every storage option's value and secret environment variable blanked (``***``)."""
-    secrets = [*current_storage_options().values(), *(os.environ.get(v, "") for v in _SECRET_VARIABLES)]
+    """``text`` with every credential blanked (``***``).
+
+    The credentials are the values of storage options named like one (keys, secrets, tokens) and of the
+    secret environment variables.
+
+    Examples
+    --------
+    >>> with storage_options({"aws_secret_access_key": "s3cr3t-value", "aws_region": "eu-west-1"}):
+    ...     scrubbed("signature of s3cr3t-value failed in eu-west-1")
+    'signature of *** failed in eu-west-1'
+    """
+    given = current_storage_options()
+    secrets = [v for k, v in given.items() if _SECRET_KEY.search(k)]
+    secrets += [os.environ.get(v, "") for v in _SECRET_VARIABLES]
     for value in sorted({s for s in secrets if len(str(s)) >= 4}, key=len, reverse=True):
         text = text.replace(str(value), "***")
     return text

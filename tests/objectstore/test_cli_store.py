@@ -29,6 +29,7 @@ def test_the_json_report_from_the_store_is_the_local_one(s3: S3Server, tmp_path:
     names = {"s3://evals/cli/orbit/": f"{ORBIT}/"}
     assert json.loads(remote.replace(*next(iter(names.items())))) == json.loads(local)
     assert_same_outputs(tmp_path / "l", tmp_path / "r", names)
+    assert all(SECRET.encode() not in f.read_bytes() for f in (tmp_path / "r").iterdir())
 
 
 def _one_line_error(code: int, out: str, err: str, url: str) -> str:
