@@ -1,4 +1,4 @@
-"""Lake tables: a Delta table's files at one version, read as the Parquet files they are.
+"""Lake tables: a Delta or Iceberg table's files at one version, read as the Parquet files they are.
 
 ``delta:PATH`` reads the table's latest version, ``delta:PATH@VERSION`` the version named (time travel).
 The table's log (``_delta_log``) is read by ``deltalake``; the data files it lists at that version are then
@@ -6,6 +6,11 @@ scanned by :func:`~evalframe.load.scan_parquet`, so a Delta ledger is validated 
 Parquet one (one rule, one place), and ``PATH`` may be local or an object-storage URL
 (:mod:`evalframe.load.remote`). The version read is the load's provenance (``delta_table``,
 ``delta_version``), recorded in the report's meta so that the audit can be run again on the same rows.
+
+``iceberg:METADATA_JSON`` reads an Iceberg table's current snapshot from its metadata file (no catalog),
+``iceberg:METADATA_JSON@SNAPSHOT_ID`` the snapshot named; pyiceberg plans the files, the same Parquet reader
+reads them, and ``iceberg_metadata`` / ``iceberg_snapshot`` are the provenance. Local metadata files only:
+pyiceberg reads object storage with its own options, not polars'.
 """
 
 from __future__ import annotations
@@ -18,25 +23,31 @@ from evalframe.load.loaded import Loaded
 from evalframe.load.parquet import scan_parquet
 from evalframe.load.remote import check_url, current_storage_options, is_url, scrubbed, store_error
 
-#: The prefix naming a Delta table where a path is accepted.
+#: The prefixes naming a Delta or an Iceberg table where a path is accepted.
 DELTA: Final = "delta:"
+ICEBERG: Final = "iceberg:"
 #: Reader features whose rows the data files alone do not give (rows deleted by a vector, renamed columns).
 _UNREAD_FEATURES: Final = ("deletionVectors", "columnMapping")
 
 
 def is_lake_table(path: object) -> bool:
-    """Whether ``path`` names a lake table (``delta:PATH[@VERSION]``) rather than files.
+    """Whether ``path`` names a lake table (``delta:PATH[@VERSION]``, ``iceberg:PATH[@SNAPSHOT]``), not files.
 
     Examples
     --------
-    >>> is_lake_table("delta:s3://evals/ledger@3"), is_lake_table("results.parquet")
-    (True, False)
+    >>> is_lake_table("delta:s3://evals/ledger@3"), is_lake_table("iceberg:m.json"), is_lake_table("r.parquet")
+    (True, True, False)
     """
-    return isinstance(path, str) and path.startswith(DELTA)
+    return isinstance(path, str) and path.startswith((DELTA, ICEBERG))
+
+
+def read_lake_table(spec: str) -> Loaded:
+    """Load the lake table ``spec`` names: :func:`read_delta` or :func:`read_iceberg`."""
+    return read_delta(spec) if spec.startswith(DELTA) else read_iceberg(spec)
 
 
 def delta_spec(spec: str) -> tuple[str, int | None]:
-    """The table path and version (None: the latest) of ``delta:PATH[@VERSION]``.
+    """The table path and version (None: the latest) of ``delta:PATH[@VERSION]`` (or ``iceberg:``).
 
     Raises
     ------
@@ -48,7 +59,7 @@ def delta_spec(spec: str) -> tuple[str, int | None]:
     >>> delta_spec("delta:s3://evals/ledger@3"), delta_spec("delta:/data/ledger")
     (('s3://evals/ledger', 3), ('/data/ledger', None))
     """
-    body = spec.removeprefix(DELTA)
+    body = spec.removeprefix(DELTA).removeprefix(ICEBERG)
     path, sep, version = body.rpartition("@")
     if not sep:
         return body, None
@@ -108,3 +119,50 @@ def read_delta(spec: str) -> Loaded:
         raise InputFormatError(named, "the table has no data files at this version")
     loaded = scan_parquet(files)
     return replace(loaded, source=named, provenance={"delta_table": path, "delta_version": read})
+
+
+def read_iceberg(spec: str) -> Loaded:
+    """Load an Iceberg table's snapshot (``iceberg:METADATA_JSON[@SNAPSHOT_ID]``) as its Parquet data files.
+
+    Returns
+    -------
+    Loaded
+        As :func:`~evalframe.load.scan_parquet` of the snapshot's data files; ``source`` is
+        ``iceberg:METADATA_JSON@SNAPSHOT_ID`` and ``provenance`` holds ``iceberg_metadata`` and
+        ``iceberg_snapshot`` (int).
+
+    Raises
+    ------
+    InputFormatError
+        When the metadata file is a URL or cannot be read, names no such snapshot, the table has no
+        snapshot, delete files apply to the snapshot, or its schema has changed (columns are matched by name).
+    MissingExtra
+        Without pyiceberg (``pip install 'pyiceberg[pyarrow]'``).
+    """
+    path, snapshot = delta_spec(spec)
+    if is_url(path):
+        raise InputFormatError(spec, "an Iceberg table is read from a local metadata file (object storage: not yet)")
+    try:
+        from pyiceberg.table import StaticTable
+    except ModuleNotFoundError as exc:
+        raise MissingExtra.of("lakes", exc) from None
+    try:
+        table: Any = StaticTable.from_metadata(path)
+    except Exception as exc:  # a missing or unreadable metadata file (pyiceberg's errors vary by FileIO)
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise InputFormatError(spec, f"cannot read the Iceberg metadata ({type(exc).__name__}: {first})") from None
+    current = table.current_snapshot()
+    chosen = current if snapshot is None else table.snapshot_by_id(snapshot)
+    if chosen is None:
+        raise InputFormatError(spec, "the table has no such snapshot" if snapshot is not None else "no snapshot")
+    named = f"{ICEBERG}{path}@{chosen.snapshot_id}"
+    if len(table.metadata.schemas) > 1:
+        raise InputFormatError(named, "the table's schema has changed since it was created: not read yet")
+    tasks = list(table.scan(snapshot_id=chosen.snapshot_id).plan_files())
+    if any(task.delete_files for task in tasks):
+        raise InputFormatError(named, "delete files apply to this snapshot, which evalframe does not apply yet")
+    files = sorted(str(task.file.file_path).removeprefix("file://") for task in tasks)
+    if not files:
+        raise InputFormatError(named, "the snapshot has no data files")
+    provenance = {"iceberg_metadata": path, "iceberg_snapshot": int(chosen.snapshot_id)}
+    return replace(scan_parquet(files), source=named, provenance=provenance)
