@@ -8,6 +8,7 @@ plain HTTP PUTs (moto checks no signature unless told to); every request the ser
 from __future__ import annotations
 
 import logging
+import re
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -169,3 +170,35 @@ def enforced_auth(server: S3Server) -> Iterator[None]:
         yield
     finally:
         reset("inf")
+
+
+def orbit_versions() -> tuple[Any, Any]:
+    """Orbit Desk's ledger (SPEC §7, text columns) and a later version of it where B's handoff passed (0 → 1)."""
+    import polars as pl
+
+    from tests.conftest import FIXTURES
+
+    first = pl.read_csv(FIXTURES / "orbit_desk" / "results.csv", infer_schema=False)
+    handoff = (pl.col("candidate") == "B") & (pl.col("case_id") == "handoff")
+    return first, first.with_columns(pl.when(handoff).then(pl.lit("1")).otherwise("passed").alias("passed"))
+
+
+def passed_of_b(report: Any) -> int:
+    """Candidate B's passed count in a report's summary (Orbit Desk: 3 of 4; 4 once handoff passed)."""
+    import polars as pl
+
+    return int(report.summary.filter(pl.col("candidate") == "B").get_column("passed").item())
+
+
+#: The progress line a loaded machine may print after 10 s ("evalframe: 0:00:11 elapsed; reading the inputs").
+PROGRESS = re.compile(r"evalframe: \d+:\d\d:\d\d elapsed")
+
+
+def one_error_line(code: int, out: str, err: str, name: str) -> str:
+    """The one line of an exit-2 input error naming ``name``: no traceback, no secret; the line itself."""
+    assert code == 2, (out, err)
+    lines = [line for line in err.strip().splitlines() if not PROGRESS.match(line)]
+    assert len(lines) == 1, err
+    assert name in lines[0] and "Traceback" not in err
+    assert SECRET not in out + err
+    return lines[0]

@@ -6,23 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 import evalframe as ef
 from tests.cli.support import ORBIT, run
+from tests.objectstore.conftest import one_error_line, orbit_versions, passed_of_b
 
 pytest.importorskip("pyiceberg.catalog.sql", reason="pip install 'evalframe[test]' (pyiceberg[sql-sqlite])")
 pytest.importorskip("sqlalchemy", reason="pip install 'evalframe[test]' (pyiceberg[sql-sqlite])")
 
 #: Orbit Desk's ledger (SPEC §7) is the first snapshot; the second overwrites it with B's handoff passed.
-V0 = pl.read_csv(ORBIT / "results.csv", infer_schema=False)
-V1 = V0.with_columns(
-    pl.when((pl.col("candidate") == "B") & (pl.col("case_id") == "handoff"))
-    .then(pl.lit("1"))
-    .otherwise("passed")
-    .alias("passed")
-)
+V0, V1 = orbit_versions()
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +34,6 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, int, int]:
     return created.metadata_location.removeprefix("file://"), first, created.current_snapshot().snapshot_id
 
 
-def passed_of_b(report: ef.AuditReport) -> int:
-    return int(report.summary.filter(pl.col("candidate") == "B").get_column("passed").item())
-
-
 def test_each_snapshot_gives_its_own_results_and_names_itself(table: tuple[str, int, int]) -> None:
     metadata, first, second = table
     plan = ef.Plan.from_file(ORBIT / "plan.csv", candidates=["A", "B"])
@@ -59,5 +49,5 @@ def test_each_snapshot_gives_its_own_results_and_names_itself(table: tuple[str, 
 def test_a_snapshot_the_table_does_not_have_is_exit_2(table: tuple[str, int, int]) -> None:
     metadata = table[0]
     args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", f"iceberg:{metadata}@12345"]
-    code, _, err = run([*args, "--candidates", "A,B"])
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "no such snapshot" in err
+    code, out, err = run([*args, "--candidates", "A,B"])
+    assert "no such snapshot" in one_error_line(code, out, err, metadata)
