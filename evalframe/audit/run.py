@@ -38,7 +38,16 @@ from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused, MissingExtra, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.funnel.reported import reconciliation, reconciliation_notes
-from evalframe.load import Loaded, PathLike, collect_input, is_spark_frame, load, naming_the_damaged_file
+from evalframe.load import (
+    Loaded,
+    PathLike,
+    collect_input,
+    is_spark_frame,
+    is_url,
+    load,
+    naming_the_damaged_file,
+)
+from evalframe.load import storage_options as remote_options
 from evalframe.plan import Plan
 from evalframe.problems import Problems, of_task, problems_frame, with_task
 from evalframe.progress import Progress
@@ -70,6 +79,25 @@ def _as_loaded(results: Results) -> Loaded:
             frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
         return Loaded(frame, source="results")
     return load(results)
+
+
+def _spark_reads_locally(results: object) -> None:
+    """Refuse an object-storage URL on a local Spark session: pyspark ships no ``hadoop-aws`` (GCS, Azure) jars.
+
+    Raises
+    ------
+    OptionError
+        ``option="engine"``, naming the URL and the reason.
+    """
+    paths = [results] if isinstance(results, str) else results if isinstance(results, list | tuple) else []
+    found = next((p for p in paths if is_url(p)), None)
+    if found is not None:
+        reason = (
+            f"{found}: Spark reads object storage only with the hadoop-aws / GCS / Azure connector jars, which "
+            "pyspark does not ship; audit it with --engine polars, give --spark-remote of a cluster that has "
+            "them, or pass a DataFrame read by your own Spark session"
+        )
+        raise OptionError("engine", reason)
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
@@ -110,6 +138,7 @@ def audit(
     spark_tables: str | Path | None = None,
     spark_remote: str | None = None,
     progress: Progress | None = None,
+    storage_options: Mapping[str, str] | None = None,
 ) -> AuditReport:
     """Audit a ledger against a frozen plan.
 
@@ -119,8 +148,9 @@ def audit(
         The frozen plan (:class:`~evalframe.plan.Plan`).
     results
         The ledger: a polars frame, a :class:`~evalframe.load.Loaded`, or a
-        path (CSV, JSON Lines, Parquet file/directory/glob) or list of paths;
-        with ``engine="spark"``, Parquet paths, a table name or a PySpark / Spark
+        path (CSV, JSON Lines, Parquet file/directory/glob) or list of paths,
+        local or an object-storage URL (``s3://``, ``gs://``, ``az://``, ``https://``; see
+        :mod:`evalframe.load.remote`); with ``engine="spark"``, Parquet paths, a table name or a PySpark / Spark
         Connect DataFrame. One row per attempt; see :mod:`evalframe.validate`
         for the shapes.
     retry
@@ -202,6 +232,9 @@ def audit(
         (``"inputs read"``) and as candidates are audited (``"candidates
         audited"``: one step per candidate when auditing candidate by
         candidate, else all at once); see :mod:`evalframe.progress`.
+    storage_options
+        Options of the object store ``results`` is read from (polars' ``storage_options`` keys, e.g.
+        ``aws_endpoint_url``, ``aws_region``), over the credentials of the environment. Never recorded.
 
     Returns
     -------
@@ -285,6 +318,8 @@ def audit(
     plan, options = _checked(plan, options)
     tasks = plan.tasks
     if engine == "spark" or is_spark_frame(results):
+        if spark_remote is None:  # a Spark Connect server reads URLs with its own connectors and credentials
+            _spark_reads_locally(results)
         if len(tasks) > 1:
             reason = (
                 f"the plan has {len(tasks)} tasks ({', '.join(tasks)}): an audit by task runs on polars only "
@@ -323,7 +358,8 @@ def audit(
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
     # Raises, before any file is read, when no case of a task could reach at_least:k.
     unreachable_by_task = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
-    loaded = _as_loaded(results)
+    with remote_options(storage_options):
+        loaded = _as_loaded(results)
     if progress is not None:
         progress("inputs read", 1, 1)
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
@@ -502,8 +538,11 @@ def _audit_tasks(
         own = [
             with_task(
                 Problems.gather(
-                    [batch_problems(problems_frame(), b.parts, loaded.source), b.unreachable,
-                     _own_notes(r)]  # fmt: skip
+                    [
+                        batch_problems(problems_frame(), b.parts, loaded.source),
+                        b.unreachable,
+                        _own_notes(r),
+                    ]  # fmt: skip
                 ).every(),
                 n,
             )

@@ -23,7 +23,7 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import KIND, GradeKind
 from evalframe.errors import AuditRefused, EvalframeError, OptionError, PlanError
 from evalframe.importers._kit import declare
-from evalframe.load import Loaded, load
+from evalframe.load import Loaded, is_url, load, storage_options
 from evalframe.plan import Plan
 from evalframe.progress import Progress
 from evalframe.read import import_exports, import_folder
@@ -41,12 +41,12 @@ def usage_error(exc: OptionError) -> click.BadParameter:
     return click.BadParameter(exc.reason, param_hint=FLAGS.get(exc.option, "--" + exc.option.replace("_", "-")))
 
 
-def input_paths(paths: Sequence[Path], plan_path: Path | None, results_paths: Sequence[str]) -> list[str]:
+def input_paths(paths: Sequence[Path], plan_path: Path | str | None, results_paths: Sequence[str]) -> list[str]:
     """Every path and glob a command reads (none may lie in its --out)."""
     return [*(str(p) for p in paths), *([] if plan_path is None else [str(plan_path)]), *results_paths]
 
 
-def candidates_usage_error(exc: PlanError, plan_path: Path, candidates: str | None) -> None:
+def candidates_usage_error(exc: PlanError, plan_path: Path | str, candidates: str | None) -> None:
     """Raise the usage error (exit 2, with a hint) of a plan refused for how its candidates were named.
 
     A plan without a ``candidate`` column is crossed with the candidates named by --candidates; a plan with
@@ -97,7 +97,9 @@ def _from_exports(
     return imported.plan, results, {"imported_from": from_format, "exports": imported.info}
 
 
-def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags) -> Plan:
+def _from_files(
+    plan_path: Path | str | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags
+) -> Plan:
     """The plan of ``--plan FILE --results ...`` (the ledger is read by the audit; see :func:`_import_ledger`)."""
     if plan_path is None or not results_paths or paths:
         raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
@@ -113,13 +115,14 @@ def _from_files(plan_path: Path | None, results_paths: Sequence[str], paths: Seq
         raise
 
 
-def _import_ledger(plan_path: Path | None, results_paths: Sequence[str]) -> Loaded | list[str]:
+def _import_ledger(plan_path: Path | str | None, results_paths: Sequence[str]) -> Loaded | list[str]:
     """The ledger of ``--results``: with the import's notes (and its exports as provenance) when it is one.
 
     An ``evalframe import`` folder's plan.parquet and ledger.parquet are audited with the notes the import
     wrote beside them (:func:`evalframe.read.import_folder`); any other ledger is the paths themselves.
     """
-    found = None if plan_path is None else import_folder(plan_path, results_paths)
+    local = plan_path is not None and not is_url(str(plan_path))  # an import folder is a local one
+    found = import_folder(plan_path, results_paths) if local and plan_path is not None else None
     if found is None:
         return list(results_paths)
     ledger = load(results_paths[0])
@@ -157,7 +160,7 @@ def _refused(
 def build_report(
     *,
     paths: tuple[Path, ...],
-    plan_path: Path | None,
+    plan_path: Path | str | None,
     results_paths: tuple[str, ...],
     from_format: str | None,
     out: Path | None,
@@ -180,26 +183,27 @@ def build_report(
         write_or_exit(lambda: check_output_folder(out, inputs=inputs))
     options["retry_on"] = retry_on.split(",")
     options["partition_by"] = None if options["partition_by"] == "none" else options["partition_by"]
-    try:
-        if from_format is not None:
-            plan_given = plan_path is not None or bool(results_paths)
-            plan, results, options["provenance"] = _from_exports(
-                from_format, paths, flags, grade=options["grade"], plan_given=plan_given
-            )
-            return audit(plan, results, progress=progress, **options)
+    with storage_options(options.pop("storage_options", None)):  # read every URL with them
         try:
-            plan = _from_files(plan_path, results_paths, paths, flags)
-        except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
-            ledger = _import_ledger(plan_path, results_paths)
-            checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
-            raise with_ledger_problems(exc, ledger, **checks) from None
-        return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
-    except OptionError as exc:
-        raise usage_error(exc) from None
-    except AuditRefused as exc:
-        _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
-    except (EvalframeError, ValueError) as exc:
-        fail(str(exc))
-    except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
-        where = f" {exc.filename}" if exc.filename else ""
-        fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")
+            if from_format is not None:
+                plan_given = plan_path is not None or bool(results_paths)
+                plan, results, options["provenance"] = _from_exports(
+                    from_format, paths, flags, grade=options["grade"], plan_given=plan_given
+                )
+                return audit(plan, results, progress=progress, **options)
+            try:
+                plan = _from_files(plan_path, results_paths, paths, flags)
+            except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
+                ledger = _import_ledger(plan_path, results_paths)
+                checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
+                raise with_ledger_problems(exc, ledger, **checks) from None
+            return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
+        except OptionError as exc:
+            raise usage_error(exc) from None
+        except AuditRefused as exc:
+            _refused(exc, fmt=fmt, out=out, inputs=inputs, progress=progress)
+        except (EvalframeError, ValueError) as exc:
+            fail(str(exc))
+        except OSError as exc:  # inputs are read by the loaders (InputFormatError): this is the audit's own files
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(f"cannot write the audit's temporary files{where}: {exc.strerror or exc}")

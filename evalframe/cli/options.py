@@ -16,12 +16,61 @@ import click
 
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import EXEC_FAILURES
-from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits
+from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits, is_glob, is_url
 
 if TYPE_CHECKING:
     from evalframe.report.terminal import TerminalLayout
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class InputPath(click.Path):
+    """An input file or folder: a local one that exists (a :class:`~pathlib.Path`), a glob, or an object-storage URL.
+
+    A URL (``s3://``, ``gs://``, ``az://``, ``https://``) or a glob (see :func:`~evalframe.load.is_glob`) is kept
+    as text: the loaders read it (:mod:`evalframe.load.remote`) and say in one line when it matches nothing or
+    is missing, denied or unreachable.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, dir_okay=True, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The URL as given, or the checked local path."""
+        return value if is_url(value) or is_glob(value) else super().convert(value, param, ctx)
+
+
+class OutFolder(click.Path):
+    """``--out``: a local folder. A URL is a usage error: evalframe publishes outputs locally only.
+
+    An output is written to a temporary folder and renamed into place, its manifest last, so that no reader
+    sees half of it; object storage offers no rename of a prefix, so the same promise is not made there.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The folder as a path; a usage error for an object-storage URL."""
+        if is_url(value):
+            self.fail(
+                f"{value}: outputs are written locally (an atomic publish on object storage is not offered); "
+                "write to a local folder, then copy it",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
+
+def storage_option_pairs(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> dict[str, str]:
+    """``--storage-option KEY=VALUE`` (repeatable) as a mapping; a usage error without ``=`` (the value unsaid)."""
+    pairs: dict[str, str] = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{key.strip() or '(empty)'}: give KEY=VALUE")
+        pairs[key.strip()] = value
+    return pairs
 
 
 class Number(click.FloatRange):
@@ -248,7 +297,7 @@ _ENGINE_OPTIONS: Final = [
 _OUTPUT_OPTIONS: Final = [
     click.option(
         "--out",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=OutFolder(),
         default=None,
         help="Write every table as Parquet plus report.md, report.json and report.html here: a new or empty "
         "folder, or an earlier evalframe output (replaced whole; other files are refused).",
@@ -285,15 +334,27 @@ _INPUT_OPTIONS: Final = [
     click.option(
         "--plan",
         "plan_path",
-        type=click.Path(exists=True, dir_okay=True, path_type=Path),
+        type=InputPath(),
         default=None,
-        help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate).",
+        help="Plan: CSV, JSON Lines or Parquet with a case_id column (or a units table with candidate); a local "
+        "path, a glob, or an s3://, gs://, az://, https:// URL.",
     ),
     click.option(
         "--results",
         "results_paths",
         multiple=True,
-        help="Ledger: CSV, JSON Lines, Parquet file, directory or glob (repeatable).",
+        help="Ledger: CSV, JSON Lines, Parquet file, directory or glob, local or an s3://, gs://, az://, https:// "
+        "URL (repeatable).",
+    ),
+    click.option(
+        "--storage-option",
+        "storage_options",
+        multiple=True,
+        callback=storage_option_pairs,
+        metavar="KEY=VALUE",
+        help="An option of the object store URLs are read from (polars' storage_options keys, e.g. "
+        "aws_endpoint_url=http://127.0.0.1:9000, aws_region=eu-west-1); repeatable; over AWS_*, GOOGLE_*, "
+        "AZURE_* variables. Never printed.",
     ),
     click.option(
         "--from",

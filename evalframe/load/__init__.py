@@ -13,6 +13,7 @@ within its file) and ``source`` (String; the file the row came from).
 One job per module: :mod:`~evalframe.load.csv_strict` (strict CSV with line
 numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
 :mod:`~evalframe.load.parquet` (files, globs, hive lakes),
+:mod:`~evalframe.load.remote` (object-storage URLs, their options and listing),
 :mod:`~evalframe.load.limit` (SPEC §6b limits), :mod:`~evalframe.load.loaded`
 (the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names:
 itself, a folder's files or a glob's; reader errors) and
@@ -36,6 +37,7 @@ from evalframe.load.limit import (
 )
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
 from evalframe.load.parquet import naming_the_damaged_file, scan_parquet
+from evalframe.load.remote import current_storage_options, is_url, storage_options
 
 __all__ = [
     "INT64_RANGE",
@@ -48,11 +50,13 @@ __all__ = [
     "PathLike",
     "check_line_lengths",
     "check_planned_units",
+    "current_storage_options",
     "collect_input",
     "current_limits",
     "glob_files",
     "is_glob",
     "is_spark_frame",
+    "is_url",
     "json_depth",
     "limit_detail",
     "limits",
@@ -62,5 +66,6 @@ __all__ = [
     "read_csv_strict",
     "read_jsonl",
     "scan_parquet",
+    "storage_options",
     "unbounded_csv_fields",
 ]

@@ -13,6 +13,7 @@ from evalframe.errors import InputFormatError
 from evalframe.load.csv_strict import read_csv_strict
 from evalframe.load.files import READERS_BY_SUFFIX, expand_path
 from evalframe.load.jsonl import read_jsonl
+from evalframe.load.lake import is_lake_table, read_lake_table
 from evalframe.load.loaded import Loaded, PathLike
 from evalframe.load.parquet import scan_parquet
 
@@ -25,7 +26,9 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
     """Load CSV, JSON Lines or Parquet input by its name.
 
     ``.csv`` → :func:`read_csv_strict`; ``.jsonl``/``.ndjson`` →
-    :func:`read_jsonl`; ``.parquet`` → :func:`scan_parquet`. A directory or
+    :func:`read_jsonl`; ``.parquet`` → :func:`scan_parquet`; ``delta:PATH[@VERSION]`` → a Delta
+    table's files at that version, ``iceberg:METADATA_JSON[@SNAPSHOT]`` an Iceberg snapshot's
+    (:mod:`~evalframe.load.lake`). A directory or
     a glob loads the files it holds: Parquet ones as one lazy scan (hive
     ``key=value`` folders become columns), CSV / JSON Lines ones each
     strictly, stacked. A sequence of paths loads each and stacks them
@@ -56,7 +59,10 @@ def load(path: PathLike | Sequence[PathLike]) -> Loaded:
             tuple(dict.fromkeys(k for p in parts for k in p.partitions)),
             tuple(dict.fromkeys(k for p in parts for k in p.stored)),
             tuple(f for p in parts for f in p.files),
+            parts[0].provenance if len(parts) == 1 else None,  # a lake table's version read
         )
+    if is_lake_table(path):
+        return read_lake_table(str(path))
     files = expand_path(path)
     kind = READERS_BY_SUFFIX.get(Path(files[0]).suffix.lower(), "parquet")
     if kind == "parquet":

@@ -12,6 +12,7 @@ import polars as pl
 
 from evalframe.errors import InputFormatError, RowsUnreadable
 from evalframe.load.loaded import PathLike
+from evalframe.load.remote import is_url, list_url, scrubbed
 
 #: The reader of each file suffix.
 READERS_BY_SUFFIX = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
@@ -66,7 +67,7 @@ def rows_unreadable(source: str, exc: BaseException) -> RowsUnreadable:
 
 def reader_error(source: str, exc: BaseException, what: str, hint: str) -> InputFormatError:
     """An :class:`InputFormatError` for ``source`` that quotes the reader's error (its first line)."""
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    first = scrubbed(str(exc).strip().splitlines()[0]) if str(exc).strip() else ""
     return InputFormatError(source, f"{what} ({type(exc).__name__}: {first}); {hint}")
 
 
@@ -108,7 +109,7 @@ def is_glob(path: PathLike) -> bool:
     (False, True, False)
     """
     text = os.fspath(path)
-    return glob.has_magic(text) and not os.path.lexists(text)
+    return glob.has_magic(text) and (is_url(text) or not os.path.lexists(text))
 
 
 def glob_files(pattern: str) -> list[str]:
@@ -137,7 +138,11 @@ def expand_path(path: PathLike) -> list[str]:
     ``[`` (see :func:`is_glob`).
     """
     text = str(path)
-    if is_glob(text):
+    if is_url(text):
+        files = list_url(text)
+        if files == [text]:
+            return files
+    elif is_glob(text):
         files = glob_files(text)
     elif Path(text).is_dir():
         files = sorted(str(p) for p in Path(text).rglob("*") if p.is_file() and not p.name.startswith((".", "_")))

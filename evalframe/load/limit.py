@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import BinaryIO, Final
 
 from evalframe.errors import InputFormatError, LimitExceeded
 from evalframe.load.loaded import PathLike
@@ -225,19 +225,25 @@ def check_line_lengths(path: PathLike) -> None:
         file = open(path, "rb")  # noqa: SIM115  (closed below)
     except OSError:
         return  # the reader names what cannot be read
-    run, line = 0, 1  # bytes of the current line so far, and its number
     with file:
-        while chunk := file.read(_CHUNK):
-            if chunk.endswith(b"\r"):  # a CRLF split between chunks is one line end
-                chunk += file.read(1)
-            pieces = _LINE_END.split(chunk)
-            run += len(pieces[0])
-            if run <= limit and len(pieces) > 1:
-                if max(map(len, pieces[1:-1]), default=0) > limit:
-                    line += next(i for i in range(1, len(pieces) - 1) if len(pieces[i]) > limit)
-                    run = limit + 1
-                else:
-                    line, run = line + len(pieces) - 1, len(pieces[-1])
-            if run > limit:
-                detail = limit_detail("line_bytes", f"a line longer than {limit} bytes")
-                raise InputFormatError(str(path), detail, line=line)
+        check_stream_line_lengths(file, str(path))
+
+
+def check_stream_line_lengths(file: BinaryIO, source: str) -> None:
+    """:func:`check_line_lengths` of an open binary stream (an object fetched from a store, a file)."""
+    limit = current_limits().line_bytes
+    run, line = 0, 1  # bytes of the current line so far, and its number
+    while chunk := file.read(_CHUNK):
+        if chunk.endswith(b"\r"):  # a CRLF split between chunks is one line end
+            chunk += file.read(1)
+        pieces = _LINE_END.split(chunk)
+        run += len(pieces[0])
+        if run <= limit and len(pieces) > 1:
+            if max(map(len, pieces[1:-1]), default=0) > limit:
+                line += next(i for i in range(1, len(pieces) - 1) if len(pieces[i]) > limit)
+                run = limit + 1
+            else:
+                line, run = line + len(pieces) - 1, len(pieces[-1])
+        if run > limit:
+            detail = limit_detail("line_bytes", f"a line longer than {limit} bytes")
+            raise InputFormatError(source, detail, line=line)

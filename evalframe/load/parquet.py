@@ -16,6 +16,7 @@ from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError, RowsUnreadable
 from evalframe.load.files import READ_ERRORS, expand_path, is_glob, reader_error, rows_unreadable
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
+from evalframe.load.remote import is_url, read_bytes, scan_options, store_error
 from evalframe.problems import concat_problems, problems_frame
 
 
@@ -36,7 +37,7 @@ def _hive_keys(path: PathLike | Sequence[str], files: Sequence[str]) -> tuple[li
     above: set[str] = set()
     for f in files:
         parent = Path(f).parent
-        inside = parent.is_relative_to(root) and (wild or Path(text).is_dir())
+        inside = parent.is_relative_to(root) and (wild or Path(text).is_dir() or (is_url(text) and [f] != [text]))
         rel = parent.relative_to(root).parts if inside else ()
         below += [p.split("=")[0] for p in rel if "=" in p and p.split("=")[0] not in below]
         above |= {p.split("=")[0] for p in parent.parts[: len(parent.parts) - len(rel)] if "=" in p}
@@ -52,7 +53,12 @@ def _partition_mismatches(files: Sequence[str], keys: Sequence[str], starts: dic
     partitioning) and compared as text; a null in the file differs too.
     """
     scan = pl.scan_parquet(
-        list(files), hive_partitioning=False, include_file_paths="_file", row_index_name="_row", glob=False
+        list(files),
+        hive_partitioning=False,
+        include_file_paths="_file",
+        row_index_name="_row",
+        glob=False,
+        **scan_options(files[0]),
     )
     folder = {
         k: {f: next(p.split("=", 1)[1] for p in reversed(Path(f).parent.parts) if p.startswith(f"{k}=")) for f in files}
@@ -153,12 +159,15 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     rows: list[int] = []
     first: pl.Schema | None = None
     for f in files:
+        store = scan_options(f)
         if Path(f).suffix.lower() != ".parquet" and not isinstance(path, (str, os.PathLike)):
             raise InputFormatError(f, "not a .parquet file")
         try:  # the footer's row count and schema (polars reads the footer only; pyarrow.parquet is not imported)
-            rows.append(pl.scan_parquet(f, glob=False).select(pl.len()).collect(engine="in-memory").item())
-            schema = pl.scan_parquet(f, glob=False, hive_partitioning=False).collect_schema()
+            rows.append(pl.scan_parquet(f, glob=False, **store).select(pl.len()).collect(engine="in-memory").item())
+            schema = pl.scan_parquet(f, glob=False, hive_partitioning=False, **store).collect_schema()
         except OSError as exc:
+            if store:
+                raise store_error(f, exc) from None
             raise InputFormatError(f, f"cannot read file: {exc.strerror or exc}") from exc
         except (Exception, pl.exceptions.PanicException) as exc:  # a damaged footer
             raise reader_error(f, exc, "not a valid Parquet file", "write it again") from exc
@@ -171,7 +180,8 @@ def scan_parquet(path: PathLike | Sequence[str]) -> Loaded:
     hive_keys, above = _hive_keys(path, files)
     hive = bool(hive_keys)
     above = above if hive else []
-    options: dict[str, Any] = {"hive_partitioning": hive, "glob": False}  # the files are named, never patterns
+    # the files are named, never patterns
+    options: dict[str, Any] = {"hive_partitioning": hive, "glob": False, **scan_options(files[0] if files else "")}
     if hive:  # every key=value folder is text (candidate=007 stays '007')
         options["hive_schema"] = dict.fromkeys([*hive_keys, *above], pl.String)
     # The reader's row index runs on across files; each file's first row index (from the footers) turns it
@@ -212,7 +222,7 @@ WRITTEN_BY_EVALFRAME: Final = "evalframe.table"
 def footer_metadata(path: str) -> dict[str, str]:
     """A Parquet file's key-value metadata (read from the footer; an unreadable footer has none here)."""
     try:
-        return pl.read_parquet_metadata(path)
+        return pl.read_parquet_metadata(path, **scan_options(path))
     except (Exception, pl.exceptions.PanicException):  # the footer was checked before: nothing to add
         return {}
 
@@ -232,8 +242,9 @@ def verify_page_checksums(path: str) -> None:
     import pyarrow as pa  # imported on use: `import evalframe` does not need it
     import pyarrow.parquet as pq
 
+    source = pa.BufferReader(read_bytes(path)) if is_url(path) else path  # a stored object is fetched whole
     try:
-        with pq.ParquetFile(path, page_checksum_verification=True) as pages:
+        with pq.ParquetFile(source, page_checksum_verification=True) as pages:
             for _ in pages.iter_batches(batch_size=1 << 16):
                 pass
     except (OSError, pa.ArrowException) as exc:
@@ -265,7 +276,7 @@ def damaged_file(files: Sequence[str], error: RowsUnreadable) -> RowsUnreadable:
         return RowsUnreadable(files[0], error.detail)
     for f in files:
         try:
-            pl.scan_parquet(f, glob=False, hive_partitioning=False).collect()
+            pl.scan_parquet(f, glob=False, hive_partitioning=False, **scan_options(f)).collect()
         except READ_ERRORS as exc:
             return rows_unreadable(f, exc)
     return error

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 from typing import Any, Final
 
 from evalframe.errors import InputFormatError
-from evalframe.load.limit import check_line_lengths
+from evalframe.load.limit import check_line_lengths, check_stream_line_lengths
 from evalframe.load.loaded import PathLike
+from evalframe.load.remote import is_url, read_bytes
 
 BOM: Final = "\ufeff"
 BOM_BYTES: Final = b"\xef\xbb\xbf"
@@ -72,6 +74,10 @@ def read_text(path: PathLike, *, csv_lines: bool = False) -> tuple[str, list[dic
 
     A line longer than ``Limits.line_bytes`` is refused first (:func:`check_line_lengths`).
     """
+    if is_url(path):  # fetched whole (the strict readers parse every byte), then checked as a local file is
+        data = read_bytes(str(path))
+        check_stream_line_lengths(io.BytesIO(data), str(path))
+        return _decode(data, str(path), csv_lines=csv_lines)
     check_line_lengths(path)
     try:
         data = Path(path).read_bytes()

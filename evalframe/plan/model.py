@@ -10,7 +10,7 @@ candidates × cases × trials, unless an explicit units table is given.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -19,6 +19,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, TASK, TRIAL
 from evalframe.engine import in_memory
 from evalframe.load import PathLike
+from evalframe.load import storage_options as remote_options
 from evalframe.natural import natural_sorted, shape_order
 from evalframe.plan import build
 from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID, UnitCoding, case_codes, case_column, id_codes
@@ -154,8 +155,13 @@ class Plan:
         candidates: Sequence[str] | None = None,
         trials: int = 1,
         run_id: str | None = None,
+        storage_options: Mapping[str, str] | None = None,
     ) -> Plan:
         """Load a plan from CSV, JSON Lines or Parquet and validate it.
+
+        ``path`` may be an object-storage URL (``s3://``, ``gs://``, ``az://``, ``https://``), read with
+        ``storage_options`` (polars' keys, e.g. ``aws_endpoint_url``) over the environment's credentials
+        (see :mod:`evalframe.load.remote`).
 
         CSV plan columns other than identifiers are cast to Int64 or Float64
         when every value parses (so ``input_length`` is numeric). A Parquet
@@ -188,7 +194,8 @@ class Plan:
         A CSV's columns stay text (SPEC §3: ``007`` is not ``7``); a column
         declared numeric (binned with ``bins=``) is parsed by :meth:`with_numeric`.
         """
-        return build.from_file(cls, path, candidates=candidates, trials=trials, run_id=run_id)
+        with remote_options(storage_options):
+            return build.from_file(cls, path, candidates=candidates, trials=trials, run_id=run_id)
 
     def with_numeric(self, names: Sequence[str]) -> Plan:
         """The same plan with the text columns ``names`` parsed as numbers (they were declared numeric).
