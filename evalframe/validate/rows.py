@@ -106,13 +106,17 @@ def checked(
     if not checks:
         return []
     names = [f"_check_{i}" for i in range(len(checks))]
-    # Only the rows that fail a check are widened (few, in a batch worth auditing).
-    failing = rows.filter(nw.any_horizontal(*(mask.fill_null(False) for mask, _, _ in checks), ignore_nulls=False))
+    # The masks are computed together (an expression several share is computed once), and only the rows
+    # that fail a check are widened (few, in a batch worth auditing).
+    masked = rows.with_columns(
+        mask.fill_null(False).alias(name) for name, (mask, _, _) in zip(names, checks, strict=True)
+    )
+    failing = masked.filter(nw.any_horizontal(*map(nw.col, names), ignore_nulls=False))
     wide = failing.select(
         *_key_exprs(keys, parsed or {}),
         *(
-            nw.when(mask.fill_null(False)).then(detail.cast(nw.String())).alias(name)
-            for name, (mask, _, detail) in zip(names, checks, strict=True)
+            nw.when(nw.col(name)).then(detail.cast(nw.String())).alias(name)
+            for name, (_, _, detail) in zip(names, checks, strict=True)
         ),
     )
     index = [SOURCE, LINE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
