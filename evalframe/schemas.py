@@ -88,7 +88,7 @@ class LedgerModel(pa.DataFrameModel):
 
 
 #: pandera check name (prefix) → problem kind.
-_KIND_OF_CHECK: Final = {
+KIND_OF_CHECK: Final = {
     "empty_identifier": "empty_identifier",
     "padded_identifier": "padded_identifier",
     "greater_than_or_equal_to": "invalid_integer",
@@ -140,7 +140,7 @@ def failures_as_problems(frame: pl.DataFrame, model: type[pa.DataFrameModel]) ->
         cases.with_columns(pl.col("index").cast(pl.UInt32))
         .join(indexed, on="index", how="left")
         .with_columns(
-            check_kind.replace_strict(_KIND_OF_CHECK, default="invalid_value").alias(KIND),
+            check_kind.replace_strict(KIND_OF_CHECK, default="invalid_value").alias(KIND),
             pl.concat_str(
                 [
                     pl.col("column"),

@@ -15,7 +15,7 @@ from evalframe.funnel.counts import (
     funnel,
     funnel_from_outcome_counts,
     funnel_rates,
-    outcome_expr,
+    outcome,
     outcome_in,
     unit_outcomes,
 )
@@ -44,7 +44,7 @@ __all__ = [
     "funnel",
     "funnel_from_outcome_counts",
     "funnel_rates",
-    "outcome_expr",
+    "outcome",
     "is_pass_fail",
     "outcome_in",
     "reduce_case",

@@ -7,9 +7,10 @@ is ``missing``: never a failure, never a pass, never dropped from ``planned``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
+import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.attempts import COUNTS
@@ -66,40 +67,59 @@ COUNT_COLUMNS = (
 RATE_COLUMNS = (COMPLETION_RATE, SCORED_COVERAGE, PASS_RATE_SCORED, PASS_RATE_PLANNED, PASS_RATE_UPPER)
 
 
-def outcome_expr() -> pl.Expr:
-    """Expression giving one outcome per unit row, from least to most evidence.
+def outcome(value: Callable[[str], nw.Expr] | None = None) -> nw.Expr:
+    """One outcome per unit row, from least to most evidence: the one rule every engine runs (narwhals).
 
     A row with no attempt (null ``exec_status``) is ``missing``; then
     ``not_started``, ``exec_failed`` (timeout or error), ``no_output``,
     ``judge_failed``, ``not_scored``, and for scored units ``passed`` or
     ``failed`` — or ``scored_no_threshold`` when a numeric score was given
     but no pass threshold was declared (pass rates are then null).
-    The result is an Enum of :data:`OUTCOMES`.
+
+    ``value`` gives the expression of each outcome's name (default: the name as text); the polars path
+    gives its position in :data:`OUTCOMES`, which :func:`unit_outcomes` turns into the Enum.
+
+    Examples
+    --------
+    >>> import narwhals.stable.v2 as nw
+    >>> rows = pl.DataFrame({"exec_status": [None, "timeout", "completed"], "score_status": [None, None, "scored"],
+    ...     "has_output": [None, None, True], "passed": [None, None, False]})
+    >>> nw.from_native(rows).select(outcome().alias("outcome")).to_native().get_column("outcome").to_list()
+    ['missing', 'exec_failed', 'failed']
     """
-    ex, sc = pl.col(EXEC_STATUS), pl.col(SCORE_STATUS)
-    # The rules pick an outcome's position; the Enum value is gathered by it (instead of building a text
-    # column and casting it).
-    code = {outcome: pl.lit(i, pl.UInt32) for i, outcome in enumerate(OUTCOMES)}
-    position = (
-        pl.when(ex.is_null())
-        .then(code["missing"])
+    name = value or (lambda text: nw.lit(text, nw.String()))
+    ex, sc = nw.col(EXEC_STATUS), nw.col(SCORE_STATUS)
+    return (
+        nw.when(ex.is_null())
+        .then(name("missing"))
         .when(ex == "not_started")
-        .then(code["not_started"])
+        .then(name("not_started"))
         .when(ex.is_in(list(EXEC_FAILURES)))
-        .then(code["exec_failed"])
-        .when(~pl.col(HAS_OUTPUT).fill_null(True))
-        .then(code["no_output"])
+        .then(name("exec_failed"))
+        .when(~nw.col(HAS_OUTPUT).fill_null(True))
+        .then(name("no_output"))
         .when(sc == "judge_error")
-        .then(code["judge_failed"])
+        .then(name("judge_failed"))
         .when(sc != "scored")
-        .then(code["not_scored"])
-        .when(pl.col(PASSED).is_null())
-        .then(code["scored_no_threshold"])
-        .when(pl.col(PASSED))
-        .then(code["passed"])
-        .otherwise(code["failed"])
+        .then(name("not_scored"))
+        .when(nw.col(PASSED).is_null())
+        .then(name("scored_no_threshold"))
+        .when(nw.col(PASSED))
+        .then(name("passed"))
+        .otherwise(name("failed"))
     )
-    return pl.lit(pl.Series(OUTCOMES, dtype=pl.Enum(list(OUTCOMES)))).gather(position)
+
+
+def _outcome_enum(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """``frame`` with ``outcome`` (Enum of :data:`OUTCOMES`): :func:`outcome`'s position, gathered into the Enum.
+
+    The rule picks an outcome's position; the Enum value is gathered by it (instead of building a text
+    column and casting it).
+    """
+    position = outcome(lambda text: nw.lit(OUTCOMES.index(text), nw.UInt32())).alias("outcome")
+    coded: pl.LazyFrame = nw.from_native(frame).with_columns(position).to_native()
+    enum = pl.lit(pl.Series(OUTCOMES, dtype=pl.Enum(list(OUTCOMES))))
+    return coded.with_columns(enum.gather(pl.col("outcome")).alias("outcome"))
 
 
 def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
@@ -151,7 +171,7 @@ def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame
     joined = planned.with_columns(flag).join(
         counted.with_columns(flag), on=UID, how="left", maintain_order="left_right"
     )
-    return joined.with_columns(pl.col(ATTEMPTS).fill_null(0), outcome_expr().alias("outcome"))
+    return _outcome_enum(joined.with_columns(pl.col(ATTEMPTS).fill_null(0)))
 
 
 def funnel(

@@ -16,9 +16,11 @@ frame is validated with pandera (see :mod:`evalframe.schemas`).
 The canonical ledger has the columns of :data:`CANONICAL_SCHEMA`.
 
 The steps: :mod:`~evalframe.validate.shape` (which shape, which columns are
-wrong), :mod:`~evalframe.validate.tokens` (strict token parsers),
-:mod:`~evalframe.validate.grades`, :mod:`~evalframe.validate.status` and
-:mod:`~evalframe.validate.ledger` (:func:`validate_ledger`, which runs them).
+wrong), :mod:`~evalframe.validate.canonical` (the canonical columns parsed
+strictly from their tokens and the row checks, in narwhals: the one
+implementation every engine runs), :mod:`~evalframe.validate.rows` (problem
+frames of row checks) and :mod:`~evalframe.validate.ledger`
+(:func:`validate_ledger`, which runs them on polars).
 """
 
 from evalframe.validate.ledger import Validated, validate_ledger

@@ -1,9 +1,9 @@
 """The canonical ledger: its schema, and :func:`validate_ledger`, which turns a raw ledger into it.
 
 The steps are in the modules beside this one: which shape the ledger has
-and which columns are wrong (:mod:`~evalframe.validate.shape`), grade tokens
-(:mod:`~evalframe.validate.grades`), statuses and their consistency
-(:mod:`~evalframe.validate.status`).
+and which columns are wrong (:mod:`~evalframe.validate.shape`), the canonical
+columns, their token checks and the status consistency
+(:mod:`~evalframe.validate.canonical`, shared with the Spark engine).
 """
 
 from __future__ import annotations
@@ -12,31 +12,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.columns import (
-    ANSWER,
-    ATTEMPT,
-    CANDIDATE,
     CASE_ID,
-    DETAIL,
     EXPECTED,
     KIND,
     LINE,
-    PASSED,
-    SCORE,
     SOURCE,
-    TEXT_COLUMNS,
-    TRIAL,
     GradeKind,
 )
 from evalframe.load import collect_input
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
-from evalframe.validate.grades import grade_columns
-from evalframe.validate.shape import CANONICAL_SCHEMA, only_value, read_shape, stray_columns
-from evalframe.validate.status import status_columns, status_problems
-from evalframe.validate.tokens import Check, check, int_token
+from evalframe.validate.canonical import AT_TOKEN, canonical, status_checks
+from evalframe.validate.rows import ROW_KEYS, Options, checked
+from evalframe.validate.shape import only_value, read_shape, stray_columns
 
 #: Where a ledger's rows come from when it names no file of its own.
 _RESULTS: Final = "results"
@@ -132,105 +124,31 @@ def validate_ledger(
         frame, shape, structural = read_shape(frame.drop(stray), plan, extras, where)
     if structural:
         return Validated(frame.select([]), concat_problems([problems_frame([*kept, *structural])]), shape)
-    exprs, checks = _canonical_columns(frame.schema, shape, grade, score_range, pass_threshold)
-    canonical = frame.select(
-        *(exprs[name].cast(dtype).alias(name) for name, dtype in CANONICAL_SCHEMA.items()), *map(pl.col, extras)
-    )
+    options = Options(grade=grade, score_range=score_range, pass_threshold=pass_threshold, extra_columns=tuple(extras))
+    expected = None
     if shape == "answers":
-        canonical = _graded_answers(canonical, plan)
-    token_problems = _token_problems(frame, checks, trial=exprs[TRIAL], attempt=exprs[ATTEMPT])
+        answers = plan.cases.select(CASE_ID, pl.col(EXPECTED).cast(pl.String).alias("_expected"))
+        expected = nw.from_native(answers.lazy())
+    made = canonical(nw.from_native(frame.lazy()), shape, options, expected, None)
+    ledger = made.ledger.collect("polars").to_native()
+    at_token = ledger.get_column(AT_TOKEN)
+    canonical_ledger = ledger.drop(AT_TOKEN)
+    # The token problems are read again from the raw rows only when a token did not parse (a refused batch).
+    token_problems = [p.collect("polars").to_native() for p in made.problems] if at_token.any() else []
     from evalframe.schemas import LedgerModel, failures_as_problems  # imported on use: pandera is slow to import
 
-    schema_problems = failures_as_problems(canonical, LedgerModel)
-    consistency = [status_problems(canonical)] if shape == "status" else []
-    if token_problems.height:
-        # A token that did not parse is null in the canonical frame: its row's "empty value" and "scored but
-        # there is no score" are that one problem, reported once.
-        at_token = pl.struct(LINE, SOURCE).is_in(token_problems.select(pl.struct(LINE, SOURCE)).to_series().implode())
-        schema_problems = schema_problems.filter((pl.col(KIND) != "empty_value") | ~at_token)
-        consistency = [found.filter(~at_token) for found in consistency]
-    found = [problems_frame(kept), token_problems, schema_problems, *consistency]
-    return Validated(canonical, concat_problems(found), shape)
-
-
-def _canonical_columns(
-    schema: pl.Schema,
-    shape: str,
-    grade: GradeKind,
-    score_range: tuple[float, float],
-    pass_threshold: float | None,
-) -> tuple[dict[str, pl.Expr], list[Check]]:
-    """The expression of every canonical column over the raw ledger, and the token checks of the raw values."""
-    checks: list[Check] = []
-    exprs: dict[str, pl.Expr] = {CANDIDATE: pl.col(CANDIDATE).cast(pl.String), CASE_ID: pl.col(CASE_ID).cast(pl.String)}
-    for name in (TRIAL, ATTEMPT):
-        if name not in schema:
-            exprs[name] = pl.lit(1, pl.Int64)
-            continue
-        # A trial is an identity checked against the plan (0-based plans exist); an attempt counts from 1.
-        parsed, bad = int_token(name, schema[name], allow_zero=name == TRIAL)
-        exprs[name] = parsed
-        value = pl.col(name).cast(pl.String).fill_null("null")
-        # Digits that Int64 cannot hold are a positive integer all the same: say which limit they pass.
-        text = pl.col(name).cast(pl.String)
-        too_large = text.str.contains(r"^[1-9][0-9]*$") & text.cast(pl.Int64, strict=False).is_null()
-        detail = (
-            pl.when(too_large)
-            .then(
-                pl.format(
-                    "{} = {} is beyond the 64-bit integer range (at most {})", pl.lit(name), value, pl.lit(2**63 - 1)
-                )
-            )
-            .otherwise(pl.format("{} = {} is not a positive integer", pl.lit(name), value))
+    schema_problems = failures_as_problems(canonical_ledger, LedgerModel)
+    if token_problems:
+        # A token that did not parse is null in the canonical frame: its row's "empty value" is that one problem.
+        at_rows = ledger.filter(AT_TOKEN).select(pl.struct(LINE, SOURCE)).to_series().implode()
+        schema_problems = schema_problems.filter(
+            (pl.col(KIND) != "empty_value") | ~pl.struct(LINE, SOURCE).is_in(at_rows)
         )
-        checks.append(check(bad, "invalid_integer", detail))
-    for name in TEXT_COLUMNS:
-        exprs[name] = pl.col(name).cast(pl.String) if name in schema else pl.lit(None, pl.String)
-    score, passed, grade_checks = grade_columns(
-        schema, shape=shape, grade=grade, score_range=score_range, pass_threshold=pass_threshold
-    )
-    statuses, status_checks = status_columns(schema, score, status_ledger=shape == "status")
-    checks += [*grade_checks, *status_checks]
-    if shape == "answers":
-        empty = pl.col(ANSWER).is_null() | (pl.col(ANSWER).cast(pl.String) == "")
-        checks.append(check(empty, "empty_value", pl.lit("empty answer")))
-    exprs.update(statuses)
-    exprs.update({SCORE: score, PASSED: passed, LINE: pl.col(LINE), SOURCE: pl.col(SOURCE)})
-    return exprs, checks
-
-
-def _token_problems(frame: pl.DataFrame, checks: list[Check], *, trial: pl.Expr, attempt: pl.Expr) -> pl.DataFrame:
-    """One problem per (row, failed check); masks run over every row, details only over the flagged rows.
-
-    ``trial`` and ``attempt`` are the parsed keys (null where they do not parse), so a row's problem names its
-    unit as fully as the schema's problems do.
-    """
-    flagged = frame.filter(pl.any_horizontal([m for m, _, _ in checks])) if checks else frame.head(0)
-    return pl.concat(
-        [
-            flagged.filter(mask).select(
-                pl.lit(kind).alias(KIND),
-                pl.col(CANDIDATE).cast(pl.String),
-                pl.col(CASE_ID).cast(pl.String),
-                trial.cast(pl.Int64).alias(TRIAL),
-                attempt.cast(pl.Int64).alias(ATTEMPT),
-                LINE,
-                SOURCE,
-                detail.alias(DETAIL),
-            )
-            for mask, kind, detail in checks
+    consistency = []
+    if shape == "status":
+        consistency = [
+            p.collect("polars").to_native()
+            for p in checked(nw.from_native(ledger.lazy()), status_checks(), keys=ROW_KEYS)
         ]
-        or [pl.DataFrame(schema={KIND: pl.String, DETAIL: pl.String})],
-        how="diagonal",
-    )
-
-
-def _graded_answers(canonical: pl.DataFrame, plan: Plan) -> pl.DataFrame:
-    """An answers ledger graded by exact match against the plan's ``expected``: ``passed``, and ``score`` 0 or 1."""
-    expected = plan.cases.select(CASE_ID, pl.col(EXPECTED).cast(pl.String).alias("_expected"))
-    return (
-        canonical.join(expected, on=CASE_ID, how="left", maintain_order="left")
-        .with_columns((pl.col(ANSWER) == pl.col("_expected")).alias(PASSED))
-        .with_columns(pl.col(PASSED).cast(pl.Float64).alias(SCORE))
-        .drop("_expected")
-    )
+    found = [problems_frame(kept), *token_problems, schema_problems, *consistency]
+    return Validated(canonical_ledger, concat_problems(found), shape)

@@ -6,31 +6,32 @@ counts per kind with their first rows, outcome counts per candidate and the case
 :func:`case_patterns` (how many cases have each set of per-case sums). The statistics stay in
 :mod:`evalframe.funnel` and :mod:`evalframe.stats.clustered`, shared with the polars path.
 
-The checks and their problem details are those of :mod:`evalframe.validate`, :mod:`evalframe.reconcile`
-and :mod:`evalframe.attempts` (SPEC §3, §4), for ledgers read from typed files (Parquet, tables): the strict
-CSV reader with its line numbers stays on polars.
+The row checks and the canonical columns are :mod:`evalframe.validate`'s own (:mod:`evalframe.validate.canonical`,
+which the polars engine runs too); the identity checks and the retry policies word their problems as
+:mod:`evalframe.reconcile` and :mod:`evalframe.attempts` do (SPEC §3, §4). The strict CSV reader with its line
+numbers stays on polars.
 
-One module a step: :mod:`~evalframe.engines.core.rows` (the options, problem frames and the one-pass
-:func:`checked`), :mod:`~evalframe.engines.core.ledger` (:func:`canonical`: the typed ledger and its row
+One module a step: :mod:`~evalframe.validate.rows` (the options, problem frames and the one-pass
+:func:`checked`), :mod:`~evalframe.validate.canonical` (:func:`canonical`: the canonical ledger and its row
 checks), :mod:`~evalframe.engines.core.reconcile` (:func:`identity`: the ledger against the plan) and
 :mod:`~evalframe.engines.core.outcomes` (:func:`select_attempts`, the outcomes and the per-case sums).
 """
 
 from __future__ import annotations
 
-from evalframe.engines.core.ledger import CANONICAL, Canonical, canonical
 from evalframe.engines.core.outcomes import (
     OUTCOME_COUNT,
     Selection,
     case_patterns,
     case_sums,
-    outcome,
     outcome_counts,
     select_attempts,
     unit_outcomes,
 )
 from evalframe.engines.core.reconcile import Identity, identity
-from evalframe.engines.core.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
+from evalframe.funnel import outcome
+from evalframe.validate.canonical import CANONICAL, Canonical, canonical
+from evalframe.validate.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
 
 __all__ = [
     "CANONICAL",

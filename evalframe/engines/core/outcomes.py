@@ -15,19 +15,13 @@ from evalframe.columns import (
     CASE_ID,
     CASES,
     COUNTED_ATTEMPT,
-    EXEC_FAILURES,
     EXEC_STATUS,
-    HAS_OUTPUT,
-    LINE,
     OUTCOMES,
-    PASSED,
     SCORE,
     SCORE_STATUS,
-    SOURCE,
-    TRIAL,
 )
-from evalframe.engines.core.rows import _UNIT, Lazy, Options, _lit, checked
-from evalframe.funnel import CASE_SUM_COLUMNS
+from evalframe.funnel import CASE_SUM_COLUMNS, outcome
+from evalframe.validate.rows import _UNIT, ROW_KEYS, Lazy, Options, _lit, checked
 
 
 @dataclass(frozen=True)
@@ -71,7 +65,6 @@ def select_attempts(ledger: Lazy, options: Options) -> Selection:
         msg = f"unknown retry policy {options.retry!r}; use first, last_allowed or every"
         raise ValueError(msg)
     lf = lf.with_columns(counts.alias(COUNTS))
-    keys = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
     strict = options.strict_retries
     masks = {
         "retry_after_scored": nw.col("_prev_scored"),
@@ -81,33 +74,11 @@ def select_attempts(ledger: Lazy, options: Options) -> Selection:
     if options.max_attempts is not None:
         masks["attempt_beyond_max"] = nw.col(ATTEMPT) > options.max_attempts
     details = retry_flag_details(options.retry_on, options.max_attempts)
-    flags = checked(lf, [(mask, kind, _lit(details[kind])) for kind, mask in masks.items()], keys=keys, refusing=strict)
+    flags = checked(
+        lf, [(mask, kind, _lit(details[kind])) for kind, mask in masks.items()], keys=ROW_KEYS, refusing=strict
+    )
     helpers = [c for c in lf.collect_schema().names() if c.startswith("_")]
     return Selection(lf.drop(*helpers), flags)
-
-
-def outcome() -> nw.Expr:
-    """One outcome per unit row, as :func:`evalframe.funnel.outcome_expr` (text, not an Enum)."""
-    ex, sc = nw.col(EXEC_STATUS), nw.col(SCORE_STATUS)
-    return (
-        nw.when(ex.is_null())
-        .then(_lit("missing"))
-        .when(ex == "not_started")
-        .then(_lit("not_started"))
-        .when(ex.is_in(list(EXEC_FAILURES)))
-        .then(_lit("exec_failed"))
-        .when(~nw.col(HAS_OUTPUT).fill_null(True))
-        .then(_lit("no_output"))
-        .when(sc == "judge_error")
-        .then(_lit("judge_failed"))
-        .when(sc != "scored")
-        .then(_lit("not_scored"))
-        .when(nw.col(PASSED).is_null())
-        .then(_lit("scored_no_threshold"))
-        .when(nw.col(PASSED))
-        .then(_lit("passed"))
-        .otherwise(_lit("failed"))
-    )
 
 
 def unit_outcomes(planned: Lazy, attempts: Lazy, plan_columns: Sequence[str]) -> Lazy:

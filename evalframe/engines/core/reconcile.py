@@ -13,15 +13,10 @@ from evalframe.columns import (
     CASE_HASH,
     CASE_ID,
     DATASET_VERSION,
-    LINE,
     RUN_ID,
-    SOURCE,
     TRIAL,
 )
-from evalframe.engines.core.rows import _UNIT, Lazy, _Check, _lit, _text, checked, problems
-
-#: The columns a row problem keeps: the attempt's key and where its row stands.
-_ROW_KEYS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
+from evalframe.validate.rows import _UNIT, ROW_KEYS, Lazy, _Check, _lit, _text, checked, problems
 
 
 @dataclass(frozen=True)
@@ -68,7 +63,7 @@ def identity(
             counted.filter(nw.col("_times") > 1),
             "duplicate_key",
             nw.concat_str([_lit("key appears "), nw.col("_times").cast(nw.String()), _lit(" times")]),
-            keys=_ROW_KEYS,
+            keys=ROW_KEYS,
         )
     )
     found.extend(_plan_value_problems(marked, cases))
@@ -126,7 +121,7 @@ def _plan_membership(
         checks.append((coded & ~nw.col("_listed"), "unknown_unit", unit))
         coded = coded & nw.col("_listed")
     marked = marked.with_columns(coded.alias("_planned"))
-    return marked, checked(marked, checks, keys=_ROW_KEYS)
+    return marked, checked(marked, checks, keys=ROW_KEYS)
 
 
 def _plan_value_problems(marked: Lazy, cases: Lazy) -> list[Lazy]:
@@ -145,7 +140,7 @@ def _plan_value_problems(marked: Lazy, cases: Lazy) -> list[Lazy]:
                 joined.filter(differ),
                 kind,
                 nw.concat_str([_lit(f"{col} "), nw.col(col), _lit(" differs from the plan's "), nw.col("_plan_value")]),
-                keys=_ROW_KEYS,
+                keys=ROW_KEYS,
             )
         )
     return found

@@ -145,9 +145,8 @@ def audit_on_spark(
     AuditRefused
         As :func:`evalframe.audit.audit`: ``.problems`` holds the first rows of each kind.
     ValueError
-        For text score or has_output columns, and for results that are neither a Spark DataFrame nor paths
-        or a table name, and for a ``tables`` path holding glob characters
-        (:func:`~evalframe.engines.spark.tables.check_tables_path`), before Spark starts.
+        For results that are neither a Spark DataFrame nor paths or a table name, and for a ``tables`` path
+        holding glob characters (:func:`~evalframe.engines.spark.tables.check_tables_path`), before Spark starts.
     """
     check_tables_path(tables)
     ledger = open_ledger(results, spark_remote)

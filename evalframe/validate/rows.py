@@ -32,6 +32,9 @@ PROBLEM_COLUMNS = (KIND, SOURCE, LINE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT, DETAI
 #: The key columns of a unit.
 _UNIT = [CANDIDATE, CASE_ID, TRIAL]
 
+#: The columns a row problem keeps: the attempt's key and where its row stands.
+ROW_KEYS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
+
 #: A row check: (mask of the failing rows, problem kind, detail).
 _Check: TypeAlias = tuple[nw.Expr, str, nw.Expr]
 
@@ -97,16 +100,23 @@ def checked(
 
     Each check's detail, null where its row passes, is a column; the columns are unpivoted to one row per
     row and check and the passing ones dropped, so the backend reads ``rows`` once rather than once per
-    check (as :func:`problems` of each check's filter would). Every check's detail is non-null where it fails.
+    check (as :func:`problems` of each check's filter would); only the rows failing some check are widened.
+    Every check's detail is non-null where it fails.
     """
     if not checks:
         return []
     names = [f"_check_{i}" for i in range(len(checks))]
-    wide = rows.select(
+    # The masks are computed together (an expression several share is computed once), and only the rows
+    # that fail a check are widened (few, in a batch worth auditing).
+    masked = rows.with_columns(
+        mask.fill_null(False).alias(name) for name, (mask, _, _) in zip(names, checks, strict=True)
+    )
+    failing = masked.filter(nw.any_horizontal(*map(nw.col, names), ignore_nulls=False))
+    wide = failing.select(
         *_key_exprs(keys, parsed or {}),
         *(
-            nw.when(mask.fill_null(False)).then(detail.cast(nw.String())).alias(name)
-            for name, (mask, _, detail) in zip(names, checks, strict=True)
+            nw.when(nw.col(name)).then(detail.cast(nw.String())).alias(name)
+            for name, (_, _, detail) in zip(names, checks, strict=True)
         ),
     )
     index = [SOURCE, LINE, CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
