@@ -30,7 +30,6 @@ _NICHE_THREW = {
 _NICHE_PROVIDERS = ("gpt-4o-mini", "gpt-4o")
 
 
-
 CASES: list[Case] = [
     Case(
         "promptfoo",

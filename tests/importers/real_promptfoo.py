@@ -95,8 +95,7 @@ CASES: list[Case] = [
             ("Say {{ var1 }} in German", "openai:gpt-3.5-turbo"): _HALF,
             ("Translate {{ var1 }} to German", "openai:gpt-3.5-turbo"): _HALF,
         },
-        why="format version 2: the two prompts of one provider are two tasks, cases come from vars; "
-        "2 success, 2 fail",
+        why="format version 2: the two prompts of one provider are two tasks, cases come from vars; 2 success, 2 fail",
     ),
     Case(
         "promptfoo",

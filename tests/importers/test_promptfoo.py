@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import copy
-from collections import Counter
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -947,3 +947,43 @@ def test_a_setting_only_one_file_records_is_unknown_never_equal(tmp_path: Path) 
         f"{GPT5} [config.max_tokens=50]",
     }
     assert imp.notes.get_column("kind").to_list() == ["settings_differ", "settings_differ"]
+
+
+# --- prompts are tasks: counts per (task, candidate) recounted from the real files with plain json -------------
+
+_QA_DEMO = real("promptfoo/Wadys-ai-qa-demo/promptfoo/results.json", "real2")
+
+
+def _recounted(path: Path) -> dict[tuple[str, str], tuple[int, int]]:
+    """(rows, rows with success true) per (prompt label's first 40 characters, provider label else id)."""
+    rows = json.loads(path.read_text(encoding="utf-8"))["results"]["results"]
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for r in rows:
+        who = (" ".join(r["prompt"]["label"].split())[:40], r["provider"].get("label") or r["provider"]["id"])
+        n, passed = out.get(who, (0, 0))
+        out[who] = (n + 1, passed + bool(r["success"]))
+    return out
+
+
+@pytest.mark.parametrize("path", [NICHE, _QA_DEMO, DRIFT], ids=["nicheIQ", "qa-demo", "drift"])
+def test_each_prompt_of_a_real_export_is_a_task(path: Path) -> None:
+    # promptfoo runs every prompt × provider: the prompt is what is asked (the task), the provider the candidate
+    expected = _recounted(path)
+    imp = promptfoo.read([path])
+    assert set(imp.plan.candidates) == {c for _, c in expected}
+    assert imp.plan.cases.get_column("task").n_unique() == len({t for t, _ in expected}) > 1
+    summary = _audit(imp).summary
+    got = {(t[:40], c): (a, p) for t, c, a, p in summary.select("task", "candidate", "attempted", "passed").rows()}
+    assert got == expected
+    # each row's case id names its task: <task>/<test>
+    tasks = dict(imp.plan.cases.select("case_id", "task").rows())
+    assert all(case.startswith(tasks[case] + "/") for case in imp.ledger.get_column("case_id"))
+
+
+def test_one_prompt_has_no_task_column() -> None:
+    # the workbench export has one prompt column: the batch is one task, as before
+    (label,) = {r["prompt"]["label"] for r in json.loads(WORKBENCH.read_text(encoding="utf-8"))["results"]["results"]}
+    assert label
+    imp = promptfoo.read([WORKBENCH])
+    assert imp.plan.cases.columns == ["case_id"]
+    assert "task" not in _audit(imp).summary.columns

@@ -72,9 +72,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     Returns
     -------
     Imported
-        ``plan``: the declared (provider × prompt) candidates × the declared
-        test runs (see the module documentation), ``trials`` = the config's
-        ``evaluateOptions.repeat`` when the repetitions could be matched.
+        ``plan``: the declared providers (candidates) × the declared test
+        runs (see the module documentation), with the case column ``task``
+        (String: the prompt) when the import holds several prompts, ``trials``
+        = the config's ``evaluateOptions.repeat`` when the repetitions could
+        be matched.
         ``ledger``: one row per result with the columns of
         :data:`LEDGER_SCHEMA` — ``candidate``, ``case_id`` (String),
         ``trial``, ``attempt`` (Int64; attempt is always 1), ``run_id``
@@ -89,7 +91,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``nonfinite_score``, ``not_a_score`` and ``plan_from_rows``.
         ``info``: one dict per file (layout, version, ``run_id`` = eval id,
         timestamp, promptfoo version, header ``stats``, rows read,
-        candidates, plan basis, case id basis, score read, named scores).
+        candidates, prompts, plan basis, case id basis, score read, named
+        scores).
 
     Raises
     ------
