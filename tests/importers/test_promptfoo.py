@@ -987,3 +987,14 @@ def test_one_prompt_has_no_task_column() -> None:
     imp = promptfoo.read([WORKBENCH])
     assert imp.plan.cases.columns == ["case_id"]
     assert "task" not in _audit(imp).summary.columns
+
+
+def test_files_of_other_prompts_read_together_are_other_tasks() -> None:
+    # the drift folder: one file of 2 prompts (16 rows), one of 1 prompt (1 row): 3 prompts, so 3 tasks, and the
+    # one-prompt file's cases are its task's, never the other file's tests of the same index
+    per = {**_recounted(DRIFT), **_recounted(DIALOGUE)}
+    assert len({t for t, _ in per}) == 3
+    imp = promptfoo.read([DRIFT.parent])
+    summary = _audit(imp).summary
+    got = {(t[:40], c): (a, p) for t, c, a, p in summary.select("task", "candidate", "attempted", "passed").rows()}
+    assert got == per
