@@ -30,13 +30,12 @@ _NICHE_THREW = {
 _NICHE_PROVIDERS = ("gpt-4o-mini", "gpt-4o")
 
 
-
 CASES: list[Case] = [
     Case(
         "promptfoo",
         (_NICHE,),
         0,
-        {f"{p} | {label}": funnel(n, 0) for p in _NICHE_PROVIDERS for label, n in _NICHE_PROMPTS.items()},
+        {(label, p): funnel(n, 0) for p in _NICHE_PROVIDERS for label, n in _NICHE_PROMPTS.items()},
         why="tests scoped to prompts with the test-level prompts field are planned only on the prompts they name: "
         "2 providers x (4 + 4 + 3 + 4) = 30 planned units, the 30 rows, none missing (not 2 x 4 x 8 = 64). "
         "All 30 fail (failureReason 1). 16 rows name a javascript assertion that threw as their error (18 hold "
@@ -50,7 +49,7 @@ CASES: list[Case] = [
         (_NICHE,),
         0,
         {
-            f"{p} | {label}": {
+            (label, p): {
                 "planned": n,
                 "scored": n - _NICHE_THREW[label],
                 "judge_failed": _NICHE_THREW[label],
@@ -124,10 +123,11 @@ CASES: list[Case] = [
         (_QA_DEMO,),
         0,
         {
-            "ollama:completion:llama3 | Translate to Spanish: Hello world": funnel(1, 0),
-            "ollama:completion:llama3 | Summarize: The quick brown fox jumps over the lazy dog": funnel(1, 0),
+            ("Translate to Spanish: Hello world", "ollama:completion:llama3"): funnel(1, 0),
+            ("Summarize: The quick brown fox jumps over the lazy dog", "ollama:completion:llama3"): funnel(1, 0),
         },
-        why="1 test x 2 prompts of one provider: the prompt is part of the candidate; both fail (failureReason 1)",
+        why="1 test x 2 prompts of one provider: each prompt is a task, the provider the candidate; both fail "
+        "(failureReason 1)",
         collection="real2",
     ),
 ]

@@ -10,7 +10,7 @@ _SMOKE = "promptfoo/michaelheckmann-promptfoo-nextjs-viewer/experiments/results/
 _EMPTY = "promptfoo/AlekseyF7-LLM_Security_Range/promptfoo-results.json"
 
 _DRIFT_PROVIDER = "openai:chat:arcee-ai/trinity-large-preview:free"
-#: The two prompt columns of the drift run; their multi-KB labels are cut to 60 characters in the name.
+#: The two prompt columns (tasks) of the drift run; their multi-KB labels are cut to 60 characters.
 _DRIFT_PROMPTS = (
     "prompts/patient_test_prompt.txt: The therapist has just said…",
     "prompts/patient_test_prompt.txt: You are a therapy patient i…",
@@ -58,8 +58,8 @@ CASES: list[Case] = [
         "promptfoo",
         (_DRIFT,),
         0,
-        {f"{_DRIFT_PROVIDER} | {p}": _ALL_ERRORS for p in _DRIFT_PROMPTS},
-        why="all 16 rows failureReason 2: 2 (provider x prompt) candidates x 8 cases, every one an execution error",
+        {(p, _DRIFT_PROVIDER): _ALL_ERRORS for p in _DRIFT_PROMPTS},
+        why="all 16 rows failureReason 2: 2 prompts (tasks) x 1 provider x 8 cases, every one an execution error",
     ),
     Case(
         "promptfoo",
@@ -92,11 +92,10 @@ CASES: list[Case] = [
         (_SMOKE,),
         0,
         {
-            "openai:gpt-3.5-turbo | Say {{ var1 }} in German": _HALF,
-            "openai:gpt-3.5-turbo | Translate {{ var1 }} to German": _HALF,
+            ("Say {{ var1 }} in German", "openai:gpt-3.5-turbo"): _HALF,
+            ("Translate {{ var1 }} to German", "openai:gpt-3.5-turbo"): _HALF,
         },
-        why="format version 2: the candidates are the two prompts of one provider, cases come from vars; "
-        "2 success, 2 fail",
+        why="format version 2: the two prompts of one provider are two tasks, cases come from vars; 2 success, 2 fail",
     ),
     Case(
         "promptfoo",

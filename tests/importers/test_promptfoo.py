@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,11 @@ def _unreadable(paths: list[Path], **kw: Any) -> pl.DataFrame:
     return exc.value.notes
 
 
-def _counts(report: AuditReport) -> dict[str, dict[str, int]]:
+def _counts(report: AuditReport) -> dict[Any, dict[str, int]]:
+    """Counts per candidate, or per (task, candidate) when the report has tasks (several prompts)."""
+    if "task" in report.summary.columns:
+        rows = report.summary.sort("task", "candidate").select("task", "candidate", *COUNTS).to_dicts()
+        return {(r.pop("task"), r.pop("candidate")): r for r in rows}
     rows = report.summary.sort("candidate").select("candidate", *COUNTS).to_dicts()
     return {r.pop("candidate"): r for r in rows}
 
@@ -171,13 +176,18 @@ def test_dialogue_export_plans_the_config_tests_and_grades_from_success() -> Non
 
 
 def test_all_error_run_is_not_a_zero_pass_rate() -> None:
-    # failureReason 2 on all 16 rows: execution errors, never graded; the prompt labels (KB long) are cut
-    report = _audit(promptfoo.read([DRIFT]))
+    # failureReason 2 on all 16 rows: execution errors, never graded. Each prompt is a task (its KB-long
+    # label cut to 60 characters), the provider alone the candidate
+    rows = json.loads(DRIFT.read_text(encoding="utf-8"))["results"]["results"]
+    assert {r["failureReason"] for r in rows} == {2}
+    per = Counter((r["prompt"]["label"][:40], r["provider"]["id"]) for r in rows)
     provider = "openai:chat:arcee-ai/trinity-large-preview:free"
-    first = f"{provider} | prompts/patient_test_prompt.txt: The therapist has just said…"
-    second = f"{provider} | prompts/patient_test_prompt.txt: You are a therapy patient i…"
+    first = "prompts/patient_test_prompt.txt: The therapist has just said…"
+    second = "prompts/patient_test_prompt.txt: You are a therapy patient i…"
+    assert per == {(first[:40], provider): 8, (second[:40], provider): 8}
+    report = _audit(promptfoo.read([DRIFT]))
     errors = _c(planned=8, attempted=8, exec_failed=8)
-    assert _counts(report) == {first: errors, second: errors}
+    assert _counts(report) == {(first, provider): errors, (second, provider): errors}
     assert report.summary.get_column("pass_rate_scored").to_list() == [None, None]
 
 
@@ -218,21 +228,22 @@ def test_empty_results_file_refuses_as_an_empty_plan() -> None:
     assert problems.select("kind", "refusing").rows() == [("empty_candidates", True), ("empty_plan", True)]
 
 
-def test_version_2_candidates_are_prompts_and_cases_come_from_vars() -> None:
+def test_version_2_prompts_are_tasks_and_cases_come_from_vars() -> None:
     imp = promptfoo.read([SMOKE])
-    config = json.loads(SMOKE.read_text(encoding="utf-8"))["config"]
-    cases = sorted(promptfoo.vars_case_id(t["vars"]) for t in config["tests"])
-    assert imp.plan.cases.get_column("case_id").to_list() == cases
-    say, translate = (
-        "openai:gpt-3.5-turbo | Say {{ var1 }} in German",
-        "openai:gpt-3.5-turbo | Translate {{ var1 }} to German",
-    )
-    assert imp.plan.candidates == (say, translate)
+    doc = json.loads(SMOKE.read_text(encoding="utf-8"))
+    say, translate = "Say {{ var1 }} in German", "Translate {{ var1 }} to German"
+    assert [p["display"] for p in doc["results"]["table"]["head"]["prompts"]] == [say, translate]
+    ids = sorted(promptfoo.vars_case_id(t["vars"]) for t in doc["config"]["tests"])
+    # one case per (task, test): the test's id prefixed by its task
+    cases = sorted((f"{t}/{i}", t) for t in (say, translate) for i in ids)
+    assert imp.plan.cases.select("case_id", "task").rows() == cases
+    provider = "openai:gpt-3.5-turbo"
+    assert imp.plan.candidates == (provider,)
     assert imp.info[0]["layout"] == "v2"
     assert imp.info[0]["case_id_basis"] == "vars_sha256"
     assert imp.notes.height == 0
     half = _c(planned=2, attempted=2, completed=2, with_output=2, scored=2, passed=1, failed=1)
-    assert _counts(_audit(imp)) == {say: half, translate: half}
+    assert _counts(_audit(imp)) == {(say, provider): half, (translate, provider): half}
 
 
 def test_row_order_does_not_matter(tmp_path: Path) -> None:
@@ -467,7 +478,7 @@ def test_jsonl_output(tmp_path: Path) -> None:
     assert _counts(_audit(imp))[GPT5]["missing"] == 1
 
 
-def test_several_prompts_make_prompt_part_of_the_candidate(tmp_path: Path) -> None:
+def test_several_prompts_are_tasks_of_the_same_candidates(tmp_path: Path) -> None:
     doc = _doc()
     summary = doc["results"]
     extra = copy.deepcopy(summary["prompts"][0])
@@ -481,13 +492,13 @@ def test_several_prompts_make_prompt_part_of_the_candidate(tmp_path: Path) -> No
     summary["stats"] = {}
     imp = promptfoo.read([_write(tmp_path, doc)])
     label = "Solve this riddle: {{riddle}}"
-    assert imp.plan.candidates == (f"{GPT5} | {label}", f"{GPT5} | Riddle v2: {{{{riddle}}}}", f"{MINI} | {label}")
-    report = _audit(imp)
-    counts = _counts(report)
-    assert counts[f"{GPT5} | Riddle v2: {{{{riddle}}}}"] == _c(
-        planned=2, attempted=1, completed=1, with_output=1, scored=1, failed=1, missing=1
-    )
-    assert counts[f"{MINI} | {label}"]["scored"] == 2
+    v2 = "Riddle v2: {{riddle}}"
+    assert sorted(imp.plan.candidates) == [GPT5, MINI]
+    counts = _counts(_audit(imp))
+    # the new prompt is a task of its own: the one provider it ran on, test 0 answered, test 1 missing
+    assert set(counts) == {(label, GPT5), (label, MINI), (v2, GPT5)}
+    assert counts[(v2, GPT5)] == _c(planned=2, attempted=1, completed=1, with_output=1, scored=1, failed=1, missing=1)
+    assert counts[(label, MINI)]["scored"] == 2
 
 
 def test_repeat_maps_to_trials(tmp_path: Path) -> None:
@@ -723,10 +734,9 @@ def _scoped_doc(tests: list[dict[str, Any]], ran: list[tuple[int, str, str]], **
     return {"evalId": "e", "config": cfg, "results": {"version": 3, "prompts": columns, "results": rows, "stats": {}}}
 
 
-def _planned(imp: Imported) -> dict[str, int]:
-    """Planned units per candidate, from the plan itself."""
-    assert imp.plan.units is not None, "a scoped plan is a units table"
-    return dict(imp.plan.units.group_by("candidate").len().sort("candidate").rows())
+def _planned(imp: Imported) -> dict[tuple[str, str], int]:
+    """Planned units per (task, candidate): each prompt is a task."""
+    return {who: n["planned"] for who, n in _counts(_audit(imp)).items()}
 
 
 def test_tests_scoped_to_prompts_plan_only_those_prompts(tmp_path: Path) -> None:
@@ -740,15 +750,15 @@ def test_tests_scoped_to_prompts_plan_only_those_prompts(tmp_path: Path) -> None
     ran = [(t, prov, label) for _, prov in _PROVIDERS for label, ts in plan.items() for t in ts]
     ran.remove((2, "P2", "Long"))
     imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
-    assert _planned(imp) == {"P1 | Long": 2, "P1 | Short": 4, "P2 | Long": 2, "P2 | Short": 4}
+    assert _planned(imp) == {("Long", "P1"): 2, ("Short", "P1"): 4, ("Long", "P2"): 2, ("Short", "P2"): 4}
     assert imp.plan.n_units == 12  # not 2 providers × 2 prompts × 4 tests = 16
     assert imp.notes.height == 0
     counts = _counts(_audit(imp))
     assert {c: (n["planned"], n["scored"], n["missing"]) for c, n in counts.items()} == {
-        "P1 | Long": (2, 2, 0),
-        "P1 | Short": (4, 4, 0),
-        "P2 | Long": (2, 1, 1),
-        "P2 | Short": (4, 4, 0),
+        ("Long", "P1"): (2, 2, 0),
+        ("Short", "P1"): (4, 4, 0),
+        ("Long", "P2"): (2, 1, 1),
+        ("Short", "P2"): (4, 4, 0),
     }
     assert imp.info[0]["scoped_tests"] == ["0", "1", "3"]
 
@@ -762,13 +772,13 @@ def test_tests_scoped_to_providers_and_default_test_filters(tmp_path: Path) -> N
     ran = [(0, "P1", "Long"), (1, "P1", "Short"), (1, "P2", "Short")]
     doc = _scoped_doc(tests, ran, defaultTest={"prompts": ["long"]})
     imp = promptfoo.read([_write(tmp_path, doc)])
-    assert _planned(imp) == {"P1 | Long": 1, "P1 | Short": 1, "P2 | Short": 1}
+    assert _planned(imp) == {("Long", "P1"): 1, ("Short", "P1"): 1, ("Short", "P2"): 1}
     counts = _counts(_audit(imp))
     # P2 | Long is a declared column no test runs on: nothing is planned for it, so it is no candidate
     assert {c: (n["planned"], n["missing"]) for c, n in counts.items()} == {
-        "P1 | Long": (1, 0),
-        "P1 | Short": (1, 0),
-        "P2 | Short": (1, 0),
+        ("Long", "P1"): (1, 0),
+        ("Short", "P1"): (1, 0),
+        ("Short", "P2"): (1, 0),
     }
 
 
@@ -776,7 +786,7 @@ def test_a_filter_naming_no_column_leaves_its_test_on_every_column(tmp_path: Pat
     tests = [{"vars": {"q": "q0"}, "prompts": ["shrot"]}, {"vars": {"q": "q1"}, "prompts": ["long"]}]
     ran = [(0, "P1", "Short"), (1, "P1", "Long"), (1, "P2", "Long")]
     imp = promptfoo.read([_write(tmp_path, _scoped_doc(tests, ran))])
-    assert _planned(imp) == {"P1 | Long": 2, "P1 | Short": 1, "P2 | Long": 2, "P2 | Short": 1}
+    assert _planned(imp) == {("Long", "P1"): 2, ("Short", "P1"): 1, ("Long", "P2"): 2, ("Short", "P2"): 1}
     assert imp.notes.select("kind", "detail").rows() == [
         (
             "header_rows_disagree",
@@ -805,10 +815,10 @@ def test_without_inline_tests_the_rows_record_their_filters(tmp_path: Path) -> N
     doc["config"]["tests"] = "file://tests.yaml"
     imp = promptfoo.read([_write(tmp_path, doc)])
     # cases seen (0, 1); test 0 on the two Short columns only (its rows' testCase.prompts), test 1 on all four
-    assert _planned(imp) == {"P1 | Long": 1, "P1 | Short": 2, "P2 | Long": 1, "P2 | Short": 2}
+    assert _planned(imp) == {("Long", "P1"): 1, ("Short", "P1"): 2, ("Long", "P2"): 1, ("Short", "P2"): 2}
     assert imp.notes.get_column("kind").to_list() == ["plan_from_rows"]
     missing = {c: n["missing"] for c, n in _counts(_audit(imp)).items()}
-    assert missing == {"P1 | Long": 0, "P1 | Short": 0, "P2 | Long": 1, "P2 | Short": 1}
+    assert missing == {("Long", "P1"): 0, ("Short", "P1"): 0, ("Long", "P2"): 1, ("Short", "P2"): 1}
 
 
 def test_real_scoped_export_plans_what_it_ran() -> None:
@@ -819,7 +829,7 @@ def test_real_scoped_export_plans_what_it_ran() -> None:
     planned = _planned(imp)
     for provider in ("gpt-4o", "gpt-4o-mini"):
         for prefix, n in per_prompt.items():
-            (name,) = [c for c in planned if c.startswith(f"{provider} | {prefix}")]
+            (name,) = [(t, c) for t, c in planned if c == provider and t.startswith(prefix)]
             assert planned[name] == n
     assert imp.plan.n_units == 30 and imp.ledger.height == 30
     assert sum(n["missing"] for n in _counts(_audit(imp)).values()) == 0
@@ -937,3 +947,54 @@ def test_a_setting_only_one_file_records_is_unknown_never_equal(tmp_path: Path) 
         f"{GPT5} [config.max_tokens=50]",
     }
     assert imp.notes.get_column("kind").to_list() == ["settings_differ", "settings_differ"]
+
+
+# --- prompts are tasks: counts per (task, candidate) recounted from the real files with plain json -------------
+
+_QA_DEMO = real("promptfoo/Wadys-ai-qa-demo/promptfoo/results.json", "real2")
+
+
+def _recounted(path: Path) -> dict[tuple[str, str], tuple[int, int]]:
+    """(rows, rows with success true) per (prompt label's first 40 characters, provider label else id)."""
+    rows = json.loads(path.read_text(encoding="utf-8"))["results"]["results"]
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for r in rows:
+        who = (" ".join(r["prompt"]["label"].split())[:40], r["provider"].get("label") or r["provider"]["id"])
+        n, passed = out.get(who, (0, 0))
+        out[who] = (n + 1, passed + bool(r["success"]))
+    return out
+
+
+@pytest.mark.parametrize("path", [NICHE, _QA_DEMO, DRIFT], ids=["nicheIQ", "qa-demo", "drift"])
+def test_each_prompt_of_a_real_export_is_a_task(path: Path) -> None:
+    # promptfoo runs every prompt × provider: the prompt is what is asked (the task), the provider the candidate
+    expected = _recounted(path)
+    imp = promptfoo.read([path])
+    assert set(imp.plan.candidates) == {c for _, c in expected}
+    assert imp.plan.cases.get_column("task").n_unique() == len({t for t, _ in expected}) > 1
+    summary = _audit(imp).summary
+    got = {(t[:40], c): (a, p) for t, c, a, p in summary.select("task", "candidate", "attempted", "passed").rows()}
+    assert got == expected
+    # each row's case id names its task: <task>/<test>
+    tasks = dict(imp.plan.cases.select("case_id", "task").rows())
+    assert all(case.startswith(tasks[case] + "/") for case in imp.ledger.get_column("case_id"))
+
+
+def test_one_prompt_has_no_task_column() -> None:
+    # the workbench export has one prompt column: the batch is one task, as before
+    (label,) = {r["prompt"]["label"] for r in json.loads(WORKBENCH.read_text(encoding="utf-8"))["results"]["results"]}
+    assert label
+    imp = promptfoo.read([WORKBENCH])
+    assert imp.plan.cases.columns == ["case_id"]
+    assert "task" not in _audit(imp).summary.columns
+
+
+def test_files_of_other_prompts_read_together_are_other_tasks() -> None:
+    # the drift folder: one file of 2 prompts (16 rows), one of 1 prompt (1 row): 3 prompts, so 3 tasks, and the
+    # one-prompt file's cases are its task's, never the other file's tests of the same index
+    per = {**_recounted(DRIFT), **_recounted(DIALOGUE)}
+    assert len({t for t, _ in per}) == 3
+    imp = promptfoo.read([DRIFT.parent])
+    summary = _audit(imp).summary
+    got = {(t[:40], c): (a, p) for t, c, a, p in summary.select("task", "candidate", "attempted", "passed").rows()}
+    assert got == per

@@ -26,13 +26,17 @@ How rows are read
 -----------------
 * **candidate**: the provider's ``label`` when it is not empty, else its
   ``id`` (promptfoo's own provider key, the ``provider`` of a ``prompts[]``
-  column). When the export holds more than one distinct prompt, the prompt is
-  part of the candidate: ``"<provider> | <prompt label>"`` (white space in the
-  label collapsed to single spaces, cut to 60 characters and an ellipsis; a
-  prompt without a label is named by its ``promptId``, else ``prompt
-  <promptIdx>``; names that still clash get ``#1``, ``#2``). A version 2
-  export of one provider and two prompts thus has two candidates, one per
-  prompt.
+  column): the provider is who answers.
+* **task**: the prompt is what is asked (promptfoo runs every prompt × every
+  provider on the tests). When the import holds more than one distinct
+  prompt, each prompt is a task (SPEC §1: tasks are keys, each audited
+  apart): the plan's case column ``task`` is the prompt's printable name —
+  its label with white space collapsed to single spaces, cut to 60
+  characters and an ellipsis (a prompt without a label is named by its
+  ``promptId``, else ``prompt <promptIdx>``; names that still clash in one
+  file get ``#1``, ``#2``) — and case ids are ``<task>/<test>``. A version 2
+  export of one provider and two prompts thus has one candidate on two
+  tasks. An import of one prompt has no ``task`` column.
 * **case_id**: ``testIdx`` as a string when every row has it (``testCaseIdx``
   in some old versions); else the first 12 hex digits of the SHA-256 of the
   row's ``vars`` as canonical JSON (see :func:`vars_case_id`). promptfoo

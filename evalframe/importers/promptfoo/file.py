@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from evalframe.columns import CANDIDATE, TASK
 from evalframe.importers._kit import Unreadable, json_object, ledger_row, note
 from evalframe.importers._settings import flatten
 from evalframe.importers.promptfoo.declared import _declared_tests, _repeat, _run_table, _vars_agree, vars_case_id
@@ -15,16 +16,20 @@ from evalframe.importers.promptfoo.scope import Column, Scope, config_prompt_ids
 
 _NAME_WIDTH: Final = 60
 
+#: A (provider × prompt) column of an export: (task, candidate) = (the prompt's printable name, the provider).
+Who = tuple[str, str]
+
 
 @dataclass
 class _FileRead:
     """Everything read from one file."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
-    units: list[tuple[str, str, int]] = field(default_factory=list)
+    #: Planned (column, case, trial); each ledger row and note holds its column's ``task`` and ``candidate``.
+    units: list[tuple[Who, str, int]] = field(default_factory=list)
     notes: list[dict[str, Any]] = field(default_factory=list)
     named_pass_complete: bool = True
-    #: Candidate → the settings the file's config records for its provider (flat keys).
+    #: Candidate (provider) → the settings the file's config records for it (flat keys).
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -83,17 +88,27 @@ def _read_rows(export: _Export, choice: str, out: _FileRead) -> tuple[list[_Row]
 
 @dataclass(frozen=True)
 class _Naming:
-    """Candidate names: the provider, with the prompt's printable name when the file has several prompts."""
+    """A column's (task, candidate): the prompt's printable name (what is asked) and the provider (who answers)."""
 
     shown: Mapping[str, str]
 
-    def __call__(self, provider: str, prompt_key: str) -> str:
-        return f"{provider} | {self.shown[prompt_key]}" if len(self.shown) > 1 else provider
+    def __call__(self, provider: str, prompt_key: str) -> Who:
+        return self.shown[prompt_key], provider
+
+
+def _said(who: Who) -> str:
+    """A column as a note names it: ``'<provider>' on prompt '<prompt>'``."""
+    return f"{who[1]!r} on prompt {who[0]!r}"
+
+
+def _whose(who: Who) -> dict[str, str]:
+    """The ``task`` and ``candidate`` fields of a note about one column."""
+    return {TASK: who[0], CANDIDATE: who[1]}
 
 
 def _candidates(
     columns: Sequence[Mapping[str, Any]], rows: Sequence[_Row], out: _FileRead, source: str
-) -> tuple[_Naming, list[str]]:
+) -> tuple[_Naming, list[Who]]:
     """How candidates are named, and the candidates: the declared columns', then any only the rows name (flagged)."""
     declared_pairs = [(p, _prompt_key(c)) for c in columns if (p := _str(c.get("provider")) or None) is not None]
     prompt_labels = {key: key for _, key in declared_pairs}
@@ -104,7 +119,8 @@ def _candidates(
     seen = list(dict.fromkeys(name(r.provider, r.prompt_key) for r in rows))
     undeclared = [c for c in seen if c not in declared]
     if declared and undeclared:
-        detail = f"rows name candidate(s) {undeclared} that the export's prompt columns do not declare"
+        named = ", ".join(_said(w) for w in undeclared)
+        detail = f"rows name column(s) {named} that the export's prompt columns do not declare"
         out.notes.append(note("header_rows_disagree", source, detail))
     return name, declared + undeclared
 
@@ -178,7 +194,7 @@ def _planned_cases(export: _Export, rows: Sequence[_Row], by_index: bool, repeat
     return cases
 
 
-def _columns(export: _Export, rows: Sequence[_Row], name: _Naming) -> dict[str, Column]:
+def _columns(export: _Export, rows: Sequence[_Row], name: _Naming) -> dict[Who, Column]:
     """The names each candidate's column answers to (what a test's ``prompts`` and ``providers`` may name).
 
     A declared column answers to its prompt's label and id, the id the config gave the prompt of that label,
@@ -186,8 +202,8 @@ def _columns(export: _Export, rows: Sequence[_Row], name: _Naming) -> dict[str, 
     only the rows name, to the labels and ids its rows record.
     """
     prompt_ids, provider_ids = config_prompt_ids(export.config), config_provider_ids(export.config)
-    prompts: dict[str, set[str]] = {}
-    providers: dict[str, set[str]] = {}
+    prompts: dict[Who, set[str]] = {}
+    providers: dict[Who, set[str]] = {}
     for col in export.columns:
         provider = _str(col.get("provider"))
         if not provider:
@@ -204,15 +220,15 @@ def _columns(export: _Export, rows: Sequence[_Row], name: _Naming) -> dict[str, 
 
 
 def _scoped_units(
-    cases: _Cases, candidates: Sequence[str], columns: Mapping[str, Column], out: _FileRead, source: str
-) -> list[tuple[str, str, int]]:
+    cases: _Cases, candidates: Sequence[Who], columns: Mapping[Who, Column], out: _FileRead, source: str
+) -> list[tuple[Who, str, int]]:
     """The planned units: each planned (case, trial) on the candidates its test's filters allow.
 
     A filter naming a prompt or provider that no column answers to leaves its test on every column, with a
     ``header_rows_disagree`` flag (promptfoo refuses such a reference; an export that holds one was run by a
     promptfoo that did not apply it).
     """
-    allowed: dict[str, list[str]] = {}
+    allowed: dict[str, list[Who]] = {}
     known = list(columns.values())
     for case, _ in cases.planned or ():
         if case in allowed:
@@ -233,17 +249,17 @@ def _scoped_units(
     return [(c, case, trial) for case, trial in cases.planned or () for c in allowed[case]]
 
 
-def _settings(export: _Export, rows: Sequence[_Row], name: _Naming, candidates: Sequence[str]) -> dict[str, Any]:
-    """Per candidate, what the config records for its provider: the entry's keys but id and label, flattened."""
-    providers = {name(_str(c.get("provider")) or "", _prompt_key(c)): _str(c.get("provider")) for c in export.columns}
-    providers.update({name(r.provider, r.prompt_key): r.provider for r in rows})
+def _settings(export: _Export, candidates: Sequence[Who]) -> dict[str, Any]:
+    """Per candidate (provider), what the config records for it: the entry's keys but id and label, flattened.
+
+    A provider's settings are the same on every prompt (task) it answers.
+    """
     listed = export.config.get("providers")
     entries = [p for p in listed if isinstance(p, dict)] if isinstance(listed, list) else []
     out: dict[str, Any] = {}
-    for candidate in candidates:
-        key = providers.get(candidate)
-        entry = next((p for p in entries if key in (_str(p.get("label")), _str(p.get("id")))), {})
-        out[candidate] = flatten({k: v for k, v in entry.items() if k not in ("id", "label")})
+    for _, provider in candidates:
+        entry = next((p for p in entries if provider in (_str(p.get("label")), _str(p.get("id")))), {})
+        out[provider] = flatten({k: v for k, v in entry.items() if k not in ("id", "label")})
     return out
 
 
@@ -260,13 +276,13 @@ def _header_notes(export: _Export, rows: Sequence[_Row], name: _Naming, out: _Fi
         provider, metrics = _str(col.get("provider")), json_object(col.get("metrics"))
         if not provider or not metrics:
             continue
-        candidate = name(provider, _prompt_key(col))
-        per = _tally([r for r in rows if name(r.provider, r.prompt_key) == candidate])
+        who = name(provider, _prompt_key(col))
+        per = _tally([r for r in rows if name(r.provider, r.prompt_key) == who])
         for metric, key in metric_keys.items():
             claimed = _int(metrics.get(metric))
             if claimed is not None and claimed != per[key]:
                 detail = f"header prompts[].metrics.{metric} = {claimed} but the rows hold {per[key]}"
-                out.notes.append(note("header_rows_disagree", export.source, detail, candidate=candidate))
+                out.notes.append({**note("header_rows_disagree", export.source, detail), **_whose(who)})
     return counted
 
 
@@ -282,22 +298,23 @@ def _read_export(export: _Export, *, choice: str) -> _FileRead:
     full = len(candidates) * len(cases.planned or ())
     for r in rows:
         case, trial = _case(r, cases.case_of, by_index)
-        if len(planned) < full and (name(r.provider, r.prompt_key), case, trial) not in planned:
+        who = name(r.provider, r.prompt_key)
+        if len(planned) < full and (who, case, trial) not in planned:
             detail = (
-                f"the result at line {r.line} ran test {case} on {name(r.provider, r.prompt_key)!r}, a column its "
+                f"the result at line {r.line} ran test {case} on {_said(who)}, a column its "
                 "test's prompts/providers filter leaves out: the filters are not applied (every test is planned "
                 "on every column)"
             )
-            who = name(r.provider, r.prompt_key)
-            out.notes.append(note("header_rows_disagree", export.source, detail, line=r.line, candidate=who))
+            out.notes.append({**note("header_rows_disagree", export.source, detail, line=r.line), **_whose(who)})
             out.units = [(c, case, trial) for case, trial in cases.planned or () for c in candidates]
             planned = set(out.units)
     for r in rows:
         case, trial = _case(r, cases.case_of, by_index)
-        out.notes.extend({**n, "candidate": name(r.provider, r.prompt_key)} for n in r.notes)
+        who = name(r.provider, r.prompt_key)
+        out.notes.extend({**n, **_whose(who)} for n in r.notes)
         out.rows.append(
             ledger_row(
-                name(r.provider, r.prompt_key),
+                r.provider,
                 case,
                 trial=trial,
                 run_id=export.info.get("run_id"),
@@ -310,13 +327,15 @@ def _read_export(export: _Export, *, choice: str) -> _FileRead:
                 line=r.line,
                 source=export.source,
             )
+            | {TASK: who[0]}
         )
-    out.settings = _settings(export, rows, name, candidates)
+    out.settings = _settings(export, candidates)
     counted = _header_notes(export, rows, name, out)
     export.info.update(
         {
             "rows_read": len(out.rows),
-            "candidates": candidates,
+            "candidates": list(dict.fromkeys(p for _, p in candidates)),
+            "prompts": list(dict.fromkeys(t for t, _ in candidates)),
             "declared_test_runs": cases.declared_runs,
             "planned_units": len(out.units),
             "scoped_tests": sorted({c for c, scopes in cases.scopes.items() if any(s.scoped for s in scopes)}),

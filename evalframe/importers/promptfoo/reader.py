@@ -2,20 +2,55 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, PASSED, RECORDED_SETTINGS, SETTINGS_BY_TASK, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, PASSED, RECORDED_SETTINGS, SETTINGS_BY_TASK, TASK, TRIAL
 from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, finish, plan_from_units
+from evalframe.importers._kit import (
+    CaseNames,
+    ScoreChoiceError,
+    Unreadable,
+    choose_score,
+    find_files,
+    finish,
+    plan_from_units,
+)
 from evalframe.importers._settings import RunSettings, recorded, split_by_settings
 from evalframe.importers.promptfoo.export import _Export, _export_named_scores, _is_export, _load
-from evalframe.importers.promptfoo.file import _read_export
+from evalframe.importers.promptfoo.file import _FileRead, _read_export
 from evalframe.importers.promptfoo.rows import SUCCESS, WEIGHTED
 from evalframe.load import PathLike
+
+
+def _as_tasks(
+    reads: Sequence[_FileRead], sources: Sequence[str], renamed: Mapping[tuple[str, str], str]
+) -> pl.DataFrame:
+    """The planned units, each prompt a task when the import holds several (its rows' case ids ``<task>/<id>``).
+
+    With one prompt there is no ``task`` column, as in any one-task import; the rows and notes lose the
+    ``task`` the file reading gave them. Candidates are renamed as ``renamed`` says (runs of other settings).
+    """
+    tasks = {t for r in reads for (t, _), _, _ in r.units} | {row[TASK] for r in reads for row in r.rows}
+    case_of = CaseNames.of(tasks)
+    for r in reads:
+        for row in r.rows:
+            task = row.pop(TASK)
+            row[CASE_ID] = case_of(task, row[CASE_ID])
+        if not case_of.prefixed:
+            for n in r.notes:
+                n.pop(TASK, None)
+    units = {
+        (renamed.get((source, c), c), case_of(t, case), trial, t): None
+        for r, source in zip(reads, sources, strict=True)
+        for (t, c), case, trial in r.units
+    }
+    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, TASK: pl.String}
+    frame = pl.DataFrame(list(units), schema=schema, orient="row")
+    return frame if case_of.prefixed else frame.drop(TASK)
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
@@ -37,9 +72,11 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     Returns
     -------
     Imported
-        ``plan``: the declared (provider × prompt) candidates × the declared
-        test runs (see the module documentation), ``trials`` = the config's
-        ``evaluateOptions.repeat`` when the repetitions could be matched.
+        ``plan``: the declared providers (candidates) × the declared test
+        runs (see the module documentation), with the case column ``task``
+        (String: the prompt) when the import holds several prompts, ``trials``
+        = the config's ``evaluateOptions.repeat`` when the repetitions could
+        be matched.
         ``ledger``: one row per result with the columns of
         :data:`LEDGER_SCHEMA` — ``candidate``, ``case_id`` (String),
         ``trial``, ``attempt`` (Int64; attempt is always 1), ``run_id``
@@ -54,7 +91,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         ``nonfinite_score``, ``not_a_score`` and ``plan_from_rows``.
         ``info``: one dict per file (layout, version, ``run_id`` = eval id,
         timestamp, promptfoo version, header ``stats``, rows read,
-        candidates, plan basis, case id basis, score read, named scores).
+        candidates, prompts, plan basis, case id basis, score read, named
+        scores).
 
     Raises
     ------
@@ -114,10 +152,10 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     runs = [RunSettings(e.source, c, s) for e, r in zip(exports, reads, strict=True) for c, s in r.settings.items()]
     renamed, setting_notes = split_by_settings(runs)
     notes.extend(setting_notes)
+    frame = _as_tasks(reads, [e.source for e in exports], renamed)
     for e, r in zip(exports, reads, strict=True):
         for row in r.rows:
             row[CANDIDATE] = renamed.get((e.source, row[CANDIDATE]), row[CANDIDATE])
-        r.units = [(renamed.get((e.source, c), c), case, trial) for c, case, trial in r.units]
         for n in r.notes:
             if n.get(CANDIDATE) is not None:
                 n[CANDIDATE] = renamed.get((e.source, n[CANDIDATE]), n[CANDIDATE])
@@ -131,8 +169,6 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ledger = pl.DataFrame(rows, schema=LEDGER_SCHEMA, orient="row") if rows else pl.DataFrame(schema=LEDGER_SCHEMA)
     if not all(r.named_pass_complete for r in reads):
         ledger = ledger.drop(PASSED)
-    units = list(dict.fromkeys(u for r in reads for u in r.units))
-    frame = pl.DataFrame(units, schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64}, orient="row")
     # Tests scoped to some prompts or providers make the plan a units table rather than a cross product.
     plan, plan_problems = plan_from_units(frame, source=source, notes=[*notes, *(n for r in reads for n in r.notes)])
     return finish(plan, ledger, [notes, *(r.notes for r in reads), plan_problems], info, files=files)
