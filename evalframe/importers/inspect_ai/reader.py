@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -18,7 +18,6 @@ from evalframe.columns import (
     SCORE,
     SCORE_STATUS,
     SOURCE,
-    TRIAL,
     UNIT_KEY,
 )
 from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
@@ -218,7 +217,7 @@ def _id_texts(raws: list[int | str]) -> tuple[pl.Series, pl.Series]:
     types = set(map(type, raws))
     if types == {str}:
         text = pl.Series(raws, dtype=pl.String)
-    elif types == {int} and _INT64[0] <= min(raws) and max(raws) <= _INT64[1]:  # type: ignore[type-var]
+    elif types == {int} and _INT64[0] <= min(cast("list[int]", raws)) and max(cast("list[int]", raws)) <= _INT64[1]:
         text = pl.Series(raws, dtype=pl.Int64).cast(pl.String)
     else:
         return pl.Series([str(r) for r in raws], dtype=pl.String), pl.Series([type(r).__name__ for r in raws])
