@@ -27,6 +27,7 @@ import tempfile
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from bench_memory import GIB, HEADER_FROM  # the script's own folder is first on sys.path
 from bench_second_paths import extract
@@ -45,7 +46,7 @@ def header_archive(path: Path, ids: int, epochs: int, *, strings: bool) -> Path:
     return path
 
 
-def run(args: list[str], code: Path, cwd: Path, limit: int) -> dict[str, float]:
+def run(args: list[str], code: Path, cwd: Path, limit: int) -> dict[str, Any]:
     """One child with ``code`` first on PYTHONPATH, under an address-space limit of ``limit`` bytes."""
     env = {**os.environ, "PYTHONPATH": str(code)}
 
@@ -88,7 +89,7 @@ def main() -> int:
             name, rev = spec.split("=", 1)
             trees.append((name, extract(rev, work / f"code_{name}")))
         limit = int(a.as_gib * GIB)
-        runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+        runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for number in range(a.rounds):
             order = trees[number % len(trees) :] + trees[: number % len(trees)]  # the first tree rotates
             for name, code in order:
@@ -97,9 +98,9 @@ def main() -> int:
                     ("import inspect", ["-m", "evalframe.cli", "import", "inspect", str(archive), "--out", "o"]),
                 ):
                     shutil.rmtree(work / "o", ignore_errors=True)
-                    done = run(args, code, work, limit)
-                    runs.setdefault((what, name), []).append(done)
-                    print(f"round {number + 1} {name} {what}: {json.dumps(done)}", flush=True)
+                    result = run(args, code, work, limit)
+                    runs.setdefault((what, name), []).append(result)
+                    print(f"round {number + 1} {name} {what}: {json.dumps(result)}", flush=True)
         print(f"\nload average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
         print(f"address-space limit of every run: {a.as_gib:g} GiB")
         print("| run | tree | exits | CPU s (median; min-max) | wall s | peak RSS GiB |")
