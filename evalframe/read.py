@@ -18,10 +18,12 @@ from typing import Any, Final, NamedTuple
 
 import polars as pl
 
-from evalframe.columns import CASE_ID, GradeKind
+from evalframe.columns import CANDIDATE, GradeKind
 from evalframe.importers import Imported, registry
 from evalframe.importers._kit import as_numeric_scores
 from evalframe.load import PathLike
+from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID
+from evalframe.reconcile import planned_units_coded
 from evalframe.report.output import listed_unchanged, read_manifest
 
 #: Formats whose case id may come from a declared column (``id_column``) instead of the question text.
@@ -48,8 +50,13 @@ class Frames(NamedTuple):
 
 
 def plan_units(imported: Imported) -> pl.DataFrame:
-    """The planned units of an import with its case columns: what ``evalframe import`` writes as plan.parquet."""
-    return imported.plan.planned_units().join(imported.plan.cases.lazy(), on=CASE_ID, how="left").collect()
+    """The planned units of an import with its case columns: what ``evalframe import`` writes as plan.parquet.
+
+    Columns: ``candidate``, ``case_id`` (String), ``trial`` (Int64) and each case column, gathered by case code
+    (no join on the case ids' text: 6M units of a 3M-case plan cost what their codes cost).
+    """
+    units = planned_units_coded(imported.plan).drop(CAND_CODE, CASE_CODE, UID)
+    return units.with_columns(pl.col(CANDIDATE).cast(pl.String)).collect()
 
 
 def import_exports(

@@ -72,12 +72,14 @@ from evalframe.problems import concat_problems, problems_frame
 __all__ = [
     "LETTER_GRADES",
     "MAX_PLANNED_UNITS",
+    "TRIALS",
     "CaseNames",
     "ImportRefused",
     "ImportUnreadable",
     "ScoreChoiceError",
     "Unreadable",
     "build_plan",
+    "build_plan_of_trials",
     "choose_score",
     "declare",
     "failure_kind",
@@ -191,19 +193,84 @@ def build_plan(units: pl.DataFrame, *, source: str) -> tuple[Plan, pl.DataFrame]
     units = units.with_columns(pl.col(TRIAL).cast(pl.Int64))
     case_columns = [c for c in units.columns if c not in (CANDIDATE, TRIAL)]
     cases = units.select(case_columns).unique(maintain_order=True)
-    keys = units.select(CANDIDATE, CASE_ID, TRIAL).unique().sort(CANDIDATE, CASE_ID, TRIAL)
+    keys = units.select(CANDIDATE, CASE_ID, TRIAL).unique()  # Plan.with_units codes and sorts them
     candidates = units.get_column(CANDIDATE).unique(maintain_order=True).to_list()  # not one str per unit
-    try:
-        plan = Plan.from_frame(cases, candidates=candidates, source=source)
-    except PlanError as exc:
-        unvalidated = Plan(cases=cases.unique(CASE_ID, keep="first"), candidates=tuple(candidates), source=source)
-        return unvalidated, exc.problems
+    plan, problems = _validated_plan(cases, candidates, source)
+    if problems.height:
+        return plan, problems
     trials = int(keys.get_column(TRIAL).max())  # type: ignore[arg-type]
     plan = replace(plan, trials=trials)
     # Units are unique and inside candidates × cases × trials: equal sizes mean the full cross product.
     if keys.height == len(candidates) * plan.cases.height * trials and int(keys.get_column(TRIAL).min()) == 1:  # type: ignore[arg-type]
-        return plan, problems_frame()
-    return plan.with_units(keys), problems_frame()
+        return plan, problems
+    return plan.with_units(keys), problems
+
+
+#: Column of the frame :func:`build_plan_of_trials` reads: a (candidate, case)'s trials are 1 to this count.
+TRIALS = "trials"
+
+
+def build_plan_of_trials(cases: pl.DataFrame, *, source: str) -> tuple[Plan, pl.DataFrame]:
+    """:func:`build_plan` of units given as a trial count per candidate and case (trials 1..``trials``).
+
+    The plan and problems are those of :func:`build_plan` on the units the rows stand for, built without a
+    row per unit when every candidate has every case and the same count (a cross product): an Inspect header
+    planning 3M sample ids × 2 epochs is then 3M rows, never 6M rows made unique and sorted by their text.
+    Only a plan that is not a cross product is spelled out unit by unit (its units table).
+
+    Parameters
+    ----------
+    cases
+        One row per (candidate, case): ``candidate``, ``case_id`` (String), ``trials`` (Int64, ≥ 1), plus case
+        columns equal for every row of a case. Rows repeating a candidate and case are their union: trials
+        1 to the largest count.
+    source
+        Where the plan came from.
+
+    Returns
+    -------
+    tuple
+        As :func:`build_plan`: the plan and its problems. Candidates are in sorted order; the cases' rows
+        (their ``line`` in a problem) in the order of their first row.
+
+    Examples
+    --------
+    >>> cases = pl.DataFrame({"candidate": ["m", "m", "n"], "case_id": ["1", "2", "1"], "trials": [2, 2, 1]})
+    >>> plan, problems = build_plan_of_trials(cases.head(2), source="x.eval")
+    >>> plan.n_units, plan.trials, plan.units is None, problems.height
+    (4, 2, True, 0)
+    >>> plan, _ = build_plan_of_trials(cases, source="x.eval")
+    >>> plan.units.sort("candidate", "case_id", "trial").rows()
+    [('m', '1', 1), ('m', '1', 2), ('m', '2', 1), ('m', '2', 2), ('n', '1', 1)]
+    """
+    case_columns = [c for c in cases.columns if c not in (CANDIDATE, TRIALS)]
+    ranges = cases.with_columns(pl.col(TRIALS).cast(pl.Int64))
+    if ranges.select(CANDIDATE, *case_columns).n_unique() < ranges.height:  # a case repeated: grouped, not always
+        ranges = ranges.group_by(CANDIDATE, *case_columns, maintain_order=True).agg(pl.col(TRIALS).max())
+    candidates = sorted(ranges.get_column(CANDIDATE).unique().to_list())
+    # One candidate's rows are its cases, each once; several candidates share theirs.
+    listed = ranges.select(case_columns)
+    plan, problems = _validated_plan(
+        listed if len(candidates) == 1 else listed.unique(maintain_order=True), candidates, source
+    )
+    if problems.height:
+        return plan, problems
+    counts = ranges.get_column(TRIALS)
+    plan = replace(plan, trials=int(counts.max()))  # type: ignore[arg-type]
+    # Validated cases are unique, so (candidate, case) pairs are: as many as candidates × cases is all of them.
+    if ranges.height == len(candidates) * plan.cases.height and counts.min() == counts.max():
+        return plan, problems
+    units = ranges.select(CANDIDATE, CASE_ID, pl.int_ranges(1, pl.col(TRIALS) + 1, dtype=pl.Int64).alias(TRIAL))
+    return plan.with_units(units.explode(TRIAL)), problems
+
+
+def _validated_plan(cases: pl.DataFrame, candidates: list[str], source: str) -> tuple[Plan, pl.DataFrame]:
+    """The plan of ``cases`` × ``candidates`` and no problem, or an unvalidated plan and the problems refusing it."""
+    try:
+        return Plan.from_frame(cases, candidates=candidates, source=source), problems_frame()
+    except PlanError as exc:
+        unvalidated = Plan(cases=cases.unique(CASE_ID, keep="first"), candidates=tuple(candidates), source=source)
+        return unvalidated, exc.problems
 
 
 def plan_from_units(

@@ -84,7 +84,8 @@ def from_frame(
     check_planned_units(n_cases * n_candidates * trials, source, what)  # before any unit is built
     extra.extend(identifier_problems(list(candidates), "candidate", source))
     within = "its task" if len(key) > 1 else "the plan"
-    found.append(repeated_cases(frame, source, f"case_id appears more than once in {within}", key=key))
+    if n_cases < frame.height:  # a case key is repeated (a null one too: counted once): find each of its rows
+        found.append(repeated_cases(frame, source, f"case_id appears more than once in {within}", key=key))
     try:
         frame = checked_cases(frame, source, found, extra)
     except PlanError as exc:  # what is left to check a ledger against in the same run (SPEC §3: every problem)

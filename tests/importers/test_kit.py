@@ -312,3 +312,35 @@ def test_imported_results_carry_the_exports_headers_into_the_audit() -> None:
         "the export records the case reducer mean; the audit applies the declared 'any'"
     ]
     assert [e["case_reducer"] for e in report.meta["exports"]] == ["mean"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_plan_of_trial_counts_is_the_plan_of_the_units_they_stand_for(seed: int) -> None:
+    """build_plan_of_trials(rows) equals build_plan of the units the rows spell out (trials 1..count, unioned)."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []  # a case id names one task (an importer prefixes ids with their task when several are read)
+    for _ in range(rng.randint(0, 8)):
+        case = rng.choice(["q1", "q2", "q3", " q4"])
+        rows.append((rng.choice(["A", "B"]), case, "u" if case == "q3" else "t", rng.randint(1, 3)))
+    cases = pl.DataFrame(
+        rows, schema={"candidate": pl.String, "case_id": pl.String, "task": pl.String, "trials": pl.Int64}, orient="row"
+    )
+    units = pl.DataFrame(
+        [(c, i, t, n) for c, i, t, k in rows for n in range(1, k + 1)],
+        schema={"candidate": pl.String, "case_id": pl.String, "task": pl.String, "trial": pl.Int64},
+        orient="row",
+    ).select("candidate", "case_id", "trial", "task")
+    plan, problems = _kit.build_plan_of_trials(cases, source="s")
+    want, want_problems = _kit.build_plan(units, source="s")
+    assert sorted(problems.get_column("kind").to_list()) == sorted(want_problems.get_column("kind").to_list())
+    if want_problems.height == 0:
+        assert (plan.candidates, plan.trials, plan.n_units) == (
+            tuple(sorted(want.candidates)),
+            want.trials,
+            want.n_units,
+        )
+        assert plan.cases.equals(want.cases)
+        assert plan.planned_units().collect().rows() == want.planned_units().collect().rows()
+        assert len({(c, i, n) for c, i, t, k in rows for n in range(1, k + 1)}) == plan.n_units

@@ -11,7 +11,7 @@ from typing import Any
 from evalframe.columns import KIND, REPORTED_HEADLINES
 from evalframe.importers._kit import ScoreChoiceError, choose_score, json_object
 from evalframe.importers._reported import headline
-from evalframe.importers.inspect_ai.log import _is_count, _is_id, _Log, _log_note, _obj, _retries
+from evalframe.importers.inspect_ai.log import _are_ids, _is_count, _Log, _log_note, _obj, _retries
 
 
 def _when(raw: Any) -> datetime | None:
@@ -47,7 +47,7 @@ def _declared_ids(log: _Log) -> tuple[list[int | str] | None, dict[str, Any] | N
     ids = log.dataset.get("sample_ids")
     if ids is None or ids == []:
         return None, None
-    if not isinstance(ids, list) or not all(_is_id(i) for i in ids):
+    if not isinstance(ids, list) or not _are_ids(ids):
         return None, _log_note(log, "unreadable_file", "eval.dataset.sample_ids is not a list of ints/strings")
     return list(ids), None
 

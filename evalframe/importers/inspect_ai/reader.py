@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -18,12 +18,20 @@ from evalframe.columns import (
     SCORE,
     SCORE_STATUS,
     SOURCE,
-    TRIAL,
     UNIT_KEY,
 )
 from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
-from evalframe.importers._kit import CaseNames, build_plan, find_files, finish, note, planned_size, spelling_note
+from evalframe.importers._kit import (
+    TRIALS,
+    CaseNames,
+    build_plan_of_trials,
+    find_files,
+    finish,
+    note,
+    planned_size,
+    spelling_note,
+)
 from evalframe.importers.inspect_ai.archive import _read_log
 from evalframe.importers.inspect_ai.header import (
     ScoreRef,
@@ -166,7 +174,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     notes.extend(_spelling_notes(logs, id_frames, case_of))
 
     rows = _attempt_rows(logs, chosen, case_of, notes)
-    plan, plan_problems = build_plan(_units(case_frames), source=source)
+    plan, plan_problems = build_plan_of_trials(_cases(case_frames), source=source)
     if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
         plan_problems = plan_problems.clear()
     ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
@@ -177,7 +185,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     return finish(plan, ledger, [notes, plan_problems], info, files=files)
 
 
-_LOG, _RAW, _KIND, _EPOCHS = "log", "raw", "kind", "epochs"
+_LOG, _RAW, _KIND = "log", "raw", "kind"
 
 
 def _written_ids(number: int, log: _Log, raws: list[int | str]) -> pl.DataFrame:
@@ -185,49 +193,68 @@ def _written_ids(number: int, log: _Log, raws: list[int | str]) -> pl.DataFrame:
 
     Held as columns rather than Python objects, so that a header listing millions of ids stays small.
     """
+    text, kind = _id_texts(raws)
     return pl.DataFrame(
         {
             _LOG: pl.repeat(number, len(raws), dtype=pl.Int64, eager=True),
             TASK: pl.repeat(log.task, len(raws), dtype=pl.String, eager=True),
-            _RAW: pl.Series([str(raw) for raw in raws], dtype=pl.String),
-            _KIND: pl.Series([type(raw).__name__ for raw in raws], dtype=pl.Categorical),
+            _RAW: text,
+            _KIND: kind.cast(pl.Categorical),
         }
     )
 
 
+#: The range of an id polars holds as an Int64 (a JSON integer outside it is written out by Python).
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _id_texts(raws: list[int | str]) -> tuple[pl.Series, pl.Series]:
+    """Each sample id's text (``str(id)``) and JSON type (``int`` or ``str``), as String columns.
+
+    A list of one type is converted by polars (3M ids: a tenth of a CPU-second, where a Python ``str()`` per
+    id took more than a second); ids of both types are written out one by one.
+    """
+    types = set(map(type, raws))
+    if types == {str}:
+        text = pl.Series(raws, dtype=pl.String)
+    elif types == {int} and _INT64[0] <= min(cast("list[int]", raws)) and max(cast("list[int]", raws)) <= _INT64[1]:
+        text = pl.Series(raws, dtype=pl.Int64).cast(pl.String)
+    else:
+        return pl.Series([str(r) for r in raws], dtype=pl.String), pl.Series([type(r).__name__ for r in raws])
+    kind = types.pop().__name__ if types else "str"
+    return text, pl.repeat(kind, len(raws), dtype=pl.String, eager=True)
+
+
+def _distinct_ids(raws: list[int | str]) -> int:
+    """How many different ids ``raws`` holds, as text (``1`` and ``"1"`` are one id)."""
+    return len(set(raws)) if len(set(map(type, raws))) < 2 else len(set(map(str, raws)))
+
+
 def _log_cases(log: _Log, raws: pl.Series, epochs: int, case_of: CaseNames) -> pl.DataFrame:
-    """A log's planned cases: ``candidate``, ``case_id``, ``task`` and its ``epochs`` (each case's trials 1..epochs)."""
+    """A log's planned cases: ``candidate``, ``case_id``, ``task`` and its ``trials`` (each case's trials 1..epochs)."""
     return raws.to_frame(CASE_ID).select(
         pl.lit(log.candidate, pl.String).alias(CANDIDATE),
         (pl.lit(case_of.prefix(log.task) or "") + pl.col(CASE_ID)).alias(CASE_ID),
         pl.lit(log.task, pl.String).alias(TASK),
-        pl.lit(epochs, pl.Int64).alias(_EPOCHS),
+        pl.lit(epochs, pl.Int64).alias(TRIALS),
     )
 
 
-def _units(cases: list[pl.DataFrame]) -> pl.DataFrame:
-    """The planned units of every log, sorted: one per case and trial up to the most epochs any log gave the case.
+def _cases(cases: list[pl.DataFrame]) -> pl.DataFrame:
+    """The planned cases of every log, in the order read: ``candidate``, ``case_id``, ``task``, ``trials``.
 
-    Logs of one candidate and task may list a case twice; the union of their units is then trials 1..the most
-    epochs. Made unique on cases before the trials are crossed in (a hash table per unit took 1 GB at 6M units).
+    Logs of one candidate and task may list a case twice; the plan's units are then the union, trials 1..the
+    most epochs any log gave the case (:func:`~evalframe.importers._kit.build_plan_of_trials`).
     """
-    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TASK: pl.String, _EPOCHS: pl.Int64}
-    return (
-        pl.concat([pl.DataFrame(schema=schema), *cases])
-        .group_by(CANDIDATE, CASE_ID, TASK)
-        .agg(pl.col(_EPOCHS).max())
-        .with_columns(pl.int_ranges(1, pl.col(_EPOCHS) + 1, dtype=pl.Int64).alias(TRIAL))
-        .explode(TRIAL)
-        .select(CANDIDATE, CASE_ID, TRIAL, TASK)
-        .sort(CANDIDATE, CASE_ID, TRIAL)
-    )
+    schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TASK: pl.String, TRIALS: pl.Int64}
+    return pl.concat([pl.DataFrame(schema=schema), *cases])
 
 
 def _spelling_notes(logs: list[_Log], id_frames: list[pl.DataFrame], case_of: CaseNames) -> list[dict[str, Any]]:
     """``id_normalised`` per log and id written as several JSON types in its task (``1`` and ``"1"``)."""
-    if not id_frames:
+    ids = pl.concat(id_frames).with_columns(pl.col(_KIND).cast(pl.String)) if id_frames else None
+    if ids is None or ids.get_column(_KIND).n_unique() < 2:  # every id written as one JSON type: none respelled
         return []
-    ids = pl.concat(id_frames).with_columns(pl.col(_KIND).cast(pl.String))
     kinds = ids.group_by(TASK, _RAW).agg(pl.col(_KIND).unique()).filter(pl.col(_KIND).list.len() > 1)
     flagged = ids.select(_LOG, TASK, _RAW).unique().join(kinds, on=[TASK, _RAW]).sort(_LOG, _RAW)
     notes = []
@@ -249,7 +276,7 @@ def _planned_ids(log: _Log, notes: list[dict[str, Any]]) -> tuple[int, list[int 
     notes.extend(n for n in (epochs_note, id_note) if n is not None)
     notes.extend(_header_notes(log))
     if declared is not None:
-        limited = _limited_note(log, len({str(i) for i in declared}))
+        limited = _limited_note(log, _distinct_ids(declared))
         if limited is not None:
             notes.append(limited)
         return epochs, declared
