@@ -30,7 +30,7 @@ from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
 from evalframe.report.explore import OUTCOME_MEANING, explorer_section, outcome_groups, units_fragment, units_link
 from evalframe.report.format import fmt_value, interval, pct
-from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, small, table
+from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, reason_lists, small, table
 from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, TasksView, View
 
@@ -45,7 +45,7 @@ def _verdict(c: ComparisonView) -> Html:
         "div",
         el("b", f"Verdict: {c.verdict}"),
         f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})",
-        el("ul", *[el("li", r) for r in c.reasons], cls="reasons"),
+        reason_lists(c.reasons, c.checks_passed),
         cls="verdict win" if c.winner else "verdict none",
     )
 

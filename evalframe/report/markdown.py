@@ -41,6 +41,8 @@ def _verdict_lines(c: ComparisonView) -> list[str]:
         f"(pair policy `{c.pair_policy}`)",
         "",
         *[f"- {markdown_text(r)}" for r in c.reasons],
+        *(["", "Checks passed:", ""] if c.checks_passed else []),
+        *[f"- {markdown_text(r)}" for r in c.checks_passed],
     ]
 
 
@@ -284,7 +286,7 @@ def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     """The comparison's table, the pairs dropped by slice, and the flipped pairs."""
     title = f"Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}"
     lines = [_heading(2 + depth, title), ""]
-    lines.append(markdown_table(c.table.drop("reasons")))
+    lines.append(markdown_table(c.table.drop("reasons", "checks_passed", strict=False)))
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
     return [*lines, "", *_flips_lines(c, depth), *_case_flips_lines(c, depth)]
@@ -297,7 +299,7 @@ def render_comparison_markdown(c: ComparisonView) -> str:
         "",
         *_verdict_lines(c),
         "",
-        markdown_table(c.table.drop("reasons")),
+        markdown_table(c.table.drop("reasons", "checks_passed", strict=False)),
     ]
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]

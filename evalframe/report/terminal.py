@@ -172,6 +172,10 @@ def _verdict(c: ComparisonView) -> Iterator[RenderableType]:
     yield line
     for reason in c.reasons:
         yield Text(f"  - {visible(reason)}")
+    if c.checks_passed:
+        yield Text("  checks passed:", style="dim")
+    for check in c.checks_passed:
+        yield Text(f"  - {visible(check)}", style="dim")
 
 
 def _gate(gate: Gate) -> Text:
