@@ -132,6 +132,8 @@ def _card(c: Candidate, link: Linker) -> Html:
         parts.append(el("p", "ungraded: ", join(ungraded, "; ")))
     if c.selective_missingness:
         parts.append(el("p", f"selective missingness: {c.selective_missingness}", cls="cov"))
+    if c.missing_slice:
+        parts.append(el("p", c.missing_slice, cls="cov"))
     return el("div", *parts, cls="card ok" if c.complete else "card warn")
 
 

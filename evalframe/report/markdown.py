@@ -151,6 +151,7 @@ def _markdown_lines(view: View, depth: int = 0) -> list[str]:
         lines += [*_gate_lines(view.gate), ""]
     lines += [_heading(h, "Headline"), ""]
     lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
+    lines += [f"- {markdown_text(cand.missing_slice)}." for cand in view.candidates if cand.missing_slice]
     if view.ranking is not None:
         lines += ["", f"**{markdown_text(view.ranking.text)}**"]
     lines += [
@@ -383,6 +384,7 @@ def _github_lines(view: View) -> list[str]:
                 for c in selective
             ),
         ]
+    lines += [line for c in view.candidates if c.missing_slice for line in ("", f"{markdown_text(c.missing_slice)}.")]
     if view.ranking is not None:
         lines += ["", markdown_text(view.ranking.text)]
     if c is not None and c.flips.total:

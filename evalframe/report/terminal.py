@@ -201,6 +201,8 @@ def _headline(candidates: Sequence[Candidate], ranking: Ranking | None) -> Itera
     for c in candidates:
         if c.selective_missingness:
             yield Text(f"• {visible(c.name)}: selective missingness: {visible(c.selective_missingness)}.", style="bold")
+        if c.missing_slice:
+            yield Text(f"• {visible(c.missing_slice)}.")
 
 
 def _missing(view: View, *, compact: bool = False) -> Table | None:
