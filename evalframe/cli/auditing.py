@@ -37,7 +37,7 @@ from evalframe.report import (
     render_markdown,
 )
 from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, visible
-from evalframe.report.terminal import NULL, TerminalLayout, family_table, frame_table, print_view
+from evalframe.report.terminal import NULL, TerminalLayout, family_table, print_view
 from evalframe.report.view import Gate
 
 
@@ -402,7 +402,7 @@ def _compare_all(
 
 
 def _family_asked(report: AuditReport, challenger: str) -> bool:
-    """``--candidate all`` when no candidate is named ``all``: the family (as ``--each``); a name given is that candidate.
+    """``--candidate all`` when no candidate is named ``all``: the family, as ``--each`` (else a name is a name).
 
     When a candidate is named ``all``, ``--candidate all`` compares it, and a note on stderr names ``--each``.
     """

@@ -310,7 +310,9 @@ def compare(
     if any(unpaired.values()):
         reasons.append(unpaired_reason(unpaired))
     passed: list[str] = []  # the checks that hold: not reasons (they neither block nor qualify the verdict)
-    (reasons if declared.winner is None else passed).append(interval_reason(declared, scale, candidate, baseline, alpha))
+    (reasons if declared.winner is None else passed).append(
+        interval_reason(declared, scale, candidate, baseline, alpha)
+    )
     winner, tipping = _supported_winner(
         declared, (other_name, other), joined, scale, (baseline, candidate), (reasons, passed)
     )
@@ -357,7 +359,9 @@ def compare(
         "reasons": reasons,
         "checks_passed": passed,
     }
-    types = dict.fromkeys(_NULLABLE_FLOATS, pl.Float64) | dict.fromkeys(("reasons", "checks_passed"), pl.List(pl.String))
+    types = dict.fromkeys(_NULLABLE_FLOATS, pl.Float64) | dict.fromkeys(
+        ("reasons", "checks_passed"), pl.List(pl.String)
+    )
     table = pl.DataFrame([row], schema_overrides=types)
     flips, note = comparison_flips(joined, alpha=alpha, numeric=scale.numeric, task=task if several else None)
     dropped = dropped_by_slice(joined, scale.slices, pairs)

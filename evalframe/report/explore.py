@@ -14,8 +14,8 @@ units are one definition.
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 from collections.abc import Mapping
+from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 

@@ -117,10 +117,10 @@ def _card(c: Candidate, link: Linker) -> Html:
         whole = "over all observations" if c.base == "observations" else "over the whole plan"
         worst = [link(low.numerator, n, "passed"), " / ", link(low.denominator, n, "planned")]
         best = [link(high.numerator, n, PASSED_OR_UNGRADED), " / ", link(high.denominator, n, "planned")]
-        said = [f"worst case pass_rate_planned = {low.formula} = ", *worst, "; best case pass_rate_upper = "]
-        said += [f"{high.formula} = ", *best]
+        told: list[Any] = [f"worst case pass_rate_planned = {low.formula} = ", *worst, "; best case pass_rate_upper = "]
+        told += [f"{high.formula} = ", *best]
         bounds = [el("b", link(pct(low.value), n, "planned")), " to ", el("b", link(pct(high.value), n, "planned"))]
-        parts.append(el("p", f"{whole} the pass rate could be anywhere from ", *bounds, small(join(said))))
+        parts.append(el("p", f"{whole} the pass rate could be anywhere from ", *bounds, small(join(told))))
     ungraded = []
     if c.counts["missing"]:
         ids = ", ".join(c.missing_ids[:CARD_IDS_SHOWN])

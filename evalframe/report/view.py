@@ -394,7 +394,9 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         name: f"{name}: {fact} (a described fact, beside the slice test)"
         for name, fact in (missing_in_one_slice(report.slices) if report.slices.width else {}).items()
     }
-    candidates = tuple(replace(c, missing_slice=facts.get(c.name)) for c in candidates_of(report.summary, meta, outcomes))
+    candidates = tuple(
+        replace(c, missing_slice=facts.get(c.name)) for c in candidates_of(report.summary, meta, outcomes)
+    )
     slices = [str(s) for s in meta.get("slices", [])]
     compared = None if comparison is None else comparison_view(comparison, slices)
     title, subtitle = _title(report, compared)

@@ -71,9 +71,7 @@ def shown(page: Any, fragment: str) -> None:
     page.wait_for_function("f => document.getElementById('ef-explorer').dataset.fragment === f", arg=fragment)
 
 
-def check_every_link(
-    page: Any, units: Units, links: str = "a.units", case_type: dict[str, str] | None = None
-) -> int:
+def check_every_link(page: Any, units: Units, links: str = "a.units", case_type: dict[str, str] | None = None) -> int:
     """Click every count and rate link (or bar: ``links="svg a"``); each lists exactly its candidate's units of its
     outcomes (and task, and ``slice.case_type`` value, read off ``case_type``: case id -> plan.csv's case_type)."""
     hrefs = page.eval_on_selector_all(links, "links => links.map(a => [a.getAttribute('href'), a.textContent])")
@@ -86,7 +84,9 @@ def check_every_link(
         expected = {
             key
             for key, seen in units.items()
-            if key[1] == candidate and (not task or key[0] == task) and seen in SPEC_COUNTS.get(outcome, set())
+            if key[1] == candidate
+            and (not task or key[0] == task)
+            and seen in SPEC_COUNTS.get(outcome, set())
             and (not kind or (case_type or {}).get(key[2]) == kind)
         }
         page.locator(f'{links}[href="{href}"]').first.click()

@@ -25,7 +25,9 @@ LEDGER = pl.DataFrame(
     }
 )
 #: Read off the two frames: A's 3 missing units are c1..c3, all history, of history's 3 planned units.
-FACT = "A: all 3 missing units lie in topic = history (3 of its 3 planned units) (a described fact, beside the slice test)"
+FACT = (
+    "A: all 3 missing units lie in topic = history (3 of its 3 planned units) (a described fact, beside the slice test)"
+)
 
 
 def test_the_headline_names_the_slice_of_every_missing_unit_in_every_output() -> None:
