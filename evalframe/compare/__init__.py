@@ -309,13 +309,9 @@ def compare(
     unpaired = {name: unpaired_count(report, name, joined) for name in (baseline, candidate)}
     if any(unpaired.values()):
         reasons.append(unpaired_reason(unpaired))
-    passed: list[str] = []  # the checks that hold: not reasons (they neither block nor qualify the verdict)
-    (reasons if declared.winner is None else passed).append(
-        interval_reason(declared, scale, candidate, baseline, alpha)
-    )
-    winner, tipping = _supported_winner(
-        declared, (other_name, other), joined, scale, (baseline, candidate), (reasons, passed)
-    )
+    said: tuple[list[str], list[str]] = (reasons, [])  # (reasons, checks that hold: neither block nor qualify)
+    said[declared.winner is not None].append(interval_reason(declared, scale, candidate, baseline, alpha))
+    winner, tipping = _supported_winner(declared, (other_name, other), joined, scale, (baseline, candidate), said)
     skew = None if declared.test is None else declared.test.skew
     bounds = (b["pass_rate_planned"], b["pass_rate_upper"], c["pass_rate_planned"], c["pass_rate_upper"])
     if None not in bounds:
@@ -357,12 +353,9 @@ def compare(
         "confidence": confidence,
         "verdict": verdict,
         "reasons": reasons,
-        "checks_passed": passed,
+        "checks_passed": said[1],
     }
-    types = dict.fromkeys(_NULLABLE_FLOATS, pl.Float64) | dict.fromkeys(
-        ("reasons", "checks_passed"), pl.List(pl.String)
-    )
-    table = pl.DataFrame([row], schema_overrides=types)
+    table = pl.DataFrame([row], schema_overrides=_ROW_TYPES)
     flips, note = comparison_flips(joined, alpha=alpha, numeric=scale.numeric, task=task if several else None)
     dropped = dropped_by_slice(joined, scale.slices, pairs)
     return Comparison(table=table, pairs=joined, dropped_by_slice=dropped, case_flips=flips, flips_note=note)
@@ -446,4 +439,8 @@ _NULLABLE_FLOATS: Final = (
     "ci_low",
     "ci_high",
     "se_clustered",
+)
+#: The comparison row's column types that its values alone would not give (nulls, empty lists).
+_ROW_TYPES: Final = dict.fromkeys(_NULLABLE_FLOATS, pl.Float64) | dict.fromkeys(
+    ("reasons", "checks_passed"), pl.List(pl.String)
 )
