@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import html
+import io
+import json
+
 import polars as pl
 import pytest
+from rich.console import Console
 
 import evalframe as ef
 from evalframe.compare import compare
 from evalframe.errors import OptionError
+from evalframe.report.terminal import print_view
 from tests.conftest import FIXTURES
 
 ORBIT = FIXTURES / "orbit_desk"
@@ -84,12 +90,15 @@ def test_a_winner_passes_every_check_and_says_so() -> None:
     # Tipping point over all 20 pairs: cand's missing case fails (18/20), base's passes (3/20).
     assert row["tipping_point_difference"] == pytest.approx(0.75)
     assert row["other_policy_ci_low"] > 0
-    assert c.reasons[0].startswith("interval: paired difference of pass rate cand − base = +0.842 [")
-    assert c.reasons[0].endswith("supports candidate_better")
-    assert c.reasons[1] == (
+    # The checks that hold are not reasons: they are listed apart, in the order they ran.
+    assert c.checks_passed[0].startswith("interval: paired difference of pass rate cand − base = +0.842 [")
+    assert c.checks_passed[0].endswith("supports candidate_better")
+    assert c.checks_passed[1] == (
         "tipping point: the difference stays on its side (+0.75) with every ungraded unit filled against the winner"
     )
-    assert c.reasons[2] == "bounds separate: cand [0.9, 0.95] vs base [0.1, 0.15]"
+    assert len(c.checks_passed) == 2
+    assert c.reasons[0] == "bounds separate: cand [0.9, 0.95] vs base [0.1, 0.15]"
+    assert not any(r.startswith(("interval:", "tipping point:")) for r in c.reasons)
     swapped = compare(report, baseline="cand", candidate="base", min_coverage=0.9)
     assert swapped.verdict == "baseline_better"
     assert swapped.table.item(0, "tipping_point_difference") == pytest.approx(-0.75)
@@ -103,7 +112,7 @@ def test_interval_decides_when_coverage_is_complete() -> None:
     assert row["quality_difference"] == pytest.approx(0.5)
     assert row["mcnemar_p_value"] == pytest.approx(2 * 0.5**20)  # 20 discordant pairs, all one way
     assert c.verdict == "candidate_better"
-    assert c.reasons[0].startswith("interval: paired difference of pass rate cand − base = +0.5 [")
+    assert c.checks_passed[0].startswith("interval: paired difference of pass rate cand − base = +0.5 [")
 
 
 def test_a_handful_of_pairs_is_not_a_win() -> None:
@@ -167,7 +176,7 @@ def test_the_reason_names_the_exact_test_when_it_alone_fails() -> None:
     # At α 0.1 the same tables reject, and the candidate wins: the decision is the test's and the interval's.
     at_10 = compare(_tables(6, 7, 1, 6), baseline="base", candidate="cand", alpha=0.1, confidence=0.9)
     assert at_10.verdict == "candidate_better"
-    assert at_10.reasons[0].endswith("exact McNemar p=0.07) supports candidate_better")
+    assert at_10.checks_passed[0].endswith("exact McNemar p=0.07) supports candidate_better")
 
 
 def trials_report(per_case: list[tuple[int, int]], trials: int, *, shuffle_trials: bool = False) -> ef.AuditReport:
@@ -231,11 +240,12 @@ def test_the_pair_policies_must_agree() -> None:
     assert complete.table.item(0, "quality_difference") == pytest.approx(0.5)
     assert as_fail.table.item(0, "quality_difference") == pytest.approx(-0.25)
     assert complete.reasons[0].startswith("coverage: missingness differs between the sides")
-    assert complete.reasons[1].endswith("supports candidate_better")
-    assert complete.reasons[2].startswith("pair policy: under missing_as_fail the difference is -0.25 [")
+    assert complete.checks_passed == [c for c in complete.checks_passed if c.endswith("supports candidate_better")]
+    assert len(complete.checks_passed) == 1  # the interval holds; coverage, pair policy and tipping point fail
+    assert complete.reasons[1].startswith("pair policy: under missing_as_fail the difference is -0.25 [")
     # Tipping point: cand's 20 ungraded units fail, base has none: 20/40 − 30/40.
     assert complete.table.item(0, "tipping_point_difference") == pytest.approx(-0.25)
-    assert complete.reasons[3].startswith("tipping point: with every ungraded unit a fail for cand")
+    assert complete.reasons[2].startswith("tipping point: with every ungraded unit a fail for cand")
     assert as_fail.reasons[1].endswith("does not support a winner")
 
 
@@ -255,8 +265,8 @@ def test_numeric_scores_compare_mean_scores_without_a_threshold() -> None:
     # the differences are symmetric (g1 = 0) and Sugden, Smith & Jones (2000) need more than 28 + 25·0² cases.
     assert row["ci_low"] > 0
     assert c.verdict == "no_supported_winner"
-    assert c.reasons[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
-    assert c.reasons[1] == (
+    assert c.checks_passed[0].startswith("interval: paired difference of mean score cand − base = +0.39 [")
+    assert c.reasons[0] == (
         "skewness: Cochran's rule as refined by Sugden, Smith and Jones (2000) needs more than 28 + 25·g1² = 28 "
         "cases for the per-case differences of mean score (skewness g1 = 0); there are 12: with 12 cases the "
         "sample target (cases standing for a larger population of tasks) cannot support a winner for this skew; "
@@ -441,3 +451,28 @@ def test_the_coverage_reason_says_declared_only_when_a_minimum_was_declared() ->
     assert declared.table.item(0, "min_coverage") == 0.9
     default = compare(orbit_report(), baseline="B", candidate="A")
     assert default.table.item(0, "min_coverage") == 0.95  # the default, still a number in the table
+
+
+def test_checks_that_hold_are_listed_apart_from_the_reasons_in_every_output() -> None:
+    # 20 cases: cand passes 18, base 2, one missing row each: the interval supports cand and the tipping point
+    # holds (test above), so both are checks passed; the bounds and the sample are what qualify the verdict.
+    report = lopsided(20, base_pass=2, cand_pass=18, base_missing=1, cand_missing=1)
+    c = compare(report, baseline="base", candidate="cand", min_coverage=0.9)
+    tipping = c.checks_passed[1]
+    assert tipping.startswith("tipping point: the difference stays on its side")
+    assert all(not r.startswith("tipping point") for r in c.reasons)
+    console = Console(file=io.StringIO(), width=250, color_system=None)
+    print_view(report.view(c), console)
+    terminal = console.file.getvalue()  # type: ignore[attr-defined]
+    # the reasons, then "checks passed:" and the checks, each once
+    assert terminal.count(tipping) == 1
+    last = c.reasons[-1][:40]  # the terminal wraps a long reason
+    assert terminal.index(last) < terminal.index("checks passed:") < terminal.index(tipping)
+    markdown = report.to_markdown(c)
+    assert markdown.count(tipping) == 1
+    assert markdown.index(c.reasons[-1]) < markdown.index("Checks passed:") < markdown.index(tipping)
+    page = report.to_html(c)
+    assert page.count(html.escape(tipping, quote=False)) == 1
+    assert page.index("Checks passed:") < page.index(html.escape(tipping, quote=False))
+    doc = json.loads(report.to_json(c))["comparison"]
+    assert (doc["reasons"], doc["checks_passed"]) == (c.reasons, c.checks_passed)

@@ -37,7 +37,7 @@ from evalframe.report import (
     render_markdown,
 )
 from evalframe.report.format import fmt_value, markdown_code, markdown_table, markdown_text, visible
-from evalframe.report.terminal import NULL, TerminalLayout, frame_table, print_view
+from evalframe.report.terminal import NULL, TerminalLayout, family_table, print_view
 from evalframe.report.view import Gate
 
 
@@ -356,7 +356,7 @@ def _print_family(family: Family, view: View, fmt: str) -> None:
     console.print(Text(visible(f"evalframe comparison: {title}"), style="bold"))
     console.print(Text(visible(view.subtitle), style="dim"))
     console.print(Text(visible(f"multiplicity: {family.multiplicity}."), style="bold"))
-    console.print(frame_table(table.drop("baseline"), "verdicts (family_verdict: after Holm)"))
+    console.print(family_table(table, console.width))
 
 
 def _compare_all(
@@ -401,6 +401,19 @@ def _compare_all(
         sys.exit(EXIT_GATE)
 
 
+def _family_asked(report: AuditReport, challenger: str) -> bool:
+    """``--candidate all`` when no candidate is named ``all``: the family, as ``--each`` (else a name is a name).
+
+    When a candidate is named ``all``, ``--candidate all`` compares it, and a note on stderr names ``--each``.
+    """
+    if challenger != "all":
+        return False
+    if "all" in report.summary.get_column(CANDIDATE).cast(pl.String).to_list():
+        stderr().print("note: --candidate all names the candidate 'all' (--each compares every other candidate)")
+        return False
+    return True
+
+
 def _task_sections(
     report: AuditReport,
     tasks: list[str],
@@ -443,9 +456,14 @@ def _task_sections(
 @click.option(
     "--candidate",
     "challenger",
-    required=True,
-    help="The candidate compared against the baseline; all: every other candidate, one verdict each, with Holm's "
-    "adjustment (Holm 1979) of their exact McNemar p-values stated (one task, no --out).",
+    default=None,
+    help="The candidate compared against the baseline; all (when no candidate is named all): the same as --each.",
+)
+@click.option(
+    "--each",
+    is_flag=True,
+    help="Compare the baseline with every other candidate, one verdict each, with Holm's adjustment (Holm 1979) "
+    "of their exact McNemar p-values stated (one task, no --out). Instead of --candidate.",
 )
 @click.option(
     "--pairs",
@@ -496,7 +514,8 @@ def compare_command(
     out: Path | None,
     fmt: str,
     baseline: str,
-    challenger: str,
+    challenger: str | None,
+    each: bool,
     pairs: str,
     task: str | None,
     min_coverage: float | None,
@@ -518,6 +537,9 @@ def compare_command(
     only --task NAME's); a task one side was not run on is "not comparable".
     """
     options = {**kwargs, "comparable_on": list(comparable_on) or None, "ignore_settings": ignore_settings}
+    if each == (challenger is not None):
+        fail("give either --candidate NAME (one comparison) or --each (the baseline against every other candidate)")
+    challenger = challenger or ""  # with --each: no one candidate
     compared = partial(
         _compared_view,
         baseline=baseline,
@@ -532,7 +554,7 @@ def compare_command(
     declared: pl.DataFrame | None = None
     with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
         tasks = [str(t) for t in report.meta.get("tasks", [])]
-        if challenger == "all":  # one baseline against every other candidate, Holm across them
+        if each or _family_asked(report, challenger):  # one baseline against every other candidate, Holm across them
             alone = out is None and how is None and (task is not None or len(tasks) < 2)
             _compare_all(
                 report,

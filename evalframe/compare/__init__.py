@@ -77,8 +77,9 @@ class Comparison:
         One row: identities, policy, pair counts, coverage of each side and
         their difference, the paired quality difference (candidate −
         baseline) with its clustered standard error and interval, the exact
-        McNemar p-value, each side's worst/best-case bounds, ``verdict`` and
-        ``reasons`` (List[String]).
+        McNemar p-value, each side's worst/best-case bounds, ``verdict``,
+        ``reasons`` (List[String]: what blocks or qualifies the verdict) and
+        ``checks_passed`` (List[String]: the checks that hold).
     pairs
         One row per (case_id, trial) planned for either side: each side's
         outcome, whether the pair is used, and the values compared.
@@ -108,8 +109,13 @@ class Comparison:
 
     @property
     def reasons(self) -> list[str]:
-        """Why the verdict is what it is, in the order the checks ran."""
+        """What blocks or qualifies the verdict, in the order the checks ran (a check that holds is not one)."""
         return list(self.table.item(0, "reasons"))
+
+    @property
+    def checks_passed(self) -> list[str]:
+        """The checks of SPEC §6 that hold (the interval that supports a winner, the tipping point), in words."""
+        return list(self.table.item(0, "checks_passed"))
 
     @property
     def flip_counts(self) -> dict[str, int]:
@@ -303,8 +309,9 @@ def compare(
     unpaired = {name: unpaired_count(report, name, joined) for name in (baseline, candidate)}
     if any(unpaired.values()):
         reasons.append(unpaired_reason(unpaired))
-    reasons.append(interval_reason(declared, scale, candidate, baseline, alpha))
-    winner, tipping = _supported_winner(declared, (other_name, other), joined, scale, (baseline, candidate), reasons)
+    said: tuple[list[str], list[str]] = (reasons, [])  # (reasons, checks that hold: neither block nor qualify)
+    said[declared.winner is not None].append(interval_reason(declared, scale, candidate, baseline, alpha))
+    winner, tipping = _supported_winner(declared, (other_name, other), joined, scale, (baseline, candidate), said)
     skew = None if declared.test is None else declared.test.skew
     bounds = (b["pass_rate_planned"], b["pass_rate_upper"], c["pass_rate_planned"], c["pass_rate_upper"])
     if None not in bounds:
@@ -348,8 +355,9 @@ def compare(
         "confidence": confidence,
         "verdict": verdict,
         "reasons": reasons,
+        "checks_passed": said[1],
     }
-    table = pl.DataFrame([row], schema_overrides=dict.fromkeys(_NULLABLE_FLOATS, pl.Float64))
+    table = pl.DataFrame([row], schema_overrides=_ROW_TYPES)
     flips, note = comparison_flips(joined, alpha=alpha, numeric=scale.numeric, task=task if several else None)
     dropped = dropped_by_slice(joined, scale.slices, pairs)
     return Comparison(table=table, pairs=joined, dropped_by_slice=dropped, case_flips=flips, flips_note=note)
@@ -361,14 +369,16 @@ def _supported_winner(
     joined: pl.DataFrame,
     scale: Scale,
     names: tuple[str, str],
-    reasons: list[str],
+    said: tuple[list[str], list[str]],
 ) -> tuple[str | None, float | None]:
     """The winner the declared test supports once the skew, the other pair policy and the tipping point agree.
 
-    Appends each check's reason to ``reasons``; gives the winner (or None) and the tipping-point difference
+    ``said`` is (reasons, checks passed): a check that fails appends its reason to the first, the tipping point
+    that holds appends its sentence to the second; gives the winner (or None) and the tipping-point difference
     (None without a winner to test).
     """
     baseline, candidate = names
+    reasons, passed = said
     other_name, other_test = other
     winner = declared.winner
     skew = None if declared.test is None else declared.test.skew
@@ -381,7 +391,7 @@ def _supported_winner(
     tipping: float | None = None
     if winner is not None:
         tipping, holds, reason = tipping_point(joined, winner, scale, candidate, baseline)
-        reasons.append(reason)
+        (passed if holds else reasons).append(reason)
         winner = winner if holds and policies_agree else None
     return winner, tipping
 
@@ -431,4 +441,8 @@ _NULLABLE_FLOATS: Final = (
     "ci_low",
     "ci_high",
     "se_clustered",
+)
+#: The comparison row's column types that its values alone would not give (nulls, empty lists).
+_ROW_TYPES: Final = dict.fromkeys(_NULLABLE_FLOATS, pl.Float64) | dict.fromkeys(
+    ("reasons", "checks_passed"), pl.List(pl.String)
 )

@@ -193,6 +193,8 @@ class Candidate:
     pass_fail_counted: bool = True
     #: The case-level rate beside ``pass_rate_scored``; None when not shown (see :func:`shows_case_level`).
     case_rate: CaseRate | None = None
+    #: The described fact that every missing unit lies in one slice value (SPEC §5), beside the test; else None.
+    missing_slice: str | None = None
 
     def shown(self, count: str) -> int | None:
         """A funnel count as the summary gives it (``observations``: :attr:`observed`).

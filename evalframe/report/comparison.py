@@ -108,7 +108,7 @@ class ComparisonView:
     pair_policy: str
     verdict: str
     reasons: tuple[str, ...]
-    #: (measure, value, meaning) for every column of the comparison table but reasons.
+    #: (measure, value, meaning) for every column of the comparison table but reasons and checks passed.
     measures: tuple[tuple[str, Any, str], ...]
     dropped_by_slice: pl.DataFrame
     flips: Flips
@@ -117,6 +117,8 @@ class ComparisonView:
     table: pl.DataFrame
     #: The trial-aware flips per case (SPEC §6c); None for a view built without them.
     case_flips: CaseFlips | None = None
+    #: The checks that hold, apart from the reasons (which block or qualify the verdict).
+    checks_passed: tuple[str, ...] = ()
 
     @property
     def winner(self) -> bool:
@@ -226,13 +228,15 @@ def comparison_view(comparison: Comparison, slices: list[str] | None = None) -> 
     if slices is None:
         slices = [c for c in comparison.pairs.columns if c not in _PAIR_COLUMNS]
     row = comparison.table.row(0, named=True)
-    measures = tuple((c, row[c], describe("comparison", c)) for c in comparison.table.columns if c != "reasons")
+    listed = ("reasons", "checks_passed")
+    measures = tuple((c, row[c], describe("comparison", c)) for c in comparison.table.columns if c not in listed)
     return ComparisonView(
         baseline=str(row["baseline"]),
         candidate=str(row["candidate"]),
         pair_policy=str(row["pair_policy"]),
         verdict=str(row["verdict"]),
         reasons=tuple(str(r) for r in row["reasons"]),
+        checks_passed=tuple(str(r) for r in row.get("checks_passed") or ()),
         measures=measures,
         dropped_by_slice=natural_sort_frame(comparison.dropped_by_slice, ["slice_column", "slice_value"])
         if comparison.dropped_by_slice.height

@@ -14,6 +14,7 @@ units are one definition.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
@@ -27,6 +28,9 @@ from evalframe.report.htmlkit import Html, el
 
 if TYPE_CHECKING:
     from evalframe.report.view import TasksView, View
+
+#: The outcome filter's name for the numerator of ``pass_rate_upper`` (passed + every ungraded unit).
+PASSED_OR_UNGRADED: Final = "passed_or_ungraded"
 
 #: Units embedded in report.html at most: with more, the page embeds the first ones in order of (task, case,
 #: candidate, trial), so each embedded case has every candidate's trials, and says how many it left out
@@ -64,7 +68,8 @@ def outcome_groups() -> dict[str, list[str]]:
     """Each name the outcome filter takes, with the outcomes it stands for.
 
     A funnel count's outcomes (``planned`` is every outcome, ``attempted`` every one but ``missing`` and
-    ``not_started``), then each outcome alone, then ``ungraded`` (every outcome without a grade).
+    ``not_started``), then each outcome alone, then ``ungraded`` (every outcome without a grade) and
+    ``passed_or_ungraded`` (the numerator of ``pass_rate_upper``: passed + planned − scored).
 
     Examples
     --------
@@ -76,31 +81,50 @@ def outcome_groups() -> dict[str, list[str]]:
     groups = {PLANNED: list(OUTCOMES), ATTEMPTED: [o for o in OUTCOMES if o not in not_attempted]}
     groups |= {name: list(values) for name, values in FUNNEL_OUTCOMES.items() if not name.startswith("_")}
     groups |= {o: [o] for o in OUTCOMES if o not in groups}
-    scored = FUNNEL_OUTCOMES["scored"]
-    return groups | {"ungraded": [o for o in OUTCOMES if o not in scored]}
+    ungraded = [o for o in OUTCOMES if o not in FUNNEL_OUTCOMES["scored"]]
+    return groups | {"ungraded": ungraded, PASSED_OR_UNGRADED: [*ungraded, "passed"]}
 
 
-def units_fragment(candidate: str, outcome: str, task: str | None = None) -> str:
+def units_fragment(
+    candidate: str, outcome: str, task: str | None = None, where: Mapping[str, str] | None = None
+) -> str:
     """The URL fragment that sets the explorer's filters to ``candidate``'s units of ``outcome`` (and ``task``).
+
+    ``where``: slice column → value, each a ``slice.COLUMN=VALUE`` filter (a row of the slice table).
 
     Examples
     --------
     >>> units_fragment("A&B", "scored", "t 1")
     '#task=t%201&candidate=A%26B&outcome=scored'
+    >>> units_fragment("A", "missing", where={"case_type": "long context"})
+    '#candidate=A&outcome=missing&slice.case_type=long%20context'
     """
-    fields = (("task", task), ("candidate", candidate), ("outcome", outcome))
-    return "#" + "&".join(f"{key}={quote(value, safe='')}" for key, value in fields if value is not None)
+    fields = [("task", task), ("candidate", candidate), ("outcome", outcome)]
+    fields += [(f"slice.{column}", value) for column, value in (where or {}).items()]
+    return "#" + "&".join(
+        f"{quote(key, safe='.')}={quote(value, safe='')}" for key, value in fields if value is not None
+    )
 
 
-def units_link(text: Any, *, candidate: str, outcome: str, task: str | None = None, title: str = "") -> Html:
+def units_link(
+    text: Any,
+    *,
+    candidate: str,
+    outcome: str,
+    task: str | None = None,
+    title: str = "",
+    where: Mapping[str, str] | None = None,
+) -> Html:
     """``text`` as a link to the explorer filtered to ``candidate``'s units of ``outcome`` (a count or an outcome).
+
+    ``where`` adds slice filters (see :func:`units_fragment`).
 
     Examples
     --------
     >>> units_link(2, candidate="A&B", outcome="scored", task="t1")
     '<a class="units" href="#task=t1&amp;candidate=A%26B&amp;outcome=scored" title="show these units">2</a>'
     """
-    href = units_fragment(candidate, outcome, task)
+    href = units_fragment(candidate, outcome, task, where)
     return el("a", text, href=href, cls="units", title=title or "show these units")
 
 

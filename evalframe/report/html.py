@@ -21,6 +21,7 @@ same report are byte-identical.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
 from evalframe.funnel import RATE_COLUMNS
@@ -28,11 +29,19 @@ from evalframe.report.candidate import Candidate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
-from evalframe.report.explore import OUTCOME_MEANING, explorer_section, outcome_groups, units_fragment, units_link
+from evalframe.report.explore import (
+    OUTCOME_MEANING,
+    PASSED_OR_UNGRADED,
+    explorer_section,
+    outcome_groups,
+    units_fragment,
+    units_link,
+)
 from evalframe.report.format import fmt_value, interval, pct
-from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, small, table
+from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, reason_lists, small, table
 from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, TasksView, View
+from evalframe.slices import interval_start
 
 #: Missing case ids named on a headline card (the missing-units section names up to 20).
 CARD_IDS_SHOWN: Final = 5
@@ -45,7 +54,7 @@ def _verdict(c: ComparisonView) -> Html:
         "div",
         el("b", f"Verdict: {c.verdict}"),
         f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})",
-        el("ul", *[el("li", r) for r in c.reasons], cls="reasons"),
+        reason_lists(c.reasons, c.checks_passed),
         cls="verdict win" if c.winner else "verdict none",
     )
 
@@ -55,29 +64,41 @@ def _gate(gate: Gate) -> Html:
     return el("p", f"{said}: {'; '.join(gate.checks('is at least'))}.", cls=cls)
 
 
-def _card(c: Candidate) -> Html:
+#: ``link(text, candidate, outcome)``: ``text`` as a link to that candidate's units of that outcome (or as is).
+Linker = Callable[[Any, str, str], Any]
+
+
+def _linker(view: View, task: str | None, *, links: bool) -> Linker:
+    """Links to the explorer's units of ``task`` when ``links`` and the rates are over planned units, else none."""
+    if not links or view.base == "observations":
+        return lambda text, candidate, outcome: text
+    return lambda text, candidate, outcome: units_link(text, candidate=candidate, outcome=outcome, task=task)
+
+
+def _card(c: Candidate, link: Linker) -> Html:
     """One candidate's card: its largest number is the pass rate over every planned unit.
 
     Exact when every unit is graded, else the range from worst to best case; pass_rate_scored (over graded
-    units only) comes second.
+    units only) comes second. Each count and rate links (``link``) to its units: a rate to its denominator's.
     """
     scored, passed, planned, units = c.counts["scored"], c.counts["passed"], c.observed, c.units
     rate, coverage = c.rates["pass_rate_scored"].value, c.rates["scored_coverage"].value
     low, high = c.rates["pass_rate_planned"], c.rates["pass_rate_upper"]
-    parts: list[Any] = [el("h3", c.name)]
+    n = c.name
+    counts = join([link(passed, n, "passed"), " / ", link(scored, n, "scored")])
+    parts: list[Any] = [el("h3", n)]
     conditional = (
-        el("p", el("b", pct(rate)), f" pass_rate_scored = passed / scored = {passed} / {scored}", cls="cond")
+        el("p", el("b", link(pct(rate), n, "scored")), " pass_rate_scored = passed / scored = ", counts, cls="cond")
         if rate is not None
         else None
     )
     if c.no_pass_rate:
         parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {c.no_pass_rate}"), cls="big na"))
     elif c.complete:
-        parts.append(
-            el("div", pct(rate), small(f"pass_rate_scored = passed / scored = {passed} / {scored}"), cls="big")
-        )
+        said = small(join(["pass_rate_scored = passed / scored = ", counts]))
+        parts.append(el("div", link(pct(rate), n, "scored"), said, cls="big"))
     elif low.value is not None and high.value is not None:
-        span = f"{pct(low.value).removesuffix('%')}–{pct(high.value)}"
+        span = link(f"{pct(low.value).removesuffix('%')}–{pct(high.value)}", n, "planned")
         parts += [el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big")]
         parts.append(conditional)
     if c.case_rate is not None:  # beside the trial-level rate, with its reducer and its denominator (cases)
@@ -87,40 +108,32 @@ def _card(c: Candidate) -> Html:
             if case.value is not None
             else el("p", case.sentence, cls="cond")
         )
-    if c.complete:
-        text = f"all {planned} {units} scored: scored_coverage {pct(coverage)} (scored / {c.base})"
-        parts.append(el("p", text, cls="cov"))
-    else:
-        some = f"only {scored}" if scored else "none"
-        text = f"{some} of {planned} {units} scored: scored_coverage {pct(coverage)} (scored / {c.base})"
-        parts.append(el("p", text, cls="cov"))
-        if low.value is not None and high.value is not None:
-            whole = "over all observations" if c.base == "observations" else "over the whole plan"
-            parts.append(
-                el(
-                    "p",
-                    f"{whole} the pass rate could be anywhere from ",
-                    el("b", pct(low.value)),
-                    " to ",
-                    el("b", pct(high.value)),
-                    small(
-                        f"worst case pass_rate_planned = {low.formula} = {low.numerator} / {low.denominator}; best "
-                        f"case pass_rate_upper = {high.formula} = {high.numerator} / {high.denominator}"
-                    ),
-                )
-            )
+    cov = link(pct(coverage), n, "planned")
+    of_planned = link(planned, n, "planned")
+    some = ["all ", of_planned] if c.complete else ["only ", link(scored, n, "scored"), " of ", of_planned]
+    some = some if scored or c.complete else ["none of ", of_planned]
+    parts.append(el("p", *some, f" {units} scored: scored_coverage ", cov, f" (scored / {c.base})", cls="cov"))
+    if not c.complete and low.value is not None and high.value is not None:
+        whole = "over all observations" if c.base == "observations" else "over the whole plan"
+        worst = [link(low.numerator, n, "passed"), " / ", link(low.denominator, n, "planned")]
+        best = [link(high.numerator, n, PASSED_OR_UNGRADED), " / ", link(high.denominator, n, "planned")]
+        told: list[Any] = [f"worst case pass_rate_planned = {low.formula} = ", *worst, "; best case pass_rate_upper = "]
+        told += [f"{high.formula} = ", *best]
+        bounds = [el("b", link(pct(low.value), n, "planned")), " to ", el("b", link(pct(high.value), n, "planned"))]
+        parts.append(el("p", f"{whole} the pass rate could be anywhere from ", *bounds, small(join(told))))
     ungraded = []
     if c.counts["missing"]:
         ids = ", ".join(c.missing_ids[:CARD_IDS_SHOWN])
         more = c.missing_cases - min(len(c.missing_ids), CARD_IDS_SHOWN)
-        ungraded.append(
-            f"{c.counts['missing']} missing (no row at all): {ids}" + (f" … (+{more} more)" if more else "")
-        )
-    ungraded += [f"{n} {name.replace('_', ' ')}" for name, n in c.ungraded]
+        missing = link(c.counts["missing"], n, "missing")
+        ungraded.append(join([missing, f" missing (no row at all): {ids}" + (f" … (+{more} more)" if more else "")]))
+    ungraded += [join([link(k, n, name), f" {name.replace('_', ' ')}"]) for name, k in c.ungraded]
     if ungraded:
-        parts.append(el("p", "ungraded: " + "; ".join(ungraded)))
+        parts.append(el("p", "ungraded: ", join(ungraded, "; ")))
     if c.selective_missingness:
         parts.append(el("p", f"selective missingness: {c.selective_missingness}", cls="cov"))
+    if c.missing_slice:
+        parts.append(el("p", c.missing_slice, cls="cov"))
     return el("div", *parts, cls="card ok" if c.complete else "card warn")
 
 
@@ -134,8 +147,11 @@ def _ranking(view: View) -> Html:
 CARDS_SHOWN: Final = 8
 
 
-def _headline_table(view: View) -> Html:
-    """One row per candidate: full-plan pass rate range, pass_rate_scored with its counts, coverage, missing."""
+def _headline_table(view: View, link: Linker) -> Html:
+    """One row per candidate: full-plan pass rate range, pass_rate_scored with its counts, coverage, missing.
+
+    Each count and rate links (``link``) to its units: a rate to its denominator's.
+    """
     header = [
         "candidate",
         join(["pass rate over all planned", small("worst – best case")]),
@@ -148,22 +164,29 @@ def _headline_table(view: View) -> Html:
         low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
         rate, cov = c.rates["pass_rate_scored"], c.rates["scored_coverage"]
         span = "—" if low is None or high is None else pct(low) if c.complete else f"{pct(low)} – {pct(high)}"
+        n = c.name
+
+        def fraction(numerator: str, denominator: str, r: Any = rate, n: str = n) -> Html:
+            if r.value is None:
+                return small(r.fraction)
+            return small(join([link(r.numerator, n, numerator), " / ", link(r.denominator, n, denominator)]))
+
         rows.append(
             [
-                el("b", c.name),
-                el("b", span),
-                join([pct(rate.value), small(rate.fraction)]),
-                join([pct(cov.value), small(cov.fraction)]),
-                c.counts["missing"],
+                el("b", n),
+                el("b", link(span, n, "planned") if span != "—" else span),
+                join([link(pct(rate.value), n, "scored"), fraction("passed", "scored")]),
+                join([link(pct(cov.value), n, "planned"), fraction("scored", "planned", cov)]),
+                link(c.counts["missing"], n, "missing"),
             ]
         )
     return table(header, rows)
 
 
-def _cards(view: View) -> Html:
+def _cards(view: View, link: Linker) -> Html:
     if len(view.candidates) > CARDS_SHOWN:
-        return _headline_table(view)
-    return el("div", *[_card(c) for c in view.candidates], cls="cards")
+        return _headline_table(view, link)
+    return el("div", *[_card(c, link) for c in view.candidates], cls="cards")
 
 
 def _rate_cell(
@@ -337,7 +360,49 @@ def _notes_section(notes: tuple[Note, ...]) -> Html:
     )
 
 
-def _slices_section(view: View, *, chart: bool = True, prefix: str = "") -> Html:
+#: Each count and rate of the slice table, with the outcomes of its units (a rate: its denominator's).
+SLICE_LINKS: Final = {
+    "planned": "planned",
+    "completed": "completed",
+    "scored": "scored",
+    "passed": "passed",
+    "missing": "missing",
+    "missing_rate": "planned",
+    "scored_coverage": "planned",
+    "pass_rate_scored": "scored",
+}
+
+
+def _slice_funnel_table(view: View, funnel: Any, task: str | None, *, links: bool) -> Html:
+    """The slice table; with ``links`` each count and rate links to its units of that candidate and slice value.
+
+    A binned numeric slice is not linked: its rows are intervals, where the explorer filters by value.
+    """
+    binned = {
+        column
+        for column, value in funnel.select("slice_column", "slice_value").iter_rows()
+        if interval_start(value) is not None
+    }
+    if not links or view.base == "observations" or funnel.is_empty():
+        return frame_table(funnel, "slices")
+    rows = []
+    for r in funnel.iter_rows(named=True):
+        where = {str(r["slice_column"]): str(r["slice_value"])}
+        cells: list[Any] = []
+        for column, value in r.items():
+            outcome = SLICE_LINKS.get(column)
+            if outcome is None or value is None or r["slice_column"] in binned:
+                cells.append(value)
+                continue
+            shown = fmt_value(value) if isinstance(value, float) else value
+            cells.append(units_link(shown, candidate=str(r["candidate"]), outcome=outcome, task=task, where=where))
+        rows.append(cells)
+    return table([el("span", c, title=describe("slices", c)) for c in funnel.columns], rows)
+
+
+def _slices_section(
+    view: View, *, chart: bool = True, prefix: str = "", task: str | None = None, links: bool = False
+) -> Html:
     s = view.slices
     if s is None:
         return el("p", "No slice column was declared (audit with slices=[...] or --slice COLUMN).")
@@ -366,7 +431,7 @@ def _slices_section(view: View, *, chart: bool = True, prefix: str = "") -> Html
     shown = min(s.funnel.height, SLICE_ROWS_SHOWN)
     parts += [
         el("h3", f"Funnel by slice ({shown} of {s.funnel.height} rows)"),
-        frame_table(s.funnel.head(SLICE_ROWS_SHOWN), "slices"),
+        _slice_funnel_table(view, s.funnel.head(SLICE_ROWS_SHOWN), task, links=links),
     ]
     return join(parts)
 
@@ -457,7 +522,7 @@ def _headline(view: View, prefix: str = "", *, links: bool = False, task: str | 
     else:
         drawn = headline_chart(view.candidates, prefix=prefix)
     chart = el("figure", Html(drawn), el("figcaption", caption), cls="chart")
-    return join([_ranking(view), _cards(view), chart])
+    return join([_ranking(view), _cards(view, _linker(view, task, links=links)), chart])
 
 
 def render_html(view: View | TasksView) -> str:
@@ -481,7 +546,7 @@ def render_html(view: View | TasksView) -> str:
     >>> results = pl.DataFrame({"candidate": ["A", "A", "B", "B", "B", "B"],
     ...     "case_id": ["quote", "refund", "quote", "refund", "privacy", "handoff"], "passed": [1, 1, 1, 1, 1, 0]})
     >>> text = render_html(ef.report.build_view(ef.audit(plan, results)))
-    >>> text.startswith("<!DOCTYPE html>"), "passed / scored = 2 / 2" in text, "http://" in text
+    >>> text.startswith("<!DOCTYPE html>"), "pass_rate_scored = passed / scored = " in text, "http://" in text
     (True, True, False)
     """
     if isinstance(view, TasksView):
@@ -546,7 +611,9 @@ def _page_parts(view: View, *, prefix: str = "", heading: str = "h2", task: str 
             _uncertainty_table(view),
         ),
         section("missing", "Missing and ungraded units", _missing_section(view, task)),
-        section("slices", "Slices and selective missingness", _slices_section(view, prefix=prefix)),
+        section(
+            "slices", "Slices and selective missingness", _slices_section(view, prefix=prefix, task=task, links=True)
+        ),
     ]
     if checked:
         body.append(section("crosscheck", "Reconciliation and retries", _crosscheck_section(view)))

@@ -111,6 +111,20 @@ def num_cell(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def reason_lists(reasons: Sequence[str], passed: Sequence[str]) -> Html:
+    """A verdict's reasons as a list, then the checks that passed under their own heading (when any).
+
+    Examples
+    --------
+    >>> reason_lists(["sample: 3 cases"], ["tipping point: holds"]).count("<li>")
+    2
+    """
+    lists = [el("ul", *[el("li", r) for r in reasons], cls="reasons")]
+    if passed:
+        lists += [el("p", "Checks passed:", cls="muted"), el("ul", *[el("li", r) for r in passed], cls="reasons")]
+    return join(lists)
+
+
 def small(text: Any) -> Html:
     """A secondary line inside a cell or card."""
     return el("small", text)

@@ -41,6 +41,8 @@ def _verdict_lines(c: ComparisonView) -> list[str]:
         f"(pair policy `{c.pair_policy}`)",
         "",
         *[f"- {markdown_text(r)}" for r in c.reasons],
+        *(["", "Checks passed:", ""] if c.checks_passed else []),
+        *[f"- {markdown_text(r)}" for r in c.checks_passed],
     ]
 
 
@@ -149,6 +151,7 @@ def _markdown_lines(view: View, depth: int = 0) -> list[str]:
         lines += [*_gate_lines(view.gate), ""]
     lines += [_heading(h, "Headline"), ""]
     lines += [f"- {markdown_text(' '.join(cand.headline))}" for cand in view.candidates]
+    lines += [f"- {markdown_text(cand.missing_slice)}." for cand in view.candidates if cand.missing_slice]
     if view.ranking is not None:
         lines += ["", f"**{markdown_text(view.ranking.text)}**"]
     lines += [
@@ -285,7 +288,7 @@ def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     """The comparison's table, the pairs dropped by slice, and the flipped pairs."""
     title = f"Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}"
     lines = [_heading(2 + depth, title), ""]
-    lines.append(markdown_table(c.table.drop("reasons")))
+    lines.append(markdown_table(c.table.drop("reasons", "checks_passed", strict=False)))
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
     return [*lines, "", *_flips_lines(c, depth), *_case_flips_lines(c, depth)]
@@ -298,7 +301,7 @@ def render_comparison_markdown(c: ComparisonView) -> str:
         "",
         *_verdict_lines(c),
         "",
-        markdown_table(c.table.drop("reasons")),
+        markdown_table(c.table.drop("reasons", "checks_passed", strict=False)),
     ]
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
@@ -382,6 +385,7 @@ def _github_lines(view: View) -> list[str]:
                 for c in selective
             ),
         ]
+    lines += [line for c in view.candidates if c.missing_slice for line in ("", f"{markdown_text(c.missing_slice)}.")]
     if view.ranking is not None:
         lines += ["", markdown_text(view.ranking.text)]
     if c is not None and c.flips.total:

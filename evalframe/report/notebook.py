@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from evalframe.columns import CANDIDATE, TASK
 from evalframe.report.format import fmt_count, fmt_signed, fmt_value, interval, visible
 from evalframe.report.html import render_summary_html
-from evalframe.report.htmlkit import CSS, Html, el, join, small
+from evalframe.report.htmlkit import CSS, Html, el, join, reason_lists, small
 from evalframe.report.sentences import plan_size
 from evalframe.report.view import Note, TasksView, View
 
@@ -175,6 +175,8 @@ def comparison_text(comparison: Comparison) -> str:
     """
     head, difference = _comparison_lines(comparison)
     lines = [f"Comparison {head}", f"  {difference}", *(f"  - {r}" for r in comparison.reasons)]
+    if comparison.checks_passed:
+        lines += ["  checks passed:", *(f"  - {r}" for r in comparison.checks_passed)]
     return "\n".join(visible(line) for line in lines)
 
 
@@ -186,7 +188,7 @@ def comparison_html(comparison: Comparison) -> str:
         "div",
         el("b", f"Verdict: {head}"),
         el("p", difference),
-        el("ul", *[el("li", r) for r in comparison.reasons], cls="reasons"),
+        reason_lists(comparison.reasons, comparison.checks_passed),
         cls="verdict win" if winner else "verdict none",
     )
     return str(join([Html(f"<style>{CSS}</style>"), el("div", box, cls="ef")]))

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView
-from evalframe.report.format import fmt_count, fmt_rate, fmt_value, interval, visible
+from evalframe.report.format import fmt_count, fmt_rate, fmt_signed, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.sentences import Ranking, graded_by
 from evalframe.report.view import Gate, Note, TasksView, View
@@ -172,6 +172,10 @@ def _verdict(c: ComparisonView) -> Iterator[RenderableType]:
     yield line
     for reason in c.reasons:
         yield Text(f"  - {visible(reason)}")
+    if c.checks_passed:
+        yield Text("  checks passed:", style="dim")
+    for check in c.checks_passed:
+        yield Text(f"  - {visible(check)}", style="dim")
 
 
 def _gate(gate: Gate) -> Text:
@@ -197,6 +201,8 @@ def _headline(candidates: Sequence[Candidate], ranking: Ranking | None) -> Itera
     for c in candidates:
         if c.selective_missingness:
             yield Text(f"• {visible(c.name)}: selective missingness: {visible(c.selective_missingness)}.", style="bold")
+        if c.missing_slice:
+            yield Text(f"• {visible(c.missing_slice)}.")
 
 
 def _missing(view: View, *, compact: bool = False) -> Table | None:
@@ -498,3 +504,52 @@ def print_refusal(problems: pl.DataFrame, console: Console, *, counts: pl.DataFr
     console.print(f"[bold red]batch refused[/]: {r.refusing} refusing problem(s); no rate was computed.")
     console.print(frame_table(r.counts, "problems by kind"))
     console.print(frame_table(r.first_rows, r.title))
+
+
+def family_table(table: pl.DataFrame, width: int) -> Table:
+    """``compare --each``'s verdicts as a table that fits ``width`` columns without splitting a number.
+
+    ``table`` is :attr:`evalframe.compare.family.Family.table` (candidate, verdict, quality_difference, ci_low,
+    ci_high, pairs_used, mcnemar_p_value, holm_p_value, family_verdict). One line per candidate when that fits;
+    else each candidate takes two lines: its verdict over its verdict after Holm, its difference over its
+    interval, its exact McNemar p-value over Holm's. Numbers never wrap (``no_wrap``); only a long candidate
+    name may fold. An undefined number is the one null symbol.
+
+    Examples
+    --------
+    >>> t = pl.DataFrame({"candidate": ["B"], "verdict": ["candidate_better"], "quality_difference": [0.475],
+    ...     "ci_low": [0.302], "ci_high": [0.601], "pairs_used": [40], "mcnemar_p_value": [3.81e-06],
+    ...     "holm_p_value": [7.25e-05], "family_verdict": ["candidate_better"]})
+    >>> [len(family_table(t, w).columns) for w in (80, 120)]
+    [5, 7]
+    """
+    rows = list(table.iter_rows(named=True))
+
+    def num(value: Any) -> str:
+        return NULL if value is None else fmt_value(value)
+
+    def diff(r: dict[str, Any]) -> tuple[str, str]:
+        value = r["quality_difference"]
+        return (NULL if value is None else fmt_signed(value)), _interval(r["ci_low"], r["ci_high"])
+
+    wide = _table("verdicts (family_verdict: after Holm)", box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("candidate", "verdict", "difference [interval]", "pairs", "McNemar p", "Holm p", "family_verdict"):
+        wide.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
+    for r in rows:
+        d, ci = diff(r)
+        wide.add_row(
+            visible(str(r["candidate"])), r["verdict"], f"{d} {ci}", fmt_count(r["pairs_used"]),
+            num(r["mcnemar_p_value"]), num(r["holm_p_value"]), r["family_verdict"],
+        )  # fmt: skip
+    if Console(width=10 * width).measure(wide).maximum <= width:  # its natural width, unclamped
+        return wide
+    narrow = _table("verdicts: alone / after Holm", box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("candidate", "verdict\nafter Holm", "difference\ninterval", "pairs", "McNemar p\nHolm p"):
+        narrow.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
+    for r in rows:
+        d, ci = diff(r)
+        narrow.add_row(
+            visible(str(r["candidate"])), f"{r['verdict']}\n{r['family_verdict']}", f"{d}\n{ci}",
+            fmt_count(r["pairs_used"]), f"{num(r['mcnemar_p_value'])}\n{num(r['holm_p_value'])}",
+        )  # fmt: skip
+    return narrow

@@ -39,7 +39,7 @@ from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.crosscheck import Crosscheck, crosscheck
 from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import Ranking, plan_size, provenance_lines, range_name, ranking_note, rate_base
-from evalframe.slices import interval_start, missingness_shown
+from evalframe.slices import interval_start, missing_in_one_slice, missingness_shown
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -393,7 +393,13 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
     """
     meta = report.meta
     outcomes = report.outcome_counts()
-    candidates = candidates_of(report.summary, report.meta, outcomes)
+    facts = {
+        name: f"{name}: {fact} (a described fact, beside the slice test)"
+        for name, fact in (missing_in_one_slice(report.slices) if report.slices.width else {}).items()
+    }
+    candidates = tuple(
+        replace(c, missing_slice=facts.get(c.name)) for c in candidates_of(report.summary, meta, outcomes)
+    )
     slices = [str(s) for s in meta.get("slices", [])]
     compared = None if comparison is None else comparison_view(comparison, slices)
     title, subtitle = _title(report, compared)

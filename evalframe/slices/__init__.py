@@ -25,6 +25,7 @@ from evalframe.slices.breakdown import (
     cases_by_slice,
     interval_labels,
     interval_start,
+    missing_in_one_slice,
     slice_funnel,
     slice_rates,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "independence_test",
     "interval_labels",
     "interval_start",
+    "missing_in_one_slice",
     "missingness_shown",
     "missingness_tests",
     "selective_flag",

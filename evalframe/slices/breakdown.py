@@ -396,3 +396,44 @@ def cases_by_slice(per_case: pl.DataFrame | pl.LazyFrame, slices: Sequence[str])
     return (
         pl.concat(parts).select(pl.col(CANDIDATE).cast(pl.String), *key[1:], CASES).sort(key, nulls_last=True).collect()
     )
+
+
+def missing_in_one_slice(slices: pl.DataFrame) -> dict[str, str]:
+    """Per candidate, the described fact that every one of its missing units lies in one slice value (SPEC §5).
+
+    A fact, not a test: with few cases the independence test cannot call a concentration significant, and the
+    headline still names the slice where every missing unit lies. Only slice columns with two or more values
+    count; the first such column (in ``slices``' order) names the slice.
+
+    Parameters
+    ----------
+    slices
+        The slice funnel (:func:`slice_funnel`; ``AuditReport.slices``): candidate, slice_column,
+        slice_value, planned and missing (Int64 units).
+
+    Returns
+    -------
+    dict of str to str
+        Candidate → ``"all 3 missing units lie in topic = history (3 of its 3 planned units)"``.
+
+    Examples
+    --------
+    >>> s = pl.DataFrame({"candidate": ["A", "A"], "slice_column": ["topic"] * 2,
+    ...     "slice_value": ["history", "math"], "planned": [3, 3], "missing": [3, 0]})
+    >>> missing_in_one_slice(s)
+    {'A': 'all 3 missing units lie in topic = history (3 of its 3 planned units)'}
+    """
+    if slices.is_empty() or MISSING not in slices.columns:
+        return {}
+    facts: dict[str, str] = {}
+    for (candidate, column), rows in slices.group_by(CANDIDATE, SLICE_COLUMN, maintain_order=True):
+        total = int(rows.get_column(MISSING).fill_null(0).sum())
+        hit = rows.filter(pl.col(MISSING) > 0)
+        if rows.height < 2 or total == 0 or hit.height != 1 or str(candidate) in facts:
+            continue
+        r = hit.row(0, named=True)
+        facts[str(candidate)] = (
+            f"all {total} missing units lie in {column} = {r[SLICE_VALUE]} "
+            f"({r[MISSING]} of its {r[PLANNED]} planned units)"
+        )
+    return facts

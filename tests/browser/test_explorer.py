@@ -34,7 +34,10 @@ SPEC_COUNTS = {
     "passed": {"passed"},
     "failed": {"failed"},
     "missing": {"missing"},
+    "passed_or_ungraded": {"passed", "missing"},  # pass_rate_upper's numerator: passed + planned - scored
 }
+#: orbit_desk's plan.csv: each case's case_type (the slice of the slice table's links).
+ORBIT_TYPES = {"quote": "sales", "refund": "billing", "privacy": "policy", "handoff": "escalation"}
 
 
 def outcomes_of(cases: list[tuple[str, str]], candidates: list[str], rows: list[dict[str, Any]], trials: int) -> Units:
@@ -68,18 +71,23 @@ def shown(page: Any, fragment: str) -> None:
     page.wait_for_function("f => document.getElementById('ef-explorer').dataset.fragment === f", arg=fragment)
 
 
-def check_every_link(page: Any, units: Units, links: str = "a.units") -> int:
+def check_every_link(page: Any, units: Units, links: str = "a.units", case_type: dict[str, str] | None = None) -> int:
     """Click every count and rate link (or bar: ``links="svg a"``); each lists exactly its candidate's units of its
-    outcomes (and task)."""
+    outcomes (and task, and ``slice.case_type`` value, read off ``case_type``: case id -> plan.csv's case_type)."""
     hrefs = page.eval_on_selector_all(links, "links => links.map(a => [a.getAttribute('href'), a.textContent])")
     assert hrefs
     for href, text in hrefs:
         fields = dict(part.split("=", 1) for part in href[1:].split("&"))
         task, candidate, outcome = (unquote(fields.get(k, "")) for k in ("task", "candidate", "outcome"))
+        kind = unquote(fields.get("slice.case_type", ""))
+        assert set(fields) <= {"task", "candidate", "outcome", "slice.case_type"}, href
         expected = {
             key
             for key, seen in units.items()
-            if key[1] == candidate and (not task or key[0] == task) and seen in SPEC_COUNTS.get(outcome, set())
+            if key[1] == candidate
+            and (not task or key[0] == task)
+            and seen in SPEC_COUNTS.get(outcome, set())
+            and (not kind or (case_type or {}).get(key[2]) == kind)
         }
         page.locator(f'{links}[href="{href}"]').first.click()
         shown(page, href)
@@ -143,8 +151,13 @@ def test_every_count_and_rate_of_orbit_desk_opens_exactly_its_units(
 ) -> None:
     page = open_page(orbit_page())
     assert int(page.text_content("#ef-count") or "") == 8  # 4 cases x 2 candidates, nothing filtered
-    # funnel: 13 counts x 2; outcomes table: 3 outcomes + planned, x 2; rates: 5 x 2
-    assert check_every_link(page, orbit_units()) == 13 * 2 + 4 * 2 + 5 * 2
+    # funnel: 13 counts x 2; outcomes table: 3 outcomes + planned, x 2; rates: 5 x 2; cards: A (2 of 4 scored,
+    # 2 missing: range, pass_rate_scored and its passed / scored, scored / planned, coverage, the two bounds with
+    # their numerators and denominators, missing) 14, B (complete: rate, passed / scored, planned, coverage) 5;
+    # slice table: 4 case_types x 2 candidates x (5 counts + 3 rates)
+    linked = check_every_link(page, orbit_units(), case_type=ORBIT_TYPES)
+    # (A's pass_rate_scored of policy and escalation is null: no units scored, no link)
+    assert linked == 13 * 2 + 4 * 2 + 5 * 2 + 14 + 5 + 4 * 2 * 8 - 2
     # the headline chart's bars: A passed, missing; B passed, failed (results.csv)
     assert check_every_link(page, orbit_units(), links="svg a") == 4
     page.locator('a.units[href="#candidate=A&outcome=missing"]').first.click()
@@ -157,7 +170,9 @@ def test_every_count_of_a_batch_of_tasks_opens_exactly_its_units(open_page: Call
     page = open_page(tasks_page())
     units = tasks_units()
     assert int(page.text_content("#ef-count") or "") == len(units) == 20
-    assert check_every_link(page, units) == 2 * 2 * (13 + 4 + 5)  # 2 tasks x 2 candidates; 4 outcome columns
+    # 2 tasks x 2 candidates: 13 funnel counts, 4 outcome columns, 5 rates; per task A's card is incomplete
+    # (belief: q3 trial 2 missing; desire: d2 missing) with 14 links, B's complete with 5 (see the orbit test)
+    assert check_every_link(page, units) == 2 * 2 * (13 + 4 + 5) + 2 * (14 + 5)
     # bar segments, one per outcome present: belief A passed, failed, missing; B passed, failed; desire A passed,
     # missing; B passed, failed (TASK_ROWS)
     assert check_every_link(page, units, links="svg a") == 9

@@ -1,10 +1,17 @@
-"""`evalframe compare --candidate all`: one baseline against every other candidate, Holm across them."""
+"""`evalframe compare --each` (or `--candidate all`): one baseline against every other candidate, Holm across them."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+from rich.console import Console
+
+import evalframe as ef
+from evalframe.compare.family import compare_each
+from evalframe.report.format import fmt_value
+from evalframe.report.terminal import family_table
 from tests.cli.support import run
 
 
@@ -45,3 +52,46 @@ def test_require_winner_passes_when_every_candidate_wins_after_holm(tmp_path: Pa
     assert (
         sum(line.startswith(("| B | candidate_better", "| C | candidate_better")) for line in stdout.splitlines()) == 2
     )
+
+
+def test_twenty_candidates_fit_80_and_120_columns_without_a_split_number(tmp_path: Path) -> None:
+    # base passes q0..q9; candidate k (1..19) passes q0..q{9+k}: k discordant pairs, all for k.
+    names = [f"candidate_{k:02d}" for k in range(1, 20)]
+    passes = {"base": 10} | {n: 10 + k for k, n in enumerate(names, start=1)}
+    plan, results = tmp_path / "plan.csv", tmp_path / "results.csv"
+    plan.write_text("case_id\n" + "".join(f"q{i}\n" for i in range(40)))
+    rows = [f"{c},q{i},{int(i < n)}\n" for c, n in passes.items() for i in range(40)]
+    results.write_text("candidate,case_id,passed\n" + "".join(rows))
+    report = ef.audit(ef.Plan.from_file(plan, candidates=list(passes)), results)
+    table = compare_each(report, baseline="base").table
+    for width in (80, 120):
+        console = Console(width=width, file=io.StringIO(), color_system=None)
+        console.print(family_table(table, width))
+        lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        assert max(len(line) for line in lines) <= width
+        words = {w for line in lines for w in line.replace("[", " ").replace("]", " ").replace(",", " ").split()}
+        for k, name in enumerate(names, start=1):
+            assert name in words  # every candidate named whole
+            assert f"+{fmt_value(k / 40)}" in words  # its difference (k pairs of 40, all its way) whole
+        # every p-value of the table whole: McNemar's exact two-sided p for k discordant pairs all one way
+        assert {fmt_value(min(1.0, 2 * 0.5**k)) for k in range(1, 20)} <= words
+        assert len(lines) <= 60
+    assert len(lines) == 4 + 19 + 1  # 120 columns: title, blank, header, rule, one line per candidate, the foot
+
+
+def test_a_candidate_named_all_is_compared_alone_and_each_compares_every_one(tmp_path: Path) -> None:
+    args = _inputs(tmp_path, {"base": 10, "all": 30, "B": 12})
+    code, stdout, stderr = run([*args, "--candidate", "all", "--format", "json"])
+    assert code == 0 and "--each compares every other candidate" in stderr
+    doc = json.loads(stdout)
+    assert (doc["comparison"]["candidate"], doc["comparison"]["verdict"]) == ("all", "candidate_better")
+    code, stdout, _ = run([*args, "--each", "--format", "json"])
+    assert code == 0
+    assert [r["candidate"] for r in json.loads(stdout)["comparisons"]] == ["B", "all"]
+
+
+def test_each_and_candidate_are_one_or_the_other(tmp_path: Path) -> None:
+    args = _inputs(tmp_path, {"base": 10, "B": 12})
+    for extra in (["--each", "--candidate", "B"], []):
+        code, _, stderr = run([*args, *extra])
+        assert code == 2 and "give either --candidate NAME (one comparison) or --each" in stderr
