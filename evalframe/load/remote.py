@@ -17,7 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import timedelta
@@ -267,3 +267,83 @@ def read_bytes(url: str) -> bytes:
         return bytes(obstore.get(store, _key(url)).bytes())
     except Exception as exc:
         raise store_error(url, exc) from None
+
+
+def _placed(url: str, listed: list[str]) -> tuple[str, list[tuple[str, str]]]:
+    """Where a URL's objects go below a private folder: the URL's own place there and (object, relative path).
+
+    A file keeps its name; a folder its last segment and its objects' paths below it; a glob its matches'
+    paths below the folder before its first wildcard (as the shell's expansion names them).
+
+    Examples
+    --------
+    >>> _placed("s3://b/logs/", ["s3://b/logs/a.eval", "s3://b/logs/x/b.eval"])
+    ('logs', [('s3://b/logs/a.eval', 'logs/a.eval'), ('s3://b/logs/x/b.eval', 'logs/x/b.eval')])
+    >>> _placed("s3://b/logs/a.eval", ["s3://b/logs/a.eval"])
+    ('a.eval', [('s3://b/logs/a.eval', 'a.eval')])
+    """
+    if glob.has_magic(_key(url)):
+        root = url[: min(url.index(c) for c in "*?[" if c in url)].rsplit("/", 1)[0]
+        return "", [(u, u.removeprefix(root + "/")) for u in listed]
+    if listed == [url]:
+        return url.rsplit("/", 1)[-1], [(url, url.rsplit("/", 1)[-1])]
+    root = url.rstrip("/")
+    name = root.rsplit("/", 1)[-1]
+    return name, [(u, f"{name}/{u.removeprefix(root + '/')}") for u in listed]
+
+
+@contextmanager
+def fetched(paths: Sequence[str | os.PathLike[str]]) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """The given paths with every URL's objects fetched whole into a private folder, removed on leaving.
+
+    For readers that parse a file whole (JSON, zip archives: the importers' exports): each URL is listed
+    (:func:`list_url`: an object, a folder's objects, a glob's matches) and each object is fetched once
+    (one GET) into a temporary folder the block owns; a local path is passed as it is.
+
+    Yields
+    ------
+    tuple[list[str], dict[str, str]]
+        The paths to read (a URL's place in the folder: its file, its folder, or its glob's matches) and
+        the names to show: local place → URL (longest first), so that what a reader says of a fetched file
+        names its URL.
+
+    Raises
+    ------
+    InputFormatError
+        As :func:`list_url` and :func:`read_bytes`: one line naming the URL.
+
+    Examples
+    --------
+    >>> with fetched(["data/plan.csv"]) as (local, names):
+    ...     local, names
+    (['data/plan.csv'], {})
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    if not any(is_url(str(p)) for p in paths):
+        yield [str(p) for p in paths], {}
+        return
+    folder = Path(tempfile.mkdtemp(prefix="evalframe-fetched-"))
+    try:
+        local: list[str] = []
+        names: dict[str, str] = {}
+        for i, path in enumerate(str(p) for p in paths):
+            if not is_url(path):
+                local.append(path)
+                continue
+            own, objects = _placed(path, list_url(path))
+            for url, relative in objects:
+                target = folder / str(i) / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(read_bytes(url))
+                names[str(target)] = url
+            if own:
+                local.append(str(folder / str(i) / own))
+                names[str(folder / str(i) / own)] = path.rstrip("/")
+            else:
+                local += [str(folder / str(i) / r) for _, r in objects]
+        yield local, dict(sorted(names.items(), key=lambda kv: -len(kv[0])))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
