@@ -119,3 +119,26 @@ def test_an_unreachable_endpoint_is_exit_2_naming_the_url(s3: S3Server, tmp_path
     code, out, err = audited("lm-eval", url, tmp_path / "out", *store_args(s3, aws_endpoint_url=closed_port()))
     line = one_error_line(code, out, err, url)
     assert "cannot reach the store" in line
+
+
+def test_an_unreadable_export_names_its_url_not_the_fetched_copy(s3: S3Server, tmp_path: Path) -> None:
+    url = s3.put("from/broken/results.json", b'{"results": ')  # JSON cut short: unreadable (exit 2)
+    code, out, err = audited("promptfoo", url, tmp_path / "out", *store_args(s3))
+    line = one_error_line(code, out, err, url)
+    assert "evalframe-fetched-" not in out + err, line
+
+
+def test_the_fetched_copies_are_removed_after_the_import(s3: S3Server) -> None:
+    import tempfile
+
+    def copies() -> set[Path]:
+        return set(Path(tempfile.gettempdir()).glob("evalframe-fetched-*"))
+
+    before = copies()
+    url = s3.put("from/removed/results.json", PROMPTFOO.read_bytes())
+    frames = ef.read("promptfoo", url, storage_options=s3.options)
+    assert frames.ledger.height == 30  # SOURCES.md: 2 providers x (4+4+3+4) tests
+    assert copies() == before
+    with pytest.raises(InputFormatError):
+        ef.read("promptfoo", "s3://evals/from/removed/nothing.json", storage_options=s3.options)
+    assert copies() == before
