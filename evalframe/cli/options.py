@@ -372,7 +372,8 @@ _INPUT_OPTIONS: Final = [
         "from_format",
         type=click.Choice(IMPORT_FORMATS),
         default=None,
-        help="Read plan and ledger from other tools' exports given as PATHS (instead of --plan/--results).",
+        help="Read plan and ledger from other tools' exports given as PATHS: files, folders or s3://, gs://, az://, "
+        "https:// URLs (fetched whole) (instead of --plan/--results).",
     ),
     click.option(
         "--score",

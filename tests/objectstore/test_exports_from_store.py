@@ -25,15 +25,12 @@ from tests.objectstore.conftest import (
     closed_port,
     enforced_auth,
     one_error_line,
+    store_args,
 )
 
 INSPECT_SET = REAL2 / "inspect_ai/UKGovernmentBEIS-inspect_ai-PR2488/log-sets/set2"
 LM_EVAL = REAL2 / "lm_eval/containers-olot/tests/data/lmeh"
 PROMPTFOO = REAL2 / "promptfoo/tthatcher95-nicheIQ/promptfoo/results.json"
-
-
-def store_args(s3: S3Server, **changed: str) -> list[str]:
-    return [f"--storage-option={k}={v}" for k, v in {**s3.options, **changed}.items()]
 
 
 def audited(fmt: str, export: str, out: Path, *extra: str) -> tuple[int, str, str]:
