@@ -31,6 +31,10 @@ ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
 #: The score a format reads under ``grade="numeric"`` when none is named (its default is a pass/fail verdict).
 NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
 
+#: Formats whose importer reads files beside the one given (lm-eval: the results file beside a samples file;
+#: HELM: the run folder of a run file; every_eval_ever: the instance file a record names): a URL naming one
+#: object brings its folder's objects too (:func:`~evalframe.load.fetched`).
+BESIDE: Final = ("lm-eval", "helm", "every-eval-ever")
 #: The files ``evalframe import`` writes (with its manifest): the planned units, the ledger, the import's
 #: notes and, per export file, what its header recorded (the importer's ``info``).
 IMPORT_FILES: Final = ("plan.parquet", "ledger.parquet", "notes.parquet", "exports.json")
@@ -78,8 +82,9 @@ def import_exports(
         ragas and DeepEval CSVs: the column naming the cases (default: the question text).
     storage_options
         Options of the object store URLs in ``paths`` are read from (polars' ``storage_options`` keys),
-        over the environment's credentials. A URL's objects (a file, a folder's, a glob's matches) are
-        fetched whole into a private temporary folder, removed after the import
+        over the environment's credentials. A URL's objects (a file, a folder's, a glob's matches; for
+        :data:`BESIDE` formats, a file's folder's objects too) are fetched whole into a private temporary
+        folder, removed after the import
         (:func:`~evalframe.load.fetched`); the import names each by its URL (ledger ``source``, notes,
         ``info``, ``files``, errors).
 
@@ -105,10 +110,8 @@ def import_exports(
     if id_column is not None and format not in ID_COLUMN_FORMATS:
         msg = f"id_column names the case column of {' or '.join(ID_COLUMN_FORMATS)} exports only"
         raise ValueError(msg)
-    with (
-        remote_options(storage_options),
-        fetched(files) as (local, names),
-    ):  # an export is parsed whole: a URL's objects are fetched first
+    beside = format in BESIDE  # an export is parsed whole: a URL's objects are fetched first
+    with remote_options(storage_options), fetched(files, beside=beside) as (local, names):
         try:
             if id_column is None:
                 imported = readers[format](local, score=score)

@@ -293,19 +293,30 @@ def _placed(url: str, listed: list[str]) -> tuple[str, list[tuple[str, str]]]:
 
 
 @contextmanager
-def fetched(paths: Sequence[str | os.PathLike[str]]) -> Iterator[tuple[list[str], dict[str, str]]]:
+def fetched(
+    paths: Sequence[str | os.PathLike[str]], *, beside: bool = False
+) -> Iterator[tuple[list[str], dict[str, str]]]:
     """The given paths with every URL's objects fetched whole into a private folder, removed on leaving.
 
     For readers that parse a file whole (JSON, zip archives: the importers' exports): each URL is listed
     (:func:`list_url`: an object, a folder's objects, a glob's matches) and each object is fetched once
     (one GET) into a temporary folder the block owns; a local path is passed as it is.
 
+    Parameters
+    ----------
+    paths
+        Local paths and URLs.
+    beside
+        Whether a URL naming one object brings the objects of its folder (not below it) too, for readers
+        that look for a file beside the one given (an lm-eval results file beside its samples, a HELM run's
+        other files); only the object named is passed on.
+
     Yields
     ------
     tuple[list[str], dict[str, str]]
         The paths to read (a URL's place in the folder: its file, its folder, or its glob's matches) and
         the names to show: local place → URL (longest first), so that what a reader says of a fetched file
-        names its URL.
+        (or of a file it looked for beside one) names its URL.
 
     Raises
     ------
@@ -333,12 +344,19 @@ def fetched(paths: Sequence[str | os.PathLike[str]]) -> Iterator[tuple[list[str]
             if not is_url(path):
                 local.append(path)
                 continue
-            own, objects = _placed(path, list_url(path))
+            listed = list_url(path)
+            own, objects = _placed(path, listed)
+            if beside and listed == [path] and not glob.has_magic(_key(path)):
+                parent = path.rsplit("/", 1)[0]
+                around = [u for u in list_url(parent + "/") if "/" not in u.removeprefix(parent + "/")]
+                objects += [(u, u.removeprefix(parent + "/")) for u in around if u != path]
             for url, relative in objects:
                 target = folder / str(i) / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(read_bytes(url))
                 names[str(target)] = url
+            if objects:  # the copies' folder is the URL's parent: a file named beside a copy is named by its URL
+                names[str(folder / str(i))] = objects[0][0].removesuffix("/" + objects[0][1])
             if own:
                 local.append(str(folder / str(i) / own))
                 names[str(folder / str(i) / own)] = path.rstrip("/")

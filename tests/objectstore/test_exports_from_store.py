@@ -139,3 +139,15 @@ def test_the_fetched_copies_are_removed_after_the_import(s3: S3Server) -> None:
     with pytest.raises(InputFormatError):
         ef.read("promptfoo", "s3://evals/from/removed/nothing.json", storage_options=s3.options)
     assert copies() == before
+
+
+def test_an_lm_eval_samples_file_brings_the_results_file_beside_it(s3: S3Server, tmp_path: Path) -> None:
+    folder = s3.put_tree(LM_EVAL, f"beside/{tmp_path.name}/lmeh")
+    samples = "samples_gsm8k_2025-04-30T18-24-41.082644.jsonl"
+    remote = ef.read("lm-eval", f"{folder}/{samples}", score="exact_match,strict-match", storage_options=s3.options)
+    local = ef.read("lm-eval", LM_EVAL / samples, score="exact_match,strict-match")
+    # SOURCES.md: the results file plans all 1319 documents of gsm8k; the samples hold 3 rows
+    assert remote.ledger.height == local.ledger.height == 3
+    assert remote.plan.height == local.plan.height == 1319
+    assert remote.ledger.drop("source").equals(local.ledger.drop("source"))
+    assert set(remote.ledger.get_column("source").str.split(":").list.first()) <= {"s3"}
