@@ -295,7 +295,7 @@ def _placed(url: str, listed: list[str]) -> tuple[str, list[tuple[str, str]]]:
 @contextmanager
 def fetched(
     paths: Sequence[str | os.PathLike[str]], *, beside: bool = False
-) -> Iterator[tuple[list[str], dict[str, str]]]:
+) -> Iterator[tuple[list[str | os.PathLike[str]], dict[str, str]]]:
     """The given paths with every URL's objects fetched whole into a private folder, removed on leaving.
 
     For readers that parse a file whole (JSON, zip archives: the importers' exports): each URL is listed
@@ -313,10 +313,10 @@ def fetched(
 
     Yields
     ------
-    tuple[list[str], dict[str, str]]
-        The paths to read (a URL's place in the folder: its file, its folder, or its glob's matches) and
-        the names to show: local place → URL (longest first), so that what a reader says of a fetched file
-        (or of a file it looked for beside one) names its URL.
+    tuple[list[str | os.PathLike[str]], dict[str, str]]
+        The paths to read (a local one as given; a URL's place in the folder: its file, its folder, or its
+        glob's matches) and the names to show: local place → URL (longest first), so that what a reader says
+        of a fetched file (or of a file it looked for beside one) names its URL.
 
     Raises
     ------
@@ -334,15 +334,16 @@ def fetched(
     from pathlib import Path
 
     if not any(is_url(str(p)) for p in paths):
-        yield [str(p) for p in paths], {}
+        yield list(paths), {}
         return
     folder = Path(tempfile.mkdtemp(prefix="evalframe-fetched-"))
     try:
-        local: list[str] = []
+        local: list[str | os.PathLike[str]] = []
         names: dict[str, str] = {}
-        for i, path in enumerate(str(p) for p in paths):
+        for i, given in enumerate(paths):
+            path = str(given)
             if not is_url(path):
-                local.append(path)
+                local.append(given)
                 continue
             listed = list_url(path)
             own, objects = _placed(path, listed)
