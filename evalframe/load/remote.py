@@ -150,6 +150,8 @@ def _store(url: str) -> Any:
     client = {**_TIMEOUTS, **{k.removeprefix("aws_"): v for k, v in given.items() if k in _CLIENT_KEYS}}
     if parts.scheme == "http":  # named by the user: plain HTTP is what the URL asks for
         client.setdefault("allow_http", "true")
+    if os.environ.get("AWS_ALLOW_HTTP"):  # a client option: obstore reads the store's variables only
+        client.setdefault("allow_http", os.environ["AWS_ALLOW_HTTP"])
     config = {k: v for k, v in given.items() if k not in _CLIENT_KEYS}
     retries = dict(_RETRIES)
     if "max_retries" in current_storage_options():

@@ -151,3 +151,18 @@ def test_an_lm_eval_samples_file_brings_the_results_file_beside_it(s3: S3Server,
     assert remote.plan.height == local.plan.height == 1319
     assert remote.ledger.drop("source").equals(local.ledger.drop("source"))
     assert set(remote.ledger.get_column("source").str.split(":").list.first()) <= {"s3"}
+
+
+def test_evalframe_import_reads_a_url_with_the_environments_credentials(
+    s3: S3Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import polars as pl
+
+    for key, value in s3.options.items():
+        monkeypatch.setenv(key.upper(), value)
+    url = s3.put("import/results.json", PROMPTFOO.read_bytes())
+    code, out, err = run(["import", "promptfoo", url, "--out", str(tmp_path / "out")])
+    assert code == 0, err
+    ledger = pl.read_parquet(tmp_path / "out" / "ledger.parquet")
+    assert ledger.height == 30  # SOURCES.md: 30 rows
+    assert set(ledger.get_column("source").str.split(":").list.first()) == {"s3"}
