@@ -137,11 +137,12 @@ def _renamed(frame: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
     if not names:
         return frame
     text = [c for c, t in frame.schema.items() if t in (pl.String, pl.Categorical, pl.Enum)]
-    renamed = [
-        pl.col(c).cast(pl.String).map_elements(lambda v: _named(v, names), return_dtype=pl.String).cast(frame.schema[c])
-        for c in text
-        if not isinstance(frame.schema[c], pl.Enum)
-    ]
+    renamed = []
+    for c in (c for c in text if not isinstance(frame.schema[c], pl.Enum)):
+        column = pl.col(c).cast(pl.String)
+        for place, url in names.items():  # longest first: one folder's copies are not named by another's URL
+            column = column.str.replace_all(place, url, literal=True)
+        renamed.append(column.cast(frame.schema[c]))
     return frame.with_columns(renamed) if renamed else frame
 
 

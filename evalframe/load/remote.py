@@ -357,7 +357,6 @@ def fetched(
                 target = folder / str(i) / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(read_bytes(url))
-                names[str(target)] = url
             if objects:  # the copies' folder is the URL's parent: a file named beside a copy is named by its URL
                 names[str(folder / str(i))] = objects[0][0].removesuffix("/" + objects[0][1])
             if own:
