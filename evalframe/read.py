@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, GradeKind
+from evalframe.columns import CANDIDATE, CASE_ID, GradeKind
+from evalframe.errors import ImportUnreadable
 from evalframe.importers import Imported, registry
-from evalframe.importers._kit import as_numeric_scores
-from evalframe.load import PathLike
+from evalframe.importers._kit import ImportRefused, as_numeric_scores
+from evalframe.load import PathLike, fetched
+from evalframe.load import storage_options as remote_options
 from evalframe.plan.coding import CAND_CODE, CASE_CODE, UID
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.output import listed_unchanged, read_manifest
@@ -31,6 +33,10 @@ ID_COLUMN_FORMATS: Final = ("ragas", "deepeval")
 #: The score a format reads under ``grade="numeric"`` when none is named (its default is a pass/fail verdict).
 NUMERIC_SCORE: Final = {"promptfoo": "score", "every-eval-ever": "score"}
 
+#: Formats whose importer reads files beside the one given (lm-eval: the results file beside a samples file;
+#: HELM: the run folder of a run file; every_eval_ever: the instance file a record names): a URL naming one
+#: object brings its folder's objects too (:func:`~evalframe.load.fetched`).
+BESIDE: Final = ("lm-eval", "helm", "every-eval-ever")
 #: The files ``evalframe import`` writes (with its manifest): the planned units, the ledger, the import's
 #: notes and, per export file, what its header recorded (the importer's ``info``).
 IMPORT_FILES: Final = ("plan.parquet", "ledger.parquet", "notes.parquet", "exports.json")
@@ -66,6 +72,7 @@ def import_exports(
     score: str | None = None,
     grade: GradeKind = "binary",
     id_column: str | None = None,
+    storage_options: Mapping[str, str] | None = None,
 ) -> Imported:
     """Read export files with the format's importer, as ``evalframe audit --from`` and ``evalframe import`` do.
 
@@ -80,6 +87,13 @@ def import_exports(
         ``score``, every_eval_ever's ``evaluation.score``).
     id_column
         ragas and DeepEval CSVs: the column naming the cases (default: the question text).
+    storage_options
+        Options of the object store URLs in ``paths`` are read from (polars' ``storage_options`` keys),
+        over the environment's credentials. A URL's objects (a file, a folder's, a glob's matches; for
+        :data:`BESIDE` formats, a file's folder's objects too) are fetched whole into a private temporary
+        folder, removed after the import
+        (:func:`~evalframe.load.fetched`); the import names each by its URL (ledger ``source``, notes,
+        ``info``, ``files``, errors).
 
     Raises
     ------
@@ -87,6 +101,9 @@ def import_exports(
         When ``format`` names no importer, or ``id_column`` is given for a format without one.
     evalframe.errors.ImportUnreadable, evalframe.importers._kit.ImportRefused
         As :func:`read`.
+    evalframe.errors.InputFormatError
+        When a URL's object or folder is missing, the store denies the request or cannot be reached (one
+        line naming the URL, no option value: :func:`evalframe.load.remote.store_error`).
     """
     from evalframe.importers import deepeval, ragas
 
@@ -97,14 +114,79 @@ def import_exports(
     files = [paths] if isinstance(paths, str | bytes) or not isinstance(paths, Sequence) else list(paths)
     if score is None and grade == "numeric":
         score = NUMERIC_SCORE.get(format)
-    if id_column is None:
-        imported = readers[format](files, score=score)
-    elif format in ID_COLUMN_FORMATS:
-        imported = (ragas.read if format == "ragas" else deepeval.read)(files, score=score, id_column=id_column)
-    else:
+    if id_column is not None and format not in ID_COLUMN_FORMATS:
         msg = f"id_column names the case column of {' or '.join(ID_COLUMN_FORMATS)} exports only"
         raise ValueError(msg)
+    beside = format in BESIDE  # an export is parsed whole: a URL's objects are fetched first
+    with remote_options(storage_options), fetched(files, beside=beside) as (local, names):
+        try:
+            if id_column is None:
+                imported = readers[format](local, score=score)
+            else:
+                imported = (ragas.read if format == "ragas" else deepeval.read)(local, score=score, id_column=id_column)
+        except ImportUnreadable as exc:
+            raise _renamed_error(exc, names) from None
+        except ImportRefused as exc:
+            raise ImportRefused(_renamed(exc.all_problems().collect(), names)) from None
+    imported = _renamed_import(imported, names)
     return as_numeric_scores(imported) if grade == "numeric" else imported
+
+
+def _named(text: str, names: dict[str, str]) -> str:
+    """``text`` with each fetched file's local place written as its URL (``names``: longest place first)."""
+    for place, url in names.items():
+        text = text.replace(place, url)
+    return text
+
+
+def _renamed(frame: pl.DataFrame, names: dict[str, str]) -> pl.DataFrame:
+    """``frame`` with its text columns naming URLs where they named fetched files (types kept)."""
+    if not names:
+        return frame
+    text = [c for c, t in frame.schema.items() if t in (pl.String, pl.Categorical, pl.Enum)]
+    renamed = []
+    for c in (c for c in text if not isinstance(frame.schema[c], pl.Enum)):
+        column = pl.col(c).cast(pl.String)
+        for place, url in names.items():  # longest first: one folder's copies are not named by another's URL
+            column = column.str.replace_all(place, url, literal=True)
+        renamed.append(column.cast(frame.schema[c]))
+    return frame.with_columns(renamed) if renamed else frame
+
+
+def _renamed_value(value: Any, names: dict[str, str]) -> Any:
+    """A JSON-like value (an import's ``info``) with fetched files named by their URLs."""
+    if isinstance(value, str):
+        return _named(value, names)
+    if isinstance(value, dict):
+        return {_named(str(k), names): _renamed_value(v, names) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_renamed_value(v, names) for v in value)
+    return value
+
+
+def _renamed_import(imported: Imported, names: dict[str, str]) -> Imported:
+    """An import of fetched files naming their URLs: the plan's source, the ledger's, the notes, info, files."""
+    if not names:
+        return imported
+    return replace(
+        imported,
+        plan=replace(imported.plan, source=_named(imported.plan.source, names)),
+        ledger=_renamed(imported.ledger, names),
+        notes=_renamed(imported.notes, names),
+        info=_renamed_value(imported.info, names),
+        files=[_named(f, names) for f in imported.files],
+    )
+
+
+def _renamed_error(exc: ImportUnreadable, names: dict[str, str]) -> ImportUnreadable:
+    """The same unreadable-export error, naming URLs where it named fetched files."""
+    return ImportUnreadable(
+        _named(exc.path, names),
+        _named(exc.detail, names),
+        line=exc.line,
+        other_files=[_named(f, names) for f in exc.other_files],
+        notes=_renamed(exc.notes, names),
+    )
 
 
 def read(
@@ -114,6 +196,7 @@ def read(
     score: str | None = None,
     grade: GradeKind = "binary",
     id_column: str | None = None,
+    storage_options: Mapping[str, str] | None = None,
 ) -> Frames:
     """Read export files of another tool into polars frames: planned units, ledger and notes.
 
@@ -134,6 +217,9 @@ def read(
         promptfoo and every_eval_ever read their numeric score (see :func:`import_exports`).
     id_column
         ragas and DeepEval CSVs: the column naming the cases.
+    storage_options
+        Options of the object store of URLs in ``paths`` (``s3://``, ``gs://``, ``az://``, ``https://``;
+        polars' ``storage_options`` keys): see :func:`import_exports`.
 
     Returns
     -------
@@ -159,7 +245,9 @@ def read(
     >>> frames.plan.columns, frames.ledger.height, frames.notes.height
     (['candidate', 'case_id', 'trial', 'task'], 3, 2)
     """
-    imported = import_exports(format, paths, score=score, grade=grade, id_column=id_column)
+    imported = import_exports(
+        format, paths, score=score, grade=grade, id_column=id_column, storage_options=storage_options
+    )
     return Frames(plan=plan_units(imported), ledger=imported.ledger, notes=imported.notes)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from evalframe.cli.exits import EXIT_REFUSED, fail, print_problems, stderr, write_or_exit
-from evalframe.cli.options import IMPORT_FORMATS
+from evalframe.cli.options import IMPORT_FORMATS, ExportPath
 from evalframe.cli.signals import hold_stop_signals
 from evalframe.errors import EvalframeError
 from evalframe.importers._kit import ImportRefused
@@ -18,7 +18,7 @@ from evalframe.report import check_output_folder, write_output
 
 @click.command("import")
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(IMPORT_FORMATS))
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=ExportPath())
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),

@@ -324,13 +324,24 @@ def layout_of(compact: bool | None) -> TerminalLayout:
     return "auto" if compact is None else "compact" if compact else "full"
 
 
+class ExportPath(InputPath):
+    """An export an importer reads: a local file or folder that exists, or an object-storage URL.
+
+    No local glob (the shell expands one); a URL's glob is listed by :func:`~evalframe.load.fetched`.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The URL as given, or the checked local path."""
+        return value if is_url(value) else click.Path.convert(self, value, param, ctx)
+
+
 def audit_options(func: F) -> F:
     """Options shared by commands that run an audit: retry policy, grades, slices, engine, output."""
     return _apply([*_RETRY_OPTIONS, *_GRADE_OPTIONS, *_SLICE_OPTIONS, *_ENGINE_OPTIONS, *_OUTPUT_OPTIONS], func)
 
 
 _INPUT_OPTIONS: Final = [
-    click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path)),
+    click.argument("paths", nargs=-1, type=ExportPath()),
     click.option(
         "--plan",
         "plan_path",
@@ -361,7 +372,8 @@ _INPUT_OPTIONS: Final = [
         "from_format",
         type=click.Choice(IMPORT_FORMATS),
         default=None,
-        help="Read plan and ledger from other tools' exports given as PATHS (instead of --plan/--results).",
+        help="Read plan and ledger from other tools' exports given as PATHS: files, folders or s3://, gs://, az://, "
+        "https:// URLs (fetched whole) (instead of --plan/--results).",
     ),
     click.option(
         "--score",

@@ -37,7 +37,7 @@ from evalframe.load.limit import (
 )
 from evalframe.load.loaded import RESERVED, Loaded, PathLike
 from evalframe.load.parquet import naming_the_damaged_file, scan_parquet
-from evalframe.load.remote import current_storage_options, is_url, storage_options
+from evalframe.load.remote import current_storage_options, fetched, is_url, storage_options
 
 __all__ = [
     "INT64_RANGE",
@@ -56,6 +56,7 @@ __all__ = [
     "glob_files",
     "is_glob",
     "is_spark_frame",
+    "fetched",
     "is_url",
     "json_depth",
     "limit_detail",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import timedelta
@@ -150,6 +150,8 @@ def _store(url: str) -> Any:
     client = {**_TIMEOUTS, **{k.removeprefix("aws_"): v for k, v in given.items() if k in _CLIENT_KEYS}}
     if parts.scheme == "http":  # named by the user: plain HTTP is what the URL asks for
         client.setdefault("allow_http", "true")
+    if os.environ.get("AWS_ALLOW_HTTP"):  # a client option: obstore reads the store's variables only
+        client.setdefault("allow_http", os.environ["AWS_ALLOW_HTTP"])
     config = {k: v for k, v in given.items() if k not in _CLIENT_KEYS}
     retries = dict(_RETRIES)
     if "max_retries" in current_storage_options():
@@ -267,3 +269,101 @@ def read_bytes(url: str) -> bytes:
         return bytes(obstore.get(store, _key(url)).bytes())
     except Exception as exc:
         raise store_error(url, exc) from None
+
+
+def _placed(url: str, listed: list[str]) -> tuple[str, list[tuple[str, str]]]:
+    """Where a URL's objects go below a private folder: the URL's own place there and (object, relative path).
+
+    A file keeps its name; a folder its last segment and its objects' paths below it; a glob its matches'
+    paths below the folder before its first wildcard (as the shell's expansion names them).
+
+    Examples
+    --------
+    >>> _placed("s3://b/logs/", ["s3://b/logs/a.eval", "s3://b/logs/x/b.eval"])
+    ('logs', [('s3://b/logs/a.eval', 'logs/a.eval'), ('s3://b/logs/x/b.eval', 'logs/x/b.eval')])
+    >>> _placed("s3://b/logs/a.eval", ["s3://b/logs/a.eval"])
+    ('a.eval', [('s3://b/logs/a.eval', 'a.eval')])
+    """
+    if glob.has_magic(_key(url)):
+        root = url[: min(url.index(c) for c in "*?[" if c in url)].rsplit("/", 1)[0]
+        return "", [(u, u.removeprefix(root + "/")) for u in listed]
+    if listed == [url]:
+        return url.rsplit("/", 1)[-1], [(url, url.rsplit("/", 1)[-1])]
+    root = url.rstrip("/")
+    name = root.rsplit("/", 1)[-1]
+    return name, [(u, f"{name}/{u.removeprefix(root + '/')}") for u in listed]
+
+
+@contextmanager
+def fetched(
+    paths: Sequence[str | os.PathLike[str]], *, beside: bool = False
+) -> Iterator[tuple[list[str | os.PathLike[str]], dict[str, str]]]:
+    """The given paths with every URL's objects fetched whole into a private folder, removed on leaving.
+
+    For readers that parse a file whole (JSON, zip archives: the importers' exports): each URL is listed
+    (:func:`list_url`: an object, a folder's objects, a glob's matches) and each object is fetched once
+    (one GET) into a temporary folder the block owns; a local path is passed as it is.
+
+    Parameters
+    ----------
+    paths
+        Local paths and URLs.
+    beside
+        Whether a URL naming one object brings the objects of its folder (not below it) too, for readers
+        that look for a file beside the one given (an lm-eval results file beside its samples, a HELM run's
+        other files); only the object named is passed on.
+
+    Yields
+    ------
+    tuple[list[str | os.PathLike[str]], dict[str, str]]
+        The paths to read (a local one as given; a URL's place in the folder: its file, its folder, or its
+        glob's matches) and the names to show: local place → URL (longest first), so that what a reader says
+        of a fetched file (or of a file it looked for beside one) names its URL.
+
+    Raises
+    ------
+    InputFormatError
+        As :func:`list_url` and :func:`read_bytes`: one line naming the URL.
+
+    Examples
+    --------
+    >>> with fetched(["data/plan.csv"]) as (local, names):
+    ...     local, names
+    (['data/plan.csv'], {})
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    if not any(is_url(str(p)) for p in paths):
+        yield list(paths), {}
+        return
+    folder = Path(tempfile.mkdtemp(prefix="evalframe-fetched-"))
+    try:
+        local: list[str | os.PathLike[str]] = []
+        names: dict[str, str] = {}
+        for i, given in enumerate(paths):
+            path = str(given)
+            if not is_url(path):
+                local.append(given)
+                continue
+            listed = list_url(path)
+            own, objects = _placed(path, listed)
+            if beside and listed == [path] and not glob.has_magic(_key(path)):
+                parent = path.rsplit("/", 1)[0]
+                around = [u for u in list_url(parent + "/") if "/" not in u.removeprefix(parent + "/")]
+                objects += [(u, u.removeprefix(parent + "/")) for u in around if u != path]
+            for url, relative in objects:
+                target = folder / str(i) / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(read_bytes(url))
+            if objects:  # the copies' folder is the URL's parent: a file named beside a copy is named by its URL
+                names[str(folder / str(i))] = objects[0][0].removesuffix("/" + objects[0][1])
+            if own:
+                local.append(str(folder / str(i) / own))
+                names[str(folder / str(i) / own)] = path.rstrip("/")
+            else:
+                local += [str(folder / str(i) / r) for _, r in objects]
+        yield local, dict(sorted(names.items(), key=lambda kv: -len(kv[0])))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

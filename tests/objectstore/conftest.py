@@ -64,6 +64,11 @@ class S3Server:
         return [k for m, k in self.requests if m == "GET" and k.startswith(under)]
 
 
+def store_args(server: S3Server, **changed: str) -> list[str]:
+    """The ``--storage-option KEY=VALUE`` flags that reach ``server`` (``changed``: options replaced)."""
+    return [f"--storage-option={k}={v}" for k, v in {**server.options, **changed}.items()]
+
+
 def _logging(app: Callable[..., Any], log: list[tuple[str, str]]) -> Callable[..., Any]:
     """A WSGI app that logs (method, object key) of each request, then hands it to ``app``."""
 

@@ -17,11 +17,8 @@ from tests.objectstore.conftest import (
     closed_port,
     enforced_auth,
     one_error_line,
+    store_args,
 )
-
-
-def store_args(s3: S3Server) -> list[str]:
-    return [f"--storage-option={k}={v}" for k, v in s3.options.items()]
 
 
 def test_the_json_report_from_the_store_is_the_local_one(s3: S3Server, tmp_path: Path) -> None:
