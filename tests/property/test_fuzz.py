@@ -1,4 +1,4 @@
-"""Fuzz suite (issue 19): hostile CSV plans and ledgers, corrupt Parquet, broken JSON for the importers.
+"""Fuzz suite (issues 19, 45): hostile CSV plans and ledgers, corrupt Parquet, broken JSON, Inspect .eval archives.
 
 Each CSV example is a valid batch (ids that look like numbers, markup or HTML, unicode, commas and quotes)
 written with LF, CRLF or CR line endings, then mutated by one attack family: ``clean`` (none), ``field``
@@ -10,14 +10,14 @@ lone CR or LF, a stray quote, truncation), ``plan`` (the field, header and bytes
 says what ``evalframe audit`` must do; evalframe must agree exactly: the exit code, the refusing problems
 (kind and line) and the funnel counts. Every example runs the API (``Plan.from_file`` and ``audit``: the
 problems and counts); one in four runs the CLI as well, through click's CliRunner (its exit code must be the
-API's outcome), and half of those write ``--out``. Every family, Parquet and JSON ones too, must
+API's outcome), and half of those write ``--out``. Every family, Parquet, JSON and ``.eval`` ones too, must
 never show a traceback (an exit code other than 0-3 or ``Traceback`` in the output), never modify an input,
 and leave in ``--out`` only the files its manifest lists (nothing at all beside it).
 
 Runs:
 
-* CI: ``pytest tests/property/test_fuzz.py`` (profile ``ci``, about 300 seeded examples);
-* by hand: ``HYPOTHESIS_PROFILE=fuzz pytest tests/property/test_fuzz.py`` (profile ``fuzz``, 10,400 examples);
+* CI: ``pytest tests/property/test_fuzz.py`` (profile ``ci``, 360 seeded examples);
+* by hand: ``HYPOTHESIS_PROFILE=fuzz pytest tests/property/test_fuzz.py`` (profile ``fuzz``, 11,700 examples);
 * the attack counts table of benchmarks/RESULTS.md: add ``FUZZ_TALLY=/tmp/tally.jsonl`` (each example is
   recorded there instead of failing the test) and then ``python -m tests.property.test_fuzz /tmp/tally.jsonl``.
 """
