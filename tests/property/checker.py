@@ -32,7 +32,7 @@ import csv
 import io
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 #: Unicode's White_Space characters: an identifier starting or ending with one is padded.
@@ -108,6 +108,8 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 _BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 
 Problem = tuple[str, str, int | None]
+#: One attempt of a unit: (attempt, exec_status, score_status, has_output, passed).
+Attempt = tuple[int, str, str, bool, bool | None]
 
 
 class InputError(Exception):
@@ -365,7 +367,7 @@ def expect(
 
     # (candidate, case_id, trial, attempt) -> lines; the unit's attempts for the funnel
     keys: dict[tuple[str, str, int, int], list[int]] = defaultdict(list)
-    attempts: dict[tuple[str, str, int], list[tuple[int, str, str, bool, bool | None]]] = defaultdict(list)
+    attempts: dict[tuple[str, str, int], list[Attempt]] = defaultdict(list)
     for line, row in table.rows:
         cand = row.get("candidate", candidates[0])
         case = row["case_id"]
@@ -468,6 +470,17 @@ def expect(
             refusing.update(("results", "duplicate_key", line) for line in lines)
     if refusing:
         return Expected(1, refusing, optional)
+    return Expected(0, counts=funnel(attempts, candidates, cases, trials))
+
+
+def funnel(
+    attempts: dict[tuple[str, str, int], list[Attempt]], candidates: Sequence[str], cases: Iterable[str], trials: int
+) -> dict[str, dict[str, int]]:
+    """The funnel counts (SPEC §2) of every candidate: planned units are ``cases`` × trials ``1..trials``.
+
+    ``attempts`` maps a unit ``(candidate, case, trial)`` to its attempts ``(attempt, exec_status,
+    score_status, has_output, passed)``; a planned unit without any is missing.
+    """
     counts: dict[str, dict[str, int]] = {}
     for cand in sorted(candidates):
         tally = dict.fromkeys(COUNTS, 0)
@@ -480,10 +493,10 @@ def expect(
         tally["with_output"] = tally["scored"] + tally["judge_failed"] + tally["not_scored"]
         tally["completed"] = tally["with_output"] + tally["no_output"]
         counts[cand] = tally
-    return Expected(0, counts=counts)
+    return counts
 
 
-def _outcome(unit: list[tuple[int, str, str, bool, bool | None]]) -> str:
+def _outcome(unit: list[Attempt]) -> str:
     """The outcome of a unit under retry policy ``first``: its lowest attempt counts (SPEC §2, §4)."""
     if not unit:
         return "missing"

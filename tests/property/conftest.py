@@ -1,7 +1,7 @@
 """Hypothesis profiles of the fuzz suite (tests/property/test_fuzz.py).
 
 ``ci`` (default): a few hundred seeded examples over all attack families. ``fuzz``: the long run by hand,
-1,300 examples a test, 10,400 in all (``HYPOTHESIS_PROFILE=fuzz``). Both are derandomized (seeded by the test's
+1,300 examples a test, 11,700 in all (``HYPOTHESIS_PROFILE=fuzz``). Both are derandomized (seeded by the test's
 name), so a run is reproducible; only test_fuzz.py applies them, the other property tests keep their own
 settings.
 """

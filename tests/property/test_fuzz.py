@@ -1,4 +1,4 @@
-"""Fuzz suite (issue 19): hostile CSV plans and ledgers, corrupt Parquet, broken JSON for the importers.
+"""Fuzz suite (issues 19, 45): hostile CSV plans and ledgers, corrupt Parquet, broken JSON, Inspect .eval archives.
 
 Each CSV example is a valid batch (ids that look like numbers, markup or HTML, unicode, commas and quotes)
 written with LF, CRLF or CR line endings, then mutated by one attack family: ``clean`` (none), ``field``
@@ -10,14 +10,14 @@ lone CR or LF, a stray quote, truncation), ``plan`` (the field, header and bytes
 says what ``evalframe audit`` must do; evalframe must agree exactly: the exit code, the refusing problems
 (kind and line) and the funnel counts. Every example runs the API (``Plan.from_file`` and ``audit``: the
 problems and counts); one in four runs the CLI as well, through click's CliRunner (its exit code must be the
-API's outcome), and half of those write ``--out``. Every family, Parquet and JSON ones too, must
+API's outcome), and half of those write ``--out``. Every family, Parquet, JSON and ``.eval`` ones too, must
 never show a traceback (an exit code other than 0-3 or ``Traceback`` in the output), never modify an input,
 and leave in ``--out`` only the files its manifest lists (nothing at all beside it).
 
 Runs:
 
-* CI: ``pytest tests/property/test_fuzz.py`` (profile ``ci``, about 300 seeded examples);
-* by hand: ``HYPOTHESIS_PROFILE=fuzz pytest tests/property/test_fuzz.py`` (profile ``fuzz``, 10,400 examples);
+* CI: ``pytest tests/property/test_fuzz.py`` (profile ``ci``, 360 seeded examples);
+* by hand: ``HYPOTHESIS_PROFILE=fuzz pytest tests/property/test_fuzz.py`` (profile ``fuzz``, 11,700 examples);
 * the attack counts table of benchmarks/RESULTS.md: add ``FUZZ_TALLY=/tmp/tally.jsonl`` (each example is
   recorded there instead of failing the test) and then ``python -m tests.property.test_fuzz /tmp/tally.jsonl``.
 """
@@ -31,6 +31,8 @@ import json
 import os
 import sys
 import tempfile
+import warnings
+import zipfile
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
@@ -46,7 +48,7 @@ from evalframe.audit import with_ledger_problems
 from evalframe.cli import main
 from tests.conftest import FIXTURES
 from tests.property import conftest as _profiles  # noqa: F401 -- registers the profiles outside pytest too
-from tests.property.checker import COUNTS, EXEC, SCORE_STATUS, Expected, expect
+from tests.property.checker import COUNTS, EXEC, SCORE_STATUS, Attempt, Expected, expect, funnel
 
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 TALLY = os.environ.get("FUZZ_TALLY")
@@ -551,6 +553,195 @@ def test_broken_json_never_shows_a_traceback_or_loses_data(example: dict[str, An
         _record("json", verdict, f"{detail}\n{example.get('format')}")
 
 
+#: Sample ids of generated ``.eval`` archives (integers and text; no two alike once written as text).
+EVAL_IDS: list[int | str] = [1, 2, 7, 10, "a", "q-1", "日本", "x y"]
+#: What a generated sample is: graded C (passed) or I (failed), a null grade (judge error), no score at all,
+#: an execution error, or no member (a missing unit).
+EVAL_KINDS = ["C", "C", "I", "I", "null", "unscored", "error", "absent"]
+#: Mutations of an archive; the oracle of each is in :func:`_eval_expected`.
+EVAL_MUTATIONS = [
+    "clean",
+    "truncated",
+    "cut_member",
+    "duplicate",
+    "lying_size",
+    "dotdot",
+    "bomb",
+    "epochs",
+    "no_header",
+]
+
+
+def _eval_sample(case: int | str, epoch: int, kind: str) -> dict[str, Any]:
+    sample: dict[str, Any] = {"id": case, "epoch": epoch, "input": "q", "target": "C", "messages": []}
+    sample["output"] = {"model": "m", "choices": [{"message": {"role": "assistant", "content": "x"}}]}
+    sample["scores"] = {} if kind in ("unscored", "error") else {"match": {"value": None if kind == "null" else kind}}
+    if kind == "error":
+        sample["output"] = {"model": "m", "choices": []}
+        sample["error"] = {"message": "boom", "traceback": "", "traceback_ansi": ""}
+    return sample
+
+
+@st.composite
+def eval_archives(draw: st.DrawFn) -> dict[str, Any]:
+    """An Inspect ``.eval`` archive as its members (name, bytes) and the sample dicts they were written from."""
+    ids = draw(st.lists(st.sampled_from(EVAL_IDS), min_size=1, max_size=4, unique=True))
+    epochs = draw(st.integers(1, 3))
+    header_epochs = epochs
+    kinds = {(c, e): draw(st.sampled_from(EVAL_KINDS)) for c in ids for e in range(1, epochs + 1)}
+    samples = [_eval_sample(c, e, k) for (c, e), k in kinds.items() if k != "absent"]
+    mutation = draw(st.sampled_from(EVAL_MUTATIONS))
+    if mutation == "epochs":  # the header says more epochs than the samples hold, or fewer
+        header_epochs = draw(st.sampled_from([epochs + 1, epochs - 1])) or epochs + 1
+    spec = {"run_id": "r1", "created": "2025-01-01T00:00:00+00:00", "task": "t", "task_id": "t1", "model": "m/a"}
+    spec["dataset"] = {"name": "d", "samples": len(ids), "sample_ids": ids}
+    spec["config"] = {"epochs": header_epochs} if header_epochs > 1 or draw(st.booleans()) else {}
+    spec["scorers"] = [{"name": "match", "options": {}, "metrics": []}]
+    header = {"version": 2, "status": "success", "eval": spec}
+    members = [("_journal/start.json", json.dumps({"version": 2, "eval": spec}).encode())]
+    order = draw(st.permutations(range(len(samples))))
+    members += [
+        (f"samples/{samples[i]['id']}_epoch_{samples[i]['epoch']}.json", json.dumps(samples[i]).encode()) for i in order
+    ]
+    members += [("reductions.json", b"[]"), ("summaries.json", b"[]")]
+    if draw(st.booleans()) or mutation == "no_header":  # an interrupted run leaves no header.json
+        members.append(("header.json", json.dumps(header).encode()))
+    return {
+        "ids": ids,
+        "epochs": epochs,
+        "header_epochs": header_epochs,
+        "samples": samples,
+        "members": members,
+        "mutation": mutation,
+        "deflate": draw(st.booleans()),
+        "with_out": draw(st.sampled_from([True, False, False, False])),  # --out (fsync) is most of a run's time
+    }
+
+
+def _zip(members: list[tuple[str, bytes]], *, deflate: bool) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w") as archive:
+        warnings.simplefilter("ignore")  # "Duplicate name": the duplicate attack writes one on purpose
+        for name, data in members:
+            archive.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED)
+    return buffer.getvalue()
+
+
+def _lie_about_size(data: bytes, name: str, size: int) -> bytes:
+    """The archive with the decompressed size its central directory records for ``name`` set to ``size``."""
+    out = bytearray(data)
+    at = out.find(b"PK\x01\x02")
+    while at >= 0:
+        length = int.from_bytes(out[at + 28 : at + 30], "little")
+        if bytes(out[at + 46 : at + 46 + length]) == name.encode():
+            out[at + 24 : at + 28] = size.to_bytes(4, "little")
+        at = out.find(b"PK\x01\x02", at + 4)
+    return bytes(out)
+
+
+@st.composite
+def eval_attacks(draw: st.DrawFn) -> dict[str, Any]:
+    """A generated archive after its mutation: the bytes, the flags and what the oracle needs to know."""
+    example = draw(eval_archives())
+    members: list[tuple[str, bytes]] = list(example["members"])
+    names = [n for n, _ in members]
+    # The members the reader reads: header.json (else the journal's start) and the samples.
+    read = [n for n in names if n.startswith("samples/")] + ["header.json" if "header.json" in names else names[0]]
+    mutation, flags, victim = example["mutation"], [], None
+    if mutation == "cut_member":
+        victim = draw(st.sampled_from(read))
+        members = [(n, d[: draw(st.integers(0, len(d) - 1))] if n == victim else d) for n, d in members]
+    elif mutation == "duplicate":
+        members.insert(draw(st.integers(0, len(members))), draw(st.sampled_from(example["members"])))
+    elif mutation == "dotdot":  # a sample renamed through "..", and a member named outside the archive
+        members = [(f"samples/../{n}" if n == read[0] and n.startswith("samples/") else n, d) for n, d in members]
+        members.append(("../../escape.json", b"{}"))
+    elif mutation == "bomb" and read[0].startswith("samples/"):  # whitespace that deflates a thousandfold
+        victim = read[0]
+        members = [(n, d + b" " * draw(st.sampled_from([2**20, 3 * 2**20])) if n == victim else d) for n, d in members]
+        size = next(len(d) for n, d in members if n == victim)
+        over = draw(st.booleans())  # the limit at the member's size (read) or one byte below it (refused)
+        flags = ["--max-member-bytes", str(size - 1 if over else size)]
+        victim = victim if over else None
+    elif mutation == "no_header":
+        members = [(n, d) for n, d in members if n not in ("header.json", "_journal/start.json")]
+    data = _zip(members, deflate=example["deflate"] or mutation == "bomb")
+    if mutation == "truncated":
+        data = data[: draw(st.integers(0, len(data) - 1))]
+    elif mutation == "lying_size":
+        victim = draw(st.sampled_from(read))
+        size = len(dict(members)[victim])
+        data = _lie_about_size(data, victim, draw(st.integers(0, 2 * size + 10).filter(lambda s: s != size)))
+    return {**example, "data": data, "flags": flags, "victim": victim}
+
+
+def _eval_expected(example: dict[str, Any], path: str) -> tuple[int, str, dict[str, dict[str, int]]]:
+    """The oracle: (exit code, text the output must hold, funnel counts when exit 0), from the sample dicts.
+
+    An archive that cannot be read (truncated, a name held twice, neither header) is exit 2 naming the file;
+    a member cut mid-JSON, recording a size its bytes do not have, or over ``--max-member-bytes`` is exit 2
+    naming ``file!member``. Samples of an epoch the header does not plan are refused (``trial_out_of_range``).
+    Otherwise the counts are the samples' recount: ``C`` passed, ``I`` failed, a null grade a judge failure,
+    no score not scored, an error an execution failure, no member missing. Member names are never paths: a
+    ``..`` in one changes nothing.
+    """
+    mutation, victim = example["mutation"], example["victim"]
+    if mutation in ("truncated", "duplicate", "no_header"):
+        return 2, path, {}
+    if victim is not None:
+        return 2, f"{path}!{victim}", {}
+    if any(sample["epoch"] > example["header_epochs"] for sample in example["samples"]):
+        return 1, "trial_out_of_range", {}
+    attempts: dict[tuple[str, str, int], list[Attempt]] = defaultdict(list)
+    for sample in example["samples"]:
+        value = sample["scores"].get("match", {}).get("value", "absent")
+        status = {"C": "scored", "I": "scored", None: "judge_error"}.get(value, "not_scored")
+        unit = ("m/a", str(sample["id"]), sample["epoch"])
+        exec_status = "error" if "error" in sample else "completed"
+        attempts[unit].append((1, exec_status, status, exec_status == "completed", value == "C"))
+    return 0, "", funnel(attempts, ["m/a"], [str(c) for c in example["ids"]], example["header_epochs"])
+
+
+@settings(PROFILE)
+@given(eval_attacks())
+def test_eval_archives_agree_with_a_recount_of_their_samples(example: dict[str, Any]) -> None:
+    """Inspect ``.eval`` archives, valid and hostile, through ``audit --from inspect``: the oracle's outcome."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        inputs = root / "in"
+        inputs.mkdir()
+        path = inputs / "log.eval"
+        path.write_bytes(example["data"])
+        out = ["--out", str(root / "out")] if example["with_out"] else []
+        args = [*example["flags"], "audit", "--from", "inspect", str(path), "--format", "json", *out]
+        code, output, stdout, lost = _invoke(args, root, inputs)
+        exit_code, needle, counts = _eval_expected(example, str(path))
+        lines = [line for line in output.splitlines() if line.strip()]
+        if code not in (0, 1, 2, 3) or "Traceback" in output:
+            verdict, detail = "traceback", output[-1500:]
+        elif lost:
+            verdict, detail = "data_lost", lost
+        elif code != exit_code:
+            kind = "silent_acceptance" if code == 0 else "false_refusal" if exit_code == 0 else "wrong_outcome"
+            verdict, detail = kind, f"exit {code}, expected {exit_code}: {output[-800:]}"
+        elif code == 2 and (len(lines) != 1 or needle not in lines[0]):
+            verdict, detail = "wrong_outcome", f"exit 2 must be one line naming {needle}: {output[-800:]}"
+        elif code == 1 and needle not in output:
+            verdict, detail = "wrong_outcome", f"the refusal does not list {needle}: {output[-800:]}"
+        elif code == 0 and (found := _summary_counts(stdout)) != counts:
+            verdict, detail = "wrong_outcome", f"counts {found}, expected {counts}"
+        else:
+            verdict, detail = "agrees", ""
+        _record(
+            "eval", verdict, f"{detail}\nmutation {example['mutation']}, members {[n for n, _ in example['members']]}"
+        )
+
+
+def _summary_counts(stdout: str) -> dict[str, dict[str, int]]:
+    summary = json.loads(stdout)["summary"]
+    return {row["candidate"]: {k: row[k] for k in COUNTS} for row in summary}
+
+
 def tally_table(path: str) -> str:
     """The attack counts table (Markdown) of a FUZZ_TALLY file."""
     rows: dict[str, Counter[str]] = defaultdict(Counter)
@@ -562,7 +753,7 @@ def tally_table(path: str) -> str:
     out = ["| family | cases | " + " | ".join(names) + " |"]
     out.append("|---" * (len(columns) + 2) + "|")
     total: Counter[str] = Counter()
-    for family in [*FAMILIES, "parquet", "json"]:
+    for family in [*FAMILIES, "parquet", "json", "eval"]:
         counts = rows.get(family, Counter())
         total.update(counts)
         out.append(f"| {family} | {sum(counts.values())} | " + " | ".join(str(counts[c]) for c in columns) + " |")

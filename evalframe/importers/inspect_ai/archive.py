@@ -55,6 +55,9 @@ def _member_bytes(archive: zipfile.ZipFile, path: str, member: zipfile.ZipInfo) 
     if len(data) > bound:
         what = f"the archive member decompresses to more than {bound} bytes"
         raise Unreadable(source, limit_detail("member_bytes", what))
+    if len(data) != member.file_size:  # zipfile checks the CRC-32 only: a recorded size can lie upwards
+        detail = f"the archive member records {member.file_size} bytes decompressed but holds {len(data)}"
+        raise Unreadable(source, detail)
     return data
 
 
