@@ -18,7 +18,7 @@ from typing import Any, Final, NamedTuple
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, GradeKind
+from evalframe.columns import CANDIDATE, GradeKind
 from evalframe.errors import ImportUnreadable
 from evalframe.importers import Imported, registry
 from evalframe.importers._kit import ImportRefused, as_numeric_scores
