@@ -68,16 +68,34 @@ def check_url(url: str) -> None:
 
     Credentials go in the environment or the storage options, so that the URL can be printed and recorded.
 
+    Also refused, with the URL named: no bucket or host (``s3:///x.csv``), and a key with an empty, ``.`` or
+    ``..`` segment (``s3://b/a//x.csv``, ``s3://b/../x``), which the stores' clients cannot address.
+
     Raises
     ------
     InputFormatError
         Naming the URL without its credentials.
+
+    Examples
+    --------
+    >>> check_url("s3://evals/run=1/")
+    >>> check_url("s3:///x.csv")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InputFormatError: s3:///x.csv: no bucket or host after s3:// (write s3://BUCKET/KEY)
     """
     parts = urlsplit(url)
     if parts.username or parts.password or parts.query:
         public = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
         detail = "a URL holding credentials or a query is refused: give them as --storage-option KEY=VALUE"
         raise InputFormatError(public, detail)
+    if not parts.netloc:
+        where = "HOST/PATH" if parts.scheme.lower() in ("http", "https") else "BUCKET/KEY"
+        raise InputFormatError(url, f"no bucket or host after {parts.scheme}:// (write {parts.scheme}://{where})")
+    segments = parts.path.strip("/").split("/")
+    if parts.path.strip("/") and any(s in ("", ".", "..") for s in segments):
+        detail = "an object key with an empty, '.' or '..' segment is refused: name the object's key as stored"
+        raise InputFormatError(url, detail)
 
 
 @contextmanager
@@ -230,7 +248,7 @@ def list_url(url: str) -> list[str]:
     key = _key(url)
     wild = glob.has_magic(key)
     try:
-        if not wild and not url.endswith("/"):
+        if not wild and key and not url.endswith("/"):  # no key: the bucket's root, a folder
             try:
                 obstore.head(store, key)
                 return [url]
