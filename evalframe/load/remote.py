@@ -169,12 +169,17 @@ def _store(url: str) -> Any:
     if parts.scheme == "http":  # named by the user: plain HTTP is what the URL asks for
         client.setdefault("allow_http", "true")
     config = {k: v for k, v in given.items() if k not in _CLIENT_KEYS}
-    retries = dict(_RETRIES)
-    if "max_retries" in current_storage_options():
-        retries["max_retries"] = int(current_storage_options()["max_retries"])
+    retries: dict[str, Any] = dict(_RETRIES)
     root = f"{parts.scheme}://{parts.netloc}" if parts.scheme not in ("http", "https") else url.rsplit("/", 1)[0]
     build: Any = from_url  # typed per store; the options are the user's, checked by the store
-    return build(root, config=config or None, client_options=client, retry_config=retries)
+    try:
+        if "max_retries" in current_storage_options():
+            retries["max_retries"] = int(current_storage_options()["max_retries"])
+        return build(root, config=config or None, client_options=client, retry_config=retries)
+    except Exception as exc:  # an unknown key or a value the store cannot parse: the user's options
+        first = (str(exc).strip().splitlines() or [""])[0]
+        detail = f"a --storage-option is not valid for this store ({type(exc).__name__}: {first})"
+        raise InputFormatError(url, scrubbed(detail)) from None
 
 
 def _key(url: str) -> str:

@@ -177,3 +177,24 @@ def test_a_bucket_url_without_a_key_is_the_bucket_s_root_folder(s3: S3Server, tm
     with storage_options(s3.options):
         assert "s3://evals/rootcase/results.csv" in list_url("s3://evals")
         assert list_url("s3://evals") == list_url("s3://evals/")
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (
+            "bogus_key=x",
+            "(UnknownConfigurationKeyError: Configuration key: 'bogus_key' is not valid for store 'S3'.)",
+        ),
+        ("max_retries=abc", "(ValueError: invalid literal for int() with base 10: 'abc')"),
+        ("timeout=xyz", "(GenericError: Generic Config error: failed to parse \"xyz\" as Duration)"),
+    ],
+    ids=["unknown-key", "retries-not-a-number", "timeout-not-a-duration"],
+)
+def test_a_storage_option_the_store_refuses_is_one_line_naming_the_url(s3: S3Server, option: str, said: str) -> None:
+    # before: a traceback and exit 1 (unknown key), a Rust debug dump (duration), an unnamed int() error
+    folder = "cli/badoption-" + option.split("=")[0]  # moto refuses an unsigned overwrite
+    url = s3.put(f"{folder}/results.csv", (ORBIT / "results.csv").read_bytes())
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", url, "--candidates", "A,B", *store_args(s3)]
+    line = one_error_line(*run([*args, f"--storage-option={option}"]), url)
+    assert line == f"error: {url}: a --storage-option is not valid for this store {said}"
