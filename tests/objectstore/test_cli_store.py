@@ -187,7 +187,7 @@ def test_a_bucket_url_without_a_key_is_the_bucket_s_root_folder(s3: S3Server, tm
             "(UnknownConfigurationKeyError: Configuration key: 'bogus_key' is not valid for store 'S3'.)",
         ),
         ("max_retries=abc", "(ValueError: invalid literal for int() with base 10: 'abc')"),
-        ("timeout=xyz", "(GenericError: Generic Config error: failed to parse \"xyz\" as Duration)"),
+        ("timeout=xyz", '(GenericError: Generic Config error: failed to parse "xyz" as Duration)'),
     ],
     ids=["unknown-key", "retries-not-a-number", "timeout-not-a-duration"],
 )
