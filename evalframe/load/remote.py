@@ -168,6 +168,8 @@ def _store(url: str) -> Any:
     client = {**_TIMEOUTS, **{k.removeprefix("aws_"): v for k, v in given.items() if k in _CLIENT_KEYS}}
     if parts.scheme == "http":  # named by the user: plain HTTP is what the URL asks for
         client.setdefault("allow_http", "true")
+    if os.environ.get("AWS_ALLOW_HTTP"):  # obstore's client options, once given, no longer read the variable
+        client.setdefault("allow_http", os.environ["AWS_ALLOW_HTTP"])
     config = {k: v for k, v in given.items() if k not in _CLIENT_KEYS}
     retries: dict[str, Any] = dict(_RETRIES)
     root = f"{parts.scheme}://{parts.netloc}" if parts.scheme not in ("http", "https") else url.rsplit("/", 1)[0]

@@ -198,3 +198,18 @@ def test_a_storage_option_the_store_refuses_is_one_line_naming_the_url(s3: S3Ser
     args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", url, "--candidates", "A,B", *store_args(s3)]
     line = one_error_line(*run([*args, f"--storage-option={option}"]), url)
     assert line == f"error: {url}: a --storage-option is not valid for this store {said}"
+
+
+def test_the_aws_variables_alone_reach_a_plain_http_endpoint(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: AWS_ALLOW_HTTP (read per the README) was ignored once evalframe set the client's timeouts:
+    # exit 2 "cannot reach the store (... HTTP error: builder error)"
+    url = s3.put("cli/envonly/results.csv", (ORBIT / "results.csv").read_bytes())
+    for key, value in s3.options.items():
+        monkeypatch.setenv(key.upper(), value)
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", url, "--candidates", "A,B", "--format", "json"]
+    code, out, err = run(args)
+    assert code == 0, err
+    summary = {row["candidate"]: row["passed"] for row in json.loads(out)["summary"]}
+    # results.csv: A's rows quote=1, refund=1 (privacy, handoff missing); B's quote, refund, privacy 1, handoff 0
+    assert summary == {"A": 2, "B": 3}
+    assert SECRET not in out + err
