@@ -63,7 +63,7 @@ def delta_spec(spec: str) -> tuple[str, int | None]:
     path, sep, version = body.rpartition("@")
     if not sep:
         return body, None
-    if not version.isdigit():
+    if not (version.isascii() and version.isdigit()):
         raise InputFormatError(spec, f"the version after @ must be a whole number from 0, not {version!r}")
     return path, int(version)
 
@@ -96,7 +96,10 @@ def read_delta(spec: str) -> Loaded:
         raise MissingExtra.of("lakes", exc) from None
     options = {k: str(v) for k, v in current_storage_options().items()} if is_url(path) else None
     try:
-        table: Any = DeltaTable(path, version=version, storage_options=options)
+        table: Any = DeltaTable(path, storage_options=options)  # the latest first: a later version is refused
+        latest = int(table.version())
+        if version is not None and version < latest:
+            table.load_as_version(version)
     except (OSError, ValueError, RuntimeError) as exc:
         if isinstance(exc, OSError) and is_url(path):
             raise store_error(spec, exc) from None
@@ -105,6 +108,8 @@ def read_delta(spec: str) -> Loaded:
     except Exception as exc:  # deltalake's own errors (TableNotFoundError, DeltaError, ...)
         first = scrubbed((str(exc).strip().splitlines() or [""])[0])
         raise InputFormatError(spec, f"cannot open the Delta table ({type(exc).__name__}: {first})") from None
+    if version is not None and version > latest:  # deltalake would probe the log up to it (minutes at 2**63)
+        raise InputFormatError(spec, f"the table has no version {version}: its latest is {latest}")
     read = int(table.version())
     named = f"{DELTA}{path}@{read}"
     features = set(table.protocol().reader_features or ())

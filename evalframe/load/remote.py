@@ -68,16 +68,34 @@ def check_url(url: str) -> None:
 
     Credentials go in the environment or the storage options, so that the URL can be printed and recorded.
 
+    Also refused, with the URL named: no bucket or host (``s3:///x.csv``), and a key with an empty, ``.`` or
+    ``..`` segment (``s3://b/a//x.csv``, ``s3://b/../x``), which the stores' clients cannot address.
+
     Raises
     ------
     InputFormatError
         Naming the URL without its credentials.
+
+    Examples
+    --------
+    >>> check_url("s3://evals/run=1/")
+    >>> check_url("s3:///x.csv")
+    Traceback (most recent call last):
+    ...
+    evalframe.errors.InputFormatError: s3:///x.csv: no bucket or host after s3:// (write s3://BUCKET/KEY)
     """
     parts = urlsplit(url)
     if parts.username or parts.password or parts.query:
         public = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
         detail = "a URL holding credentials or a query is refused: give them as --storage-option KEY=VALUE"
         raise InputFormatError(public, detail)
+    if not parts.netloc:
+        where = "HOST/PATH" if parts.scheme.lower() in ("http", "https") else "BUCKET/KEY"
+        raise InputFormatError(url, f"no bucket or host after {parts.scheme}:// (write {parts.scheme}://{where})")
+    segments = parts.path.strip("/").split("/")
+    if parts.path.strip("/") and any(s in ("", ".", "..") for s in segments):
+        detail = "an object key with an empty, '.' or '..' segment is refused: name the object's key as stored"
+        raise InputFormatError(url, detail)
 
 
 @contextmanager
@@ -150,15 +168,20 @@ def _store(url: str) -> Any:
     client = {**_TIMEOUTS, **{k.removeprefix("aws_"): v for k, v in given.items() if k in _CLIENT_KEYS}}
     if parts.scheme == "http":  # named by the user: plain HTTP is what the URL asks for
         client.setdefault("allow_http", "true")
-    if os.environ.get("AWS_ALLOW_HTTP"):  # a client option: obstore reads the store's variables only
+    if os.environ.get("AWS_ALLOW_HTTP"):  # obstore's client options, once given, no longer read the variable
         client.setdefault("allow_http", os.environ["AWS_ALLOW_HTTP"])
     config = {k: v for k, v in given.items() if k not in _CLIENT_KEYS}
-    retries = dict(_RETRIES)
-    if "max_retries" in current_storage_options():
-        retries["max_retries"] = int(current_storage_options()["max_retries"])
+    retries: dict[str, Any] = dict(_RETRIES)
     root = f"{parts.scheme}://{parts.netloc}" if parts.scheme not in ("http", "https") else url.rsplit("/", 1)[0]
     build: Any = from_url  # typed per store; the options are the user's, checked by the store
-    return build(root, config=config or None, client_options=client, retry_config=retries)
+    try:
+        if "max_retries" in current_storage_options():
+            retries["max_retries"] = int(current_storage_options()["max_retries"])
+        return build(root, config=config or None, client_options=client, retry_config=retries)
+    except Exception as exc:  # an unknown key or a value the store cannot parse: the user's options
+        first = (str(exc).strip().splitlines() or [""])[0]
+        detail = f"a --storage-option is not valid for this store ({type(exc).__name__}: {first})"
+        raise InputFormatError(url, scrubbed(detail)) from None
 
 
 def _key(url: str) -> str:
@@ -232,7 +255,7 @@ def list_url(url: str) -> list[str]:
     key = _key(url)
     wild = glob.has_magic(key)
     try:
-        if not wild and not url.endswith("/"):
+        if not wild and key and not url.endswith("/"):  # no key: the bucket's root, a folder
             try:
                 obstore.head(store, key)
                 return [url]

@@ -138,3 +138,75 @@ def test_a_denied_parquet_scan_is_exit_2_naming_the_url(s3: S3Server, tmp_path: 
     line = one_error_line(code, out, err, url)
     assert "access denied" in line
     assert plan
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("s3:///x.csv", "s3:///x.csv: no bucket or host after s3:// (write s3://BUCKET/KEY)"),
+        ("s3://", "s3://: no bucket or host after s3:// (write s3://BUCKET/KEY)"),
+        ("https://", "https://: no bucket or host after https:// (write https://HOST/PATH)"),
+        (
+            "s3://evals/cli/a//results.csv",
+            "s3://evals/cli/a//results.csv: an object key with an empty, '.' or '..' segment is refused: "
+            "name the object's key as stored",
+        ),
+        (
+            "s3://evals/../results.csv",
+            "s3://evals/../results.csv: an object key with an empty, '.' or '..' segment is refused: "
+            "name the object's key as stored",
+        ),
+    ],
+    ids=["no-bucket", "scheme-only", "https-no-host", "empty-segment", "dot-dot"],
+)
+def test_a_url_without_bucket_or_with_an_unaddressable_key_is_one_line(s3: S3Server, url: str, said: str) -> None:
+    # before: a Rust panic dumped the parsed URL and exited 1 (no bucket); "cannot reach the store" (key)
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", url, "--candidates", "A,B", *store_args(s3)]
+    line = one_error_line(*run(args), url)
+    assert line == f"error: {said}"
+
+
+def test_a_bucket_url_without_a_key_is_the_bucket_s_root_folder(s3: S3Server, tmp_path: Path) -> None:
+    # before: "s3://BUCKET" was read as one Parquet file ("could not extract bucket/key ... write it again")
+    from evalframe.load.remote import list_url, storage_options
+
+    s3.put("rootcase/results.csv", (ORBIT / "results.csv").read_bytes())
+    with storage_options(s3.options):
+        assert "s3://evals/rootcase/results.csv" in list_url("s3://evals")
+        assert list_url("s3://evals") == list_url("s3://evals/")
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (
+            "bogus_key=x",
+            "(UnknownConfigurationKeyError: Configuration key: 'bogus_key' is not valid for store 'S3'.)",
+        ),
+        ("max_retries=abc", "(ValueError: invalid literal for int() with base 10: 'abc')"),
+        ("timeout=xyz", '(GenericError: Generic Config error: failed to parse "xyz" as Duration)'),
+    ],
+    ids=["unknown-key", "retries-not-a-number", "timeout-not-a-duration"],
+)
+def test_a_storage_option_the_store_refuses_is_one_line_naming_the_url(s3: S3Server, option: str, said: str) -> None:
+    # before: a traceback and exit 1 (unknown key), a Rust debug dump (duration), an unnamed int() error
+    folder = "cli/badoption-" + option.split("=")[0]  # moto refuses an unsigned overwrite
+    url = s3.put(f"{folder}/results.csv", (ORBIT / "results.csv").read_bytes())
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", url, "--candidates", "A,B", *store_args(s3)]
+    line = one_error_line(*run([*args, f"--storage-option={option}"]), url)
+    assert line == f"error: {url}: a --storage-option is not valid for this store {said}"
+
+
+def test_the_aws_variables_alone_reach_a_plain_http_endpoint(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: AWS_ALLOW_HTTP (read per the README) was ignored once evalframe set the client's timeouts:
+    # exit 2 "cannot reach the store (... HTTP error: builder error)"
+    url = s3.put("cli/envonly/results.csv", (ORBIT / "results.csv").read_bytes())
+    for key, value in s3.options.items():
+        monkeypatch.setenv(key.upper(), value)
+    args = ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", url, "--candidates", "A,B", "--format", "json"]
+    code, out, err = run(args)
+    assert code == 0, err
+    summary = {row["candidate"]: row["passed"] for row in json.loads(out)["summary"]}
+    # results.csv: A's rows quote=1, refund=1 (privacy, handoff missing); B's quote, refund, privacy 1, handoff 0
+    assert summary == {"A": 2, "B": 3}
+    assert SECRET not in out + err

@@ -50,11 +50,23 @@ def test_the_table_on_the_store_is_read_at_each_version(s3: S3Server, table: Pat
     assert v1.meta["results_source"] == f"delta:{url}@1"
 
 
-def test_a_version_the_table_does_not_have_is_exit_2(table: Path) -> None:
-    code, out, err = run(
-        ["audit", "--plan", str(ORBIT / "plan.csv"), "--results", f"delta:{table}@9", "--candidates", "A,B"]
-    )
-    one_error_line(code, out, err, f"delta:{table}@9")
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        ("9", "the table has no version 9: its latest is 1"),
+        # before: deltalake probed the log for minutes (2**63 - 1) or said "OverflowError" (beyond 64 bits)
+        ("9223372036854775807", "the table has no version 9223372036854775807: its latest is 1"),
+        ("99999999999999999999999", "the table has no version 99999999999999999999999: its latest is 1"),
+        # before: "²".isdigit() passed and int("²") raised a traceback
+        ("²", "the version after @ must be a whole number from 0, not '²'"),
+        ("-1", "the version after @ must be a whole number from 0, not '-1'"),
+    ],
+    ids=["later", "int64-max", "beyond-int64", "superscript", "negative"],
+)
+def test_a_version_the_table_does_not_have_is_exit_2(table: Path, version: str, said: str) -> None:
+    spec = f"delta:{table}@{version}"
+    code, out, err = run(["audit", "--plan", str(ORBIT / "plan.csv"), "--results", spec, "--candidates", "A,B"])
+    assert one_error_line(code, out, err, spec) == f"error: {spec}: {said}"
 
 
 def test_the_command_line_names_the_version_in_the_json_report(table: Path) -> None:
