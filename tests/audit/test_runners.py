@@ -86,8 +86,9 @@ def test_both_runners_give_the_same_report_on_a_generated_ledger(generated: Path
         k: v for k, v in by_candidate.meta.items() if k not in differ
     }
     a, b = tables(whole), tables(by_candidate)
-    # The generator retries 5% of units (--retries 0.05), so both reports hold the pass rate by attempt number.
-    expected = ["attempt_rates", "attempts", "missingness", "problems", "slices", "summary", "units"]
+    # The generator retries 5% of units (--retries 0.05), so both reports hold the pass rate by attempt number
+    # and the retried against never-retried units by slice.
+    expected = ["attempt_rates", "attempts", "missingness", "problems", "retried_by_slice", "slices", "summary", "units"]
     assert sorted(a) == sorted(b) == expected
     for name in a:
         (
