@@ -414,10 +414,11 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
     first = pl.col(ATTEMPT) == pl.col(ATTEMPT).min().over(unit)
     per_case = (
         attempts.lazy()
+        .with_columns(first.alias("_first"))  # one window over the frame, not one per group of the aggregation
         .group_by(*by, CASE_ID)
         .agg(
-            (scored & first).sum().alias("sf"),
-            (passed & first).sum().alias("pf"),
+            (scored & pl.col("_first")).sum().alias("sf"),
+            (passed & pl.col("_first")).sum().alias("pf"),
             (scored & pl.col(COUNTS)).sum().alias("sd"),
             (passed & pl.col(COUNTS)).sum().alias("pd"),
         )
