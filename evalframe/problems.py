@@ -505,9 +505,9 @@ class Problems:
 
         Spilled rows are sorted one (kind, source, candidate) group at a time, each group written to a
         temporary Arrow IPC file in turn, and the files are scanned in order: collecting or streaming the
-        result (``sink_parquet``) never sorts every row at once, so memory holds the largest group (figures
-        in benchmarks/RESULTS.md). The sorted files are written once, in a store
-        of this table's (see :meth:`close`): the frame stays readable until then, even when this table is gone.
+        result (``sink_parquet``) never sorts every row at once, so memory holds the largest group. The sorted
+        files are written once, in a store of this table's (see :meth:`close`): the frame stays readable until
+        then, even when this table is gone.
         """
         if not self.spilled:
             return self.shown.lazy()

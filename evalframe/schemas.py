@@ -35,8 +35,7 @@ def _not_empty(data: PolarsData) -> pl.LazyFrame:
 
 def _not_padded(data: PolarsData) -> pl.LazyFrame:
     col = pl.col(data.key)
-    # Stripping only removes characters: equal byte lengths mean nothing was stripped (no string compare;
-    # 500k ids: 9.5 -> 7.6 ms).
+    # Stripping only removes characters: equal byte lengths mean nothing was stripped (no string compare).
     return data.lazyframe.select(col.str.strip_chars().str.len_bytes() == col.str.len_bytes())
 
 

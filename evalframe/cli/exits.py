@@ -20,7 +20,6 @@ from evalframe.errors import OutputFolderError
 from evalframe.report.format import visible
 from evalframe.report.terminal import print_refusal
 
-EXIT_OK: Final = 0
 EXIT_REFUSED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_GATE: Final = 3

@@ -22,8 +22,6 @@ from evalframe.slices import holm
 
 #: The count columns of :func:`classify_cases`' input, each side's passes and scored trials.
 COUNTS: Final = ("baseline_k", "baseline_n", "candidate_k", "candidate_n")
-#: The columns of :func:`case_flips` after ``case_id``.
-FLIP_COLUMNS: Final = (*COUNTS, "p_value", "p_holm", FLIP_CLASS, "incomparable_side")
 
 
 @cache

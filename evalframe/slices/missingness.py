@@ -104,8 +104,7 @@ def case_permutation_test(
     case of one trial has a share of 0 or 1, a case of six a share near the
     mean: equal means, unequal spreads. A slice of one-trial cases beside a
     slice of six-trial ones therefore differs in spread and must not look
-    selective (the unweighted statistic flagged 16% of such audits at
-    α = 0.05, benchmarks/RESULTS.md). With the same planned units in every
+    selective (as the unweighted statistic would, benchmarks/RESULTS.md). With the same planned units in every
     case W is H below. The p-value is the larger of the permutation p-value
     of W, exact when the cases are exchangeable (whole cases or units
     dropping out at random, equal trials), and the asymptotic χ²(S − 1)

@@ -45,8 +45,7 @@ is used instead, which keeps the work bounded whatever G; at 100,000 cases it
 lies within 0.4 points of power of the exact sum, and closer as G grows
 (the gap shrinks as 1/sqrt(G)). Newcombe's interval excludes zero whenever the
 exact test rejects (every rejecting 2 × 2 table of 12, 20 and 30 cases in
-``tests/stats/test_power.py``; every one up to 500 cases when this was written),
-so this is the power of the whole rule. φ is
+``tests/stats/test_power.py``), so this is the power of the whole rule. φ is
 clamped to the range the two rates allow. The power is not monotone in G
 (the saw-tooth of exact tests; Chernick & Liu 2002): :func:`cases_needed`
 returns a G where it crosses the target, G − 1 staying below.

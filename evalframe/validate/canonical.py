@@ -61,18 +61,25 @@ def _quoted(name: str, dtype: Any) -> nw.Expr:
     return nw.when(s.is_null()).then(_lit("null")).otherwise(nw.concat_str([_lit("'"), s, _lit("'")]))
 
 
-def _grade(name: str, dtype: Any) -> tuple[nw.Expr, nw.Expr | None]:
-    """(parsed Boolean, invalid mask) of a binary grade column: exactly 0 or 1 (None: no value can be invalid)."""
+def _flag(
+    name: str, dtype: Any, trues: list[str], falses: list[str], *, floats: bool
+) -> tuple[nw.Expr, nw.Expr | None]:
+    """(parsed Boolean, invalid mask) of a 0/1 column (None: no value can be invalid).
+
+    Integers must be 0 or 1, floats too when ``floats`` (else a float is read as its text), texts one of
+    ``trues`` or ``falses``: ``passed`` is ``_flag(PASSED, dtype, ["1"], ["0"], floats=True)``, ``has_output``
+    also takes ``true``/``false`` and no float.
+    """
     c = nw.col(name)
     if dtype == nw.Boolean:
         return c, None
     if dtype.is_integer():
         return c == 1, ~c.is_null() & ~c.is_in([0, 1])
-    if dtype.is_float():
+    if floats and dtype.is_float():
         return c == 1.0, ~c.is_null() & (c.is_nan() | ~c.is_in([0.0, 1.0]))
     s = c.cast(nw.String())
-    parsed = nw.when(s == "1").then(_lit(True)).when(s == "0").then(_lit(False)).otherwise(_lit(None, nw.Boolean()))
-    return parsed, ~s.is_null() & ~s.is_in(["0", "1"])
+    parsed = nw.when(s.is_in(trues)).then(_lit(True)).when(s.is_in(falses)).then(_lit(False))
+    return parsed.otherwise(_lit(None, nw.Boolean())), ~s.is_null() & ~s.is_in([*trues, *falses])
 
 
 #: A score token: a plain number (no padding, not ``nan``/``inf`` spelled out).
@@ -87,18 +94,6 @@ def _score(name: str, dtype: Any) -> tuple[nw.Expr, nw.Expr | None]:
     s = c.cast(nw.String())
     plain = s.str.contains(_NUMBER_TOKEN).fill_null(False)
     return nw.when(plain).then(s).cast(nw.Float64()), ~s.is_null() & ~plain
-
-
-def _boolean(name: str, dtype: Any) -> tuple[nw.Expr, nw.Expr | None]:
-    """(parsed Boolean, invalid mask) of a ``true``/``false``/``1``/``0`` column such as ``has_output``."""
-    c = nw.col(name)
-    if dtype == nw.Boolean:
-        return c, None
-    if dtype.is_integer():
-        return c == 1, ~c.is_null() & ~c.is_in([0, 1])
-    s = c.cast(nw.String())
-    parsed = nw.when(s.is_in(["true", "1"])).then(_lit(True)).when(s.is_in(["false", "0"])).then(_lit(False))
-    return parsed.otherwise(_lit(None, nw.Boolean())), ~s.is_null() & ~s.is_in(["true", "false", "1", "0"])
 
 
 def _empty_is_null(name: str, dtype: Any, parsed: nw.Expr, bad: nw.Expr | None) -> tuple[nw.Expr, nw.Expr | None]:
@@ -238,7 +233,7 @@ def _grade_columns(schema: Any, shape: str, options: Options) -> tuple[nw.Expr, 
     passed: nw.Expr = _lit(None, nw.Boolean())
     score: nw.Expr = _lit(None, nw.Float64())
     if PASSED in cols:
-        passed, token_bad = _grade(PASSED, schema[PASSED])
+        passed, token_bad = _flag(PASSED, schema[PASSED], ["1"], ["0"], floats=True)
         if not required:
             passed, token_bad = _empty_is_null(PASSED, schema[PASSED], passed, token_bad)
         bad = _or(token_bad, nw.col(PASSED).is_null() if required else None)
@@ -302,7 +297,9 @@ def _status_columns(schema: Any, shape: str, score: nw.Expr) -> tuple[dict[str, 
     ]
     if HAS_OUTPUT in cols:
         dtype = schema[HAS_OUTPUT]
-        parsed, bad = _empty_is_null(HAS_OUTPUT, dtype, *_boolean(HAS_OUTPUT, dtype))
+        parsed, bad = _empty_is_null(
+            HAS_OUTPUT, dtype, *_flag(HAS_OUTPUT, dtype, ["true", "1"], ["false", "0"], floats=False)
+        )
         exprs[HAS_OUTPUT] = nw.coalesce(parsed, completed)
         if bad is not None:
             detail = nw.concat_str([_lit("has_output = "), _quoted(HAS_OUTPUT, dtype), _lit(" is not true/false/1/0")])
