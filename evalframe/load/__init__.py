@@ -10,15 +10,7 @@ Every returned frame carries two extra columns: ``line`` (Int64; CSV and JSON
 Lines physical line, the CSV header being line 1; Parquet 1-based row number
 within its file) and ``source`` (String; the file the row came from).
 
-One job per module: :mod:`~evalframe.load.csv_strict` (strict CSV with line
-numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
-:mod:`~evalframe.load.parquet` (files, globs, hive lakes),
-:mod:`~evalframe.load.remote` (object-storage URLs, their options and listing),
-:mod:`~evalframe.load.limit` (SPEC §6b limits), :mod:`~evalframe.load.loaded`
-(the :class:`Loaded` type), :mod:`~evalframe.load.files` (what a path names:
-itself, a folder's files or a glob's; reader errors) and
-:mod:`~evalframe.load.dispatch` (:func:`load`). Every name other modules use
-is re-exported here. ``evalframe.load`` names the function :func:`load`.
+Every name other modules use is re-exported here; ``evalframe.load`` names the function :func:`load`.
 """
 
 from evalframe.load.csv_strict import read_csv_strict, unbounded_csv_fields

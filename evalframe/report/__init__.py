@@ -1,28 +1,10 @@
 """The audit report: the data object, one view of it, the renderers that lay the view out, and the writers.
 
-Layers, each importing only those before it:
-
-- :mod:`~evalframe.report.descriptions`, :mod:`~evalframe.report.format`:
-  what columns mean; how values are written for people.
-- :mod:`~evalframe.report.output`: the output folder (Parquet tables and
-  text files, replaced all or nothing).
-- :mod:`~evalframe.report.model`: :class:`AuditReport`, the frozen tables
-  the audit returns (the audit and the comparison import only this).
-- :mod:`~evalframe.report.view`: the one view model, built once from the
-  report tables (and a comparison); the only place numbers are read.
-- renderers: :mod:`~evalframe.report.terminal` (rich),
-  :mod:`~evalframe.report.markdown` (also the CI job summary),
-  :mod:`~evalframe.report.jsondoc`, :mod:`~evalframe.report.html` with
-  :mod:`~evalframe.report.charts`; :mod:`~evalframe.report.refusal` for a
-  refused batch.
-
-The model reaches the view builder and the renderers by importing them
-inside the methods that render (``report.to_markdown()``), so the audit,
-which builds on the model, loads none of them until one is asked for.
-The terminal renderer (``print_view``, ``print_refusal``) is imported when
-first named, since rich is needed only where a terminal is written to.
-The HTML renderer's charts are SVG written by :mod:`~evalframe.report.charts`
-itself, with no plotting library.
+The layers and what each may import are the contracts in pyproject.toml: the model
+(:class:`AuditReport`, all the audit and the comparison import) reaches the view
+(:mod:`~evalframe.report.view`, the only place numbers are read) and the renderers inside the methods
+that render, so the audit loads none of them until one is asked for. The terminal renderer
+(``print_view``, ``print_refusal``) is imported when first named: rich is needed only on a terminal.
 """
 
 from typing import TYPE_CHECKING, Any

@@ -13,14 +13,8 @@ Any shape may carry ``trial``, ``attempt`` (default 1), ``run_id``,
 from their tokens (a binary grade is exactly ``0`` or ``1``), then the canonical
 frame is validated with pandera (see :mod:`evalframe.schemas`).
 
-The canonical ledger has the columns of :data:`CANONICAL_SCHEMA`.
-
-The steps: :mod:`~evalframe.validate.shape` (which shape, which columns are
-wrong), :mod:`~evalframe.validate.canonical` (the canonical columns parsed
-strictly from their tokens and the row checks, in narwhals: the one
-implementation every engine runs), :mod:`~evalframe.validate.rows` (problem
-frames of row checks) and :mod:`~evalframe.validate.ledger`
-(:func:`validate_ledger`, which runs them on polars).
+The canonical ledger has the columns of :data:`CANONICAL_SCHEMA`. The parsing and row checks
+(:mod:`~evalframe.validate.canonical`) are narwhals: the one implementation every engine runs.
 """
 
 from evalframe.validate.ledger import Validated, validate_ledger
