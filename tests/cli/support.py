@@ -34,7 +34,8 @@ def run(args: list[str]) -> tuple[int, str, str]:
 
     Tests compare stderr exactly; on a loaded machine a run past 10 s would add a progress line to it.
     """
-    if args and args[0] in PROGRESSING:
-        args = [args[0], "--no-progress", *args[1:]]
+    command = next((i for i, arg in enumerate(args) if arg in PROGRESSING), None)  # after the group's own flags
+    if command is not None:
+        args = [*args[: command + 1], "--no-progress", *args[command + 1 :]]
     result = CliRunner().invoke(main, args)
     return result.exit_code, result.stdout, result.stderr
