@@ -21,7 +21,8 @@ itself, a folder's files or a glob's; reader errors) and
 is re-exported here. ``evalframe.load`` names the function :func:`load`.
 """
 
-from evalframe.load.csv_strict import read_csv_strict, unbounded_csv_fields
+from evalframe.load.csv_records import CsvRecord, MalformedRecord, csv_records
+from evalframe.load.csv_strict import read_csv_strict
 from evalframe.load.dispatch import is_spark_frame, load
 from evalframe.load.files import collect_input, glob_files, is_glob
 from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
@@ -50,6 +51,9 @@ __all__ = [
     "PathLike",
     "check_line_lengths",
     "check_planned_units",
+    "CsvRecord",
+    "MalformedRecord",
+    "csv_records",
     "current_storage_options",
     "collect_input",
     "current_limits",
@@ -68,5 +72,4 @@ __all__ = [
     "read_jsonl",
     "scan_parquet",
     "storage_options",
-    "unbounded_csv_fields",
 ]
