@@ -11,7 +11,8 @@ Lines physical line, the CSV header being line 1; Parquet 1-based row number
 within its file) and ``source`` (String; the file the row came from).
 
 One job per module: :mod:`~evalframe.load.csv_strict` (strict CSV with line
-numbers), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
+numbers), :mod:`~evalframe.load.csv_records` (CSV records of any field length,
+the csv module's limit untouched), :mod:`~evalframe.load.jsonl` (JSON Lines and the JSON parser),
 :mod:`~evalframe.load.parquet` (files, globs, hive lakes),
 :mod:`~evalframe.load.remote` (object-storage URLs, their options and listing),
 :mod:`~evalframe.load.limit` (SPEC §6b limits), :mod:`~evalframe.load.loaded`
