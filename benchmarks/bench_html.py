@@ -14,19 +14,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for the browser tests' flags
+from tests.browser.conftest import CHROMIUM_ARGS  # noqa: E402  (the one list of launch flags)
 
 
 def main() -> None:
@@ -40,7 +35,7 @@ def main() -> None:
     print(f"{args.page}: {size:,} bytes ({size / 2**20:.2f} MiB)")
     loads, renders, clicks = [], [], []
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=args.chromium, args=ARGS)
+        browser = driver.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
         for _ in range(args.repeat):
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             start = time.perf_counter()

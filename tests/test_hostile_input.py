@@ -10,16 +10,15 @@ from typing import NoReturn
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
 from evalframe.audit import audit
 from evalframe.cli import inputs as cli_inputs
-from evalframe.cli import main
 from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, PlanError
 from evalframe.importers import promptfoo
 from evalframe.load import collect_input, load
 from evalframe.plan import Plan
 from evalframe.report import AuditReport, markdown_code, markdown_table, markdown_text
+from tests.cli.support import run
 from tests.conftest import real
 
 #: Case ids that are markup somewhere: rich (``[...]``), Markdown / HTML (``<``, ``|``, newline).
@@ -42,11 +41,6 @@ MARKDOWN = [
     "a\\|b",
     "line\\nbreak",
 ]
-
-
-def run(args: list[str]) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, args)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def csv_field(text: str) -> str:
@@ -247,7 +241,11 @@ def test_a_reader_panic_shows_one_line_naming_the_file(tmp_path: Path, backtrace
     results = tmp_path / "lake" if in_lake else bad
     args = ["--plan", str(tmp_path / "plan.csv"), "--results", str(results), "--candidates", "A", "--trials", "2012"]
     done = subprocess.run(
-        [sys.executable, "-m", "evalframe.cli", "audit", *args], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-m", "evalframe.cli", "audit", "--no-progress", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert "panicked" not in done.stderr and "backtrace" not in done.stderr

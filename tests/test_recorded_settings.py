@@ -3,7 +3,7 @@
 Every expected key and value below is read off the real file named in its test (the provider entry of a
 promptfoo config, a HELM ``run_spec.json``'s ``adapter_spec``, an every_eval_ever record's
 ``generation_config``, an EvalScope ``configs/task_config_*.yaml``); values are the canonical texts of
-:func:`evalframe.importers._settings.setting_text` (strings bare, the rest compact JSON).
+:func:`evalframe.compare.settings.setting_text` (strings bare, the rest compact JSON).
 """
 
 from __future__ import annotations
@@ -12,7 +12,12 @@ import json
 
 import pytest
 
-from evalframe.compare.settings import not_comparable_keys, recorded_settings, settings_side_by_side
+from evalframe.compare.settings import (
+    not_comparable_keys,
+    pooled_settings_notes,
+    recorded_settings,
+    settings_side_by_side,
+)
 from evalframe.importers import evalscope, every_eval_ever, helm, promptfoo
 from tests.conftest import real
 
@@ -105,3 +110,19 @@ def test_two_evalscope_models_are_compared_key_by_key() -> None:
     assert (limit["baseline"], limit["candidate"], limit["equal"]) == ("10", "10", True)
     # the two configs differ only in the model's identity and places (model, model_id, use_cache)
     assert not_comparable_keys(table) == []
+
+
+def test_a_setting_given_as_a_number_or_as_its_text_is_one_value_on_every_path() -> None:
+    # One spelling of a value (setting_text): an export built in Python with epochs=2 and an import's "2" agree
+    # in the side-by-side table and in the pooled-settings notes; None is JSON's null on both.
+    exports = [
+        {"candidate": "a", "source": "a1.json", "settings": {"epochs": 2, "limit": None}},
+        {"candidate": "a", "source": "a2.json", "settings": {"epochs": "2", "limit": "null"}},
+        {"candidate": "b", "source": "b.json", "settings": {"epochs": "2", "limit": 5}},
+    ]
+    assert settings_side_by_side(exports, "a", "b").rows() == [
+        ("epochs", "2", "2", True, True),
+        ("limit", "null", "5", False, True),
+    ]
+    assert pooled_settings_notes(exports) == []
+    assert recorded_settings(exports, "a") == {"epochs": "2", "limit": "null"}

@@ -34,7 +34,6 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.compare.settings import pooled_settings_notes
-from evalframe.engine import in_memory
 from evalframe.errors import AuditRefused, MissingExtra, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.funnel.reported import reconciliation, reconciliation_notes
@@ -112,7 +111,6 @@ def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins
     return resolved
 
 
-@in_memory
 def audit(
     plan: Plan,
     results: Results | SparkDataFrame,

@@ -229,6 +229,7 @@ def audit_command(
     export: tuple[str, Path] | None,
     how: str | None,
     compact: bool | None,
+    no_progress: bool,
     **kwargs: Any,
 ) -> None:
     """Audit a results ledger against a frozen plan.
@@ -241,7 +242,10 @@ def audit_command(
         if out is not None and out.resolve() == export[1].resolve():
             raise click.BadParameter("DIR must not be the --out folder", param_hint="--export")
         write_or_exit(lambda: check_output_folder(export[1], inputs=inputs), option="--export")
-    with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
+    with (
+        progress_bars(show=not no_progress) as progress,
+        build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report,
+    ):
         view = report.view(min_coverage=min_coverage)
         declared = None if how is None else _aggregate(report, how)
         if export is not None:
@@ -522,6 +526,7 @@ def compare_command(
     require_winner: bool,
     how: str | None,
     compact: bool | None,
+    no_progress: bool,
     comparable_on: tuple[str, ...],
     ignore_settings: tuple[str, ...],
     **kwargs: Any,
@@ -552,7 +557,10 @@ def compare_command(
     sections: list[tuple[str, View | str]] = []  # with several tasks: each task's view, or why it is not compared
     view: View | None = None
     declared: pl.DataFrame | None = None
-    with progress_bars() as progress, build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report:
+    with (
+        progress_bars(show=not no_progress) as progress,
+        build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report,
+    ):
         tasks = [str(t) for t in report.meta.get("tasks", [])]
         if each or _family_asked(report, challenger):  # one baseline against every other candidate, Holm across them
             alone = out is None and how is None and (task is not None or len(tasks) < 2)

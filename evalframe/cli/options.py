@@ -316,6 +316,13 @@ _OUTPUT_OPTIONS: Final = [
         help="Terminal table: one line per candidate (planned, scored, missing, pass_rate_scored with its "
         "interval, full-plan range), or each rate over its counts. Default: compact from 7 candidates on.",
     ),
+    click.option(
+        "--no-progress",
+        "no_progress",
+        is_flag=True,
+        help="Print no progress on stderr (by default: bars on a terminal, elsewhere a line every 10 s of a long "
+        "run); errors and refusals are still printed.",
+    ),
 ]
 
 

@@ -83,15 +83,19 @@ def _ticking(lines: PlainLines) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def progress_bars(console: Console | None = None) -> Iterator[ProgressCallback | None]:
+def progress_bars(console: Console | None = None, *, show: bool = True) -> Iterator[ProgressCallback | None]:
     """Progress on stderr while the block runs: rich bars on a terminal, plain lines in a log.
 
     On a terminal the callback the library receives (``progress(stage, done, total)``, see
     :mod:`evalframe.progress`) adds one bar per stage (inputs read, candidates audited, outputs written)
     and moves it; a spinner and the elapsed time move between steps (rich redraws ten times a second), so
     a long step is never a frozen screen; bars stay on the screen when the block ends. Not on a terminal
-    (CI logs, pipes, files): :class:`PlainLines`, one line every :data:`PLAIN_EVERY` seconds.
+    (CI logs, pipes, files): :class:`PlainLines`, one line every :data:`PLAIN_EVERY` seconds. With
+    ``show=False`` (``--no-progress``) nothing is drawn and the library receives no callback (``None``).
     """
+    if not show:
+        yield None
+        return
     console = console or Console(stderr=True)
     if not console.is_terminal:
         lines = PlainLines(lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True))

@@ -10,6 +10,7 @@ record decides too: it cannot be shown equal).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -58,9 +59,36 @@ def recorded_settings(exports: Sequence[Any], candidate: str, *, task: str | Non
         if not isinstance(settings, Mapping):
             continue
         found = True
-        for key, value in settings.items():
-            values.setdefault(str(key), set()).add(str(value))
+        for key, value in setting_texts(settings).items():
+            values.setdefault(key, set()).add(value)
     return {k: " | ".join(sorted(v)) for k, v in sorted(values.items())} if found else None
+
+
+def setting_text(value: Any) -> str:
+    """A setting's value as one canonical text: strings bare, everything else as compact sorted JSON.
+
+    Examples
+    --------
+    >>> setting_text("x"), setting_text(False), setting_text({"b": 1, "a": [2]})
+    ('x', 'false', '{"a":[2],"b":1}')
+    """
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def setting_texts(settings: Mapping[Any, Any]) -> dict[str, str]:
+    """A settings mapping as texts (keys by ``str``, values by :func:`setting_text`): equal text is equal.
+
+    The one spelling that the importers' runs, :func:`recorded_settings` (hence :func:`settings_side_by_side`)
+    and :func:`pooled_settings_notes` compare.
+
+    Examples
+    --------
+    >>> setting_texts({"epochs": 2, "limit": None, "model": "m"})
+    {'epochs': '2', 'limit': 'null', 'model': 'm'}
+    """
+    return {str(key): setting_text(value) for key, value in settings.items()}
 
 
 def settings_side_by_side(
@@ -222,7 +250,7 @@ def pooled_settings_notes(exports: Sequence[Any]) -> list[dict[str, Any]]:
             groups.setdefault((unit.get(TASK), unit.get(CANDIDATE)), []).append(unit)
     notes: list[dict[str, Any]] = []
     for (task, candidate), units in groups.items():
-        owns = [{str(k): str(v) for k, v in u[RECORDED_SETTINGS].items()} for u in units]
+        owns = [setting_texts(u[RECORDED_SETTINGS]) for u in units]
         keys = sorted({k for own in owns for k in own})
         differing = [k for k in keys if len({own.get(k) for own in owns}) > 1]
         if len(units) < 2 or not differing:

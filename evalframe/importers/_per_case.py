@@ -28,7 +28,6 @@ its own. The shared facts:
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +50,7 @@ from evalframe.importers._kit import (
     passed_if_complete,
     plan_from_units,
 )
-from evalframe.load import PathLike, unbounded_csv_fields
+from evalframe.load import MalformedRecord, PathLike, csv_records
 
 __all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
 
@@ -226,16 +225,14 @@ def read_metric_csv(
         raise InputFormatError(source, f"cannot read the file ({exc.strerror or exc})") from None
     except UnicodeDecodeError as exc:
         raise InputFormatError(source, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    reader = csv.reader(text.splitlines(keepends=True), strict=True)
+    reader = csv_records(text.splitlines(keepends=True))  # a long field (a model's answer) is data
     records: list[tuple[int, list[str]]] = []
     try:
-        with unbounded_csv_fields():  # a long field (a model's answer) is data, as in every CSV evalframe reads
-            header = next(reader, None)
-            for record in reader:
-                if record:
-                    records.append((reader.line_num, record))
-    except csv.Error as exc:
-        raise InputFormatError(source, f"malformed CSV ({exc})", line=reader.line_num) from None
+        first = next(reader, None)
+        header = None if first is None else first.fields
+        records.extend((record.end, record.fields) for record in reader if record.fields)
+    except MalformedRecord as exc:
+        raise InputFormatError(source, f"malformed CSV ({exc})", line=exc.end) from None
     if not header or not any(header):
         raise InputFormatError(source, "no header row: expected a CSV with one column per metric")
     if len(set(header)) != len(header):

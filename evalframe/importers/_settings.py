@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from evalframe.compare.settings import setting_text, setting_texts
 from evalframe.importers._notes import note
 
 #: How a setting a run does not record is written in a candidate name and a note.
@@ -42,19 +43,6 @@ class RunSettings:
     candidate: str
     settings: Mapping[str, Any]
     group: str = ""
-
-
-def setting_text(value: Any) -> str:
-    """A setting's value as one canonical text: strings bare, everything else as compact sorted JSON.
-
-    Examples
-    --------
-    >>> setting_text("x"), setting_text(False), setting_text({"b": 1, "a": [2]})
-    ('x', 'false', '{"a":[2],"b":1}')
-    """
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -177,7 +165,7 @@ def split_by_settings(
         classes: dict[str, list[RunSettings]] = {}
         texts: dict[str, dict[str, str]] = {}
         for run in members:
-            own = {k: setting_text(v) for k, v in run.settings.items()}
+            own = setting_texts(run.settings)
             key = json.dumps(own, sort_keys=True)
             classes.setdefault(key, []).append(run)
             texts.setdefault(key, own)

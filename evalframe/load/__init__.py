@@ -13,7 +13,8 @@ within its file) and ``source`` (String; the file the row came from).
 Every name other modules use is re-exported here; ``evalframe.load`` names the function :func:`load`.
 """
 
-from evalframe.load.csv_strict import read_csv_strict, unbounded_csv_fields
+from evalframe.load.csv_records import CsvRecord, MalformedRecord, csv_records
+from evalframe.load.csv_strict import read_csv_strict
 from evalframe.load.dispatch import is_spark_frame, load
 from evalframe.load.files import collect_input, glob_files, is_glob
 from evalframe.load.jsonl import INT64_RANGE, JSONLimitError, json_depth, parse_json_text, read_jsonl
@@ -42,6 +43,9 @@ __all__ = [
     "PathLike",
     "check_line_lengths",
     "check_planned_units",
+    "CsvRecord",
+    "MalformedRecord",
+    "csv_records",
     "current_storage_options",
     "collect_input",
     "current_limits",
@@ -60,5 +64,4 @@ __all__ = [
     "read_jsonl",
     "scan_parquet",
     "storage_options",
-    "unbounded_csv_fields",
 ]

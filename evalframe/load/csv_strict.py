@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import csv
 import re
-import sys
 from collections.abc import Iterator
 from typing import Any, Final
 
@@ -13,10 +10,10 @@ import polars as pl
 
 from evalframe.columns import LINE, SOURCE
 from evalframe.errors import InputFormatError
+from evalframe.load.csv_records import MalformedRecord, csv_records
 from evalframe.load.loaded import RESERVED, Loaded, PathLike, reserved_problem
 from evalframe.load.text import BOM, read_text
 from evalframe.problems import problems_frame
-from evalframe.scoped import ProcessSetting
 
 #: A physical line of a CSV file with its line break (LF, CRLF or a lone CR), or the last line without one.
 _PHYSICAL_LINE: Final = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -41,27 +38,19 @@ def _mixed_line_ending(text: str) -> tuple[int, str] | None:
     crlf = text.count("\r\n")
     if (crlf > 0) + (text.count("\n") > crlf) + (text.count("\r") > crlf) < 2:
         return None
-    last = [""]
-
-    def physical_lines() -> Iterator[str]:
-        for line in _physical_lines(text):
-            last[0] = line
-            yield line
-
     names = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}
-    reader = csv.reader(physical_lines(), strict=True)
     first: str | None = None
     try:
-        for _ in reader:
-            end = last[0]
+        for record in csv_records(_physical_lines(text)):
+            end = record.last_line
             ending = "\r\n" if end.endswith("\r\n") else end[-1:] if end[-1:] in ("\r", "\n") else ""
             if not ending:
                 continue
             if first is None:
                 first = ending
             elif ending != first:
-                return reader.line_num, f"this line ends with {names[ending]}, the first record with {names[first]}"
-    except csv.Error:  # reported as malformed_quoting by the reader
+                return record.end, f"this line ends with {names[ending]}, the first record with {names[first]}"
+    except MalformedRecord:  # reported as malformed_quoting by the reader
         return None
     return None
 
@@ -120,19 +109,18 @@ def read_csv_strict(path: PathLike) -> Loaded:
     [{'kind': 'field_count', 'line': 3}]
     """
     source = str(path)
-    with unbounded_csv_fields():  # a long field is data, not a quoting problem
-        text, problems = read_text(path, csv_lines=True)
-        mixed = _mixed_line_ending(text)
-        if mixed is not None:
-            msg = f"line endings are mixed (LF, CRLF, CR): {mixed[1]}; save the file with one kind"
-            problems.append({"kind": "mixed_line_endings", "source": source, "line": mixed[0], "detail": msg})
-        records = _records(text, source, problems)
-        first = next(records, None)
-        if first is None:
-            raise InputFormatError(source, "empty file: no header line")
-        header_line, header = first
-        keep = _kept_columns(header, header_line, source, problems)
-        batches = list(_batches(records, header, keep, source, problems))
+    text, problems = read_text(path, csv_lines=True)
+    mixed = _mixed_line_ending(text)
+    if mixed is not None:
+        msg = f"line endings are mixed (LF, CRLF, CR): {mixed[1]}; save the file with one kind"
+        problems.append({"kind": "mixed_line_endings", "source": source, "line": mixed[0], "detail": msg})
+    records = _records(text, source, problems)
+    first = next(records, None)
+    if first is None:
+        raise InputFormatError(source, "empty file: no header line")
+    header_line, header = first
+    keep = _kept_columns(header, header_line, source, problems)
+    batches = list(_batches(records, header, keep, source, problems))
     del text
     names = [header[i] for i in keep]
     frame = pl.concat(batches) if batches else _batch({k: [] for k in names}, [])
@@ -144,54 +132,14 @@ def read_csv_strict(path: PathLike) -> Loaded:
 BATCH_RECORDS: Final = 65_536
 
 
-@contextlib.contextmanager
-def _field_size_limit_raised() -> Iterator[None]:
-    """The ``csv`` module's field size limit at its largest in the block, the one found restored after."""
-    saved = csv.field_size_limit(sys.maxsize)
-    try:
-        yield
-    finally:
-        csv.field_size_limit(saved)
-
-
-_UNBOUNDED_FIELDS: Final = ProcessSetting(_field_size_limit_raised)
-
-
-def unbounded_csv_fields() -> ProcessSetting:
-    """Read CSV fields of any length in the ``with`` block; the caller's ``csv.field_size_limit`` is restored after.
-
-    The limit is a setting of the whole process (of the ``csv`` module): it is raised by the first block that
-    enters and restored by the last that leaves (:class:`~evalframe.scoped.ProcessSetting`), so reads in several
-    threads overlap safely. Lines are bounded beforehand by ``Limits.line_bytes``; a field longer than 128 KiB
-    is data, not a quoting problem.
-
-    Examples
-    --------
-    >>> import csv
-    >>> before = csv.field_size_limit()
-    >>> with unbounded_csv_fields():
-    ...     len(next(csv.reader(["x" * 200_000])))
-    1
-    >>> csv.field_size_limit() == before
-    True
-    """
-    return _UNBOUNDED_FIELDS
-
-
 def _records(text: str, source: str, problems: list[dict[str, Any]]) -> Iterator[tuple[int, list[str]]]:
     """Every record the reader parses, with the physical line it starts on, up to malformed quoting (reported)."""
-    reader = csv.reader(_physical_lines(text), strict=True)
-    while True:
-        start = reader.line_num + 1
-        try:
-            record = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            msg = f"malformed quoting: {exc}"
-            problems.append({"kind": "malformed_quoting", "source": source, "line": start, "detail": msg})
-            return
-        yield start, [v.replace(BOM, "") if BOM in v else v for v in record]
+    try:
+        for record in csv_records(_physical_lines(text)):
+            yield record.start, [v.replace(BOM, "") if BOM in v else v for v in record.fields]
+    except MalformedRecord as exc:
+        msg = f"malformed quoting: {exc}"
+        problems.append({"kind": "malformed_quoting", "source": source, "line": exc.start, "detail": msg})
 
 
 def _kept_columns(header: list[str], header_line: int, source: str, problems: list[dict[str, Any]]) -> list[int]:

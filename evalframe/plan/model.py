@@ -17,7 +17,6 @@ from functools import cached_property
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, TASK, TRIAL
-from evalframe.engine import in_memory
 from evalframe.load import PathLike
 from evalframe.load import storage_options as remote_options
 from evalframe.natural import natural_sorted, shape_order
@@ -77,7 +76,6 @@ class Plan:
         return id_codes(self.cases.get_column(CASE_ID))
 
     @classmethod
-    @in_memory
     def from_frame(
         cls,
         cases: pl.DataFrame | pl.LazyFrame,

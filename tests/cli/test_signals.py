@@ -168,7 +168,7 @@ def test_memory_python_cannot_get_is_one_error_line_and_exit_2() -> None:
         "    raise MemoryError\n"
         "csv_strict._records = no_memory\n"
         "from evalframe import cli\n"
-        f"sys.argv = ['evalframe', *{ORBIT_ARGS!r}]\n"
+        f"sys.argv = ['evalframe', *{ORBIT_ARGS!r}, '--no-progress']\n"
         "cli.run()\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -998,3 +998,23 @@ def test_files_of_other_prompts_read_together_are_other_tasks() -> None:
     summary = _audit(imp).summary
     got = {(t[:40], c): (a, p) for t, c, a, p in summary.select("task", "candidate", "attempted", "passed").rows()}
     assert got == per
+
+
+def test_two_prompts_sharing_a_label_but_not_their_text_refuse_saying_so(tmp_path: Path) -> None:
+    # The sample's one prompt, and a second of another text under the same label, each run on both providers.
+    doc = _doc()
+    results = doc["results"]
+    other = "Answer this riddle briefly: {{riddle}}"
+    second = [{**copy.deepcopy(p), "raw": other, "id": "other-id"} for p in results["prompts"]]
+    rows = [{**copy.deepcopy(r), "promptId": "other-id", "id": f"{r['id']}-2"} for r in results["results"]]
+    results["prompts"] += second
+    results["results"] += rows
+    problems = _refused([_write(tmp_path, doc)])
+    assert problems.filter(pl.col("refusing")).select("kind", "detail").rows() == [
+        (
+            "ambiguous_rows",
+            "2 prompts share the label 'Solve this riddle: {{riddle}}' but not their text ('Solve this riddle: "
+            "{{riddle}}'; 'Answer this riddle briefly: {{riddle}}'): their rows are the same units twice and cannot "
+            "be told apart; give each prompt its own label",
+        )
+    ]

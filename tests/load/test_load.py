@@ -216,7 +216,7 @@ def test_utf16_binary_and_huge_fields(tmp_path: Path) -> None:
 
 
 def test_reading_a_csv_leaves_the_process_csv_field_limit_as_it_was(tmp_path: Path) -> None:
-    # The csv module's field size limit is the process's: raised only while evalframe reads, then restored.
+    # The csv module's field size limit is the process's: evalframe never changes it, also not while it reads.
     huge = tmp_path / "huge.csv"
     huge.write_text("case_id,answer\nq1," + "x" * 300_000 + "\n")
     before = csv.field_size_limit(1000)

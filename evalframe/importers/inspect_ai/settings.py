@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
+from evalframe.compare.settings import setting_text
 from evalframe.importers._kit import json_object
-from evalframe.importers._settings import RunSettings, setting_text
+from evalframe.importers._settings import RunSettings
 from evalframe.importers._settings import split_by_settings as kit_split_by_settings
 from evalframe.importers.inspect_ai.header import _started
 from evalframe.importers.inspect_ai.log import _Log

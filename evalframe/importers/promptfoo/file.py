@@ -106,10 +106,31 @@ def _whose(who: Who) -> dict[str, str]:
     return {TASK: who[0], CANDIDATE: who[1]}
 
 
+def _shared_labels(columns: Sequence[Mapping[str, Any]], out: _FileRead, source: str) -> None:
+    """A refusing ``ambiguous_rows`` note per label that prompts of different text share.
+
+    A prompt is known by its label (:func:`_prompt_key`), so the rows of two prompts that share one are the
+    same units twice; the note says so rather than leave the audit to find duplicate keys.
+    """
+    texts: dict[str, dict[str, None]] = {}
+    for column in columns:
+        text = _str(column.get("raw")) or _str(column.get("id")) or ""
+        texts.setdefault(_prompt_key(column), {})[text] = None
+    for label, found in texts.items():
+        if len(found) > 1:
+            shown = "; ".join(repr(t) for t in found)
+            detail = (
+                f"{len(found)} prompts share the label {label!r} but not their text ({shown}): their rows are "
+                "the same units twice and cannot be told apart; give each prompt its own label"
+            )
+            out.notes.append(note("ambiguous_rows", source, detail))
+
+
 def _candidates(
     columns: Sequence[Mapping[str, Any]], rows: Sequence[_Row], out: _FileRead, source: str
 ) -> tuple[_Naming, list[Who]]:
     """How candidates are named, and the candidates: the declared columns', then any only the rows name (flagged)."""
+    _shared_labels(columns, out, source)
     declared_pairs = [(p, _prompt_key(c)) for c in columns if (p := _str(c.get("provider")) or None) is not None]
     prompt_labels = {key: key for _, key in declared_pairs}
     for r in rows:
