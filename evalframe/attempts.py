@@ -469,22 +469,40 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
     return pl.DataFrame(rows, schema=schema)
 
 
-def retry_bias_notes(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
-    """One non-refusing ``retry_bias`` note per ([task,] candidate) whose retries moved the headline.
+def retry_bias_if_retried(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+    """The table of :func:`retry_bias` when a unit of ``attempts`` was retried (:func:`has_retries`); no rows when none was.
 
-    Nothing (an empty problems table) when no unit was retried (:func:`has_retries`); else the rows of
-    :func:`retry_bias` with ``retry_bias`` true, their ``note`` the detail.
+    A report's :attr:`~evalframe.AuditReport.retry_bias`, computed once by the audit: its notes
+    (:func:`retry_bias_notes`) and the renderers' retry table read it.
 
     Examples
     --------
     >>> attempts = pl.DataFrame({"candidate": ["A"], "case_id": ["q"], "trial": [1], "attempt": [1],
     ...     "score_status": ["scored"], "passed": [True], "counts": [True]})
-    >>> retry_bias_notes(attempts).height
+    >>> retry_bias_if_retried(attempts).height
+    0
+    >>> retry_bias_if_retried(attempts.with_columns(attempt=pl.lit(2))).select("candidate", "retry_bias").rows()
+    [('A', False)]
+    """
+    retried = has_retries(attempts)
+    return retry_bias(attempts if retried else attempts.lazy().head(0), confidence=confidence)
+
+
+def retry_bias_notes(bias: pl.DataFrame) -> pl.DataFrame:
+    """One non-refusing ``retry_bias`` note per ([task,] candidate) whose retries moved the headline.
+
+    ``bias`` is a table of :func:`retry_bias` (a report's :attr:`~evalframe.AuditReport.retry_bias`);
+    its rows with ``retry_bias`` true are the notes, their ``note`` the detail. Nothing (an empty
+    problems table) when it has no rows (no unit was retried).
+
+    Examples
+    --------
+    >>> attempts = pl.DataFrame({"candidate": ["A"], "case_id": ["q"], "trial": [1], "attempt": [1],
+    ...     "score_status": ["scored"], "passed": [True], "counts": [True]})
+    >>> retry_bias_notes(retry_bias_if_retried(attempts)).height
     0
     """
-    if not has_retries(attempts):
-        return problems_frame()
-    flagged = retry_bias(attempts, confidence=confidence).filter(pl.col("retry_bias"))
+    flagged = bias.filter(pl.col("retry_bias"))
     return problems_frame(
         {"kind": "retry_bias", CANDIDATE: r[CANDIDATE], DETAIL: r["note"], "refusing": False}
         for r in flagged.iter_rows(named=True)

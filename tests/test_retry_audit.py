@@ -59,6 +59,22 @@ def test_retry_bias_counts_passes_under_first_and_declared() -> None:
     assert row["retry_bias"] is False and row["note"] is None  # three cases cannot show it
 
 
+def test_report_holds_its_retry_bias_table_once_for_notes_and_view() -> None:
+    rows = [
+        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
+        ("r", 1, 1, "completed", "scored", 0),
+        ("s", 1, 1, "completed", "scored", 1),
+    ]  # fmt: skip
+    report = _audit(rows, "last_allowed")
+    # The same counts as above (first 1/2, declared 2/3), held by the report: the view's retry table reads them.
+    held = report.retry_bias.select("candidate", "first_passed", "first_scored", "declared_passed", "declared_scored")
+    assert held.rows() == [("A", 1, 2, 2, 3)]
+    assert report.view().crosscheck.retry_headline.row(0)[1:3] == ("0.500 (1/2)", "0.667 (2/3)")
+    # No unit retried: no rows, no retry table.
+    plain = _audit([("r", 1, 1, "completed", "scored", 0), ("s", 1, 1, "completed", "scored", 1)], "last_allowed")
+    assert plain.retry_bias.height == 0 and plain.view().crosscheck.retry_headline.height == 0
+
+
 def _attempts(rng: np.random.Generator, cases: int, trials: int, *, until_pass: bool) -> pl.DataFrame:
     """Attempts under last_allowed: a first attempt errors with probability 0.3 whatever the case, and is retried.
 

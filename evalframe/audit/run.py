@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from evalframe.attempts import retry_bias_notes
+from evalframe.attempts import retry_bias_if_retried, retry_bias_notes
 from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
@@ -348,12 +348,15 @@ def audit(
             tables=done.root,
             problem_counts=done.problem_counts,
         )
-        retried = retry_bias_notes(done.attempts, confidence=options.confidence)  # as on polars (one rule)
-        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable, retried])
+        bias = retry_bias_if_retried(done.attempts, confidence=options.confidence)  # as on polars (one rule)
+        found = Problems.gather(
+            [Problems.counted(done.problems, done.problem_counts), unreachable, retry_bias_notes(bias)]
+        )
         # The tables' temporary folder is the report's, as a by-candidate audit's files are.
         store = TableStore(Path(done.root)) if done.temporary else None
         return AuditReport(
-            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found, store
+            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found, store,
+            retry_bias=bias,
         )
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
     # Raises, before any file is read, when no case of a task could reach at_least:k.
@@ -438,8 +441,8 @@ class _Batch:
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
         noted = _with_export_notes(problems, meta, how.options.reducer)
         own = _reconciled(summary, attempts, meta, self.task)
-        retried = retry_bias_notes(attempts, confidence=how.options.confidence)
-        found = Problems.gather([noted, self.unreachable, own, retried])
+        bias = retry_bias_if_retried(attempts, confidence=how.options.confidence)  # computed once: notes and view
+        found = Problems.gather([noted, self.unreachable, own, retry_bias_notes(bias)])
         return AuditReport(
             summary=summary,
             units=units,
@@ -452,6 +455,7 @@ class _Batch:
             meta=meta,
             store=self.runner.store,
             task=self.task,
+            retry_bias=bias,
         )
 
 
@@ -609,6 +613,7 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Probl
         meta=meta,
         found=found,
         task_reports=tuple(reports),
+        retry_bias=joined([r.retry_bias for r in reports]),  # type: ignore[arg-type]
     )
 
 
