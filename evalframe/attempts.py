@@ -470,7 +470,7 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
 
 
 def retry_bias_if_retried(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
-    """The table of :func:`retry_bias` when a unit of ``attempts`` was retried (:func:`has_retries`); no rows when none was.
+    """The table of :func:`retry_bias` when a unit was retried (:func:`has_retries`); no rows when none was.
 
     A report's :attr:`~evalframe.AuditReport.retry_bias`, computed once by the audit: its notes
     (:func:`retry_bias_notes`) and the renderers' retry table read it.
