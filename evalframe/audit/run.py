@@ -355,7 +355,15 @@ def audit(
         # The tables' temporary folder is the report's, as a by-candidate audit's files are.
         store = TableStore(Path(done.root)) if done.temporary else None
         return AuditReport(
-            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found, store,
+            done.summary,
+            done.units,
+            done.attempts,
+            found.shown,
+            done.slices,
+            done.missingness,
+            meta,
+            found,
+            store,
             retry_bias=bias,
         )
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
