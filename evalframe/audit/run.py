@@ -349,23 +349,12 @@ def audit(
             problem_counts=done.problem_counts,
         )
         bias = retry_bias_if_retried(done.attempts, confidence=options.confidence)  # as on polars (one rule)
-        found = Problems.gather(
-            [Problems.counted(done.problems, done.problem_counts), unreachable, retry_bias_notes(bias)]
-        )
+        notes = retry_bias_notes(bias)
+        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable, notes])
         # The tables' temporary folder is the report's, as a by-candidate audit's files are.
         store = TableStore(Path(done.root)) if done.temporary else None
-        return AuditReport(
-            done.summary,
-            done.units,
-            done.attempts,
-            found.shown,
-            done.slices,
-            done.missingness,
-            meta,
-            found,
-            store,
-            retry_bias=bias,
-        )
+        tables = (done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness)
+        return AuditReport(*tables, meta, found, store, retry_bias=bias)
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
     # Raises, before any file is read, when no case of a task could reach at_least:k.
     unreachable_by_task = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
