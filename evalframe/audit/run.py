@@ -549,7 +549,7 @@ def _audit_tasks(
             )
             for (n, _, _), b, r in zip(routed.tasks, batches, reports, strict=True)
         ]
-        return _combined(reports, meta, Problems.gather([read_notes, *own]))
+        return _combined(reports, meta, Problems.gather([read_notes, *own]), how.options.confidence)
     except BaseException:
         for batch in batches:
             batch.close()
@@ -581,11 +581,12 @@ def _partitioned(batches: Sequence[_Batch]) -> str | None:
     return CANDIDATE if any(b.runner.partition_by == CANDIDATE for b in batches) else None
 
 
-def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems) -> AuditReport:
+def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems, confidence: float) -> AuditReport:
     """One report of every task's (same order): each table with a first ``task`` column, concatenated.
 
     ``found`` are the problems, labelled with their task (see :func:`~evalframe.problems.with_task`). The
-    task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them.
+    task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them. Its ``retry_bias``
+    is its own (every task's rows once any unit of any task was retried, as its ``attempt_rates``).
     """
     names: list[str] = meta["tasks"]
 
@@ -600,17 +601,18 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Probl
         frame = pl.concat(tagged, how="diagonal_relaxed")
         return frame if any(isinstance(t, pl.LazyFrame) for t in tables) else frame.collect()
 
+    attempts = joined([r.attempts for r in reports])
     return AuditReport(
         summary=joined([r.summary for r in reports]),  # type: ignore[arg-type]
         units=joined([r.units for r in reports]),
-        attempts=joined([r.attempts for r in reports]),
+        attempts=attempts,
         problems=found.shown,
         slices=joined([r.slices for r in reports]),  # type: ignore[arg-type]
         missingness=joined([r.missingness for r in reports]),  # type: ignore[arg-type]
         meta=meta,
         found=found,
         task_reports=tuple(reports),
-        retry_bias=joined([r.retry_bias for r in reports]),  # type: ignore[arg-type]
+        retry_bias=retry_bias_if_retried(attempts, confidence=confidence),
     )
 
 
