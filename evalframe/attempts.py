@@ -321,7 +321,10 @@ def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 
 
     by = [c for c in (TASK, CANDIDATE) if c in attempts.collect_schema().names()]
     scored = pl.col(SCORE_STATUS) == "scored"
-    per_case = (
+    counts = ["_rows", "_scored", "_passed"]
+    # Cases alike in their counts are one row with their number (rate_interval's ``cases``): a few rows per
+    # attempt number however many cases, in a fixed order (the sums are the same bit for bit on every run).
+    patterns = (
         attempts.lazy()
         .group_by(*by, ATTEMPT, CASE_ID)
         .agg(
@@ -329,27 +332,32 @@ def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 
             scored.sum().alias("_scored"),
             (scored & pl.col(PASSED).fill_null(False)).sum().alias("_passed"),
         )
+        .group_by(*by, ATTEMPT, *counts)
+        .agg(pl.len().alias("_cases"))
+        .with_columns(pl.col([*counts, "_cases"]).cast(pl.Int64))
+        .sort([*by, ATTEMPT, *counts])
         .collect()
     )
     rows = []
-    for key, group in per_case.sort([*by, ATTEMPT, CASE_ID]).group_by([*by, ATTEMPT], maintain_order=True):
-        n_scored, n_passed = int(group.get_column("_scored").sum()), int(group.get_column("_passed").sum())
+    for key, group in patterns.group_by([*by, ATTEMPT], maintain_order=True):
+        n = group.get_column("_cases")
+        attempted, n_scored, n_passed = (int((group.get_column(c) * n).sum()) for c in counts)
         graded = group.filter(pl.col("_scored") > 0)
-        est = rate_interval(graded.get_column("_passed").to_list(), graded.get_column("_scored").to_list(),
-                            confidence=confidence)  # fmt: skip
+        est = rate_interval(graded.get_column("_passed").to_numpy(), graded.get_column("_scored").to_numpy(),
+                            confidence=confidence, cases=graded.get_column("_cases").to_numpy())  # fmt: skip
         rows.append(
             {
                 **dict(zip([*by, ATTEMPT], key, strict=True)),
-                ATTEMPTED: int(group.get_column("_rows").sum()),
+                ATTEMPTED: attempted,
                 SCORED: n_scored,
                 PASSED: n_passed,
-                CASES: graded.height,
+                CASES: int(graded.get_column("_cases").sum()),
                 PASS_RATE_SCORED: n_passed / n_scored if n_scored else None,
                 f"{PASS_RATE_SCORED}_ci_low": est.ci_low,
                 f"{PASS_RATE_SCORED}_ci_high": est.ci_high,
             }
         )
-    schema: dict[str, pl.DataType] = {c: per_case.schema[c] for c in (*by, ATTEMPT)}
+    schema: dict[str, pl.DataType] = {c: patterns.schema[c] for c in (*by, ATTEMPT)}
     schema |= dict.fromkeys((ATTEMPTED, SCORED, PASSED, CASES), pl.UInt32())
     schema |= dict.fromkeys(
         (PASS_RATE_SCORED, f"{PASS_RATE_SCORED}_ci_low", f"{PASS_RATE_SCORED}_ci_high"), pl.Float64()
@@ -412,6 +420,9 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
     scored = pl.col(SCORE_STATUS) == "scored"
     passed = scored & pl.col(PASSED).fill_null(False)
     first = pl.col(ATTEMPT) == pl.col(ATTEMPT).min().over(unit)
+    sums = ["sf", "pf", "sd", "pd"]
+    # Cases alike in their four sums are one row with their number ``n``: a few rows per candidate however
+    # many cases, in a fixed order (the sums below are the same bit for bit on every run).
     per_case = (
         attempts.lazy()
         .with_columns(first.alias("_first"))  # one window over the frame, not one per group of the aggregation
@@ -422,22 +433,27 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
             (scored & pl.col(COUNTS)).sum().alias("sd"),
             (passed & pl.col(COUNTS)).sum().alias("pd"),
         )
+        .group_by(*by, *sums)
+        .agg(pl.len().alias("n"))
+        .with_columns(pl.col([*sums, "n"]).cast(pl.Int64))
+        .sort([*by, *sums])
         .collect()
     )
     rows = []
-    for key, g in per_case.sort([*by, CASE_ID]).group_by(by, maintain_order=True):
-        sf, pf, sd, pd_ = (int(g.get_column(c).sum()) for c in ("sf", "pf", "sd", "pd"))
+    for key, g in per_case.group_by(by, maintain_order=True):
+        sf, pf, sd, pd_ = (int((g.get_column(c) * g.get_column("n")).sum()) for c in sums)
         rf, rd = (pf / sf if sf else None), (pd_ / sd if sd else None)
         diff = low = high = None
         if rf is not None and rd is not None:
             diff = rd - rf
             cases = g.filter((pl.col("sf") > 0) | (pl.col("sd") > 0))
-            if cases.height >= 2:
+            clusters = int(cases.get_column("n").sum())
+            if clusters >= 2:
                 e = cases.select(
                     (pl.col("pd") - rd * pl.col("sd")) / sd - (pl.col("pf") - rf * pl.col("sf")) / sf
                 ).to_series()
-                se = (cases.height / (cases.height - 1) * float((e**2).sum())) ** 0.5
-                half = critical_value(confidence, cases.height) * se
+                se = (clusters / (clusters - 1) * float((cases.get_column("n") * e**2).sum())) ** 0.5
+                half = critical_value(confidence, clusters) * se
                 low, high = max(-1.0, diff - half), min(1.0, diff + half)
         bias = low is not None and high is not None and (low > 0 or high < 0) and _signs_agree(g, 1 - confidence)
         note = None
@@ -469,22 +485,40 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
     return pl.DataFrame(rows, schema=schema)
 
 
-def retry_bias_notes(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
-    """One non-refusing ``retry_bias`` note per ([task,] candidate) whose retries moved the headline.
+def retry_bias_if_retried(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+    """The table of :func:`retry_bias` when a unit was retried (:func:`has_retries`); no rows when none was.
 
-    Nothing (an empty problems table) when no unit was retried (:func:`has_retries`); else the rows of
-    :func:`retry_bias` with ``retry_bias`` true, their ``note`` the detail.
+    A report's :attr:`~evalframe.AuditReport.retry_bias`, computed once by the audit: its notes
+    (:func:`retry_bias_notes`) and the renderers' retry table read it.
 
     Examples
     --------
     >>> attempts = pl.DataFrame({"candidate": ["A"], "case_id": ["q"], "trial": [1], "attempt": [1],
     ...     "score_status": ["scored"], "passed": [True], "counts": [True]})
-    >>> retry_bias_notes(attempts).height
+    >>> retry_bias_if_retried(attempts).height
+    0
+    >>> retry_bias_if_retried(attempts.with_columns(attempt=pl.lit(2))).select("candidate", "retry_bias").rows()
+    [('A', False)]
+    """
+    retried = has_retries(attempts)
+    return retry_bias(attempts if retried else attempts.lazy().head(0), confidence=confidence)
+
+
+def retry_bias_notes(bias: pl.DataFrame) -> pl.DataFrame:
+    """One non-refusing ``retry_bias`` note per ([task,] candidate) whose retries moved the headline.
+
+    ``bias`` is a table of :func:`retry_bias` (a report's :attr:`~evalframe.AuditReport.retry_bias`);
+    its rows with ``retry_bias`` true are the notes, their ``note`` the detail. Nothing (an empty
+    problems table) when it has no rows (no unit was retried).
+
+    Examples
+    --------
+    >>> attempts = pl.DataFrame({"candidate": ["A"], "case_id": ["q"], "trial": [1], "attempt": [1],
+    ...     "score_status": ["scored"], "passed": [True], "counts": [True]})
+    >>> retry_bias_notes(retry_bias_if_retried(attempts)).height
     0
     """
-    if not has_retries(attempts):
-        return problems_frame()
-    flagged = retry_bias(attempts, confidence=confidence).filter(pl.col("retry_bias"))
+    flagged = bias.filter(pl.col("retry_bias"))
     return problems_frame(
         {"kind": "retry_bias", CANDIDATE: r[CANDIDATE], DETAIL: r["note"], "refusing": False}
         for r in flagged.iter_rows(named=True)
@@ -497,19 +531,21 @@ def _signs_agree(per_case: pl.DataFrame, alpha: float) -> bool:
     Each case with a scored first attempt and a scored counted attempt has a difference of its own
     (declared passes/scored − first passes/scored); the two-sided exact sign test over the cases whose
     difference is not 0 (Dixon & Mood 1946, "The statistical sign test", JASA 41(236)) must give p < alpha.
-    Two cases that both gained give p = 0.5.
+    Two cases that both gained give p = 0.5. ``per_case``: the sums ``sf``, ``pf``, ``sd``, ``pd`` and
+    ``n``, the cases that have them.
 
     Examples
     --------
-    >>> two = pl.DataFrame({"sf": [1, 1], "pf": [0, 0], "sd": [2, 2], "pd": [1, 1]})
-    >>> _signs_agree(two, 0.05), _signs_agree(pl.concat([two] * 4), 0.05)
+    >>> two = pl.DataFrame({"sf": [1], "pf": [0], "sd": [2], "pd": [1], "n": [2]})
+    >>> _signs_agree(two, 0.05), _signs_agree(two.with_columns(n=8), 0.05)
     (False, True)
     """
     from scipy.stats import binomtest
 
     both = per_case.filter((pl.col("sf") > 0) & (pl.col("sd") > 0))
-    moved = both.select((pl.col("pd") / pl.col("sd") - pl.col("pf") / pl.col("sf")).alias("d")).get_column("d")
-    up, down = int((moved > 0).sum()), int((moved < 0).sum())
+    moved = both.select((pl.col("pd") / pl.col("sd") - pl.col("pf") / pl.col("sf")).alias("d"), "n")
+    up = int(moved.filter(pl.col("d") > 0).get_column("n").sum())
+    down = int(moved.filter(pl.col("d") < 0).get_column("n").sum())
     return up + down > 0 and bool(binomtest(up, up + down, 0.5).pvalue < alpha)
 
 

@@ -59,6 +59,39 @@ def test_retry_bias_counts_passes_under_first_and_declared() -> None:
     assert row["retry_bias"] is False and row["note"] is None  # three cases cannot show it
 
 
+def test_report_holds_its_retry_bias_table_once_for_notes_and_view() -> None:
+    rows = [
+        ("q", 1, 1, "error", "not_scored", None), ("q", 1, 2, "completed", "scored", 1),
+        ("r", 1, 1, "completed", "scored", 0),
+        ("s", 1, 1, "completed", "scored", 1),
+    ]  # fmt: skip
+    report = _audit(rows, "last_allowed")
+    # The same counts as above (first 1/2, declared 2/3), held by the report: the view's retry table reads them.
+    held = report.retry_bias.select("candidate", "first_passed", "first_scored", "declared_passed", "declared_scored")
+    assert held.rows() == [("A", 1, 2, 2, 3)]
+    assert report.view().crosscheck.retry_headline.row(0)[1:3] == ("0.500 (1/2)", "0.667 (2/3)")
+    # No unit retried: no rows, no retry table.
+    plain = _audit([("r", 1, 1, "completed", "scored", 0), ("s", 1, 1, "completed", "scored", 1)], "last_allowed")
+    assert plain.retry_bias.height == 0 and plain.view().crosscheck.retry_headline.height == 0
+
+
+def test_report_of_two_tasks_holds_every_tasks_retry_bias_once_a_unit_was_retried() -> None:
+    # Task "a": a/1 errors then passes on attempt 2, a/2 fails; task "b": b/1 passes at once (no retry).
+    cases = pl.DataFrame({"case_id": ["a/1", "a/2", "b/1"], "task": ["a", "a", "b"]})
+    plan = ef.Plan.from_frame(cases, candidates=["A"])
+    ledger = pl.DataFrame(
+        [("A", "a/1", 1, "error", None), ("A", "a/1", 2, "completed", 1), ("A", "a/2", 1, "completed", 0),
+         ("A", "b/1", 1, "completed", 1)],
+        schema=["candidate", "case_id", "attempt", "exec_status", "passed"],
+        orient="row",
+    )  # fmt: skip
+    report = ef.audit(plan, ledger, retry="last_allowed")
+    columns = ("task", "candidate", "first_passed", "first_scored", "declared_passed", "declared_scored")
+    # a: first 0/1 (a/1's first attempt errored), declared 1/2; b: 1/1 both ways.
+    assert report.retry_bias.select(columns).rows() == [("a", "A", 0, 1, 1, 2), ("b", "A", 1, 1, 1, 1)]
+    assert [r.retry_bias.height for r in report.by_task().values()] == [1, 0]  # b alone retried nothing
+
+
 def _attempts(rng: np.random.Generator, cases: int, trials: int, *, until_pass: bool) -> pl.DataFrame:
     """Attempts under last_allowed: a first attempt errors with probability 0.3 whatever the case, and is retried.
 

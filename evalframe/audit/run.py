@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
-from evalframe.attempts import retry_bias_notes
+from evalframe.attempts import retry_bias_if_retried, retry_bias_notes
 from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
@@ -346,13 +346,13 @@ def audit(
             tables=done.root,
             problem_counts=done.problem_counts,
         )
-        retried = retry_bias_notes(done.attempts, confidence=options.confidence)  # as on polars (one rule)
-        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable, retried])
+        bias = retry_bias_if_retried(done.attempts, confidence=options.confidence)  # as on polars (one rule)
+        notes = retry_bias_notes(bias)
+        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable, notes])
         # The tables' temporary folder is the report's, as a by-candidate audit's files are.
         store = TableStore(Path(done.root)) if done.temporary else None
-        return AuditReport(
-            done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness, meta, found, store
-        )
+        tables = (done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness)
+        return AuditReport(*tables, meta, found, store, retry_bias=bias)
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
     # Raises, before any file is read, when no case of a task could reach at_least:k.
     unreachable_by_task = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
@@ -436,8 +436,8 @@ class _Batch:
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
         noted = _with_export_notes(problems, meta, how.options.reducer)
         own = _reconciled(summary, attempts, meta, self.task)
-        retried = retry_bias_notes(attempts, confidence=how.options.confidence)
-        found = Problems.gather([noted, self.unreachable, own, retried])
+        bias = retry_bias_if_retried(attempts, confidence=how.options.confidence)  # computed once: notes and view
+        found = Problems.gather([noted, self.unreachable, own, retry_bias_notes(bias)])
         return AuditReport(
             summary=summary,
             units=units,
@@ -450,6 +450,7 @@ class _Batch:
             meta=meta,
             store=self.runner.store,
             task=self.task,
+            retry_bias=bias,
         )
 
 
@@ -546,7 +547,7 @@ def _audit_tasks(
             )
             for (n, _, _), b, r in zip(routed.tasks, batches, reports, strict=True)
         ]
-        return _combined(reports, meta, Problems.gather([read_notes, *own]))
+        return _combined(reports, meta, Problems.gather([read_notes, *own]), how.options.confidence)
     except BaseException:
         for batch in batches:
             batch.close()
@@ -578,11 +579,12 @@ def _partitioned(batches: Sequence[_Batch]) -> str | None:
     return CANDIDATE if any(b.runner.partition_by == CANDIDATE for b in batches) else None
 
 
-def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems) -> AuditReport:
+def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems, confidence: float) -> AuditReport:
     """One report of every task's (same order): each table with a first ``task`` column, concatenated.
 
     ``found`` are the problems, labelled with their task (see :func:`~evalframe.problems.with_task`). The
-    task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them.
+    task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them. Its ``retry_bias``
+    is its own (every task's rows once any unit of any task was retried, as its ``attempt_rates``).
     """
     names: list[str] = meta["tasks"]
 
@@ -597,16 +599,18 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Probl
         frame = pl.concat(tagged, how="diagonal_relaxed")
         return frame if any(isinstance(t, pl.LazyFrame) for t in tables) else frame.collect()
 
+    attempts = joined([r.attempts for r in reports])
     return AuditReport(
         summary=joined([r.summary for r in reports]),  # type: ignore[arg-type]
         units=joined([r.units for r in reports]),
-        attempts=joined([r.attempts for r in reports]),
+        attempts=attempts,
         problems=found.shown,
         slices=joined([r.slices for r in reports]),  # type: ignore[arg-type]
         missingness=joined([r.missingness for r in reports]),  # type: ignore[arg-type]
         meta=meta,
         found=found,
         task_reports=tuple(reports),
+        retry_bias=retry_bias_if_retried(attempts, confidence=confidence),
     )
 
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Final
 
 import polars as pl
 
-from evalframe.attempts import has_retries, retry_bias
 from evalframe.columns import (
     CANDIDATE,
     DENOMINATOR_OF,
@@ -228,14 +227,12 @@ def crosscheck(report: AuditReport) -> Crosscheck:
     checked = Crosscheck(
         reconciliation=reconciliation_cells(table), sentences=tuple(dict.fromkeys(table.get_column("sentence")))
     )
-    if not has_retries(report.attempts):
+    if not report.retry_bias.height:  # no unit was retried
         return checked
-    confidence = report.meta.get("confidence")
-    bias = retry_bias(report.attempts, confidence=float(confidence) if confidence else 0.95)
     return Crosscheck(
         reconciliation=checked.reconciliation,
         sentences=checked.sentences,
         attempt_rates=attempt_rate_cells(report.attempt_rates),
-        retry_headline=retry_headline_cells(bias),
+        retry_headline=retry_headline_cells(report.retry_bias),
         retried_by_slice=retried_cells(report.retried_by_slice),
     )

@@ -98,6 +98,11 @@ class AuditReport:
         with tasks (each of ``task_reports``, or the audit of a one-task
         plan): only that task's reported headlines are reconciled with it
         (:attr:`reconciliation`); None otherwise.
+    retry_bias
+        When a unit was retried, the headline under ``first`` beside the declared policy's, one row per
+        ([task,] candidate) (:func:`evalframe.attempts.retry_bias`); no rows when none was. Computed once
+        by the audit (:func:`evalframe.attempts.retry_bias_if_retried`): its ``retry_bias`` notes and the
+        renderers' retry table both read it.
 
     Examples
     --------
@@ -127,6 +132,7 @@ class AuditReport:
     store: TableStore | None = field(default=None, repr=False, compare=False)
     task_reports: tuple[AuditReport, ...] = field(default=(), repr=False, compare=False)
     task: str | None = field(default=None, repr=False, compare=False)
+    retry_bias: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False, compare=False)
 
     def _stores(self) -> list[TableStore]:
         """The stores of the lazy tables' files and of the problems beyond the first rows of each kind.
