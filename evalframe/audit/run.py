@@ -2,8 +2,8 @@
 
 Nothing is computed until the whole batch has been checked: if any refusing
 problem exists, :func:`audit` raises :class:`~evalframe.errors.AuditRefused`
-with all of them and no rate exists anywhere. How the batch is split (whole,
-or candidate by candidate) is the runner's business
+with all of them and no rate exists anywhere. How the batch is run (whole,
+candidate by candidate, or on Spark) is the runner's business
 (:mod:`evalframe.audit.runners`); this module only picks one.
 """
 
@@ -235,9 +235,9 @@ def audit(
         that plan fewer than k trials while others plan k or more are
         counted in a ``reducer_unreachable`` note per candidate.
     engine
-        ``polars`` (default) or ``spark``: the row work runs on Spark
-        (:func:`evalframe.engines.spark.audit_on_spark`; ``results`` a
-        Parquet path or a table name). A PySpark or Spark Connect DataFrame
+        ``polars`` (default) or ``spark``: the step runs on Spark
+        (:class:`~evalframe.audit.runners.OnSpark`; ``results`` a
+        Parquet path or a table name); the report is assembled as on polars. A PySpark or Spark Connect DataFrame
         as ``results`` selects ``spark`` by itself. Needs
         ``pip install 'evalframe[spark]'``. Slices and the missingness tests
         are counted per case on Spark and finished as on polars.
