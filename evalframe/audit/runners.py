@@ -70,7 +70,17 @@ def layout_meta(partition_by: str | None, layout_only: Sequence[str]) -> dict[st
     return {"partition_by": partition_by, "partition_folders_ignored": list(layout_only)}
 
 
-class WholeBatch:
+class _OnPolars:
+    """What the polars runners record in ``report.meta`` (:func:`layout_meta`)."""
+
+    partition_by: Literal["candidate"] | None
+
+    def meta(self, layout_only: Sequence[str]) -> dict[str, Any]:
+        """See :func:`layout_meta`."""
+        return layout_meta(self.partition_by, layout_only)
+
+
+class WholeBatch(_OnPolars):
     """The whole batch in one part; its tables are DataFrames."""
 
     partition_by: Literal["candidate"] | None = None
@@ -97,12 +107,8 @@ class WholeBatch:
         attempts = pl.concat([p.attempts for p in parts if p.attempts is not None], how="diagonal_relaxed")
         return units, attempts.drop(CASE_CODE, strict=False)
 
-    def meta(self, layout_only: Sequence[str]) -> dict[str, Any]:
-        """See :func:`layout_meta`."""
-        return layout_meta(self.partition_by, layout_only)
 
-
-class ByCandidate:
+class ByCandidate(_OnPolars):
     """Candidate by candidate; each one's units and attempts are written to the :class:`TableStore` at once.
 
     A file keeps its rows' case code (``_case``) instead of the text the plan holds (``case_id`` and,
@@ -165,10 +171,6 @@ class ByCandidate:
         return tuple(  # type: ignore[return-value]
             pl.concat(s, how="diagonal_relaxed", parallel=False) if s else pl.LazyFrame() for s in scans.values()
         )
-
-    def meta(self, layout_only: Sequence[str]) -> dict[str, Any]:
-        """See :func:`layout_meta`."""
-        return layout_meta(self.partition_by, layout_only)
 
 
 class OnSpark:
