@@ -279,3 +279,31 @@ def test_the_temporary_tables_folder_stays_until_the_report_is_closed_or_goes_on
     with pytest.raises(ef.AuditRefused):
         ef.audit(orbit_plan(), as_spark(spark, bad, tmp_path / "bad"))
     assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == []
+
+
+def test_the_exports_notes_are_the_audits_whichever_engine_runs(spark: Any, tmp_path: Path) -> None:
+    """An export recording another case reducer gets the same reducer_differs note on Spark as on polars (SPEC §4)."""
+    provenance = {"exports": [{"case_reducer": "any"}]}
+    frame = frame_of(ORBIT / "results.csv")
+    kind, report = assert_same_audit(spark, orbit_plan(), frame, tmp_path, provenance=provenance)
+    assert kind == "report" and isinstance(report, ef.AuditReport)
+    notes = report.problems.filter(pl.col("kind") == "reducer_differs")
+    assert notes.select("detail", "refusing").rows() == [
+        ("the export records the case reducer any; the audit applies the declared 'mean'", False)
+    ]
+
+
+def test_a_refusal_counts_every_problem_beyond_the_first_rows(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three unknown cases with one row of each kind shown: the refusal on Spark still counts the three."""
+    import evalframe.engines.spark as on_spark
+
+    monkeypatch.setattr(on_spark, "FIRST_ROWS", 1)
+    path = tmp_path / "results.csv"
+    path.write_text("candidate,case_id,passed\nA,x1,1\nA,x2,1\nA,x3,0\n")
+    with pytest.raises(ef.AuditRefused) as caught:
+        ef.audit(orbit_plan(), as_spark(spark, frame_of(path), tmp_path), spark_tables=tmp_path / "tables")
+    assert caught.value.problems.filter(pl.col("kind") == "unknown_case").height == 1
+    counts = caught.value.problem_counts.filter(pl.col("kind") == "unknown_case")
+    assert counts.select("refusing", "count").rows() == [(True, 3)]

@@ -2,8 +2,8 @@
 
 Nothing is computed until the whole batch has been checked: if any refusing
 problem exists, :func:`audit` raises :class:`~evalframe.errors.AuditRefused`
-with all of them and no rate exists anywhere. How the batch is split (whole,
-or candidate by candidate) is the runner's business
+with all of them and no rate exists anywhere. How the batch is run (whole,
+candidate by candidate, or on Spark) is the runner's business
 (:mod:`evalframe.audit.runners`); this module only picks one.
 """
 
@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import polars as pl
 
 from evalframe.attempts import retry_bias_if_retried, retry_bias_notes
 from evalframe.audit.arguments import check_options, check_slices
 from evalframe.audit.meta import audit_meta
-from evalframe.audit.runners import ByCandidate, Runner, WholeBatch
+from evalframe.audit.runners import ByCandidate, OnSpark, Runner, WholeBatch, layout_meta
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
 from evalframe.audit.tasks import elsewhere, one_per_case, route
 from evalframe.columns import (
@@ -34,7 +34,7 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.compare.settings import pooled_settings_notes
-from evalframe.errors import AuditRefused, MissingExtra, OptionError, PlanError
+from evalframe.errors import AuditRefused, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
 from evalframe.funnel.reported import reconciliation, reconciliation_notes
 from evalframe.load import (
@@ -54,7 +54,6 @@ from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
 from evalframe.stats import Target
-from evalframe.store import TableStore
 from evalframe.validate import KNOWN_COLUMNS
 
 if TYPE_CHECKING:
@@ -97,6 +96,27 @@ def _spark_reads_locally(results: object) -> None:
             "them, or pass a DataFrame read by your own Spark session"
         )
         raise OptionError("engine", reason)
+
+
+def _one_task_on_spark(plan: Plan, results: object, spark_remote: str | None) -> Plan:
+    """The plan a Spark audit runs: that of its one task, if any (an audit by task routes polars rows).
+
+    Raises
+    ------
+    OptionError
+        ``option="engine"``: a plan with two or more tasks, or an object-storage URL on a local session
+        (see :func:`_spark_reads_locally`).
+    """
+    if spark_remote is None:  # a Spark Connect server reads URLs with its own connectors and credentials
+        _spark_reads_locally(results)
+    tasks = plan.tasks
+    if len(tasks) > 1:
+        reason = (
+            f"the plan has {len(tasks)} tasks ({', '.join(tasks)}): an audit by task runs on polars only "
+            "(engine='polars'), or audit one task at a time (plan.for_task(name))"
+        )
+        raise OptionError("engine", reason)
+    return plan.for_task(tasks[0]) if tasks else plan
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
@@ -213,9 +233,9 @@ def audit(
         that plan fewer than k trials while others plan k or more are
         counted in a ``reducer_unreachable`` note per candidate.
     engine
-        ``polars`` (default) or ``spark``: the row work runs on Spark
-        (:func:`evalframe.engines.spark.audit_on_spark`; ``results`` a
-        Parquet path or a table name). A PySpark or Spark Connect DataFrame
+        ``polars`` (default) or ``spark``: the step runs on Spark
+        (:class:`~evalframe.audit.runners.OnSpark`; ``results`` a
+        Parquet path or a table name); the report is assembled as on polars. A PySpark or Spark Connect DataFrame
         as ``results`` selects ``spark`` by itself. Needs
         ``pip install 'evalframe[spark]'``. Slices and the missingness tests
         are counted per case on Spark and finished as on polars.
@@ -315,56 +335,26 @@ def audit(
     )
     plan, options = _checked(plan, options)
     tasks = plan.tasks
-    if engine == "spark" or is_spark_frame(results):
-        if spark_remote is None:  # a Spark Connect server reads URLs with its own connectors and credentials
-            _spark_reads_locally(results)
-        if len(tasks) > 1:
-            reason = (
-                f"the plan has {len(tasks)} tasks ({', '.join(tasks)}): an audit by task runs on polars only "
-                "(engine='polars'), or audit one task at a time (plan.for_task(name))"
-            )
-            raise OptionError("engine", reason)
-        if tasks:
-            plan = plan.for_task(tasks[0])
-        unreachable = _unreachable_cases(plan, options.reducer)  # raises when no case could reach at_least:k
-        try:
-            from evalframe.engines.spark import audit_on_spark
-        except ModuleNotFoundError as exc:
-            raise MissingExtra.of("spark", exc) from None
-
-        done = audit_on_spark(plan, results, options, tables=spark_tables, spark_remote=spark_remote, alpha=alpha)
-        meta = audit_meta(
-            plan,
-            options,
-            source=done.source,
-            shape=done.shape,
-            rows=done.rows,
-            run_ids=done.run_ids,
-            alpha=alpha,
-            provenance=provenance,
-            engine="spark",
-            tables=done.root,
-            problem_counts=done.problem_counts,
-        )
-        bias = retry_bias_if_retried(done.attempts, confidence=options.confidence)  # as on polars (one rule)
-        notes = retry_bias_notes(bias)
-        found = Problems.gather([Problems.counted(done.problems, done.problem_counts), unreachable, notes])
-        # The tables' temporary folder is the report's, as a by-candidate audit's files are.
-        store = TableStore(Path(done.root)) if done.temporary else None
-        tables = (done.summary, done.units, done.attempts, found.shown, done.slices, done.missingness)
-        return AuditReport(*tables, meta, found, store, retry_bias=bias)
+    spark = engine == "spark" or is_spark_frame(results)
+    if spark:
+        plan = _one_task_on_spark(plan, results, spark_remote)
+        tasks = ()
     task_plans = {t: plan.for_task(t) for t in tasks} if tasks else {"": plan}
     # Raises, before any file is read, when no case of a task could reach at_least:k.
     unreachable_by_task = {t: _unreachable_cases(p, options.reducer) for t, p in task_plans.items()}
-    with remote_options(storage_options):
-        loaded = _as_loaded(results)
+    on_spark = OnSpark(results, spark_tables, spark_remote) if spark else None
+    if on_spark is not None:  # Spark reads the ledger itself, in the runner
+        loaded = on_spark.loaded()
+    else:
+        with remote_options(storage_options):
+            loaded = _as_loaded(cast(Results, results))  # not a Spark frame: that selects Spark
     if progress is not None:
         progress("inputs read", 1, 1)
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     loaded = replace(loaded, frame=loaded.frame.drop(layout_only))
     recorded = provenance if provenance is not None else loaded.provenance
-    how = _How(options, partition_by, layout_only, alpha, recorded, progress)
+    how = _How(options, partition_by, layout_only, alpha, recorded, progress, on_spark)
     with naming_the_damaged_file(loaded):  # a query over a lake that fails names the damaged file
         if not tasks:
             return _audit_batch(plan, loaded, how, unreachable_by_task[""])
@@ -381,6 +371,8 @@ class _How:
     alpha: float
     provenance: Mapping[str, Any] | None
     progress: Progress | None
+    #: The runner given (Spark's), else one picked by ``partition_by``.
+    runner: Runner | None = None
 
 
 @dataclass
@@ -406,7 +398,7 @@ class _Batch:
         compute: bool = True,
         task: str | None = None,
     ) -> _Batch:
-        runner = _runner(how.partition_by, plan, loaded)
+        runner = how.runner or _runner(how.partition_by, plan, loaded)
         try:
             parts = runner.run(plan, loaded, how.options, how.progress, compute=compute)
         except BaseException:
@@ -428,8 +420,7 @@ class _Batch:
             self.loaded,
             how.options,
             self.parts,
-            self.runner.partition_by,
-            how.layout_only,
+            self.runner.meta(how.layout_only),
             how.alpha,
             how.provenance,
         )
@@ -527,7 +518,7 @@ def _audit_tasks(
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
         ]
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
-                        _partitioned(batches), how.layout_only, how.alpha, how.provenance),
+                        layout_meta(_partitioned(batches), how.layout_only), how.alpha, how.provenance),
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
         # The input's own problems (the loader's, an importer's notes) are listed once: with the task an
         # importer's note is about, else of no task.
@@ -683,12 +674,11 @@ def _meta(
     loaded: Loaded,
     o: Options,
     parts: Sequence[Part],
-    partition_by: str | None,
-    layout_only: Sequence[str],
+    engine: Mapping[str, Any],
     alpha: float,
     provenance: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    """``report.meta`` of a polars audit (see :func:`evalframe.audit.meta.audit_meta`)."""
+    """``report.meta`` of an audit (see :func:`evalframe.audit.meta.audit_meta`); ``engine``: the runner's facts."""
     shape = next((p.shape for p in parts if p.shape != "unknown"), parts[0].shape if parts else "unknown")
     return audit_meta(
         plan,
@@ -699,8 +689,7 @@ def _meta(
         run_ids={r for p in parts for r in p.run_ids},
         alpha=alpha,
         provenance=provenance,
-        partition_by=partition_by,
-        partition_folders_ignored=list(layout_only),
+        **engine,
     )
 
 

@@ -1,8 +1,8 @@
-"""How the audit runs its one step over a batch: whole, or candidate by candidate.
+"""How the audit runs its one step over a batch: whole, candidate by candidate, or on Spark.
 
-Both runners implement :class:`Runner` and give the same parts and the same
-tables; the audit picks one (``partition_by``) and never branches on the mode
-again.
+Every runner implements :class:`Runner` and gives the same parts and the same
+tables; the audit picks one (``partition_by``, ``engine``) and never branches on
+it again: the report, its notes, meta and refusal are assembled the one way.
 
 * :class:`WholeBatch` runs :func:`~evalframe.audit.step.check_and_select` once
   on every row; the tables are DataFrames.
@@ -16,16 +16,20 @@ again.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 import polars as pl
 
 from evalframe.audit.step import Options, Part, check_and_select, table
 from evalframe.columns import CANDIDATE, CASE_ID
+from evalframe.errors import MissingExtra
 from evalframe.load import Loaded, collect_input
 from evalframe.plan import CASE_CODE, Plan
+from evalframe.problems import Problems
 from evalframe.progress import Progress
 from evalframe.store import TableStore
 
@@ -56,8 +60,27 @@ class Runner(Protocol):
         """The units and attempts tables of the computed ``parts``, in candidate and unit order."""
         ...
 
+    def meta(self, layout_only: Sequence[str]) -> dict[str, Any]:
+        """What ``report.meta`` records of how the audit ran (after ``run_ids``; see :func:`layout_meta`)."""
+        ...
 
-class WholeBatch:
+
+def layout_meta(partition_by: str | None, layout_only: Sequence[str]) -> dict[str, Any]:
+    """The polars runners' meta: ``partition_by`` and the hive folder keys ignored (``partition_folders_ignored``)."""
+    return {"partition_by": partition_by, "partition_folders_ignored": list(layout_only)}
+
+
+class _OnPolars:
+    """What the polars runners record in ``report.meta`` (:func:`layout_meta`)."""
+
+    partition_by: Literal["candidate"] | None
+
+    def meta(self, layout_only: Sequence[str]) -> dict[str, Any]:
+        """See :func:`layout_meta`."""
+        return layout_meta(self.partition_by, layout_only)
+
+
+class WholeBatch(_OnPolars):
     """The whole batch in one part; its tables are DataFrames."""
 
     partition_by: Literal["candidate"] | None = None
@@ -85,7 +108,7 @@ class WholeBatch:
         return units, attempts.drop(CASE_CODE, strict=False)
 
 
-class ByCandidate:
+class ByCandidate(_OnPolars):
     """Candidate by candidate; each one's units and attempts are written to the :class:`TableStore` at once.
 
     A file keeps its rows' case code (``_case``) instead of the text the plan holds (``case_id`` and,
@@ -148,6 +171,65 @@ class ByCandidate:
         return tuple(  # type: ignore[return-value]
             pl.concat(s, how="diagonal_relaxed", parallel=False) if s else pl.LazyFrame() for s in scans.values()
         )
+
+
+class OnSpark:
+    """The step on Spark: one part, its problems the first rows of each kind with every kind's count.
+
+    Spark reads ``results`` itself (Parquet paths, a table name or a Spark DataFrame): the
+    :class:`~evalframe.load.Loaded` the audit passes only names them. Without ``tables`` the Parquet
+    Spark writes is in a temporary folder the report owns (:attr:`store`), removed on refusal.
+    """
+
+    partition_by: Literal["candidate"] | None = None
+
+    def __init__(self, results: object, tables: str | os.PathLike[str] | None, remote: str | None) -> None:
+        self.results, self.where, self.remote = results, tables, remote
+        self.store: TableStore | None = None
+        self.facts: dict[str, Any] = {}
+        self.scans: tuple[Table, Table] = (pl.LazyFrame(), pl.LazyFrame())
+
+    def loaded(self) -> Loaded:
+        """What the audit reads of the ledger: its name alone (no polars rows; Spark reads them in :meth:`run`).
+
+        Raises
+        ------
+        MissingExtra
+            Without ``pip install 'evalframe[spark]'``.
+        ValueError
+            For results that are neither a Spark DataFrame nor paths or a table name.
+        """
+        try:
+            from evalframe.engines.spark.session import ledger_source
+        except ModuleNotFoundError as exc:
+            raise MissingExtra.of("spark", exc) from None
+        return Loaded(pl.LazyFrame(), source=ledger_source(self.results))
+
+    def run(
+        self, plan: Plan, loaded: Loaded, options: Options, progress: Progress | None, *, compute: bool = True
+    ) -> list[Part]:
+        """One part: :func:`~evalframe.engines.spark.audit_on_spark` over the ledger (read by Spark)."""
+        from evalframe.engines.spark import audit_on_spark
+
+        done = audit_on_spark(plan, self.results, options, tables=self.where, spark_remote=self.remote)
+        # The tables' temporary folder is the report's, as a by-candidate audit's files are.
+        self.store = TableStore(Path(done.root)) if done.temporary else None
+        self.facts = {"engine": "spark", "tables": done.root, "problem_counts": done.problem_counts}
+        if done.units is not None and done.attempts is not None:
+            self.scans = (done.units, done.attempts)
+        if progress is not None:
+            progress("candidates audited", len(plan.candidates), len(plan.candidates))
+        problems = Problems.counted(done.problems, done.problem_counts)
+        part = Part(problems, done.rows, frozenset(done.run_ids), done.shape, checks_refused=done.checks_refused)
+        return [replace(part, summary=done.summary, slices=done.slices, case_slices=done.case_slices)]
+
+    def tables(self, plan: Plan, parts: Sequence[Part]) -> tuple[Table, Table]:
+        """Scans of the units and attempts Spark wrote."""
+        return self.scans
+
+    def meta(self, layout_only: Sequence[str]) -> dict[str, Any]:
+        """``engine``, the ``tables`` folder and every problem kind's count."""
+        return self.facts
 
 
 def _from_plan(plan: Plan, name: str) -> list[str]:

@@ -1,15 +1,16 @@
-"""The audit on Spark (PySpark or Spark Connect): the narwhals core on the cluster, statistics on the driver.
+"""The audit's step on Spark (PySpark or Spark Connect): the narwhals core on the cluster, counts to the driver.
 
-Spark runs the row work of :mod:`evalframe.engines.core` and writes the full units, attempts and problems
-tables as Parquet under a folder the caller gives (SPEC §3 "Problems at scale"); the driver receives only
-problem counts per kind with the first rows of each kind, the first missing case ids per candidate, units
-per candidate and outcome, and the case patterns (how many cases have each set of per-case sums: a few rows
-per candidate; with slices, per candidate and slice value, with their outcome counts), never one row per
-case, and finishes the summary, the slice table and the missingness tests with the polars path's own functions
-(:func:`evalframe.funnel.funnel_from_outcome_counts`, :func:`evalframe.funnel.uncertainty_from_case_patterns`,
-:func:`evalframe.slices.slice_rates`, :func:`evalframe.slices.cases_by_slice`,
-:func:`evalframe.slices.missingness_tests`). A case's slice labels (numeric columns binned) come from the
-plan, on the driver.
+:class:`evalframe.audit.runners.OnSpark` runs :func:`audit_on_spark` as the audit's runner, so the report is
+assembled, noted and refused by the one code path every runner shares (:mod:`evalframe.audit.run`). Spark runs the
+row work of :mod:`evalframe.engines.core` and writes the full units, attempts and problems tables as Parquet
+under a folder the caller gives (SPEC §3 "Problems at scale"); the driver receives only problem counts per kind
+with the first rows of each kind, the first missing case ids per candidate, units per candidate and outcome, and
+the case patterns (how many cases have each set of per-case sums: a few rows per candidate; with slices, per
+candidate and slice value, with their outcome counts), never one row per case, and finishes the summary and the
+slice tables with the polars path's own functions (:func:`evalframe.funnel.funnel_from_outcome_counts`,
+:func:`evalframe.funnel.uncertainty_from_case_patterns`, :func:`evalframe.slices.slice_rates`,
+:func:`evalframe.slices.cases_by_slice`). A case's slice labels (numeric columns binned) come from the plan, on
+the driver.
 
 The row work, the missing cases and the summary's finishing are :mod:`evalframe.engines.driver`'s, the
 one implementation every backend runs (here with :class:`~evalframe.engines.spark.rows.SparkFrames`; the
@@ -56,11 +57,10 @@ from evalframe.engines.spark.aggregates import ledger_facts, planned_by, slice_t
 from evalframe.engines.spark.rows import SparkFrames
 from evalframe.engines.spark.session import DRIVER_MEMORY, ledger_shape, open_ledger, read_ledger, spark_session
 from evalframe.engines.spark.tables import Tables, check_tables_path, rename, units_schema, write, write_tables
-from evalframe.errors import AuditRefused
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems
 from evalframe.reconcile import missing_problems
-from evalframe.slices import binned, missingness_tests, selective_flag
+from evalframe.slices import binned
 
 if TYPE_CHECKING:
     from evalframe.audit.step import Options
@@ -96,30 +96,34 @@ def _first_rows(found: Lazy) -> tuple[pl.DataFrame, dict[str, int]]:
 
 @dataclass(frozen=True)
 class SparkAudit:
-    """What a Spark audit hands back: the report's tables and the facts of its meta (see :func:`audit_on_spark`).
+    """What the step on Spark hands back (see :func:`audit_on_spark`): one part of the audit and its tables.
 
-    :func:`evalframe.audit.audit` assembles the report from them, with the same meta as on polars
-    (:func:`evalframe.audit.meta.audit_meta`).
+    :class:`evalframe.audit.runners.OnSpark` gives them to the audit as a polars runner gives its parts: the
+    audit assembles the report, its notes, meta and refusal the same way whichever ran.
     """
 
-    summary: pl.DataFrame
-    #: Polars scans of the Parquet Spark wrote, with the polars tables' types and order.
-    units: pl.LazyFrame
-    attempts: pl.LazyFrame
-    #: The first :data:`FIRST_ROWS` problems of each kind.
+    #: The first :data:`FIRST_ROWS` problems of each kind, and every kind's count.
     problems: pl.DataFrame
-    slices: pl.DataFrame
-    missingness: pl.DataFrame
+    problem_counts: dict[str, int]
     #: What the results were read from, the ledger's shape, its rows and run ids.
     source: str
     shape: str
     rows: int
     run_ids: list[str]
-    #: Where the full tables are, and every problem kind's count.
+    #: Where the full tables are.
     root: str
-    problem_counts: dict[str, int]
     #: ``root`` is a temporary folder of this audit's (no ``tables`` given): it goes with the report.
-    temporary: bool = False
+    temporary: bool
+    #: A check refused (a refusing problem besides the retry flags): no attempt was selected, no table written.
+    checks_refused: bool = False
+    #: The summary (before the missingness test's flag), the slice table and the missingness test's case counts
+    #: (see :func:`evalframe.slices.cases_by_slice`); None once a problem refused.
+    summary: pl.DataFrame | None = None
+    slices: pl.DataFrame | None = None
+    case_slices: pl.DataFrame | None = None
+    #: Polars scans of the Parquet Spark wrote, with the polars tables' types and order.
+    units: pl.LazyFrame | None = None
+    attempts: pl.LazyFrame | None = None
 
 
 def audit_on_spark(
@@ -129,21 +133,21 @@ def audit_on_spark(
     *,
     tables: str | os.PathLike[str] | None = None,
     spark_remote: str | None = None,
-    alpha: float = 0.05,
 ) -> SparkAudit:
-    """Audit a Spark DataFrame, a Parquet path or a table against a frozen plan, on Spark.
+    """Check a Spark DataFrame, a Parquet path or a table against a frozen plan on Spark; when clean, count it.
 
-    Called by :func:`evalframe.audit.audit` (``engine="spark"`` or a Spark DataFrame) with its checked
-    options (numeric slice columns parsed and their bins resolved from the plan); they mean the same.
+    Run by :class:`evalframe.audit.runners.OnSpark` (``engine="spark"`` or a Spark DataFrame) with the audit's
+    checked options (numeric slice columns parsed and their bins resolved from the plan); they mean the same.
     ``tables`` is the folder Spark writes ``units``, ``attempts`` and ``problems`` (Parquet folders) to
-    (default: a new temporary folder, removed when the audit refuses or fails, and otherwise by the caller
-    with the report that reads it: ``temporary``); the units and attempts handed back are polars scans of them, the
-    problems the first :data:`FIRST_ROWS` of each kind, with every kind's count.
+    (default: a new temporary folder, removed when the audit fails, and otherwise by the caller with the report
+    that reads it, or at once on refusal: ``temporary``); the units and attempts handed back are polars scans of
+    them, the problems the first :data:`FIRST_ROWS` of each kind, with every kind's count. A refusing problem
+    stops the step before the tables are written (``summary`` None): the caller refuses the batch.
 
     Raises
     ------
     AuditRefused
-        As :func:`evalframe.audit.audit`: ``.problems`` holds the first rows of each kind.
+        When a column is unexpected or missing (:func:`~evalframe.engines.spark.session.ledger_shape`).
     ValueError
         For results that are neither a Spark DataFrame nor paths or a table name, and for a ``tables`` path
         holding glob characters (:func:`~evalframe.engines.spark.tables.check_tables_path`), before Spark starts.
@@ -151,49 +155,51 @@ def audit_on_spark(
     check_tables_path(tables)
     ledger = open_ledger(results, spark_remote)
     where = Tables.make(tables)
-    shape = ledger_shape(ledger.frame, plan, options)
     frames = SparkFrames(ledger.spark)
     try:
+        shape = ledger_shape(ledger.frame, plan, options)
         work = row_work(frames, ledger.frame, plan, shape, options)
         missing = missing_cases(frames, work.missing, plan)
-        first, counts = _problems(ledger.spark, work, missing, plan, options, where)
+        first, counts, refused = _problems(ledger.spark, work, missing, plan, options, where)
+        if first.filter(pl.col(REFUSING)).height:
+            return SparkAudit(
+                first, counts, ledger.source, shape, 0, [], where.root, temporary=tables is None, checks_refused=refused
+            )
         write_tables(ledger.spark, work, plan, where)
-        summaries = _summaries(ledger.spark, plan, options, where, missing, alpha)
+        summary, slices, case_slices = _summaries(ledger.spark, plan, options, where, missing)
         rows, run_ids = ledger_facts(work.marked)
     except BaseException:
-        if tables is None:  # a refused or failed audit's temporary tables: no report will read them
+        if tables is None:  # a failed audit's temporary tables: no report will read them
             shutil.rmtree(where.root, ignore_errors=True)
         raise
     finally:
         frames.release()
     return SparkAudit(
+        first,
+        counts,
+        ledger.source,
+        shape,
+        rows,
+        run_ids,
+        where.root,
+        temporary=tables is None,
+        summary=summary,
+        slices=slices,
+        case_slices=case_slices,
         units=units_schema(pl.scan_parquet(where.path("units") + "/*.parquet"), plan),
         attempts=units_schema(pl.scan_parquet(where.path("attempts") + "/*.parquet"), plan),
-        problems=first,
-        source=ledger.source,
-        shape=shape,
-        rows=rows,
-        run_ids=run_ids,
-        root=where.root,
-        problem_counts=counts,
-        temporary=tables is None,
-        **summaries,
     )
 
 
 def _problems(
     spark: Any, work: RowWork, missing: Sequence[MissingCases], plan: Plan, o: Options, where: Tables
-) -> tuple[pl.DataFrame, dict[str, int]]:
+) -> tuple[pl.DataFrame, dict[str, int], bool]:
     """Write every problem once (``problems``, Parquet) and read back the first rows of each kind and the counts.
 
-    ``missing`` gives the ``missing_unit`` problems (one per candidate with missing units).
+    ``missing`` gives the ``missing_unit`` problems (one per candidate with missing units). The third value
+    says whether a check refused (a refusing problem besides the retry flags).
 
     As on polars, a batch refused by its checks selects no attempt, so has no retry flags: they are left out.
-
-    Raises
-    ------
-    AuditRefused
-        When a problem refuses: ``.problems`` holds the first rows of each kind.
     """
     everything = where.path("problems-all")
     gone = _missing_problems(spark, missing, plan.source, refusing=o.missing == "refuse")
@@ -201,28 +207,28 @@ def _problems(
     found = nw.from_native(spark.read.parquet(everything))
     first, counts = _first_rows(found)
     is_flag = pl.col(KIND).is_in(list(RETRY_FLAGS))
-    if first.filter(pl.col(REFUSING) & ~is_flag).height:
+    refused = bool(first.filter(pl.col(REFUSING) & ~is_flag).height)
+    if refused:
         write(found.filter(~nw.col(KIND).is_in(list(RETRY_FLAGS))), where.path("problems"))
         first, counts = first.filter(~is_flag), {k: n for k, n in counts.items() if k not in RETRY_FLAGS}
     elif where.local:
         rename(Path(everything.removeprefix("file://")), Path(where.path("problems").removeprefix("file://")))
     else:
         write(found, where.path("problems"))
-    if first.filter(pl.col(REFUSING)).height:
-        raise AuditRefused(first)
-    return first, counts
+    return first, counts, refused
 
 
 def _summaries(
-    spark: Any, plan: Plan, o: Options, where: Tables, missing: Sequence[MissingCases], alpha: float
-) -> dict[str, pl.DataFrame]:
-    """The summary, slice and missingness tables, from counts of the units Spark wrote.
+    spark: Any, plan: Plan, o: Options, where: Tables, missing: Sequence[MissingCases]
+) -> tuple[pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
+    """The summary, slice and case-slice tables (None without slices), from counts of the units Spark wrote.
 
     The driver receives units per candidate and outcome, the case patterns per candidate
     (:func:`evalframe.engines.core.case_patterns`: how many cases have each set of per-case sums) and, per
     slice column, the same per candidate and slice value with their outcome counts and missing units; never
     one row per case. ``missing`` holds each candidate's missing cases (see
-    :func:`~evalframe.engines.driver.missing_cases`).
+    :func:`~evalframe.engines.driver.missing_cases`). The missingness test over the case-slice table is the
+    audit's, as for every runner.
     """
     units = nw.from_native(spark.read.parquet(where.path("units")))
     outcome_counts = core.outcome_counts(units).collect("polars").to_native()
@@ -231,17 +237,12 @@ def _summaries(
     planned = planned_by(plan, [CANDIDATE]) if o.retry == "every" else None
     summary = summary_table(outcome_counts, _patterns(core.case_patterns(per_case), []), planned, o, missing)
     if not o.slices:
-        return {"summary": summary, "slices": pl.DataFrame(), "missingness": pl.DataFrame()}
+        return summary, None, None
     labels = binned(plan.cases.select(CASE_ID, *o.slices), o.slices, o.bins)
     labelled = per_case.join(nw.from_native(_labels_frame(spark, labels)), on=CASE_ID, how="left")
     by_slice = {name: _patterns(core.case_patterns(labelled, by=[name]), [name]) for name in o.slices}
     slice_table, case_table = slice_tables(by_slice, labels, plan, o)
-    tests = missingness_tests(case_table, alpha=alpha)
-    return {
-        "summary": summary.join(selective_flag(tests), on=CANDIDATE, how="left"),
-        "slices": slice_table,
-        "missingness": tests,
-    }
+    return summary, slice_table, case_table
 
 
 def _labels_frame(spark: Any, labels: pl.DataFrame) -> Any:

@@ -118,24 +118,52 @@ class _Ledger:
     source: str
 
 
+def _paths(results: object) -> list[str]:
+    """The Parquet paths or table names ``results`` gives.
+
+    Raises
+    ------
+    ValueError
+        For results that are neither a path, a table name nor a sequence of them.
+    """
+    if isinstance(results, (str, os.PathLike)):
+        return [os.fspath(results)]
+    if isinstance(results, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in results):
+        return [os.fspath(p) for p in results]
+    msg = f"engine='spark' reads a Spark DataFrame, Parquet paths or a table name, not {type(results).__name__}"
+    raise ValueError(msg)
+
+
+def ledger_source(results: object) -> str:
+    """What ``report.meta["results_source"]`` names: ``results`` for a Spark DataFrame, else the paths or tables.
+
+    Raises
+    ------
+    ValueError
+        For results that are neither a Spark DataFrame nor paths or a table name.
+
+    Examples
+    --------
+    >>> ledger_source(["a.parquet", "b.parquet"])
+    'a.parquet, b.parquet'
+    """
+    return "results" if is_spark_frame(results) else ", ".join(_paths(results))
+
+
 def open_ledger(results: object, spark_remote: str | None) -> _Ledger:
     """The ledger of a Spark DataFrame (its own session), or of Parquet paths or a table (a new session)."""
+    source = ledger_source(results)
     if is_spark_frame(results):
         native: Any = results
-        spark, source = native.sparkSession, "results"
-    elif isinstance(results, (str, os.PathLike)) or (
-        isinstance(results, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in results)
-    ):
-        paths = [os.fspath(p) for p in ([results] if isinstance(results, (str, os.PathLike)) else results)]
+        spark = native.sparkSession
+    else:
+        paths = _paths(results)
         for path in paths:
             if Path(path).suffix.lower() in NOT_PARQUET:  # refused before a session starts
                 detail = "the Spark engine reads Parquet files, folders or globs, or a table (this: --engine polars)"
                 raise InputFormatError(path, detail)
         spark = spark_session(spark_remote)
-        native, source = read_ledger(spark, paths), ", ".join(paths)
-    else:
-        msg = f"engine='spark' reads a Spark DataFrame, Parquet paths or a table name, not {type(results).__name__}"
-        raise ValueError(msg)
+        native = read_ledger(spark, paths)
     frame = nw.from_native(native)
     names = frame.collect_schema().names()
     if SOURCE not in names:
