@@ -24,8 +24,10 @@ from evalframe.engines.core.outcomes import (
     Selection,
     case_patterns,
     case_sums,
+    marked_attempts,
     outcome_counts,
     select_attempts,
+    selection,
     unit_outcomes,
 )
 from evalframe.engines.core.reconcile import Identity, identity
@@ -42,6 +44,8 @@ __all__ = [
     "Lazy",
     "Options",
     "Selection",
+    "marked_attempts",
+    "selection",
     "canonical",
     "case_patterns",
     "case_sums",

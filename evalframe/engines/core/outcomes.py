@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import narwhals.stable.v2 as nw
 
-from evalframe.attempts import COUNTS, retry_flag_details
+from evalframe.attempts import COUNTS, Selection, marked_attempts, selection
 from evalframe.columns import (
     ATTEMPT,
     ATTEMPTS,
@@ -15,70 +14,16 @@ from evalframe.columns import (
     CASE_ID,
     CASES,
     COUNTED_ATTEMPT,
-    EXEC_STATUS,
     OUTCOMES,
     SCORE,
-    SCORE_STATUS,
 )
 from evalframe.funnel import CASE_SUM_COLUMNS, outcome
-from evalframe.validate.rows import _UNIT, ROW_KEYS, Lazy, Options, _lit, checked
+from evalframe.validate.rows import _UNIT, Lazy, Options
 
 
-@dataclass(frozen=True)
-class Selection:
-    """Every attempt of a planned unit with ``attempts`` and ``counts``, and the retry flags."""
-
-    attempts: Lazy
-    flags: list[Lazy]
-
-
-def select_attempts(ledger: Lazy, options: Options) -> Selection:
-    """The retry policies of :func:`evalframe.attempts.select_attempts`, as windows ordered by attempt."""
-    unit = _UNIT
-    prev_exec = nw.col(EXEC_STATUS).shift(1).over(*unit, order_by=ATTEMPT)
-    prev_score = nw.col(SCORE_STATUS).shift(1).over(*unit, order_by=ATTEMPT)
-    prev_attempt = nw.col(ATTEMPT).shift(1).over(*unit, order_by=ATTEMPT)
-    lf = ledger.with_columns(
-        prev_exec.alias("_prev_exec"), prev_score.alias("_prev_score"), prev_attempt.alias("_prev_attempt")
-    )
-    same = ~nw.col("_prev_attempt").is_null()
-    prev_eligible = nw.col("_prev_exec").is_in(list(options.retry_on)).fill_null(False)
-    prev_scored = (same & (nw.col("_prev_score") == "scored")).fill_null(False)
-    within = _lit(True) if options.max_attempts is None else nw.col(ATTEMPT) <= options.max_attempts
-    lf = lf.with_columns(
-        nw.len().over(*unit).cast(nw.Int64()).alias(ATTEMPTS),
-        prev_scored.alias("_prev_scored"),
-        (same & ~prev_eligible).alias("_prev_ineligible"),
-        (nw.col(ATTEMPT) - nw.col("_prev_attempt").fill_null(0) > 1).alias("_gap"),
-        (~(~same | (prev_eligible & within))).cast(nw.Int64()).alias("_disallowed"),
-    )
-    if options.retry == "first":
-        counts: nw.Expr = ~same
-    elif options.retry == "every":
-        counts = ~same | within
-    elif options.retry == "last_allowed":
-        lf = lf.with_columns(nw.col("_disallowed").cum_sum().over(*unit, order_by=ATTEMPT).alias("_seen"))
-        allowed = nw.col("_seen") == 0
-        lf = lf.with_columns(nw.when(allowed).then(nw.col(ATTEMPT)).max().over(*unit).alias("_last_allowed"))
-        counts = allowed & (nw.col(ATTEMPT) == nw.col("_last_allowed"))
-    else:
-        msg = f"unknown retry policy {options.retry!r}; use first, last_allowed or every"
-        raise ValueError(msg)
-    lf = lf.with_columns(counts.alias(COUNTS))
-    strict = options.strict_retries
-    masks = {
-        "retry_after_scored": nw.col("_prev_scored"),
-        "retry_after_ineligible": ~nw.col("_prev_scored") & nw.col("_prev_ineligible"),
-        "attempt_gap": nw.col("_gap"),
-    }
-    if options.max_attempts is not None:
-        masks["attempt_beyond_max"] = nw.col(ATTEMPT) > options.max_attempts
-    details = retry_flag_details(options.retry_on, options.max_attempts)
-    flags = checked(
-        lf, [(mask, kind, _lit(details[kind])) for kind, mask in masks.items()], keys=ROW_KEYS, refusing=strict
-    )
-    helpers = [c for c in lf.collect_schema().names() if c.startswith("_")]
-    return Selection(lf.drop(*helpers), flags)
+def select_attempts(ledger: Lazy, options: Options, unit: Sequence[str] = _UNIT) -> Selection:
+    """The retry policies of SPEC §4 over windows per unit: :func:`evalframe.attempts.marked_attempts`."""
+    return selection(marked_attempts(ledger, options, unit), options)
 
 
 def unit_outcomes(planned: Lazy, attempts: Lazy, plan_columns: Sequence[str]) -> Lazy:
