@@ -28,10 +28,9 @@ from evalframe.engines.core.outcomes import (
     outcome_counts,
     select_attempts,
     selection,
-    unit_outcomes,
 )
 from evalframe.engines.core.reconcile import Identity, identity
-from evalframe.funnel import outcome
+from evalframe.funnel import outcome, unit_outcomes
 from evalframe.validate.canonical import CANONICAL, Canonical, canonical
 from evalframe.validate.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
 

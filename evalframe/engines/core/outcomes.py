@@ -6,36 +6,21 @@ from collections.abc import Sequence
 
 import narwhals.stable.v2 as nw
 
-from evalframe.attempts import COUNTS, Selection, marked_attempts, selection
+from evalframe.attempts import Selection, marked_attempts, selection
 from evalframe.columns import (
-    ATTEMPT,
-    ATTEMPTS,
     CANDIDATE,
     CASE_ID,
     CASES,
-    COUNTED_ATTEMPT,
     OUTCOMES,
     SCORE,
 )
-from evalframe.funnel import CASE_SUM_COLUMNS, outcome
+from evalframe.funnel import CASE_SUM_COLUMNS
 from evalframe.validate.rows import _UNIT, Lazy, Options
 
 
 def select_attempts(ledger: Lazy, options: Options, unit: Sequence[str] = _UNIT) -> Selection:
     """The retry policies of SPEC §4 over windows per unit: :func:`evalframe.attempts.marked_attempts`."""
     return selection(marked_attempts(ledger, options, unit), options)
-
-
-def unit_outcomes(planned: Lazy, attempts: Lazy, plan_columns: Sequence[str]) -> Lazy:
-    """Planned units (with their plan columns) joined to their counted attempt(s), each with its outcome.
-
-    A ledger column named like a plan column becomes ``<name>_right``, as in the polars units table.
-    """
-    counted = attempts.filter(nw.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
-    clash = [c for c in counted.collect_schema().names() if c in plan_columns and c not in _UNIT]
-    counted = counted.rename({c: f"{c}_right" for c in clash})
-    joined = planned.join(counted, on=_UNIT, how="left")
-    return joined.with_columns(nw.col(ATTEMPTS).fill_null(0), outcome().alias("outcome"))
 
 
 def outcome_counts(units: Lazy) -> Lazy:
