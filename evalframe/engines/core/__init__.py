@@ -20,17 +20,14 @@ checks), :mod:`~evalframe.engines.core.reconcile` (:func:`identity`: the ledger 
 from __future__ import annotations
 
 from evalframe.engines.core.outcomes import (
-    OUTCOME_COUNT,
     Selection,
-    case_patterns,
-    case_sums,
     marked_attempts,
     outcome_counts,
     select_attempts,
     selection,
 )
 from evalframe.engines.core.reconcile import Identity, identity
-from evalframe.funnel import outcome, unit_outcomes
+from evalframe.funnel import OUTCOME_COUNT, case_patterns, case_sums, outcome, unit_outcomes
 from evalframe.validate.canonical import CANONICAL, Canonical, canonical
 from evalframe.validate.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
 
