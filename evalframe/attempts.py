@@ -233,16 +233,28 @@ def marked_attempts(
         same_unit = nw.all_horizontal(*(running(nw.col(c).shift(1)) == nw.col(c) for c in by), ignore_nulls=False)
         lf = lf.with_columns(nw.when(same_unit.fill_null(False)).then(nw.col(n)).alias(n) for n in prev)
     same = ~nw.col("_prev_attempt").is_null()
+    helpers = [*prev, "_disallowed"]
     prev_eligible = nw.col("_prev_exec").is_in(list(options.retry_on)).fill_null(False)
     within = _lit(True) if options.max_attempts is None else nw.col(ATTEMPT) <= options.max_attempts
+    if order is None:
+        count = nw.len().over(*by)
+    else:  # the unit's rows are consecutive: its last row's number less its first's, plus one (no hash window)
+        row = nw.col(order)
+        lf = lf.with_columns((~same).alias("_first"))
+        lf = lf.with_columns(running(nw.col("_first").shift(-1)).fill_null(True).alias("_end"))
+        lf = lf.with_columns(
+            running(nw.when(nw.col("_first")).then(row).fill_null(strategy="forward")).alias("_from"),
+            running(nw.when(nw.col("_end")).then(row).fill_null(strategy="backward")).alias("_to"),
+        )
+        count = nw.col("_to") - nw.col("_from") + 1
+        helpers += ["_first", "_end", "_from", "_to"]
     lf = lf.with_columns(
-        nw.len().over(*by).cast(nw.Int64()).alias(ATTEMPTS),
+        count.cast(nw.Int64()).alias(ATTEMPTS),
         (same & (nw.col("_prev_score") == "scored")).fill_null(False).alias("_prev_scored"),
         (same & ~prev_eligible).alias("_prev_ineligible"),
         (nw.col(ATTEMPT) - nw.col("_prev_attempt").fill_null(0) > 1).alias("_gap"),
         (~(~same | (prev_eligible & within))).cast(nw.Int64()).alias("_disallowed"),
     )
-    helpers = [*prev, "_disallowed"]
     if options.retry == "first":
         counts: nw.Expr = ~same
     elif options.retry == "every":

@@ -183,7 +183,7 @@ def coded_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, plan: Plan) ->
     Both sides are flagged sorted by the unit code (they are), so the join merges them in order.
     """
     flag = pl.col(UID).set_sorted()
-    units = unit_outcomes(
+    units: pl.LazyFrame = unit_outcomes(
         nw.from_native(planned.with_columns(flag)),
         nw.from_native(attempts.with_columns(flag)),
         plan.cases.columns,

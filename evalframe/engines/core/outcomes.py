@@ -1,4 +1,4 @@
-"""The retry policies of :mod:`evalframe.attempts`, the units' outcomes and the counts the driver collects."""
+"""The retry policies of :mod:`evalframe.attempts` over windows per unit, and the outcome counts the driver collects."""
 
 from __future__ import annotations
 
