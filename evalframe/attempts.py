@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.columns import (
@@ -36,21 +37,18 @@ from evalframe.columns import (
     DETAIL,
     EXEC_FAILURES,
     EXEC_STATUS,
-    KIND,
-    LINE,
     OUTCOME,
     PASS_RATE_SCORED,
     PASSED,
-    REFUSING,
     SCORE_STATUS,
     SCORED,
-    SOURCE,
     TASK,
     TRIAL,
     UNIT_KEY,
     RetryPolicyName,
 )
 from evalframe.problems import concat_problems, problems_frame
+from evalframe.validate.rows import ROW_KEYS, Lazy, Options, _lit, checked
 
 #: Boolean column of the attempts table: does this attempt count for rates.
 COUNTS = "counts"
@@ -119,6 +117,9 @@ def select_attempts(
 ) -> Selected:
     """Apply a declared retry policy to the attempts of each planned unit.
 
+    The rule is :func:`marked_attempts` (every engine runs it); on polars the rows are put in (unit,
+    attempt) order once and the previous attempt of a unit is the previous row, not a window per unit.
+
     Parameters
     ----------
     ledger
@@ -140,6 +141,11 @@ def select_attempts(
     -------
     Selected
 
+    Raises
+    ------
+    ValueError
+        An unknown ``policy``.
+
     Examples
     --------
     >>> ledger = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["q", "q"], "trial": [1, 1],
@@ -150,67 +156,150 @@ def select_attempts(
     >>> select_attempts(ledger, policy="last_allowed").attempts.select("attempt", "counts").to_dicts()
     [{'attempt': 1, 'counts': False}, {'attempt': 2, 'counts': True}]
     """
-    unit = list(key)
-    # Sort once by unit and attempt; a unit's attempts are then adjacent, so "previous attempt" is a shift
-    # and no hash window over the string keys is needed.
-    lf = _by_unit_and_attempt(ledger, unit)
-    new_unit = pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in unit])
-    lf = lf.with_columns(new_unit.alias("_first"))
-    # A running count of unit starts never decreases: flagged sorted, windows over it need no hashing.
-    lf = lf.with_columns(pl.col("_first").cum_sum().set_sorted().alias("_unit"))
-    same = ~pl.col("_first")
-    prev_status = pl.when(same).then(pl.col(EXEC_STATUS).shift(1))
-    prev_scored = (same & (pl.col(SCORE_STATUS).shift(1) == "scored")).fill_null(False)
-    prev_eligible = prev_status.is_in(list(retry_on)).fill_null(False)
-    within = pl.lit(True) if max_attempts is None else pl.col(ATTEMPT) <= max_attempts
-    if policy == "first":
-        counts: pl.Expr = pl.col("_first")
-    elif policy == "last_allowed":
-        step_ok = pl.col("_first") | (prev_eligible & within)
-        # No disallowed step so far in the unit: a running count over all rows, compared with its value at the
-        # unit's first row (which is always allowed), instead of a windowed sum.
-        seen = (~step_ok).cast(pl.UInt32).cum_sum()
-        allowed = seen == pl.when(pl.col("_first")).then(seen).forward_fill()
-        next_allowed = (pl.col("_unit").shift(-1) == pl.col("_unit")) & allowed.shift(-1)
-        counts = allowed & ~next_allowed.fill_null(False)
-    elif policy == "every":  # each attempt up to max_attempts (a unit's first row always: it has one)
-        counts = pl.col("_first") | within
-    else:
-        msg = f"unknown retry policy {policy!r}; use first, last_allowed or every"
-        raise ValueError(msg)
-    # A unit's attempts are a run of rows: its length is its last row's number minus its first's, plus one
-    # (a window count over the sorted unit groups the rows again).
-    row = pl.int_range(pl.len(), dtype=pl.UInt32)
-    last = pl.col("_unit").shift(-1).ne_missing(pl.col("_unit"))
-    run_length = pl.when(last).then(row).backward_fill() - pl.when(pl.col("_first")).then(row).forward_fill() + 1
-    attempts = (
-        lf.with_columns(
-            run_length.alias(ATTEMPTS),
-            counts.alias(COUNTS),
-            prev_scored.alias("_prev_scored"),
-            (same & ~prev_eligible).alias("_prev_ineligible"),
-            (pl.col(ATTEMPT) - pl.when(same).then(pl.col(ATTEMPT).shift(1)).otherwise(0) > 1).alias("_gap"),
+    options = Options(retry=policy, max_attempts=max_attempts, retry_on=tuple(retry_on), strict_retries=strict)
+    # Sorted once by unit and attempt, the rows are numbered: the rule's "previous attempt" is the previous row.
+    ordered = _by_unit_and_attempt(ledger, list(key)).with_row_index(_ORDER)
+    marked = marked_attempts(nw.from_native(ordered), options, key, order=_ORDER).to_native().collect()
+    chosen = selection(nw.from_native(marked.lazy()), options)
+    flags = concat_problems(flag.to_native() for flag in chosen.flags)
+    attempts = chosen.attempts.to_native().drop(_ORDER).with_columns(pl.col(ATTEMPTS).cast(pl.UInt32)).collect()
+    return Selected(attempts, flags)
+
+
+#: The row number :func:`select_attempts` gives the rows in (unit, attempt) order.
+_ORDER = "_order"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Every attempt of a planned unit with ``attempts`` and ``counts``, and the retry flags (lazy, any engine)."""
+
+    attempts: Lazy
+    flags: list[Lazy]
+
+
+#: The columns :func:`marked_attempts` adds for :func:`selection`'s flags (dropped from the attempts).
+_MARKS = ("_prev_scored", "_prev_ineligible", "_gap")
+
+
+def marked_attempts(
+    ledger: Lazy, options: Options, unit: Sequence[str] = UNIT_KEY, *, order: str | None = None
+) -> Lazy:
+    """The retry policies of SPEC §4 on any engine: each attempt's ``attempts``, ``counts`` and the flags' marks.
+
+    ``attempts`` (Int64) counts the unit's attempts; ``counts`` (Boolean) says whether the attempt counts;
+    ``_prev_scored``, ``_prev_ineligible`` and ``_gap`` mark the rows :func:`selection` flags. The previous
+    attempt of a unit is a window over ``unit`` ordered by attempt; with ``order``, a column numbering the
+    rows in (unit, attempt) order (what a runner that sorted them passes), it is the previous row when
+    that row is of the same unit: one ordered shift instead of a window per unit.
+
+    Parameters
+    ----------
+    ledger
+        Canonical ledger rows of planned units (narwhals lazy frame), unique on (unit, attempt).
+    options
+        The declared policy: ``retry``, ``max_attempts`` and ``retry_on`` are read.
+    unit
+        Columns naming a unit: (candidate, case_id, trial), or one column coding them.
+    order
+        None, or a column of ``ledger`` ordering its rows by unit, then attempt.
+
+    Returns
+    -------
+    narwhals.LazyFrame
+        ``ledger``'s rows with ``attempts``, ``counts`` and the three marks.
+
+    Raises
+    ------
+    ValueError
+        An unknown retry policy.
+
+    Examples
+    --------
+    >>> rows = nw.from_native(pl.LazyFrame({"candidate": ["A", "A"], "case_id": ["q", "q"], "trial": [1, 1],
+    ...     "attempt": [2, 1], "exec_status": ["completed", "timeout"], "score_status": ["scored", "not_scored"]}))
+    >>> marked = marked_attempts(rows, Options(retry="last_allowed"))
+    >>> marked.to_native().sort("attempt").select("attempt", "attempts", "counts").collect().rows()
+    [(1, 2, False), (2, 2, True)]
+    """
+    by = list(unit)
+
+    def running(expr: nw.Expr) -> nw.Expr:
+        return expr.over(*by, order_by=ATTEMPT) if order is None else expr.over(order_by=order)
+
+    prev = {"_prev_exec": EXEC_STATUS, "_prev_score": SCORE_STATUS, "_prev_attempt": ATTEMPT}
+    lf = ledger.with_columns(running(nw.col(c).shift(1)).alias(n) for n, c in prev.items())
+    if order is not None:  # the previous row is the previous attempt only when it is of the same unit
+        same_unit = nw.all_horizontal(*(running(nw.col(c).shift(1)) == nw.col(c) for c in by), ignore_nulls=False)
+        lf = lf.with_columns(nw.when(same_unit.fill_null(False)).then(nw.col(n)).alias(n) for n in prev)
+    same = ~nw.col("_prev_attempt").is_null()
+    helpers = [*prev, "_disallowed"]
+    prev_eligible = nw.col("_prev_exec").is_in(list(options.retry_on)).fill_null(False)
+    within = _lit(True) if options.max_attempts is None else nw.col(ATTEMPT) <= options.max_attempts
+    if order is None:
+        count = nw.len().over(*by)
+    else:  # the unit's rows are consecutive: its last row's number less its first's, plus one (no hash window)
+        row = nw.col(order)
+        lf = lf.with_columns((~same).alias("_first"))
+        lf = lf.with_columns(running(nw.col("_first").shift(-1)).fill_null(True).alias("_end"))
+        lf = lf.with_columns(
+            running(nw.when(nw.col("_first")).then(row).fill_null(strategy="forward")).alias("_from"),
+            running(nw.when(nw.col("_end")).then(row).fill_null(strategy="backward")).alias("_to"),
         )
-        .drop("_first", "_unit")
-        .collect()
+        count = nw.col("_to") - nw.col("_from") + 1
+        helpers += ["_first", "_end", "_from", "_to"]
+    lf = lf.with_columns(
+        count.cast(nw.Int64()).alias(ATTEMPTS),
+        (same & (nw.col("_prev_score") == "scored")).fill_null(False).alias("_prev_scored"),
+        (same & ~prev_eligible).alias("_prev_ineligible"),
+        (nw.col(ATTEMPT) - nw.col("_prev_attempt").fill_null(0) > 1).alias("_gap"),
+        (~(~same | (prev_eligible & within))).cast(nw.Int64()).alias("_disallowed"),
     )
-    cols = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE]
-    refusing = pl.lit(strict).alias(REFUSING)
+    if options.retry == "first":
+        counts: nw.Expr = ~same
+    elif options.retry == "every":
+        counts = ~same | within
+    elif options.retry == "last_allowed":
+        # Disallowed steps so far in the unit: a running sum, less its value before the unit (the smallest in
+        # the unit: a unit's first attempt is always allowed) when it runs over every row.
+        lf = lf.with_columns(running(nw.col("_disallowed").cum_sum()).alias("_seen"))
+        lf = lf.with_columns((nw.col("_seen") - nw.col("_seen").min().over(*by) == 0).alias("_allowed"))
+        lf = lf.with_columns(nw.when(nw.col("_allowed")).then(nw.col(ATTEMPT)).max().over(*by).alias("_last"))
+        counts = nw.col("_allowed") & (nw.col(ATTEMPT) == nw.col("_last"))
+        helpers += ["_seen", "_allowed", "_last"]
+    else:
+        msg = f"unknown retry policy {options.retry!r}; use first, last_allowed or every"
+        raise ValueError(msg)
+    return lf.with_columns(counts.alias(COUNTS)).drop(*helpers)
+
+
+def selection(marked: Lazy, options: Options) -> Selection:
+    """The attempts (without the marks) and the retry flags of :func:`marked_attempts`' rows.
+
+    A runner that holds ``marked`` (e.g. collected) passes it here, so that the flags do not run its
+    windows again. The flags are refusing with ``options.strict_retries``; their details are
+    :func:`retry_flag_details`.
+
+    Examples
+    --------
+    >>> rows = nw.from_native(pl.LazyFrame({"candidate": ["A", "A"], "case_id": ["q", "q"], "trial": [1, 1],
+    ...     "attempt": [1, 3], "exec_status": ["timeout", "completed"], "score_status": ["not_scored", "scored"],
+    ...     "line": [2, 3], "source": ["r", "r"]}))
+    >>> chosen = selection(marked_attempts(rows, Options()), Options())
+    >>> [flag.to_native().collect().get_column("kind").to_list() for flag in chosen.flags]
+    [['attempt_gap']]
+    """
     masks = {
-        "retry_after_scored": pl.col("_prev_scored"),
-        "retry_after_ineligible": ~pl.col("_prev_scored") & pl.col("_prev_ineligible"),
-        "attempt_gap": pl.col("_gap"),
+        "retry_after_scored": nw.col("_prev_scored"),
+        "retry_after_ineligible": ~nw.col("_prev_scored") & nw.col("_prev_ineligible"),
+        "attempt_gap": nw.col("_gap"),
     }
-    if max_attempts is not None:
-        masks["attempt_beyond_max"] = pl.col(ATTEMPT) > max_attempts
-    details = retry_flag_details(retry_on, max_attempts)
-    flags = concat_problems(
-        attempts.lazy()
-        .filter(mask)
-        .select(pl.lit(kind).alias(KIND), *cols, pl.lit(details[kind]).alias(DETAIL), refusing)
-        for kind, mask in masks.items()
-    )
-    return Selected(attempts.drop("_prev_scored", "_prev_ineligible", "_gap"), flags)
+    if options.max_attempts is not None:
+        masks["attempt_beyond_max"] = nw.col(ATTEMPT) > options.max_attempts
+    details = retry_flag_details(options.retry_on, options.max_attempts)
+    checks = [(mask, kind, _lit(details[kind])) for kind, mask in masks.items()]
+    flags = checked(marked, checks, keys=ROW_KEYS, refusing=options.strict_retries)
+    return Selection(marked.drop(*_MARKS), flags)
 
 
 def unit_attempt_key(frame: pl.DataFrame, unit: str) -> pl.Expr | None:

@@ -261,3 +261,44 @@ def test_every_names_observations_as_the_denominator_wherever_a_rate_is_shown() 
     # Under first the same rates are over the 2 planned units.
     (first,) = ef.audit(PLAN, TIMEOUT_THEN_PASS, retry="first").view().candidates
     assert (first.rates["scored_coverage"].denominator, first.rates["scored_coverage"].of) == (2, "planned")
+
+
+@pytest.mark.parametrize(
+    ("policy", "counted"),
+    # Unit u1: attempts 1 (timeout), 2 (error), 4 (completed, scored); unit u2: attempt 1 (error), 2 (completed)
+    # after a non-retried failure under retry_on=("timeout",). SPEC §4: first counts each unit's attempt 1;
+    # last_allowed counts the last attempt reached by allowed retries (u1: 2 follows a timeout, 4 follows an
+    # error, which is not retried, so 2; u2: 2 follows an error, so 1); every counts each attempt up to
+    # max_attempts = 3 (u1's 4 is beyond it).
+    [("first", [1, 0, 0, 1, 0]), ("last_allowed", [0, 1, 0, 1, 0]), ("every", [1, 1, 0, 1, 1])],
+)
+def test_the_rule_by_unit_windows_and_by_row_order_alike(policy: str, counted: list[int]) -> None:
+    import narwhals.stable.v2 as nw
+
+    from evalframe.attempts import marked_attempts, selection
+    from evalframe.validate.rows import Options
+
+    rows = pl.DataFrame(
+        {
+            "candidate": ["A"] * 5,
+            "case_id": ["u1", "u1", "u1", "u2", "u2"],
+            "trial": [1] * 5,
+            "attempt": [1, 2, 4, 1, 2],
+            "exec_status": ["timeout", "error", "completed", "error", "completed"],
+            "score_status": ["not_scored", "not_scored", "scored", "not_scored", "scored"],
+            "line": [2, 3, 4, 5, 6],
+            "source": ["r"] * 5,
+        }
+    )
+    options = Options(retry=policy, max_attempts=3, retry_on=("timeout",))  # type: ignore[arg-type]
+    by_windows = marked_attempts(nw.from_native(rows.reverse().lazy()), options)
+    by_order = marked_attempts(nw.from_native(rows.with_row_index("_o").lazy()), options, order="_o")
+    for marked in (by_windows, by_order):
+        chosen = selection(marked, options)
+        attempts = chosen.attempts.to_native().collect().sort("case_id", "attempt")
+        assert attempts.get_column("counts").cast(pl.Int64).to_list() == counted
+        assert attempts.get_column("attempts").to_list() == [3, 3, 3, 2, 2]
+        found = pl.concat([f.to_native().collect() for f in chosen.flags]).sort("line")
+        # u1's 4: a gap (3 skipped), beyond max_attempts, after an ineligible error; u2's 2: after an ineligible error.
+        expected = [("attempt_beyond_max", 4), ("attempt_gap", 4), ("retry_after_ineligible", 4)]
+        assert sorted(found.select("kind", "line").rows()) == [*expected, ("retry_after_ineligible", 6)]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final, TypeVar
 
+import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.attempts import RETRY_FLAGS, select_attempts
@@ -20,12 +21,14 @@ from evalframe.columns import (
     ANSWER,
     CANDIDATE,
     CASE_HASH,
+    COUNTED_ATTEMPT,
     DATASET_VERSION,
     EXEC_STATUS,
     EXEC_STATUSES,
     KIND,
     LIMIT,
     LINE,
+    OUTCOMES,
     RUN_ID,
     SCORE_STATUS,
     SCORE_STATUSES,
@@ -150,13 +153,14 @@ def check_and_select(plan: Plan, frame: pl.LazyFrame, o: Options, *, compute: bo
     attempts = selected.attempts
     del selected
     # Units are counted on codes; their text (case_id, the plan's columns) is given back only to the table.
-    units = unit_outcomes(planned.lazy(), attempts.lazy()).collect()
+    units = coded_outcomes(planned.lazy(), attempts.lazy(), plan).collect()
+    # Both sides are sorted by unit code and the join keeps that order; were it not kept, it is restored.
+    if o.retry == "every" or not units.get_column(UID).is_sorted():
+        units = units.sort(UID, COUNTED_ATTEMPT, maintain_order=True)
     if empty:
         attempts = given_back(attempts, [*order, *attempts.columns], nulls(empty))
-    # A ledger column named like a plan column is the table's "<name>_right", as the join with the plan names it.
-    units = units.rename({c: f"{c}_right" for c in units.columns if c in plan.cases.columns})
     units = units.with_columns(plan.candidate_name())
-    named = unit_outcomes(planned_units_coded(plan).head(0), attempts.lazy().head(0)).collect_schema()
+    named = coded_outcomes(planned_units_coded(plan).head(0), attempts.lazy().head(0), plan).collect_schema()
     del planned
     summary, slice_table, case_table = summarize(units, o, plan)
     return replace(
@@ -170,6 +174,24 @@ def check_and_select(plan: Plan, frame: pl.LazyFrame, o: Options, *, compute: bo
         attempts=attempts.drop(CAND_CODE, UID),
         unit_schema=pl.Schema({c: pl.String() if c == CANDIDATE else t for c, t in named.items() if c not in CODES}),
     )
+
+
+def coded_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
+    """:func:`evalframe.funnel.unit_outcomes` joined on the unit code, the outcome an Enum of :data:`OUTCOMES`.
+
+    The rule picks an outcome's position, which gathers the Enum value (instead of a text column cast).
+    Both sides are flagged sorted by the unit code (they are), so the join merges them in order.
+    """
+    flag = pl.col(UID).set_sorted()
+    units: pl.LazyFrame = unit_outcomes(
+        nw.from_native(planned.with_columns(flag)),
+        nw.from_native(attempts.with_columns(flag)),
+        plan.cases.columns,
+        [UID],
+        value=lambda text: nw.lit(OUTCOMES.index(text), nw.UInt32()),
+    ).to_native()
+    enum = pl.lit(pl.Series(OUTCOMES, dtype=pl.Enum(list(OUTCOMES))))
+    return units.with_columns(enum.gather(pl.col("outcome")).alias("outcome"))
 
 
 def table(

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Protocol
 import narwhals.stable.v2 as nw
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_HASH, CASE_ID, CASES, DATASET_VERSION, TRIAL
+from evalframe.columns import CANDIDATE, CASE_HASH, CASE_ID, DATASET_VERSION, TRIAL
 from evalframe.engines import core
 from evalframe.engines.core import Lazy
-from evalframe.funnel import CASE_SUM_COLUMNS, funnel_from_outcome_counts, uncertainty_from_case_patterns
+from evalframe.funnel import collected_patterns as case_patterns
+from evalframe.funnel import funnel_from_outcome_counts, uncertainty_from_case_patterns
 from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import Plan
 from evalframe.reconcile import MISSING_IDS_SHOWN
@@ -207,19 +208,6 @@ def missing_cases(frames: Frames, gone: Lazy, plan: Plan) -> list[MissingCases]:
         )
         for (c,), rows in kept.sort(CANDIDATE).group_by(CANDIDATE, maintain_order=True)
     ]
-
-
-def case_patterns(counted: Lazy, by: Sequence[str]) -> pl.DataFrame:
-    """Case patterns collected, typed and sorted as :func:`evalframe.funnel.case_patterns` gives them.
-
-    ``counted`` is :func:`evalframe.engines.core.case_patterns` of the units, grouped by ``by`` besides the
-    candidate.
-    """
-    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS]
-    collected: pl.DataFrame = counted.collect("polars").to_native()
-    return collected.with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col(CASES).cast(pl.Int64)).sort(
-        key, nulls_last=True
-    )
 
 
 def summary_table(

@@ -21,10 +21,12 @@ from evalframe.funnel.counts import (
 )
 from evalframe.funnel.uncertainty import (
     CASE_SUM_COLUMNS,
+    OUTCOME_COUNT,
     REDUCERS,
     case_patterns,
     case_sums,
     check_reducer,
+    collected_patterns,
     is_pass_fail,
     reduce_case,
     reducer_count,
@@ -35,12 +37,14 @@ from evalframe.funnel.uncertainty import (
 
 __all__ = [
     "CASE_SUM_COLUMNS",
+    "OUTCOME_COUNT",
     "COUNT_COLUMNS",
     "RATE_COLUMNS",
     "REDUCERS",
     "case_patterns",
     "case_sums",
     "check_reducer",
+    "collected_patterns",
     "funnel",
     "funnel_from_outcome_counts",
     "funnel_rates",

@@ -45,7 +45,7 @@ from evalframe.columns import (
     UNIT_KEY,
     WITH_OUTPUT,
 )
-from evalframe.plan import CAND_CODE, CASE_CODE, UID
+from evalframe.validate.rows import Lazy
 
 #: Summary count columns, in funnel order.
 COUNT_COLUMNS = (
@@ -110,18 +110,6 @@ def outcome(value: Callable[[str], nw.Expr] | None = None) -> nw.Expr:
     )
 
 
-def _outcome_enum(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """``frame`` with ``outcome`` (Enum of :data:`OUTCOMES`): :func:`outcome`'s position, gathered into the Enum.
-
-    The rule picks an outcome's position; the Enum value is gathered by it (instead of building a text
-    column and casting it).
-    """
-    position = outcome(lambda text: nw.lit(OUTCOMES.index(text), nw.UInt32())).alias("outcome")
-    coded: pl.LazyFrame = nw.from_native(frame).with_columns(position).to_native()
-    enum = pl.lit(pl.Series(OUTCOMES, dtype=pl.Enum(list(OUTCOMES))))
-    return coded.with_columns(enum.gather(pl.col("outcome")).alias("outcome"))
-
-
 def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
     """``outcome`` is one of ``values``; on the Enum it compares physical codes, not strings (fast)."""
     if isinstance(schema["outcome"], pl.Enum):
@@ -129,49 +117,56 @@ def outcome_in(schema: pl.Schema, *values: str) -> pl.Expr:
     return pl.col("outcome").cast(pl.String).is_in(list(values))
 
 
-def unit_outcomes(planned: pl.LazyFrame, attempts: pl.LazyFrame) -> pl.LazyFrame:
-    """Join planned units to their counted attempt(s) by unit code and give each an outcome.
+def unit_outcomes(
+    planned: Lazy,
+    attempts: Lazy,
+    plan_columns: Sequence[str] = (),
+    unit: Sequence[str] = UNIT_KEY,
+    *,
+    value: Callable[[str], nw.Expr] | None = None,
+) -> Lazy:
+    """Planned units joined to their counted attempt(s), each with its outcome: the rule every engine runs.
 
     Parameters
     ----------
     planned
-        One row per planned unit: its unit code ``_uid`` (see
-        :class:`~evalframe.plan.UnitCoding`) and any plan columns to carry
-        along, sorted by ``_uid`` (required: the two sides are merged in
-        order, without a hash join).
+        One row per planned unit (narwhals lazy frame): the ``unit`` columns and any columns to carry along
+        (the plan's, or the polars audit's unit codes).
     attempts
-        Attempts table from :func:`evalframe.attempts.select_attempts`
-        (``counts`` marks the counted attempts), with ``_uid``, sorted by it.
-        Its ``candidate``, ``case_id``, ``trial``, ``_cand`` and ``_case``
-        are left out (the planned side has them).
+        Attempts with ``counts`` (:func:`evalframe.attempts.select_attempts`) and the ``unit`` columns.
+    plan_columns
+        The plan's case columns: a ledger column named like one (other than the unit key) becomes
+        ``<name>_right``, as a join with the plan names it.
+    unit
+        Columns naming a unit: (candidate, case_id, trial), or one column coding them. The attempts' other
+        unit-key columns, and those ``planned`` holds that are not plan columns, come from ``planned``.
+    value
+        The expression of each outcome's name, as in :func:`outcome` (default: the name as text).
 
     Returns
     -------
-    polars.LazyFrame
-        One row per planned unit (per counted attempt under policy
-        ``every``), sorted by ``_uid``: the plan columns, the counted
-        attempt's ledger columns, ``counted_attempt`` (Int64, null when
-        missing), ``attempts`` (UInt32, 0 when missing) and ``outcome``
-        (Enum).
+    narwhals.LazyFrame
+        One row per planned unit (per counted attempt under policy ``every``), in no particular order:
+        ``planned``'s columns, the counted attempt's ledger columns, ``counted_attempt`` (null when
+        missing), ``attempts`` (0 when missing) and ``outcome``.
 
     Examples
     --------
-    >>> planned = pl.LazyFrame({"_uid": [0, 1], "case_id": ["q1", "q2"]})
-    >>> attempts = pl.LazyFrame({"_uid": [1], "case_id": ["q2"], "attempt": [1], "exec_status": ["completed"],
-    ...     "has_output": [True], "score_status": ["scored"], "passed": [True], "attempts": [1], "counts": [True]},
-    ...     schema_overrides={"attempts": pl.UInt32})
-    >>> unit_outcomes(planned, attempts).select("case_id", "attempts", "outcome").collect().rows()
+    >>> planned = nw.from_native(pl.LazyFrame({"_uid": [0, 1], "case_id": ["q1", "q2"]}))
+    >>> attempts = nw.from_native(pl.LazyFrame({"_uid": [1], "case_id": ["q2"], "attempt": [1],
+    ...     "exec_status": ["completed"], "has_output": [True], "score_status": ["scored"], "passed": [True],
+    ...     "attempts": [1], "counts": [True]}))
+    >>> units = unit_outcomes(planned, attempts, unit=["_uid"]).to_native().sort("_uid")
+    >>> units.select("case_id", "attempts", "outcome").collect().rows()
     [('q1', 0, 'missing'), ('q2', 1, 'passed')]
     """
-    counted = attempts.filter(pl.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
-    names = counted.collect_schema().names()
-    counted = counted.drop([c for c in (*UNIT_KEY, CAND_CODE, CASE_CODE) if c in names])
-    # Both sides are sorted by the unit code: flagged so, the join merges them in order (no sort).
-    flag = pl.col(UID).set_sorted()
-    joined = planned.with_columns(flag).join(
-        counted.with_columns(flag), on=UID, how="left", maintain_order="left_right"
-    )
-    return _outcome_enum(joined.with_columns(pl.col(ATTEMPTS).fill_null(0)))
+    counted = attempts.filter(nw.col(COUNTS)).drop(COUNTS).rename({ATTEMPT: COUNTED_ATTEMPT})
+    names, held = counted.collect_schema().names(), planned.collect_schema().names()
+    given = [c for c in (*UNIT_KEY, *held) if c in names and c not in unit and (c in UNIT_KEY or c not in plan_columns)]
+    counted = counted.drop(*dict.fromkeys(given))
+    clash = {c: f"{c}_right" for c in names if c in plan_columns and c not in UNIT_KEY and c not in given}
+    joined = planned.join(counted.rename(clash), on=list(unit), how="left")
+    return joined.with_columns(nw.col(ATTEMPTS).fill_null(0), outcome(value).alias("outcome"))
 
 
 def funnel(

@@ -11,9 +11,11 @@ declared reducer (:func:`reduce_case`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
+import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.columns import (
@@ -23,6 +25,7 @@ from evalframe.columns import (
     COMPLETED,
     COMPLETION_RATE,
     OBSERVATIONS,
+    OUTCOMES,
     PASS_RATE_PLANNED,
     PASS_RATE_SCORED,
     PASS_RATE_UPPER,
@@ -31,9 +34,10 @@ from evalframe.columns import (
     SCORED,
     SCORED_COVERAGE,
 )
-from evalframe.funnel.counts import RATE_COLUMNS, outcome_in
+from evalframe.funnel.counts import RATE_COLUMNS
 from evalframe.stats import Target, bounded_mean_interval, rare_case_limit, rate_interval, skew_check
 from evalframe.stats.clustered import case_mean_fixed
+from evalframe.validate.rows import Lazy
 
 if TYPE_CHECKING:
     import numpy as np
@@ -128,7 +132,7 @@ def with_uncertainty(
     """
     return uncertainty_from_case_patterns(
         summary,
-        case_patterns(case_sums(units, cluster)),
+        collected_patterns(case_patterns(case_sums(nw.from_native(units.lazy()), cluster))),
         confidence=confidence,
         score_range=score_range,
         reducer=reducer,
@@ -140,83 +144,92 @@ def with_uncertainty(
 CASE_SUM_COLUMNS: Final = (OBSERVATIONS, COMPLETED, SCORED, PASSED, "_score_sum", "_score_n")
 
 
-def case_sums(units: pl.DataFrame, cluster: str = CASE_ID) -> pl.DataFrame:
-    """Per candidate and case: the sums behind every interval of :func:`with_uncertainty`.
+#: :func:`case_sums` with ``outcomes``: the column counting a case's units of each outcome is this prefix and the
+#: outcome (``n_passed``, ...).
+OUTCOME_COUNT: Final = "n_"
+
+
+def case_sums(units: Lazy, cluster: str = CASE_ID, *, outcomes: bool = False) -> Lazy:
+    """Per candidate and case: the sums behind every interval of :func:`with_uncertainty` (any engine).
 
     Parameters
     ----------
     units
-        Unit outcomes (``candidate``, ``outcome``, ``score`` and ``cluster``).
+        Unit outcomes (narwhals lazy frame: ``candidate``, ``outcome`` as text or Enum, ``score`` and ``cluster``).
     cluster
         Column identifying a case.
+    outcomes
+        Also count the case's units of each outcome (Int64 ``n_<outcome>``, see :data:`OUTCOME_COUNT`): what
+        the slice funnel adds up by the case's slice values.
 
     Returns
     -------
-    polars.DataFrame
+    narwhals.LazyFrame
         ``candidate``, ``cluster`` and the Float64 sums of :data:`CASE_SUM_COLUMNS`: observations (rows: units,
         or counted attempts under ``every``), completed, scored and passed, the sum of scores of scored units and
-        their number; in no particular order (:func:`case_patterns` orders what the intervals sum over).
+        their number; ``_missing`` (Int64, missing units); in no particular order (:func:`case_patterns` counts
+        the cases with each set of sums).
 
     Examples
     --------
-    >>> units = pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "a"], "outcome": ["passed", "missing"],
+    >>> import narwhals.stable.v2 as nw
+    >>> units = pl.LazyFrame({"candidate": ["A", "A"], "case_id": ["a", "a"], "outcome": ["passed", "missing"],
     ...                       "score": [1.0, None]})
-    >>> case_sums(units).row(0)
-    ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    >>> case_sums(nw.from_native(units)).to_native().collect().row(0)
+    ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1)
     """
-    schema = units.schema
-    graded = outcome_in(schema, "passed", "failed", "scored_no_threshold")
-    completed = outcome_in(schema, "no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed")
-    scored_score = graded & pl.col(SCORE).is_not_null()
-    return (
-        units.lazy()
-        .group_by(CANDIDATE, cluster)
-        .agg(
-            pl.len().cast(pl.Float64).alias(OBSERVATIONS),
-            completed.sum().cast(pl.Float64).alias(COMPLETED),
-            graded.sum().cast(pl.Float64).alias(SCORED),
-            outcome_in(schema, "passed").sum().cast(pl.Float64).alias(PASSED),
-            pl.when(scored_score).then(pl.col(SCORE)).sum().cast(pl.Float64).alias("_score_sum"),
-            scored_score.sum().cast(pl.Float64).alias("_score_n"),
-        )
-        .collect()
+    o = nw.col("outcome")
+    graded = o.is_in(["passed", "failed", "scored_no_threshold"])
+    completed = o.is_in(["no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"])
+    scored_score = graded & ~nw.col(SCORE).is_null()
+    as_float = nw.Float64()
+    return units.group_by(CANDIDATE, cluster).agg(
+        nw.len().cast(as_float).alias(OBSERVATIONS),
+        completed.cast(nw.Int64()).sum().cast(as_float).alias(COMPLETED),
+        graded.cast(nw.Int64()).sum().cast(as_float).alias(SCORED),
+        (o == "passed").cast(nw.Int64()).sum().cast(as_float).alias(PASSED),
+        nw.when(scored_score).then(nw.col(SCORE)).otherwise(0.0).sum().cast(as_float).alias("_score_sum"),
+        scored_score.cast(nw.Int64()).sum().cast(as_float).alias("_score_n"),
+        (o == "missing").cast(nw.Int64()).sum().alias("_missing"),
+        *(((o == name).cast(nw.Int64()).sum().alias(OUTCOME_COUNT + name)) for name in (OUTCOMES if outcomes else ())),
     )
 
 
-def case_patterns(per_case: pl.DataFrame) -> pl.DataFrame:
-    """The number of cases with each distinct set of per-case sums, per candidate.
+def case_patterns(per_case: Lazy, by: Sequence[str] = ()) -> Lazy:
+    """Per candidate (and ``by``), the number of cases (``cases``) with each set of :func:`case_sums`' sums.
 
     Every interval of :func:`with_uncertainty` depends on a candidate's cases only through how many of them
     have each set of sums (see :func:`evalframe.stats.rate_interval`'s ``cases``). With pass/fail grades the
     sums are small whole numbers, so a candidate has a few such patterns however many cases it has: what
-    another engine sends to the driver instead of one row per case.
-
-    Parameters
-    ----------
-    per_case
-        ``candidate``, a case column and the sums of :data:`CASE_SUM_COLUMNS` (:func:`case_sums`).
-
-    Returns
-    -------
-    polars.DataFrame
-        ``candidate``, the Float64 sums of :data:`CASE_SUM_COLUMNS` and ``cases`` (Int64), sorted by them.
+    another engine sends to the driver instead of one row per case (:func:`collected_patterns` takes them).
+    With ``by`` (a case's slice label), the outcome counts ``n_<outcome>`` are added up too, and the missing
+    units counted: what the slice funnel and the missingness tests need, per candidate and slice value.
 
     Examples
     --------
-    >>> per_case = pl.DataFrame({"candidate": ["A"] * 3, "case_id": ["a", "b", "c"], "observations": [2.0] * 3,
+    >>> import narwhals.stable.v2 as nw
+    >>> per_case = pl.LazyFrame({"candidate": ["A"] * 3, "case_id": ["a", "b", "c"], "observations": [2.0] * 3,
     ...     "completed": [2.0] * 3, "scored": [2.0] * 3, "passed": [1.0, 2.0, 1.0], "_score_sum": [1.0, 2.0, 1.0],
     ...     "_score_n": [2.0] * 3})
-    >>> case_patterns(per_case).select("passed", "cases").rows()
+    >>> collected_patterns(case_patterns(nw.from_native(per_case))).select("passed", "cases").rows()
     [(1.0, 2), (2.0, 1)]
     """
-    key = [CANDIDATE, *CASE_SUM_COLUMNS]
-    return (
-        per_case.lazy()
-        .with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64))
-        .group_by(key)
-        .agg(pl.len().cast(pl.Int64).alias(CASES))
-        .sort(key)
-        .collect()
+    names = per_case.collect_schema().names()
+    counted = [c for c in names if c.startswith(OUTCOME_COUNT)] if by else []
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS, *(["_missing"] if by else [])]
+    return per_case.group_by(*key).agg(nw.len().alias(CASES), *(nw.col(c).sum() for c in counted))
+
+
+def collected_patterns(counted: Lazy, by: Sequence[str] = ()) -> pl.DataFrame:
+    """:func:`case_patterns` (grouped by ``by`` besides the candidate) collected to polars, typed and sorted.
+
+    The sums of :data:`CASE_SUM_COLUMNS` are Float64, ``cases`` Int64; rows are sorted by the candidate,
+    ``by`` and the sums (what :func:`uncertainty_from_case_patterns` sums over, in order).
+    """
+    key = [CANDIDATE, *by, *CASE_SUM_COLUMNS]
+    collected: pl.DataFrame = counted.collect("polars").to_native()
+    return collected.with_columns(pl.col(CASE_SUM_COLUMNS).cast(pl.Float64), pl.col(CASES).cast(pl.Int64)).sort(
+        key, nulls_last=True
     )
 
 

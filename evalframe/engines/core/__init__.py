@@ -7,29 +7,23 @@ counts per kind with their first rows, outcome counts per candidate and the case
 :mod:`evalframe.funnel` and :mod:`evalframe.stats.clustered`, shared with the polars path.
 
 The row checks and the canonical columns are :mod:`evalframe.validate`'s own (:mod:`evalframe.validate.canonical`,
-which the polars engine runs too); the identity checks and the retry policies word their problems as
-:mod:`evalframe.reconcile` and :mod:`evalframe.attempts` do (SPEC §3, §4). The strict CSV reader with its line
-numbers stays on polars.
+which the polars engine runs too); so are the retry policies (:func:`evalframe.attempts.marked_attempts`), the
+units' outcomes and the per-case sums (:func:`evalframe.funnel.unit_outcomes`, :func:`~evalframe.funnel.case_sums`,
+:func:`~evalframe.funnel.case_patterns`), re-exported here; the identity checks word their problems as
+:mod:`evalframe.reconcile` does (SPEC §3). The strict CSV reader with its line numbers stays on polars.
 
 One module a step: :mod:`~evalframe.validate.rows` (the options, problem frames and the one-pass
 :func:`checked`), :mod:`~evalframe.validate.canonical` (:func:`canonical`: the canonical ledger and its row
 checks), :mod:`~evalframe.engines.core.reconcile` (:func:`identity`: the ledger against the plan) and
-:mod:`~evalframe.engines.core.outcomes` (:func:`select_attempts`, the outcomes and the per-case sums).
+:mod:`~evalframe.engines.core.outcomes` (:func:`select_attempts` over windows per unit, the outcome counts).
 """
 
 from __future__ import annotations
 
-from evalframe.engines.core.outcomes import (
-    OUTCOME_COUNT,
-    Selection,
-    case_patterns,
-    case_sums,
-    outcome_counts,
-    select_attempts,
-    unit_outcomes,
-)
+from evalframe.attempts import Selection
+from evalframe.engines.core.outcomes import outcome_counts, select_attempts
 from evalframe.engines.core.reconcile import Identity, identity
-from evalframe.funnel import outcome
+from evalframe.funnel import OUTCOME_COUNT, case_patterns, case_sums, outcome, unit_outcomes
 from evalframe.validate.canonical import CANONICAL, Canonical, canonical
 from evalframe.validate.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
 
