@@ -92,7 +92,7 @@ TINY_INPUTS = {
     "spark.sql.autoBroadcastJoinThreshold": "-1",
 }
 #: The seeds run on Spark local too, in chunks so that a failure names its seeds (each audit runs a few Spark jobs).
-SPARK_CHUNKS, SPARK_PER_CHUNK = 4, 25
+SPARK_CHUNKS, SPARK_PER_CHUNK = 6, 10
 
 
 @pytest.fixture(scope="module")
