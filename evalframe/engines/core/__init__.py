@@ -13,7 +13,7 @@ numbers stays on polars.
 
 One module a step: :mod:`~evalframe.validate.rows` (the options, problem frames and the one-pass
 :func:`checked`), :mod:`~evalframe.validate.canonical` (:func:`canonical`: the canonical ledger and its row
-checks), :mod:`~evalframe.engines.core.reconcile` (:func:`identity`: the ledger against the plan) and
+checks), :mod:`~evalframe.reconcile` (:func:`identity`: the ledger against the plan) and
 :mod:`~evalframe.engines.core.outcomes` (:func:`select_attempts`, the outcomes and the per-case sums).
 """
 
@@ -28,8 +28,8 @@ from evalframe.engines.core.outcomes import (
     select_attempts,
     unit_outcomes,
 )
-from evalframe.engines.core.reconcile import Identity, identity
 from evalframe.funnel import outcome
+from evalframe.reconcile import Identity, Keys, identity
 from evalframe.validate.canonical import CANONICAL, Canonical, canonical
 from evalframe.validate.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
 
@@ -39,6 +39,7 @@ __all__ = [
     "PROBLEM_COLUMNS",
     "Canonical",
     "Identity",
+    "Keys",
     "Lazy",
     "Options",
     "Selection",
