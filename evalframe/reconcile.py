@@ -1,29 +1,30 @@
-"""Reconcile the canonical ledger with the plan, on identity, by anti-joins.
+"""Reconcile the canonical ledger with the plan, on identity, by joins and anti-joins (SPEC §3).
 
 Rows are joined on (candidate, case_id, trial[, attempt]) and never by
-position: matching row counts prove nothing. Every function here is pure and
-returns a (partial) problems frame; :func:`reconcile` gathers them all.
+position: matching row counts prove nothing. The rules are written once, in
+narwhals (:func:`identity`), and every engine runs them: Spark on its text
+keys (:mod:`evalframe.engines.driver`), polars on the integer codes of
+:func:`encode_keys` (:func:`reconcile`, which gathers the problems).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
+import narwhals.stable.v2 as nw
 import polars as pl
 
 from evalframe.attempts import unit_attempt_key
 from evalframe.columns import (
     ATTEMPT,
-    ATTEMPT_KEY,
     CANDIDATE,
     CASE_HASH,
     CASE_ID,
     DATASET_VERSION,
     DETAIL,
     KIND,
-    LINE,
     REFUSING,
     RUN_ID,
     SOURCE,
@@ -34,12 +35,193 @@ from evalframe.columns import (
 from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems, problems_frame
+from evalframe.validate.rows import _UNIT, ROW_KEYS, Lazy, _Check, _lit, _text, checked, problems
 
-_ROW_COLS = (CANDIDATE, CASE_ID, TRIAL, ATTEMPT, LINE, SOURCE)
+
+@dataclass(frozen=True)
+class Keys:
+    """The columns the identity checks compare a row's candidate, case and unit on.
+
+    By default the text itself: a row's candidate is tested against the plan's candidates, its case by a
+    join with the plan's cases, and a unit is (``candidate``, ``case_id``, ``trial``). A runner that has
+    coded its rows against the plan already (the polars runner, :meth:`evalframe.plan.Plan.encode`) names
+    its code columns instead, so that every test is on integers: ``candidate`` and ``case`` are non-null
+    exactly when the row's candidate / case is planned, and ``unit`` is the unit's code in the ledger and
+    in the planned units. Either way the rules, their kinds and their details are the same.
+
+    Examples
+    --------
+    >>> Keys().unit, Keys(candidate="_cand", case="_case", unit=("_uid",)).unit
+    (('candidate', 'case_id', 'trial'), ('_uid',))
+    """
+
+    #: A column non-null exactly when the row's candidate is planned (None: tested against the candidates).
+    candidate: str | None = None
+    #: A column non-null exactly when the row's case is planned (None: joined with the plan's cases).
+    case: str | None = None
+    #: The columns that name a unit, in the ledger and in the planned units.
+    unit: tuple[str, ...] = tuple(_UNIT)
+    #: A column naming a planned row's (unit, attempt) as one value (None: ``unit`` and ``attempt``).
+    attempt: str | None = None
 
 
-def _flag(rows: pl.LazyFrame, kind: str, detail: pl.Expr) -> pl.LazyFrame:
-    return rows.select(pl.lit(kind).alias(KIND), *_ROW_COLS, detail.alias(DETAIL))
+#: The polars runner's keys: the integer codes of :func:`encode_keys`.
+CODED: Final = Keys(candidate=CAND_CODE, case=CASE_CODE, unit=(UID,))
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The ledger with its planned-unit marker, and the identity problems (see :func:`identity`)."""
+
+    ledger: Lazy
+    problems: list[Lazy]
+    #: The planned units with no ledger row, as their :attr:`Keys.unit` columns.
+    missing: Lazy
+
+
+def identity(
+    ledger: Lazy,
+    cases: Lazy,
+    planned: Lazy,
+    *,
+    candidates: Sequence[str],
+    trial_range: tuple[int, int],
+    units_table: bool,
+    run_id: str | None,
+    checks: Sequence[_Check] = (),
+    keys: Keys = Keys(),  # noqa: B008 (frozen, so one shared default is safe)
+) -> Identity:
+    """The identity checks of :func:`evalframe.reconcile.reconcile`, by joins and anti-joins.
+
+    ``cases`` holds the plan's ``case_id`` and its ``dataset_version`` / ``case_hash`` when it has them;
+    ``planned`` the planned units (``candidate``, ``case_id``, ``trial``); ``checks`` further checks of the
+    ledger's rows (:attr:`evalframe.engines.core.Canonical.checks`), found in the same pass as the unknown
+    candidates, cases, trials, units and runs. Adds ``_planned`` (Boolean) to the ledger: the row is one of a
+    planned unit (and keeps the ``_``-prefixed columns that found it: the problems are read from the ledger
+    handed back, which an engine may cache). ``keys`` names the columns compared (:class:`Keys`); with code
+    columns, ``planned`` holds the unit's code columns and ``missing`` is of those.
+    """
+    units = planned if units_table else None
+    marked, found = _plan_membership(
+        ledger, cases, candidates, trial_range, units, run_id=run_id, checks=checks, keys=keys
+    )
+    found.append(_duplicates(marked, [keys.attempt] if keys.attempt else [*keys.unit, ATTEMPT]))
+    found.extend(_plan_value_problems(marked, cases))
+    unit = list(keys.unit)
+    present = marked.filter(nw.col("_planned")).select(*unit)
+    # Missing units are counted per candidate by the engine (see evalframe.reconcile.missing_problems), not listed.
+    gone = planned.select(*unit).join(present, on=unit, how="anti")
+    return Identity(marked, found, gone)
+
+
+def _duplicates(marked: Lazy, planned_key: list[str]) -> Lazy:
+    """Every row whose (candidate, case_id, trial, attempt) occurs more than once.
+
+    A planned row's key is compared on ``planned_key`` (its unit columns and attempt, or one column naming
+    both), any other row's on the text (a key is planned or not as a whole, so the two kinds of row never
+    share a key).
+    """
+    key = [CANDIDATE, CASE_ID, TRIAL, ATTEMPT]
+    # A key with a part that has no value (a token that did not parse) is not known, so repeats no other.
+    whole = marked.filter(nw.all_horizontal(*(~nw.col(k).is_null() for k in key), ignore_nulls=False))
+    if planned_key == key:
+        counted = _repeated(whole, key)
+    else:
+        counted = nw.concat(
+            [
+                _repeated(whole.filter(nw.col("_planned")), planned_key),
+                _repeated(whole.filter(~nw.col("_planned")), key),
+            ]
+        )
+    return problems(
+        counted,
+        "duplicate_key",
+        nw.concat_str([_lit("key appears "), nw.col("_times").cast(nw.String()), _lit(" times")]),
+        keys=ROW_KEYS,
+    )
+
+
+def _repeated(rows: Lazy, key: list[str]) -> Lazy:
+    """The rows whose ``key`` occurs more than once, with ``_times``: how often (counted, then joined back)."""
+    times = rows.group_by(*key).agg(nw.len().alias("_times")).filter(nw.col("_times") > 1)
+    return rows.join(times, on=key, how="inner")
+
+
+def _plan_membership(
+    ledger: Lazy,
+    cases: Lazy,
+    candidates: Sequence[str],
+    trial_range: tuple[int, int],
+    units: Lazy | None,
+    *,
+    run_id: str | None,
+    checks: Sequence[_Check],
+    keys: Keys,
+) -> tuple[Lazy, list[Lazy]]:
+    """The ledger with ``_planned``, and its rows of an unknown candidate, case, trial, unit or run, in one pass.
+
+    The rows of another run than ``run_id`` are found when it is given
+    (:func:`evalframe.engines.core.checked` makes the problems); ``units`` holds the planned units when the
+    plan is a units table, else None.
+    """
+    low, high = trial_range
+    if keys.case is None:
+        marked = ledger.join(
+            cases.select(CASE_ID, _lit(True, nw.Boolean()).alias("_case_ok")), on=CASE_ID, how="left"
+        ).with_columns(nw.col("_case_ok").fill_null(False))
+    else:
+        marked = ledger.with_columns((~nw.col(keys.case).is_null()).alias("_case_ok"))
+    known = nw.col(CANDIDATE).is_in(list(candidates)) if keys.candidate is None else ~nw.col(keys.candidate).is_null()
+    marked = marked.with_columns(known.fill_null(False).alias("_cand_ok"))
+    in_range = (nw.col(TRIAL) >= low) & (nw.col(TRIAL) <= high)
+    cand, case = nw.col("_cand_ok"), nw.col("_case_ok")
+    checks = [
+        *checks,
+        (~cand, "unknown_candidate", nw.concat_str([_lit("candidate "), _text(CANDIDATE), _lit(" is not planned")])),
+        (cand & ~case, "unknown_case", nw.concat_str([_lit("case "), _text(CASE_ID), _lit(" is not in the plan")])),
+        (
+            cand & case & ~nw.col(TRIAL).is_null() & ~in_range.fill_null(False),
+            "trial_out_of_range",
+            nw.concat_str([_lit("trial "), _text(TRIAL), _lit(f" is outside {low}..{high}")]),
+        ),
+    ]
+    if run_id is not None:
+        wrong = (nw.col(RUN_ID).is_null() | (nw.col(RUN_ID) != run_id)).fill_null(True)
+        detail = nw.concat_str([_lit("run_id "), _text(RUN_ID), _lit(f" is not the required run {run_id}")])
+        checks.append((wrong, "run_mismatch", detail))
+    coded = cand & case & in_range.fill_null(False)
+    if units is not None:
+        unit = list(keys.unit)
+        marked = marked.join(
+            units.select(*unit, _lit(True, nw.Boolean()).alias("_listed")), on=unit, how="left"
+        ).with_columns(nw.col("_listed").fill_null(False))
+        not_listed = _lit("(candidate, case_id, trial) is not a planned unit")
+        checks.append((coded & ~nw.col("_listed"), "unknown_unit", not_listed))
+        coded = coded & nw.col("_listed")
+    marked = marked.with_columns(coded.alias("_planned"))
+    return marked, checked(marked, checks, keys=ROW_KEYS)
+
+
+def _plan_value_problems(marked: Lazy, cases: Lazy) -> list[Lazy]:
+    """Rows whose ``dataset_version`` or ``case_hash`` differs from the plan's for their case."""
+    names = cases.collect_schema().names()
+    found = []
+    for col, kind in ((DATASET_VERSION, "version_mismatch"), (CASE_HASH, "hash_mismatch")):
+        if col not in names:
+            continue
+        joined = marked.join(
+            cases.select(CASE_ID, nw.col(col).cast(nw.String()).alias("_plan_value")), on=CASE_ID, how="inner"
+        )
+        differ = ~nw.col(col).is_null() & ~nw.col("_plan_value").is_null() & (nw.col(col) != nw.col("_plan_value"))
+        found.append(
+            problems(
+                joined.filter(differ),
+                kind,
+                nw.concat_str([_lit(f"{col} "), nw.col(col), _lit(" differs from the plan's "), nw.col("_plan_value")]),
+                keys=ROW_KEYS,
+            )
+        )
+    return found
 
 
 def encode_keys(ledger: pl.DataFrame | pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
@@ -74,89 +256,6 @@ def planned_units_coded(plan: Plan) -> pl.LazyFrame:
     return units.select(*UNIT_KEY, *plan_columns, CAND_CODE, CASE_CODE, UID)
 
 
-def _listed_units(plan: Plan) -> pl.Series | None:
-    """A units-table plan's units as a Boolean Series indexed by unit code (True: planned), when compact.
-
-    Every non-null ``_uid`` lies below the number of possible codes (candidates ×
-    cases × trial span), so membership is one gather instead of an anti-join
-    on the codes. None when that number
-    is far above the planned units (a sparse plan) or the plan is a cross product.
-    """
-    if plan.unit_codes is None:
-        return None
-    size = plan.coding.block * len(plan.candidates)
-    if size > 16 * plan.n_units + 2**20 or size >= 2**32:
-        return None
-    return pl.repeat(False, size, dtype=pl.Boolean, eager=True).scatter(plan.unit_codes, True)
-
-
-def _shown(name: str) -> pl.Expr:
-    """A key as a detail shows it: its text, ``null`` when it has none (as the Spark engine words it)."""
-    return pl.col(name).cast(pl.String).fill_null("null")
-
-
-def unknown_rows(coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None) -> pl.LazyFrame:
-    """Rows whose candidate, case or trial is not in the plan.
-
-    ``coded`` is the ledger after :func:`encode_keys`. Each row gets the most
-    specific kind that applies: ``unknown_candidate``, else
-    ``unknown_case``, else ``trial_out_of_range`` (trial outside the plan's
-    trial range), else ``unknown_unit`` (a units-table plan that does not list
-    the unit; ``planned`` holds the plan's unit codes, ``_uid``, when the
-    caller has them collected already).
-
-    Examples
-    --------
-    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["quote"]}), candidates=["A"])
-    >>> rows = pl.LazyFrame({"candidate": ["A", "C"], "case_id": ["invented", "quote"], "trial": [1, 1],
-    ...                      "attempt": [1, 1], "line": [2, 3], "source": ["r.csv", "r.csv"]})
-    >>> unknown_rows(encode_keys(rows, plan), plan).select("kind", "case_id", "line").collect().rows()
-    [('unknown_candidate', 'quote', 3), ('unknown_case', 'invented', 2)]
-    """
-    low, high = plan.trial_range
-    cand_ok, case_ok = pl.col(CAND_CODE).is_not_null(), pl.col(CASE_CODE).is_not_null()
-    parts = [
-        _flag(coded.filter(~cand_ok), "unknown_candidate", pl.format("candidate {} is not planned", _shown(CANDIDATE))),
-        _flag(
-            coded.filter(cand_ok & ~case_ok), "unknown_case", pl.format("case {} is not in the plan", _shown(CASE_ID))
-        ),
-        _flag(
-            coded.filter(cand_ok & case_ok & pl.col(UID).is_null() & pl.col(TRIAL).is_not_null()),
-            "trial_out_of_range",
-            pl.format("trial {} is outside {}..{}", pl.col(TRIAL), pl.lit(low), pl.lit(high)),
-        ),
-    ]
-    if plan.unit_codes is not None:
-        listed, in_range = _listed_units(plan), coded.filter(pl.col(UID).is_not_null())
-        if listed is not None:
-            not_unit = in_range.filter(~pl.lit(listed).gather(pl.col(UID)))
-        else:
-            units = planned if planned is not None else plan.planned_codes()
-            not_unit = in_range.join(units.select(UID), on=UID, how="anti", maintain_order="left")
-        parts.append(_flag(not_unit, "unknown_unit", pl.lit("(candidate, case_id, trial) is not a planned unit")))
-    return pl.concat(parts)
-
-
-def _repeated(known: pl.LazyFrame) -> pl.LazyFrame:
-    """The planned rows whose (``_uid``, ``attempt``) pair occurs more than once (collects two columns).
-
-    When both fit in one Int64 (``_uid`` × (largest attempt + 1) + attempt), that integer is sorted once and
-    the values equal to their predecessor are the repeated pairs; the rows holding them are then picked by
-    membership (quicker than counting the distinct integers and then marking the duplicated pairs).
-    Otherwise the pairs are compared directly.
-    """
-    pairs = known.select(UID, ATTEMPT).collect()
-    if pairs.height < 2:
-        return known.head(0)
-    key = unit_attempt_key(pairs, UID)
-    if key is None:
-        return known.filter(pl.struct(UID, ATTEMPT).is_duplicated())
-    # Lazy queries: polars runs them without the GIL (eager Series methods hold it).
-    ordered = pairs.lazy().select(key.sort().alias("_key"))
-    twice = ordered.filter(pl.col("_key") == pl.col("_key").shift(1)).unique().collect().to_series()
-    return known.filter(key.is_in(twice.implode())) if twice.len() else known.head(0)
-
-
 #: :func:`reconcile` sorts a ledger of at most this many rows by unit and attempt (see :func:`_in_unit_order`).
 SORT_EARLY_ROWS: Final = 1_000_000
 
@@ -177,77 +276,6 @@ def _in_unit_order(coded: pl.DataFrame) -> pl.DataFrame:
         return coded
     key = unit_attempt_key(coded, UID)
     return coded if key is None else coded.lazy().sort(key).collect()
-
-
-def duplicate_keys(coded: pl.LazyFrame) -> pl.LazyFrame:
-    """Every row whose (candidate, case_id, trial, attempt) occurs more than once.
-
-    Planned units are compared on their integer code, other rows on the
-    strings; either way the comparison is exact.
-
-    Examples
-    --------
-    >>> rows = pl.LazyFrame({"candidate": ["A", "A"], "case_id": ["quote", "quote"], "trial": [1, 1],
-    ...                      "attempt": [1, 1], "line": [2, 3], "source": ["r.csv", "r.csv"], "_uid": [0, 0]})
-    >>> duplicate_keys(rows).select("kind", "line").collect().to_dicts()
-    [{'kind': 'duplicate_key', 'line': 2}, {'kind': 'duplicate_key', 'line': 3}]
-    """
-    # A key with a part that has no value (a token that did not parse) is not known, so repeats no other.
-    whole = coded.filter(pl.all_horizontal(pl.col(ATTEMPT_KEY).is_not_null()))
-    known = whole.filter(pl.col(UID).is_not_null())
-    other = whole.filter(pl.col(UID).is_null())
-    # Planned rows are counted on their integer codes (a window over the text keys of 10M repeated rows held
-    # a hash table of their strings).
-    times = "key appears {} times"
-    return pl.concat(
-        [
-            _flag(_repeated(known), "duplicate_key", pl.format(times, pl.len().over(UID, ATTEMPT))),
-            _flag(
-                other.filter(pl.struct(*ATTEMPT_KEY).is_duplicated()),
-                "duplicate_key",
-                pl.format(times, pl.len().over(ATTEMPT_KEY)),
-            ),
-        ]
-    )
-
-
-def binding_mismatches(ledger: pl.LazyFrame, plan: Plan) -> pl.LazyFrame:
-    """Rows whose run_id, dataset_version or case_hash differ from what the plan requires.
-
-    ``run_mismatch`` when the plan requires a run and the row's ``run_id``
-    differs (a null run_id differs too); ``version_mismatch`` /
-    ``hash_mismatch`` when the plan and the row both carry the value for a
-    case and they differ (compared exactly).
-    """
-    parts: list[pl.LazyFrame] = []
-    if plan.run_id is not None:
-        wrong = ledger.filter(pl.col(RUN_ID).is_null() | (pl.col(RUN_ID) != plan.run_id))
-        parts.append(
-            _flag(
-                wrong,
-                "run_mismatch",
-                pl.format(
-                    "run_id {} is not the required run {}", pl.col(RUN_ID).fill_null("null"), pl.lit(plan.run_id)
-                ),
-            )
-        )
-    for col, kind in ((DATASET_VERSION, "version_mismatch"), (CASE_HASH, "hash_mismatch")):
-        if col not in plan.cases.columns:
-            continue
-        planned = plan.cases.lazy().select(CASE_ID, pl.col(col).cast(pl.String).alias("_planned"))
-        joined = ledger.join(planned, on=CASE_ID, how="inner", maintain_order="left").filter(
-            pl.col(col).is_not_null() & pl.col("_planned").is_not_null() & (pl.col(col) != pl.col("_planned"))
-        )
-        parts.append(
-            _flag(
-                joined,
-                kind,
-                pl.format("{} {} differs from the plan's {}", pl.lit(col), pl.col(col), pl.col("_planned")),
-            )
-        )
-    if not parts:
-        return _flag(ledger.head(0), "run_mismatch", pl.lit(""))
-    return pl.concat(parts)
 
 
 #: How many missing case ids a candidate's ``missing_unit`` problem names (the units table marks every one).
@@ -302,9 +330,7 @@ def first_missing_cases(missing: pl.LazyFrame, plan: Plan, by: str, *extra: pl.E
     return counted.drop("_o").insert_column(2, shown)
 
 
-def missing_units(
-    coded: pl.LazyFrame, plan: Plan, planned: pl.LazyFrame | None = None, *, missing: MissingPolicy = "report"
-) -> pl.LazyFrame:
+def missing_units(gone: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "report") -> pl.LazyFrame:
     """One ``missing_unit`` problem per candidate with planned units that have no ledger row at all.
 
     Missing units are counted, not listed (SPEC §3 "Problems at scale"): a
@@ -316,29 +342,23 @@ def missing_units(
     refusing only when ``missing="refuse"``; otherwise it is reported for the
     record, so that a batch refused for another reason still says what is
     missing (the funnel counts missing units as ``missing``, never as
-    failures). Membership is tested on the unit code (collects ``coded``);
-    ``planned`` holds the plan's unit codes (``_uid``; default
-    :meth:`~evalframe.plan.Plan.planned_codes`).
+    failures). ``gone`` holds the missing units' codes (``_uid``, Int64), as
+    :func:`identity` finds them with :data:`CODED` keys.
 
     Examples
     --------
     >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"], trials=2)
-    >>> rows = pl.LazyFrame({"candidate": ["A", "A", "B"], "case_id": ["q1", "q2", "q1"], "trial": [1, 1, 1]})
-    >>> for row in missing_units(encode_keys(rows, plan), plan).select("candidate", "detail").collect().rows():
+    >>> gone = pl.LazyFrame({"_uid": [1, 3, 4, 5, 8, 9, 10, 11, 12]})  # A: 0-5, B: 6-11 (q1 t1, q1 t2, q2 t1, ...)
+    >>> for row in missing_units(gone, plan).select("candidate", "detail").collect().rows():
     ...     print(row)
     ('A', '4 planned units have no row, in 3 cases: q1, q2, q3')
     ('B', '5 planned units have no row, in 3 cases: q1, q2, q3')
     """
-    present = coded.select(pl.col(UID).drop_nulls()).collect().to_series()
-    units = planned if planned is not None else plan.planned_codes()
     coding = plan.coding
-    gone = first_missing_cases(
-        units.select(UID).filter(~pl.col(UID).is_in(present.implode())).with_columns(coding.parts()),
-        plan,
-        CAND_CODE,
-        pl.len().alias("_units"),
+    counted = first_missing_cases(
+        gone.select(UID).with_columns(coding.parts()), plan, CAND_CODE, pl.len().alias("_units")
     ).sort(CAND_CODE)
-    found = [(coding.candidates[cand], n_units, n_cases, ids) for cand, n_cases, ids, n_units in gone.iter_rows()]
+    found = [(coding.candidates[cand], n_units, n_cases, ids) for cand, n_cases, ids, n_units in counted.iter_rows()]
     return missing_problems(found, plan.source, refusing=missing == "refuse").lazy()
 
 
@@ -424,13 +444,20 @@ def reconcile(ledger: pl.DataFrame, plan: Plan, *, missing: MissingPolicy = "rep
     """
     coded = _in_unit_order(encode_keys(ledger, plan).collect())
     planned = plan.planned_codes().with_columns(plan.coding.parts()).collect()
-    lf = coded.lazy()
-    problems = Problems.gather(
-        [
-            unknown_rows(lf, plan, planned.lazy()),
-            duplicate_keys(lf),
-            binding_mismatches(lf, plan),
-            missing_units(lf, plan, planned.lazy(), missing=missing),
-        ]
+    cases = plan.cases.select(CASE_ID, *(c for c in (DATASET_VERSION, CASE_HASH) if c in plan.cases.columns))
+    # A planned row's (unit, attempt) as one integer when it fits: a group-by on one column, not two.
+    pair = unit_attempt_key(coded, UID)
+    keys = CODED if pair is None else replace(CODED, attempt="_pair")
+    ident = identity(
+        nw.from_native(coded.lazy() if pair is None else coded.lazy().with_columns(pair.alias("_pair"))),
+        nw.from_native(cases.lazy()),
+        nw.from_native(planned.lazy()),
+        candidates=plan.candidates,
+        trial_range=plan.trial_range,
+        units_table=plan.unit_codes is not None,
+        run_id=plan.run_id,
+        keys=keys,
     )
+    found: list[pl.LazyFrame] = [p.to_native() for p in ident.problems]
+    problems = Problems.gather([*found, missing_units(ident.missing.to_native(), plan, missing=missing)])
     return Reconciled(problems, coded, planned)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evalframe as ef
-from evalframe.reconcile import duplicate_keys, encode_keys, reconcile
+from evalframe.reconcile import reconcile
 from evalframe.validate import validate_ledger
 
 PLAN = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"], trials=2)
@@ -26,8 +26,8 @@ def _ledger(rows: list[tuple[str, str, int, int]]) -> pl.DataFrame:
 
 
 def _duplicates(rows: list[tuple[str, str, int, int]]) -> list[tuple[int, str]]:
-    found = duplicate_keys(encode_keys(_ledger(rows), PLAN)).select("line", "detail").collect()
-    return sorted(found.iter_rows())
+    found = reconcile(_ledger(rows).with_columns(pl.lit(None, pl.String).alias("run_id")), PLAN).problems.shown
+    return sorted(found.filter(pl.col("kind") == "duplicate_key").select("line", "detail").iter_rows())
 
 
 def test_every_row_of_a_repeated_key_is_flagged_with_its_count() -> None:

@@ -151,8 +151,6 @@ def row_work(frames: Frames, frame: Lazy, plan: Plan, shape: str, o: Options) ->
         trial_range=plan.trial_range,
         units_table=plan.unit_codes is not None,
         run_id=plan.run_id,
-        plan_source=plan.source,
-        missing_refuses=options.missing_refuses,
         checks=made.checks,
     )
     marked = frames.keep(ident.ledger)

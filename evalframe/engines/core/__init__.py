@@ -14,7 +14,7 @@ units' outcomes and the per-case sums (:func:`evalframe.funnel.unit_outcomes`, :
 
 One module a step: :mod:`~evalframe.validate.rows` (the options, problem frames and the one-pass
 :func:`checked`), :mod:`~evalframe.validate.canonical` (:func:`canonical`: the canonical ledger and its row
-checks), :mod:`~evalframe.engines.core.reconcile` (:func:`identity`: the ledger against the plan) and
+checks), :mod:`~evalframe.reconcile` (:func:`identity`: the ledger against the plan) and
 :mod:`~evalframe.engines.core.outcomes` (:func:`select_attempts` over windows per unit, the outcome counts).
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from evalframe.attempts import Selection
 from evalframe.engines.core.outcomes import outcome_counts, select_attempts
-from evalframe.engines.core.reconcile import Identity, identity
 from evalframe.funnel import OUTCOME_COUNT, case_patterns, case_sums, outcome, unit_outcomes
+from evalframe.reconcile import Identity, Keys, identity
 from evalframe.validate.canonical import CANONICAL, Canonical, canonical
 from evalframe.validate.rows import PROBLEM_COLUMNS, Lazy, Options, checked, problems
 
@@ -33,6 +33,7 @@ __all__ = [
     "PROBLEM_COLUMNS",
     "Canonical",
     "Identity",
+    "Keys",
     "Lazy",
     "Options",
     "Selection",
