@@ -275,7 +275,8 @@ def _in_unit_order(coded: pl.DataFrame) -> pl.DataFrame:
     if coded.get_column(UID).null_count() or coded.get_column(ATTEMPT).null_count():
         return coded
     key = unit_attempt_key(coded, UID)
-    return coded if key is None else coded.lazy().sort(key).collect()
+    # The in-memory engine for this one sort: the streaming engine (polars' default) sorts with a larger peak.
+    return coded if key is None else coded.lazy().sort(key).collect(engine="in-memory")
 
 
 #: How many missing case ids a candidate's ``missing_unit`` problem names (the units table marks every one).
