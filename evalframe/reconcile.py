@@ -349,7 +349,7 @@ def missing_units(gone: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "r
     Examples
     --------
     >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2", "q3"]}), candidates=["A", "B"], trials=2)
-    >>> gone = pl.LazyFrame({"_uid": [1, 3, 4, 5, 8, 9, 10, 11, 12]})  # A: 0-5, B: 6-11 (q1 t1, q1 t2, q2 t1, ...)
+    >>> gone = pl.LazyFrame({"_uid": [1, 3, 4, 5, 6, 8, 9, 10, 11]})  # A: 0-5, B: 6-11 (q1 t1, q1 t2, q2 t1, ...)
     >>> for row in missing_units(gone, plan).select("candidate", "detail").collect().rows():
     ...     print(row)
     ('A', '4 planned units have no row, in 3 cases: q1, q2, q3')
