@@ -183,6 +183,44 @@ def test_each_task_of_an_lm_eval_folder_reconciles_its_own_headlines() -> None:
         assert table == [(task, rates[task], rates[task], 0.0)] * 3
 
 
+def test_the_report_of_every_task_holds_each_tasks_reconciliation_and_its_notes_are_those_rows() -> None:
+    # The negotiationtom folder: 3 results files × 3 tasks, one headline each (see the test above).
+    folder = real(NEGOTIATIONTOM)
+    if not folder.is_dir():
+        pytest.skip("../shared/data/real is not laid beside the repository")
+    from evalframe.importers import lm_eval
+
+    imported = lm_eval.read([folder])
+    report = evalframe.audit(imported.plan, imported.results)
+    tasks = ["negotiationtom_belief", "negotiationtom_desire", "negotiationtom_intention"]
+    table = report.reconciliation
+    assert table.get_column("task").to_list() == [t for t in tasks for _ in range(3)]
+    assert table.equals(pl.concat([report.by_task()[t].reconciliation for t in tasks]))
+    notes = report.problems.filter(pl.col("kind") == "headline_reconciled")
+    assert sorted(notes.select("task", "detail").rows()) == sorted(table.select("task", "sentence").rows())
+
+
+def test_the_audit_reconciles_once_per_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every reconciliation reads the exports' headlines first: one read per reconciliation computed.
+    from evalframe.funnel import reported
+
+    calls: list[int] = []
+
+    def counted(exports: Any) -> list[dict[str, Any]]:
+        calls.append(1)
+        return read(exports)
+
+    read = reported.reported_headlines
+    monkeypatch.setattr(reported, "reported_headlines", counted)
+    report = audited(inspect_log(tmp_path, planned=100, errored=10, correct=80, reported=80 / 90))
+    (note,) = report.problems.filter(pl.col("kind") == "headline_reconciled").get_column("detail")
+    (sentence,) = report.reconciliation.get_column("sentence")
+    assert note == sentence and sentence.endswith("10 errored or timed-out units account for +8.9 points.")
+    report.write(tmp_path / "out")  # every output reads the report's table
+    assert "+8.9 points" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert len(calls) == 1
+
+
 def test_no_decomposition_is_said_so() -> None:
     # A numeric grade without a pass threshold: passed and the pass rates are null.
     counts = {"candidate": "m", "planned": 2, "passed": None, "scored": 2, **ZERO}

@@ -36,7 +36,12 @@ from evalframe.columns import (
 from evalframe.compare.settings import pooled_settings_notes
 from evalframe.errors import AuditRefused, OptionError, PlanError
 from evalframe.funnel import check_reducer, reducer_count, reducer_meaning
-from evalframe.funnel.reported import reconciliation, reconciliation_notes
+from evalframe.funnel.reported import (
+    no_reconciliation,
+    reconciliation,
+    reconciliation_notes,
+    reconciliation_of_tasks,
+)
 from evalframe.load import (
     Loaded,
     PathLike,
@@ -426,9 +431,10 @@ class _Batch:
         )
         summary, slices, missingness = _summary_and_slices(computed, how.alpha, sliced=bool(how.options.slices))
         noted = _with_export_notes(problems, meta, how.options.reducer)
-        own = _reconciled(summary, attempts, meta, self.task)
-        bias = retry_bias_if_retried(attempts, confidence=how.options.confidence)  # computed once: notes and view
-        found = Problems.gather([noted, self.unreachable, own, retry_bias_notes(bias)])
+        # Each computed once: the notes and the renderers' tables read the same rows.
+        reconciled = _reconciled(summary, attempts, meta, self.task)
+        bias = retry_bias_if_retried(attempts, confidence=how.options.confidence)
+        found = Problems.gather([noted, self.unreachable, reconciliation_notes(reconciled), retry_bias_notes(bias)])
         return AuditReport(
             summary=summary,
             units=units,
@@ -442,6 +448,7 @@ class _Batch:
             store=self.runner.store,
             task=self.task,
             retry_bias=bias,
+            reconciliation=reconciled,
         )
 
 
@@ -575,7 +582,8 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Probl
 
     ``found`` are the problems, labelled with their task (see :func:`~evalframe.problems.with_task`). The
     task reports stay the report's (:meth:`AuditReport.by_task`); closing it closes them. Its ``retry_bias``
-    is its own (every task's rows once any unit of any task was retried, as its ``attempt_rates``).
+    is its own (every task's rows once any unit of any task was retried, as its ``attempt_rates``); its
+    ``reconciliation`` is the tasks' (each task reconciles its own headlines once, its notes read the same rows).
     """
     names: list[str] = meta["tasks"]
 
@@ -602,6 +610,7 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Probl
         found=found,
         task_reports=tuple(reports),
         retry_bias=retry_bias_if_retried(attempts, confidence=confidence),
+        reconciliation=reconciliation_of_tasks([r.reconciliation for r in reports]),
     )
 
 
@@ -723,14 +732,14 @@ def _own_notes(report: AuditReport) -> pl.DataFrame:
 def _reconciled(
     summary: pl.DataFrame, attempts: pl.DataFrame | pl.LazyFrame, meta: Mapping[str, Any], task: str | None
 ) -> pl.DataFrame:
-    """``headline_reconciled`` notes: each headline the exports reported, reconciled with this batch's summary.
+    """Each headline the exports reported, reconciled with this batch's summary (:attr:`AuditReport.reconciliation`).
 
     ``task``: the batch's one task (headlines of another are left out); None for a batch without tasks.
     """
     exports = meta.get("exports")
     if not isinstance(exports, list) or not exports:
-        return problems_frame()
-    return reconciliation_notes(reconciliation(summary, exports, attempts=attempts, task=task))
+        return no_reconciliation()
+    return reconciliation(summary, exports, attempts=attempts, task=task)
 
 
 def _meaning_or_name(recorded: str) -> str:

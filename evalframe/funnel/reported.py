@@ -338,8 +338,40 @@ def reconciliation(
             **parts,
         }
         rows.append({**row, "sentence": reconciliation_sentence({**counts, **row})})
-    table = pl.DataFrame(rows, schema=RECONCILIATION_SCHEMA)
+    return _sorted(pl.DataFrame(rows, schema=RECONCILIATION_SCHEMA))
+
+
+def _sorted(table: pl.DataFrame) -> pl.DataFrame:
+    """A reconciliation table in its order: task, candidate, metric, source (nulls last, ties as they came)."""
     return table.sort(TASK, CANDIDATE, METRIC, SOURCE, nulls_last=True, maintain_order=True)
+
+
+def no_reconciliation() -> pl.DataFrame:
+    """The reconciliation table of a report whose exports reported no headline: :data:`RECONCILIATION_SCHEMA`, no rows.
+
+    Examples
+    --------
+    >>> no_reconciliation().shape == (0, len(RECONCILIATION_SCHEMA))
+    True
+    """
+    return pl.DataFrame(schema=RECONCILIATION_SCHEMA)
+
+
+def reconciliation_of_tasks(tables: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """The reconciliation of a report of several tasks: each task's own table (its ``task`` filled), in one.
+
+    Each task's report reconciles its own headlines (:func:`reconciliation` with its ``task``); the report of
+    every task holds those rows, not a second reconciliation of its own, so its table and its
+    ``headline_reconciled`` notes (the tasks' notes) are the same rows.
+
+    Examples
+    --------
+    >>> tables = [pl.DataFrame([{"task": t, "candidate": "m"}], schema=RECONCILIATION_SCHEMA) for t in ("t2", "t1")]
+    >>> reconciliation_of_tasks(tables).get_column("task").to_list()
+    ['t1', 't2']
+    """
+    own = [t for t in tables if t.height]
+    return _sorted(pl.concat(own)) if own else no_reconciliation()
 
 
 def reconciliation_notes(table: pl.DataFrame) -> pl.DataFrame:

@@ -26,7 +26,7 @@ from evalframe.attempts import attempt_rates, has_retries, retried_by_slice
 from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
 from evalframe.errors import OptionError, ReportClosed
 from evalframe.funnel.counts import FUNNEL_OUTCOMES, outcome_in
-from evalframe.funnel.reported import reconciliation
+from evalframe.funnel.reported import no_reconciliation
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
@@ -103,6 +103,16 @@ class AuditReport:
         ([task,] candidate) (:func:`evalframe.attempts.retry_bias`); no rows when none was. Computed once
         by the audit (:func:`evalframe.attempts.retry_bias_if_retried`): its ``retry_bias`` notes and the
         renderers' retry table both read it.
+    reconciliation
+        Each headline the exports reported beside the audited rates, its gap decomposed: the table of
+        :func:`evalframe.funnel.reported.reconciliation` over :attr:`summary`, ``meta["exports"]`` and
+        :attr:`attempts` (one row per reported headline: ``reported``, ``implied_denominator``,
+        ``pass_rate_scored``, ``pass_rate_planned``, ``pass_rate_upper``, ``gap`` and the ``points_*``
+        columns that sum to it, Float64; ``sentence``, String); no rows when no export reported one (a
+        ledger, or an export without a header). Computed once by the audit, per batch: its
+        ``headline_reconciled`` notes and the renderers' table both read it; with tasks, each task's
+        report holds its own and this one theirs concatenated
+        (:func:`evalframe.funnel.reported.reconciliation_of_tasks`).
 
     Examples
     --------
@@ -133,6 +143,7 @@ class AuditReport:
     task_reports: tuple[AuditReport, ...] = field(default=(), repr=False, compare=False)
     task: str | None = field(default=None, repr=False, compare=False)
     retry_bias: pl.DataFrame = field(default_factory=pl.DataFrame, repr=False, compare=False)
+    reconciliation: pl.DataFrame = field(default_factory=no_reconciliation, repr=False, compare=False)
 
     def _stores(self) -> list[TableStore]:
         """The stores of the lazy tables' files and of the problems beyond the first rows of each kind.
@@ -165,35 +176,6 @@ class AuditReport:
         if not self.task_reports:
             return {"": self}
         return dict(zip(self.meta["tasks"], self.task_reports, strict=True))
-
-    @cached_property
-    def reconciliation(self) -> pl.DataFrame:
-        """Each headline the exports reported beside the audited rates, its gap decomposed (computed once).
-
-        The table of :func:`evalframe.funnel.reported.reconciliation` over :attr:`summary`,
-        ``meta["exports"]`` and :attr:`attempts` (one row per reported headline: ``reported``,
-        ``implied_denominator``, ``pass_rate_scored``, ``pass_rate_planned``, ``pass_rate_upper``,
-        ``gap`` and the ``points_*`` columns that sum to it, Float64; ``sentence``, String); no rows
-        when no export reported one (a ledger, or an export without a header).
-
-        Raises
-        ------
-        ReportClosed
-            When :meth:`close` removed the files the lazy attempts read.
-
-        Examples
-        --------
-        >>> import evalframe as ef
-        >>> plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["quote", "refund"]}), candidates=["A"])
-        >>> report = ef.audit(plan, pl.DataFrame({"candidate": ["A"], "case_id": ["quote"], "passed": [1]}))
-        >>> report.reconciliation.height  # a ledger reports no headline of its own
-        0
-        """
-        exports = self.meta.get("exports")
-        if not isinstance(exports, list) or not exports:
-            return reconciliation(self.summary, [])
-        self._check_open()
-        return reconciliation(self.summary, exports, attempts=self.attempts, task=self.task)
 
     @cached_property
     def attempt_rates(self) -> pl.DataFrame:
