@@ -283,52 +283,94 @@ def _in_unit_order(coded: pl.DataFrame) -> pl.DataFrame:
 MISSING_IDS_SHOWN: Final = 20
 
 
-def first_missing_cases(missing: pl.LazyFrame, plan: Plan, by: str, *extra: pl.Expr) -> pl.DataFrame:
-    """Per group of ``missing`` (rows with a ``_case`` code): its distinct cases and the naturally first ids.
+def missing_cases(gone: Lazy, order: Lazy, by: str, case: str) -> pl.DataFrame:
+    """Per group of missing units: how many units, in how many cases, and the naturally first case ids.
+
+    One implementation for every engine (SPEC §3 "Problems at scale"): the missing units are counted per
+    case, each case is ranked within its group by the plan's shape order, :data:`~evalframe.natural.KEPT`
+    times :data:`MISSING_IDS_SHOWN` cases per group come back, and those are put in natural order
+    (:mod:`evalframe.natural`).
 
     Parameters
     ----------
-    missing
-        Missing units (or any rows) with the group column ``by`` and ``_case`` (UInt32, the plan's case code).
-    plan
-        The plan whose cases the codes number.
+    gone
+        The missing units, one row each, with the group column ``by`` and the case key ``case``.
+    order
+        One row per planned case (:func:`case_order_table`): ``case``, ``_order`` (Int64, the case's place
+        in shape order, :attr:`~evalframe.plan.Plan.case_order`) and ``case_id`` (String).
     by
         The group column (``candidate`` or ``_cand``).
-    *extra
-        More aggregations of each group, as columns of the result.
+    case
+        The case key of ``gone`` and ``order`` (``_case``, the plan's case code, or ``case_id``).
 
     Returns
     -------
     polars.DataFrame
-        ``by``, ``missing_cases`` (UInt32, distinct cases), ``missing_case_ids`` (List[String], the first
-        :data:`MISSING_IDS_SHOWN` in natural order, :mod:`evalframe.natural`) and the ``extra`` columns; in
-        no particular order.
+        ``by``, ``missing_units`` (Int64), ``missing_cases`` (UInt32, distinct cases) and ``missing_case_ids``
+        (List[String], the first :data:`MISSING_IDS_SHOWN` in natural order), one row per group with a
+        missing unit, sorted by ``by``.
 
     Examples
     --------
     >>> plan = Plan.from_frame(pl.DataFrame({"case_id": [f"q{n}" for n in range(1, 30)]}), candidates=["A"])
-    >>> rows = pl.LazyFrame({"candidate": ["A"] * 3, "_case": [0, 1, 1]}, schema_overrides={"_case": pl.UInt32})
-    >>> first_missing_cases(rows, plan, "candidate", pl.len().alias("units")).rows()  # codes follow sorted ids
-    [('A', 2, ['q1', 'q10'], 3)]
+    >>> gone = pl.LazyFrame({"candidate": ["A"] * 3, "_case": [0, 1, 1]}, schema_overrides={"_case": pl.UInt32})
+    >>> order = nw.from_native(case_order_table(plan, "_case").lazy())  # codes follow sorted ids
+    >>> missing_cases(nw.from_native(gone), order, "candidate", "_case").rows()
+    [('A', 3, 2, ['q1', 'q10'])]
     """
-    # KEPT times as many of each group's cases by the plan's shape order, as integers (order << 32 | code),
-    # then ordered exactly in Python.
-    ranked = (pl.lit(plan.case_order).gather(pl.col(CASE_CODE)).cast(pl.Int64) * 2**32 + pl.col(CASE_CODE)).alias("_o")
-    counted = (
-        missing.with_columns(ranked)
-        .group_by(by)
-        .agg(
-            pl.col("_o").n_unique().cast(pl.UInt32).alias("missing_cases"),
-            pl.col("_o").unique().bottom_k(KEPT * MISSING_IDS_SHOWN),
-            *extra,
+    ranked = (
+        gone.group_by(by, case)
+        .agg(nw.len().alias("_units"))
+        .join(order, on=case, how="left")
+        .with_columns(
+            nw.col("_order").cum_count().over(by, order_by="_order").alias("_rank"),
+            nw.len().over(by).alias("missing_cases"),
+            nw.col("_units").sum().over(by).alias("missing_units"),
         )
-        .collect()
     )
-    codes = counted.select(by, "_o").explode("_o").select(by, (pl.col("_o") % 2**32).cast(pl.UInt32).alias(CASE_CODE))
-    kept = codes.select(by, case_column(plan.cases.get_column(CASE_ID).cast(pl.String)))
-    first = {key: natural_sorted(ids)[:MISSING_IDS_SHOWN] for key, ids in kept.group_by(by).agg(CASE_ID).rows()}
-    shown = pl.Series("missing_case_ids", [first[key] for key in counted.get_column(by)], pl.List(pl.String))
-    return counted.drop("_o").insert_column(2, shown)
+    kept = ranked.filter(nw.col("_rank") <= KEPT * MISSING_IDS_SHOWN).select(
+        by, "missing_units", "missing_cases", CASE_ID
+    )
+    grouped: pl.DataFrame = (
+        kept.collect("polars")
+        .to_native()
+        .group_by(by)
+        .agg(pl.first("missing_units").cast(pl.Int64), pl.first("missing_cases").cast(pl.UInt32), pl.col(CASE_ID))
+        .sort(by)
+    )
+    first = [natural_sorted(ids)[:MISSING_IDS_SHOWN] for ids in grouped.get_column(CASE_ID).to_list()]
+    return grouped.with_columns(pl.Series("missing_case_ids", first, pl.List(pl.String))).drop(CASE_ID)
+
+
+def with_missing_cases(summary: pl.DataFrame, missing: pl.DataFrame) -> pl.DataFrame:
+    """``summary`` with each candidate's ``missing_cases`` (UInt32) and ``missing_case_ids`` (List[String]).
+
+    ``missing`` is :func:`missing_cases` by ``candidate``; a candidate without a missing unit gets 0 and [].
+    """
+    found = missing.select(CANDIDATE, "missing_cases", "missing_case_ids")
+    return summary.join(found, on=CANDIDATE, how="left").with_columns(
+        pl.col("missing_cases").fill_null(0),
+        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
+    )
+
+
+def case_order_table(plan: Plan, case: str) -> pl.DataFrame:
+    """The plan's cases, in code order, for :func:`missing_cases`.
+
+    Columns: ``case`` (the ``_case`` code, UInt32; or ``case_id`` alone), ``_order`` (Int64) and ``case_id``
+    (String).
+
+    Examples
+    --------
+    >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["q2", "q10", "q1"]}), candidates=["A"])
+    >>> case_order_table(plan, "_case").rows()
+    [(0, 0, 'q1'), (1, 2, 'q10'), (2, 1, 'q2')]
+    """
+    ids = plan.cases.get_column(CASE_ID).cast(pl.String)
+    table = pl.DataFrame([ids, plan.case_order.cast(pl.Int64).alias("_order")])
+    if case == CASE_ID:
+        return table
+    return table.with_row_index(case).with_columns(pl.col(case).cast(pl.UInt32)).select(case, "_order", CASE_ID)
 
 
 def missing_units(gone: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "report") -> pl.LazyFrame:
@@ -339,7 +381,7 @@ def missing_units(gone: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "r
     missing units, which the summary counts (``missing``) and the units table
     marks (outcome ``missing``). Each candidate's row gives in ``detail`` the
     number of missing units and cases and the first :data:`MISSING_IDS_SHOWN`
-    case ids (in natural order, :func:`first_missing_cases`); ``case_id``, ``trial`` and ``line`` are null. It is
+    case ids (in natural order, :func:`missing_cases`); ``case_id``, ``trial`` and ``line`` are null. It is
     refusing only when ``missing="refuse"``; otherwise it is reported for the
     record, so that a batch refused for another reason still says what is
     missing (the funnel counts missing units as ``missing``, never as
@@ -356,10 +398,13 @@ def missing_units(gone: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "r
     ('B', '5 planned units have no row, in 3 cases: q1, q2, q3')
     """
     coding = plan.coding
-    counted = first_missing_cases(
-        gone.select(UID).with_columns(coding.parts()), plan, CAND_CODE, pl.len().alias("_units")
-    ).sort(CAND_CODE)
-    found = [(coding.candidates[cand], n_units, n_cases, ids) for cand, n_cases, ids, n_units in counted.iter_rows()]
+    counted = missing_cases(
+        nw.from_native(gone.select(UID).with_columns(coding.parts())),
+        nw.from_native(case_order_table(plan, CASE_CODE).lazy()),
+        CAND_CODE,
+        CASE_CODE,
+    )
+    found = [(coding.candidates[cand], units, cases, ids) for cand, units, cases, ids in counted.iter_rows()]
     return missing_problems(found, plan.source, refusing=missing == "refuse").lazy()
 
 

@@ -41,7 +41,7 @@ from evalframe.columns import (
 from evalframe.funnel import funnel, outcome_in, unit_outcomes, with_uncertainty
 from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems
-from evalframe.reconcile import first_missing_cases, planned_units_coded, reconcile
+from evalframe.reconcile import case_order_table, missing_cases, planned_units_coded, reconcile, with_missing_cases
 from evalframe.slices import Bins, case_slices, slice_funnel
 from evalframe.stats import Target
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
@@ -235,10 +235,9 @@ def summarize(
         cases=o.cases,
     )
     missing = units.lazy().filter(outcome_in(units.schema, "missing")).select(CANDIDATE, CASE_CODE)
-    missing_ids = first_missing_cases(missing, plan, CANDIDATE)
-    summary = summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
-        pl.col("missing_cases").fill_null(0),
-        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
+    order = case_order_table(plan, CASE_CODE).lazy()
+    summary = with_missing_cases(
+        summary, missing_cases(nw.from_native(missing), nw.from_native(order), CANDIDATE, CASE_CODE)
     )
     slice_table = case_table = None
     if o.slices:

@@ -15,7 +15,6 @@ functions, :func:`evalframe.funnel.funnel_from_outcome_counts` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -27,16 +26,15 @@ from evalframe.engines import core
 from evalframe.engines.core import Lazy
 from evalframe.funnel import collected_patterns as case_patterns
 from evalframe.funnel import funnel_from_outcome_counts, uncertainty_from_case_patterns
-from evalframe.natural import KEPT, natural_sorted
 from evalframe.plan import Plan
-from evalframe.reconcile import MISSING_IDS_SHOWN
+from evalframe.reconcile import case_order_table, with_missing_cases
+from evalframe.reconcile import missing_cases as counted_missing
 
 if TYPE_CHECKING:
     from evalframe.audit.step import Options
 
 __all__ = [
     "Frames",
-    "MissingCases",
     "PolarsFrames",
     "RowWork",
     "case_patterns",
@@ -159,53 +157,20 @@ def row_work(frames: Frames, frame: Lazy, plan: Plan, shape: str, o: Options) ->
     return RowWork(planned, marked, selection.attempts, problems, ident.missing)
 
 
-@dataclass(frozen=True)
-class MissingCases:
-    """One candidate's planned units with no ledger row: how many, in how many cases, the first case ids."""
+def missing_cases(frames: Frames, gone: Lazy, plan: Plan) -> pl.DataFrame:
+    """Each candidate's missing units counted, with its first case ids: :func:`evalframe.reconcile.missing_cases`.
 
-    candidate: str
-    units: int
-    cases: int
-    #: The first :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` case ids, in order.
-    case_ids: list[str]
-
-
-def missing_cases(frames: Frames, gone: Lazy, plan: Plan) -> list[MissingCases]:
-    """Each candidate's missing units counted, with its first case ids (one query; candidates without any left out).
-
-    The missing units are counted per case, each case ranked within its candidate by the plan's shape order
-    (:attr:`~evalframe.plan.Plan.case_order`, sent as a small table) and carrying its candidate's totals;
-    :data:`~evalframe.natural.KEPT` times :data:`~evalframe.reconcile.MISSING_IDS_SHOWN` come back and are
-    put in natural order here, as :func:`evalframe.reconcile.first_missing_cases` does on polars.
+    ``gone`` holds the missing units with ``candidate`` and ``case_id``; the plan's case order goes to the
+    backend as a small table.
 
     Examples
     --------
     >>> plan = Plan.from_frame(pl.DataFrame({"case_id": ["a", "b"]}), candidates=["A"])
     >>> gone = PolarsFrames().frame(pl.DataFrame({"candidate": ["A"], "case_id": ["b"], "trial": [1]}))
-    >>> missing_cases(PolarsFrames(), gone, plan)
-    [MissingCases(candidate='A', units=1, cases=1, case_ids=['b'])]
+    >>> missing_cases(PolarsFrames(), gone, plan).rows()
+    [('A', 1, 1, ['b'])]
     """
-    order = plan.cases.select(pl.col(CASE_ID).cast(pl.String), plan.case_order.alias("_order").cast(pl.Int64))
-    ranked = (
-        gone.group_by(CANDIDATE, CASE_ID)
-        .agg(nw.len().alias("_units"))
-        .join(frames.frame(order), on=CASE_ID, how="left")
-        .with_columns(
-            nw.col("_order").cum_count().over(CANDIDATE, order_by="_order").alias("_rank"),
-            nw.len().over(CANDIDATE).alias("_cases"),
-            nw.col("_units").sum().over(CANDIDATE).alias("_all_units"),
-        )
-    )
-    kept = ranked.filter(nw.col("_rank") <= KEPT * MISSING_IDS_SHOWN).collect("polars").to_native()
-    return [
-        MissingCases(
-            str(c),
-            int(rows.item(0, "_all_units")),
-            int(rows.item(0, "_cases")),
-            natural_sorted(rows[CASE_ID].to_list())[:MISSING_IDS_SHOWN],
-        )
-        for (c,), rows in kept.sort(CANDIDATE).group_by(CANDIDATE, maintain_order=True)
-    ]
+    return counted_missing(gone, frames.frame(case_order_table(plan, CASE_ID)), CANDIDATE, CASE_ID)
 
 
 def summary_table(
@@ -213,7 +178,7 @@ def summary_table(
     patterns: pl.DataFrame,
     planned: pl.DataFrame | None,
     o: Options,
-    missing: Sequence[MissingCases],
+    missing: pl.DataFrame,
 ) -> pl.DataFrame:
     """The summary of the units' outcome counts and case patterns, with each candidate's missing cases.
 
@@ -222,7 +187,7 @@ def summary_table(
     (the counted rows are then observations, SPEC §4), else None. The columns are those of
     :attr:`evalframe.AuditReport.summary` before the slice flags: the funnel, the rates with their intervals,
     ``missing_cases`` (UInt32) and ``missing_case_ids`` (List[String], the first
-    :data:`~evalframe.reconcile.MISSING_IDS_SHOWN`).
+    :data:`~evalframe.reconcile.MISSING_IDS_SHOWN`); ``missing`` is :func:`missing_cases`.
     """
     summary = uncertainty_from_case_patterns(
         funnel_from_outcome_counts(outcome_counts, planned=planned, pass_fail=o.pass_fail),
@@ -232,12 +197,4 @@ def summary_table(
         reducer=o.reducer,
         cases=o.cases,
     )
-    missing_ids = pl.DataFrame(
-        [(m.candidate, m.cases, m.case_ids[:MISSING_IDS_SHOWN]) for m in missing],
-        schema={CANDIDATE: pl.String, "missing_cases": pl.UInt32, "missing_case_ids": pl.List(pl.String)},
-        orient="row",
-    )
-    return summary.join(missing_ids, on=CANDIDATE, how="left").with_columns(
-        pl.col("missing_cases").fill_null(0),
-        pl.col("missing_case_ids").fill_null(pl.lit([], pl.List(pl.String))),
-    )
+    return with_missing_cases(summary, missing)

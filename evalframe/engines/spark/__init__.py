@@ -51,7 +51,7 @@ from evalframe.columns import (
 )
 from evalframe.engines import core
 from evalframe.engines.core import Lazy
-from evalframe.engines.driver import MissingCases, RowWork, missing_cases, row_work, summary_table
+from evalframe.engines.driver import RowWork, missing_cases, row_work, summary_table
 from evalframe.engines.driver import case_patterns as _patterns
 from evalframe.engines.spark.aggregates import ledger_facts, planned_by, slice_tables
 from evalframe.engines.spark.rows import SparkFrames
@@ -68,7 +68,6 @@ if TYPE_CHECKING:
 __all__ = [
     "DRIVER_MEMORY",
     "FIRST_ROWS",
-    "MissingCases",
     "SparkAudit",
     "audit_on_spark",
     "read_ledger",
@@ -192,7 +191,7 @@ def audit_on_spark(
 
 
 def _problems(
-    spark: Any, work: RowWork, missing: Sequence[MissingCases], plan: Plan, o: Options, where: Tables
+    spark: Any, work: RowWork, missing: pl.DataFrame, plan: Plan, o: Options, where: Tables
 ) -> tuple[pl.DataFrame, dict[str, int], bool]:
     """Write every problem once (``problems``, Parquet) and read back the first rows of each kind and the counts.
 
@@ -219,7 +218,7 @@ def _problems(
 
 
 def _summaries(
-    spark: Any, plan: Plan, o: Options, where: Tables, missing: Sequence[MissingCases]
+    spark: Any, plan: Plan, o: Options, where: Tables, missing: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
     """The summary, slice and case-slice tables (None without slices), from counts of the units Spark wrote.
 
@@ -251,10 +250,9 @@ def _labels_frame(spark: Any, labels: pl.DataFrame) -> Any:
     return spark.createDataFrame(labels.rows(), schema=schema)
 
 
-def _missing_problems(spark: Any, missing: Sequence[MissingCases], source: str, *, refusing: bool) -> Lazy:
+def _missing_problems(spark: Any, missing: pl.DataFrame, source: str, *, refusing: bool) -> Lazy:
     """One ``missing_unit`` problem per candidate with missing units, worded as on polars."""
-    found = [(m.candidate, m.units, m.cases, m.case_ids) for m in missing]
-    rows = missing_problems(found, source, refusing=refusing).select(core.PROBLEM_COLUMNS)
+    rows = missing_problems(missing.rows(), source, refusing=refusing).select(core.PROBLEM_COLUMNS)
     schema = ", ".join(
         f"{c} {'boolean' if c == REFUSING else 'bigint' if c in ('line', 'trial', 'attempt') else 'string'}"
         for c in core.PROBLEM_COLUMNS
