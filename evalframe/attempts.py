@@ -37,6 +37,7 @@ from evalframe.columns import (
     DETAIL,
     EXEC_FAILURES,
     EXEC_STATUS,
+    FUNNEL_OUTCOMES,
     OUTCOME,
     PASS_RATE_SCORED,
     PASSED,
@@ -650,7 +651,10 @@ def retried_by_slice(units: pl.DataFrame | pl.LazyFrame, slices: Sequence[str] =
     by selection; within one slice value (one difficulty, one source) the comparison says whether the
     retried units still pass less, or more, than those that ran once. A unit is retried when it has two
     or more attempts; missing units (no attempt) are in neither group. The rate of a unit is its counted
-    attempt's (the declared policy's), passes over scored units.
+    attempt's (the declared policy's), passes over scored units. Scored and passed units are the funnel's
+    (:data:`~evalframe.columns.FUNNEL_OUTCOMES`, SPEC §2): a numeric score without a declared pass threshold
+    (``scored_no_threshold``) is scored, and neither a pass nor a fail, so a group holding one has no count
+    of passes and no rate (null, never 0), as the funnel's ``passed`` and ``pass_rate_scored``.
 
     Parameters
     ----------
@@ -666,8 +670,9 @@ def retried_by_slice(units: pl.DataFrame | pl.LazyFrame, slices: Sequence[str] =
     polars.DataFrame
         One row per (slice, value, [task,] candidate) that holds a retried unit, sorted: ``slice``,
         ``value`` (String), the key, then :data:`RETRIED_COUNTS` (UInt32: units, scored units, passed
-        units of each group) and ``retried_rate`` / ``never_rate`` (Float64, passed / scored; null when
-        none scored). Empty when no unit was retried.
+        units of each group; passed null when a scored unit of the group has no pass threshold) and
+        ``retried_rate`` / ``never_rate`` (Float64, passed / scored; null when none scored or passed is
+        null). Empty when no unit was retried.
 
     Examples
     --------
@@ -676,16 +681,30 @@ def retried_by_slice(units: pl.DataFrame | pl.LazyFrame, slices: Sequence[str] =
     >>> retried_by_slice(units, ["level"]).select("slice", "value", "retried_passed", "retried_scored",
     ...     "never_passed", "never_scored").rows()
     [(None, None, 1, 2, 2, 2), ('level', 'easy', 1, 1, 1, 1), ('level', 'hard', 0, 1, 1, 1)]
+
+    A numeric score without a threshold is scored but neither passed nor failed:
+
+    >>> numeric = units.with_columns(outcome=pl.lit("scored_no_threshold"))
+    >>> retried_by_slice(numeric).select("retried_scored", "retried_passed", "retried_rate").row(0)
+    (2, None, None)
     """
     lf = units.lazy()
     by = [c for c in (TASK, CANDIDATE) if c in lf.collect_schema().names()]
     outcome = pl.col(OUTCOME).cast(pl.String)
-    scored, passed = outcome.is_in(["passed", "failed"]), outcome == "passed"
+
+    def of(count: str) -> pl.Expr:  # units whose outcome the funnel's count adds up
+        return outcome.is_in(list(FUNNEL_OUTCOMES[count]))
+
     groups = {"retried": pl.col(ATTEMPTS) > 1, "never": pl.col(ATTEMPTS) == 1}
     counts = [
         agg.alias(f"{name}_{what}")
         for name, mask in groups.items()
-        for what, agg in (("units", mask.sum()), ("scored", (mask & scored).sum()), ("passed", (mask & passed).sum()))
+        for what, agg in (
+            ("units", mask.sum()),
+            ("scored", (mask & of(SCORED)).sum()),
+            # No count of passes where a scored unit has no pass threshold (null, never 0), as the funnel.
+            ("passed", pl.when(~(mask & of("_no_threshold")).any()).then((mask & of(PASSED)).sum())),
+        )
     ]
     parts = [lf.group_by(by).agg(counts).with_columns(pl.lit(None, pl.String).alias("slice"),
                                                       pl.lit(None, pl.String).alias("value"))]  # fmt: skip

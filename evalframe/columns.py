@@ -107,6 +107,26 @@ PASS_RATE_SCORED: Final = "pass_rate_scored"
 PASS_RATE_PLANNED: Final = "pass_rate_planned"
 PASS_RATE_UPPER: Final = "pass_rate_upper"
 
+#: Each count of the funnel (after ``planned``) and the outcomes (:data:`OUTCOMES`) it adds up: the one
+#: definition of which outcomes are scored, passed, ... (SPEC §2). ``scored`` holds ``scored_no_threshold``
+#: (a numeric score without a declared pass threshold: scored, neither a pass nor a fail); the keys with a
+#: leading ``_`` are sums the funnel's arithmetic needs, not columns.
+FUNNEL_OUTCOMES: Final = {
+    "_not_attempted": ("missing", "not_started"),
+    COMPLETED: ("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
+    WITH_OUTPUT: ("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
+    SCORED: ("scored_no_threshold", "failed", "passed"),
+    "_no_threshold": ("scored_no_threshold",),
+    PASSED: ("passed",),
+    FAILED: ("failed",),
+    MISSING: ("missing",),
+    NOT_STARTED: ("not_started",),
+    EXEC_FAILED: ("exec_failed",),
+    NO_OUTPUT: ("no_output",),
+    JUDGE_FAILED: ("judge_failed",),
+    NOT_SCORED: ("not_scored",),
+}
+
 # --- trial-aware flips between two candidates (SPEC §6c) ------------------------
 #: A case's class in a comparison: what its trials show changed between baseline and candidate.
 FLIP_CLASS: Final = "flip_class"

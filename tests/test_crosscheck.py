@@ -60,6 +60,35 @@ def test_retried_units_beside_never_retried_within_each_slice_value() -> None:
     ]
 
 
+#: The retry ledger with numeric scores in place of verdicts: q 0.9 and t 0.6 on their retries, r 0.1, s 0.8.
+NUMERIC = LEDGER.drop("passed").with_columns(pl.Series("score", [None, 0.9, 0.1, 0.8, None, 0.6]))
+
+
+def test_numeric_scores_without_a_threshold_are_scored_units_without_passes() -> None:
+    # SPEC §2: scored counts every unit graded with a score; without a declared threshold none is a pass or
+    # a fail, so no group has a count of passes or a rate (null, never 0). Counted attempts: q 0.9, t 0.6
+    # (retried), r 0.1, s 0.8 (never retried).
+    plan = ef.Plan.from_frame(PLAN, candidates=["A"])
+    report = ef.audit(plan, NUMERIC, grade="numeric", retry="last_allowed", slices=["level"])
+    cols = ["slice", "value", "retried_units", "retried_scored", "retried_passed", "never_units", "never_scored",
+            "never_passed", "retried_rate", "never_rate"]  # fmt: skip
+    assert report.retried_by_slice.select(cols).rows() == [
+        (None, None, 2, 2, None, 2, 2, None, None, None),
+        ("level", "easy", 1, 1, None, 1, 1, None, None, None),  # q retried; r never
+        ("level", "hard", 1, 1, None, 1, 1, None, None, None),  # t retried; s never
+    ]
+    assert report.summary.select("scored", "passed").row(0) == (4, None)  # the funnel's count, the same units
+    cells = ef.report.build_view(report).crosscheck.retried_by_slice.row(0, named=True)
+    assert cells["retried (passed/scored)"] == "null (—/2 of 2 units)"
+    # With a threshold of 0.5: q 0.9 and t 0.6 pass (retried 2/2), s 0.8 passes and r 0.1 fails (never 1/2).
+    passing = ef.audit(plan, NUMERIC, grade="numeric", pass_threshold=0.5, retry="last_allowed", slices=["level"])
+    assert passing.retried_by_slice.select(cols).rows() == [
+        (None, None, 2, 2, 2, 2, 2, 1, 1.0, 0.5),
+        ("level", "easy", 1, 1, 1, 1, 1, 0, 1.0, 0.0),
+        ("level", "hard", 1, 1, 1, 1, 1, 1, 1.0, 1.0),
+    ]
+
+
 def test_no_retry_no_retried_table() -> None:
     plan = ef.Plan.from_frame(PLAN, candidates=["A"])
     once = LEDGER.filter(pl.col("attempt") == 1)

@@ -8,7 +8,6 @@ is ``missing``: never a failure, never a pass, never dropped from ``planned``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
 
 import narwhals.stable.v2 as nw
 import polars as pl
@@ -26,6 +25,7 @@ from evalframe.columns import (
     EXEC_FAILURES,
     EXEC_STATUS,
     FAILED,
+    FUNNEL_OUTCOMES,
     HAS_OUTPUT,
     JUDGE_FAILED,
     MISSING,
@@ -233,24 +233,6 @@ def funnel(
         *(n(*values).alias(name) for name, values in FUNNEL_OUTCOMES.items()),
     )
     return funnel_rates(counts, by, pass_fail=pass_fail)
-
-
-#: Each count of the funnel (after ``planned``) and the outcomes it adds up.
-FUNNEL_OUTCOMES: Final = {
-    "_not_attempted": ("missing", "not_started"),
-    COMPLETED: ("no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
-    WITH_OUTPUT: ("judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"),
-    SCORED: ("scored_no_threshold", "failed", "passed"),
-    "_no_threshold": ("scored_no_threshold",),
-    PASSED: ("passed",),
-    FAILED: ("failed",),
-    MISSING: ("missing",),
-    NOT_STARTED: ("not_started",),
-    EXEC_FAILED: ("exec_failed",),
-    NO_OUTPUT: ("no_output",),
-    JUDGE_FAILED: ("judge_failed",),
-    NOT_SCORED: ("not_scored",),
-}
 
 
 def funnel_from_outcome_counts(

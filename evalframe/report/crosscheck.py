@@ -200,7 +200,8 @@ def retried_cells(table: pl.DataFrame) -> pl.DataFrame:
             CANDIDATE: r[CANDIDATE],
             **{
                 f"{label} (passed/scored)": (
-                    f"{fmt_rate(r[f'{g}_rate'])} ({r[f'{g}_passed']}/{r[f'{g}_scored']} of {r[f'{g}_units']} units)"
+                    f"{fmt_rate(r[f'{g}_rate'])} ({fmt_count(r[f'{g}_passed'])}/{fmt_count(r[f'{g}_scored'])} "
+                    f"of {fmt_count(r[f'{g}_units'])} units)"
                 )
                 for g, label in (("retried", "retried"), ("never", "never retried"))
             },

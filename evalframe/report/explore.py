@@ -7,7 +7,7 @@ links to a fragment such as ``#candidate=A&outcome=scored``: following it shows 
 that number. Without the script the page's static content still reads; the links then do nothing.
 
 The outcome filter takes a funnel count's name (``scored``, ``completed``...) or an outcome's; each count
-stands for the outcomes :data:`evalframe.funnel.counts.FUNNEL_OUTCOMES` gives it, so a count and its
+stands for the outcomes :data:`evalframe.columns.FUNNEL_OUTCOMES` gives it, so a count and its
 units are one definition.
 """
 
@@ -21,8 +21,17 @@ from urllib.parse import quote
 
 import polars as pl
 
-from evalframe.columns import ATTEMPTED, CANDIDATE, CASE_ID, OUTCOME, OUTCOMES, PLANNED, TASK, TRIAL
-from evalframe.funnel.counts import FUNNEL_OUTCOMES
+from evalframe.columns import (
+    ATTEMPTED,
+    CANDIDATE,
+    CASE_ID,
+    FUNNEL_OUTCOMES,
+    OUTCOME,
+    OUTCOMES,
+    PLANNED,
+    TASK,
+    TRIAL,
+)
 from evalframe.natural import natural_sorted, shape_keys
 from evalframe.report.htmlkit import Html, el
 

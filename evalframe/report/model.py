@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from evalframe.attempts import attempt_rates, has_retries, retried_by_slice
-from evalframe.columns import CANDIDATE, CASE_ID, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
+from evalframe.columns import CANDIDATE, CASE_ID, FUNNEL_OUTCOMES, KIND, OUTCOME, OUTCOMES, REFUSING, TASK
 from evalframe.errors import OptionError, ReportClosed
-from evalframe.funnel.counts import FUNNEL_OUTCOMES, outcome_in
+from evalframe.funnel.counts import outcome_in
 from evalframe.funnel.reported import no_reconciliation
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
