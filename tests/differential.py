@@ -24,7 +24,16 @@ from polars.testing import assert_frame_equal
 import evalframe as ef
 from evalframe.attempts import RETRY_FLAGS
 from evalframe.audit.step import Options
-from evalframe.columns import CANDIDATE, CASE_ID, DATASET_VERSION, KIND, REFUSING, TRIAL
+from evalframe.columns import (
+    CANDIDATE,
+    CASE_ID,
+    DATASET_VERSION,
+    EXEC_STATUSES,
+    KIND,
+    REFUSING,
+    SCORE_STATUSES,
+    TRIAL,
+)
 from evalframe.engines import core
 from evalframe.engines.driver import PolarsFrames, case_patterns, missing_cases, row_work, summary_table
 from evalframe.engines.spark.aggregates import planned_by
@@ -34,11 +43,11 @@ from evalframe.problems import concat_problems
 from evalframe.reconcile import missing_problems
 from tests.property.test_fuzz import ANSWERS, CANDIDATES, CASE_IDS, HOSTILE
 
-#: Statuses a row is given (valid ones, spellings that are not, and hostile text).
-EXEC = ["completed", "completed", "timeout", "error", "not_started", "Completed", "skipped"]
-SCORED = ["scored", "scored", "not_scored", "unscored", "judge_error", "invented"]
-#: Scores of a typed score column: grades, a range, and what is not a number in it.
-SCORES = [0.0, 1.0, 1.0, 0.5, -0.0, 2.0, -1.0, float("nan"), float("inf"), float("-inf")]
+#: Statuses a row is given: the SPEC's spellings, and spellings that are not (with hostile text, see :func:`_value`).
+EXEC = (list(EXEC_STATUSES), ["Completed", "skipped"])
+SCORED = (list(SCORE_STATUSES), ["unscored", "invented"])
+#: Scores of a typed score column: grades and a range, and what is not a number in it.
+SCORES = ([0.0, 1.0, 1.0, 0.5, -0.0], [2.0, -1.0, float("nan"), float("inf"), float("-inf")])
 
 
 @dataclass(frozen=True)
@@ -50,66 +59,151 @@ class Batch:
     options: dict[str, Any]
 
 
-def _value(rng: random.Random, good: Sequence[Any], hostile: float = 0.2) -> Any:
-    """A good value mostly; sometimes a hostile token or a null."""
+@dataclass(frozen=True)
+class Shape:
+    """What every part of a stacked batch shares: the ledger's columns, the plan's, the run and the options.
+
+    ``hostile`` scales how often a value is hostile, null or not a SPEC spelling (1: as the fuzz suite; 0: never).
+    ``sole`` is the one candidate of a ledger without a ``candidate`` column.
+    """
+
+    columns: tuple[str, ...]
+    expected: bool
+    version: bool
+    run_id: str | None
+    options: dict[str, Any]
+    hostile: float
+    sole: str | None
+
+
+def _value(rng: random.Random, good: Sequence[Any], hostile: float) -> Any:
+    """A good value mostly; sometimes a hostile token (``hostile`` of the time) or a null."""
     roll = rng.random()
     if roll < hostile:
         return rng.choice(HOSTILE)
-    if roll < hostile + 0.08:
+    if roll < hostile + 0.8 * hostile:
         return None
     return rng.choice(good)
 
 
-def batch(seed: int) -> Batch:
-    """A seeded plan and hostile ledger of 1-8 rows (see the module docstring)."""
-    rng = random.Random(seed)
-    cases = rng.sample(CASE_IDS, rng.randint(1, 3))
-    cands = rng.sample(CANDIDATES, rng.randint(1, 2))
-    trials = rng.randint(1, 2)
-    shape = rng.choice(["passed", "score", "status", "answers"])
-    plan_cols: dict[str, list[Any]] = {CASE_ID: cases}
-    if shape == "answers":
-        plan_cols["expected"] = [rng.choice(ANSWERS) for _ in cases]
-    if rng.random() < 0.3:
-        plan_cols[DATASET_VERSION] = [rng.choice(["1.10", "1.1"]) for _ in cases]
-    run_id = rng.choice([None, None, "run-1"])
-    plan = ef.Plan.from_frame(pl.DataFrame(plan_cols), candidates=cands, trials=trials, run_id=run_id)
-    n = rng.randint(1, 8)
-    cols: dict[str, list[Any]] = {}
-    if len(cands) > 1 or rng.random() < 0.5:
-        cols[CANDIDATE] = [_value(rng, cands + ["Z"], 0.1) for _ in range(n)]
-    cols[CASE_ID] = [_value(rng, cases + ["zz"], 0.1) for _ in range(n)]
-    if trials > 1 or rng.random() < 0.5:
-        cols[TRIAL] = [_value(rng, [str(t) for t in range(1, trials + 1)] + ["3"], 0.15) for _ in range(n)]
+def _spelled(rng: random.Random, values: tuple[list[Any], list[Any]], hostile: float) -> Any:
+    """A SPEC spelling mostly; one that is not a quarter of the time at ``hostile`` 1."""
+    valid, invalid = values
+    return rng.choice(invalid if rng.random() < 0.25 * hostile else valid)
+
+
+def _shape(rng: random.Random, hostile: float) -> Shape:
+    kind = rng.choice(["passed", "score", "status", "answers"])
+    columns = [CASE_ID]
+    if rng.random() < 0.7:
+        columns.append(CANDIDATE)
+    if rng.random() < 0.7:
+        columns.append(TRIAL)
     options: dict[str, Any] = {}
-    if shape == "status":
+    if kind == "status":
         if rng.random() < 0.5:
-            cols["attempt"] = [_value(rng, ["1", "1", "2"], 0.1) for _ in range(n)]
+            columns.append("attempt")
             options["retry"] = rng.choice(["first", "last_allowed", "every"])
-        cols["exec_status"] = [_value(rng, EXEC, 0.1) for _ in range(n)]
+        columns.append("exec_status")
         if rng.random() < 0.7:
-            cols["score_status"] = [_value(rng, SCORED, 0.1) for _ in range(n)]
-    if shape in ("passed", "status") and rng.random() < 0.8:
-        cols["passed"] = [_value(rng, ["0", "1"], 0.25) for _ in range(n)]
-    if shape == "score" or (shape == "status" and "passed" not in cols):
-        cols["score"] = [rng.choice(SCORES) if rng.random() > 0.1 else None for _ in range(n)]
+            columns.append("score_status")
+    if kind in ("passed", "status") and rng.random() < 0.8:
+        columns.append("passed")
+    if kind == "score" or (kind == "status" and "passed" not in columns):
+        columns.append("score")
         if rng.random() < 0.4:
             options["grade"] = "numeric"
             if rng.random() < 0.5:
                 options["pass_threshold"] = 0.5
-    if shape == "answers":
-        cols["answer"] = [_value(rng, ANSWERS, 0.15) for _ in range(n)]
+    if kind == "answers":
+        columns.append("answer")
+    run_id = rng.choice([None, None, "run-1"])
     if run_id is not None or rng.random() < 0.2:
-        cols["run_id"] = [_value(rng, ["run-1", "run-1", "run-2"], 0.1) for _ in range(n)]
-    if rng.random() < 0.2 and n > 1:  # a repeated row
+        columns.append("run_id")
+    sole = None if CANDIDATE in columns else rng.choice(CANDIDATES)
+    return Shape(tuple(columns), kind == "answers", rng.random() < 0.3, run_id, options, hostile, sole)
+
+
+def _part(rng: random.Random, shape: Shape, prefix: str) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """One part's planned units and ledger rows; its case ids and candidates begin with ``prefix``."""
+    h = shape.hostile
+    cases = [prefix + c for c in rng.sample(CASE_IDS, rng.randint(1, 3))]
+    cands = [shape.sole] if shape.sole is not None else [prefix + c for c in rng.sample(CANDIDATES, rng.randint(1, 2))]
+    trials = rng.randint(1, 2) if TRIAL in shape.columns else 1
+    expected = {c: rng.choice(ANSWERS) for c in cases}
+    version = {c: rng.choice(["1.10", "1.1"]) for c in cases}
+    units = [(d, c, t) for d in cands for c in cases for t in range(1, trials + 1)]
+    plan: dict[str, list[Any]] = {CANDIDATE: [d for d, _, _ in units], CASE_ID: [c for _, c, _ in units]}
+    plan[TRIAL] = [t for _, _, t in units]
+    if shape.expected:
+        plan["expected"] = [expected[c] for _, c, _ in units]
+    if shape.version:
+        plan[DATASET_VERSION] = [version[c] for _, c, _ in units]
+    n = rng.randint(1, 8)
+    # Keys drawn at random (unplanned ones among them), or, in a part that is not hostile, distinct planned units.
+    keys = rng.sample(units, min(n, len(units))) if rng.random() >= h else None
+    n = n if keys is None else len(keys)
+    draw = {
+        CANDIDATE: lambda: _value(rng, cands + ["Z"], 0.1 * h),
+        CASE_ID: lambda: _value(rng, cases + ["zz"], 0.1 * h),
+        TRIAL: lambda: _value(rng, [str(t) for t in range(1, trials + 1)] + ["3"], 0.15 * h),
+        "attempt": lambda: _value(rng, ["1", "1", "2"], 0.1 * h),
+        "exec_status": lambda: _value(rng, [_spelled(rng, EXEC, h)], 0.1 * h),
+        "score_status": lambda: _value(rng, [_spelled(rng, SCORED, h)], 0.1 * h),
+        "passed": lambda: _value(rng, ["0", "1"], 0.25 * h),
+        "score": lambda: _spelled(rng, SCORES, h) if rng.random() > 0.1 * h else None,
+        "answer": lambda: _value(rng, ANSWERS, 0.15 * h),
+        "run_id": lambda: _value(rng, ["run-1", "run-1", "run-2"] if rng.random() < h else ["run-1"], 0.1 * h),
+    }
+    rows = {c: [draw[c]() for _ in range(n)] for c in shape.columns}
+    if keys is not None:
+        rows[CASE_ID] = [c for _, c, _ in keys]
+        for column, values in ((CANDIDATE, [d for d, _, _ in keys]), (TRIAL, [str(t) for _, _, t in keys])):
+            if column in rows:
+                rows[column] = values
+    if rng.random() < 0.2 * h and n > 1:  # a repeated row
         i = rng.randrange(n)
-        for values in cols.values():
+        for values in rows.values():
             values[rng.randrange(n)] = values[i]
-    schema = {c: (pl.Float64 if c == "score" else pl.String) for c in cols}
-    ledger = pl.DataFrame(cols, schema=schema).with_columns(
+    return plan, rows
+
+
+Part = tuple[dict[str, list[Any]], dict[str, list[Any]]]
+
+
+def parts(seed: int, count: int, hostile: float = 1.0) -> tuple[Shape, list[Part]]:
+    """A seeded :class:`Shape` and ``count`` parts of it (see :func:`stacked`), to audit alone or stacked."""
+    rng = random.Random(seed)
+    shape = _shape(rng, hostile)
+    return shape, [_part(rng, shape, f"{i}|" if count > 1 else "") for i in range(count)]
+
+
+def stacked(shape: Shape, drawn: Sequence[Part]) -> Batch:
+    """The plan and ledger of generated parts that share one :class:`Shape`, stacked into one batch.
+
+    Each part has its own cases, candidates and trials, named apart by a prefix ``"<part>|"`` (none for one
+    part); hostile values are not prefixed, so they stay what they are. With several parts the plan is their
+    units table; one part's plan is its cases crossed with its candidates and trials.
+    """
+    plan_cols = {c: [v for p, _ in drawn for v in p[c]] for c in drawn[0][0]}
+    rows = {c: [v for _, r in drawn for v in r[c]] for c in shape.columns}
+    if len(drawn) > 1:
+        plan = ef.Plan.from_frame(pl.DataFrame(plan_cols), run_id=shape.run_id)
+    else:
+        cases = pl.DataFrame(plan_cols).drop(CANDIDATE, TRIAL).unique(CASE_ID, maintain_order=True)
+        candidates = list(dict.fromkeys(plan_cols[CANDIDATE]))
+        plan = ef.Plan.from_frame(cases, candidates=candidates, trials=max(plan_cols[TRIAL]), run_id=shape.run_id)
+    schema = {c: (pl.Float64 if c == "score" else pl.String) for c in rows}
+    n = len(rows[CASE_ID])
+    ledger = pl.DataFrame(rows, schema=schema).with_columns(
         pl.int_range(1, n + 1, dtype=pl.Int64).alias("line"), pl.lit("results.parquet").alias("source")
     )
-    return Batch(plan, ledger, options)
+    return Batch(plan, ledger, shape.options)
+
+
+def batch(seed: int) -> Batch:
+    """A seeded plan and hostile ledger of 1-8 rows (see the module docstring)."""
+    return stacked(*parts(seed, 1))
 
 
 @dataclass(frozen=True)
