@@ -112,7 +112,7 @@ class ImportRefused(AuditRefused):
 
 
 def find_files(
-    paths: Sequence[PathLike], *, is_export: Callable[[Path], bool], what: str
+    paths: Sequence[PathLike], *, is_export: Callable[[Path], bool], what: str, required: bool = False
 ) -> tuple[list[Path], list[dict[str, Any]]]:
     """The export files named by ``paths``: files as given, folders searched recursively.
 
@@ -126,6 +126,8 @@ def find_files(
     what
         What the format's files are called, for the ``no_export`` note (e.g.
         ``".eval or .json Inspect log"``).
+    required
+        Whether no path at all is an input error (else an empty import).
 
     Returns
     -------
@@ -136,7 +138,7 @@ def find_files(
     Raises
     ------
     InputFormatError
-        When a path does not exist.
+        When a path does not exist, or no path is given and ``required``.
 
     Examples
     --------
@@ -144,6 +146,8 @@ def find_files(
     >>> files, notes[0]["kind"]
     ([], 'no_export')
     """
+    if required and not paths:
+        raise InputFormatError("", "no input files given")
     files: dict[Path, Path] = {}
     notes: list[dict[str, Any]] = []
     for given in paths:

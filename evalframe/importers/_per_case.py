@@ -314,7 +314,7 @@ def assemble(
     notes: Iterable[dict[str, Any]],
     info: list[dict[str, Any]],
     *,
-    source: str,
+    paths: Sequence[PathLike],
     files: Sequence[PathLike],
     case_columns: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Imported:
@@ -328,8 +328,8 @@ def assemble(
         Every note of the import.
     info
         One dict per file.
-    source
-        The paths, for the plan.
+    paths
+        The paths given, for the plan's source.
     files
         The export files read.
     case_columns
@@ -353,5 +353,5 @@ def assemble(
             schema={CASE_ID: pl.String, **dict.fromkeys(names, pl.String)},
         )
         units = units.join(cases, on=CASE_ID, how="left")
-    plan, plan_problems = plan_from_units(units, source=source, notes=all_notes)
+    plan, plan_problems = plan_from_units(units, source=";".join(str(p) for p in paths), notes=all_notes)
     return finish(plan, ledger, [all_notes, plan_problems], info, files=files)

@@ -263,9 +263,9 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     │ temp_test_run_data ┆ test_case_1 ┆ judge_error  ┆ null  ┆ null   │
     └────────────────────┴─────────────┴──────────────┴───────┴────────┘
     """
-    files, notes = find_files(paths, is_export=_is_export, what="DeepEval test run (.json) or results CSV")
-    if not files and not notes:
-        raise InputFormatError("", "no input files given")
+    files, notes = find_files(
+        paths, is_export=_is_export, what="DeepEval test run (.json) or results CSV", required=True
+    )
     rows: list[dict[str, Any]] = []
     info: list[dict[str, Any]] = []
     tables = []
@@ -278,7 +278,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     _tell_runs_apart(tables, notes)
     for path, table in zip(files, tables, strict=True):
         add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)
+    return assemble(rows, notes, info, paths=paths, files=files)
 
 
 def _tell_runs_apart(tables: Sequence[MetricTable], notes: list[dict[str, Any]]) -> None:
