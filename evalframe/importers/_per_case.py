@@ -35,9 +35,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, LINE, PASSED, SOURCE, TRIAL
 from evalframe.errors import InputFormatError
-from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers import Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
@@ -45,6 +45,7 @@ from evalframe.importers._kit import (
     failure_kind,
     finish,
     grade,
+    ledger_frame,
     ledger_row,
     note,
     passed_if_complete,
@@ -341,10 +342,9 @@ def assemble(
         When a note refuses (the kit's :func:`~evalframe.importers._kit.finish`).
     """
     all_notes = list(notes)
-    ledger = pl.DataFrame(list(rows), schema=LEDGER_SCHEMA)
+    ledger = ledger_frame(rows)
     no_verdict = ledger.get_column(PASSED).null_count() == ledger.height
     ledger = ledger.drop(PASSED) if no_verdict else passed_if_complete(ledger)
-    ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
     if case_columns:
         names = sorted({k for columns in case_columns.values() for k in columns})

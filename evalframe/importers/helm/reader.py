@@ -8,21 +8,18 @@ from typing import Any
 import polars as pl
 
 from evalframe.columns import (
-    ATTEMPT,
     CANDIDATE,
     CASE_ID,
-    LINE,
     PASSED,
     RECORDED_SETTINGS,
     REPORTED_HEADLINES,
     SCORE,
     SCORE_STATUS,
-    SOURCE,
     TASK,
     TRIAL,
 )
-from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import finish, plan_from_units
+from evalframe.importers import Imported
+from evalframe.importers._kit import finish, ledger_frame, plan_from_units
 from evalframe.importers._settings import RunSettings, recorded, split_by_settings
 from evalframe.importers.helm.files import (
     REQUIRED_FILES,
@@ -167,13 +164,12 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     raw_notes.extend(n for run in runs for n in run.notes)
     source = ";".join(str(p) for p in paths)
 
-    ledger = pl.DataFrame(ledger_rows, schema=LEDGER_SCHEMA)
+    ledger = ledger_frame(ledger_rows)
     scores = ledger.get_column(SCORE).drop_nulls()
     if scores.is_in([0.0, 1.0]).all():
         ledger = ledger.with_columns(pl.when(pl.col(SCORE_STATUS) == "scored").then(pl.col(SCORE) == 1.0).alias(PASSED))
     else:
         ledger = ledger.drop(PASSED)
-    ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
 
     schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
     if several:
