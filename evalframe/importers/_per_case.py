@@ -1,29 +1,10 @@
 """What the per-case importers (EvalScope, ragas, DeepEval, lighteval) share, on top of the kit.
 
-These four formats hold one row (or record) per case and one value per
-metric; none writes attempts, and only DeepEval writes a pass/fail verdict of
-its own. The shared facts:
-
-* **A malformed file is an input error** (:func:`input_error`): a file that
-  is not the format (invalid JSON or CSV, a record without its required
-  keys) raises :class:`~evalframe.errors.InputFormatError` naming the file,
-  the line and the reason (exit 2), instead of a refusing note.
-* **One ledger row per case** (the kit's
-  :func:`~evalframe.importers._kit.ledger_row`): trial and attempt 1 unless
-  the format says otherwise, ``exec_status`` ``completed`` (these formats
-  write only cases that ran).
-* **One grade meaning** (:func:`graded`): the kit's
-  :func:`~evalframe.importers._kit.grade`; an empty cell of a metric column
-  (what pandas writes for NaN) is a grader failure like a NaN.
-* **Metric tables** (:func:`read_metric_csv`): a CSV of one row per
-  question and one column per metric, as ragas' ``to_pandas().to_csv()``
-  writes and as DeepEval results are often summarised.
-* **Assembling** (:func:`assemble`): the ledger, the plan from the rows (with
-  the case columns given, e.g. ``task`` or ``subset``) and the notes, through
-  :func:`~evalframe.importers._kit.build_plan` and
-  :func:`~evalframe.importers._kit.finish`. ``passed`` is kept only when every
-  scored row has the export's own verdict; otherwise the audit derives it
-  (``--grade binary``: a score of 1; ``--grade numeric``: ``--pass-threshold``).
+These formats hold one row per case and one value per metric, no attempts; only DeepEval writes a verdict.
+A malformed file is an input error (:func:`input_error`, exit 2), not a refusing note; an empty metric cell
+is a grader failure like a NaN (:func:`graded`); :func:`read_metric_csv` reads a table of one row per
+question and one column per metric; :func:`assemble` builds the ledger, the plan from the rows and the
+notes through the kit (``passed`` kept only when every scored row has the export's own verdict).
 """
 
 from __future__ import annotations

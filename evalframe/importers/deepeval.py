@@ -282,14 +282,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
 
 
 def _tell_runs_apart(tables: Sequence[MetricTable], notes: list[dict[str, Any]]) -> None:
-    """Name the files of one candidate by their settings, or number them as successive attempts.
-
-    Several test runs (or CSVs) of one candidate are runs of the same test cases, told apart by their
-    ``hyperparameters`` with the kit's rule (:func:`~evalframe.importers._settings.split_by_settings`:
-    different settings, or one a run does not record, make different candidates ``<candidate> [key=value]``
-    with a ``settings_differ`` flag); the runs of one candidate are successive attempts 1, 2, … in the order
-    of their files.
-    """
+    """Name the files of one candidate by their ``hyperparameters`` (the kit's rule), else number them as attempts."""
     runs = [
         RunSettings(str(t.info["source"]), str(t.info["candidate"]), t.info.get("hyperparameters") or {})
         for t in tables

@@ -260,14 +260,9 @@ def _config(run: Path) -> tuple[Path | None, dict[str, str]]:
 
 
 def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path, tuple[str, int, dict[str, str]]]:
-    """Per review file: its candidate, attempt and settings, once the runs of one model are told apart by their configs.
+    """Per review file: its candidate, attempt and settings (runs of one model told apart by their configs).
 
-    A run is a model's folder under one output folder (``<run>/reviews/<model>/``). Runs of one model are
-    told apart by the settings their configs record (places such as ``work_dir`` aside) with the kit's rule
-    (:func:`~evalframe.importers._settings.split_by_settings`: different settings, or one a run does not
-    record, make different candidates ``<model> [key=value]`` with a ``settings_differ`` flag); runs of one
-    candidate are successive attempts of the same samples, in the order of their folders.
-    A run's ``limit`` is a ``limited_run`` flag: its plan is the samples it reviewed.
+    A run is ``<run>/reviews/<model>/``; places are no setting; a run's ``limit`` is a ``limited_run`` flag.
     """
     runs: dict[tuple[str, Path], dict[str, str]] = {}
     configs: dict[Path, Path | None] = {}

@@ -36,12 +36,7 @@ from evalframe.load import PathLike
 
 
 def _split_by_settings(runs: Sequence[_RunRead]) -> list[dict[str, Any]]:
-    """Runs of one scenario and model (e.g. from two suites) whose adapter specs differ become other candidates.
-
-    The kit's rule: the candidate carries the differing settings (``meta/llama-3-8b [max_train_instances=5]``)
-    and a ``settings_differ`` note names key, values and run folders; ``max_eval_instances`` chooses how many
-    instances run, not what each measures, and is not a setting.
-    """
+    """Runs of one scenario and model whose adapter specs differ become other candidates (the kit's rule)."""
     notes: list[dict[str, Any]] = []
     for scenario in sorted({run.scenario for run in runs}):
         mine = [run for run in runs if run.scenario == scenario]

@@ -361,13 +361,9 @@ _MODEL_IDENTITY = frozenset(
 
 
 def _compared(data: Mapping[str, Any] | None, task: str) -> dict[str, str]:
-    """The settings two runs of ``task`` must share to be compared: the run's but the model's identity, and more.
+    """The settings two runs of ``task`` must share to be compared: those naming a run (not the model) and more.
 
-    Beside the settings that name a run (but the model's own name, weights, revision and template), the limit
-    and the task hash.
-
-    ``limit`` (how many documents ran) and ``task_hashes`` (the task's content) do not change what one document
-    measures, so they never split a candidate, but a comparison of two runs needs them equal.
+    ``limit`` and ``task_hashes`` never split a candidate, but a comparison of two runs needs them equal.
     """
     found = {k: v for k, v in _settings(data, task).items() if k not in _MODEL_IDENTITY}
     for key, value in (("limit", _dig(data, "config", "limit")), ("task_hash", _dig(data, "task_hashes", task))):
