@@ -30,7 +30,7 @@ from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, P
 from evalframe.importers import Imported
 from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
 from evalframe.importers._json import json_int, json_object, parse_json, read_json, read_json_lines
-from evalframe.importers._notes import Unreadable, note, planned_size, spelling_note
+from evalframe.importers._notes import Refusal, Unreadable, note, planned_size, spelling_note
 from evalframe.importers._rows import CaseNames, ledger_frame, ledger_row, passed_if_complete
 from evalframe.load import MAX_PLANNED_UNITS, PathLike
 from evalframe.plan import Plan
@@ -43,6 +43,7 @@ __all__ = [
     "CaseNames",
     "ImportRefused",
     "ImportUnreadable",
+    "Refusal",
     "ScoreChoiceError",
     "Unreadable",
     "build_plan",

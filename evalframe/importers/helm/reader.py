@@ -19,7 +19,7 @@ from evalframe.columns import (
     TRIAL,
 )
 from evalframe.importers import Imported
-from evalframe.importers._kit import finish, ledger_frame, plan_from_units
+from evalframe.importers._kit import Refusal, finish, ledger_frame, plan_from_units
 from evalframe.importers._settings import RunSettings, recorded, split_by_settings
 from evalframe.importers.helm.files import (
     REQUIRED_FILES,
@@ -28,7 +28,6 @@ from evalframe.importers.helm.files import (
     STATS,
     _Malformed,
     _parse_score,
-    _Refused,
     _run_folders,
 )
 from evalframe.importers.helm.run import _read_run, _RunRead
@@ -135,7 +134,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             runs.append(_read_run(folder, declared_stat, declared_split))
         except _Malformed as exc:
             raw_notes.append(exc.note())
-        except _Refused as exc:
+        except Refusal as exc:
             raw_notes.append(exc.note)
     raw_notes.extend(_split_by_settings(runs))
     several = len({run.scenario for run in runs}) > 1
