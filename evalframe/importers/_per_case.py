@@ -34,7 +34,7 @@ from evalframe.importers._kit import (
 )
 from evalframe.load import MalformedRecord, PathLike, csv_records
 
-__all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
+__all__ = ["MetricTable", "assemble", "assemble_tables", "graded", "input_error", "read_metric_csv"]
 
 #: Columns of a ragas / DeepEval table that hold the test's inputs and outputs, never a metric
 #: (ragas ``SingleTurnSample`` / legacy dataset names, DeepEval ``LLMTestCase`` names).
@@ -269,26 +269,28 @@ def read_metric_csv(
     return table
 
 
-def add_table(
-    table: MetricTable,
-    rows: list[dict[str, Any]],
+def assemble_tables(
+    tables: Sequence[MetricTable],
     notes: list[dict[str, Any]],
-    info: list[dict[str, Any]],
     *,
-    source: str,
+    paths: Sequence[PathLike],
+    files: Sequence[PathLike],
     plan_note: str,
-) -> None:
-    """Add one file's table to the import; a file with rows gets its ``plan_from_rows`` note.
+    case_columns: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Imported:
+    """:func:`assemble` of one table per file, a file with rows noted ``plan_from_rows`` (``plan_note``).
 
     ``plan_note`` is the note's sentence, with ``{n}`` for the number of rows: these formats declare
     no dataset, so the plan is the rows of the file and a case never written cannot be missing.
     """
-    rows.extend(table.rows)
-    notes.extend(table.notes)
-    info.append(table.info)
-    if table.rows:
-        detail = plan_note.format(n=len(table.rows))
-        notes.append(note("plan_from_rows", source, detail, candidate=table.info["candidate"]))
+    for table in tables:
+        notes.extend(table.notes)
+        if table.rows:
+            detail = plan_note.format(n=len(table.rows))
+            notes.append(note("plan_from_rows", table.info["source"], detail, candidate=table.info["candidate"]))
+    rows = [row for table in tables for row in table.rows]
+    info = [table.info for table in tables]
+    return assemble(rows, notes, info, paths=paths, files=files, case_columns=case_columns)
 
 
 def assemble(

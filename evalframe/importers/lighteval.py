@@ -72,7 +72,7 @@ from evalframe.importers._kit import (
     json_object,
     ledger_row,
 )
-from evalframe.importers._per_case import MetricTable, add_table, assemble, failures_note
+from evalframe.importers._per_case import MetricTable, assemble_tables, failures_note
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -199,11 +199,6 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     └─────────────────┴──────────────┴─────┘
     """
     files, notes = find_files(paths, is_export=_is_export, what="lighteval details (details_*.parquet)", required=True)
-    rows: list[dict[str, Any]] = []
-    info: list[dict[str, Any]] = []
-    tasks: dict[str, dict[str, Any]] = {}
-    for path in files:
-        table = _read_file(path, score)
-        add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
-        tasks.update({r["case_id"]: {"task": table.info["task"]} for r in table.rows})
-    return assemble(rows, notes, info, paths=paths, files=files, case_columns=tasks)
+    tables = [_read_file(path, score) for path in files]
+    tasks = {r["case_id"]: {"task": t.info["task"]} for t in tables for r in t.rows}
+    return assemble_tables(tables, notes, paths=paths, files=files, plan_note=_PLAN_NOTE, case_columns=tasks)
