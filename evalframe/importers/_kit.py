@@ -96,7 +96,7 @@ def find_files(
         What the format's files are called, for the ``no_export`` note (e.g.
         ``".eval or .json Inspect log"``).
     required
-        Whether no path at all is an input error (else an empty import).
+        Whether no path at all (no file and no note) is an input error (else an empty import).
 
     Returns
     -------
@@ -107,7 +107,7 @@ def find_files(
     Raises
     ------
     InputFormatError
-        When a path does not exist, or no path is given and ``required``.
+        When a path does not exist, or nothing is found and ``required``.
 
     Examples
     --------
@@ -115,8 +115,6 @@ def find_files(
     >>> files, notes[0]["kind"]
     ([], 'no_export')
     """
-    if required and not paths:
-        raise InputFormatError("", "no input files given")
     files: dict[Path, Path] = {}
     notes: list[dict[str, Any]] = []
     for given in paths:
@@ -131,6 +129,8 @@ def find_files(
             files.setdefault(path.resolve(), path)
         else:
             raise InputFormatError(str(path), "no such file or directory")
+    if required and not files and not notes:
+        raise InputFormatError("", "no input files given")
     return sorted(files.values()), notes
 
 
