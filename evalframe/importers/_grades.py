@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from evalframe.importers._notes import note
+from evalframe.importers._notes import Refusal, note
 
 #: Scores Inspect-style letter grades stand for (``value_to_float`` in Inspect AI's scorer module).
 LETTER_GRADES: Final = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -84,12 +84,8 @@ def _found(names: Sequence[str], what: str, flag: str) -> str:
     return f"(has: {', '.join(sorted(names))}): name one with {flag.format(f'<{what}>')}, e.g. {flag.format(names[0])}"
 
 
-class ScoreChoiceError(Exception):
+class ScoreChoiceError(Refusal):
     """The score to read cannot be chosen; carries the refusing note."""
-
-    def __init__(self, note_row: dict[str, Any]) -> None:
-        self.note = note_row
-        super().__init__(note_row["detail"])
 
 
 def choose_score(

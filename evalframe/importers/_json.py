@@ -38,13 +38,17 @@ def parse_json(data: bytes | str, source: str, *, line: int | None = None) -> An
         raise Unreadable(source, exc.detail, line=line) from None
 
 
-def read_json(path: Path) -> Any:
-    """Read a JSON file (see :func:`parse_json`); an unreadable file raises :class:`Unreadable`."""
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes without a UTF-8 byte order mark; a file that cannot be read raises :class:`Unreadable`."""
     try:
-        data = path.read_bytes()
+        return path.read_bytes().removeprefix(b"\xef\xbb\xbf")
     except OSError as exc:
         raise Unreadable(str(path), f"cannot read the file ({exc.strerror or exc})") from None
-    return parse_json(data.removeprefix(b"\xef\xbb\xbf"), str(path))
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file (see :func:`parse_json`); an unreadable file raises :class:`Unreadable`."""
+    return parse_json(_read_bytes(path), str(path))
 
 
 def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[dict[str, Any]]]:
@@ -55,13 +59,9 @@ def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[dict[str, A
     :func:`~evalframe.load.check_line_lengths`).
     """
     check_line_lengths(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise Unreadable(str(path), f"cannot read the file ({exc.strerror or exc})") from None
     rows: list[tuple[int, Any]] = []
     notes: list[dict[str, Any]] = []
-    for number, raw in enumerate(data.removeprefix(b"\xef\xbb\xbf").splitlines(), start=1):
+    for number, raw in enumerate(_read_bytes(path).splitlines(), start=1):
         if not raw.strip():
             continue
         try:

@@ -1,51 +1,18 @@
-"""The importer toolkit: what every importer does the same way, in one place.
+"""The importer toolkit: what every importer does the same way, in one place (importers take every name here).
 
-Each importer (``inspect_ai``, ``lm_eval``, ``helm``, ``promptfoo``,
-``openai_evals``, ``every_eval_ever`` and the per-case formats) knows its own
-format; everything that is the same fact in every format lives in the kit, so
-one fact always means one thing. Importers take every name from here; the
-facts are written in the kit's modules:
-
-* **Finding files** (:func:`find_files`): a path that does not exist is an
-  :class:`~evalframe.errors.InputFormatError`; a folder in which no export
-  file is found is a refusing ``no_export`` note (never an empty, valid run).
-* **Reading JSON safely** (:mod:`~evalframe.importers._json`:
-  :func:`parse_json`, :func:`read_json`, :func:`read_json_lines`,
-  :func:`json_object`, :func:`json_int`): undecodable bytes, invalid JSON,
-  nesting too deep for the parser and numbers too long to convert are one
-  ``unreadable_file`` note naming the file and line, never a traceback;
-  :func:`finish` turns it into :class:`ImportUnreadable` (an input error,
-  exit 2). ``NaN``/``Infinity`` tokens are read (lm-eval writes them).
-* **Notes** (:mod:`~evalframe.importers._notes`: :func:`note`,
-  :func:`planned_size`, :func:`spelling_note`): every note kind is one of
-  :data:`~evalframe.problems.PROBLEM_KINDS`, whose description is its one
-  meaning; whether a note refuses follows from its kind unless said
-  otherwise.
-* **Grades** (:mod:`~evalframe.importers._grades`: :func:`grade`):
-  booleans are 1/0, finite numbers are scores, a non-finite number or a value
-  that is not a score (text, a list, a dict, a null) is a ``judge_error``:
-  the grader ran and gave no valid judgment. A unit without the chosen scorer
-  at all is ``not_scored``.
-* **Choosing the score** (:func:`choose_score`): a declared scorer / metric /
-  stat that the export does not have (or, with none declared, a format's
-  default that is not there) refuses (``unknown_score``), naming the ones it
-  has and the flag that declares one (``--score <stat>, e.g. --score
-  harm_bench_score``); with none declared and several present where the
-  format has no default, the import refuses (``ambiguous_score``).
-* **Ledger rows** (:mod:`~evalframe.importers._rows`: :func:`ledger_row`,
-  :func:`passed_if_complete`, :class:`CaseNames`): one row per attempt in
-  :data:`~evalframe.importers.LEDGER_SCHEMA`, built in one place; ``passed``
-  is kept only when every scored row has the export's own verdict; case ids
-  are ``<task>/<id>`` when several tasks are read together.
-* **The plan/ledger/notes contract** (:func:`build_plan`,
-  :func:`plan_from_units`, :func:`finish`): the plan is what the export says
-  was planned; the ledger is the rows present; an import with an
-  unreadable file raises :class:`ImportUnreadable` (an input error), one
-  with another refusing note :class:`ImportRefused`, so that neither the CLI
-  nor the Python API can audit it.
-* **Declarations** (:func:`declare`): ``candidates``, ``trials`` and
-  ``run_id`` given by the user bind an import exactly as they bind a
-  ``--plan`` file.
+* :func:`find_files`: files as given, folders searched; a folder without an export file is a refusing
+  ``no_export`` note, a missing path an :class:`~evalframe.errors.InputFormatError`.
+* :mod:`~evalframe.importers._json`: unreadable bytes, invalid or too deep JSON are one ``unreadable_file``
+  note naming file and line (:func:`finish` raises :class:`ImportUnreadable`, exit 2); ``NaN`` is read.
+* :mod:`~evalframe.importers._notes`: every note kind is one of :data:`~evalframe.problems.PROBLEM_KINDS`.
+* :mod:`~evalframe.importers._grades`: one grade meaning (:func:`grade`) and one way to choose the score
+  (:func:`choose_score`: ``unknown_score`` / ``ambiguous_score`` refuse, naming the scores there are).
+* :mod:`~evalframe.importers._rows`: one row shape (:func:`ledger_row`), one row order (:func:`ledger_frame`),
+  ``passed`` kept only when complete, ``<task>/<id>`` case ids when several tasks are read (:class:`CaseNames`).
+* :func:`build_plan`, :func:`plan_from_units`, :func:`finish`: the plan is what the export says was planned,
+  the ledger the rows present; a refusing note raises :class:`ImportRefused` (an unreadable file
+  :class:`ImportUnreadable`), so neither the CLI nor the Python API audits a partial import.
+* :func:`declare`: ``candidates``, ``trials`` and ``run_id`` bind an import exactly as a ``--plan`` file does.
 """
 
 from __future__ import annotations
@@ -63,8 +30,8 @@ from evalframe.errors import AuditRefused, ImportUnreadable, InputFormatError, P
 from evalframe.importers import Imported
 from evalframe.importers._grades import LETTER_GRADES, ScoreChoiceError, choose_score, failure_kind, grade, mean
 from evalframe.importers._json import json_int, json_object, parse_json, read_json, read_json_lines
-from evalframe.importers._notes import Unreadable, note, planned_size, spelling_note
-from evalframe.importers._rows import CaseNames, ledger_row, passed_if_complete
+from evalframe.importers._notes import Refusal, Unreadable, note, planned_size, spelling_note
+from evalframe.importers._rows import CaseNames, ledger_frame, ledger_row, passed_if_complete
 from evalframe.load import MAX_PLANNED_UNITS, PathLike
 from evalframe.plan import Plan
 from evalframe.problems import concat_problems, problems_frame
@@ -76,6 +43,7 @@ __all__ = [
     "CaseNames",
     "ImportRefused",
     "ImportUnreadable",
+    "Refusal",
     "ScoreChoiceError",
     "Unreadable",
     "build_plan",
@@ -88,6 +56,7 @@ __all__ = [
     "grade",
     "json_int",
     "json_object",
+    "ledger_frame",
     "ledger_row",
     "mean",
     "note",
@@ -112,7 +81,7 @@ class ImportRefused(AuditRefused):
 
 
 def find_files(
-    paths: Sequence[PathLike], *, is_export: Callable[[Path], bool], what: str
+    paths: Sequence[PathLike], *, is_export: Callable[[Path], bool], what: str, required: bool = False
 ) -> tuple[list[Path], list[dict[str, Any]]]:
     """The export files named by ``paths``: files as given, folders searched recursively.
 
@@ -126,6 +95,8 @@ def find_files(
     what
         What the format's files are called, for the ``no_export`` note (e.g.
         ``".eval or .json Inspect log"``).
+    required
+        Whether no path at all (no file and no note) is an input error (else an empty import).
 
     Returns
     -------
@@ -136,7 +107,7 @@ def find_files(
     Raises
     ------
     InputFormatError
-        When a path does not exist.
+        When a path does not exist, or nothing is found and ``required``.
 
     Examples
     --------
@@ -158,6 +129,8 @@ def find_files(
             files.setdefault(path.resolve(), path)
         else:
             raise InputFormatError(str(path), "no such file or directory")
+    if required and not files and not notes:
+        raise InputFormatError("", "no input files given")
     return sorted(files.values()), notes
 
 

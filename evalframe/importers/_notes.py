@@ -28,6 +28,14 @@ def planned_size(count: int, source: str, what: str) -> dict[str, Any] | None:
     return note("unreadable_file", source, limit_detail("planned_units", f"{what} declares {count} planned units"))
 
 
+class Refusal(Exception):
+    """A step of an import that refuses (a score that cannot be chosen, a run that cannot be graded): its note."""
+
+    def __init__(self, note_row: dict[str, Any]) -> None:
+        self.note = note_row
+        super().__init__(note_row["detail"])
+
+
 class Unreadable(Exception):
     """A file (or a place in it) that cannot be read; carries its ``unreadable_file`` note."""
 

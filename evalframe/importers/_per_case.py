@@ -1,29 +1,10 @@
 """What the per-case importers (EvalScope, ragas, DeepEval, lighteval) share, on top of the kit.
 
-These four formats hold one row (or record) per case and one value per
-metric; none writes attempts, and only DeepEval writes a pass/fail verdict of
-its own. The shared facts:
-
-* **A malformed file is an input error** (:func:`input_error`): a file that
-  is not the format (invalid JSON or CSV, a record without its required
-  keys) raises :class:`~evalframe.errors.InputFormatError` naming the file,
-  the line and the reason (exit 2), instead of a refusing note.
-* **One ledger row per case** (the kit's
-  :func:`~evalframe.importers._kit.ledger_row`): trial and attempt 1 unless
-  the format says otherwise, ``exec_status`` ``completed`` (these formats
-  write only cases that ran).
-* **One grade meaning** (:func:`graded`): the kit's
-  :func:`~evalframe.importers._kit.grade`; an empty cell of a metric column
-  (what pandas writes for NaN) is a grader failure like a NaN.
-* **Metric tables** (:func:`read_metric_csv`): a CSV of one row per
-  question and one column per metric, as ragas' ``to_pandas().to_csv()``
-  writes and as DeepEval results are often summarised.
-* **Assembling** (:func:`assemble`): the ledger, the plan from the rows (with
-  the case columns given, e.g. ``task`` or ``subset``) and the notes, through
-  :func:`~evalframe.importers._kit.build_plan` and
-  :func:`~evalframe.importers._kit.finish`. ``passed`` is kept only when every
-  scored row has the export's own verdict; otherwise the audit derives it
-  (``--grade binary``: a score of 1; ``--grade numeric``: ``--pass-threshold``).
+These formats hold one row per case and one value per metric, no attempts; only DeepEval writes a verdict.
+A malformed file is an input error (:func:`input_error`, exit 2), not a refusing note; an empty metric cell
+is a grader failure like a NaN (:func:`graded`); :func:`read_metric_csv` reads a table of one row per
+question and one column per metric; :func:`assemble` builds the ledger, the plan from the rows and the
+notes through the kit (``passed`` kept only when every scored row has the export's own verdict).
 """
 
 from __future__ import annotations
@@ -35,9 +16,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SOURCE, TRIAL
+from evalframe.columns import CANDIDATE, CASE_ID, LINE, PASSED, SOURCE, TRIAL
 from evalframe.errors import InputFormatError
-from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.importers import Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
     Unreadable,
@@ -45,6 +26,7 @@ from evalframe.importers._kit import (
     failure_kind,
     finish,
     grade,
+    ledger_frame,
     ledger_row,
     note,
     passed_if_complete,
@@ -52,7 +34,7 @@ from evalframe.importers._kit import (
 )
 from evalframe.load import MalformedRecord, PathLike, csv_records
 
-__all__ = ["MetricTable", "add_table", "assemble", "graded", "input_error", "read_metric_csv"]
+__all__ = ["MetricTable", "assemble", "assemble_tables", "graded", "input_error", "read_metric_csv"]
 
 #: Columns of a ragas / DeepEval table that hold the test's inputs and outputs, never a metric
 #: (ragas ``SingleTurnSample`` / legacy dataset names, DeepEval ``LLMTestCase`` names).
@@ -287,26 +269,28 @@ def read_metric_csv(
     return table
 
 
-def add_table(
-    table: MetricTable,
-    rows: list[dict[str, Any]],
+def assemble_tables(
+    tables: Sequence[MetricTable],
     notes: list[dict[str, Any]],
-    info: list[dict[str, Any]],
     *,
-    source: str,
+    paths: Sequence[PathLike],
+    files: Sequence[PathLike],
     plan_note: str,
-) -> None:
-    """Add one file's table to the import; a file with rows gets its ``plan_from_rows`` note.
+    case_columns: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Imported:
+    """:func:`assemble` of one table per file, a file with rows noted ``plan_from_rows`` (``plan_note``).
 
     ``plan_note`` is the note's sentence, with ``{n}`` for the number of rows: these formats declare
     no dataset, so the plan is the rows of the file and a case never written cannot be missing.
     """
-    rows.extend(table.rows)
-    notes.extend(table.notes)
-    info.append(table.info)
-    if table.rows:
-        detail = plan_note.format(n=len(table.rows))
-        notes.append(note("plan_from_rows", source, detail, candidate=table.info["candidate"]))
+    for table in tables:
+        notes.extend(table.notes)
+        if table.rows:
+            detail = plan_note.format(n=len(table.rows))
+            notes.append(note("plan_from_rows", table.info["source"], detail, candidate=table.info["candidate"]))
+    rows = [row for table in tables for row in table.rows]
+    info = [table.info for table in tables]
+    return assemble(rows, notes, info, paths=paths, files=files, case_columns=case_columns)
 
 
 def assemble(
@@ -314,7 +298,7 @@ def assemble(
     notes: Iterable[dict[str, Any]],
     info: list[dict[str, Any]],
     *,
-    source: str,
+    paths: Sequence[PathLike],
     files: Sequence[PathLike],
     case_columns: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Imported:
@@ -328,8 +312,8 @@ def assemble(
         Every note of the import.
     info
         One dict per file.
-    source
-        The paths, for the plan.
+    paths
+        The paths given, for the plan's source.
     files
         The export files read.
     case_columns
@@ -341,10 +325,9 @@ def assemble(
         When a note refuses (the kit's :func:`~evalframe.importers._kit.finish`).
     """
     all_notes = list(notes)
-    ledger = pl.DataFrame(list(rows), schema=LEDGER_SCHEMA)
+    ledger = ledger_frame(rows)
     no_verdict = ledger.get_column(PASSED).null_count() == ledger.height
     ledger = ledger.drop(PASSED) if no_verdict else passed_if_complete(ledger)
-    ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
     if case_columns:
         names = sorted({k for columns in case_columns.values() for k in columns})
@@ -353,5 +336,5 @@ def assemble(
             schema={CASE_ID: pl.String, **dict.fromkeys(names, pl.String)},
         )
         units = units.join(cases, on=CASE_ID, how="left")
-    plan, plan_problems = plan_from_units(units, source=source, notes=all_notes)
+    plan, plan_problems = plan_from_units(units, source=";".join(str(p) for p in paths), notes=all_notes)
     return finish(plan, ledger, [all_notes, plan_problems], info, files=files)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import PASSED, SCORE_STATUS
+from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, PASSED, SCORE_STATUS, SOURCE, TRIAL
 from evalframe.importers import LEDGER_SCHEMA
 
 #: The ledger's column names, in :data:`~evalframe.importers.LEDGER_SCHEMA` order.
@@ -73,6 +73,11 @@ def ledger_row(
     # The values in the order of LEDGER_SCHEMA's columns, the one statement of the row shape.
     values = (candidate, case_id, trial, attempt, run_id, exec_status, score_status, score, passed, has_output)
     return dict(zip(_COLUMNS, (*values, limit, line, source), strict=True))
+
+
+def ledger_frame(rows: Iterable[Mapping[str, Any]], *, schema: pl.Schema = LEDGER_SCHEMA) -> pl.DataFrame:
+    """The ledger of ``rows`` (:func:`ledger_row` dicts) in every import's order: unit, attempt, file, line."""
+    return pl.DataFrame(list(rows), schema=schema).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
 
 
 def passed_if_complete(ledger: pl.DataFrame) -> pl.DataFrame:

@@ -65,7 +65,7 @@ from evalframe.columns import ATTEMPT, CANDIDATE
 from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import ScoreChoiceError, Unreadable, choose_score, find_files, ledger_row, note, read_json
-from evalframe.importers._per_case import MetricTable, add_table, assemble, graded, input_error, read_metric_csv
+from evalframe.importers._per_case import MetricTable, assemble_tables, graded, input_error, read_metric_csv
 from evalframe.importers._settings import RunSettings, split_by_settings
 from evalframe.load import PathLike
 
@@ -263,33 +263,21 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     │ temp_test_run_data ┆ test_case_1 ┆ judge_error  ┆ null  ┆ null   │
     └────────────────────┴─────────────┴──────────────┴───────┴────────┘
     """
-    files, notes = find_files(paths, is_export=_is_export, what="DeepEval test run (.json) or results CSV")
-    if not files and not notes:
-        raise InputFormatError("", "no input files given")
-    rows: list[dict[str, Any]] = []
-    info: list[dict[str, Any]] = []
-    tables = []
-    for path in files:
-        if path.suffix.lower() == ".csv":
-            table = read_metric_csv(path, score=score, id_column=id_column, candidate=path.stem, fmt="deepeval")
-        else:
-            table = _read_run(path, score)
-        tables.append(table)
+    files, notes = find_files(
+        paths, is_export=_is_export, what="DeepEval test run (.json) or results CSV", required=True
+    )
+    tables = [
+        read_metric_csv(path, score=score, id_column=id_column, candidate=path.stem, fmt="deepeval")
+        if path.suffix.lower() == ".csv"
+        else _read_run(path, score)
+        for path in files
+    ]
     _tell_runs_apart(tables, notes)
-    for path, table in zip(files, tables, strict=True):
-        add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)
+    return assemble_tables(tables, notes, paths=paths, files=files, plan_note=_PLAN_NOTE)
 
 
 def _tell_runs_apart(tables: Sequence[MetricTable], notes: list[dict[str, Any]]) -> None:
-    """Name the files of one candidate by their settings, or number them as successive attempts.
-
-    Several test runs (or CSVs) of one candidate are runs of the same test cases, told apart by their
-    ``hyperparameters`` with the kit's rule (:func:`~evalframe.importers._settings.split_by_settings`:
-    different settings, or one a run does not record, make different candidates ``<candidate> [key=value]``
-    with a ``settings_differ`` flag); the runs of one candidate are successive attempts 1, 2, … in the order
-    of their files.
-    """
+    """Name the files of one candidate by their ``hyperparameters`` (the kit's rule), else number them as attempts."""
     runs = [
         RunSettings(str(t.info["source"]), str(t.info["candidate"]), t.info.get("hyperparameters") or {})
         for t in tables

@@ -85,6 +85,7 @@ from evalframe.importers._kit import (
     failure_kind,
     find_files,
     grade,
+    json_int,
     ledger_row,
     note,
     read_json,
@@ -127,10 +128,6 @@ def _is_export(path: Path) -> bool:
     )
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _read_report(path: Path) -> _Report:
     try:
         obj = read_json(path)
@@ -163,14 +160,14 @@ def _read_review(path: Path) -> _Review:
             continue
         sample = obj.get("sample_score") if isinstance(obj, dict) else None
         score = sample.get("score") if isinstance(sample, dict) else None
-        index = _int(obj.get("index")) if isinstance(obj, dict) else None
+        index = json_int(obj.get("index")) if isinstance(obj, dict) else None
         if index is None or not isinstance(score, dict) or not isinstance(score.get("value"), dict):
             detail = "not an EvalScope review row: expected an integer index and a sample_score.score.value dict"
             raise InputFormatError(source, detail, line=number)
         assert isinstance(sample, dict)
-        sample_id = _int(sample.get("sample_id"))
+        sample_id = json_int(sample.get("sample_id"))
         sample_id = index if sample_id is None else sample_id
-        group = _int(sample.get("group_id"))
+        group = json_int(sample.get("group_id"))
         main = score.get("main_score_name")
         review.samples.append(
             (
@@ -263,14 +260,9 @@ def _config(run: Path) -> tuple[Path | None, dict[str, str]]:
 
 
 def _runs(reviews: Sequence[_Review], notes: list[dict[str, Any]]) -> dict[Path, tuple[str, int, dict[str, str]]]:
-    """Per review file: its candidate, attempt and settings, once the runs of one model are told apart by their configs.
+    """Per review file: its candidate, attempt and settings (runs of one model told apart by their configs).
 
-    A run is a model's folder under one output folder (``<run>/reviews/<model>/``). Runs of one model are
-    told apart by the settings their configs record (places such as ``work_dir`` aside) with the kit's rule
-    (:func:`~evalframe.importers._settings.split_by_settings`: different settings, or one a run does not
-    record, make different candidates ``<model> [key=value]`` with a ``settings_differ`` flag); runs of one
-    candidate are successive attempts of the same samples, in the order of their folders.
-    A run's ``limit`` is a ``limited_run`` flag: its plan is the samples it reviewed.
+    A run is ``<run>/reviews/<model>/``; places are no setting; a run's ``limit`` is a ``limited_run`` flag.
     """
     runs: dict[tuple[str, Path], dict[str, str]] = {}
     configs: dict[Path, Path | None] = {}
@@ -326,7 +318,7 @@ def _report_subset(report: _Report, metric: str, subset: str) -> list[tuple[str,
         for category in entry.get("categories") or []:
             for part in (category.get("subsets") or []) if isinstance(category, dict) else []:
                 if isinstance(part, dict) and part.get("name") == subset:
-                    found.append((str(entry["name"]), _int(part.get("num")), part.get("score")))
+                    found.append((str(entry["name"]), json_int(part.get("num")), part.get("score")))
     return found
 
 
@@ -480,9 +472,9 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ ifeval_default/1 ┆ ifeval  ┆ default │
     └──────────────────┴─────────┴─────────┘
     """
-    files, notes = find_files(paths, is_export=_is_export, what="EvalScope review (.jsonl) or report (.json)")
-    if not files and not notes:
-        raise InputFormatError("", "no input files given")
+    files, notes = find_files(
+        paths, is_export=_is_export, what="EvalScope review (.jsonl) or report (.json)", required=True
+    )
     reports = [_read_report(p) for p in files if p.suffix == ".json"]
     reviews = [_read_review(p) for p in files if p.suffix != ".json"]
     rows: list[dict[str, Any]] = []
@@ -552,7 +544,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
         rows,
         notes,
         info,
-        source=";".join(str(p) for p in paths),
+        paths=paths,
         files=files,
         case_columns={c: v for c, v in cases.items() if c in case_ids},
     )

@@ -71,15 +71,20 @@ from evalframe.importers._kit import (
     grade,
     json_object,
     ledger_row,
-    note,
 )
-from evalframe.importers._per_case import assemble, failures_note
+from evalframe.importers._per_case import MetricTable, assemble_tables, failures_note
 from evalframe.load import PathLike
 
 __all__ = ["read"]
 
 #: ``details_<task>_<date_id>.parquet``: the date id is an ISO time with ``-`` for ``:``.
 FILE_NAME: Final = re.compile(r"details_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.parquet")
+
+
+_PLAN_NOTE: Final = (
+    "a details file declares no dataset size: the plan is its {n} document(s), so a document "
+    "lighteval did not write (e.g. under --max-samples) cannot be counted as missing"
+)
 
 
 def _is_export(path: Path) -> bool:
@@ -100,7 +105,7 @@ def _query_id(text: Any) -> str:
     return hashlib.sha256(data.encode("utf-8")).hexdigest()[:12]
 
 
-def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+def _read_file(path: Path, score: str | None) -> MetricTable:
     source = str(path)
     try:
         frame = pl.read_parquet(path, glob=False)
@@ -119,20 +124,20 @@ def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], lis
         raise InputFormatError(source, f"the {metrics_column} column is not a struct of metric values")
     candidate = _candidate(path)
     names = [f.name for f in struct.fields]
-    info: dict[str, Any] = {"format": "lighteval", "source": source, "candidate": candidate, "task": task}
-    info.update(layout="doc/metric" if new else "flat", metrics=names, rows=frame.height)
+    table = MetricTable(info={"format": "lighteval", "source": source, "candidate": candidate, "task": task})
+    table.info.update(layout="doc/metric" if new else "flat", metrics=names, rows=frame.height)
     if match:
-        info["date_id"] = match.group("date")
+        table.info["date_id"] = match.group("date")
     try:
         chosen = choose_score(score, names, default=None, what="metric", source=source)
     except ScoreChoiceError as exc:
-        return [], [{**exc.note, CANDIDATE: candidate}], info
-    info["metric"] = chosen
+        table.notes.append({**exc.note, CANDIDATE: candidate})
+        return table
+    table.info["metric"] = chosen
     docs = frame.get_column("doc").to_list() if new else [None] * frame.height
     flat_query = next((c for c in ("example", "full_prompt") if c in frame.columns), None)
     queries = frame.get_column(flat_query).to_list() if flat_query else [None] * frame.height
     values = frame.get_column(metrics_column).to_list()
-    rows: list[dict[str, Any]] = []
     failed: dict[str, list[str]] = {"nonfinite_score": [], "not_a_score": []}
     for number, (doc, query, metric) in enumerate(zip(docs, queries, values, strict=True), start=1):
         doc = json_object(doc)
@@ -143,15 +148,9 @@ def _read_file(path: Path, score: str | None) -> tuple[list[dict[str, Any]], lis
         status, value = ("not_scored", None) if chosen is None else grade(raw)
         if chosen is not None and status != "scored":
             failed[failure_kind(raw, null_is_nan=True)].append(case_id)
-        rows.append(ledger_row(candidate, case_id, score_status=status, score=value, line=number, source=source))
-    notes = failures_note(source, str(chosen), failed, candidate=candidate)
-    if rows:
-        detail = (
-            f"a details file declares no dataset size: the plan is its {len(rows)} document(s), so a document "
-            "lighteval did not write (e.g. under --max-samples) cannot be counted as missing"
-        )
-        notes.append(note("plan_from_rows", source, detail, candidate=candidate))
-    return rows, notes, info
+        table.rows.append(ledger_row(candidate, case_id, score_status=status, score=value, line=number, source=source))
+    table.notes.extend(failures_note(source, str(chosen), failed, candidate=candidate))
+    return table
 
 
 def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
@@ -199,16 +198,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     │ toy-org/model-b ┆ scored       ┆ 4   │
     └─────────────────┴──────────────┴─────┘
     """
-    files, notes = find_files(paths, is_export=_is_export, what="lighteval details (details_*.parquet)")
-    if not files and not notes:
-        raise InputFormatError("", "no input files given")
-    rows: list[dict[str, Any]] = []
-    info: list[dict[str, Any]] = []
-    tasks: dict[str, dict[str, Any]] = {}
-    for path in files:
-        own, own_notes, facts = _read_file(path, score)
-        rows.extend(own)
-        notes.extend(own_notes)
-        info.append(facts)
-        tasks.update({r["case_id"]: {"task": facts["task"]} for r in own})
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files, case_columns=tasks)
+    files, notes = find_files(paths, is_export=_is_export, what="lighteval details (details_*.parquet)", required=True)
+    tables = [_read_file(path, score) for path in files]
+    tasks = {r["case_id"]: {"task": t.info["task"]} for t in tables for r in t.rows}
+    return assemble_tables(tables, notes, paths=paths, files=files, plan_note=_PLAN_NOTE, case_columns=tasks)

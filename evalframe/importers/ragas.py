@@ -42,12 +42,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
-from evalframe.errors import InputFormatError
 from evalframe.importers import Imported
 from evalframe.importers._kit import find_files
-from evalframe.importers._per_case import add_table, assemble, read_metric_csv
+from evalframe.importers._per_case import assemble_tables, read_metric_csv
 from evalframe.load import PathLike
 
 __all__ = ["read"]
@@ -109,12 +108,8 @@ def read(paths: Sequence[PathLike], *, score: str | None = None, id_column: str 
     │ Recommend a book with good reviews                  ┆ scored       ┆ 1.0   │
     └─────────────────────────────────────────────────────┴──────────────┴───────┘
     """
-    files, notes = find_files(paths, is_export=lambda p: p.suffix.lower() == ".csv", what="ragas result CSV (.csv)")
-    if not files and not notes:
-        raise InputFormatError("", "no input files given")
-    rows: list[dict[str, Any]] = []
-    info: list[dict[str, Any]] = []
-    for path in files:
-        table = read_metric_csv(Path(path), score=score, id_column=id_column, candidate=path.stem, fmt="ragas")
-        add_table(table, rows, notes, info, source=str(path), plan_note=_PLAN_NOTE)
-    return assemble(rows, notes, info, source=";".join(str(p) for p in paths), files=files)
+    files, notes = find_files(
+        paths, is_export=lambda p: p.suffix.lower() == ".csv", what="ragas result CSV (.csv)", required=True
+    )
+    tables = [read_metric_csv(Path(p), score=score, id_column=id_column, candidate=p.stem, fmt="ragas") for p in files]
+    return assemble_tables(tables, notes, paths=paths, files=files, plan_note=_PLAN_NOTE)

@@ -9,7 +9,6 @@ from typing import Any
 import polars as pl
 
 from evalframe.columns import (
-    ATTEMPT,
     CANDIDATE,
     CASE_HASH,
     CASE_ID,
@@ -21,7 +20,6 @@ from evalframe.columns import (
     REPORTED_HEADLINES,
     SCORE,
     SCORE_STATUS,
-    SOURCE,
     TRIAL,
 )
 from evalframe.importers import Imported
@@ -34,6 +32,7 @@ from evalframe.importers._kit import (
     finish,
     json_int,
     json_object,
+    ledger_frame,
     ledger_row,
     note,
     passed_if_complete,
@@ -374,8 +373,7 @@ def _assemble(
     files: Sequence[Path],
 ) -> Imported:
     """The import: the ledger, the plan (with case hashes) and notes (:func:`finish` refuses a malformed file)."""
-    ledger = pl.DataFrame(list(ledger_rows), schema=SCHEMA).sort(CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE)
-    ledger = passed_if_complete(ledger)
+    ledger = passed_if_complete(ledger_frame(ledger_rows, schema=SCHEMA))
     hashes = ledger.filter(pl.col(CASE_HASH).is_not_null()).unique(CASE_ID, keep="first", maintain_order=True)
     frame = pl.DataFrame(
         list(units), schema={CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, "task": pl.String}, orient="row"

@@ -66,14 +66,6 @@ class _Malformed(Exception):
         return note("unreadable_file", str(self.path), f"{self.path.name}{where}: {self.detail}", line=self.line)
 
 
-class _Refused(Exception):
-    """A run that cannot be graded as asked (unknown stat or split): carries its refusing note."""
-
-    def __init__(self, note_row: dict[str, Any]) -> None:
-        self.note = note_row
-        super().__init__(note_row["detail"])
-
-
 def _load_json(path: Path) -> Any:
     """One JSON document read by the kit; an unreadable file becomes :class:`_Malformed`."""
     try:

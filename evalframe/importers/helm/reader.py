@@ -8,21 +8,18 @@ from typing import Any
 import polars as pl
 
 from evalframe.columns import (
-    ATTEMPT,
     CANDIDATE,
     CASE_ID,
-    LINE,
     PASSED,
     RECORDED_SETTINGS,
     REPORTED_HEADLINES,
     SCORE,
     SCORE_STATUS,
-    SOURCE,
     TASK,
     TRIAL,
 )
-from evalframe.importers import LEDGER_SCHEMA, Imported
-from evalframe.importers._kit import finish, plan_from_units
+from evalframe.importers import Imported
+from evalframe.importers._kit import Refusal, finish, ledger_frame, plan_from_units
 from evalframe.importers._settings import RunSettings, recorded, split_by_settings
 from evalframe.importers.helm.files import (
     REQUIRED_FILES,
@@ -31,7 +28,6 @@ from evalframe.importers.helm.files import (
     STATS,
     _Malformed,
     _parse_score,
-    _Refused,
     _run_folders,
 )
 from evalframe.importers.helm.run import _read_run, _RunRead
@@ -39,12 +35,7 @@ from evalframe.load import PathLike
 
 
 def _split_by_settings(runs: Sequence[_RunRead]) -> list[dict[str, Any]]:
-    """Runs of one scenario and model (e.g. from two suites) whose adapter specs differ become other candidates.
-
-    The kit's rule: the candidate carries the differing settings (``meta/llama-3-8b [max_train_instances=5]``)
-    and a ``settings_differ`` note names key, values and run folders; ``max_eval_instances`` chooses how many
-    instances run, not what each measures, and is not a setting.
-    """
+    """Runs of one scenario and model whose adapter specs differ become other candidates (the kit's rule)."""
     notes: list[dict[str, Any]] = []
     for scenario in sorted({run.scenario for run in runs}):
         mine = [run for run in runs if run.scenario == scenario]
@@ -143,7 +134,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             runs.append(_read_run(folder, declared_stat, declared_split))
         except _Malformed as exc:
             raw_notes.append(exc.note())
-        except _Refused as exc:
+        except Refusal as exc:
             raw_notes.append(exc.note)
     raw_notes.extend(_split_by_settings(runs))
     several = len({run.scenario for run in runs}) > 1
@@ -167,13 +158,12 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     raw_notes.extend(n for run in runs for n in run.notes)
     source = ";".join(str(p) for p in paths)
 
-    ledger = pl.DataFrame(ledger_rows, schema=LEDGER_SCHEMA)
+    ledger = ledger_frame(ledger_rows)
     scores = ledger.get_column(SCORE).drop_nulls()
     if scores.is_in([0.0, 1.0]).all():
         ledger = ledger.with_columns(pl.when(pl.col(SCORE_STATUS) == "scored").then(pl.col(SCORE) == 1.0).alias(PASSED))
     else:
         ledger = ledger.drop(PASSED)
-    ledger = ledger.sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
 
     schema = {CANDIDATE: pl.String, CASE_ID: pl.String, TRIAL: pl.Int64, SPLIT: pl.String, SCENARIO: pl.String}
     if several:

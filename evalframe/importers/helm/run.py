@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from evalframe.columns import CANDIDATE, CASE_ID, LINE, REPORTED_HEADLINES, SCORE, SCORE_STATUS, SOURCE, TRIAL
-from evalframe.importers._kit import grade, ledger_row, note, planned_size
+from evalframe.importers._kit import Refusal, choose_score, grade, ledger_row, note, planned_size
 from evalframe.importers._reported import headline
 from evalframe.importers._settings import flatten
 from evalframe.importers.helm.files import (
@@ -22,11 +22,10 @@ from evalframe.importers.helm.files import (
     _InstanceKey,
     _labels,
     _Malformed,
-    _Refused,
     _UnitKey,
 )
 from evalframe.importers.helm.state import _read_spec, _read_state, _Spec, _State
-from evalframe.importers.helm.stats import _choose_stat, _read_instance_stats, _Stat, _stat_by_unit, _stats_json
+from evalframe.importers.helm.stats import _read_instance_stats, _Stat, _stat_by_unit, _stats_json
 
 #: ``adapter_spec`` keys that choose how many instances run (the plan), or name the candidate, not what one
 #: instance's grade measures.
@@ -54,7 +53,7 @@ class _RunRead:
 def _choose_split(
     splits: Mapping[_InstanceKey, str | None], declared: str | None, stat: str | None, source: str
 ) -> str | None:
-    """The one split a run is audited on (see the module docstring); raises :class:`_Refused`."""
+    """The one split a run is audited on (see the module docstring); raises :class:`Refusal`."""
     present = sorted({s for s in splits.values() if s is not None})
     if declared is not None:
         if declared not in present:
@@ -64,7 +63,7 @@ def _choose_split(
                 detail += f": name one with --score {stat or DEFAULT_STAT}{SPLIT_MARK}<split>, e.g. --score " + (
                     f"{stat or DEFAULT_STAT}{SPLIT_MARK}{present[0]}"
                 )
-            raise _Refused(note("unknown_score", source, detail))
+            raise Refusal(note("unknown_score", source, detail))
         return declared
     if len(present) <= 1:
         return None  # one split (or none recorded): nothing is pooled
@@ -74,7 +73,7 @@ def _choose_split(
         f"instances of {len(present)} splits ({', '.join(present)}) and no {DEFAULT_SPLIT!r} split: "
         f"declare one, e.g. --score {stat or DEFAULT_STAT}{SPLIT_MARK}{present[0]}"
     )
-    raise _Refused(note("ambiguous_score", source, detail))
+    raise Refusal(note("ambiguous_score", source, detail))
 
 
 @dataclass
@@ -297,7 +296,7 @@ def _reported(
 
 
 def _read_run(folder: Path, declared_stat: str | None, declared_split: str | None) -> _RunRead:
-    """Read one run folder (raises :class:`_Malformed` or :class:`_Refused`)."""
+    """Read one run folder (raises :class:`_Malformed` or :class:`Refusal`)."""
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if missing:
         also = f" (also missing: {', '.join(missing[1:])})" if len(missing) > 1 else ""
@@ -306,7 +305,7 @@ def _read_run(folder: Path, declared_stat: str | None, declared_split: str | Non
     spec = _read_spec(spec_path)
     try:
         return _graded_run(folder, spec, state_path, pis_path, declared_stat, declared_split)
-    except _Refused as exc:  # a refusal of one run (a stat or split it lacks) is about its model
+    except Refusal as exc:  # a refusal of one run (a stat or split it lacks) is about its model
         exc.note.setdefault(CANDIDATE, spec.model)
         raise
 
@@ -320,9 +319,9 @@ def _graded_run(
     n_trials = state.trials(spec.declared_trials)
     too_many = planned_size(len(state.planned) * n_trials, str(spec_path), "instances × adapter_spec.num_train_trials")
     if too_many is not None:
-        raise _Refused(too_many)
+        raise Refusal(too_many)
     pis = _read_instance_stats(pis_path, state.perts)
-    stat = _choose_stat(pis, declared_stat)
+    stat = choose_score(declared_stat, pis.available, default=DEFAULT_STAT, what="stat", source=str(pis.path))
     found = _stat_by_unit(pis, stat)
     g = _Grading(spec.model, stat, _labels(state.perts), str(pis_path))
     audited = _audited_split(state, found, g, declared_split)

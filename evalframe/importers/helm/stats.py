@@ -7,15 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalframe.importers._kit import ScoreChoiceError, choose_score
 from evalframe.importers.helm.files import (
-    DEFAULT_STAT,
     _field,
     _InstanceKey,
     _load_json,
     _Malformed,
     _perturbation_key,
-    _Refused,
     _UnitKey,
 )
 
@@ -91,14 +88,6 @@ def _read_instance_stats(path: Path, perts: dict[_InstanceKey, dict[str, Any] | 
             read.available.append(metric)
         read.entries.append(((*ikey, tti), named))
     return read
-
-
-def _choose_stat(read: _InstanceStats, declared: str | None) -> str | None:
-    """The stat graded (default :data:`DEFAULT_STAT`); raises ``_Refused`` for one the run does not have."""
-    try:
-        return choose_score(declared, read.available, default=DEFAULT_STAT, what="stat", source=str(read.path))
-    except ScoreChoiceError as exc:
-        raise _Refused(exc.note) from None
 
 
 def _stat_by_unit(read: _InstanceStats, stat: str | None) -> dict[_UnitKey, _Stat]:

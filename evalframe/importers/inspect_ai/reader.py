@@ -8,19 +8,14 @@ from typing import Any, cast
 import polars as pl
 
 from evalframe.columns import (
-    ATTEMPT,
     CANDIDATE,
     CASE_ID,
     KIND,
-    LINE,
     PASSED,
     RECORDED_SETTINGS,
     SCORE,
     SCORE_STATUS,
-    SOURCE,
-    UNIT_KEY,
 )
-from evalframe.importers import LEDGER_SCHEMA as _LEDGER_SCHEMA
 from evalframe.importers import Imported
 from evalframe.importers._kit import (
     TRIALS,
@@ -28,6 +23,7 @@ from evalframe.importers._kit import (
     build_plan_of_trials,
     find_files,
     finish,
+    ledger_frame,
     note,
     planned_size,
     spelling_note,
@@ -177,7 +173,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     plan, plan_problems = build_plan_of_trials(_cases(case_frames), source=source)
     if not logs:  # nothing was readable: the notes say why, an empty plan would only repeat it
         plan_problems = plan_problems.clear()
-    ledger = pl.DataFrame(rows, schema=_LEDGER_SCHEMA).sort([*UNIT_KEY, ATTEMPT, SOURCE, LINE])
+    ledger = ledger_frame(rows)
     scored = ledger.filter(pl.col(SCORE_STATUS) == "scored")
     if scored.filter(~pl.col(SCORE).is_in([0.0, 1.0])).height:
         ledger = ledger.drop(PASSED)

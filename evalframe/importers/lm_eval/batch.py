@@ -145,13 +145,7 @@ class _Batch:
         return [found[k] for k in sorted(found)]
 
     def split_by_settings(self, notes: list[dict[str, Any]]) -> None:
-        """Runs of one task and model whose results files record different settings become different candidates.
-
-        Each results file is one run; its settings for a task are :func:`~.results._settings`. Runs whose
-        settings agree stay attempts of the same units; where they differ (or one run does not record a
-        setting the other does), each run's candidate carries the differing settings and a
-        ``settings_differ`` note names the key, the values and the files (the kit's rule).
-        """
+        """Runs (results files) of one task and model whose settings differ become other candidates (the kit's rule)."""
         for task in sorted({*self.by_task, *(t for h, _run in self.explicit for t in _header_tasks(h.data))}):
             headers = self.task_headers(task)
             runs = [RunSettings(h.source, run.candidate, _settings(h.data, task), group=task) for h, run in headers]
@@ -361,13 +355,9 @@ _MODEL_IDENTITY = frozenset(
 
 
 def _compared(data: Mapping[str, Any] | None, task: str) -> dict[str, str]:
-    """The settings two runs of ``task`` must share to be compared: the run's but the model's identity, and more.
+    """The settings two runs of ``task`` must share to be compared: those naming a run (not the model) and more.
 
-    Beside the settings that name a run (but the model's own name, weights, revision and template), the limit
-    and the task hash.
-
-    ``limit`` (how many documents ran) and ``task_hashes`` (the task's content) do not change what one document
-    measures, so they never split a candidate, but a comparison of two runs needs them equal.
+    ``limit`` and ``task_hashes`` never split a candidate, but a comparison of two runs needs them equal.
     """
     found = {k: v for k, v in _settings(data, task).items() if k not in _MODEL_IDENTITY}
     for key, value in (("limit", _dig(data, "config", "limit")), ("task_hash", _dig(data, "task_hashes", task))):

@@ -9,13 +9,14 @@ from typing import Any
 
 import polars as pl
 
-from evalframe.columns import ATTEMPT, CANDIDATE, CASE_ID, LINE, REFUSING, REPORTED_HEADLINES, SOURCE, TASK, TRIAL
-from evalframe.importers import LEDGER_SCHEMA, Imported
+from evalframe.columns import CANDIDATE, CASE_ID, REFUSING, REPORTED_HEADLINES, SOURCE, TASK, TRIAL
+from evalframe.importers import Imported
 from evalframe.importers._kit import (
     ScoreChoiceError,
     find_files,
     finish,
     json_object,
+    ledger_frame,
     note,
     passed_if_complete,
     plan_from_units,
@@ -262,8 +263,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
             log.ledger_rows = [{**row, CANDIDATE: log.candidate} for row in log.ledger_rows]
             log.notes = [{**n, CANDIDATE: log.candidate} if n.get(CANDIDATE) is not None else n for n in log.notes]
         raw_notes.extend(log.notes)
-    ledger = pl.DataFrame([row for log in logs for row in log.ledger_rows], schema=LEDGER_SCHEMA)
-    ledger = passed_if_complete(ledger).sort([CANDIDATE, CASE_ID, TRIAL, ATTEMPT, SOURCE, LINE])
+    ledger = passed_if_complete(ledger_frame(row for log in logs for row in log.ledger_rows))
     units = ledger.select(CANDIDATE, CASE_ID, TRIAL).unique(maintain_order=True)
     if several:  # each eval is a task (tasks are keys: never pooled); one eval has no task column
         by_source = pl.DataFrame(

@@ -8,7 +8,6 @@ from typing import Any
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, PASSED, RECORDED_SETTINGS, SETTINGS_BY_TASK, TASK, TRIAL
-from evalframe.errors import InputFormatError
 from evalframe.importers import LEDGER_SCHEMA, Imported
 from evalframe.importers._kit import (
     CaseNames,
@@ -128,9 +127,7 @@ def read(paths: Sequence[PathLike], *, score: str | None = None) -> Imported:
     ...      score="score").ledger.sort("candidate", "case_id").get_column("score").round(3).to_list()
     [0.5, 0.667, 0.75, 0.667]
     """
-    files, notes = find_files(paths, is_export=_is_export, what=".json or .jsonl promptfoo export")
-    if not files and not notes:
-        raise InputFormatError("", "no input files given")
+    files, notes = find_files(paths, is_export=_is_export, what=".json or .jsonl promptfoo export", required=True)
     exports: list[_Export] = []
     info: list[dict[str, Any]] = []
     for path in files:
