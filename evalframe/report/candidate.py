@@ -18,7 +18,7 @@ from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import natural_key
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import fmt_count, fmt_value
-from evalframe.report.sentences import headline, rate_base, rated_units
+from evalframe.report.sentences import headline, missing_ids_text, rate_base, rated_units
 
 #: Where a planned unit ended up, from best evidence to none (the headline's stacked bar).
 COMPOSITION: Final = (
@@ -239,15 +239,9 @@ class Candidate:
         """Every planned unit (every observation, under retry every) has a valid grade."""
         return self.observed > 0 and self.counts["scored"] == self.observed
 
-    @property
-    def more_missing(self) -> int:
-        """Missing cases beyond those named."""
-        return max(0, self.missing_cases - len(self.missing_ids))
-
     def missing_ids_text(self) -> str:
         """The named missing ids, with how many more there are (``—`` when none)."""
-        more = f" … (+{self.more_missing} more)" if self.more_missing else ""
-        return (", ".join(self.missing_ids) or "—") + more
+        return missing_ids_text({"missing_cases": self.missing_cases, "missing_case_ids": self.missing_ids})
 
 
 def formula_over(rate: str, base: str) -> str:

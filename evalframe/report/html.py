@@ -211,7 +211,6 @@ def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> 
     With ``links`` (and rates over planned units), each rate links to the explorer's units of its denominator.
     """
     links = links and view.base != "observations"
-    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
     case_level = view.case_level
     header: list[Any] = ["candidate"]
     for rate, formula in view.formulas.items():
@@ -239,7 +238,7 @@ def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> 
     )
     note = el(
         "p",
-        f"Each cell: the rate, numerator / denominator, and its {level}interval with cases as the independent "
+        f"Each cell: the rate, numerator / denominator, and its {view.level}interval with cases as the independent "
         "units (Wilson 1927; with several trials per case on the effective sample size, Korn & Graubard 1998). "
         "pass_rate_planned is the worst case and pass_rate_upper the best case of the pass rate over every "
         f"planned unit.{by_case}",

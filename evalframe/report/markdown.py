@@ -7,8 +7,8 @@ Every number comes from the view; text from the input goes through
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -28,6 +28,8 @@ from evalframe.report.format import (
 from evalframe.report.view import Gate, Note, Slices, TasksView, View
 
 if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
     from evalframe.compare import Comparison
 
 
@@ -174,47 +176,41 @@ def _markdown_lines(view: View, depth: int = 0) -> list[str]:
     return lines
 
 
-def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
-    """One row per candidate, one String column per rate of :data:`RATE_COLUMNS` holding ``cell(rate)``."""
-    return pl.DataFrame(
-        [{CANDIDATE: cand.name} | {r: cell(cand.rates[r]) for r in RATE_COLUMNS} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
-    )
+def _by_candidate(view: View, schema: Mapping[str, PolarsDataType], row: Callable[[Candidate], list[Any]]) -> str:
+    """A Markdown table, one row per candidate: its name, then ``row(candidate)``, one cell per ``schema`` column."""
+    rows = [[cand.name, *row(cand)] for cand in view.candidates]
+    return markdown_table(pl.DataFrame(rows, schema={CANDIDATE: pl.String, **schema}, orient="row"))
+
+
+def _rate_cells(view: View, cell: Callable[[Rate], Any], dtype: PolarsDataType = pl.String) -> str:
+    """One row per candidate, one column per rate of :data:`RATE_COLUMNS` holding ``cell(rate)``."""
+    return _by_candidate(view, dict.fromkeys(RATE_COLUMNS, dtype), lambda c: [cell(c.rates[r]) for r in RATE_COLUMNS])
 
 
 def _funnel_and_rates_lines(view: View, depth: int = 0) -> list[str]:
     """The funnel's counts, the rates, each rate's numerator / denominator, and the rates' intervals."""
     names = view.counts_shown
-    counts = pl.DataFrame(
-        [{CANDIDATE: cand.name, **{k: cand.shown(k) for k in names}} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in names}},
-    )
-    rates = pl.DataFrame(
-        [{CANDIDATE: cand.name, **{r: cand.rates[r].value for r in RATE_COLUMNS}} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{r: pl.Float64 for r in RATE_COLUMNS}},
-    )
-    parts = _rate_cells(view, lambda rate: rate.fraction)
-    intervals = _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high))
+    counts = _by_candidate(view, dict.fromkeys(names, pl.Int64), lambda c: [c.shown(k) for k in names])
     return [
         _heading(2 + depth, "Funnel (counts)"),
         "",
-        markdown_table(counts),
+        counts,
         "",
         _heading(2 + depth, "Rates (each named by its denominator)"),
         "",
-        markdown_table(rates),
+        _rate_cells(view, lambda rate: rate.value, pl.Float64),
         "",
         ", ".join(f"`{r}` = {formula}" for r, formula in view.formulas.items())
         + "; `pass_rate_planned` is the worst case and `pass_rate_upper` the best case of the full-plan pass rate.",
         "",
         "Numerator / denominator of each rate:",
         "",
-        markdown_table(parts),
+        _rate_cells(view, lambda rate: rate.fraction),
         "",
         f"{_confidence(view)} intervals, cases as the independent units (Wilson; with several trials per case "
         "on the effective sample size with t(cases − 1); none with fewer than two cases):",
         "",
-        markdown_table(intervals),
+        _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high)),
         *_case_level_lines(view, depth),
     ]
 
@@ -254,16 +250,8 @@ def _case_level_lines(view: View, depth: int = 0) -> list[str]:
 
 def _missing_table(view: View) -> str:
     """Missing units per candidate: how many, in how many cases, and the first case ids."""
-    missing = pl.DataFrame(
-        {
-            CANDIDATE: [cand.name for cand in view.candidates],
-            "missing": [cand.counts["missing"] for cand in view.candidates],
-            "missing_cases": [cand.missing_cases for cand in view.candidates],
-            "missing_case_ids": [cand.missing_ids_text() for cand in view.candidates],
-        },
-        schema={CANDIDATE: pl.String, "missing": pl.Int64, "missing_cases": pl.Int64, "missing_case_ids": pl.String},
-    )
-    return markdown_table(missing)
+    schema = {"missing": pl.Int64, "missing_cases": pl.Int64, "missing_case_ids": pl.String}
+    return _by_candidate(view, schema, lambda c: [c.counts["missing"], c.missing_cases, c.missing_ids_text()])
 
 
 def _slices_lines(slices: Slices, depth: int = 0) -> list[str]:
@@ -284,10 +272,10 @@ def _slices_lines(slices: Slices, depth: int = 0) -> list[str]:
     ]
 
 
-def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
-    """The comparison's table, the pairs dropped by slice, and the flipped pairs."""
+def _comparison_lines(c: ComparisonView, depth: int = 0, *, verdict: bool = False) -> list[str]:
+    """The comparison's heading, (with ``verdict``) its verdict, its table, the pairs dropped by slice, the flips."""
     title = f"Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}"
-    lines = [_heading(2 + depth, title), ""]
+    lines = [_heading(2 + depth, title), "", *([*_verdict_lines(c), ""] if verdict else [])]
     lines.append(markdown_table(c.table.drop("reasons", "checks_passed", strict=False)))
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
@@ -296,17 +284,7 @@ def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
 
 def render_comparison_markdown(c: ComparisonView) -> str:
     """Only the comparison: verdict, reasons, numbers, dropped and flipped pairs."""
-    lines = [
-        f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}",
-        "",
-        *_verdict_lines(c),
-        "",
-        markdown_table(c.table.drop("reasons", "checks_passed", strict=False)),
-    ]
-    if c.dropped_by_slice.height:
-        lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
-    lines += ["", *_flips_lines(c), *_case_flips_lines(c)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(_comparison_lines(c, verdict=True)) + "\n"
 
 
 def comparison_markdown(comparison: Comparison) -> str:
@@ -366,7 +344,7 @@ def _github_lines(view: View) -> list[str]:
             f"scored / {view.base}": [f"{cand.counts['scored']} / {cand.observed}" for cand in view.candidates],
             "scored_coverage": [pct(cand.rates["scored_coverage"].value) for cand in view.candidates],
             "pass_rate_scored": [_pass_cell(cand) for cand in view.candidates],
-            **({"mean_score": [_mean_cell(c) for c in view.candidates]} if _numeric_grade(view) else {}),
+            **({"mean_score": [_mean_cell(c) for c in view.candidates]} if view.numeric_grade else {}),
             **({} if view.case_level is None else {view.case_level.label: [_case_cell(c) for c in view.candidates]}),
             view.range_name: [
                 interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
@@ -432,44 +410,30 @@ def _case_cell(cand: Candidate) -> str:
     return f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')})"
 
 
-def _numeric_grade(view: View) -> bool:
-    """Whether the audit read numeric scores (``grade="numeric"``): the report gives their mean."""
-    return bool(view.data.get("meta", {}).get("grade") == "numeric")
+def _mean_interval(cand: Candidate) -> str:
+    """The clustered interval of the mean score among scored units."""
+    return interval(cand.uncertainty.get("mean_score_ci_low"), cand.uncertainty.get("mean_score_ci_high"))
 
 
 def _mean_cell(cand: Candidate) -> str:
     """The mean score among scored units with its clustered interval, or ``—`` when nothing was scored."""
-    u = cand.uncertainty
-    if u.get("mean_score") is None:
-        return "—"
-    return f"{fmt_value(u['mean_score'])} {interval(u.get('mean_score_ci_low'), u.get('mean_score_ci_high'))}"
+    mean = cand.uncertainty.get("mean_score")
+    return "—" if mean is None else f"{fmt_value(mean)} {_mean_interval(cand)}"
 
 
 def _mean_score_lines(view: View, depth: int = 0) -> list[str]:
     """Numeric scores: each candidate's mean over its scored units, its clustered SE and interval."""
-    if not _numeric_grade(view):
+    if not view.numeric_grade:
         return []
     hint = (
         " No pass threshold was declared, so there is no pass or fail (add `--pass-threshold`)." if view.numeric else ""
     )
-    table = pl.DataFrame(
-        {
-            CANDIDATE: [c.name for c in view.candidates],
-            "scored": [c.counts["scored"] for c in view.candidates],
-            "mean_score": [c.uncertainty.get("mean_score") for c in view.candidates],
-            "mean_score_se_clustered": [c.uncertainty.get("mean_score_se_clustered") for c in view.candidates],
-            f"{_confidence(view)} interval": [
-                interval(c.uncertainty.get("mean_score_ci_low"), c.uncertainty.get("mean_score_ci_high"))
-                for c in view.candidates
-            ],
-        },
-        schema={
-            CANDIDATE: pl.String,
-            "scored": pl.Int64,
-            "mean_score": pl.Float64,
-            "mean_score_se_clustered": pl.Float64,
-            f"{_confidence(view)} interval": pl.String,
-        },
+    schema = {"scored": pl.Int64, "mean_score": pl.Float64, "mean_score_se_clustered": pl.Float64}
+    u = ("mean_score", "mean_score_se_clustered")
+    table = _by_candidate(
+        view,
+        {**schema, f"{_confidence(view)} interval": pl.String},
+        lambda c: [c.counts["scored"], *(c.uncertainty.get(k) for k in u), _mean_interval(c)],
     )
     return [
         "",
@@ -477,7 +441,7 @@ def _mean_score_lines(view: View, depth: int = 0) -> list[str]:
         "",
         f"Cases are the independent units.{hint}",
         "",
-        markdown_table(table),
+        table,
     ]
 
 

@@ -88,7 +88,6 @@ def frame_table(frame: pl.DataFrame, title: str) -> Table:
 
 def _candidates_table(view: View) -> Table:
     """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
-    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
     coverage, passing, spans, missing, others = [], [], [], [], []
     by_case: list[Text | None] = []
     for c in view.candidates:
@@ -111,11 +110,11 @@ def _candidates_table(view: View) -> Table:
     table = _table("candidates: funnel and rates, each beside its counts")
     _column(table, "candidate")
     _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
-    _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
+    _column(table, f"pass_rate_scored\n(passed/scored)\n[{view.level}CI]")
     case_level = view.case_level
     if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
         formula = case_level.formula.replace(" / ", "/\n")
-        _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{level}CI]")
+        _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{view.level}CI]")
     _numbers(table, _range_header(view))
     _numbers(table, Text("missing\n(no row)"), justify="right")
     show_others = any(c.ungraded for c in view.candidates)
@@ -136,11 +135,10 @@ def _compact_table(view: View) -> Table:
     is split across lines. Missing units follow in their own table; the case-level rate and the other
     ungraded outcomes are in ``--full`` and the report files.
     """
-    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
     table = _table("candidates (one line each)", box=box.SIMPLE_HEAD, pad_edge=False)
     _column(table, "candidate")
     _numbers(table, Text(f"scored/\n{view.base}"), justify="right")
-    _numbers(table, Text(f"pass_rate_scored\n[{level}CI]"))
+    _numbers(table, Text(f"pass_rate_scored\n[{view.level}CI]"))
     _numbers(table, _range_header(view))
     for c in view.candidates:
         rate = c.rates["pass_rate_scored"]
@@ -444,7 +442,7 @@ def _audit_parts(view: View, *, compact: bool) -> list[RenderableType]:
     missing = _missing(view, compact=compact)
     if missing is not None:
         parts.append(missing)
-    if view.data.get("meta", {}).get("grade") == "numeric":
+    if view.numeric_grade:
         parts.append(_numeric(view))
     if view.slices is not None:
         parts += [_tests(view), _slice_funnel(view)]

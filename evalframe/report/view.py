@@ -182,6 +182,16 @@ class View:
         return next((c.case_rate for c in self.candidates if c.case_rate is not None), None)
 
     @property
+    def level(self) -> str:
+        """The intervals' coverage before ``CI`` in a header (``95% ``), empty when not recorded."""
+        return f"{self.confidence:.0%} " if isinstance(self.confidence, float) else ""
+
+    @property
+    def numeric_grade(self) -> bool:
+        """Whether the audit read numeric scores (``grade="numeric"``): the renderers give their mean."""
+        return bool(self.data.get("meta", {}).get("grade") == "numeric")
+
+    @property
     def formulas(self) -> dict[str, str]:
         """Each rate's formula for a column header, over :attr:`base`."""
         return {rate: formula_over(rate, self.base) for rate in RATE_COLUMNS}
@@ -219,8 +229,7 @@ def notes_of(
     for (kind,), rows in sorted(problems.group_by(KIND), key=lambda g: str(g[0][0])):
         details = _named_details(rows)
         first = rows.sort([c for c in keys if c in ("source", "line")] or keys[:1], nulls_last=True).head(shown)
-        first = first.select([KIND, *keys, "detail"])
-        first = first.select([c for c in first.columns if first.get_column(c).null_count() < first.height])
+        first = _without_null_columns(first.select([KIND, *keys, "detail"]))
         candidates: list[str] = []
         if CANDIDATE in rows.columns:
             candidates = rows.get_column(CANDIDATE).drop_nulls().cast(pl.String).unique().to_list()
@@ -236,6 +245,10 @@ def notes_of(
             )
         )
     return tuple(notes)
+
+
+def _without_null_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.select([c for c in frame.columns if frame.get_column(c).null_count() < frame.height])
 
 
 def _named_details(rows: pl.DataFrame) -> list[str]:
@@ -338,7 +351,7 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
         .collect()
     )
     first = natural_sort_frame(first, [CANDIDATE, CASE_ID]).head(UNGRADED_ROWS_SHOWN)
-    return first.select([c for c in first.columns if first.get_column(c).null_count() < first.height]), total
+    return _without_null_columns(first), total
 
 
 def _audit_title(candidates: list[str]) -> str:
@@ -523,8 +536,7 @@ class TasksView:
             )
             for r in self.overview.iter_rows(named=True)
         ]
-        confidence = self.tasks[0][1].confidence if self.tasks else None
-        level = f"{confidence:.0%} " if isinstance(confidence, float) else ""
+        level = self.tasks[0][1].level if self.tasks else ""
         head = ["task", CANDIDATE, PLANNED, SCORED, f"{PASS_RATE_SCORED} [{level}CI]", "full-plan range"]
         return pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
 
