@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from evalframe.funnel import RATE_COLUMNS
-from evalframe.report.candidate import Candidate
+from evalframe.report.candidate import Candidate, CaseRate, Rate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
 from evalframe.report.descriptions import describe
@@ -189,11 +189,9 @@ def _cards(view: View, link: Linker) -> Html:
     return el("div", *[_card(c, link) for c in view.candidates], cls="cards")
 
 
-def _rate_cell(
-    value: float | None, fraction: str, low: float | None, high: float | None, link: Html | None = None
-) -> Html:
+def _rate_cell(r: Rate | CaseRate, link: Html | None = None) -> Html:
     """A rate's cell: the rate, numerator / denominator, and its interval; ``link``: the rate as a link to its units."""
-    return join([link or el("span", fmt_value(value)), small(fraction), small(interval(low, high))])
+    return join([link or el("span", fmt_value(r.value)), small(r.fraction), small(interval(r.ci_low, r.ci_high))])
 
 
 def _rate_link(c: Candidate, name: str, task: str | None) -> Html | None:
@@ -221,13 +219,9 @@ def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> 
     for c in view.candidates:
         row: list[Any] = [c.name]
         for name in RATE_COLUMNS:
-            r = c.rates[name]
-            row.append(
-                _rate_cell(r.value, r.fraction, r.ci_low, r.ci_high, _rate_link(c, name, task) if links else None)
-            )
+            row.append(_rate_cell(c.rates[name], _rate_link(c, name, task) if links else None))
             if name == "pass_rate_scored" and c.case_rate is not None:
-                cr = c.case_rate
-                row.append(_rate_cell(cr.value, cr.fraction, cr.ci_low, cr.ci_high))
+                row.append(_rate_cell(c.case_rate))
         rows.append(row)
     by_case = (
         ""
@@ -283,7 +277,7 @@ def _uncertainty_table(view: View) -> Html:
 
 def _funnel_table(view: View, task: str | None = None) -> Html:
     header = ["count", "meaning", *[c.name for c in view.candidates]]
-    rows = []
+    link, rows = _linker(view, task, links=True), []
     for name in view.counts_shown:
         cells: list[Any] = [name, describe("summary", name)]
         for c in view.candidates:
@@ -293,8 +287,7 @@ def _funnel_table(view: View, task: str | None = None) -> Html:
                 continue
             shared = c.observed and name not in ("planned", "observations")
             share = f" <small>{pct(c.shares[name])} of {c.base}</small>" if shared else ""
-            linked = name in outcome_groups() and view.base != "observations"
-            shown = units_link(count, candidate=c.name, outcome=name, task=task) if linked else count
+            shown = link(count, c.name, name) if name in outcome_groups() else count
             cells.append(Html(f"{esc(shown)}{share}"))
         rows.append(cells)
     return table(header, rows)
@@ -309,9 +302,7 @@ def _missing_section(view: View, task: str | None = None) -> Html:
         "planned",
     ]
 
-    def link(count: int, name: str, outcome: str) -> Any:
-        return units_link(count, candidate=name, outcome=outcome, task=task) if view.base != "observations" else count
-
+    link = _linker(view, task, links=True)
     outcome_rows = [
         [c.name, *[link(c.outcomes[o], c.name, o) for o in view.outcomes_present], link(c.planned, c.name, "planned")]
         for c in view.candidates
@@ -346,7 +337,7 @@ def _notes_section(notes: tuple[Note, ...]) -> Html:
         [
             join([n.kind, small(n.meaning)]),
             n.count,
-            ", ".join(n.candidates[:10]) + (" …" if len(n.candidates) > 10 else "") or "—",
+            n.named or "—",
             el("ul", *[el("li", t) for t in n.texts]) if n.texts else "—",
         ]
         for n in notes
@@ -511,15 +502,10 @@ def _headline(view: View, prefix: str = "", *, links: bool = False, task: str | 
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
         f"the orange band is where the pass rate over all {units} could lie."
     )
-    if links and view.base != "observations":
-        caption += " Click a bar's segment for its units."
-
-        def href(candidate: str, outcome: str) -> str:
-            return units_fragment(candidate, outcome, task)
-
-        drawn = headline_chart(view.candidates, prefix=prefix, href=href)
-    else:
-        drawn = headline_chart(view.candidates, prefix=prefix)
+    linked = links and view.base != "observations"
+    caption += " Click a bar's segment for its units." if linked else ""
+    href = (lambda candidate, outcome: units_fragment(candidate, outcome, task)) if linked else None
+    drawn = headline_chart(view.candidates, prefix=prefix, href=href)
     chart = el("figure", Html(drawn), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view, _linker(view, task, links=links)), chart])
 

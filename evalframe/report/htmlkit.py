@@ -130,19 +130,18 @@ def small(text: Any) -> Html:
     return el("small", text)
 
 
-def table(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> Html:
-    """A plain table in a horizontally scrolling box; numbers right-aligned."""
-    head = el("tr", *[el("th", h) for h in header])
+def table(header: Sequence[Any], rows: Iterable[Sequence[Any]], *, titles: Sequence[str | None] = ()) -> Html:
+    """A plain table in a horizontally scrolling box; numbers right-aligned; ``titles``: the headers' tooltips."""
+    tips = titles or [None] * len(header)
+    head = el("tr", *[el("th", h, title=t) for h, t in zip(header, tips, strict=True)])
     body = [el("tr", *[el("td", v, cls="num" if num_cell(v) else None) for v in row]) for row in rows]
     return el("div", el("table", el("thead", head), el("tbody", *body)), cls="scroll")
 
 
 def frame_table(frame: pl.DataFrame, name: str | None = None) -> Html:
     """A frame as a table; with ``name`` (a report table), each header carries its column's description."""
-    header = [el("th", c, title=describe(name, c)) if name else el("th", c) for c in frame.columns]
     rows = [["yes" if v is True else "no" if v is False else v for v in row] for row in frame.iter_rows()]
-    body = [el("tr", *[el("td", v, cls="num" if num_cell(v) else None) for v in row]) for row in rows]
-    return el("div", el("table", el("thead", el("tr", *header)), el("tbody", *body)), cls="scroll")
+    return table(frame.columns, rows, titles=[describe(name, c) for c in frame.columns] if name else ())
 
 
 def page(title: str, *body: Any) -> str:

@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 #: (task, candidate) lines a report's summary lists before saying how many more there are.
 ROWS_LISTED: Final = 8
 
-#: Candidates a note names before "…".
-CANDIDATES_NAMED: Final = 10
-
 #: How a notebook user reaches the tables and the units behind a number.
 TABLES_HINT: Final = (
     "tables: report.summary, .units, .problems, .slices; the units behind a number: "
@@ -37,13 +34,12 @@ TABLES_HINT: Final = (
 
 def _note_item(note: Note) -> Html:
     """One note: its kind, problem rows, meaning, candidates and each of its quoted texts."""
-    who = ", ".join(note.candidates[:CANDIDATES_NAMED]) + (" …" if len(note.candidates) > CANDIDATES_NAMED else "")
     shown = f"the first {len(note.texts)} distinct texts; report.all_problems() lists all {note.count} rows"
     rest = [small(shown)] if note.texts and note.count > len(note.texts) else []
     return el(
         "li",
         el("b", note.kind),
-        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {who or '—'}): {note.meaning}",
+        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {note.named or '—'}): {note.meaning}",
         el("ul", *[el("li", t) for t in note.texts]) if note.texts else "",
         *rest,
     )

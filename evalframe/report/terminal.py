@@ -88,25 +88,6 @@ def frame_table(frame: pl.DataFrame, title: str) -> Table:
 
 def _candidates_table(view: View) -> Table:
     """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
-    coverage, passing, spans, missing, others = [], [], [], [], []
-    by_case: list[Text | None] = []
-    for c in view.candidates:
-        by_case.append(None if c.case_rate is None else _case_cell(c.case_rate))
-        cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
-        coverage.append(
-            Text(f"{_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
-        )
-        if rate.value is None:
-            passing.append(Text("no pass rate", style="dim"))
-        else:
-            cell = Text(f"{_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
-            cell.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
-            passing.append(cell)
-        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
-        spans.append(Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"))
-        missing.append(Text(str(c.counts["missing"])))
-        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or NULL))
-
     table = _table("candidates: funnel and rates, each beside its counts")
     _column(table, "candidate")
     _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
@@ -120,12 +101,26 @@ def _candidates_table(view: View) -> Table:
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:
         _column(table, "other\nungraded")
-    for c, cov, rate, case, *cells in zip(
-        view.candidates, coverage, passing, by_case, spans, missing, others, strict=True
-    ):
-        row = [Text(visible(c.name), style="bold"), cov, rate, *([] if case is None else [case]), *cells]
-        table.add_row(*(row if show_others else row[:-1]))
+    for c in view.candidates:
+        cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
+        coverage = Text(f"{_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
+        if rate.value is None:
+            passing = Text("no pass rate", style="dim")
+        else:
+            passing = Text(f"{_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
+            passing.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
+        row = [Text(visible(c.name), style="bold"), coverage, passing]
+        row += [] if c.case_rate is None else [_case_cell(c.case_rate)]
+        row += [Text(_span(c)), Text(str(c.counts["missing"]))]
+        others = Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or NULL)
+        table.add_row(*row, *([others] if show_others else []))
     return table
+
+
+def _span(c: Candidate) -> str:
+    """The full-plan range ``pass_rate_planned–pass_rate_upper``, :data:`NULL` when an end is undefined."""
+    low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+    return NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"
 
 
 def _compact_table(view: View) -> Table:
@@ -142,12 +137,11 @@ def _compact_table(view: View) -> Table:
     _numbers(table, _range_header(view))
     for c in view.candidates:
         rate = c.rates["pass_rate_scored"]
-        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
         table.add_row(
             Text(visible(c.name), style="bold"),
             Text(f"{fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}", style="" if c.complete else "yellow"),
             Text(NULL if rate.value is None else f"{_rate(rate.value)} {_interval(rate.ci_low, rate.ci_high)}"),
-            Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"),
+            Text(_span(c)),
         )
     return table
 

@@ -53,6 +53,8 @@ NOTE_ROWS_SHOWN: Final = 5
 REFUSAL_ROWS_SHOWN: Final = 20
 #: Distinct texts quoted per note kind.
 NOTE_TEXTS_SHOWN: Final = 3
+#: Candidates a note names before "…".
+CANDIDATES_NAMED: Final = 10
 #: Outcomes with a valid grade.
 GRADED: Final = ("passed", "failed", "scored_no_threshold")
 
@@ -70,6 +72,11 @@ class Note:
     texts: tuple[str, ...]
     #: The first :data:`NOTE_ROWS_SHOWN` rows (kind, line, key columns, detail; all-null columns dropped).
     rows: pl.DataFrame
+
+    @property
+    def named(self) -> str:
+        """The first :data:`CANDIDATES_NAMED` candidates, ``…`` after them when there are more."""
+        return ", ".join(self.candidates[:CANDIDATES_NAMED]) + (" …" if len(self.candidates) > CANDIDATES_NAMED else "")
 
 
 @dataclass(frozen=True)
