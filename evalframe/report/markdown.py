@@ -338,22 +338,21 @@ def _github_lines(view: View) -> list[str]:
         lines += [*_gate_lines(view.gate), ""]
     if c is not None:
         lines += [*_verdict_lines(c), ""]
-    table = pl.DataFrame(
-        {
-            "candidate": [cand.name for cand in view.candidates],
-            f"scored / {view.base}": [f"{cand.counts['scored']} / {cand.observed}" for cand in view.candidates],
-            "scored_coverage": [pct(cand.rates["scored_coverage"].value) for cand in view.candidates],
-            "pass_rate_scored": [_pass_cell(cand) for cand in view.candidates],
-            **({"mean_score": [_mean_cell(c) for c in view.candidates]} if view.numeric_grade else {}),
-            **({} if view.case_level is None else {view.case_level.label: [_case_cell(c) for c in view.candidates]}),
-            view.range_name: [
-                interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
-                for cand in view.candidates
-            ],
-            "missing": [cand.counts["missing"] for cand in view.candidates],
-        }
-    )
-    lines.append(markdown_table(table))
+    case_level, numeric = view.case_level, view.numeric_grade
+    schema: dict[str, PolarsDataType] = {f"scored / {view.base}": pl.String, "scored_coverage": pl.String}
+    schema["pass_rate_scored"] = pl.String
+    schema |= {"mean_score": pl.String} if numeric else {}
+    schema |= {} if case_level is None else {case_level.label: pl.String}
+    schema |= {view.range_name: pl.String, "missing": pl.Int64}
+
+    def row(cand: Candidate) -> list[Any]:
+        low, high = cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value
+        cells = [f"{cand.counts['scored']} / {cand.observed}", pct(cand.rates["scored_coverage"].value)]
+        cells += [_pass_cell(cand), *([_mean_cell(cand)] if numeric else [])]
+        cells += [] if case_level is None else [_case_cell(cand)]
+        return [*cells, interval(low, high), cand.counts["missing"]]
+
+    lines.append(_by_candidate(view, schema, row))
     selective = [c for c in view.candidates if c.selective_missingness]
     if selective:  # SPEC §5: the headline rate says where its missing units concentrate
         lines += [

@@ -515,33 +515,25 @@ def family_table(table: pl.DataFrame, width: int) -> Table:
     >>> [len(family_table(t, w).columns) for w in (80, 120)]
     [5, 7]
     """
-    rows = list(table.iter_rows(named=True))
 
     def num(value: Any) -> str:
         return NULL if value is None else fmt_value(value)
 
-    def diff(r: dict[str, Any]) -> tuple[str, str]:
-        value = r["quality_difference"]
-        return (NULL if value is None else fmt_signed(value)), _interval(r["ci_low"], r["ci_high"])
+    def laid_out(title: str, names: Sequence[str]) -> Table:
+        laid = _table(title, box=box.SIMPLE_HEAD, pad_edge=False)
+        for name in names:
+            laid.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
+        return laid
 
-    wide = _table("verdicts (family_verdict: after Holm)", box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("candidate", "verdict", "difference [interval]", "pairs", "McNemar p", "Holm p", "family_verdict"):
-        wide.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
-    for r in rows:
-        d, ci = diff(r)
-        wide.add_row(
-            visible(str(r["candidate"])), r["verdict"], f"{d} {ci}", fmt_count(r["pairs_used"]),
-            num(r["mcnemar_p_value"]), num(r["holm_p_value"]), r["family_verdict"],
-        )  # fmt: skip
-    if Console(width=10 * width).measure(wide).maximum <= width:  # its natural width, unclamped
-        return wide
-    narrow = _table("verdicts: alone / after Holm", box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("candidate", "verdict\nafter Holm", "difference\ninterval", "pairs", "McNemar p\nHolm p"):
-        narrow.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
-    for r in rows:
-        d, ci = diff(r)
-        narrow.add_row(
-            visible(str(r["candidate"])), f"{r['verdict']}\n{r['family_verdict']}", f"{d}\n{ci}",
-            fmt_count(r["pairs_used"]), f"{num(r['mcnemar_p_value'])}\n{num(r['holm_p_value'])}",
-        )  # fmt: skip
-    return narrow
+    wide_names = ("candidate", "verdict", "difference [interval]", "pairs", "McNemar p", "Holm p", "family_verdict")
+    wide = laid_out("verdicts (family_verdict: after Holm)", wide_names)
+    narrow_names = ("candidate", "verdict\nafter Holm", "difference\ninterval", "pairs", "McNemar p\nHolm p")
+    narrow = laid_out("verdicts: alone / after Holm", narrow_names)
+    for r in table.iter_rows(named=True):
+        d = NULL if r["quality_difference"] is None else fmt_signed(r["quality_difference"])
+        ci, pairs = _interval(r["ci_low"], r["ci_high"]), fmt_count(r["pairs_used"])
+        mcnemar, holm = num(r["mcnemar_p_value"]), num(r["holm_p_value"])
+        name, verdict, family = visible(str(r["candidate"])), r["verdict"], r["family_verdict"]
+        wide.add_row(name, verdict, f"{d} {ci}", pairs, mcnemar, holm, family)
+        narrow.add_row(name, f"{verdict}\n{family}", f"{d}\n{ci}", pairs, f"{mcnemar}\n{holm}")
+    return wide if Console(width=10 * width).measure(wide).maximum <= width else narrow  # wide: its natural width
