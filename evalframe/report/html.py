@@ -28,6 +28,7 @@ from evalframe.funnel import RATE_COLUMNS
 from evalframe.report.candidate import Candidate, CaseRate, Rate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
+from evalframe.report.crosscheck import RECONCILED, RETRY_TABLES
 from evalframe.report.descriptions import describe
 from evalframe.report.explore import (
     OUTCOME_MEANING,
@@ -38,7 +39,7 @@ from evalframe.report.explore import (
     units_link,
 )
 from evalframe.report.format import fmt_value, interval, pct
-from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, reason_lists, small, table
+from evalframe.report.htmlkit import Html, el, esc, fragment, frame_table, join, page, small, table, verdict_box
 from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, TasksView, View
 from evalframe.slices import interval_start
@@ -50,13 +51,8 @@ SLICE_ROWS_SHOWN: Final = 300
 
 
 def _verdict(c: ComparisonView) -> Html:
-    return el(
-        "div",
-        el("b", f"Verdict: {c.verdict}"),
-        f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})",
-        reason_lists(c.reasons, c.checks_passed),
-        cls="verdict win" if c.winner else "verdict none",
-    )
+    detail = f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})"
+    return verdict_box(c.verdict, detail, c.reasons, c.checks_passed, winner=c.winner)
 
 
 def _gate(gate: Gate) -> Html:
@@ -431,21 +427,14 @@ def _crosscheck_section(view: View) -> Html:
     checked, parts = view.crosscheck, []
     if checked.reconciliation.height:
         parts += [
-            el("h3", "The headline each export reported, beside the audit"),
+            el("h3", RECONCILED.capitalize()),
             el("ul", *[el("li", s) for s in checked.sentences]),
             frame_table(checked.reconciliation),
             el("p", "gap = reported − pass_rate_planned; its parts sum to it exactly (reconciliation.parquet).",
                cls="muted"),  # fmt: skip
         ]
-    if checked.retried:
-        parts += [
-            el("h3", "Retries: the headline under first beside the declared policy"),
-            frame_table(checked.retry_headline),
-            el("h3", "Retries: pass rate by attempt number (intervals clustered by case)"),
-            frame_table(checked.attempt_rates),
-            el("h3", "Retries: retried vs never-retried units"),
-            frame_table(checked.retried_by_slice),
-        ]
+    for name, title in RETRY_TABLES.items() if checked.retried else ():
+        parts += [el("h3", f"Retries: {title}"), frame_table(getattr(checked, name))]
     return join(parts)
 
 
@@ -636,7 +625,7 @@ def render_summary_html(view: View | TasksView) -> str:
         "report.write(folder) adds report.html with every chart.",
         cls="muted",
     )
-    return str(join([Html(f"<style>{CSS}</style>"), el("div", *inner, note, cls="ef")]))
+    return fragment(*inner, note)
 
 
 def _summary_parts(view: View, prefix: str = "") -> list[Any]:

@@ -111,18 +111,23 @@ def num_cell(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def reason_lists(reasons: Sequence[str], passed: Sequence[str]) -> Html:
-    """A verdict's reasons as a list, then the checks that passed under their own heading (when any).
+def verdict_box(verdict: str, detail: Any, reasons: Sequence[str], passed: Sequence[str], *, winner: bool) -> Html:
+    """A verdict in bold, ``detail``, its reasons as a list, then the checks that passed under their own heading.
 
     Examples
     --------
-    >>> reason_lists(["sample: 3 cases"], ["tipping point: holds"]).count("<li>")
+    >>> verdict_box("none", "", ["sample: 3 cases"], ["tipping point: holds"], winner=False).count("<li>")
     2
     """
     lists = [el("ul", *[el("li", r) for r in reasons], cls="reasons")]
     if passed:
         lists += [el("p", "Checks passed:", cls="muted"), el("ul", *[el("li", r) for r in passed], cls="reasons")]
-    return join(lists)
+    return el("div", el("b", f"Verdict: {verdict}"), detail, *lists, cls="verdict win" if winner else "verdict none")
+
+
+def fragment(*body: Any) -> str:
+    """``body`` in a ``<div class="ef">`` after the inline stylesheet: what a notebook displays."""
+    return str(join([Html(f"<style>{CSS}</style>"), el("div", *body, cls="ef")]))
 
 
 def small(text: Any) -> Html:

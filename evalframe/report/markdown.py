@@ -16,6 +16,7 @@ from evalframe.columns import CANDIDATE
 from evalframe.funnel import RATE_COLUMNS
 from evalframe.report.candidate import Candidate, Rate
 from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView, comparison_view
+from evalframe.report.crosscheck import RECONCILED, RETRY_TABLES
 from evalframe.report.format import (
     fmt_rate,
     fmt_value,
@@ -386,17 +387,12 @@ def _crosscheck_lines(view: View, level: int, *, full: bool = True) -> list[str]
         return _heading(level, text) if level else f"**{text}**"
 
     if checked.reconciliation.height:
-        lines += ["", heading("Reconciliation: the headline each export reported, beside the audit"), ""]
+        lines += ["", heading(f"Reconciliation: {RECONCILED}"), ""]
         lines += [*(f"- {markdown_text(s)}" for s in checked.sentences), "", markdown_table(checked.reconciliation)]
     if checked.retried:
-        tables = {
-            "the headline under first beside the declared policy": checked.retry_headline,
-            **({"pass rate by attempt number (intervals clustered by case)": checked.attempt_rates} if full else {}),
-            **({"retried vs never-retried units": checked.retried_by_slice} if full else {}),
-        }
         lines += ["", heading("Retries"), ""]
-        for title, table in tables.items():
-            lines += [f"{markdown_text(title.capitalize())}:", "", markdown_table(table), ""]
+        for name, title in RETRY_TABLES.items() if full else list(RETRY_TABLES.items())[:1]:
+            lines += [f"{markdown_text(title.capitalize())}:", "", markdown_table(getattr(checked, name)), ""]
         lines.pop()
     return lines
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from evalframe.columns import CANDIDATE, TASK
 from evalframe.report.format import fmt_count, fmt_signed, fmt_value, interval, visible
 from evalframe.report.html import render_summary_html
-from evalframe.report.htmlkit import CSS, Html, el, join, reason_lists, small
+from evalframe.report.htmlkit import Html, el, fragment, small, verdict_box
 from evalframe.report.sentences import plan_size
 from evalframe.report.view import Note, TasksView, View
 
@@ -180,11 +180,4 @@ def comparison_html(comparison: Comparison) -> str:
     """A comparison's rich display: the verdict, the difference with its interval and cases, the reasons."""
     head, difference = _comparison_lines(comparison)
     winner = comparison.verdict != "no_supported_winner"
-    box = el(
-        "div",
-        el("b", f"Verdict: {head}"),
-        el("p", difference),
-        reason_lists(comparison.reasons, comparison.checks_passed),
-        cls="verdict win" if winner else "verdict none",
-    )
-    return str(join([Html(f"<style>{CSS}</style>"), el("div", box, cls="ef")]))
+    return fragment(verdict_box(head, el("p", difference), comparison.reasons, comparison.checks_passed, winner=winner))

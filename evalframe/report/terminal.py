@@ -22,6 +22,7 @@ from rich.text import Text
 
 from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView
+from evalframe.report.crosscheck import RECONCILED, RETRY_TABLES
 from evalframe.report.format import fmt_count, fmt_rate, fmt_signed, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.sentences import Ranking, graded_by
@@ -447,10 +448,10 @@ def _crosscheck(view: View) -> list[RenderableType]:
     """The reconciliation of each reported headline, one line each, and the retry tables when a unit was retried."""
     checked, parts = view.crosscheck, list[RenderableType]()
     titles = {
-        "reconciliation": "reconciliation: the headline each export reported, beside the audit",
+        "reconciliation": f"reconciliation: {RECONCILED}",
         "attempt_rates": "retries: pass rate by attempt number",
-        "retry_headline": "retries: the headline under first beside the declared policy",
-        "retried_by_slice": "retries: retried vs never-retried units",
+        "retry_headline": f"retries: {RETRY_TABLES['retry_headline']}",
+        "retried_by_slice": f"retries: {RETRY_TABLES['retried_by_slice']}",
     }
     for name, title in titles.items():
         table: pl.DataFrame = getattr(checked, name)

@@ -258,6 +258,18 @@ def _without_null_columns(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select([c for c in frame.columns if frame.get_column(c).null_count() < frame.height])
 
 
+def counts_by_kind(counts: pl.DataFrame) -> dict[str, int]:
+    """Problems per kind, kinds in name order, from a table of ``kind``, ``refusing`` and ``count``.
+
+    Examples
+    --------
+    >>> counts_by_kind(pl.DataFrame({"kind": ["b", "a", "b"], "refusing": [True, False, False], "count": [1, 2, 3]}))
+    {'a': 2, 'b': 4}
+    """
+    counted = counts.group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
+    return {str(k): int(n) for k, n in counted.iter_rows()}
+
+
 def _named_details(rows: pl.DataFrame) -> list[str]:
     """The distinct detail texts of a kind's rows, each about one candidate led by its name (``A: …``)."""
     texts = pl.col("detail")
@@ -443,8 +455,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         provenance.append(("pair policy", policy))
         provenance_md.append(("pair policy", policy))
     # Counted whole: report.problems holds only the first rows of a kind with many (SPEC §3 "Problems at scale").
-    counted = report.problem_counts.group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
-    by_kind = {str(k): int(n) for k, n in counted.iter_rows()}
+    by_kind = counts_by_kind(report.problem_counts)
     data: dict[str, Any] = {
         "meta": dict(meta),
         "summary": report.summary,
