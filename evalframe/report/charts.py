@@ -247,12 +247,8 @@ def funnel_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     bars_height = offsets[-1] + _STEP
     ncols = min(len(records), FUNNEL_COLUMNS) or 1
     panel = (svg.WIDTH - _PANELS_X) / ncols
-    scale = (
-        (panel - 16) / 1.45 / max([max(r.planned, r.observed) for r in records] + [1])
-    )  # room right of the largest bar
-    titles = [
-        svg.wrap(r.name, int((panel - 12) / svg.text_width("m", 13))) for r in records
-    ]  # bold names fit their panel
+    scale = (panel - 16) / 1.45 / max([max(r.planned, r.observed) for r in records] + [1])  # room beside the bars
+    titles = [svg.wrap(r.name, int((panel - 12) / svg.text_width("m", 13))) for r in records]  # bold names fit
     parts: list[str] = []
     y = 4.0
     for start in range(0, len(records), ncols):

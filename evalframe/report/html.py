@@ -83,11 +83,6 @@ def _card(c: Candidate, link: Linker) -> Html:
     n = c.name
     counts = join([link(passed, n, "passed"), " / ", link(scored, n, "scored")])
     parts: list[Any] = [el("h3", n)]
-    conditional = (
-        el("p", el("b", link(pct(rate), n, "scored")), " pass_rate_scored = passed / scored = ", counts, cls="cond")
-        if rate is not None
-        else None
-    )
     if c.no_pass_rate:
         parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {c.no_pass_rate}"), cls="big na"))
     elif c.complete:
@@ -95,8 +90,9 @@ def _card(c: Candidate, link: Linker) -> Html:
         parts.append(el("div", link(pct(rate), n, "scored"), said, cls="big"))
     elif low.value is not None and high.value is not None:
         span = link(f"{pct(low.value).removesuffix('%')}–{pct(high.value)}", n, "planned")
-        parts += [el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big")]
-        parts.append(conditional)
+        parts.append(el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big"))
+        formula = " pass_rate_scored = passed / scored = "  # a rate: no_pass_rate is None
+        parts.append(el("p", el("b", link(pct(rate), n, "scored")), formula, counts, cls="cond"))
     if c.case_rate is not None:  # beside the trial-level rate, with its reducer and its denominator (cases)
         case = c.case_rate
         parts.append(
