@@ -10,7 +10,7 @@ ids from the input are never read as markup.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Any, Final, Literal
 
 import polars as pl
@@ -47,8 +47,12 @@ def _interval(low: float | None, high: float | None) -> str:
     return NULL if low is None or high is None else interval(low, high)
 
 
-def _table(title: str, **kwargs: Any) -> Table:
-    return Table(title=Text(title, style="bold"), title_justify="left", **{"box": box.HEAVY_HEAD, **kwargs})
+def _table(title: str, *columns: str, right: Container[str] = (), **kwargs: Any) -> Table:
+    """A table of ``columns`` (:func:`_column`), those in ``right`` right-aligned."""
+    table = Table(title=Text(title, style="bold"), title_justify="left", **{"box": box.HEAVY_HEAD, **kwargs})
+    for name in columns:
+        _column(table, name, justify="right" if name in right else "left")
+    return table
 
 
 def _column(table: Table, name: str, **kwargs: Any) -> None:
@@ -89,9 +93,8 @@ def frame_table(frame: pl.DataFrame, title: str) -> Table:
 
 def _candidates_table(view: View) -> Table:
     """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
-    table = _table("candidates: funnel and rates, each beside its counts")
-    _column(table, "candidate")
-    _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
+    covered = f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})"
+    table = _table("candidates: funnel and rates, each beside its counts", "candidate", covered)
     _column(table, f"pass_rate_scored\n(passed/scored)\n[{view.level}CI]")
     case_level = view.case_level
     if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
@@ -131,8 +134,7 @@ def _compact_table(view: View) -> Table:
     is split across lines. Missing units follow in their own table; the case-level rate and the other
     ungraded outcomes are in ``--full`` and the report files.
     """
-    table = _table("candidates (one line each)", box=box.SIMPLE_HEAD, pad_edge=False)
-    _column(table, "candidate")
+    table = _table("candidates (one line each)", "candidate", box=box.SIMPLE_HEAD, pad_edge=False)
     _numbers(table, Text(f"scored/\n{view.base}"), justify="right")
     _numbers(table, Text(f"pass_rate_scored\n[{view.level}CI]"))
     _numbers(table, _range_header(view))
@@ -204,8 +206,8 @@ def _missing(view: View, *, compact: bool = False) -> Table | None:
     if not rows:
         return None
     title = "missing units (no row at all: not failures)"
-    table = _table(title, **({"box": box.SIMPLE_HEAD, "expand": True} if compact else {}))
-    _column(table, "candidate")
+    options: dict[str, Any] = {"box": box.SIMPLE_HEAD, "expand": True} if compact else {}
+    table = _table(title, "candidate", **options)
     _numbers(table, Text("missing"), justify="right")
     _numbers(table, Text("cases"), justify="right")
     if compact:  # the ids take the width left and are cut with an ellipsis: one line per candidate
@@ -223,11 +225,9 @@ def _missing(view: View, *, compact: bool = False) -> Table | None:
 
 
 def _numeric(view: View) -> Table:
-    table = _table(
-        "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if view.numeric else "")
-    )
-    for name in ("candidate", "scored", "mean_score", "interval (clustered)"):
-        _column(table, name, justify="left" if name == "candidate" else "right")
+    title = "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if view.numeric else "")
+    numbers = ("scored", "mean_score", "interval (clustered)")
+    table = _table(title, "candidate", *numbers, right=numbers)
     for c in view.candidates:
         u = c.uncertainty
         table.add_row(
@@ -241,16 +241,9 @@ def _numeric(view: View) -> Table:
 
 def _tests(view: View) -> Table:
     assert view.slices is not None
-    table = _table("does missingness depend on the slice? (cases as units, Holm-adjusted p)")
-    for name in (
-        "candidate",
-        "slice",
-        f"ungraded (of {view.base})",
-        "ungraded: selective?",
-        "missing (no row)",
-        "missing: selective?",
-    ):
-        _column(table, name)
+    ungraded = (f"ungraded (of {view.base})", "ungraded: selective?")
+    columns = ("candidate", "slice", *ungraded, "missing (no row)", "missing: selective?")
+    table = _table("does missingness depend on the slice? (cases as units, Holm-adjusted p)", *columns)
 
     def said(selective: bool, p: float | None, stands_out: str, detectable: float | None) -> Text:
         if p is None:
@@ -278,10 +271,9 @@ def _tests(view: View) -> Table:
 
 def _slice_funnel(view: View) -> Table:
     assert view.slices is not None
-    table = _table("funnel by slice")
     coverage = f"scored_coverage ({view.formulas['scored_coverage'].replace(' ', '')})"
-    for name in ("candidate", "slice", "value", coverage, "missing", "pass_rate_scored"):
-        _column(table, name, justify="right" if name == "missing" else "left")
+    columns = ("candidate", "slice", "value", coverage, "missing", "pass_rate_scored")
+    table = _table("funnel by slice", *columns, right=("missing",))
     for r in view.slices.funnel.iter_rows(named=True):
         rate = r.get("pass_rate_scored")
         table.add_row(
@@ -298,19 +290,15 @@ def _slice_funnel(view: View) -> Table:
 def _overview(view: TasksView) -> Table:
     """A batch's overview: one row per (task, candidate) (:meth:`~evalframe.report.view.TasksView.overview_cells`)."""
     cells = view.overview_cells(null=NULL)
-    table = _table("overview: one row per task and candidate")
-    for name in cells.columns:
-        _column(table, name, justify="left" if name in ("task", "candidate") else "right")
+    right = [name for name in cells.columns if name not in ("task", "candidate")]
+    table = _table("overview: one row per task and candidate", *cells.columns, right=right)
     for row in cells.iter_rows():
         table.add_row(*(Text(visible(c)) for c in row))
     return table
 
 
 def _notes(notes: Sequence[Note], *, title: str = "notes and problems (not refusing)") -> Table:
-    table = _table(title)
-    _column(table, "kind")
-    _column(table, "problem rows", justify="right")
-    _column(table, "what it says")
+    table = _table(title, "kind", "problem rows", "what it says", right=("problem rows",))
     for n in notes:
         texts = "\n".join(visible(t) for t in n.texts) or visible(n.meaning)
         table.add_row(Text(n.kind), Text(str(n.count)), Text(texts))
@@ -332,18 +320,14 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         "tipping_point_difference",
         "detectable_difference",
     )
-    table = _table("comparison")
-    _column(table, "measure")
-    _column(table, "value", justify="right")
+    table = _table("comparison", "measure", "value", right=("value",))
     for name, value, _ in c.measures:
         if name in wanted:
             table.add_row(Text(name), _text(value))
     yield table
     if c.dropped_by_slice.height:  # SPEC §6: how many pairs were dropped, and from which slices
         yield frame_table(c.dropped_by_slice, "dropped pairs by slice")
-    flips = _table(f"flipped pairs ({c.flips.total})")
-    _column(flips, "flip")
-    _column(flips, "pairs", justify="right")
+    flips = _table(f"flipped pairs ({c.flips.total})", "flip", "pairs", right=("pairs",))
     for key, label in FLIPS.items():
         flips.add_row(Text(label), _text(c.flips.counts[key]))
     yield flips
@@ -361,10 +345,7 @@ def _case_flips_parts(c: ComparisonView) -> Iterator[RenderableType]:
     f = c.case_flips
     if f is None or not f.cases:
         return
-    table = _table(f"cases by flip class, trial-aware ({f.cases})")
-    _column(table, "class")
-    _column(table, "cases", justify="right")
-    _column(table, "meaning")
+    table = _table(f"cases by flip class, trial-aware ({f.cases})", "class", "cases", "meaning", right=("cases",))
     for key, label in CASE_FLIP_LABELS.items():
         table.add_row(Text(key), Text(str(f.counts[key])), Text(label))
     yield table
