@@ -102,14 +102,8 @@ def _case_flips_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     if f is None or not f.cases:
         return []
     lines = [_heading(3 + depth, "Cases by flip class (trial-aware)"), ""]
-    counts = pl.DataFrame(
-        {
-            "class": list(CASE_FLIP_LABELS),
-            "cases": [f.counts[k] for k in CASE_FLIP_LABELS],
-            "meaning": list(CASE_FLIP_LABELS.values()),
-        }  # fmt: skip
-    )
-    lines.append(markdown_table(counts))
+    counts = [(k, f.counts[k], meaning) for k, meaning in CASE_FLIP_LABELS.items()]
+    lines.append(markdown_table(pl.DataFrame(counts, schema=["class", "cases", "meaning"], orient="row")))
     if f.note:
         lines += ["", f"Note: {markdown_text(f.note)}."]
     if f.changed.height:
