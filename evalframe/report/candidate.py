@@ -97,16 +97,12 @@ class CaseRate:
     @property
     def formula(self) -> str:
         """What the rate is a fraction of, e.g. ``cases passed / cases scored``."""
-        if not self.pass_fail:
-            return "case pass fractions / cases scored"
-        return "cases passed / cases scored"
+        return "cases passed / cases scored" if self.pass_fail else "case pass fractions / cases scored"
 
     @property
     def fraction(self) -> str:
         """``numerator / denominator`` (``—`` when the rate has no value: no case is fully scored)."""
-        if self.value is None:
-            return "—"
-        return f"{fmt_count(self.numerator)} / {fmt_count(self.denominator)}"
+        return "—" if self.value is None else f"{fmt_count(self.numerator)} / {fmt_count(self.denominator)}"
 
     @property
     def equation(self) -> str:

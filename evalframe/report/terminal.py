@@ -245,26 +245,23 @@ def _tests(view: View) -> Table:
     columns = ("candidate", "slice", *ungraded, "missing (no row)", "missing: selective?")
     table = _table("does missingness depend on the slice? (cases as units, Holm-adjusted p)", *columns)
 
-    def said(selective: bool, p: float | None, stands_out: str, detectable: float | None) -> Text:
+    def said(r: dict[str, Any], of: str) -> Text:
+        """The test of ``of`` (``_ungraded``, or ``""`` for missing) in words."""
+        p = r[f"p_adjusted{of}"]
         if p is None:
             return Text("no test", style="dim")
-        if selective:
-            return Text(f"yes, p={fmt_value(p)}: {visible(stands_out)}", style="bold red")
-        return Text(f"no, p={fmt_value(p)}; {detectable_words(detectable)}")
+        if r[f"selective{of}"]:
+            return Text(f"yes, p={fmt_value(p)}: {visible(r[f'stands_out{of}'])}", style="bold red")
+        return Text(f"no, p={fmt_value(p)}; {detectable_words(r[f'detectable{of}'])}")
 
     for r in view.slices.tests.iter_rows(named=True):
         table.add_row(
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
             Text(f"{r['ungraded']}/{r[view.base]}"),
-            said(
-                bool(r["selective_ungraded"]),
-                r["p_adjusted_ungraded"],
-                r["stands_out_ungraded"],
-                r["detectable_ungraded"],
-            ),
+            said(r, "_ungraded"),
             Text(f"{r['missing']}/{r[view.base]}"),
-            said(bool(r["selective"]), r["p_adjusted"], r["stands_out"], r["detectable"]),
+            said(r, ""),
         )
     return table
 
