@@ -29,9 +29,10 @@ from evalframe.report.format import (
 from evalframe.report.view import Gate, Note, Slices, TasksView, View
 
 if TYPE_CHECKING:
-    from polars._typing import PolarsDataType
-
     from evalframe.compare import Comparison
+
+#: A column's polars type, as a Markdown table's frame is declared (``pl.String``, ``pl.Int64``...).
+_DType = type[pl.DataType]
 
 
 def _confidence(view: View) -> str:
@@ -171,13 +172,13 @@ def _markdown_lines(view: View, depth: int = 0) -> list[str]:
     return lines
 
 
-def _by_candidate(view: View, schema: Mapping[str, PolarsDataType], row: Callable[[Candidate], list[Any]]) -> str:
+def _by_candidate(view: View, schema: Mapping[str, _DType], row: Callable[[Candidate], list[Any]]) -> str:
     """A Markdown table, one row per candidate: its name, then ``row(candidate)``, one cell per ``schema`` column."""
     rows = [[cand.name, *row(cand)] for cand in view.candidates]
     return markdown_table(pl.DataFrame(rows, schema={CANDIDATE: pl.String, **schema}, orient="row"))
 
 
-def _rate_cells(view: View, cell: Callable[[Rate], Any], dtype: PolarsDataType = pl.String) -> str:
+def _rate_cells(view: View, cell: Callable[[Rate], Any], dtype: _DType = pl.String) -> str:
     """One row per candidate, one column per rate of :data:`RATE_COLUMNS` holding ``cell(rate)``."""
     return _by_candidate(view, dict.fromkeys(RATE_COLUMNS, dtype), lambda c: [cell(c.rates[r]) for r in RATE_COLUMNS])
 
@@ -334,7 +335,7 @@ def _github_lines(view: View) -> list[str]:
     if c is not None:
         lines += [*_verdict_lines(c), ""]
     case_level, numeric = view.case_level, view.numeric_grade
-    schema: dict[str, PolarsDataType] = {f"scored / {view.base}": pl.String, "scored_coverage": pl.String}
+    schema: dict[str, _DType] = {f"scored / {view.base}": pl.String, "scored_coverage": pl.String}
     schema["pass_rate_scored"] = pl.String
     schema |= {"mean_score": pl.String} if numeric else {}
     schema |= {} if case_level is None else {case_level.label: pl.String}
