@@ -18,7 +18,7 @@ from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import natural_key
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import fmt_count, fmt_value
-from evalframe.report.sentences import headline, rate_base, rated_units
+from evalframe.report.sentences import UNGRADED, headline, missing_ids_text, rate_base, rated_units
 
 #: Where a planned unit ended up, from best evidence to none (the headline's stacked bar).
 COMPOSITION: Final = (
@@ -97,16 +97,12 @@ class CaseRate:
     @property
     def formula(self) -> str:
         """What the rate is a fraction of, e.g. ``cases passed / cases scored``."""
-        if not self.pass_fail:
-            return "case pass fractions / cases scored"
-        return "cases passed / cases scored"
+        return "cases passed / cases scored" if self.pass_fail else "case pass fractions / cases scored"
 
     @property
     def fraction(self) -> str:
         """``numerator / denominator`` (``—`` when the rate has no value: no case is fully scored)."""
-        if self.value is None:
-            return "—"
-        return f"{fmt_count(self.numerator)} / {fmt_count(self.denominator)}"
+        return "—" if self.value is None else f"{fmt_count(self.numerator)} / {fmt_count(self.denominator)}"
 
     @property
     def equation(self) -> str:
@@ -239,15 +235,9 @@ class Candidate:
         """Every planned unit (every observation, under retry every) has a valid grade."""
         return self.observed > 0 and self.counts["scored"] == self.observed
 
-    @property
-    def more_missing(self) -> int:
-        """Missing cases beyond those named."""
-        return max(0, self.missing_cases - len(self.missing_ids))
-
     def missing_ids_text(self) -> str:
         """The named missing ids, with how many more there are (``—`` when none)."""
-        more = f" … (+{self.more_missing} more)" if self.more_missing else ""
-        return (", ".join(self.missing_ids) or "—") + more
+        return missing_ids_text({"missing_cases": self.missing_cases, "missing_case_ids": self.missing_ids})
 
 
 def formula_over(rate: str, base: str) -> str:
@@ -289,11 +279,7 @@ def candidates_of(summary: pl.DataFrame, meta: Mapping[str, Any], outcomes: pl.D
         planned = int(r[rate_base(r)])
         mine = {o: int(by.get((name, o), 0)) for o in OUTCOMES}
         composition = tuple((o, mine[o], mine[o] / planned if planned else 0.0) for o in COMPOSITION if mine.get(o, 0))
-        ungraded = tuple(
-            (c, int(r[c]))
-            for c in ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
-            if r.get(c)
-        )
+        ungraded = tuple((c, int(r[c])) for c in UNGRADED if r.get(c))
         ids = tuple(str(v) for v in r.get("missing_case_ids") or [])
         out.append(
             Candidate(

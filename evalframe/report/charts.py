@@ -177,46 +177,16 @@ def _rate_marks(r: Candidate, middle: float, *, labelled: bool) -> list[str]:
         exact = high - low <= 1e-9
         span = pct(low) if exact else f"{pct(low)} to {pct(high)}"
         title = f"{r.name}: pass rate over all {r.observed} {r.units}, worst to best case: {span}"
+        x, y = _rate_x(low), middle - 8
         if exact:
-            x = _rate_x(low)
-            parts.append(
-                svg.tag(
-                    "line",
-                    svg.tooltip(title),
-                    class_="range",
-                    x1=x,
-                    y1=middle - 8,
-                    x2=x,
-                    y2=middle + 8,
-                    stroke=_BAND_EDGE,
-                    stroke_width=3,
-                )
-            )
+            shape: dict[str, str | float] = {"x1": x, "y1": y, "x2": x, "y2": middle + 8, "stroke": _BAND_EDGE}
         else:
-            x, width = _rate_x(low), _rate_x(high) - _rate_x(low)
-            parts.append(
-                svg.tag(
-                    "rect",
-                    svg.tooltip(title),
-                    class_="range",
-                    x=x,
-                    y=middle - 8,
-                    width=width,
-                    height=16,
-                    fill=_BAND_FILL,
-                    stroke=_BAND_EDGE,
-                    stroke_width=1,
-                )
-            )
+            shape = {"x": x, "y": y, "width": _rate_x(high) - x, "height": 16, "fill": _BAND_FILL, "stroke": _BAND_EDGE}
+        shape["stroke_width"] = 3 if exact else 1
+        parts.append(svg.tag("line" if exact else "rect", svg.tooltip(title), class_="range", **shape))
         if labelled:
-            parts.append(
-                _label(
-                    (_rate_x(low) + _rate_x(high)) / 2,
-                    middle + 18,
-                    f"over all {r.observed} {'observations' if r.base == 'observations' else 'planned'}: {span}",
-                    _BAND_TEXT,
-                )
-            )
+            label = f"over all {r.observed} {r.base}: {span}"
+            parts.append(_label((_rate_x(low) + _rate_x(high)) / 2, middle + 18, label, _BAND_TEXT))
     scored = r.rates["pass_rate_scored"]
     value = scored.value
     if value is None:
@@ -277,12 +247,8 @@ def funnel_chart(candidates: Sequence[Candidate], *, prefix: str = "") -> str:
     bars_height = offsets[-1] + _STEP
     ncols = min(len(records), FUNNEL_COLUMNS) or 1
     panel = (svg.WIDTH - _PANELS_X) / ncols
-    scale = (
-        (panel - 16) / 1.45 / max([max(r.planned, r.observed) for r in records] + [1])
-    )  # room right of the largest bar
-    titles = [
-        svg.wrap(r.name, int((panel - 12) / svg.text_width("m", 13))) for r in records
-    ]  # bold names fit their panel
+    scale = (panel - 16) / 1.45 / max([max(r.planned, r.observed) for r in records] + [1])  # room beside the bars
+    titles = [svg.wrap(r.name, int((panel - 12) / svg.text_width("m", 13))) for r in records]  # bold names fit
     parts: list[str] = []
     y = 4.0
     for start in range(0, len(records), ncols):

@@ -238,9 +238,7 @@ def comparison_view(comparison: Comparison, slices: list[str] | None = None) -> 
         reasons=tuple(str(r) for r in row["reasons"]),
         checks_passed=tuple(str(r) for r in row.get("checks_passed") or ()),
         measures=measures,
-        dropped_by_slice=natural_sort_frame(comparison.dropped_by_slice, ["slice_column", "slice_value"])
-        if comparison.dropped_by_slice.height
-        else comparison.dropped_by_slice,
+        dropped_by_slice=natural_sort_frame(comparison.dropped_by_slice, ["slice_column", "slice_value"]),
         flips=flips(comparison.pairs, [s for s in slices if s in comparison.pairs.columns]),
         min_coverage=float(row["min_coverage"]),
         table=comparison.table,

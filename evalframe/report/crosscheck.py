@@ -11,7 +11,7 @@ to show (no export reported a headline; no unit was retried).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
@@ -34,6 +34,14 @@ from evalframe.report.format import fmt_count, fmt_rate, fmt_signed, interval
 if TYPE_CHECKING:
     from evalframe.report.model import AuditReport
 
+#: What the reconciliation table shows, as every renderer titles it.
+RECONCILED: Final = "the headline each export reported, beside the audit"
+#: What each retry table shows, as report.md and report.html title it, in their order.
+RETRY_TABLES: Final = {
+    "retry_headline": "the headline under first beside the declared policy",
+    "attempt_rates": "pass rate by attempt number (intervals clustered by case)",
+    "retried_by_slice": "retried vs never-retried units",
+}
 #: What each points column is called in the tables' ``gap made of`` cell.
 PART_NAMES: Final = {column: column.removeprefix("points_") for column in POINTS_COLUMNS}
 
@@ -72,6 +80,11 @@ class Crosscheck:
 def _ratio(passed: int | None, scored: int | None, rate: float | None) -> str:
     """``rate (passed/scored)`` as the tables write a pass rate with its counts."""
     return f"{fmt_rate(rate)} ({fmt_count(passed)}/{fmt_count(scored)})"
+
+
+def _text_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Rows of text cells as a frame of String columns (no column without rows)."""
+    return pl.DataFrame(rows, schema=dict.fromkeys(rows[0], pl.String) if rows else None)
 
 
 def _task_column(frame: pl.DataFrame) -> list[str]:
@@ -128,7 +141,7 @@ def reconciliation_cells(table: pl.DataFrame) -> pl.DataFrame:
             }
         )
     # Several exports reporting one headline alike (a run's results and samples files) say it once.
-    return pl.DataFrame(rows, schema=dict.fromkeys(rows[0], pl.String) if rows else None).unique(maintain_order=True)
+    return _text_frame(rows).unique(maintain_order=True)
 
 
 def attempt_rate_cells(table: pl.DataFrame) -> pl.DataFrame:
@@ -179,7 +192,7 @@ def retry_headline_cells(table: pl.DataFrame) -> pl.DataFrame:
         }
         for r in table.iter_rows(named=True)
     ]
-    return pl.DataFrame(rows, schema=dict.fromkeys(rows[0], pl.String) if rows else None)
+    return _text_frame(rows)
 
 
 def retried_cells(table: pl.DataFrame) -> pl.DataFrame:
@@ -208,7 +221,7 @@ def retried_cells(table: pl.DataFrame) -> pl.DataFrame:
         }
         for r in table.iter_rows(named=True)
     ]
-    return pl.DataFrame(rows, schema=dict.fromkeys(rows[0], pl.String) if rows else None)
+    return _text_frame(rows)
 
 
 def crosscheck(report: AuditReport) -> Crosscheck:

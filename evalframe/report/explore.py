@@ -157,10 +157,7 @@ def explorer_units(view: View | TasksView) -> tuple[pl.DataFrame, int]:
     ``candidate``, ``case_id``, ``outcome``, ``trial`` (Int64), then each declared slice column. Ordered
     by task, case (digit-free shape, length, text: close to natural order), candidate and trial.
     """
-    if hasattr(view, "tasks"):
-        parts = [(task, one) for task, one in view.tasks]
-    else:
-        parts = [(None, view)]
+    parts: list[tuple[str | None, View]] = [*view.tasks] if hasattr(view, "tasks") else [(None, view)]
     frames = [
         _units_of(one.units, task, [str(s) for s in one.data.get("meta", {}).get("slices") or []])
         for task, one in parts

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from evalframe.funnel import RATE_COLUMNS
-from evalframe.report.candidate import Candidate
+from evalframe.report.candidate import Candidate, CaseRate, Rate
 from evalframe.report.charts import funnel_chart, headline_chart, missing_rate_chart
 from evalframe.report.comparison import FLIPS, ComparisonView
+from evalframe.report.crosscheck import RECONCILED, RETRY_TABLES
 from evalframe.report.descriptions import describe
 from evalframe.report.explore import (
     OUTCOME_MEANING,
@@ -38,7 +39,7 @@ from evalframe.report.explore import (
     units_link,
 )
 from evalframe.report.format import fmt_value, interval, pct
-from evalframe.report.htmlkit import CSS, Html, el, esc, frame_table, join, page, reason_lists, small, table
+from evalframe.report.htmlkit import Html, el, esc, fragment, frame_table, join, page, small, table, verdict_box
 from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, TasksView, View
 from evalframe.slices import interval_start
@@ -50,13 +51,8 @@ SLICE_ROWS_SHOWN: Final = 300
 
 
 def _verdict(c: ComparisonView) -> Html:
-    return el(
-        "div",
-        el("b", f"Verdict: {c.verdict}"),
-        f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})",
-        reason_lists(c.reasons, c.checks_passed),
-        cls="verdict win" if c.winner else "verdict none",
-    )
+    detail = f" — {c.candidate} vs baseline {c.baseline} (pair policy {c.pair_policy})"
+    return verdict_box(c.verdict, detail, c.reasons, c.checks_passed, winner=c.winner)
 
 
 def _gate(gate: Gate) -> Html:
@@ -87,11 +83,6 @@ def _card(c: Candidate, link: Linker) -> Html:
     n = c.name
     counts = join([link(passed, n, "passed"), " / ", link(scored, n, "scored")])
     parts: list[Any] = [el("h3", n)]
-    conditional = (
-        el("p", el("b", link(pct(rate), n, "scored")), " pass_rate_scored = passed / scored = ", counts, cls="cond")
-        if rate is not None
-        else None
-    )
     if c.no_pass_rate:
         parts.append(el("div", "no pass rate", small(f"pass_rate_scored is null: {c.no_pass_rate}"), cls="big na"))
     elif c.complete:
@@ -99,8 +90,9 @@ def _card(c: Candidate, link: Linker) -> Html:
         parts.append(el("div", link(pct(rate), n, "scored"), said, cls="big"))
     elif low.value is not None and high.value is not None:
         span = link(f"{pct(low.value).removesuffix('%')}–{pct(high.value)}", n, "planned")
-        parts += [el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big")]
-        parts.append(conditional)
+        parts.append(el("div", span, small(f"pass rate over all {planned} {units}, worst to best case"), cls="big"))
+        formula = " pass_rate_scored = passed / scored = "  # a rate: no_pass_rate is None
+        parts.append(el("p", el("b", link(pct(rate), n, "scored")), formula, counts, cls="cond"))
     if c.case_rate is not None:  # beside the trial-level rate, with its reducer and its denominator (cases)
         case = c.case_rate
         parts.append(
@@ -189,11 +181,9 @@ def _cards(view: View, link: Linker) -> Html:
     return el("div", *[_card(c, link) for c in view.candidates], cls="cards")
 
 
-def _rate_cell(
-    value: float | None, fraction: str, low: float | None, high: float | None, link: Html | None = None
-) -> Html:
+def _rate_cell(r: Rate | CaseRate, link: Html | None = None) -> Html:
     """A rate's cell: the rate, numerator / denominator, and its interval; ``link``: the rate as a link to its units."""
-    return join([link or el("span", fmt_value(value)), small(fraction), small(interval(low, high))])
+    return join([link or el("span", fmt_value(r.value)), small(r.fraction), small(interval(r.ci_low, r.ci_high))])
 
 
 def _rate_link(c: Candidate, name: str, task: str | None) -> Html | None:
@@ -211,7 +201,6 @@ def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> 
     With ``links`` (and rates over planned units), each rate links to the explorer's units of its denominator.
     """
     links = links and view.base != "observations"
-    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
     case_level = view.case_level
     header: list[Any] = ["candidate"]
     for rate, formula in view.formulas.items():
@@ -222,13 +211,9 @@ def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> 
     for c in view.candidates:
         row: list[Any] = [c.name]
         for name in RATE_COLUMNS:
-            r = c.rates[name]
-            row.append(
-                _rate_cell(r.value, r.fraction, r.ci_low, r.ci_high, _rate_link(c, name, task) if links else None)
-            )
+            row.append(_rate_cell(c.rates[name], _rate_link(c, name, task) if links else None))
             if name == "pass_rate_scored" and c.case_rate is not None:
-                cr = c.case_rate
-                row.append(_rate_cell(cr.value, cr.fraction, cr.ci_low, cr.ci_high))
+                row.append(_rate_cell(c.case_rate))
         rows.append(row)
     by_case = (
         ""
@@ -239,7 +224,7 @@ def _rates_table(view: View, task: str | None = None, *, links: bool = True) -> 
     )
     note = el(
         "p",
-        f"Each cell: the rate, numerator / denominator, and its {level}interval with cases as the independent "
+        f"Each cell: the rate, numerator / denominator, and its {view.level}interval with cases as the independent "
         "units (Wilson 1927; with several trials per case on the effective sample size, Korn & Graubard 1998). "
         "pass_rate_planned is the worst case and pass_rate_upper the best case of the pass rate over every "
         f"planned unit.{by_case}",
@@ -284,7 +269,7 @@ def _uncertainty_table(view: View) -> Html:
 
 def _funnel_table(view: View, task: str | None = None) -> Html:
     header = ["count", "meaning", *[c.name for c in view.candidates]]
-    rows = []
+    link, rows = _linker(view, task, links=True), []
     for name in view.counts_shown:
         cells: list[Any] = [name, describe("summary", name)]
         for c in view.candidates:
@@ -294,8 +279,7 @@ def _funnel_table(view: View, task: str | None = None) -> Html:
                 continue
             shared = c.observed and name not in ("planned", "observations")
             share = f" <small>{pct(c.shares[name])} of {c.base}</small>" if shared else ""
-            linked = name in outcome_groups() and view.base != "observations"
-            shown = units_link(count, candidate=c.name, outcome=name, task=task) if linked else count
+            shown = link(count, c.name, name) if name in outcome_groups() else count
             cells.append(Html(f"{esc(shown)}{share}"))
         rows.append(cells)
     return table(header, rows)
@@ -310,9 +294,7 @@ def _missing_section(view: View, task: str | None = None) -> Html:
         "planned",
     ]
 
-    def link(count: int, name: str, outcome: str) -> Any:
-        return units_link(count, candidate=name, outcome=outcome, task=task) if view.base != "observations" else count
-
+    link = _linker(view, task, links=True)
     outcome_rows = [
         [c.name, *[link(c.outcomes[o], c.name, o) for o in view.outcomes_present], link(c.planned, c.name, "planned")]
         for c in view.candidates
@@ -347,7 +329,7 @@ def _notes_section(notes: tuple[Note, ...]) -> Html:
         [
             join([n.kind, small(n.meaning)]),
             n.count,
-            ", ".join(n.candidates[:10]) + (" …" if len(n.candidates) > 10 else "") or "—",
+            n.named or "—",
             el("ul", *[el("li", t) for t in n.texts]) if n.texts else "—",
         ]
         for n in notes
@@ -441,21 +423,14 @@ def _crosscheck_section(view: View) -> Html:
     checked, parts = view.crosscheck, []
     if checked.reconciliation.height:
         parts += [
-            el("h3", "The headline each export reported, beside the audit"),
+            el("h3", RECONCILED.capitalize()),
             el("ul", *[el("li", s) for s in checked.sentences]),
             frame_table(checked.reconciliation),
             el("p", "gap = reported − pass_rate_planned; its parts sum to it exactly (reconciliation.parquet).",
                cls="muted"),  # fmt: skip
         ]
-    if checked.retried:
-        parts += [
-            el("h3", "Retries: the headline under first beside the declared policy"),
-            frame_table(checked.retry_headline),
-            el("h3", "Retries: pass rate by attempt number (intervals clustered by case)"),
-            frame_table(checked.attempt_rates),
-            el("h3", "Retries: retried vs never-retried units"),
-            frame_table(checked.retried_by_slice),
-        ]
+    for name, title in RETRY_TABLES.items() if checked.retried else ():
+        parts += [el("h3", f"Retries: {title}"), frame_table(getattr(checked, name))]
     return join(parts)
 
 
@@ -512,15 +487,10 @@ def _headline(view: View, prefix: str = "", *, links: bool = False, task: str | 
         "Right: pass_rate_scored (dot, with its Wilson interval) is computed over scored units only; "
         f"the orange band is where the pass rate over all {units} could lie."
     )
-    if links and view.base != "observations":
-        caption += " Click a bar's segment for its units."
-
-        def href(candidate: str, outcome: str) -> str:
-            return units_fragment(candidate, outcome, task)
-
-        drawn = headline_chart(view.candidates, prefix=prefix, href=href)
-    else:
-        drawn = headline_chart(view.candidates, prefix=prefix)
+    linked = links and view.base != "observations"
+    caption += " Click a bar's segment for its units." if linked else ""
+    href = (lambda candidate, outcome: units_fragment(candidate, outcome, task)) if linked else None
+    drawn = headline_chart(view.candidates, prefix=prefix, href=href)
     chart = el("figure", Html(drawn), el("figcaption", caption), cls="chart")
     return join([_ranking(view), _cards(view, _linker(view, task, links=links)), chart])
 
@@ -651,7 +621,7 @@ def render_summary_html(view: View | TasksView) -> str:
         "report.write(folder) adds report.html with every chart.",
         cls="muted",
     )
-    return str(join([Html(f"<style>{CSS}</style>"), el("div", *inner, note, cls="ef")]))
+    return fragment(*inner, note)
 
 
 def _summary_parts(view: View, prefix: str = "") -> list[Any]:

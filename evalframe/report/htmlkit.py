@@ -111,18 +111,23 @@ def num_cell(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def reason_lists(reasons: Sequence[str], passed: Sequence[str]) -> Html:
-    """A verdict's reasons as a list, then the checks that passed under their own heading (when any).
+def verdict_box(verdict: str, detail: Any, reasons: Sequence[str], passed: Sequence[str], *, winner: bool) -> Html:
+    """A verdict in bold, ``detail``, its reasons as a list, then the checks that passed under their own heading.
 
     Examples
     --------
-    >>> reason_lists(["sample: 3 cases"], ["tipping point: holds"]).count("<li>")
+    >>> verdict_box("none", "", ["sample: 3 cases"], ["tipping point: holds"], winner=False).count("<li>")
     2
     """
     lists = [el("ul", *[el("li", r) for r in reasons], cls="reasons")]
     if passed:
         lists += [el("p", "Checks passed:", cls="muted"), el("ul", *[el("li", r) for r in passed], cls="reasons")]
-    return join(lists)
+    return el("div", el("b", f"Verdict: {verdict}"), detail, *lists, cls="verdict win" if winner else "verdict none")
+
+
+def fragment(*body: Any) -> str:
+    """``body`` in a ``<div class="ef">`` after the inline stylesheet: what a notebook displays."""
+    return str(join([Html(f"<style>{CSS}</style>"), el("div", *body, cls="ef")]))
 
 
 def small(text: Any) -> Html:
@@ -130,19 +135,18 @@ def small(text: Any) -> Html:
     return el("small", text)
 
 
-def table(header: Sequence[Any], rows: Iterable[Sequence[Any]]) -> Html:
-    """A plain table in a horizontally scrolling box; numbers right-aligned."""
-    head = el("tr", *[el("th", h) for h in header])
+def table(header: Sequence[Any], rows: Iterable[Sequence[Any]], *, titles: Sequence[str | None] = ()) -> Html:
+    """A plain table in a horizontally scrolling box; numbers right-aligned; ``titles``: the headers' tooltips."""
+    tips = titles or [None] * len(header)
+    head = el("tr", *[el("th", h, title=t) for h, t in zip(header, tips, strict=True)])
     body = [el("tr", *[el("td", v, cls="num" if num_cell(v) else None) for v in row]) for row in rows]
     return el("div", el("table", el("thead", head), el("tbody", *body)), cls="scroll")
 
 
 def frame_table(frame: pl.DataFrame, name: str | None = None) -> Html:
     """A frame as a table; with ``name`` (a report table), each header carries its column's description."""
-    header = [el("th", c, title=describe(name, c)) if name else el("th", c) for c in frame.columns]
     rows = [["yes" if v is True else "no" if v is False else v for v in row] for row in frame.iter_rows()]
-    body = [el("tr", *[el("td", v, cls="num" if num_cell(v) else None) for v in row]) for row in rows]
-    return el("div", el("table", el("thead", el("tr", *header)), el("tbody", *body)), cls="scroll")
+    return table(frame.columns, rows, titles=[describe(name, c) for c in frame.columns] if name else ())
 
 
 def page(title: str, *body: Any) -> str:

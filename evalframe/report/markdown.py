@@ -7,8 +7,8 @@ Every number comes from the view; text from the input goes through
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -16,6 +16,7 @@ from evalframe.columns import CANDIDATE
 from evalframe.funnel import RATE_COLUMNS
 from evalframe.report.candidate import Candidate, Rate
 from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView, comparison_view
+from evalframe.report.crosscheck import RECONCILED, RETRY_TABLES
 from evalframe.report.format import (
     fmt_rate,
     fmt_value,
@@ -29,6 +30,9 @@ from evalframe.report.view import Gate, Note, Slices, TasksView, View
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
+
+#: A column's polars type, as a Markdown table's frame is declared (``pl.String``, ``pl.Int64``...).
+_DType = type[pl.DataType]
 
 
 def _confidence(view: View) -> str:
@@ -99,14 +103,8 @@ def _case_flips_lines(c: ComparisonView, depth: int = 0) -> list[str]:
     if f is None or not f.cases:
         return []
     lines = [_heading(3 + depth, "Cases by flip class (trial-aware)"), ""]
-    counts = pl.DataFrame(
-        {
-            "class": list(CASE_FLIP_LABELS),
-            "cases": [f.counts[k] for k in CASE_FLIP_LABELS],
-            "meaning": list(CASE_FLIP_LABELS.values()),
-        }  # fmt: skip
-    )
-    lines.append(markdown_table(counts))
+    counts = [(k, f.counts[k], meaning) for k, meaning in CASE_FLIP_LABELS.items()]
+    lines.append(markdown_table(pl.DataFrame(counts, schema=["class", "cases", "meaning"], orient="row")))
     if f.note:
         lines += ["", f"Note: {markdown_text(f.note)}."]
     if f.changed.height:
@@ -174,47 +172,41 @@ def _markdown_lines(view: View, depth: int = 0) -> list[str]:
     return lines
 
 
-def _rate_cells(view: View, cell: Callable[[Rate], str]) -> pl.DataFrame:
-    """One row per candidate, one String column per rate of :data:`RATE_COLUMNS` holding ``cell(rate)``."""
-    return pl.DataFrame(
-        [{CANDIDATE: cand.name} | {r: cell(cand.rates[r]) for r in RATE_COLUMNS} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{r: pl.String for r in RATE_COLUMNS}},
-    )
+def _by_candidate(view: View, schema: Mapping[str, _DType], row: Callable[[Candidate], list[Any]]) -> str:
+    """A Markdown table, one row per candidate: its name, then ``row(candidate)``, one cell per ``schema`` column."""
+    rows = [[cand.name, *row(cand)] for cand in view.candidates]
+    return markdown_table(pl.DataFrame(rows, schema={CANDIDATE: pl.String, **schema}, orient="row"))
+
+
+def _rate_cells(view: View, cell: Callable[[Rate], Any], dtype: _DType = pl.String) -> str:
+    """One row per candidate, one column per rate of :data:`RATE_COLUMNS` holding ``cell(rate)``."""
+    return _by_candidate(view, dict.fromkeys(RATE_COLUMNS, dtype), lambda c: [cell(c.rates[r]) for r in RATE_COLUMNS])
 
 
 def _funnel_and_rates_lines(view: View, depth: int = 0) -> list[str]:
     """The funnel's counts, the rates, each rate's numerator / denominator, and the rates' intervals."""
     names = view.counts_shown
-    counts = pl.DataFrame(
-        [{CANDIDATE: cand.name, **{k: cand.shown(k) for k in names}} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{k: pl.Int64 for k in names}},
-    )
-    rates = pl.DataFrame(
-        [{CANDIDATE: cand.name, **{r: cand.rates[r].value for r in RATE_COLUMNS}} for cand in view.candidates],
-        schema={CANDIDATE: pl.String, **{r: pl.Float64 for r in RATE_COLUMNS}},
-    )
-    parts = _rate_cells(view, lambda rate: rate.fraction)
-    intervals = _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high))
+    counts = _by_candidate(view, dict.fromkeys(names, pl.Int64), lambda c: [c.shown(k) for k in names])
     return [
         _heading(2 + depth, "Funnel (counts)"),
         "",
-        markdown_table(counts),
+        counts,
         "",
         _heading(2 + depth, "Rates (each named by its denominator)"),
         "",
-        markdown_table(rates),
+        _rate_cells(view, lambda rate: rate.value, pl.Float64),
         "",
         ", ".join(f"`{r}` = {formula}" for r, formula in view.formulas.items())
         + "; `pass_rate_planned` is the worst case and `pass_rate_upper` the best case of the full-plan pass rate.",
         "",
         "Numerator / denominator of each rate:",
         "",
-        markdown_table(parts),
+        _rate_cells(view, lambda rate: rate.fraction),
         "",
         f"{_confidence(view)} intervals, cases as the independent units (Wilson; with several trials per case "
         "on the effective sample size with t(cases − 1); none with fewer than two cases):",
         "",
-        markdown_table(intervals),
+        _rate_cells(view, lambda rate: interval(rate.ci_low, rate.ci_high)),
         *_case_level_lines(view, depth),
     ]
 
@@ -254,16 +246,8 @@ def _case_level_lines(view: View, depth: int = 0) -> list[str]:
 
 def _missing_table(view: View) -> str:
     """Missing units per candidate: how many, in how many cases, and the first case ids."""
-    missing = pl.DataFrame(
-        {
-            CANDIDATE: [cand.name for cand in view.candidates],
-            "missing": [cand.counts["missing"] for cand in view.candidates],
-            "missing_cases": [cand.missing_cases for cand in view.candidates],
-            "missing_case_ids": [cand.missing_ids_text() for cand in view.candidates],
-        },
-        schema={CANDIDATE: pl.String, "missing": pl.Int64, "missing_cases": pl.Int64, "missing_case_ids": pl.String},
-    )
-    return markdown_table(missing)
+    schema = {"missing": pl.Int64, "missing_cases": pl.Int64, "missing_case_ids": pl.String}
+    return _by_candidate(view, schema, lambda c: [c.counts["missing"], c.missing_cases, c.missing_ids_text()])
 
 
 def _slices_lines(slices: Slices, depth: int = 0) -> list[str]:
@@ -284,10 +268,10 @@ def _slices_lines(slices: Slices, depth: int = 0) -> list[str]:
     ]
 
 
-def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
-    """The comparison's table, the pairs dropped by slice, and the flipped pairs."""
+def _comparison_lines(c: ComparisonView, depth: int = 0, *, verdict: bool = False) -> list[str]:
+    """The comparison's heading, (with ``verdict``) its verdict, its table, the pairs dropped by slice, the flips."""
     title = f"Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}"
-    lines = [_heading(2 + depth, title), ""]
+    lines = [_heading(2 + depth, title), "", *([*_verdict_lines(c), ""] if verdict else [])]
     lines.append(markdown_table(c.table.drop("reasons", "checks_passed", strict=False)))
     if c.dropped_by_slice.height:
         lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
@@ -296,17 +280,7 @@ def _comparison_lines(c: ComparisonView, depth: int = 0) -> list[str]:
 
 def render_comparison_markdown(c: ComparisonView) -> str:
     """Only the comparison: verdict, reasons, numbers, dropped and flipped pairs."""
-    lines = [
-        f"## Comparison: {markdown_text(c.candidate)} vs baseline {markdown_text(c.baseline)}",
-        "",
-        *_verdict_lines(c),
-        "",
-        markdown_table(c.table.drop("reasons", "checks_passed", strict=False)),
-    ]
-    if c.dropped_by_slice.height:
-        lines += ["", "Dropped pairs by slice:", "", markdown_table(c.dropped_by_slice)]
-    lines += ["", *_flips_lines(c), *_case_flips_lines(c)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(_comparison_lines(c, verdict=True)) + "\n"
 
 
 def comparison_markdown(comparison: Comparison) -> str:
@@ -360,22 +334,21 @@ def _github_lines(view: View) -> list[str]:
         lines += [*_gate_lines(view.gate), ""]
     if c is not None:
         lines += [*_verdict_lines(c), ""]
-    table = pl.DataFrame(
-        {
-            "candidate": [cand.name for cand in view.candidates],
-            f"scored / {view.base}": [f"{cand.counts['scored']} / {cand.observed}" for cand in view.candidates],
-            "scored_coverage": [pct(cand.rates["scored_coverage"].value) for cand in view.candidates],
-            "pass_rate_scored": [_pass_cell(cand) for cand in view.candidates],
-            **({"mean_score": [_mean_cell(c) for c in view.candidates]} if _numeric_grade(view) else {}),
-            **({} if view.case_level is None else {view.case_level.label: [_case_cell(c) for c in view.candidates]}),
-            view.range_name: [
-                interval(cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value)
-                for cand in view.candidates
-            ],
-            "missing": [cand.counts["missing"] for cand in view.candidates],
-        }
-    )
-    lines.append(markdown_table(table))
+    case_level, numeric = view.case_level, view.numeric_grade
+    schema: dict[str, _DType] = {f"scored / {view.base}": pl.String, "scored_coverage": pl.String}
+    schema["pass_rate_scored"] = pl.String
+    schema |= {"mean_score": pl.String} if numeric else {}
+    schema |= {} if case_level is None else {case_level.label: pl.String}
+    schema |= {view.range_name: pl.String, "missing": pl.Int64}
+
+    def row(cand: Candidate) -> list[Any]:
+        low, high = cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value
+        cells = [f"{cand.counts['scored']} / {cand.observed}", pct(cand.rates["scored_coverage"].value)]
+        cells += [_pass_cell(cand), *([_mean_cell(cand)] if numeric else [])]
+        cells += [] if case_level is None else [_case_cell(cand)]
+        return [*cells, interval(low, high), cand.counts["missing"]]
+
+    lines.append(_by_candidate(view, schema, row))
     selective = [c for c in view.candidates if c.selective_missingness]
     if selective:  # SPEC §5: the headline rate says where its missing units concentrate
         lines += [
@@ -409,17 +382,12 @@ def _crosscheck_lines(view: View, level: int, *, full: bool = True) -> list[str]
         return _heading(level, text) if level else f"**{text}**"
 
     if checked.reconciliation.height:
-        lines += ["", heading("Reconciliation: the headline each export reported, beside the audit"), ""]
+        lines += ["", heading(f"Reconciliation: {RECONCILED}"), ""]
         lines += [*(f"- {markdown_text(s)}" for s in checked.sentences), "", markdown_table(checked.reconciliation)]
     if checked.retried:
-        tables = {
-            "the headline under first beside the declared policy": checked.retry_headline,
-            **({"pass rate by attempt number (intervals clustered by case)": checked.attempt_rates} if full else {}),
-            **({"retried vs never-retried units": checked.retried_by_slice} if full else {}),
-        }
         lines += ["", heading("Retries"), ""]
-        for title, table in tables.items():
-            lines += [f"{markdown_text(title.capitalize())}:", "", markdown_table(table), ""]
+        for name, title in RETRY_TABLES.items() if full else list(RETRY_TABLES.items())[:1]:
+            lines += [f"{markdown_text(title.capitalize())}:", "", markdown_table(getattr(checked, name)), ""]
         lines.pop()
     return lines
 
@@ -432,44 +400,30 @@ def _case_cell(cand: Candidate) -> str:
     return f"{fmt_rate(rate.value)} ({rate.fraction.replace(' / ', '/')})"
 
 
-def _numeric_grade(view: View) -> bool:
-    """Whether the audit read numeric scores (``grade="numeric"``): the report gives their mean."""
-    return bool(view.data.get("meta", {}).get("grade") == "numeric")
+def _mean_interval(cand: Candidate) -> str:
+    """The clustered interval of the mean score among scored units."""
+    return interval(cand.uncertainty.get("mean_score_ci_low"), cand.uncertainty.get("mean_score_ci_high"))
 
 
 def _mean_cell(cand: Candidate) -> str:
     """The mean score among scored units with its clustered interval, or ``—`` when nothing was scored."""
-    u = cand.uncertainty
-    if u.get("mean_score") is None:
-        return "—"
-    return f"{fmt_value(u['mean_score'])} {interval(u.get('mean_score_ci_low'), u.get('mean_score_ci_high'))}"
+    mean = cand.uncertainty.get("mean_score")
+    return "—" if mean is None else f"{fmt_value(mean)} {_mean_interval(cand)}"
 
 
 def _mean_score_lines(view: View, depth: int = 0) -> list[str]:
     """Numeric scores: each candidate's mean over its scored units, its clustered SE and interval."""
-    if not _numeric_grade(view):
+    if not view.numeric_grade:
         return []
     hint = (
         " No pass threshold was declared, so there is no pass or fail (add `--pass-threshold`)." if view.numeric else ""
     )
-    table = pl.DataFrame(
-        {
-            CANDIDATE: [c.name for c in view.candidates],
-            "scored": [c.counts["scored"] for c in view.candidates],
-            "mean_score": [c.uncertainty.get("mean_score") for c in view.candidates],
-            "mean_score_se_clustered": [c.uncertainty.get("mean_score_se_clustered") for c in view.candidates],
-            f"{_confidence(view)} interval": [
-                interval(c.uncertainty.get("mean_score_ci_low"), c.uncertainty.get("mean_score_ci_high"))
-                for c in view.candidates
-            ],
-        },
-        schema={
-            CANDIDATE: pl.String,
-            "scored": pl.Int64,
-            "mean_score": pl.Float64,
-            "mean_score_se_clustered": pl.Float64,
-            f"{_confidence(view)} interval": pl.String,
-        },
+    schema = {"scored": pl.Int64, "mean_score": pl.Float64, "mean_score_se_clustered": pl.Float64}
+    u = ("mean_score", "mean_score_se_clustered")
+    table = _by_candidate(
+        view,
+        {**schema, f"{_confidence(view)} interval": pl.String},
+        lambda c: [c.counts["scored"], *(c.uncertainty.get(k) for k in u), _mean_interval(c)],
     )
     return [
         "",
@@ -477,7 +431,7 @@ def _mean_score_lines(view: View, depth: int = 0) -> list[str]:
         "",
         f"Cases are the independent units.{hint}",
         "",
-        markdown_table(table),
+        table,
     ]
 
 

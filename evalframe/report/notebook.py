@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 from evalframe.columns import CANDIDATE, TASK
 from evalframe.report.format import fmt_count, fmt_signed, fmt_value, interval, visible
 from evalframe.report.html import render_summary_html
-from evalframe.report.htmlkit import CSS, Html, el, join, reason_lists, small
+from evalframe.report.htmlkit import Html, el, fragment, small, verdict_box
 from evalframe.report.sentences import plan_size
 from evalframe.report.view import Note, TasksView, View
 
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 #: (task, candidate) lines a report's summary lists before saying how many more there are.
 ROWS_LISTED: Final = 8
 
-#: Candidates a note names before "…".
-CANDIDATES_NAMED: Final = 10
-
 #: How a notebook user reaches the tables and the units behind a number.
 TABLES_HINT: Final = (
     "tables: report.summary, .units, .problems, .slices; the units behind a number: "
@@ -37,13 +34,12 @@ TABLES_HINT: Final = (
 
 def _note_item(note: Note) -> Html:
     """One note: its kind, problem rows, meaning, candidates and each of its quoted texts."""
-    who = ", ".join(note.candidates[:CANDIDATES_NAMED]) + (" …" if len(note.candidates) > CANDIDATES_NAMED else "")
     shown = f"the first {len(note.texts)} distinct texts; report.all_problems() lists all {note.count} rows"
     rest = [small(shown)] if note.texts and note.count > len(note.texts) else []
     return el(
         "li",
         el("b", note.kind),
-        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {who or '—'}): {note.meaning}",
+        f" ({note.count} problem row{'' if note.count == 1 else 's'}; {note.named or '—'}): {note.meaning}",
         el("ul", *[el("li", t) for t in note.texts]) if note.texts else "",
         *rest,
     )
@@ -184,11 +180,4 @@ def comparison_html(comparison: Comparison) -> str:
     """A comparison's rich display: the verdict, the difference with its interval and cases, the reasons."""
     head, difference = _comparison_lines(comparison)
     winner = comparison.verdict != "no_supported_winner"
-    box = el(
-        "div",
-        el("b", f"Verdict: {head}"),
-        el("p", difference),
-        reason_lists(comparison.reasons, comparison.checks_passed),
-        cls="verdict win" if winner else "verdict none",
-    )
-    return str(join([Html(f"<style>{CSS}</style>"), el("div", box, cls="ef")]))
+    return fragment(verdict_box(head, el("p", difference), comparison.reasons, comparison.checks_passed, winner=winner))

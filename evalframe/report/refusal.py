@@ -26,7 +26,7 @@ from evalframe.report.format import markdown_table
 from evalframe.report.htmlkit import el, frame_table, page
 from evalframe.report.jsondoc import note_dict
 from evalframe.report.output import ExchangeGuard, write_output
-from evalframe.report.view import REFUSAL_ROWS_SHOWN, Note, notes_of
+from evalframe.report.view import REFUSAL_ROWS_SHOWN, Note, counts_by_kind, notes_of
 
 
 @dataclass(frozen=True)
@@ -102,10 +102,7 @@ def refusal_dict(refusal: Refusal) -> dict[str, Any]:
         "refusing_problems": refusal.refusing,
         "refusing_problems_by_kind": {n.kind: n.count for n in refusal.kinds},
         # Every problem by kind, as an audited report.json has it; with each kind's refusing flag beside.
-        "problems_by_kind": {
-            str(k): int(n)
-            for k, n in refusal.counts.group_by("kind").agg(pl.col("count").sum()).sort("kind").iter_rows()
-        },
+        "problems_by_kind": counts_by_kind(refusal.counts),
         "problem_counts": refusal.counts.to_dicts(),
         "first_refusing_problems": refusal.first_rows.to_dicts(),
         "refusing_kinds": [note_dict(n) for n in refusal.kinds],

@@ -19,6 +19,8 @@ from evalframe.report.format import fmt_value, markdown_code
 
 #: Overlapping ranges a ranking note names; beyond, it counts them.
 RANGES_NAMED = 3
+#: The funnel's ungraded outcomes other than missing, in the order the headline and the cards name them.
+UNGRADED: Final = ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
 
 
 def missing_ids_text(record: Mapping[str, Any]) -> str:
@@ -110,7 +112,6 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     name = record[CANDIDATE]
     # Under retry policy every the rates are over observations (attempts), not planned units (SPEC §4).
     base = rate_base(record)
-    every = base == "observations"
     units = rated_units(base)
     planned = int(record[base])
     # passed is null when the grading gives no pass/fail (then so is the rate, and passed is not shown).
@@ -145,15 +146,13 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     if bounds is not None and scored < planned:
         lines.append(
             f"Over all {planned} {units} {name}'s pass rate lies between {fmt_value(bounds[0])} "
-            f"(pass_rate_planned = passed / {'observations' if every else 'planned'}, every ungraded unit failed) and "
+            f"(pass_rate_planned = passed / {base}, every ungraded unit failed) and "
             f"{fmt_value(bounds[1])} (pass_rate_upper, every ungraded unit passed)."
         )
     ungraded = []
     if record.get("missing"):
         ungraded.append(f"{record['missing']} missing (no row at all): {missing_ids_text(record)}")
-    for name_ in ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored"):
-        if record.get(name_):
-            ungraded.append(f"{record[name_]} {name_}")
+    ungraded += [f"{record[name_]} {name_}" for name_ in UNGRADED if record.get(name_)]
     if ungraded:
         lines.append("Ungraded: " + "; ".join(ungraded) + ".")
     if record.get("selective_missingness"):

@@ -10,7 +10,7 @@ ids from the input are never read as markup.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Any, Final, Literal
 
 import polars as pl
@@ -22,6 +22,7 @@ from rich.text import Text
 
 from evalframe.report.candidate import Candidate, CaseRate
 from evalframe.report.comparison import CASE_FLIP_LABELS, FLIPS, ComparisonView
+from evalframe.report.crosscheck import RECONCILED, RETRY_TABLES
 from evalframe.report.format import fmt_count, fmt_rate, fmt_signed, fmt_value, interval, visible
 from evalframe.report.refusal import build_refusal
 from evalframe.report.sentences import Ranking, graded_by
@@ -46,8 +47,12 @@ def _interval(low: float | None, high: float | None) -> str:
     return NULL if low is None or high is None else interval(low, high)
 
 
-def _table(title: str, **kwargs: Any) -> Table:
-    return Table(title=Text(title, style="bold"), title_justify="left", **{"box": box.HEAVY_HEAD, **kwargs})
+def _table(title: str, *columns: str, right: Container[str] = (), **kwargs: Any) -> Table:
+    """A table of ``columns`` (:func:`_column`), those in ``right`` right-aligned."""
+    table = Table(title=Text(title, style="bold"), title_justify="left", **{"box": box.HEAVY_HEAD, **kwargs})
+    for name in columns:
+        _column(table, name, justify="right" if name in right else "left")
+    return table
 
 
 def _column(table: Table, name: str, **kwargs: Any) -> None:
@@ -88,45 +93,38 @@ def frame_table(frame: pl.DataFrame, title: str) -> Table:
 
 def _candidates_table(view: View) -> Table:
     """One row per candidate; the count cells never wrap (their columns are as wide as their longest cell)."""
-    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
-    coverage, passing, spans, missing, others = [], [], [], [], []
-    by_case: list[Text | None] = []
-    for c in view.candidates:
-        by_case.append(None if c.case_rate is None else _case_cell(c.case_rate))
-        cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
-        coverage.append(
-            Text(f"{_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
-        )
-        if rate.value is None:
-            passing.append(Text("no pass rate", style="dim"))
-        else:
-            cell = Text(f"{_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
-            cell.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
-            passing.append(cell)
-        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
-        spans.append(Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"))
-        missing.append(Text(str(c.counts["missing"])))
-        others.append(Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or NULL))
-
-    table = _table("candidates: funnel and rates, each beside its counts")
-    _column(table, "candidate")
-    _column(table, f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})")
-    _column(table, f"pass_rate_scored\n(passed/scored)\n[{level}CI]")
+    covered = f"scored_coverage\n({view.formulas['scored_coverage'].replace(' ', '')})"
+    table = _table("candidates: funnel and rates, each beside its counts", "candidate", covered)
+    _column(table, f"pass_rate_scored\n(passed/scored)\n[{view.level}CI]")
     case_level = view.case_level
     if case_level is not None:  # beside the trial-level rate, named with its reducer and its denominator
         formula = case_level.formula.replace(" / ", "/\n")
-        _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{level}CI]")
+        _column(table, f"case_pass_rate\n({case_level.reducer})\n({formula})\n[{view.level}CI]")
     _numbers(table, _range_header(view))
     _numbers(table, Text("missing\n(no row)"), justify="right")
     show_others = any(c.ungraded for c in view.candidates)
     if show_others:
         _column(table, "other\nungraded")
-    for c, cov, rate, case, *cells in zip(
-        view.candidates, coverage, passing, by_case, spans, missing, others, strict=True
-    ):
-        row = [Text(visible(c.name), style="bold"), cov, rate, *([] if case is None else [case]), *cells]
-        table.add_row(*(row if show_others else row[:-1]))
+    for c in view.candidates:
+        cov, rate = c.rates["scored_coverage"], c.rates["pass_rate_scored"]
+        coverage = Text(f"{_rate(cov.value)} ({cov.numerator}/{cov.denominator})", style="" if c.complete else "yellow")
+        if rate.value is None:
+            passing = Text("no pass rate", style="dim")
+        else:
+            passing = Text(f"{_rate(rate.value)} ({rate.numerator}/{rate.denominator} scored)")
+            passing.append(f"\n{_interval(rate.ci_low, rate.ci_high)}", style="dim")
+        row = [Text(visible(c.name), style="bold"), coverage, passing]
+        row += [] if c.case_rate is None else [_case_cell(c.case_rate)]
+        row += [Text(_span(c)), Text(str(c.counts["missing"]))]
+        others = Text(", ".join(f"{n} {name}" for name, n in c.ungraded) or NULL)
+        table.add_row(*row, *([others] if show_others else []))
     return table
+
+
+def _span(c: Candidate) -> str:
+    """The full-plan range ``pass_rate_planned–pass_rate_upper``, :data:`NULL` when an end is undefined."""
+    low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
+    return NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"
 
 
 def _compact_table(view: View) -> Table:
@@ -136,20 +134,17 @@ def _compact_table(view: View) -> Table:
     is split across lines. Missing units follow in their own table; the case-level rate and the other
     ungraded outcomes are in ``--full`` and the report files.
     """
-    level = f"{view.confidence:.0%} " if isinstance(view.confidence, float) else ""
-    table = _table("candidates (one line each)", box=box.SIMPLE_HEAD, pad_edge=False)
-    _column(table, "candidate")
+    table = _table("candidates (one line each)", "candidate", box=box.SIMPLE_HEAD, pad_edge=False)
     _numbers(table, Text(f"scored/\n{view.base}"), justify="right")
-    _numbers(table, Text(f"pass_rate_scored\n[{level}CI]"))
+    _numbers(table, Text(f"pass_rate_scored\n[{view.level}CI]"))
     _numbers(table, _range_header(view))
     for c in view.candidates:
         rate = c.rates["pass_rate_scored"]
-        low, high = c.rates["pass_rate_planned"].value, c.rates["pass_rate_upper"].value
         table.add_row(
             Text(visible(c.name), style="bold"),
             Text(f"{fmt_count(c.counts['scored'])}/{fmt_count(c.observed)}", style="" if c.complete else "yellow"),
             Text(NULL if rate.value is None else f"{_rate(rate.value)} {_interval(rate.ci_low, rate.ci_high)}"),
-            Text(NULL if low is None or high is None else f"{_rate(low)}–{_rate(high)}"),
+            Text(_span(c)),
         )
     return table
 
@@ -211,8 +206,8 @@ def _missing(view: View, *, compact: bool = False) -> Table | None:
     if not rows:
         return None
     title = "missing units (no row at all: not failures)"
-    table = _table(title, **({"box": box.SIMPLE_HEAD, "expand": True} if compact else {}))
-    _column(table, "candidate")
+    options: dict[str, Any] = {"box": box.SIMPLE_HEAD, "expand": True} if compact else {}
+    table = _table(title, "candidate", **options)
     _numbers(table, Text("missing"), justify="right")
     _numbers(table, Text("cases"), justify="right")
     if compact:  # the ids take the width left and are cut with an ellipsis: one line per candidate
@@ -230,11 +225,9 @@ def _missing(view: View, *, compact: bool = False) -> Table | None:
 
 
 def _numeric(view: View) -> Table:
-    table = _table(
-        "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if view.numeric else "")
-    )
-    for name in ("candidate", "scored", "mean_score", "interval (clustered)"):
-        _column(table, name, justify="left" if name == "candidate" else "right")
+    title = "numeric scores: mean over scored units" + (" (no pass/fail: add --pass-threshold)" if view.numeric else "")
+    numbers = ("scored", "mean_score", "interval (clustered)")
+    table = _table(title, "candidate", *numbers, right=numbers)
     for c in view.candidates:
         u = c.uncertainty
         table.add_row(
@@ -248,47 +241,36 @@ def _numeric(view: View) -> Table:
 
 def _tests(view: View) -> Table:
     assert view.slices is not None
-    table = _table("does missingness depend on the slice? (cases as units, Holm-adjusted p)")
-    for name in (
-        "candidate",
-        "slice",
-        f"ungraded (of {view.base})",
-        "ungraded: selective?",
-        "missing (no row)",
-        "missing: selective?",
-    ):
-        _column(table, name)
+    ungraded = (f"ungraded (of {view.base})", "ungraded: selective?")
+    columns = ("candidate", "slice", *ungraded, "missing (no row)", "missing: selective?")
+    table = _table("does missingness depend on the slice? (cases as units, Holm-adjusted p)", *columns)
 
-    def said(selective: bool, p: float | None, stands_out: str, detectable: float | None) -> Text:
+    def said(r: dict[str, Any], of: str) -> Text:
+        """The test of ``of`` (``_ungraded``, or ``""`` for missing) in words."""
+        p = r[f"p_adjusted{of}"]
         if p is None:
             return Text("no test", style="dim")
-        if selective:
-            return Text(f"yes, p={fmt_value(p)}: {visible(stands_out)}", style="bold red")
-        return Text(f"no, p={fmt_value(p)}; {detectable_words(detectable)}")
+        if r[f"selective{of}"]:
+            return Text(f"yes, p={fmt_value(p)}: {visible(r[f'stands_out{of}'])}", style="bold red")
+        return Text(f"no, p={fmt_value(p)}; {detectable_words(r[f'detectable{of}'])}")
 
     for r in view.slices.tests.iter_rows(named=True):
         table.add_row(
             Text(visible(str(r["candidate"]))),
             Text(visible(str(r["slice_column"]))),
             Text(f"{r['ungraded']}/{r[view.base]}"),
-            said(
-                bool(r["selective_ungraded"]),
-                r["p_adjusted_ungraded"],
-                r["stands_out_ungraded"],
-                r["detectable_ungraded"],
-            ),
+            said(r, "_ungraded"),
             Text(f"{r['missing']}/{r[view.base]}"),
-            said(bool(r["selective"]), r["p_adjusted"], r["stands_out"], r["detectable"]),
+            said(r, ""),
         )
     return table
 
 
 def _slice_funnel(view: View) -> Table:
     assert view.slices is not None
-    table = _table("funnel by slice")
     coverage = f"scored_coverage ({view.formulas['scored_coverage'].replace(' ', '')})"
-    for name in ("candidate", "slice", "value", coverage, "missing", "pass_rate_scored"):
-        _column(table, name, justify="right" if name == "missing" else "left")
+    columns = ("candidate", "slice", "value", coverage, "missing", "pass_rate_scored")
+    table = _table("funnel by slice", *columns, right=("missing",))
     for r in view.slices.funnel.iter_rows(named=True):
         rate = r.get("pass_rate_scored")
         table.add_row(
@@ -305,19 +287,15 @@ def _slice_funnel(view: View) -> Table:
 def _overview(view: TasksView) -> Table:
     """A batch's overview: one row per (task, candidate) (:meth:`~evalframe.report.view.TasksView.overview_cells`)."""
     cells = view.overview_cells(null=NULL)
-    table = _table("overview: one row per task and candidate")
-    for name in cells.columns:
-        _column(table, name, justify="left" if name in ("task", "candidate") else "right")
+    right = [name for name in cells.columns if name not in ("task", "candidate")]
+    table = _table("overview: one row per task and candidate", *cells.columns, right=right)
     for row in cells.iter_rows():
         table.add_row(*(Text(visible(c)) for c in row))
     return table
 
 
 def _notes(notes: Sequence[Note], *, title: str = "notes and problems (not refusing)") -> Table:
-    table = _table(title)
-    _column(table, "kind")
-    _column(table, "problem rows", justify="right")
-    _column(table, "what it says")
+    table = _table(title, "kind", "problem rows", "what it says", right=("problem rows",))
     for n in notes:
         texts = "\n".join(visible(t) for t in n.texts) or visible(n.meaning)
         table.add_row(Text(n.kind), Text(str(n.count)), Text(texts))
@@ -339,18 +317,14 @@ def _comparison(c: ComparisonView) -> Iterator[RenderableType]:
         "tipping_point_difference",
         "detectable_difference",
     )
-    table = _table("comparison")
-    _column(table, "measure")
-    _column(table, "value", justify="right")
+    table = _table("comparison", "measure", "value", right=("value",))
     for name, value, _ in c.measures:
         if name in wanted:
             table.add_row(Text(name), _text(value))
     yield table
     if c.dropped_by_slice.height:  # SPEC §6: how many pairs were dropped, and from which slices
         yield frame_table(c.dropped_by_slice, "dropped pairs by slice")
-    flips = _table(f"flipped pairs ({c.flips.total})")
-    _column(flips, "flip")
-    _column(flips, "pairs", justify="right")
+    flips = _table(f"flipped pairs ({c.flips.total})", "flip", "pairs", right=("pairs",))
     for key, label in FLIPS.items():
         flips.add_row(Text(label), _text(c.flips.counts[key]))
     yield flips
@@ -368,10 +342,7 @@ def _case_flips_parts(c: ComparisonView) -> Iterator[RenderableType]:
     f = c.case_flips
     if f is None or not f.cases:
         return
-    table = _table(f"cases by flip class, trial-aware ({f.cases})")
-    _column(table, "class")
-    _column(table, "cases", justify="right")
-    _column(table, "meaning")
+    table = _table(f"cases by flip class, trial-aware ({f.cases})", "class", "cases", "meaning", right=("cases",))
     for key, label in CASE_FLIP_LABELS.items():
         table.add_row(Text(key), Text(str(f.counts[key])), Text(label))
     yield table
@@ -444,7 +415,7 @@ def _audit_parts(view: View, *, compact: bool) -> list[RenderableType]:
     missing = _missing(view, compact=compact)
     if missing is not None:
         parts.append(missing)
-    if view.data.get("meta", {}).get("grade") == "numeric":
+    if view.numeric_grade:
         parts.append(_numeric(view))
     if view.slices is not None:
         parts += [_tests(view), _slice_funnel(view)]
@@ -455,10 +426,10 @@ def _crosscheck(view: View) -> list[RenderableType]:
     """The reconciliation of each reported headline, one line each, and the retry tables when a unit was retried."""
     checked, parts = view.crosscheck, list[RenderableType]()
     titles = {
-        "reconciliation": "reconciliation: the headline each export reported, beside the audit",
+        "reconciliation": f"reconciliation: {RECONCILED}",
         "attempt_rates": "retries: pass rate by attempt number",
-        "retry_headline": "retries: the headline under first beside the declared policy",
-        "retried_by_slice": "retries: retried vs never-retried units",
+        "retry_headline": f"retries: {RETRY_TABLES['retry_headline']}",
+        "retried_by_slice": f"retries: {RETRY_TABLES['retried_by_slice']}",
     }
     for name, title in titles.items():
         table: pl.DataFrame = getattr(checked, name)
@@ -523,33 +494,25 @@ def family_table(table: pl.DataFrame, width: int) -> Table:
     >>> [len(family_table(t, w).columns) for w in (80, 120)]
     [5, 7]
     """
-    rows = list(table.iter_rows(named=True))
 
     def num(value: Any) -> str:
         return NULL if value is None else fmt_value(value)
 
-    def diff(r: dict[str, Any]) -> tuple[str, str]:
-        value = r["quality_difference"]
-        return (NULL if value is None else fmt_signed(value)), _interval(r["ci_low"], r["ci_high"])
+    def laid_out(title: str, names: Sequence[str]) -> Table:
+        laid = _table(title, box=box.SIMPLE_HEAD, pad_edge=False)
+        for name in names:
+            laid.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
+        return laid
 
-    wide = _table("verdicts (family_verdict: after Holm)", box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("candidate", "verdict", "difference [interval]", "pairs", "McNemar p", "Holm p", "family_verdict"):
-        wide.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
-    for r in rows:
-        d, ci = diff(r)
-        wide.add_row(
-            visible(str(r["candidate"])), r["verdict"], f"{d} {ci}", fmt_count(r["pairs_used"]),
-            num(r["mcnemar_p_value"]), num(r["holm_p_value"]), r["family_verdict"],
-        )  # fmt: skip
-    if Console(width=10 * width).measure(wide).maximum <= width:  # its natural width, unclamped
-        return wide
-    narrow = _table("verdicts: alone / after Holm", box=box.SIMPLE_HEAD, pad_edge=False)
-    for name in ("candidate", "verdict\nafter Holm", "difference\ninterval", "pairs", "McNemar p\nHolm p"):
-        narrow.add_column(name, no_wrap=name != "candidate", overflow="fold", justify="left")
-    for r in rows:
-        d, ci = diff(r)
-        narrow.add_row(
-            visible(str(r["candidate"])), f"{r['verdict']}\n{r['family_verdict']}", f"{d}\n{ci}",
-            fmt_count(r["pairs_used"]), f"{num(r['mcnemar_p_value'])}\n{num(r['holm_p_value'])}",
-        )  # fmt: skip
-    return narrow
+    wide_names = ("candidate", "verdict", "difference [interval]", "pairs", "McNemar p", "Holm p", "family_verdict")
+    wide = laid_out("verdicts (family_verdict: after Holm)", wide_names)
+    narrow_names = ("candidate", "verdict\nafter Holm", "difference\ninterval", "pairs", "McNemar p\nHolm p")
+    narrow = laid_out("verdicts: alone / after Holm", narrow_names)
+    for r in table.iter_rows(named=True):
+        d = NULL if r["quality_difference"] is None else fmt_signed(r["quality_difference"])
+        ci, pairs = _interval(r["ci_low"], r["ci_high"]), fmt_count(r["pairs_used"])
+        mcnemar, holm = num(r["mcnemar_p_value"]), num(r["holm_p_value"])
+        name, verdict, family = visible(str(r["candidate"])), r["verdict"], r["family_verdict"]
+        wide.add_row(name, verdict, f"{d} {ci}", pairs, mcnemar, holm, family)
+        narrow.add_row(name, f"{verdict}\n{family}", f"{d}\n{ci}", pairs, f"{mcnemar}\n{holm}")
+    return wide if Console(width=10 * width).measure(wide).maximum <= width else narrow  # wide: its natural width

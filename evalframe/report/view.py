@@ -53,6 +53,8 @@ NOTE_ROWS_SHOWN: Final = 5
 REFUSAL_ROWS_SHOWN: Final = 20
 #: Distinct texts quoted per note kind.
 NOTE_TEXTS_SHOWN: Final = 3
+#: Candidates a note names before "…".
+CANDIDATES_NAMED: Final = 10
 #: Outcomes with a valid grade.
 GRADED: Final = ("passed", "failed", "scored_no_threshold")
 
@@ -70,6 +72,11 @@ class Note:
     texts: tuple[str, ...]
     #: The first :data:`NOTE_ROWS_SHOWN` rows (kind, line, key columns, detail; all-null columns dropped).
     rows: pl.DataFrame
+
+    @property
+    def named(self) -> str:
+        """The first :data:`CANDIDATES_NAMED` candidates, ``…`` after them when there are more."""
+        return ", ".join(self.candidates[:CANDIDATES_NAMED]) + (" …" if len(self.candidates) > CANDIDATES_NAMED else "")
 
 
 @dataclass(frozen=True)
@@ -182,6 +189,16 @@ class View:
         return next((c.case_rate for c in self.candidates if c.case_rate is not None), None)
 
     @property
+    def level(self) -> str:
+        """The intervals' coverage before ``CI`` in a header (``95% ``), empty when not recorded."""
+        return f"{self.confidence:.0%} " if isinstance(self.confidence, float) else ""
+
+    @property
+    def numeric_grade(self) -> bool:
+        """Whether the audit read numeric scores (``grade="numeric"``): the renderers give their mean."""
+        return bool(self.data.get("meta", {}).get("grade") == "numeric")
+
+    @property
     def formulas(self) -> dict[str, str]:
         """Each rate's formula for a column header, over :attr:`base`."""
         return {rate: formula_over(rate, self.base) for rate in RATE_COLUMNS}
@@ -219,8 +236,7 @@ def notes_of(
     for (kind,), rows in sorted(problems.group_by(KIND), key=lambda g: str(g[0][0])):
         details = _named_details(rows)
         first = rows.sort([c for c in keys if c in ("source", "line")] or keys[:1], nulls_last=True).head(shown)
-        first = first.select([KIND, *keys, "detail"])
-        first = first.select([c for c in first.columns if first.get_column(c).null_count() < first.height])
+        first = _without_null_columns(first.select([KIND, *keys, "detail"]))
         candidates: list[str] = []
         if CANDIDATE in rows.columns:
             candidates = rows.get_column(CANDIDATE).drop_nulls().cast(pl.String).unique().to_list()
@@ -236,6 +252,22 @@ def notes_of(
             )
         )
     return tuple(notes)
+
+
+def _without_null_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.select([c for c in frame.columns if frame.get_column(c).null_count() < frame.height])
+
+
+def counts_by_kind(counts: pl.DataFrame) -> dict[str, int]:
+    """Problems per kind, kinds in name order, from a table of ``kind``, ``refusing`` and ``count``.
+
+    Examples
+    --------
+    >>> counts_by_kind(pl.DataFrame({"kind": ["b", "a", "b"], "refusing": [True, False, False], "count": [1, 2, 3]}))
+    {'a': 2, 'b': 4}
+    """
+    counted = counts.group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
+    return {str(k): int(n) for k, n in counted.iter_rows()}
 
 
 def _named_details(rows: pl.DataFrame) -> list[str]:
@@ -338,7 +370,7 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
         .collect()
     )
     first = natural_sort_frame(first, [CANDIDATE, CASE_ID]).head(UNGRADED_ROWS_SHOWN)
-    return first.select([c for c in first.columns if first.get_column(c).null_count() < first.height]), total
+    return _without_null_columns(first), total
 
 
 def _audit_title(candidates: list[str]) -> str:
@@ -423,8 +455,7 @@ def build_view(report: AuditReport, comparison: Comparison | None = None, *, min
         provenance.append(("pair policy", policy))
         provenance_md.append(("pair policy", policy))
     # Counted whole: report.problems holds only the first rows of a kind with many (SPEC §3 "Problems at scale").
-    counted = report.problem_counts.group_by(KIND).agg(pl.col("count").sum()).sort(KIND)
-    by_kind = {str(k): int(n) for k, n in counted.iter_rows()}
+    by_kind = counts_by_kind(report.problem_counts)
     data: dict[str, Any] = {
         "meta": dict(meta),
         "summary": report.summary,
@@ -523,8 +554,7 @@ class TasksView:
             )
             for r in self.overview.iter_rows(named=True)
         ]
-        confidence = self.tasks[0][1].confidence if self.tasks else None
-        level = f"{confidence:.0%} " if isinstance(confidence, float) else ""
+        level = self.tasks[0][1].level if self.tasks else ""
         head = ["task", CANDIDATE, PLANNED, SCORED, f"{PASS_RATE_SCORED} [{level}CI]", "full-plan range"]
         return pl.DataFrame(rows, schema=dict.fromkeys(head, pl.String), orient="row")
 
