@@ -404,26 +404,28 @@ def missing_units(gone: pl.LazyFrame, plan: Plan, *, missing: MissingPolicy = "r
         CAND_CODE,
         CASE_CODE,
     )
-    found = [(coding.candidates[cand], units, cases, ids) for cand, units, cases, ids in counted.iter_rows()]
-    return missing_problems(found, plan.source, refusing=missing == "refuse").lazy()
+    named = counted.with_columns(pl.Series(CANDIDATE, [coding.candidates[c] for c in counted[CAND_CODE]], pl.String))
+    return missing_problems(named, plan.source, refusing=missing == "refuse").lazy()
 
 
-def missing_problems(
-    found: Sequence[tuple[str, int, int, Sequence[str]]], source: str, *, refusing: bool
-) -> pl.DataFrame:
+def missing_problems(counted: pl.DataFrame, source: str, *, refusing: bool) -> pl.DataFrame:
     """The ``missing_unit`` problems of :func:`missing_units`, one per candidate, from what was counted.
 
-    ``found`` holds, per candidate, (candidate, missing units, missing cases, the first
-    :data:`MISSING_IDS_SHOWN` missing case ids in order); any engine that counts missing units (polars here,
-    Spark in :mod:`evalframe.engines.spark`) words them this one way.
+    ``counted`` is :func:`missing_cases` by ``candidate`` (``candidate``, ``missing_units``, ``missing_cases``,
+    ``missing_case_ids``); any engine that counts missing units (polars here, Spark in
+    :mod:`evalframe.engines.spark`) words them this one way.
 
     Examples
     --------
-    >>> missing_problems([("A", 3, 2, ["q1", "q2"])], "plan.csv", refusing=False).select("candidate", "detail").row(0)
+    >>> counted = pl.DataFrame({"candidate": ["A"], "missing_units": [3], "missing_cases": [2],
+    ...                         "missing_case_ids": [["q1", "q2"]]})
+    >>> missing_problems(counted, "plan.csv", refusing=False).select("candidate", "detail").row(0)
     ('A', '3 planned units have no row, in 2 cases: q1, q2')
     """
     rows = []
-    for candidate, n_units, n_cases, shown_ids in found:
+    for candidate, n_units, n_cases, shown_ids in counted.select(
+        CANDIDATE, "missing_units", "missing_cases", "missing_case_ids"
+    ).iter_rows():
         shown = ", ".join(shown_ids) + (", …" if n_cases > len(shown_ids) else "")
         units_have = "unit has" if n_units == 1 else "units have"
         detail = f"{n_units} planned {units_have} no row, in {n_cases} case{'' if n_cases == 1 else 's'}: {shown}"

@@ -253,8 +253,7 @@ def core_side(b: Batch) -> Outcome:
     work = row_work(frames, frame, plan, shape, o)
     missing = missing_cases(frames, work.missing, plan)
     rows = nw.concat(work.problems, how="vertical")  # one query, as on Spark
-    found = missing.rows()
-    gone_problems = missing_problems(found, plan.source, refusing=False).select(core.PROBLEM_COLUMNS)
+    gone_problems = missing_problems(missing, plan.source, refusing=False).select(core.PROBLEM_COLUMNS)
     problems = concat_problems([rows.collect("polars").to_native(), gone_problems])
     if problems.filter(pl.col(REFUSING) & ~pl.col(KIND).is_in(list(RETRY_FLAGS))).height:
         return Outcome("refused", problems.filter(~pl.col(KIND).is_in(list(RETRY_FLAGS))))

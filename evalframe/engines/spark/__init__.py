@@ -252,7 +252,7 @@ def _labels_frame(spark: Any, labels: pl.DataFrame) -> Any:
 
 def _missing_problems(spark: Any, missing: pl.DataFrame, source: str, *, refusing: bool) -> Lazy:
     """One ``missing_unit`` problem per candidate with missing units, worded as on polars."""
-    rows = missing_problems(missing.rows(), source, refusing=refusing).select(core.PROBLEM_COLUMNS)
+    rows = missing_problems(missing, source, refusing=refusing).select(core.PROBLEM_COLUMNS)
     schema = ", ".join(
         f"{c} {'boolean' if c == REFUSING else 'bigint' if c in ('line', 'trial', 'attempt') else 'string'}"
         for c in core.PROBLEM_COLUMNS
