@@ -350,11 +350,7 @@ def _rate_intervals(cases: pl.DataFrame, confidence: float, target: Target = "sa
                 "holds two scored units, so the trials' own variation cannot be estimated"
             )
         if shown.method == "wilson_clustered":  # cases as a sample: the t(G − 1) interval needs enough cases for g1
-            skew = skew_check(
-                cases.get_column(num).to_numpy(),
-                cases.get_column(den).to_numpy(),
-                cases=cases.get_column(CASES).to_numpy(),
-            )
+            skew = skew_check(*parts, cases=counted)
             if not skew.holds:
                 row[f"{rate}_ci_low"] = row[f"{rate}_ci_high"] = None
                 row[CI_WITHHELD] = (

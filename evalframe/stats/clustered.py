@@ -410,7 +410,11 @@ def _fixed(
     s2, df = _within(totals, m, cases, squares)
     if df == 0:  # one unit per case: trial noise cannot be told apart from the cases
         return RateEstimate(int(n), clusters, p, None, None, None, None, None, "none")
-    variance = float(np.sum(cases * m * s2)) / (n * n)
+    return _wilson_fixed(p, float(np.sum(cases * m * s2)) / (n * n), n, clusters, df, confidence)
+
+
+def _wilson_fixed(p: float, variance: float, n: float, clusters: int, df: float, confidence: float) -> RateEstimate:
+    """Wilson on n_eff = p(1 − p) / ``variance`` (``n`` when nothing varied) with t(``df``): ``wilson_fixed``."""
     n_eff = p * (1.0 - p) / variance if variance > 0 and 0.0 < p < 1.0 else n
     low, high = wilson_bounds(p, n_eff, t_quantile((1.0 + confidence) / 2.0, round(df)))
     return RateEstimate(int(n), clusters, p, low, high, math.sqrt(variance), n / n_eff, n_eff, "wilson_fixed")
@@ -485,10 +489,7 @@ def case_mean_fixed(
     s2, df = _within(t, m, c, t)  # 0/1 values: each square is the value
     if g < MIN_CASES or df == 0:
         return RateEstimate(g, g, p, None, None, None, None, None, "none")
-    variance = float(np.sum(c * s2 / m)) / (g * g)
-    n_eff = p * (1.0 - p) / variance if variance > 0 and 0.0 < p < 1.0 else float(g)
-    low, high = wilson_bounds(p, n_eff, t_quantile((1.0 + confidence) / 2.0, round(df)))
-    return RateEstimate(g, g, p, low, high, math.sqrt(variance), g / n_eff, n_eff, "wilson_fixed")
+    return _wilson_fixed(p, float(np.sum(c * s2 / m)) / (g * g), float(g), g, df, confidence)
 
 
 def _arrays(

@@ -119,6 +119,20 @@ def _correlation(x: np.ndarray, y: np.ndarray) -> float:
     return max(-1.0, min(1.0, float(np.sum(x * y)) / math.sqrt(sxx * syy)))
 
 
+def _bounded_difference(sums: pl.DataFrame, width: float, confidence: float, target: Target) -> PairedTest:
+    """The per-pair differences in [−width, width] through :func:`bounded_mean_interval` (its method)."""
+    import numpy as np  # imported on use: `import evalframe` does not need it
+
+    sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
+    total = float(m.sum())
+    pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
+    squares = sums.get_column("sd2").to_numpy() if target == "fixed" else None
+    est = bounded_mean_interval(sa - sb, m, low=-width, high=width, confidence=confidence, squares=squares)
+    skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
+    ci, se = (est.ci_low, est.ci_high), est.se_clustered
+    return PairedTest(int(total), int(m.size), pa, pb, pa - pb, *ci, se, None, est.method, confidence, skew)
+
+
 def paired_rate_difference(
     a: Sequence[float] | pl.Series,
     b: Sequence[float] | pl.Series,
@@ -179,15 +193,11 @@ def paired_rate_difference(
 
     sums = _pairs(a, b, cluster)
     sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
+    if target == "fixed" or not (m <= 1).all():
+        return _bounded_difference(sums, 1.0, confidence, target)
     total, clusters = float(m.sum()), int(m.size)
     pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
     d = pa - pb
-    if target == "fixed" or not (m <= 1).all():
-        squares = sums.get_column("sd2").to_numpy() if target == "fixed" else None
-        est = bounded_mean_interval(sa - sb, m, low=-1.0, high=1.0, confidence=confidence, squares=squares)
-        skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
-        ci, se = (est.ci_low, est.ci_high), est.se_clustered
-        return PairedTest(int(total), clusters, pa, pb, d, *ci, se, None, est.method, confidence, skew)
     if clusters < MIN_CASES:  # SPEC §4: one case, no interval
         return PairedTest(int(total), clusters, pa, pb, d, None, None, None, None, "none", confidence)
     ea, eb = rate_interval(sa, m, confidence=confidence), rate_interval(sb, m, confidence=confidence)
@@ -239,26 +249,4 @@ def paired_mean_difference(
     >>> t.method, round(t.difference, 4), round(t.ci_low, 4), round(t.ci_high, 4)
     ('wilson_clustered', 0.275, -0.0905, 0.5752)
     """
-    import numpy as np  # imported on use: `import evalframe` does not need it
-
-    sums = _pairs(a, b, cluster)
-    sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
-    total, clusters = float(m.sum()), int(m.size)
-    pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
-    squares = sums.get_column("sd2").to_numpy() if target == "fixed" else None
-    est = bounded_mean_interval(sa - sb, m, low=-width, high=width, confidence=confidence, squares=squares)
-    skew = skew_check(sa - sb, m) if est.method == "wilson_clustered" else None
-    return PairedTest(
-        int(total),
-        clusters,
-        pa,
-        pb,
-        pa - pb,
-        est.ci_low,
-        est.ci_high,
-        est.se_clustered,
-        None,
-        est.method,
-        confidence,
-        skew,
-    )
+    return _bounded_difference(_pairs(a, b, cluster), width, confidence, target)
