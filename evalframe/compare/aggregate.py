@@ -30,6 +30,7 @@ from evalframe.errors import AggregateError, OptionError
 from evalframe.funnel import outcome_in
 from evalframe.natural import natural_key
 from evalframe.report.model import AuditReport
+from evalframe.slices import GRADED_OUTCOMES
 from evalframe.stats import wilson_bounds
 from evalframe.stats.clustered import t_quantile
 
@@ -40,7 +41,6 @@ Weighting = Literal["macro", "micro"]
 AGGREGATE_RATES: Final = {"pass_rate_scored": SCORED, "mean_score": SCORED}
 #: The meta keys that say how a task is graded: tasks pooled by ``micro`` must agree on every one present.
 _GRADING: Final = ("grade", "pass_threshold", "score_range", "score", "metric")
-_GRADED_OUTCOMES: Final = ("passed", "failed", "scored_no_threshold")
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,11 @@ class _Stratum:
     variance: float | None
     units: int
     cases: int
+
+    @classmethod
+    def of(cls, rate: float | None, se: float | None, units: int, cases: int) -> _Stratum:
+        """The stratum of a rate and its clustered standard error."""
+        return cls(rate, None if se is None else float(se) ** 2, units, cases)
 
 
 def _scale(report: AuditReport, rate: str) -> tuple[float, float]:
@@ -79,22 +84,18 @@ def _strata(report: AuditReport, rate: str) -> dict[str, _Stratum]:
     """Per candidate: the rate, its squared clustered standard error, its denominator and the cases graded."""
     units = report.units.lazy()
     graded = (
-        units.filter(outcome_in(units.collect_schema(), *_GRADED_OUTCOMES))
+        units.filter(outcome_in(units.collect_schema(), *GRADED_OUTCOMES))
         .group_by(CANDIDATE)
         .agg(pl.col(CASE_ID).n_unique().alias("_cases"))
         .collect()
     )
     cases = dict(zip(graded.get_column(CANDIDATE).to_list(), graded.get_column("_cases").to_list(), strict=True))
-    out = {}
-    for row in report.summary.iter_rows(named=True):
-        se = row[f"{rate}_se_clustered"]
-        out[row[CANDIDATE]] = _Stratum(
-            rate=row[rate],
-            variance=None if se is None else float(se) ** 2,
-            units=int(row[AGGREGATE_RATES[rate]]),
-            cases=int(cases.get(row[CANDIDATE], 0)),
+    return {
+        row[CANDIDATE]: _Stratum.of(
+            row[rate], row[f"{rate}_se_clustered"], int(row[AGGREGATE_RATES[rate]]), int(cases.get(row[CANDIDATE], 0))
         )
-    return out
+        for row in report.summary.iter_rows(named=True)
+    }
 
 
 def _check_micro(reports: Mapping[str, AuditReport], tasks: list[str]) -> None:
@@ -352,21 +353,13 @@ def aggregate_difference(
     if len(widths) > 1:
         raise OptionError("reports", "the tasks' score ranges differ: their differences are on different scales")
     width = widths.pop()
-    tables = {
-        t: compare(reports[t], baseline=baseline, candidate=candidate, pairs=pairs, confidence=confidence).table
-        for t in tasks
-    }
     strata = []
     for t in tasks:
-        row = tables[t].row(0, named=True)
-        se = row["se_clustered"]
+        r = compare(reports[t], baseline=baseline, candidate=candidate, pairs=pairs, confidence=confidence).table.row(
+            0, named=True
+        )
         strata.append(
-            _Stratum(
-                rate=row["quality_difference"],
-                variance=None if se is None else float(se) ** 2,
-                units=int(row["pairs_used"]),
-                cases=int(row["cases_used"]),
-            )
+            _Stratum.of(r["quality_difference"], r["se_clustered"], int(r["pairs_used"]), int(r["cases_used"]))
         )
     weights = _weights(strata, how)
     combined = _combined(strata, weights, (-width, width), confidence)

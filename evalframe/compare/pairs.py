@@ -18,12 +18,12 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
+from evalframe.slices import GRADED_OUTCOMES
 from evalframe.stats import Target, mcnemar_exact
 from evalframe.stats.clustered import check_target
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
-_GRADED: Final = ("passed", "failed", "scored_no_threshold")
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,8 @@ def paired_units(report: AuditReport, baseline: str, candidate: str, scale: Scal
     base = _side(report, baseline, scale.slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
     cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome", SCORE: "_c_score"})
     joined = base.join(cand, on=list(PAIR_KEY), how="inner").sort(list(PAIR_KEY))
-    b_graded = pl.col("baseline_outcome").is_in(_GRADED).fill_null(False)
-    c_graded = pl.col("candidate_outcome").is_in(_GRADED).fill_null(False)
+    b_graded = pl.col("baseline_outcome").is_in(GRADED_OUTCOMES).fill_null(False)
+    c_graded = pl.col("candidate_outcome").is_in(GRADED_OUTCOMES).fill_null(False)
 
     def value(side: str, score: str, graded: pl.Expr) -> pl.Expr:
         got = pl.col(score) if scale.numeric else (pl.col(side) == "passed").cast(pl.Float64)

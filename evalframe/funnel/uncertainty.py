@@ -24,6 +24,7 @@ from evalframe.columns import (
     CASES,
     COMPLETED,
     COMPLETION_RATE,
+    FUNNEL_OUTCOMES,
     OBSERVATIONS,
     OUTCOMES,
     PASS_RATE_PLANNED,
@@ -179,8 +180,7 @@ def case_sums(units: Lazy, cluster: str = CASE_ID, *, outcomes: bool = False) ->
     ('A', 'a', 2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1)
     """
     o = nw.col("outcome")
-    graded = o.is_in(["passed", "failed", "scored_no_threshold"])
-    completed = o.is_in(["no_output", "judge_failed", "not_scored", "scored_no_threshold", "failed", "passed"])
+    graded, completed = (o.is_in(list(FUNNEL_OUTCOMES[step])) for step in (SCORED, COMPLETED))
     scored_score = graded & ~nw.col(SCORE).is_null()
     as_float = nw.Float64()
     return units.group_by(CANDIDATE, cluster).agg(
