@@ -417,12 +417,11 @@ def _closing_reasons(
     baseline, candidate = names
     if joined.height == 0:
         return [not_comparable_reason(baseline, candidate, task)]
-    skew = None if declared.test is None else declared.test.skew
-    n_cases = 0 if declared.test is None else declared.test.n_clusters
-    if declared.test is not None:
-        reasons = [*reasons, sample_reason(n_cases, cases)]
+    test = declared.test
+    if test is not None:
+        reasons = [*reasons, sample_reason(test.n_clusters, cases)]
     if verdict == "no_supported_winner":
-        clustered = skew is not None
+        n_cases, clustered = (0, False) if test is None else (test.n_clusters, test.skew is not None)
         reasons = [
             *reasons,
             power_reason(n_cases, found, base_rate, candidate, baseline, numeric=numeric, clustered=clustered),

@@ -57,17 +57,17 @@ class Tested:
         return text + ")"
 
 
-def _paired_test(
-    frame: pl.DataFrame, *, numeric: bool, width: float, confidence: float, alpha: float, target: Target = "sample"
-) -> Tested:
-    """The paired test of candidate − baseline on ``frame``'s pairs (``c``, ``b``, ``case_id``).
+def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float, target: Target = "sample") -> Tested:
+    """The paired test of candidate − baseline over ``frame``'s pairs (``candidate_value``, ``baseline_value``).
 
     A winner needs the interval to exclude 0 and, with one trial per case, exact McNemar p < ``alpha``.
     """
     if frame.height == 0:
         return Tested(None, None, None)
-    cand, base, cluster = frame.get_column("c"), frame.get_column("b"), frame.get_column(CASE_ID)
-    if numeric:
+    cand, base = frame.get_column("candidate_value"), frame.get_column("baseline_value")
+    cluster = frame.get_column(CASE_ID)
+    if scale.numeric:
+        width = scale.high - scale.low
         test = paired_mean_difference(cand, base, cluster, width=width, confidence=confidence, target=target)
     else:
         test = paired_rate_difference(cand, base, cluster, confidence=confidence, target=target)
@@ -79,15 +79,6 @@ def _paired_test(
     side = 0 if p is not None and p >= alpha else interval_side
     winner = {1: "candidate_better", -1: "baseline_better"}.get(side)
     return Tested(test, p, winner, interval_side, discordant)
-
-
-def tested(frame: pl.DataFrame, scale: Scale, confidence: float, alpha: float, target: Target = "sample") -> Tested:
-    """The paired test of candidate − baseline over ``frame``'s pairs (see :func:`_paired_test`)."""
-    pairs_frame = frame.select(pl.col("candidate_value").alias("c"), pl.col("baseline_value").alias("b"), CASE_ID)
-    width = scale.high - scale.low
-    return _paired_test(
-        pairs_frame, numeric=scale.numeric, width=width, confidence=confidence, alpha=alpha, target=target
-    )
 
 
 def batch_detectable(
@@ -103,7 +94,7 @@ def batch_detectable(
 
     Pass/fail only (:func:`evalframe.stats.detectable.detectable_difference` with the used pairs' cases and mean
     trials per case, the baseline's pass rate over them and ``icc``, and the observed pair correlation): the
-    power of the test :func:`_paired_test` runs, exact McNemar at ``alpha`` with one trial per case, else the
+    power of the test :func:`tested` runs, exact McNemar at ``alpha`` with one trial per case, else the
     clustered interval at ``confidence``; the smallest difference either way, with the smallest rise and drop.
     A baseline passing (or failing) every used pair is taken at its rate of 1 (or 0): only a drop (a rise)
     has room to be detected. Fewer than two cases detect nothing. None for numeric scores or without pairs.
