@@ -538,12 +538,11 @@ def _adjust(rows: list[dict[str, Any]], alpha: float) -> None:
         rows[i][f"p_adjusted{sfx}"] = p
     level = alpha / max(len(family), 1)  # Holm's first step: Bonferroni over the family
     for row in rows:
-        for _, sfx in _KINDS:
-            weights = row.pop(f"_weights{sfx}")
-            row[f"detectable{sfx}"] = None if weights is None else detectable_shift(weights, level)
         if row.pop("_same") and row["p_value"] is not None:  # the missing test is the ungraded one
             row["p_adjusted"] = row["p_adjusted_ungraded"]
         for _, sfx in _KINDS:
+            weights = row.pop(f"_weights{sfx}")
+            row[f"detectable{sfx}"] = None if weights is None else detectable_shift(weights, level)
             adjusted_p = row.setdefault(f"p_adjusted{sfx}", None)
             row[f"selective{sfx}"] = adjusted_p is not None and adjusted_p <= alpha
             stands = row.pop(f"_stands{sfx}")
