@@ -101,7 +101,7 @@ def _pairs(
     if frame.select(pl.any_horizontal(~pl.col("a", "b").is_finite()).fill_null(True).any()).item():
         msg = "a and b must be finite numbers; apply the pair policy before comparing"
         raise ValueError(msg)
-    return frame.group_by("c").agg(
+    return frame.group_by("c", maintain_order=True).agg(  # clusters in first-seen order: sums over them repeat
         pl.col("a").sum().alias("sa"),
         pl.col("b").sum().alias("sb"),
         pl.len().cast(pl.Float64).alias("m"),
