@@ -103,7 +103,7 @@ def batch_detectable(
     """
     if numeric or used.height == 0:
         return None, None, None
-    means = used.group_by(CASE_ID).agg(
+    means = used.group_by(CASE_ID, maintain_order=True).agg(
         pl.col("candidate_value").mean().alias("c"), pl.col("baseline_value").mean().alias("b"), pl.len().alias("m")
     )
     r = means.select(pl.corr("c", "b")).item() if means.height > 2 else None
