@@ -524,8 +524,9 @@ def _audit_tasks(
             )
             for (name, _, _), batch in zip(routed.tasks, batches, strict=True)
         ]
+        by_candidate = CANDIDATE if any(b.runner.partition_by == CANDIDATE for b in batches) else None
         meta = {**_meta(plan, loaded, how.options, [p for b in batches for p in b.parts],
-                        layout_meta(_partitioned(batches), how.layout_only), how.alpha, how.provenance),
+                        layout_meta(by_candidate, how.layout_only), how.alpha, how.provenance),
                 "tasks": [name for name, _, _ in routed.tasks]}  # fmt: skip
         # The input's own problems (the loader's, an importer's notes) are listed once: with the task an
         # importer's note is about, else of no task.
@@ -538,7 +539,7 @@ def _audit_tasks(
                     [
                         batch_problems(problems_frame(), b.parts, loaded.source),
                         b.unreachable,
-                        _own_notes(r),
+                        r.found.of_kinds(OWN_NOTES) if r.found is not None else problems_frame(),  # not found again
                     ]  # fmt: skip
                 ).every(),
                 n,
@@ -570,11 +571,6 @@ def _labelled(problems: Problems, task: str | None, several: bool, plan: Plan | 
         return problems
     every = problems.every() if task is None or plan is None else elsewhere(problems.every(), task, plan)
     return Problems.gather([with_task(every, task)], kept=problems.kept)
-
-
-def _partitioned(batches: Sequence[_Batch]) -> str | None:
-    """``meta["partition_by"]`` of an audit by task: ``"candidate"`` when any task was audited by candidate."""
-    return CANDIDATE if any(b.runner.partition_by == CANDIDATE for b in batches) else None
 
 
 def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Problems, confidence: float) -> AuditReport:
@@ -722,11 +718,6 @@ def _with_export_notes(problems: Problems, meta: Mapping[str, Any], reducer: str
 
 #: The notes a batch's report adds of its own, once its tables exist (see :meth:`_Batch.report`).
 OWN_NOTES: Final = ("headline_reconciled", "retry_bias")
-
-
-def _own_notes(report: AuditReport) -> pl.DataFrame:
-    """The notes ``report`` added of its own (:data:`OWN_NOTES`), as its batch found them: not found again."""
-    return report.found.of_kinds(OWN_NOTES) if report.found is not None else problems_frame()
 
 
 def _reconciled(

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import polars as pl
@@ -24,7 +24,7 @@ from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
 from evalframe.compare.family import Family, compare_each
-from evalframe.compare.pairs import check_names, task_report
+from evalframe.compare.pairs import Scale, check_names, task_report
 from evalframe.errors import AggregateError, OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
@@ -56,12 +56,16 @@ def print_view_as(view: View | TasksView, fmt: str, layout: TerminalLayout = "au
         print_view(view, stdout(), layout=layout)
 
 
+def _gate_failed(said: str) -> NoReturn:
+    """Say which declared release gate failed (``--min-coverage``, ``--require-winner``) and exit 3."""
+    stderr().print(f"[bold red]gate failed[/]: {plain(said)}")
+    sys.exit(EXIT_GATE)
+
+
 def exit_on_failed_gate(view: View | TasksView) -> None:
     """On a failed release gate (``--min-coverage``, ``--require-winner``), say which check failed and exit 3."""
-    if view.gate is None or view.gate.passed:
-        return
-    stderr().print(f"[bold red]gate failed[/]: {plain('; '.join(view.gate.checks()))}")
-    sys.exit(EXIT_GATE)
+    if view.gate is not None and not view.gate.passed:
+        _gate_failed("; ".join(view.gate.checks()))
 
 
 def _write_report(
@@ -122,12 +126,11 @@ def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
     ``mean_score`` for numeric grades without a pass threshold, ``pass_rate_scored`` otherwise (see
     :func:`evalframe.aggregate`); its refusals are usage errors against ``--aggregate``.
     """
-    numeric = report.meta.get("grade") == "numeric" and report.meta.get("pass_threshold") is None
     try:
         return aggregate(
             report.by_task(),
             how=how,  # type: ignore[arg-type]
-            rate="mean_score" if numeric else "pass_rate_scored",
+            rate="mean_score" if Scale.of(report.meta).numeric else "pass_rate_scored",
             confidence=float(report.meta.get("confidence", 0.95)),
         )
     except OptionError as exc:
@@ -280,12 +283,8 @@ def _compared_view(
         candidate=challenger,
         pairs=pairs,  # type: ignore[arg-type]
         min_coverage=min_coverage,
-        confidence=options["confidence"],
-        alpha=options["alpha"],
         task=task,
-        cases=options["cases"],
-        comparable_on=options["comparable_on"],
-        ignore_settings=options["ignore_settings"],
+        **options,
     )
     shown = task_report(report, task)
     view = shown.view(comparison, min_coverage=min_coverage)
@@ -313,18 +312,17 @@ def _print_task_sections(
         click.echo(json.dumps({"tasks": doc, **extra}, indent=2, default=str))
         return
     for task, got in sections:
-        if fmt in ("markdown", "github"):
+        markdown = fmt in ("markdown", "github")
+        if markdown:
             click.echo(f"## Task {markdown_code(task)}\n")
-            if isinstance(got, View):
-                print_view_as(got, fmt, layout)
-            else:
-                click.echo(f"Not comparable: {markdown_text(got)}\n")
         else:
             stdout().rule(f"task {plain(task)}")
-            if isinstance(got, View):
-                print_view(got, stdout(), layout=layout)
-            else:
-                stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
+        if isinstance(got, View):
+            print_view_as(got, fmt, layout)
+        elif markdown:
+            click.echo(f"Not comparable: {markdown_text(got)}\n")
+        else:
+            stdout().print(f"not comparable: {plain(got)}", highlight=False, soft_wrap=True)
     if declared is not None:
         _print_declared(declared, "difference", "{pairs_used} pairs", fmt)
 
@@ -338,8 +336,7 @@ def _exit_on_failed_task_gates(sections: list[tuple[str, View | str]], require_w
     ]
     failed += [f"task {task}: not comparable" for task, got in sections if require_winner and isinstance(got, str)]
     if failed:
-        stderr().print(f"[bold red]gate failed[/]: {plain(' | '.join(failed))}")
-        sys.exit(EXIT_GATE)
+        _gate_failed(" | ".join(failed))
 
 
 def _print_family(family: Family, view: View, fmt: str) -> None:
@@ -391,7 +388,7 @@ def _compare_all(
             pairs=pairs,  # type: ignore[arg-type]
             min_coverage=min_coverage,
             task=task,
-            **{k: options[k] for k in ("confidence", "alpha", "cases", "comparable_on", "ignore_settings")},
+            **options,
         )
     except ValueError as exc:
         fail(str(exc))
@@ -400,9 +397,7 @@ def _compare_all(
     _print_family(family, view, fmt)
     if require_winner and not family.every_candidate_better:
         behind = family.table.filter(pl.col("family_verdict") != "candidate_better").get_column(CANDIDATE)
-        said = ", ".join(str(n) for n in behind.to_list())
-        stderr().print(f"[bold red]gate failed[/]: no supported win over the baseline for {plain(said)}")
-        sys.exit(EXIT_GATE)
+        _gate_failed(f"no supported win over the baseline for {', '.join(str(n) for n in behind.to_list())}")
 
 
 def _family_asked(report: AuditReport, challenger: str) -> bool:
@@ -541,7 +536,8 @@ def compare_command(
     inputs hold several tasks each task is compared on its own, in turn (or
     only --task NAME's); a task one side was not run on is "not comparable".
     """
-    options = {**kwargs, "comparable_on": list(comparable_on) or None, "ignore_settings": ignore_settings}
+    options = {k: kwargs[k] for k in ("confidence", "alpha", "cases")}  # compare's and compare_each's own
+    options.update(comparable_on=list(comparable_on) or None, ignore_settings=ignore_settings)
     if each == (challenger is not None):
         fail("give either --candidate NAME (one comparison) or --each (the baseline against every other candidate)")
     challenger = challenger or ""  # with --each: no one candidate
