@@ -39,7 +39,7 @@ from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.crosscheck import Crosscheck, crosscheck
 from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import Ranking, plan_size, provenance_lines, range_name, ranking_note, rate_base
-from evalframe.slices import interval_start, missing_in_one_slice, missingness_shown
+from evalframe.slices import GRADED_OUTCOMES, interval_start, missing_in_one_slice, missingness_shown
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -55,8 +55,6 @@ REFUSAL_ROWS_SHOWN: Final = 20
 NOTE_TEXTS_SHOWN: Final = 3
 #: Candidates a note names before "…".
 CANDIDATES_NAMED: Final = 10
-#: Outcomes with a valid grade.
-GRADED: Final = ("passed", "failed", "scored_no_threshold")
 
 
 @dataclass(frozen=True)
@@ -343,7 +341,7 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
     Counted from ``outcomes`` (:meth:`~evalframe.report.model.AuditReport.outcome_counts`); only the
     candidates that hold the first :data:`UNGRADED_ROWS_SHOWN` are read and ordered.
     """
-    counts = outcomes.filter(~pl.col(OUTCOME).is_in(GRADED)).group_by(CANDIDATE).agg(pl.col("units").sum())
+    counts = outcomes.filter(~pl.col(OUTCOME).is_in(GRADED_OUTCOMES)).group_by(CANDIDATE).agg(pl.col("units").sum())
     by_name = {str(name): int(n) for name, n in counts.rows()}
     total = sum(by_name.values())
     if not total:
@@ -356,7 +354,7 @@ def _ungraded(report: AuditReport, outcomes: pl.DataFrame) -> tuple[pl.DataFrame
         needed.append(name)
         listed += by_name[name]
     units = report.units.lazy().filter(
-        pl.col(CANDIDATE).cast(pl.String).is_in(needed) & ~pl.col(OUTCOME).cast(pl.String).is_in(list(GRADED))
+        pl.col(CANDIDATE).cast(pl.String).is_in(needed) & ~pl.col(OUTCOME).cast(pl.String).is_in(list(GRADED_OUTCOMES))
     )
     names = units.collect_schema().names()
     slices = [str(s) for s in report.meta.get("slices", []) if s in names]
