@@ -32,6 +32,7 @@ from tests.differential import batch as make_batch  # noqa: E402
 CHUNKS, PER_CHUNK = 10, 101
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_core_on_polars_frames_agrees_with_the_polars_audit(chunk: int) -> None:
     differing = {}
@@ -110,6 +111,7 @@ def tiny_spark(spark: Any) -> Any:
 @needs_spark
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(STACKS))
 def test_spark_agrees_with_polars_on_stacked_hostile_ledgers(tiny_spark: Any, tmp_path: Path, seed: int) -> None:
     shape, drawn = parts(seed, PARTS, hostile=1.0 if seed % 2 == 0 else 0.1)

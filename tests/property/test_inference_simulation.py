@@ -13,6 +13,8 @@ import pytest
 
 from benchmarks.sim_inference import FIXED_DESIGNS, SKEWED_DESIGNS, run, run_fixed_power, run_skewed
 
+pytestmark = pytest.mark.slow  # seeded simulations: `pytest -m "not slow"` leaves them out
+
 SIMS = 100
 BOUND = 0.05 + 2 * (0.05 * 0.95 / SIMS) ** 0.5
 

@@ -14,8 +14,11 @@ from typing import Final
 
 import numpy as np
 import polars as pl
+import pytest
 
 from evalframe.slices import case_permutation_test, case_slices, missingness_tests
+
+pytestmark = pytest.mark.slow  # seeded simulations: `pytest -m "not slow"` leaves them out
 
 ALPHA = 0.05
 VALUES = np.array(["qa", "math", "code", "long_context"])

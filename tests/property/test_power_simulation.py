@@ -24,6 +24,8 @@ import pytest
 from benchmarks.sim_power import DESIGNS, candidate_wins, draw, planted
 from evalframe.stats import achieved_power, detectable_difference, mcnemar_exact, paired_rate_difference
 
+pytestmark = pytest.mark.slow  # seeded simulations: `pytest -m "not slow"` leaves them out
+
 SIMS = 1500
 SE = math.sqrt(0.8 * 0.2 / SIMS)
 
