@@ -287,6 +287,16 @@ def test_the_manifest_lists_every_file_with_its_hash_and_the_run(tmp_path: Path)
     assert len(manifest["run_id"]) == 32 and manifest["written_at"].endswith("+00:00")
 
 
+def test_the_same_rows_in_other_chunks_write_the_same_bytes(tmp_path: Path) -> None:
+    """A table's Parquet bytes (and so its manifest hash) follow its rows, not how polars happened to chunk them."""
+    whole_table = pl.DataFrame({"line": range(200_000), "case_id": [f"c{i % 977}" for i in range(200_000)]})
+    pieces = pl.concat([whole_table.slice(i, 1_000) for i in range(0, 200_000, 1_000)], rechunk=False)
+    assert pieces.n_chunks() == 200
+    for name, frame in (("whole", whole_table), ("pieces", pieces)):
+        report_module.write_parquet(frame, tmp_path / f"{name}.parquet", metadata={"evalframe.table": "t"})
+    assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "pieces.parquet").read_bytes()
+
+
 def test_a_changed_file_a_subfolder_or_a_link_in_an_earlier_output_is_foreign(tmp_path: Path) -> None:
     out = tmp_path / "out"
     report = orbit_report(["A", "B"])

@@ -519,7 +519,7 @@ def write_parquet(frame: pl.DataFrame | pl.LazyFrame, path: Path, *, metadata: M
 
     options: dict[str, Any] = {"compression": "zstd", "write_page_checksum": True}
     if isinstance(frame, pl.DataFrame):
-        table = frame.to_arrow()
+        table = frame.rechunk().to_arrow()  # one chunk per column: the same rows give the same pages and bytes
         pq.write_table(table.replace_schema_metadata({**(table.schema.metadata or {}), **metadata}), path, **options)
         return
     schema = frame.clear().collect().to_arrow().schema
