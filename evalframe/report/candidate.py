@@ -18,7 +18,7 @@ from evalframe.funnel.uncertainty import CLUSTERING_COLUMNS, MEAN_SCORE_COLUMNS
 from evalframe.natural import natural_key
 from evalframe.report.descriptions import RATE_FORMULAS
 from evalframe.report.format import fmt_count, fmt_value
-from evalframe.report.sentences import UNGRADED, headline, missing_ids_text, rate_base, rated_units
+from evalframe.report.sentences import UNGRADED_OUTCOMES, headline, missing_ids_text, rate_base, rated_units
 
 #: Where a planned unit ended up, from best evidence to none (the headline's stacked bar).
 COMPOSITION: Final = (
@@ -279,7 +279,7 @@ def candidates_of(summary: pl.DataFrame, meta: Mapping[str, Any], outcomes: pl.D
         planned = int(r[rate_base(r)])
         mine = {o: int(by.get((name, o), 0)) for o in OUTCOMES}
         composition = tuple((o, mine[o], mine[o] / planned if planned else 0.0) for o in COMPOSITION if mine.get(o, 0))
-        ungraded = tuple((c, int(r[c])) for c in UNGRADED if r.get(c))
+        ungraded = tuple((c, int(r[c])) for c in UNGRADED_OUTCOMES if r.get(c))
         ids = tuple(str(v) for v in r.get("missing_case_ids") or [])
         out.append(
             Candidate(

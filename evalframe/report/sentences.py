@@ -14,13 +14,13 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE
+from evalframe.columns import CANDIDATE, FUNNEL_OUTCOMES, MISSING, OUTCOMES, SCORED
 from evalframe.report.format import fmt_value, markdown_code
 
 #: Overlapping ranges a ranking note names; beyond, it counts them.
 RANGES_NAMED = 3
-#: The funnel's ungraded outcomes other than missing, in the order the headline and the cards name them.
-UNGRADED: Final = ("not_started", "exec_failed", "no_output", "judge_failed", "not_scored")
+#: The funnel's ungraded outcomes other than missing, in outcome order: as the headline and the cards name them.
+UNGRADED_OUTCOMES: Final = tuple(o for o in OUTCOMES if o not in (MISSING, *FUNNEL_OUTCOMES[SCORED]))
 
 
 def missing_ids_text(record: Mapping[str, Any]) -> str:
@@ -152,7 +152,7 @@ def headline(record: Mapping[str, Any]) -> list[str]:
     ungraded = []
     if record.get("missing"):
         ungraded.append(f"{record['missing']} missing (no row at all): {missing_ids_text(record)}")
-    ungraded += [f"{record[name_]} {name_}" for name_ in UNGRADED if record.get(name_)]
+    ungraded += [f"{record[name_]} {name_}" for name_ in UNGRADED_OUTCOMES if record.get(name_)]
     if ungraded:
         lines.append("Ungraded: " + "; ".join(ungraded) + ".")
     if record.get("selective_missingness"):

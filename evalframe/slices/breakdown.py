@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from evalframe.columns import CANDIDATE, CASE_ID, CASES, MISSING, PLANNED
+from evalframe.columns import CANDIDATE, CASE_ID, CASES, FUNNEL_OUTCOMES, MISSING, PLANNED, SCORED
 from evalframe.funnel import funnel, outcome_in
 
 SLICE_COLUMN: Final = "slice_column"
@@ -283,7 +283,7 @@ def slice_rates(
 
 #: Outcomes that carry a grade; every other outcome (no row, not started, execution failure, no output,
 #: grader failure, not scored) is *ungraded*.
-GRADED_OUTCOMES: Final = ("passed", "failed", "scored_no_threshold")
+GRADED_OUTCOMES: Final = FUNNEL_OUTCOMES[SCORED]
 UNGRADED: Final = "ungraded"
 
 
