@@ -192,9 +192,9 @@ def paired_rate_difference(
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     sums = _pairs(a, b, cluster)
-    sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
-    if target == "fixed" or not (m <= 1).all():
+    if target == "fixed" or (sums.get_column("m") > 1).any():
         return _bounded_difference(sums, 1.0, confidence, target)
+    sa, sb, m = (sums.get_column(c).to_numpy() for c in ("sa", "sb", "m"))
     total, clusters = float(m.sum()), int(m.size)
     pa, pb = float(np.sum(sa)) / total, float(np.sum(sb)) / total
     d = pa - pb
