@@ -335,11 +335,15 @@ def _github_lines(view: View) -> list[str]:
     if c is not None:
         lines += [*_verdict_lines(c), ""]
     case_level, numeric = view.case_level, view.numeric_grade
-    schema: dict[str, _DType] = {f"scored / {view.base}": pl.String, "scored_coverage": pl.String}
-    schema["pass_rate_scored"] = pl.String
-    schema |= {"mean_score": pl.String} if numeric else {}
-    schema |= {} if case_level is None else {case_level.label: pl.String}
-    schema |= {view.range_name: pl.String, "missing": pl.Int64}
+    texts = [
+        f"scored / {view.base}",
+        "scored_coverage",
+        "pass_rate_scored",
+        *(["mean_score"] if numeric else []),
+        *([] if case_level is None else [case_level.label]),
+        view.range_name,
+    ]
+    schema: dict[str, _DType] = {**dict.fromkeys(texts, pl.String), "missing": pl.Int64}
 
     def row(cand: Candidate) -> list[Any]:
         low, high = cand.rates["pass_rate_planned"].value, cand.rates["pass_rate_upper"].value
