@@ -276,15 +276,17 @@ class OutputFolderError(EvalframeError):
 
 
 class OptionError(EvalframeError, ValueError):
-    """An audit option outside its values, or options that contradict each other, found before any file is read.
+    """An option outside its values, or options that contradict each other, found before any file is read.
 
-    ``ef.audit`` raises it (a ``ValueError`` too, as an argument error is in Python); the command line
-    reports it as a usage error (exit 2) against the flag of the same name, with the same words.
+    ``ef.audit`` and the power functions (:func:`evalframe.power`, :func:`evalframe.detectable_difference`,
+    ...) raise it (a ``ValueError`` too, as an argument error is in Python); the command line reports it as
+    a usage error (exit 2) against the flag of the same name, with the same words, and picks its hint by
+    ``option``.
 
     Attributes
     ----------
     option
-        The keyword argument of :func:`evalframe.audit` at fault (``"score_range"``, ``"slices"``, ...).
+        The keyword argument at fault (``"score_range"``, ``"slices"``, ``"icc"``, ...).
     reason
         What is wrong with it, as the message says.
     """

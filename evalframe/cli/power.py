@@ -1,16 +1,15 @@
 """``evalframe power``: what a plan can detect before the compute is spent (SPEC §6a).
 
 The command is a thin layer over :func:`evalframe.stats.power.power`. Its assumptions come from the options or
-from earlier runs: ``--from-units`` reads an audit's ``units.parquet`` (the chosen candidate's ``icc`` and,
-unless given, its pass rate, cases and trials, as the audit's summary computes them) and
-``--from-compare`` a compare's ``comparison.parquet`` or JSON (``pair_correlation``, measured at that
-batch's pairs per case). Bad inputs exit 2 with a hint.
+from earlier runs, read by the library as its ``baseline`` and ``comparison``: ``--from-units`` reads an
+audit's ``units.parquet`` (the chosen candidate's summary row, as the audit computes it) and
+``--from-compare`` a compare's ``comparison.parquet`` or JSON (its row). Bad inputs exit 2 with a hint
+chosen by the option the library names (:class:`evalframe.errors.OptionError`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -21,24 +20,27 @@ import polars as pl
 from evalframe.cli.exits import EXIT_USAGE
 from evalframe.cli.options import Count, Number, count_in
 from evalframe.columns import CANDIDATE, CASE_ID
-from evalframe.errors import InputFormatError
+from evalframe.errors import InputFormatError, OptionError
 from evalframe.report.format import fmt_count, fmt_value
 from evalframe.stats.clustered import check_target
 
-#: What to do about each input the power analysis refuses, keyed by the start of its message.
+#: What to do about each input the power analysis refuses, keyed by the argument the library names.
 HINTS = {
     "rate": "--rate is the baseline's pass rate as a fraction strictly between 0 and 1, e.g. --rate 0.62",
     "icc": "--icc is the intra-case correlation in [0, 1] (an audit's summary icc; --from-units estimates it)",
     "alpha": "--alpha is the two-sided level, e.g. 0.05",
     "power": "--power is the target power, e.g. 0.8",
-    "pair_correlation must": "--pair-correlation is in [-1, 1) (compare's pair_correlation)",
-    "a pair correlation": "give --icc (or --from-units), or a smaller --pair-correlation",
+    "pair_correlation": "--pair-correlation is in [-1, 1) and at most what --icc allows (give --icc or --from-units)",
     "target_difference": "--target-difference is a fraction of pass rate, e.g. 0.05 for 5 points (-0.05 a drop)",
     "cases": "--n-cases is the number of cases, at least 2",
     "trials": "--trials is a whole number of trials per case, at least 1",
     "pair_trials": "--pair-trials is the trials per case at which --pair-correlation was measured",
     "trade_trials": "--trade-trials lists whole numbers of trials, e.g. 1,2,3,5,10",
+    "baseline": "give the missing number as an option (--n-cases, --trials, --rate)",
+    "comparison": "give --pair-correlation, or --from-compare a comparison of pass/fail grades",
 }
+#: The option each earlier run is read from.
+FLAGS = {"baseline": "--from-units", "comparison": "--from-compare"}
 
 
 def verified(path: Path) -> None:
@@ -54,17 +56,11 @@ def _fail(message: str, hint: str | None = None) -> NoReturn:
     sys.exit(EXIT_USAGE)
 
 
-def _hint(message: str) -> str | None:
-    return next((h for key, h in HINTS.items() if message.startswith(key)), None)
-
-
 def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
-    """icc, pass rate, cases and trials per case of one candidate of an audit's units table.
+    """One candidate's summary row of an audit's units table, as the audit computes it.
 
-    The numbers are those of the audit's summary (:func:`evalframe.funnel.funnel` and
-    :func:`evalframe.funnel.with_uncertainty` over the units): ``icc`` (None with one scored unit per
-    case), ``rate`` (``pass_rate_scored``), ``cases`` (``cases_planned``) and ``trials`` (planned units
-    per case, rounded). Raises ValueError naming the candidates when ``candidate`` is needed or unknown.
+    :func:`evalframe.funnel.funnel` and :func:`evalframe.funnel.with_uncertainty` over the candidate's units.
+    Raises ValueError naming the candidates when ``candidate`` is needed or unknown.
     """
     from evalframe.funnel import funnel, with_uncertainty
 
@@ -92,19 +88,11 @@ def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
         )
         raise ValueError(msg)
     mine = units.filter(pl.col(CANDIDATE) == candidate)
-    summary = with_uncertainty(funnel(mine.lazy()).collect(), mine).row(0, named=True)
-    cases = int(summary["cases_planned"])
-    return {
-        "candidate": candidate,
-        "icc": summary["icc"],
-        "rate": summary["pass_rate_scored"],
-        "cases": cases,
-        "trials": max(1, round(summary["planned"] / cases)) if cases else 1,
-    }
+    return with_uncertainty(funnel(mine.lazy()).collect(), mine).row(0, named=True) | {CANDIDATE: candidate}
 
 
 def read_comparison(path: Path) -> dict[str, Any]:
-    """``pair_correlation`` and the pairs per case it was measured at, from a compare's output.
+    """A compare's row: its ``pair_correlation`` and the pairs and cases it was measured over.
 
     Reads ``comparison.parquet`` (``--out`` of ``evalframe compare``), the JSON of ``compare --format
     json`` (a list of one row) or an output folder's ``report.json`` (its ``comparison``).
@@ -125,11 +113,7 @@ def read_comparison(path: Path) -> dict[str, Any]:
     if not isinstance(row, dict) or "pair_correlation" not in row:
         msg = f"--from-compare {path}: no pair_correlation (give comparison.parquet or compare's JSON)"
         raise ValueError(msg)
-    r, pairs, cases = row["pair_correlation"], row.get("pairs_used"), row.get("cases_used")
-    if r is None or not math.isfinite(r):
-        msg = f"--from-compare {path}: the comparison has no pair correlation (numeric scores, or under 3 cases)"
-        raise ValueError(msg)
-    return {"pair_correlation": float(r), "pair_trials": float(pairs) / cases if pairs and cases else 1.0}
+    return row
 
 
 def _target(difference: float) -> str:
@@ -137,14 +121,13 @@ def _target(difference: float) -> str:
     return f"a {'rise' if difference > 0 else 'drop'} of {100 * abs(difference):.1f} points"
 
 
-def _text(result: Any, sources: list[str]) -> None:
+def _text(doc: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    doc = result.to_dict()
     probe = Console()
     console = Console(width=None if probe.is_terminal else 200, highlight=False)
-    console.print(result.sentence())
+    console.print(doc["sentence"])
     i = doc["inputs"]
     if i["target_difference"] is not None:
         needed = doc["cases_needed"]
@@ -152,7 +135,7 @@ def _text(result: Any, sources: list[str]) -> None:
             f"cases needed for {_target(i['target_difference'])} at {i['trials']} trial(s) per case: "
             + ("more than 10,000,000" if needed is None else f"{needed}")
         )
-    for note in [*sources, *doc["notes"]]:
+    for note in [*doc["sources"], *doc["notes"]]:
         console.print(f"  - {note}")
     for basis, title in (("same_cases", f"same {i['cases']} cases"), ("same_budget", "same budget of units")):
         table = Table(title=f"trials vs cases: {title}", title_justify="left")
@@ -246,60 +229,40 @@ def power_command(
     with several; under --cases fixed the within-case interval). Example:
     `evalframe power --n-cases 200 --trials 3 --icc 0.3`.
     """
-    from evalframe.stats.power import pair_correlation_limit, power
+    from evalframe.stats.power import power
 
-    sources: list[str] = []
     chosen = check_target(target_of(target))
+    if cases is None and from_units is None:
+        _fail("give --n-cases (or --from-units)", HINTS["cases"])
     try:
-        if from_units is not None:
-            got = read_units(from_units, candidate)
-            cases = got["cases"] if cases is None else cases
-            trials = got["trials"] if trials is None else trials
-            if rate is None:
-                rate = got["rate"]
-                sources.append(f"rate {rate:.4g}: {got['candidate']}'s pass_rate_scored in {from_units}")
-            if icc is None and got["icc"] is not None:
-                icc = min(max(float(got["icc"]), 0.0), 1.0)
-                sources.append(f"icc {icc:.4g}: {got['candidate']}'s intra-case correlation in {from_units}")
-            elif icc is None:
-                sources.append(f"icc 0: {from_units} holds one scored unit per case, which cannot show it")
-        measured_at: float | None = pair_trials
-        if from_compare is not None and pair_correlation is None:
-            got = read_comparison(from_compare)
-            pair_correlation = got["pair_correlation"]
-            measured_at = got["pair_trials"] if measured_at is None else measured_at
-            sources.append(
-                f"pair correlation {pair_correlation:.4g} at {measured_at:g} pair(s) per case: {from_compare}"
-            )
-            limit = pair_correlation_limit(0.0 if icc is None else icc, measured_at)
-            if abs(pair_correlation) > limit:  # an estimate beyond what the icc allows: sampling noise
-                pair_correlation = math.copysign(limit, pair_correlation)
-                sources.append(f"pair correlation clamped to {pair_correlation:.4g}, the most the icc allows")
-        if cases is None:
-            _fail("give --n-cases (or --from-units)", HINTS["cases"])
-        try:
-            ks = [count_in(k.strip()) for k in trade_trials.split(",") if k.strip()]
-        except click.BadParameter as exc:
-            msg = f"--trade-trials {trade_trials!r} is not a list of whole numbers ({exc.message})"
-            _fail(msg, HINTS["trade_trials"])
+        ks = [count_in(k.strip()) for k in trade_trials.split(",") if k.strip()]
+    except click.BadParameter as exc:
+        _fail(f"--trade-trials {trade_trials!r} is not a list of whole numbers ({exc.message})", HINTS["trade_trials"])
+    read = {"baseline": from_units, "comparison": from_compare if pair_correlation is None else None}
+    try:
         result = power(
             cases,
-            1 if trials is None else trials,
+            trials,
             alpha=alpha,
             power=target_power,
-            rate=0.5 if rate is None else rate,
-            icc=0.0 if icc is None else icc,
-            pair_correlation=0.0 if pair_correlation is None else pair_correlation,
-            pair_trials=measured_at,
+            rate=rate,
+            icc=icc,
+            pair_correlation=pair_correlation,
+            pair_trials=pair_trials,
             target_difference=target_difference,
             trade_trials=ks or [1],
             target=chosen,
+            baseline=None if from_units is None else read_units(from_units, candidate),
+            comparison=None if read["comparison"] is None else read_comparison(read["comparison"]),
         )
+    except OptionError as exc:
+        path = read.get(exc.option)
+        _fail(str(exc) if path is None else f"{FLAGS[exc.option]} {path}: {exc}", HINTS.get(exc.option))
     except ValueError as exc:
-        _fail(str(exc), _hint(str(exc)))
+        _fail(str(exc))
+    doc = result.to_dict()
+    doc["sources"] = [f"read from {FLAGS[k]} {path}" for k, path in read.items() if path is not None] + doc["sources"]
     if fmt == "json":
-        doc = result.to_dict()
-        doc["sources"] = sources
         click.echo(json.dumps(doc, indent=2))
     else:
-        _text(result, sources)
+        _text(doc)

@@ -107,6 +107,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
+from evalframe.errors import OptionError
 from evalframe.stats.clustered import Target, check_target, t_quantile
 
 if TYPE_CHECKING:
@@ -183,8 +184,7 @@ def _check(name: str, value: float, low: float, high: float, *, closed: bool = F
     ok = low <= value <= high if closed else low < value < high
     if not (math.isfinite(value) and ok):
         brackets = "[]" if closed else "()"
-        msg = f"{name} must be in {brackets[0]}{low}, {high}{brackets[1]}, got {value!r}"
-        raise ValueError(msg)
+        raise OptionError(name, f"{name} must be in {brackets[0]}{low}, {high}{brackets[1]}, got {value!r}")
 
 
 def _check_design(
@@ -201,18 +201,15 @@ def _check_design(
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     if isinstance(cases, bool) or not isinstance(cases, (int, np.integer)) or cases < 0:
-        msg = f"cases must be a non-negative whole number, got {cases!r}"
-        raise ValueError(msg)
+        raise OptionError("cases", f"cases must be a non-negative whole number, got {cases!r}")
     if not (math.isfinite(trials) and trials >= 1):
-        msg = f"trials must be at least 1, got {trials!r}"
-        raise ValueError(msg)
+        raise OptionError("trials", f"trials must be at least 1, got {trials!r}")
     _check("rate", rate, 0.0, 1.0, closed=rate_closed)
     _check("icc", icc, 0.0, 1.0, closed=True)
     _check("alpha", alpha, 0.0, 1.0)
     _check("power", target, 0.0, 1.0)
     if not (math.isfinite(pair_correlation) and -1.0 <= pair_correlation < 1.0):
-        msg = f"pair_correlation must be in [-1, 1), got {pair_correlation!r}"
-        raise ValueError(msg)
+        raise OptionError("pair_correlation", f"pair_correlation must be in [-1, 1), got {pair_correlation!r}")
 
 
 def _mcnemar_critical(n: np.ndarray, alpha: float) -> np.ndarray:
@@ -323,8 +320,9 @@ def achieved_power(
 
     Raises
     ------
-    ValueError
-        When an argument is outside its range (that of :func:`detectable_difference`'s, or ``difference``).
+    evalframe.errors.OptionError
+        A ``ValueError`` whose ``option`` names the argument outside its range (those of
+        :func:`detectable_difference`, or ``difference``).
 
     Examples
     --------
@@ -338,12 +336,12 @@ def achieved_power(
     0.3887
     """
     _check_design(cases, trials, rate, icc, pair_correlation, alpha, 0.5)
-    difference = _check_difference(difference, rate, zero=True)
+    difference = check_difference(difference, rate, zero=True)
     return _power(difference, int(cases), trials, rate, icc, pair_correlation, alpha, check_target(target))
 
 
-def _check_difference(difference: float, rate: float, *, zero: bool) -> float:
-    """``difference`` inside [−rate, 1 − rate] (without 0 unless ``zero``), else ValueError.
+def check_difference(difference: float, rate: float, *, zero: bool, name: str = "difference") -> float:
+    """``difference`` inside [−rate, 1 − rate] (without 0 unless ``zero``), else OptionError on ``name``.
 
     A bound missed by rounding (0.1 at a rate of 0.9, where 1 − 0.9 = 0.09999999999999998) is taken as the bound.
     """
@@ -353,8 +351,7 @@ def _check_difference(difference: float, rate: float, *, zero: bool) -> float:
         where = f"[-rate, 1 - rate] = [{-rate:.4g}, {1.0 - rate:.4g}]"
         if not zero:
             where = f"[-rate, 0) or (0, 1 - rate] = [{-rate:.4g}, 0) or (0, {1.0 - rate:.4g}]"
-        msg = f"difference must be in {where}, got {difference!r}"
-        raise ValueError(msg)
+        raise OptionError(name, f"{name} must be in {where}, got {difference!r}")
     return min(max(difference, -rate), 1.0 - rate)
 
 
@@ -427,8 +424,8 @@ def detectable_difference(
 
     Raises
     ------
-    ValueError
-        When an argument is outside its range.
+    evalframe.errors.OptionError
+        A ``ValueError`` whose ``option`` names the argument outside its range.
 
     Examples
     --------
@@ -565,8 +562,9 @@ def cases_needed(
 
     Raises
     ------
-    ValueError
-        When ``difference`` is 0 or outside [−rate, 1 − rate], or ``most`` or another argument outside its range.
+    evalframe.errors.OptionError
+        A ``ValueError`` whose ``option`` names the argument at fault: ``difference`` 0 or outside
+        [−rate, 1 − rate], ``most`` or another outside its range.
 
     Examples
     --------
@@ -578,7 +576,7 @@ def cases_needed(
     (313, 313)
     """
     _check_design(most, trials, rate, icc, pair_correlation, alpha, power)
-    difference = _check_difference(difference, rate, zero=False)
+    difference = check_difference(difference, rate, zero=False)
     target = check_target(target)
     if target == "fixed" and trials == 1:  # no interval about fixed cases without two trials in one
         return None

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import polars as pl
 
+from evalframe.errors import OptionError
 from evalframe.stats.clustered import Target, check_target
-from evalframe.stats.detectable import Detectable, cases_needed, detectable_difference
+from evalframe.stats.detectable import Detectable, cases_needed, check_difference, detectable_difference
 
 __all__ = [
     "TRADE_TRIALS",
@@ -55,8 +56,9 @@ def pair_correlation_at(r: float, *, icc: float, measured_at: float, trials: flo
 
     Raises
     ------
-    ValueError
-        When ``|r|`` exceeds what ``icc`` allows at ``measured_at`` trials (the hint says which icc would do).
+    evalframe.errors.OptionError
+        On ``pair_correlation`` (a ``ValueError``) when ``|r|`` exceeds what ``icc`` allows at ``measured_at``
+        trials; the reason says which icc would do.
 
     Examples
     --------
@@ -72,7 +74,7 @@ def pair_correlation_at(r: float, *, icc: float, measured_at: float, trials: flo
             f"{_icc_for(abs(r), measured_at):.4g} (got {icc:.4g}): the two candidates can share only the "
             "variance between cases"
         )
-        raise ValueError(msg)
+        raise OptionError("pair_correlation", msg)
     return r * _shrink(icc, measured_at) / _shrink(icc, trials)
 
 
@@ -109,13 +111,16 @@ class PowerPlan:
     """The trade of trials against cases (see :func:`power`)."""
     notes: list[str] = field(default_factory=list)
     """Assumptions the numbers rest on, in words."""
+    sources: list[str] = field(default_factory=list)
+    """Inputs read from an earlier audit or comparison (:func:`power`'s ``baseline`` and ``comparison``), in
+    words."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for JSON.
 
         Keys: ``inputs``, ``sentence``, ``detectable_difference`` (the smaller of ``detectable_rise`` and
         ``detectable_drop``, fractions, null when out of reach), ``model``, ``design_effect``,
-        ``cases_needed``, ``trade`` (a list of rows) and ``notes``.
+        ``cases_needed``, ``trade`` (a list of rows), ``notes`` and ``sources``.
         """
         d = self.detectable
         return {
@@ -129,16 +134,17 @@ class PowerPlan:
             "cases_needed": self.cases_needed,
             "trade": self.trade.to_dicts(),
             "notes": list(self.notes),
+            "sources": list(self.sources),
         }
 
     def _lines(self) -> list[str]:
-        """The sentence, the cases a target needs (when one was given) and each note."""
+        """The sentence, the cases a target needs (when one was given), each source and each note."""
         lines = [self.sentence()]
         target = self.inputs.get("target_difference")
         if target is not None:
             needed = "out of reach" if self.cases_needed is None else f"{self.cases_needed} cases"
             lines.append(f"cases needed for a difference of {target:g}: {needed}")
-        return lines + list(self.notes)
+        return lines + self.sources + self.notes
 
     def __repr__(self) -> str:
         """A few lines: the sentence, the cases a target needs, the notes and where the trade table is.
@@ -152,8 +158,9 @@ class PowerPlan:
           the trade of trials against cases: .trade
         """
         head, *rest = self._lines()
-        needed = rest[: len(rest) - len(self.notes)]
-        lines = [f"PowerPlan: {head}", *(f"  {n}" for n in needed), *(f"  - {n}" for n in self.notes)]
+        bullets = [*self.sources, *self.notes]
+        needed = rest[: len(rest) - len(bullets)]
+        lines = [f"PowerPlan: {head}", *(f"  {n}" for n in needed), *(f"  - {n}" for n in bullets)]
         return "\n".join([*lines, "  the trade of trials against cases: .trade"])
 
     def _repr_html_(self) -> str:
@@ -199,37 +206,43 @@ class PowerPlan:
 
 
 def power(
-    cases: int,
-    trials: int = 1,
+    cases: int | None = None,
+    trials: int | None = None,
     *,
     alpha: float = 0.05,
     power: float = 0.8,
-    rate: float = 0.5,
-    icc: float = 0.0,
-    pair_correlation: float = 0.0,
+    rate: float | None = None,
+    icc: float | None = None,
+    pair_correlation: float | None = None,
     pair_trials: float | None = None,
     target_difference: float | None = None,
     trade_trials: Sequence[int] = TRADE_TRIALS,
     target: Target = "sample",
+    baseline: Mapping[str, Any] | None = None,
+    comparison: Mapping[str, Any] | None = None,
 ) -> PowerPlan:
     """What a paired design of ``cases`` × ``trials`` can detect, and what more trials or more cases buy.
 
     Parameters
     ----------
     cases, trials
-        The design: cases G ≥ 2 and trials per case K ≥ 1.
+        The design: cases G ≥ 2 and trials per case K ≥ 1 (default: ``baseline``'s, else 1 trial; cases
+        are needed from one or the other).
     alpha, power
         Two-sided level of ``compare``'s test and the target power.
     rate
-        The baseline's pass rate in (0, 1).
+        The baseline's pass rate in (0, 1) (default: ``baseline``'s ``pass_rate_scored``, else 0.5).
     icc
-        Intra-case correlation of one candidate's trials in [0, 1] (an earlier audit's summary ``icc``).
+        Intra-case correlation of one candidate's trials in [0, 1] (default: ``baseline``'s ``icc`` clamped
+        to [0, 1], else 0).
     pair_correlation
         Correlation of the two candidates' case means (``compare``'s ``pair_correlation``), measured at
-        ``pair_trials`` trials per case (default ``trials``); carried to other trials by
-        :func:`pair_correlation_at`.
+        ``pair_trials`` trials per case; carried to other trials by :func:`pair_correlation_at` (default:
+        ``comparison``'s, clamped to :func:`pair_correlation_limit` as sampling noise beyond what ``icc``
+        allows, else 0).
     pair_trials
-        Trials per case at which ``pair_correlation`` was measured.
+        Trials per case at which ``pair_correlation`` was measured (default: ``comparison``'s pairs per
+        case, else ``trials``).
     target_difference
         A difference in pass rate to size the design for (``cases_needed``): a rise in (0, 1 − rate] or a
         drop in [−rate, 0); or None.
@@ -239,6 +252,15 @@ def power(
         What ``compare``'s verdict will be about (its ``cases``): ``sample``, the cases as a sample of a
         population of tasks, or ``fixed``, these cases only (the within-case model of
         :mod:`evalframe.stats.detectable`: no pair correlation, nothing detectable with one trial per case).
+    baseline
+        An earlier audit's summary row of the baseline candidate (``report.summary.row(i, named=True)``,
+        or a units table's as :func:`evalframe.funnel.funnel` computes it): ``cases_planned``,
+        ``planned`` / ``cases_planned`` rounded, ``pass_rate_scored`` and ``icc`` give what is not given
+        above. Each input read from it is named in ``sources``.
+    comparison
+        An earlier comparison's row (a row of ``Comparison.table``, of ``comparison.parquet`` or of
+        ``compare --format json``): ``pair_correlation`` and ``pairs_used`` / ``cases_used`` give
+        ``pair_correlation`` and ``pair_trials`` when ``pair_correlation`` is not given.
 
     Returns
     -------
@@ -253,8 +275,9 @@ def power(
 
     Raises
     ------
-    ValueError
-        When an input is out of range or ``pair_correlation`` exceeds what ``icc`` allows.
+    evalframe.errors.OptionError
+        A ``ValueError`` whose ``option`` names the input out of range, a ``pair_correlation`` beyond what
+        ``icc`` allows, no ``cases`` at all, or a ``baseline`` / ``comparison`` without the number needed.
 
     Examples
     --------
@@ -270,7 +293,9 @@ def power(
     ...     "trials", "cases", "detectable_difference").rows()]
     [(1, 200, 0.143), (2, 100, 0.159), (3, 66, 0.177), (5, 40, 0.207), (10, 20, 0.27)]
     """
-    measured, ks = _checked_design(cases, trials, rate, target_difference, pair_trials, trade_trials)
+    earlier = _Earlier(cases, trials, rate, icc, pair_correlation, pair_trials, baseline, comparison)
+    cases, trials, rate, icc, pair_correlation = earlier.cases, earlier.trials, earlier.rate, earlier.icc, earlier.r
+    measured, ks = _checked_design(cases, trials, rate, target_difference, earlier.pair_trials, trade_trials)
     target = check_target(target)
     r_at = {k: pair_correlation_at(pair_correlation, icc=icc, measured_at=measured, trials=k) for k in ks}
 
@@ -301,7 +326,75 @@ def power(
     }
     trade = _trade_table(cases, trials, ks, r_at, needed_at, detectable_at)
     found = detectable_at(cases, trials)
-    return PowerPlan(inputs, found, needed_at[int(trials)], trade, _notes(cases, trials, icc, ks, target))
+    notes = _notes(cases, trials, icc, ks, target)
+    return PowerPlan(inputs, found, needed_at[int(trials)], trade, notes, earlier.sources)
+
+
+def _real(value: object) -> float | None:
+    """``value`` as a finite float when it is a real number (not a bool), else None."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None  # type: ignore[arg-type]
+
+
+@dataclass
+class _Earlier:
+    """:func:`power`'s inputs with what was not given read from ``baseline`` and ``comparison``, and the words."""
+
+    cases: Any
+    trials: Any
+    rate: Any
+    icc: Any
+    r: Any
+    pair_trials: float | None
+    baseline: Mapping[str, Any] | None
+    comparison: Mapping[str, Any] | None
+    sources: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.baseline is not None:
+            self._from_summary(self.baseline)
+        if self.cases is None:
+            raise OptionError("cases", "cases is needed (or a baseline summary row to read it from)")
+        self.trials = 1 if self.trials is None else self.trials
+        self.rate = 0.5 if self.rate is None else self.rate
+        self.icc = 0.0 if self.icc is None else self.icc
+        if self.r is None and self.comparison is not None:
+            self._from_comparison(self.comparison)
+        self.r = 0.0 if self.r is None else self.r
+
+    def _from_summary(self, row: Mapping[str, Any]) -> None:
+        name = row.get("candidate", "the baseline")
+        planned, cases = row.get("planned"), row.get("cases_planned")
+        if not cases or planned is None:
+            raise OptionError("baseline", f"{name}'s summary row has no cases_planned and planned to read")
+        if self.cases is None:
+            self.cases = int(cases)
+        if self.trials is None:
+            self.trials = max(1, round(planned / cases))
+        if self.rate is None:
+            self.rate = row.get("pass_rate_scored")
+            if self.rate is None:
+                raise OptionError("baseline", f"{name}'s summary row has no pass_rate_scored (no unit scored)")
+            self.sources.append(f"rate {self.rate:.4g}: {name}'s pass_rate_scored")
+        if self.icc is None and row.get("icc") is not None:
+            self.icc = min(max(float(row["icc"]), 0.0), 1.0)
+            self.sources.append(f"icc {self.icc:.4g}: {name}'s intra-case correlation")
+        elif self.icc is None:
+            self.sources.append(f"icc 0: {name} has one scored unit per case, which cannot show it")
+
+    def _from_comparison(self, row: Mapping[str, Any]) -> None:
+        r, pairs, cases = (_real(row.get(k)) for k in ("pair_correlation", "pairs_used", "cases_used"))
+        if r is None:
+            reason = "the comparison has no pair correlation (numeric scores, or under 3 cases)"
+            raise OptionError("comparison", reason)
+        if self.pair_trials is None:
+            self.pair_trials = pairs / cases if pairs and cases else 1.0
+        self.sources.append(f"pair correlation {r:.4g} at {self.pair_trials:g} pair(s) per case: the comparison's")
+        limit = pair_correlation_limit(self.icc, self.pair_trials)
+        if abs(r) > limit:  # an estimate beyond what the icc allows: sampling noise
+            r = math.copysign(limit, r)
+            self.sources.append(f"pair correlation clamped to {r:.4g}, the most the icc allows")
+        self.r = float(r)
 
 
 def _checked_design(
@@ -312,31 +405,21 @@ def _checked_design(
     pair_trials: float | None,
     trade_trials: Sequence[int],
 ) -> tuple[float, list[int]]:
-    """The trials ``pair_correlation`` was measured at and the trade table's trials; ValueError when out of range."""
+    """The trials ``pair_correlation`` was measured at and the trade table's trials; OptionError when out of range."""
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        msg = f"trials must be a whole number of at least 1, got {trials!r}"
-        raise ValueError(msg)
+        raise OptionError("trials", f"trials must be a whole number of at least 1, got {trials!r}")
     if not isinstance(cases, (int, np.integer)) or isinstance(cases, bool) or cases < 2:
-        msg = f"cases must be a whole number of at least 2, got {cases!r}"
-        raise ValueError(msg)
-    if target_difference is not None and not (
-        math.isfinite(target_difference) and -rate <= target_difference <= 1.0 - rate and target_difference != 0.0
-    ):
-        msg = (
-            f"target_difference must be in [-rate, 0) or (0, 1 - rate] = [{-rate:.4g}, 0) or "
-            f"(0, {1.0 - rate:.4g}], got {target_difference!r}"
-        )
-        raise ValueError(msg)
+        raise OptionError("cases", f"cases must be a whole number of at least 2, got {cases!r}")
+    if target_difference is not None:
+        check_difference(target_difference, rate, zero=False, name="target_difference")
     measured = float(trials if pair_trials is None else pair_trials)
     if not (math.isfinite(measured) and measured >= 1):
-        msg = f"pair_trials must be at least 1, got {pair_trials!r}"
-        raise ValueError(msg)
+        raise OptionError("pair_trials", f"pair_trials must be at least 1, got {pair_trials!r}")
     ks = sorted({int(k) for k in trade_trials} | {int(trials)})
     if ks[0] < 1:
-        msg = f"trade_trials must be at least 1, got {min(trade_trials)!r}"
-        raise ValueError(msg)
+        raise OptionError("trade_trials", f"trade_trials must be at least 1, got {min(trade_trials)!r}")
     return measured, ks
 
 

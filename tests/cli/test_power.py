@@ -84,7 +84,7 @@ def test_power_command_detects_a_drop_where_a_rise_has_no_room() -> None:
     [
         (["--n-cases", "200", "--rate", "1.2"], "error: rate must be in (0.0, 1.0), got 1.2", "--rate is the baseline"),
         (["--trials", "2"], "error: give --n-cases (or --from-units)", "--n-cases is the number of cases"),
-        (["--n-cases", "200", "--pair-correlation", "0.4"], "error: a pair correlation of 0.4", "give --icc"),
+        (["--n-cases", "200", "--pair-correlation", "0.4"], "error: a pair correlation of 0.4", "--pair-correlation"),
         (["--n-cases", "1"], "error: cases must be a whole number of at least 2, got 1", "--n-cases is"),
         (["--n-cases", "50", "--trade-trials", "1,x"], "error: --trade-trials '1,x' is not a list", "--trade-trials"),
         (["--n-cases", "50", "--target-difference", "0"], "error: target_difference must be in", "--target-diff"),
@@ -134,7 +134,18 @@ def test_power_command_reads_an_earlier_audit_and_compare(tmp_path: Path) -> Non
     assert doc["detectable_difference"] == pytest.approx(compare(report, baseline="base", candidate="cand").table.item(
         0, "detectable_difference"
     ))  # fmt: skip
-    assert any(s.startswith("icc ") and s.endswith(units) for s in doc["sources"])
+    comparison = str(out / "comparison.parquet")
+    assert doc["sources"][:4] == [
+        f"read from --from-units {units}",
+        f"read from --from-compare {comparison}",
+        f"rate {base['pass_rate_scored']:.4g}: base's pass_rate_scored",
+        f"icc {base['icc']:.4g}: base's intra-case correlation",
+    ]
+    # the library reads the same rows to the same numbers: the command only reads the files
+    row = compare(report, baseline="base", candidate="cand").table.row(0, named=True)
+    plan = ef.power(baseline=base, comparison=row).to_dict()
+    assert plan | {"sources": doc["sources"]} == doc
+    assert plan["sources"] == doc["sources"][2:]
     code, _, err = _cli(["--n-cases", "30", "--from-units", str(tmp_path / "plan.csv")])
     assert code == 2
     assert err.startswith(f"error: --from-units {tmp_path / 'plan.csv'}: not a readable units table")

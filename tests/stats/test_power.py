@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
@@ -13,6 +14,7 @@ from scipy.stats import t as student_t
 
 import evalframe as ef
 from evalframe.compare import compare
+from evalframe.errors import OptionError
 from evalframe.stats import (
     achieved_power,
     bounded_mean_interval,
@@ -267,10 +269,77 @@ def test_power_plan_trades_trials_against_cases() -> None:
         assert row["cases_needed"] == cases_needed(0.15, row["trials"], rate=0.6, icc=0.2, pair_correlation=r)
     assert plan.cases_needed == rows[1]["cases_needed"]
     assert plan.to_dict()["trade"][0]["basis"] == "same_cases"
-    with pytest.raises(ValueError, match="target_difference must be in"):
+    with pytest.raises(OptionError, match="target_difference must be in") as info:
         power(60, 2, rate=0.6, target_difference=0.5)
-    with pytest.raises(ValueError, match="cases must be a whole number of at least 2, got 1"):
+    assert info.value.option == "target_difference"
+    with pytest.raises(OptionError, match="cases must be a whole number of at least 2, got 1") as info:
         power(1, 2)
+    assert info.value.option == "cases"
+
+
+@pytest.mark.parametrize(
+    ("call", "option"),
+    [
+        (lambda: power(50, rate=1.2), "rate"),
+        (lambda: power(50, icc=-0.1), "icc"),
+        (lambda: power(50, alpha=0.0), "alpha"),
+        (lambda: power(50, power=1.0), "power"),
+        (lambda: power(50, pair_correlation=0.4), "pair_correlation"),
+        (lambda: power(50, 0), "trials"),
+        (lambda: power(50, pair_trials=0.5), "pair_trials"),
+        (lambda: power(50, trade_trials=[0, 1]), "trade_trials"),
+        (lambda: power(), "cases"),
+        (lambda: achieved_power(0.6, 20, rate=0.5), "difference"),
+        (lambda: detectable_difference(20, pair_correlation=1.0), "pair_correlation"),
+    ],
+)
+def test_a_refused_power_input_is_named_on_the_error(call: Callable[[], object], option: str) -> None:
+    # The command picks its hint by the argument the library names, never by the words of the message.
+    with pytest.raises(OptionError) as info:
+        call()
+    assert info.value.option == option
+
+
+def test_power_reads_what_is_not_given_from_an_earlier_summary_and_comparison() -> None:
+    # An audit's summary row: 40 cases, 120 planned units (3 per case), pass rate 0.7, icc 1.3 (an estimate
+    # above 1 is clamped to 1); a comparison at 2 pairs per case (90 pairs over 45 cases) whose 0.8 exceeds
+    # what icc 1 allows at 2 trials (1/(1 + 0) = 1: it does not) and then what icc 0.2 allows (0.2/0.6 = 1/3).
+    summary = {"candidate": "base", "cases_planned": 40, "planned": 120, "pass_rate_scored": 0.7, "icc": 1.3}
+    row = {"pair_correlation": 0.8, "pairs_used": 90, "cases_used": 45}
+    plan = power(baseline=summary, comparison=row)
+    assert {k: plan.inputs[k] for k in ("cases", "trials", "rate", "icc", "pair_correlation", "pair_trials")} == {
+        "cases": 40,
+        "trials": 3,
+        "rate": 0.7,
+        "icc": 1.0,
+        "pair_correlation": 0.8,
+        "pair_trials": 2.0,
+    }
+    assert plan.sources == [
+        "rate 0.7: base's pass_rate_scored",
+        "icc 1: base's intra-case correlation",
+        "pair correlation 0.8 at 2 pair(s) per case: the comparison's",
+    ]
+    given = power(30, 2, icc=0.2, baseline=summary, comparison=row)
+    assert (given.inputs["cases"], given.inputs["trials"], given.inputs["icc"]) == (30, 2, 0.2)
+    assert given.inputs["pair_correlation"] == pytest.approx(1 / 3)
+    assert given.sources == [
+        "rate 0.7: base's pass_rate_scored",
+        "pair correlation 0.8 at 2 pair(s) per case: the comparison's",
+        "pair correlation clamped to 0.3333, the most the icc allows",
+    ]
+    assert power(30, baseline=summary | {"icc": None}).sources[1] == (
+        "icc 0: base has one scored unit per case, which cannot show it"
+    )
+    assert power(30, 3, icc=0.3, pair_correlation=0.1, comparison={}).inputs["pair_correlation"] == 0.1
+    for bad, option, reason in [
+        ({"baseline": summary | {"pass_rate_scored": None}}, "baseline", "base's summary row has no pass_rate_scored"),
+        ({"baseline": {"candidate": "b", "cases_planned": 0, "planned": 0}}, "baseline", "b's summary row has no"),
+        ({"cases": 30, "comparison": {"pair_correlation": None}}, "comparison", "the comparison has no pair"),
+    ]:
+        with pytest.raises(OptionError) as info:
+            power(**bad)
+        assert (info.value.option, str(info.value)[: len(reason)]) == (option, reason)
 
 
 def _batch(cases: int, trials: int, seed: int) -> tuple[ef.Plan, pl.DataFrame]:
