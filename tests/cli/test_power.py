@@ -192,3 +192,16 @@ def test_power_under_cases_fixed_is_the_within_case_t() -> None:
     doc = json.loads(out)
     assert doc["detectable_difference"] is None
     assert "none under --cases fixed with one trial per case" in doc["notes"][0]
+
+
+def test_power_command_refuses_a_comparison_whose_pair_correlation_is_not_a_number(tmp_path: Path) -> None:
+    # A hand-edited compare JSON with the correlation as a string was a TypeError traceback; it is a usage
+    # error naming the file, with the hint for the comparison the library names.
+    path = tmp_path / "c.json"
+    path.write_text('[{"pair_correlation": "0.3", "pairs_used": 90, "cases_used": 30}]', encoding="utf-8")
+    code, out, err = _cli(["--n-cases", "30", "--trials", "3", "--icc", "0.3", "--from-compare", str(path)])
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"error: --from-compare {path}: the comparison has no pair correlation (numeric scores, or under 3 cases)",
+        "hint: give --pair-correlation, or --from-compare a comparison of pass/fail grades",
+    ]
