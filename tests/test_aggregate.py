@@ -24,13 +24,21 @@ def task(passed: dict[str, list[int]], **options: Any) -> ef.AuditReport:
     return ef.audit(plan, results, **options)
 
 
-def three_tasks() -> dict[str, ef.AuditReport]:
+def three_tasks(**options: Any) -> dict[str, ef.AuditReport]:
     # A passes 8 of 10, 3 of 4 and 5 of 8 cases; B 6 of 10, 2 of 4, 4 of 8; C is audited on belief only.
     return {
-        "intention": task({"A": [1] * 5 + [0] * 3, "B": [1] * 4 + [0] * 4}),
-        "belief": task({"A": [1] * 8 + [0] * 2, "B": [1] * 6 + [0] * 4, "C": [1] * 10}),
-        "desire": task({"A": [1, 1, 1, 0], "B": [1, 1, 0, 0]}),
+        "intention": task({"A": [1] * 5 + [0] * 3, "B": [1] * 4 + [0] * 4}, **options),
+        "belief": task({"A": [1] * 8 + [0] * 2, "B": [1] * 6 + [0] * 4, "C": [1] * 10}, **options),
+        "desire": task({"A": [1, 1, 1, 0], "B": [1, 1, 0, 0]}, **options),
     }
+
+
+def scored_task(scores: dict[str, list[float]]) -> ef.AuditReport:
+    """One task's audit of numeric grades on [0, 1] without a pass threshold: its headline is mean_score."""
+    n = max(len(v) for v in scores.values())
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": [f"c{i + 1}" for i in range(n)]}), candidates=list(scores))
+    rows = [(name, f"c{i + 1}", g) for name, grades in scores.items() for i, g in enumerate(grades)]
+    return ef.audit(plan, pl.DataFrame(rows, schema=["candidate", "case_id", "score"], orient="row"), grade="numeric")
 
 
 def wilson(p: float, n: float, q: float) -> tuple[float, float]:
@@ -239,3 +247,38 @@ def test_a_difference_across_tasks_needs_both_candidates_in_every_task_and_names
         aggregate_difference(three_tasks(), baseline="C", candidate="A")
     assert caught.value.missing_tasks == {"C": ["desire", "intention"]}
     assert caught.value.reason.startswith("baseline 'C' was not audited in task desire, intention")
+
+
+def test_the_defaults_are_the_rate_the_headline_reads_and_the_confidence_the_audits_declared() -> None:
+    # Audited at 90%: the aggregates and each task's comparison have 90% intervals unless told otherwise, as
+    # `--confidence 0.9` gives the audit, compare and --aggregate alike on the command line.
+    declared = three_tasks(confidence=0.9)
+    assert ef.aggregate(declared).equals(ef.aggregate(declared, rate="pass_rate_scored", confidence=0.9))
+    assert ef.aggregate(declared).get_column("confidence").to_list() == [0.9, 0.9, None]  # C lacks two tasks
+    assert not ef.aggregate(declared).equals(ef.aggregate(declared, confidence=0.95))
+    difference = aggregate_difference(declared, baseline="B", candidate="A")
+    assert difference.equals(aggregate_difference(declared, baseline="B", candidate="A", confidence=0.9))
+    assert ef.compare(declared["belief"], baseline="B", candidate="A").table.item(0, "confidence") == 0.9
+    mixed = {**declared, "desire": three_tasks()["desire"]}
+    with pytest.raises(OptionError) as info:
+        ef.aggregate(mixed)
+    assert (info.value.option, info.value.reason) == (
+        "confidence",
+        "the audits declared different confidences (0.9, 0.95): give confidence",
+    )
+    assert ef.aggregate(mixed, confidence=0.9).equals(ef.aggregate(declared))
+
+
+def test_numeric_grades_aggregate_their_mean_score_and_count_no_passes() -> None:
+    # Mean scores 0.2, 0.9, 0.5 → 8/15 and 0.4, 0.6 → 1/2: macro (8/15 + 1/2)/2 = 31/60 over 5 scored units.
+    numeric = {"t1": scored_task({"A": [0.2, 0.9, 0.5]}), "t2": scored_task({"A": [0.4, 0.6]})}
+    row = ef.aggregate(numeric).row(0, named=True)
+    assert (row["rate"], row["planned"], row["scored"], row["passed"]) == ("mean_score", 5, 5, None)
+    assert row["estimate"] == pytest.approx(31 / 60, rel=1e-15)
+    assert ef.aggregate(numeric).equals(ef.aggregate(numeric, rate="mean_score"))
+    with pytest.raises(OptionError) as info:
+        ef.aggregate({"t1": numeric["t1"], "t2": three_tasks()["desire"]})
+    assert (info.value.option, info.value.reason) == (
+        "rate",
+        "the tasks' headlines read different rates (t1 mean_score; t2 pass_rate_scored): give rate",
+    )

@@ -24,7 +24,7 @@ from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
 from evalframe.compare.family import Family, compare_each
-from evalframe.compare.pairs import Scale, check_names, task_report
+from evalframe.compare.pairs import check_names, task_report
 from evalframe.errors import AggregateError, OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
@@ -121,18 +121,9 @@ def _export(report: AuditReport, folder: Path, inputs: list[str]) -> None:
 
 
 def _aggregate(report: AuditReport, how: str) -> pl.DataFrame:
-    """``--aggregate``: the declared aggregate across the report's tasks, of the rate its headline reads.
-
-    ``mean_score`` for numeric grades without a pass threshold, ``pass_rate_scored`` otherwise (see
-    :func:`evalframe.aggregate`); its refusals are usage errors against ``--aggregate``.
-    """
+    """``--aggregate``: :func:`evalframe.aggregate` of the report as it is; its refusals are usage errors."""
     try:
-        return aggregate(
-            report.by_task(),
-            how=how,  # type: ignore[arg-type]
-            rate="mean_score" if Scale.of(report.meta).numeric else "pass_rate_scored",
-            confidence=float(report.meta.get("confidence", 0.95)),
-        )
+        return aggregate(report, how=how)  # type: ignore[arg-type]
     except OptionError as exc:
         raise click.BadParameter(exc.reason, param_hint="--aggregate") from None
 
@@ -196,7 +187,8 @@ def _print_aggregate(view: View | TasksView, table: pl.DataFrame, fmt: str, layo
         click.echo(json.dumps(doc, indent=2, default=str))
         return
     print_view_as(view, fmt, layout)
-    _print_declared(table, "estimate", "{passed}/{scored}", fmt)
+    numeric = table.height and table.item(0, "rate") == "mean_score"  # no pass or fail to count
+    _print_declared(table, "estimate", "{scored}" if numeric else "{passed}/{scored}", fmt)
 
 
 @click.command(
@@ -536,7 +528,7 @@ def compare_command(
     inputs hold several tasks each task is compared on its own, in turn (or
     only --task NAME's); a task one side was not run on is "not comparable".
     """
-    options = {k: kwargs[k] for k in ("confidence", "alpha", "cases")}  # compare's and compare_each's own
+    options = {k: kwargs[k] for k in ("alpha", "cases")}  # compare's and compare_each's own (the audit's confidence)
     options.update(comparable_on=list(comparable_on) or None, ignore_settings=ignore_settings)
     if each == (challenger is not None):
         fail("give either --candidate NAME (one comparison) or --each (the baseline against every other candidate)")
@@ -582,7 +574,6 @@ def compare_command(
                     candidate=challenger,
                     how=how,  # type: ignore[arg-type]
                     pairs=pairs,  # type: ignore[arg-type]
-                    confidence=kwargs["confidence"],
                 )
             except AggregateError as exc:  # a side lacks a task: named with the task, not the flag
                 fail(exc.reason)

@@ -37,6 +37,7 @@ from evalframe.compare.pairs import (
     Scale,
     check_cases,
     check_names,
+    declared_confidence,
     dropped_by_slice,
     missingness_p_value,
     pair_counts,
@@ -155,7 +156,7 @@ def compare(
     candidate: str,
     pairs: PairPolicy = "complete_pairs",
     min_coverage: float | None = None,
-    confidence: float = 0.95,
+    confidence: float | None = None,
     alpha: float = 0.05,
     task: str | None = None,
     cases: Target | None = None,
@@ -181,7 +182,8 @@ def compare(
         Declared minimum ``scored_coverage`` of each side (fraction); None: the default
         :data:`DEFAULT_MIN_COVERAGE` (0.95), which the coverage reason calls the default, not declared.
     confidence
-        Coverage of the intervals of the paired difference.
+        Coverage of the intervals of the paired difference (None: what the audit declared,
+        ``report.meta["confidence"]``, else 0.95).
     alpha
         Significance level of the exact McNemar tests (paired gradedness;
         discordant pairs with one trial per case), and the family-wise error
@@ -288,6 +290,7 @@ def compare(
     declared_minimum = min_coverage is not None
     min_coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
     cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
+    confidence = declared_confidence([report], confidence)
     several = len(report.meta.get("tasks", [])) >= 2
     report = task_report(report, task)
     check_names(report, baseline, candidate, task)

@@ -17,7 +17,7 @@ in the rate's denominator (the pooled rate over units), and only pools tasks gra
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -25,7 +25,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, PASSED, PLANNED, SCORED
 from evalframe.compare import compare
-from evalframe.compare.pairs import PairPolicy, Scale
+from evalframe.compare.pairs import PairPolicy, Scale, declared_confidence
 from evalframe.errors import AggregateError, OptionError
 from evalframe.funnel import outcome_in
 from evalframe.natural import natural_key
@@ -111,6 +111,15 @@ def _by_task(reports: Mapping[str, AuditReport] | AuditReport) -> Mapping[str, A
     return reports.by_task() if isinstance(reports, AuditReport) else reports
 
 
+def _headline_rate(reports: Mapping[str, AuditReport]) -> str:
+    """The rate the tasks' headlines read (:class:`Scale`), or OptionError on ``rate`` when they differ."""
+    rates = {t: "mean_score" if Scale.of(r.meta).numeric else "pass_rate_scored" for t, r in reports.items()}
+    if len(set(rates.values())) > 1:
+        listed = "; ".join(f"{t} {rate}" for t, rate in sorted(rates.items()))
+        raise OptionError("rate", f"the tasks' headlines read different rates ({listed}): give rate")
+    return next(iter(rates.values()), "pass_rate_scored")
+
+
 def _tasks(reports: Mapping[str, AuditReport], how: str) -> list[str]:
     """The tasks in natural order, once ``how`` and their number are checked."""
     if how not in ("macro", "micro"):
@@ -165,8 +174,8 @@ def aggregate(
     reports: Mapping[str, AuditReport] | AuditReport,
     *,
     how: Weighting = "macro",
-    rate: str = "pass_rate_scored",
-    confidence: float = 0.95,
+    rate: str | None = None,
+    confidence: float | None = None,
 ) -> pl.DataFrame:
     """A declared aggregate of one rate across tasks, per candidate, with the weights stated.
 
@@ -181,9 +190,11 @@ def aggregate(
         tasks graded alike.
     rate
         The rate aggregated: ``pass_rate_scored`` or ``mean_score`` (the rates whose case-clustered
-        standard error the summary holds; ``mean_score`` only across tasks with one score range).
+        standard error the summary holds; ``mean_score`` only across tasks with one score range). None:
+        the rate the headline reads, ``mean_score`` for numeric grades without a pass threshold, else
+        ``pass_rate_scored``.
     confidence
-        Two-sided coverage of the interval.
+        Two-sided coverage of the interval (None: what the audits declared, else 0.95).
 
     Returns
     -------
@@ -194,8 +205,9 @@ def aggregate(
         with a graded unit); ``estimate`` = Σ w_t p_t, ``se`` = √(Σ w_t² v_t) with v_t the task's squared
         case-clustered standard error, ``df`` (Satterthwaite's degrees of freedom), ``ci_low``,
         ``ci_high``, ``confidence`` (Float64); and the counts summed over the tasks, ``planned``,
-        ``scored``, ``passed`` (UInt32). ``estimate`` is null when a task's rate is; ``se``, ``df`` and
-        the interval are null when a task has fewer than two graded cases (SPEC §4). ``missing_tasks``
+        ``scored``, ``passed`` (UInt32; ``passed`` null for numeric grades without a pass threshold).
+        ``estimate`` is null when a task's rate is; ``se``, ``df`` and the interval are null when a task
+        has fewer than two graded cases (SPEC §4). ``missing_tasks``
         (List[String]) names the tasks a candidate was not audited in: such a candidate is left out, every
         column after ``tasks`` null but this one (a number over some of the tasks is not this aggregate).
 
@@ -207,7 +219,9 @@ def aggregate(
         ``option`` ``"how"``: not ``macro``/``micro``, or ``micro`` over tasks graded differently (grade
         kind, pass threshold, score range, or the metrics its export files name), the reason naming
         each task's grading; ``"rate"``: a rate without a clustered standard error, or ``mean_score``
-        over different score ranges; ``"reports"``: fewer than two tasks. A ``ValueError`` too.
+        over different score ranges, or no ``rate`` given and the tasks' headlines read different rates;
+        ``"reports"``: fewer than two tasks; ``"confidence"``: none given and the audits declared
+        different ones. A ``ValueError`` too.
 
     Notes
     -----
@@ -230,9 +244,11 @@ def aggregate(
     >>> out.select("tasks", "weights", "estimate", "passed", "scored").row(0)
     (['belief', 'desire'], [0.6666666666666666, 0.3333333333333333], 0.6666666666666666, 4, 6)
     """
+    reports = _by_task(reports)
+    rate = _headline_rate(reports) if rate is None else rate
     if rate not in AGGREGATE_RATES:
         raise OptionError("rate", f"rate is one of {', '.join(AGGREGATE_RATES)} (with a clustered error), got {rate!r}")
-    reports = _by_task(reports)
+    confidence = declared_confidence(reports.values(), confidence)
     tasks = _tasks(reports, how)
     scales = {t: _scale(reports[t], rate) for t in tasks}
     if len(set(scales.values())) > 1:
@@ -264,11 +280,17 @@ def aggregate(
                 "task_cases": [s.cases for s in own],
                 **_combined(own, weights, scales[tasks[0]], confidence),
                 "confidence": confidence,
-                **{c: sum(int(counts[t][name][c]) for t in tasks) for c in (PLANNED, SCORED, PASSED)},
+                **{c: _total(counts[t][name][c] for t in tasks) for c in (PLANNED, SCORED, PASSED)},
                 "missing_tasks": [],
             }
         )
     return pl.DataFrame(rows, schema=_SCHEMA)
+
+
+def _total(counts: Iterable[int | None]) -> int | None:
+    """The sum of the tasks' counts; None when a task has none (``passed`` of grades without pass or fail)."""
+    got = list(counts)
+    return None if None in got else sum(got)  # type: ignore[arg-type]
 
 
 def _missing_tasks(strata: Mapping[str, Mapping[str, _Stratum]], tasks: list[str]) -> dict[str, list[str]]:
@@ -284,7 +306,7 @@ def aggregate_difference(
     candidate: str,
     how: Weighting = "macro",
     pairs: PairPolicy = "complete_pairs",
-    confidence: float = 0.95,
+    confidence: float | None = None,
 ) -> pl.DataFrame:
     """A declared aggregate across tasks of the paired difference candidate − baseline; no verdict.
 
@@ -303,7 +325,7 @@ def aggregate_difference(
     pairs
         The pair policy of every task's comparison.
     confidence
-        Two-sided coverage of the interval.
+        Two-sided coverage of the interval (None: what the audits declared, else 0.95).
 
     Returns
     -------
@@ -353,6 +375,7 @@ def aggregate_difference(
     if len(widths) > 1:
         raise OptionError("reports", "the tasks' score ranges differ: their differences are on different scales")
     width = widths.pop()
+    confidence = declared_confidence(reports.values(), confidence)
     strata = []
     for t in tasks:
         r = compare(reports[t], baseline=baseline, candidate=candidate, pairs=pairs, confidence=confidence).table.row(

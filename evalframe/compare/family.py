@@ -88,7 +88,7 @@ def compare_each(
     baseline: str,
     pairs: PairPolicy = "complete_pairs",
     min_coverage: float | None = None,
-    confidence: float = 0.95,
+    confidence: float | None = None,
     alpha: float = 0.05,
     task: str | None = None,
     cases: Target | None = None,

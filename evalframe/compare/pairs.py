@@ -9,7 +9,7 @@ exact McNemar test of paired gradedness (:func:`missingness_p_value`). Used by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -24,6 +24,33 @@ from evalframe.stats.clustered import check_target
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
+#: The coverage of an interval when neither the call nor the audit declares one.
+DEFAULT_CONFIDENCE: Final = 0.95
+
+
+def declared_confidence(reports: Iterable[AuditReport], confidence: float | None) -> float:
+    """``confidence`` when given, else the one the audits declared (``meta["confidence"]``), else 0.95.
+
+    So a comparison or an aggregate of a report audited at ``confidence=0.9`` has 90% intervals, as the
+    command line's ``--confidence`` gives both. Raises :class:`~evalframe.errors.OptionError`
+    (``option`` ``"confidence"``) when ``confidence`` is None and the audits declared different ones.
+
+    Examples
+    --------
+    >>> class Audit:  # what is read: the meta
+    ...     def __init__(self, meta): self.meta = meta
+    >>> declared_confidence([Audit({"confidence": 0.9})], None), declared_confidence([Audit({})], 0.8)
+    (0.9, 0.8)
+    >>> declared_confidence([Audit({})], None)
+    0.95
+    """
+    if confidence is not None:
+        return confidence
+    found = {float(r.meta.get("confidence", DEFAULT_CONFIDENCE)) for r in reports}
+    if len(found) > 1:
+        listed = ", ".join(f"{c:g}" for c in sorted(found))
+        raise OptionError("confidence", f"the audits declared different confidences ({listed}): give confidence")
+    return found.pop() if found else DEFAULT_CONFIDENCE
 
 
 @dataclass(frozen=True)

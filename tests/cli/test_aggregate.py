@@ -16,7 +16,7 @@ import evalframe as ef
 from evalframe.cli import auditing
 from evalframe.compare.aggregate import aggregate_difference
 from tests.cli.support import ORBIT_ARGS, run
-from tests.test_aggregate import three_tasks
+from tests.test_aggregate import scored_task, three_tasks
 
 
 @pytest.fixture
@@ -101,3 +101,19 @@ def test_the_terminal_writes_an_aggregate_of_a_task_with_nothing_scored_as_its_o
     assert [cell.strip() for cell in b.strip("│").split("│")] == ["B", "—", "—", "t1 0.5, t2 0.5", "3/3"]
     a = next(line for line in rows if line.startswith("│ A "))
     assert a.split("│")[2].strip().startswith("0.833 [")  # (2/3 + 2/2) / 2
+
+
+def test_numeric_grades_print_their_mean_score_aggregate_with_scored_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The aggregate of numeric grades without a threshold was a TypeError (no passed count to sum); the command
+    # now prints the mean_score the headline reads, over the units scored, as ef.aggregate gives it.
+    parts = {"t1": scored_task({"A": [0.2, 0.9, 0.5]}), "t2": scored_task({"A": [0.4, 0.6]})}
+    combined = replace(parts["t1"], meta={**parts["t1"].meta, "tasks": ["t1", "t2"]})
+    monkeypatch.setattr(ef.AuditReport, "by_task", lambda self: parts if self is combined else {"": self})
+    monkeypatch.setattr(auditing, "build_report", lambda **_: combined)
+    code, out, err = run([*ORBIT_ARGS, "--aggregate", "macro", "--format", "markdown"])
+    assert code == 0, err
+    section = out[out.index("## declared aggregate (macro of mean_score across tasks)") :]
+    assert section.splitlines()[2] == "| candidate | estimate \\[95% CI\\] | se | weights | scored summed over tasks |"
+    assert section.splitlines()[4].endswith("| t1 0.5, t2 0.5 | 5 |")
+    code, out, _ = run([*ORBIT_ARGS, "--aggregate", "macro", "--format", "json"])
+    assert json.loads(out)["aggregate"] == json.loads(json.dumps(ef.aggregate(parts).to_dicts()))

@@ -95,3 +95,25 @@ def test_each_and_candidate_are_one_or_the_other(tmp_path: Path) -> None:
     for extra in (["--each", "--candidate", "B"], []):
         code, _, stderr = run([*args, *extra])
         assert code == 2 and "give either --candidate NAME (one comparison) or --each" in stderr
+
+
+def test_compare_confidence_is_the_audits_on_the_command_line_and_in_python(tmp_path: Path) -> None:
+    # `--confidence 0.9` is given to the audit; compare and compare --each read it from the audit, as
+    # ef.compare does for a report audited at 0.9: one route, one number.
+    args = _inputs(tmp_path, {"base": 10, "B": 16})
+    code, stdout, _ = run([*args, "--candidate", "B", "--confidence", "0.9", "--format", "json"])
+    assert code == 0
+    row = json.loads(stdout)["comparison"]
+    report = ef.audit(ef.Plan.from_file(tmp_path / "plan.csv", candidates=["base", "B"]), tmp_path / "results.csv",
+                      confidence=0.9)  # fmt: skip
+    table = ef.compare(report, baseline="base", candidate="B").table
+    assert (row["confidence"], row["ci_low"], row["ci_high"]) == (
+        0.9,
+        table.item(0, "ci_low"),
+        table.item(0, "ci_high"),
+    )
+    assert table.item(0, "ci_low") != ef.compare(report, baseline="base", candidate="B", confidence=0.95).table.item(
+        0, "ci_low"
+    )
+    code, stdout, _ = run([*args, "--each", "--confidence", "0.9", "--format", "json"])
+    assert json.loads(stdout)["comparisons"][0]["ci_low"] == table.item(0, "ci_low")
