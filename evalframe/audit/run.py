@@ -18,6 +18,7 @@ import polars as pl
 
 from evalframe.attempts import retry_bias_if_retried, retry_bias_notes
 from evalframe.audit.arguments import check_options, check_slices
+from evalframe.audit.imported import import_folder
 from evalframe.audit.meta import audit_meta
 from evalframe.audit.runners import ByCandidate, OnSpark, Runner, WholeBatch, layout_meta
 from evalframe.audit.step import Options, Part, batch_problems, check_and_select
@@ -73,7 +74,12 @@ AUTO_PARTITION_ROWS: Final = 2_000_000
 Results = pl.DataFrame | pl.LazyFrame | Loaded | PathLike | Sequence[PathLike]
 
 
-def _as_loaded(results: Results) -> Loaded:
+def _as_loaded(results: Results, plan: Plan) -> Loaded:
+    """The ledger as loaded: an ``evalframe import`` folder's with the import's notes and provenance.
+
+    A plan read from an import's ``plan.parquet`` and that folder's ``ledger.parquet`` are audited with what
+    the import noticed (:func:`~evalframe.audit.imported.import_folder`), as an audit of the exports is.
+    """
     if isinstance(results, Loaded):
         return results
     if isinstance(results, (pl.DataFrame, pl.LazyFrame)):
@@ -81,7 +87,12 @@ def _as_loaded(results: Results) -> Loaded:
         if LINE not in frame.collect_schema().names():  # numbered before any partition filter: row n is line n
             frame = frame.with_row_index(LINE, offset=1).with_columns(pl.col(LINE).cast(pl.Int64))
         return Loaded(frame, source="results")
-    return load(results)
+    found = None if is_url(plan.source) else import_folder(plan.source, results)
+    loaded = load(results)
+    if found is None:
+        return loaded
+    problems = pl.concat([loaded.problems, found.notes], how="diagonal_relaxed")
+    return replace(loaded, problems=problems, provenance=found.provenance)
 
 
 def _spark_reads_locally(results: object) -> None:
@@ -352,7 +363,7 @@ def audit(
         loaded = on_spark.loaded()
     else:
         with remote_options(storage_options):
-            loaded = _as_loaded(cast(Results, results))  # not a Spark frame: that selects Spark
+            loaded = _as_loaded(cast(Results, results), plan)  # not a Spark frame: that selects Spark
     if progress is not None:
         progress("inputs read", 1, 1)
     # Folder keys such as date=2024-01-01 organise a lake; only those naming a ledger column are data.
@@ -844,7 +855,7 @@ def with_ledger_problems(
     plan = refused.checkable
     if not isinstance(plan, Plan):
         return refused
-    loaded = _as_loaded(results)
+    loaded = _as_loaded(results, plan)
     layout_only = [k for k in loaded.partitions if k not in KNOWN_COLUMNS]
     if TASK in plan.cases.columns:  # the plan names tasks: the ledger's own task column is not checked here
         layout_only = [*layout_only, *(c for c in loaded.frame.collect_schema().names() if c == TASK)]

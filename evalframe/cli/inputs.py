@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 import click
-import polars as pl
 
 from evalframe.audit import audit, with_ledger_problems
 from evalframe.audit.arguments import check_options
@@ -23,10 +22,10 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import KIND, GradeKind
 from evalframe.errors import AuditRefused, EvalframeError, OptionError, PlanError
 from evalframe.importers._kit import declare
-from evalframe.load import Loaded, is_url, load, storage_options
+from evalframe.load import Loaded, storage_options
 from evalframe.plan import Plan
 from evalframe.progress import Progress
-from evalframe.read import import_exports, import_folder
+from evalframe.read import import_exports
 from evalframe.report import AuditReport, build_refusal, check_output_folder, write_refusal
 from evalframe.report.refusal import refusal_json, refusal_markdown
 
@@ -100,7 +99,7 @@ def _from_exports(
 def _from_files(
     plan_path: Path | str | None, results_paths: Sequence[str], paths: Sequence[Path], flags: InputFlags
 ) -> Plan:
-    """The plan of ``--plan FILE --results ...`` (the ledger is read by the audit; see :func:`_import_ledger`)."""
+    """The plan of ``--plan FILE --results ...`` (the ledger is read by the audit, an import's with its notes)."""
     if plan_path is None or not results_paths or paths:
         raise click.UsageError("give --plan and --results (or --from FORMAT PATHS)")
     if flags.score_name is not None:
@@ -113,21 +112,6 @@ def _from_files(
     except PlanError as exc:
         candidates_usage_error(exc, plan_path, flags.candidates)
         raise
-
-
-def _import_ledger(plan_path: Path | str | None, results_paths: Sequence[str]) -> Loaded | list[str]:
-    """The ledger of ``--results``: with the import's notes (and its exports as provenance) when it is one.
-
-    An ``evalframe import`` folder's plan.parquet and ledger.parquet are audited with the notes the import
-    wrote beside them (:func:`evalframe.read.import_folder`); any other ledger is the paths themselves.
-    """
-    local = plan_path is not None and not is_url(str(plan_path))  # an import folder is a local one
-    found = import_folder(plan_path, results_paths) if local and plan_path is not None else None
-    if found is None:
-        return list(results_paths)
-    ledger = load(results_paths[0])
-    problems = pl.concat([ledger.problems, found.notes], how="diagonal_relaxed")
-    return replace(ledger, problems=problems, provenance=found.provenance)
 
 
 def _refused(
@@ -194,10 +178,9 @@ def build_report(
             try:
                 plan = _from_files(plan_path, results_paths, paths, flags)
             except PlanError as exc:  # the ledger's own problems too, in the same run (SPEC §3)
-                ledger = _import_ledger(plan_path, results_paths)
                 checks = {k: options[k] for k in ("missing", "grade", "score_range", "pass_threshold", "extra_columns")}
-                raise with_ledger_problems(exc, ledger, **checks) from None
-            return audit(plan, _import_ledger(plan_path, results_paths), progress=progress, **options)
+                raise with_ledger_problems(exc, list(results_paths), **checks) from None
+            return audit(plan, list(results_paths), progress=progress, **options)
         except OptionError as exc:
             raise usage_error(exc) from None
         except AuditRefused as exc:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
+import evalframe as ef
+from evalframe.report import render_json
 from tests.cli.support import run
 
 
@@ -98,6 +100,9 @@ def test_an_audit_of_an_import_folder_carries_the_imports_notes_and_exports(tmp_
     meta = audited["meta"]
     assert isinstance(meta, dict)
     assert (meta["imported_from"], len(meta["exports"]), meta["import_folder"]) == ("inspect", 5, str(tmp_path / "imp"))
+    # The Python route is the same audit: ef.audit reads the import's notes and exports itself.
+    report = ef.audit(ef.Plan.from_file(tmp_path / "imp/plan.parquet"), str(tmp_path / "imp/ledger.parquet"))
+    assert json.loads(render_json(report.view())) == audited
 
 
 def test_notes_are_read_back_only_from_the_import_that_wrote_them(tmp_path: Path) -> None:
