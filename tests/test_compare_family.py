@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 import evalframe as ef
-from evalframe.compare.family import compare_each
+from evalframe.compare.family import compare_by_task, compare_each
 
 CASES = [f"q{i}" for i in range(40)]
 
@@ -51,3 +51,22 @@ def test_a_report_of_the_baseline_alone_is_no_family() -> None:
     # One planned candidate: no other candidate to compare, so no family (not an empty table that breaks its text).
     with pytest.raises(ValueError, match="no candidate other than the baseline 'base'"):
         compare_each(_report({"base": range(10)}), baseline="base")
+
+
+def test_compare_by_task_compares_within_each_task_and_names_a_task_one_side_was_not_run_on() -> None:
+    # belief: A passes q1..q6 of 6, B q1..q2; desire: only A was run. The command's per-task rule, in the library.
+    rows = [("A", "belief", f"q{i}", 1) for i in range(1, 7)] + [
+        ("B", "belief", f"q{i}", int(i < 3)) for i in range(1, 7)
+    ]
+    rows += [("A", "desire", "q1", 1)]
+    ledger = pl.DataFrame(rows, schema=["candidate", "task", "case_id", "passed"], orient="row")
+    report = ef.audit(ef.Plan.from_frame(ledger.drop("passed")), ledger)
+    by_task = compare_by_task(report, baseline="B", candidate="A", confidence=0.9)
+    assert list(by_task) == ["belief", "desire"]
+    belief = by_task["belief"]
+    assert not isinstance(belief, str)
+    assert belief.table.equals(ef.compare(report, baseline="B", candidate="A", task="belief", confidence=0.9).table)
+    assert (belief.table.item(0, "pairs_used"), belief.table.item(0, "quality_difference")) == (6, pytest.approx(4 / 6, abs=1e-15))
+    assert by_task["desire"] == "baseline 'B' is not a candidate of task desire (candidates: A)"
+    with pytest.raises(ValueError, match=r"^candidate 'Z' is not a candidate of the report \(candidates: A, B\)$"):
+        compare_by_task(report, baseline="B", candidate="Z")

@@ -23,8 +23,8 @@ from evalframe.cli.signals import hold_stop_signals
 from evalframe.columns import CANDIDATE, OUTCOME, UNITS
 from evalframe.compare import Comparison, compare
 from evalframe.compare.aggregate import aggregate, aggregate_difference
-from evalframe.compare.family import Family, compare_each
-from evalframe.compare.pairs import check_names, task_report
+from evalframe.compare.family import Family, compare_by_task, compare_each
+from evalframe.compare.pairs import task_report
 from evalframe.errors import AggregateError, OptionError
 from evalframe.progress import Progress
 from evalframe.report import (
@@ -255,36 +255,16 @@ def audit_command(
 
 
 def _compared_view(
-    report: AuditReport,
-    task: str | None,
-    *,
-    baseline: str,
-    challenger: str,
-    pairs: str,
-    min_coverage: float | None,
-    require_winner: bool,
-    options: dict[str, Any],
-) -> tuple[AuditReport, Comparison, View]:
-    """``task``'s report (the report itself for one task), its comparison and the view printed.
-
-    Raises what :func:`evalframe.compare.compare` raises.
-    """
-    comparison = compare(
-        report,
-        baseline=baseline,
-        candidate=challenger,
-        pairs=pairs,  # type: ignore[arg-type]
-        min_coverage=min_coverage,
-        task=task,
-        **options,
-    )
+    report: AuditReport, task: str | None, comparison: Comparison, *, min_coverage: float | None, require_winner: bool
+) -> tuple[AuditReport, View]:
+    """``task``'s report (the report itself for one task) and the view of its comparison printed."""
     shown = task_report(report, task)
     view = shown.view(comparison, min_coverage=min_coverage)
     assert isinstance(view, View)  # a comparison's view is of one task
     if require_winner:  # a release gate like --min-coverage: every output says whether it passed
         gate = view.gate or Gate(min_coverage=None)
         view = replace(view, gate=replace(gate, verdict=comparison.verdict))
-    return shown, comparison, view
+    return shown, view
 
 
 def _print_task_sections(
@@ -353,35 +333,20 @@ def _print_family(family: Family, view: View, fmt: str) -> None:
 
 
 def _compare_all(
-    report: AuditReport,
-    baseline: str,
-    *,
-    fmt: str,
-    require_winner: bool,
-    alone: bool,
-    min_coverage: float | None,
-    task: str | None,
-    pairs: str,
-    options: dict[str, Any],
+    report: AuditReport, *, fmt: str, require_winner: bool, alone: bool, task: str | None, options: dict[str, Any]
 ) -> None:
     """``compare --candidate all``: the baseline against every other candidate, Holm across them.
 
     ``alone``: one task, printed on stdout (no ``--out``, no ``--aggregate``); else a usage error. Exit 3
-    under ``--require-winner`` unless every candidate's verdict after Holm is candidate_better.
+    under ``--require-winner`` unless every candidate's verdict after Holm is candidate_better. ``options``
+    are :func:`~evalframe.compare.family.compare_each`'s.
     """
     if not alone:
         fail(
             "--candidate all compares one task on stdout: give --task NAME with several tasks, no --out, no --aggregate"
         )
     try:
-        family = compare_each(
-            report,
-            baseline=baseline,
-            pairs=pairs,  # type: ignore[arg-type]
-            min_coverage=min_coverage,
-            task=task,
-            **options,
-        )
+        family = compare_each(report, task=task, **options)
     except ValueError as exc:
         fail(str(exc))
     view = task_report(report, task).view()
@@ -408,30 +373,24 @@ def _family_asked(report: AuditReport, challenger: str) -> bool:
 def _task_sections(
     report: AuditReport,
     tasks: list[str],
-    compared: Callable[[AuditReport, str | None], tuple[AuditReport, Comparison, View]],
+    viewed: Callable[[str | None, Comparison], tuple[AuditReport, View]],
     *,
-    names: tuple[str, str],
     out: Path | None,
+    options: dict[str, Any],
 ) -> list[tuple[str, View | str]]:
-    """Each task's view, or why it is not compared (a side never run on it); exit 2 on a typo or with ``--out``."""
-    try:  # a name in no task is a typo (exit 2), not a task "not comparable"
-        check_names(report, *names)
-    except ValueError as exc:
-        fail(str(exc))
+    """Each task's view, or why it is not compared (:func:`~evalframe.compare.family.compare_by_task`).
+
+    Exit 2 with ``--out`` (one comparison per folder) or on what the library refuses (a name in no task).
+    """
     if out is not None:
         fail(
             f"--out holds one comparison and the inputs hold {len(tasks)} tasks ({', '.join(tasks)}): give --task NAME"
         )
-    sections: list[tuple[str, View | str]] = []
-    for name in tasks:
-        try:
-            sections.append((name, compared(report, name)[2]))
-        except ValueError as exc:
-            held = task_report(report, name).summary.get_column(CANDIDATE).to_list()
-            if all(n in held for n in names):
-                fail(str(exc))
-            sections.append((name, str(exc)))
-    return sections
+    try:
+        by_task = compare_by_task(report, **options)
+    except ValueError as exc:
+        fail(str(exc))
+    return [(t, got if isinstance(got, str) else viewed(t, got)[1]) for t, got in by_task.items()]
 
 
 @click.command(
@@ -529,19 +488,11 @@ def compare_command(
     only --task NAME's); a task one side was not run on is "not comparable".
     """
     options = {k: kwargs[k] for k in ("alpha", "cases")}  # compare's and compare_each's own (the audit's confidence)
-    options.update(comparable_on=list(comparable_on) or None, ignore_settings=ignore_settings)
+    options.update(pairs=pairs, min_coverage=min_coverage, comparable_on=list(comparable_on) or None)
+    options.update(baseline=baseline, ignore_settings=ignore_settings)
     if each == (challenger is not None):
         fail("give either --candidate NAME (one comparison) or --each (the baseline against every other candidate)")
     challenger = challenger or ""  # with --each: no one candidate
-    compared = partial(
-        _compared_view,
-        baseline=baseline,
-        challenger=challenger,
-        pairs=pairs,
-        min_coverage=min_coverage,
-        require_winner=require_winner,
-        options=options,
-    )
     sections: list[tuple[str, View | str]] = []  # with several tasks: each task's view, or why it is not compared
     view: View | None = None
     declared: pl.DataFrame | None = None
@@ -550,22 +501,13 @@ def compare_command(
         build_report(out=out, fmt=fmt, progress=progress, **kwargs) as report,
     ):
         tasks = [str(t) for t in report.meta.get("tasks", [])]
+        viewed = partial(_compared_view, report, min_coverage=min_coverage, require_winner=require_winner)
         if each or _family_asked(report, challenger):  # one baseline against every other candidate, Holm across them
             alone = out is None and how is None and (task is not None or len(tasks) < 2)
-            _compare_all(
-                report,
-                baseline,
-                fmt=fmt,
-                require_winner=require_winner,
-                alone=alone,
-                pairs=pairs,
-                min_coverage=min_coverage,
-                task=task,
-                options=options,
-            )
+            _compare_all(report, fmt=fmt, require_winner=require_winner, alone=alone, task=task, options=options)
             return
         if task is None and len(tasks) >= 2:
-            sections = _task_sections(report, tasks, compared, names=(baseline, challenger), out=out)
+            sections = _task_sections(report, tasks, viewed, out=out, options=options | {"candidate": challenger})
         if sections and how is not None:
             try:
                 declared = aggregate_difference(
@@ -586,9 +528,10 @@ def compare_command(
                     param_hint="--aggregate",
                 )
             try:
-                shown, comparison, view = compared(report, task)
+                comparison = compare(report, candidate=challenger, task=task, **options)
             except ValueError as exc:
                 fail(str(exc))
+            shown, view = viewed(task, comparison)
             if out is not None:
                 # Every table plus comparison/pairs Parquet, and report.md/.json/.html with the verdict.
                 inputs = input_paths(kwargs["paths"], kwargs["plan_path"], kwargs["results_paths"])

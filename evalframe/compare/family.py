@@ -1,4 +1,4 @@
-"""One baseline against every other candidate: one comparison each, Holm across the family (Holm 1979).
+"""Families of comparisons: one baseline against every other candidate (Holm 1979), or one pair in every task.
 
 Comparing one baseline with m candidates runs m tests; the chance that at least one "winner" is a fluke
 grows with m. :func:`compare_each` runs :func:`evalframe.compare.compare` once per candidate and adjusts
@@ -7,6 +7,9 @@ procedure (:func:`evalframe.slices.missingness.holm`), which keeps the family-wi
 under any dependence between the comparisons. A winner stands in the family only when its Holm-adjusted
 p-value is below α. With several trials per case the verdict rests on the clustered interval, which gives
 no p-value: those comparisons are not adjusted, and the family says so.
+
+:func:`compare_by_task` compares one pair within each task of a report of several, in turn: tasks are
+never pooled, and a task one side was not run on is not comparable (no verdict), said in words.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE
 from evalframe.compare import Comparison, PairPolicy, compare
+from evalframe.compare.pairs import check_names, task_report
 from evalframe.natural import natural_sorted
 from evalframe.report.model import AuditReport
 from evalframe.slices.missingness import holm
@@ -153,3 +157,54 @@ def compare_each(
     }
     table = pl.DataFrame(rows, schema_overrides=schema).select(FAMILY_COLUMNS) if rows else pl.DataFrame()
     return Family(comparisons=comparisons, table=table, alpha=alpha)
+
+
+def compare_by_task(
+    report: AuditReport, *, baseline: str, candidate: str, **options: Any
+) -> dict[str, Comparison | str]:
+    """``candidate`` against ``baseline`` within each task of ``report``, in turn (``evalframe compare``'s rule).
+
+    Parameters
+    ----------
+    report
+        An audit report, of several tasks (``meta["tasks"]``) or of one.
+    baseline, candidate
+        Candidate names: each must be a candidate of some task.
+    **options
+        The other arguments of :func:`evalframe.compare.compare` (``pairs``, ``confidence``, ...), for every task.
+
+    Returns
+    -------
+    dict
+        Task name (the report's order; ``""`` for a report of one unnamed task) → its
+        :class:`~evalframe.compare.Comparison`, or the reason it is not comparable: a side the task was not
+        run on (no verdict; never a pooled number).
+
+    Raises
+    ------
+    ValueError
+        When a name is a candidate of no task (a typo), or the names are the same; what ``compare`` raises.
+
+    Examples
+    --------
+    >>> import evalframe as ef
+    >>> units = pl.DataFrame({"candidate": ["A", "B", "A", "B", "A"], "task": ["belief"] * 4 + ["desire"],
+    ...                       "case_id": ["q1", "q1", "q2", "q2", "q1"]})
+    >>> ledger = units.with_columns(passed=pl.Series([1, 1, 0, 1, 1]))
+    >>> by_task = compare_by_task(ef.audit(ef.Plan.from_frame(units), ledger), baseline="A", candidate="B")
+    >>> by_task["belief"].verdict
+    'no_supported_winner'
+    >>> print(by_task["desire"])  # B was not run on desire
+    candidate 'B' is not a candidate of task desire (candidates: A)
+    """
+    check_names(report, baseline, candidate)  # a name in no task is a typo, not a task "not comparable"
+    tasks = [str(t) for t in report.meta.get("tasks", [])] or [""]
+    compared: dict[str, Comparison | str] = {}
+    for task in tasks:
+        try:
+            check_names(task_report(report, task or None), baseline, candidate, task or None)
+        except ValueError as exc:
+            compared[task] = str(exc)
+            continue
+        compared[task] = compare(report, baseline=baseline, candidate=candidate, task=task or None, **options)
+    return compared
