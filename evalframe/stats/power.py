@@ -364,7 +364,7 @@ class _Earlier:
 
     def _from_summary(self, row: Mapping[str, Any]) -> None:
         name = row.get("candidate", "the baseline")
-        planned, cases = row.get("planned"), row.get("cases_planned")
+        planned, cases, rate, icc = (_real(row.get(k)) for k in ("planned", "cases_planned", "pass_rate_scored", "icc"))
         if not cases or planned is None:
             raise OptionError("baseline", f"{name}'s summary row has no cases_planned and planned to read")
         if self.cases is None:
@@ -372,12 +372,12 @@ class _Earlier:
         if self.trials is None:
             self.trials = max(1, round(planned / cases))
         if self.rate is None:
-            self.rate = row.get("pass_rate_scored")
-            if self.rate is None:
+            if rate is None:
                 raise OptionError("baseline", f"{name}'s summary row has no pass_rate_scored (no unit scored)")
-            self.sources.append(f"rate {self.rate:.4g}: {name}'s pass_rate_scored")
-        if self.icc is None and row.get("icc") is not None:
-            self.icc = min(max(float(row["icc"]), 0.0), 1.0)
+            self.rate = rate
+            self.sources.append(f"rate {rate:.4g}: {name}'s pass_rate_scored")
+        if self.icc is None and icc is not None:
+            self.icc = min(max(icc, 0.0), 1.0)
             self.sources.append(f"icc {self.icc:.4g}: {name}'s intra-case correlation")
         elif self.icc is None:
             self.sources.append(f"icc 0: {name} has one scored unit per case, which cannot show it")
