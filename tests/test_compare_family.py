@@ -66,7 +66,10 @@ def test_compare_by_task_compares_within_each_task_and_names_a_task_one_side_was
     belief = by_task["belief"]
     assert not isinstance(belief, str)
     assert belief.table.equals(ef.compare(report, baseline="B", candidate="A", task="belief", confidence=0.9).table)
-    assert (belief.table.item(0, "pairs_used"), belief.table.item(0, "quality_difference")) == (6, pytest.approx(4 / 6, abs=1e-15))
+    assert (belief.table.item(0, "pairs_used"), belief.table.item(0, "quality_difference")) == (
+        6,
+        pytest.approx(4 / 6, abs=1e-15),
+    )
     assert by_task["desire"] == "baseline 'B' is not a candidate of task desire (candidates: A)"
     with pytest.raises(ValueError, match=r"^candidate 'Z' is not a candidate of the report \(candidates: A, B\)$"):
         compare_by_task(report, baseline="B", candidate="Z")
