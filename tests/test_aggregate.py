@@ -267,6 +267,10 @@ def test_the_defaults_are_the_rate_the_headline_reads_and_the_confidence_the_aud
         "the audits declared different confidences (0.9, 0.95): give confidence",
     )
     assert ef.aggregate(mixed, confidence=0.9).equals(ef.aggregate(declared))
+    for bad in (0, 1.5, float("nan"), "0.9"):  # as ef.audit and ef.compare refuse them
+        with pytest.raises(OptionError) as info:
+            ef.aggregate(declared, confidence=bad)  # type: ignore[arg-type]
+        assert info.value.reason == f"confidence must be strictly between 0 and 1, got {bad!r}"
 
 
 def test_numeric_grades_aggregate_their_mean_score_and_count_no_passes() -> None:
@@ -281,4 +285,14 @@ def test_numeric_grades_aggregate_their_mean_score_and_count_no_passes() -> None
     assert (info.value.option, info.value.reason) == (
         "rate",
         "the tasks' headlines read different rates (t1 mean_score; t2 pass_rate_scored): give rate",
+    )
+
+
+def test_compare_refuses_a_pair_policy_it_does_not_have() -> None:
+    report = three_tasks()["belief"]
+    with pytest.raises(OptionError) as info:
+        ef.compare(report, baseline="B", candidate="A", pairs="x")  # type: ignore[arg-type]
+    assert (info.value.option, info.value.reason) == (
+        "pairs",
+        "pairs must be one of 'complete_pairs', 'missing_as_fail', got 'x'",
     )

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from evalframe.errors import InputFormatError
 from evalframe.load import PathLike
 from evalframe.report.output import listed_unchanged, read_manifest
 
@@ -63,7 +64,8 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
     records a finished ``evalframe import`` and lists them with its
     ``notes.parquet``, unchanged since (same size and SHA-256). Anything else
     (other files, several ledgers, a folder evalframe did not write) is None:
-    the audit then has no notes but its own.
+    the audit then has no notes but its own. Paths are compared once resolved
+    (relative or absolute, through a link), and the folder is the real one.
 
     Parameters
     ----------
@@ -75,6 +77,12 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
     Returns
     -------
     ImportFolder or None
+
+    Raises
+    ------
+    evalframe.errors.InputFormatError
+        Naming ``notes.parquet`` or ``exports.json`` when the manifest lists it unchanged but it does not
+        read as the import wrote it (the manifest edited to match).
 
     Examples
     --------
@@ -94,9 +102,9 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
     ('inspect', ['limited_run', 'run_status'], 'popularity')
     """
     paths = [results] if isinstance(results, str | os.PathLike) else list(results)
-    plan_path = Path(plan)
+    plan_path = Path(os.path.realpath(plan))  # however the paths are spelled: relative, with .., through a link
     folder = plan_path.parent
-    if plan_path.name != IMPORT_FILES[0] or [Path(p) for p in paths] != [folder / IMPORT_FILES[1]]:
+    if plan_path.name != IMPORT_FILES[0] or [Path(os.path.realpath(p)) for p in paths] != [folder / IMPORT_FILES[1]]:
         return None
     manifest = read_manifest(folder)
     if manifest is None or manifest.get("outcome") != IMPORTED:
@@ -107,8 +115,13 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
     if not all(listed_unchanged(folder, manifest, name) for name in IMPORT_FILES[:3]):
         return None
     exports: list[dict[str, Any]] = []
-    if listed_unchanged(folder, manifest, IMPORT_FILES[3]):
-        doc = json.loads((folder / IMPORT_FILES[3]).read_text(encoding="utf-8"))
-        exports = [e for e in doc if isinstance(e, dict)] if isinstance(doc, list) else []
-    notes = pl.read_parquet(folder / IMPORT_FILES[2])
+    name = IMPORT_FILES[3]
+    try:
+        if listed_unchanged(folder, manifest, name):
+            doc = json.loads((folder / name).read_text(encoding="utf-8"))
+            exports = [e for e in doc if isinstance(e, dict)] if isinstance(doc, list) else []
+        name = IMPORT_FILES[2]
+        notes = pl.read_parquet(folder / name)
+    except (OSError, ValueError, RecursionError, pl.exceptions.PolarsError) as exc:  # the manifest vouches for them
+        raise InputFormatError(str(folder / name), f"not as evalframe import wrote it ({type(exc).__name__})") from None
     return ImportFolder(folder, command.removeprefix("evalframe import ").strip(), notes, exports)

@@ -19,8 +19,9 @@ import polars as pl
 
 from evalframe.cli.exits import EXIT_USAGE
 from evalframe.cli.options import Count, Number, count_in
-from evalframe.columns import CANDIDATE, CASE_ID
+from evalframe.columns import CANDIDATE, CASE_ID, TASK
 from evalframe.errors import InputFormatError, OptionError
+from evalframe.natural import natural_sorted
 from evalframe.report.format import fmt_count, fmt_value
 from evalframe.stats.clustered import check_target
 
@@ -56,11 +57,12 @@ def _fail(message: str, hint: str | None = None) -> NoReturn:
     sys.exit(EXIT_USAGE)
 
 
-def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
-    """One candidate's summary row of an audit's units table, as the audit computes it.
+def read_units(path: Path, candidate: str | None, task: str | None = None) -> dict[str, Any]:
+    """One candidate's summary row of an audit's units table (of one task), as the audit computes it.
 
-    :func:`evalframe.funnel.funnel` and :func:`evalframe.funnel.with_uncertainty` over the candidate's units.
-    Raises ValueError naming the candidates when ``candidate`` is needed or unknown.
+    :func:`evalframe.funnel.funnel` and :func:`evalframe.funnel.with_uncertainty` over the candidate's units
+    of ``task``: tasks are never pooled. Raises ValueError naming the candidates (tasks) when ``candidate``
+    (``task``) is needed or unknown, or when the table is not an audit's.
     """
     from evalframe.funnel import funnel, with_uncertainty
 
@@ -76,19 +78,35 @@ def read_units(path: Path, candidate: str | None) -> dict[str, Any]:
     if missing:
         msg = f"--from-units {path}: not an audit's units table (no {', '.join(sorted(missing))} column)"
         raise ValueError(msg)
-    names = sorted(str(n) for n in units.get_column(CANDIDATE).unique().to_list())
-    if candidate is None and len(names) == 1:
-        candidate = names[0]
-    if candidate not in names:
-        listed = ", ".join(names)
+    try:
+        units = units.with_columns(pl.col(c).cast(pl.String) for c in (CANDIDATE, TASK) if c in units.columns)
+        if TASK in units.columns or task is not None:
+            units = units.filter(pl.col(TASK) == _one(path, "task", task, _names(units, TASK)))
+        candidate = _one(path, "candidate", candidate, _names(units, CANDIDATE))
+        mine = units.filter(pl.col(CANDIDATE) == candidate)
+        return with_uncertainty(funnel(mine.lazy()).collect(), mine).row(0, named=True) | {CANDIDATE: candidate}
+    except pl.exceptions.PolarsError as exc:
+        raise ValueError(f"--from-units {path}: not an audit's units table ({type(exc).__name__})") from None
+
+
+def _names(units: pl.DataFrame, column: str) -> list[str]:
+    """The values of ``column`` (none when the table has no such column), in natural order."""
+    return natural_sorted(units.get_column(column).drop_nulls().unique()) if column in units.columns else []
+
+
+def _one(path: Path, flag: str, given: str | None, names: list[str]) -> str:
+    """``given`` when it is one of ``names``, the only name when none is given; else ValueError naming them."""
+    if given is None and len(names) == 1:
+        return names[0]
+    if given not in names:
+        listed = ", ".join(names) or "none"
         msg = (
-            f"--from-units {path} holds candidates {listed}: give --candidate"
-            if candidate is None
-            else f"--candidate {candidate!r} is not in --from-units {path} (candidates: {listed})"
+            f"--from-units {path} holds {flag}s {listed}: give --{flag}"
+            if given is None
+            else f"--{flag} {given!r} is not in --from-units {path} ({flag}s: {listed})"
         )
         raise ValueError(msg)
-    mine = units.filter(pl.col(CANDIDATE) == candidate)
-    return with_uncertainty(funnel(mine.lazy()).collect(), mine).row(0, named=True) | {CANDIDATE: candidate}
+    return given
 
 
 def read_comparison(path: Path) -> dict[str, Any]:
@@ -107,7 +125,7 @@ def read_comparison(path: Path) -> dict[str, Any]:
             row = doc[0] if isinstance(doc, list) else doc.get("comparison") if isinstance(doc, dict) else None
     except InputFormatError as exc:
         raise ValueError(f"--from-compare {exc}") from None
-    except (OSError, ValueError, IndexError, pl.exceptions.PolarsError) as exc:
+    except (OSError, ValueError, IndexError, RecursionError, pl.exceptions.PolarsError) as exc:
         msg = f"--from-compare {path}: not a readable comparison ({type(exc).__name__})"
         raise ValueError(msg) from None
     if not isinstance(row, dict) or "pair_correlation" not in row:
@@ -197,6 +215,7 @@ def target_of(value: str) -> str:
     help="An audit's units.parquet: estimate icc (and the rate, cases, trials) from it.",
 )
 @click.option("--candidate", default=None, help="With --from-units: the candidate (the baseline) to read.")
+@click.option("--task", default=None, metavar="NAME", help="With --from-units of several tasks: the task to read.")
 @click.option(
     "--from-compare",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -217,6 +236,7 @@ def power_command(
     pair_trials: float | None,
     from_units: Path | None,
     candidate: str | None,
+    task: str | None,
     from_compare: Path | None,
     target_difference: float | None,
     trade_trials: str,
@@ -252,7 +272,7 @@ def power_command(
             target_difference=target_difference,
             trade_trials=ks or [1],
             target=chosen,
-            baseline=None if from_units is None else read_units(from_units, candidate),
+            baseline=None if from_units is None else read_units(from_units, candidate, task),
             comparison=None if read["comparison"] is None else read_comparison(read["comparison"]),
         )
     except OptionError as exc:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, get_args
 
 import polars as pl
 
@@ -58,6 +58,7 @@ from evalframe.compare.reasons import (
     unpaired_reason,
 )
 from evalframe.compare.settings import settings_verdict
+from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
 from evalframe.stats.clustered import SKEW_RULE_BASE, Target
 from evalframe.stats.detectable import Detectable
@@ -229,7 +230,8 @@ def compare(
         not given or not one of them (the reason lists them), or a one-task
         report is asked for another task.
     evalframe.errors.OptionError
-        When ``cases`` is neither ``sample`` nor ``fixed`` (``option`` ``"cases"``), or
+        When ``cases`` is neither ``sample`` nor ``fixed`` (``option`` ``"cases"``), ``pairs`` not a
+        pair policy (``"pairs"``), ``confidence`` not strictly between 0 and 1 (``"confidence"``), or
         when the report has several observations per unit (audited with
         ``retry="every"`` and a unit retried): ``option`` is ``"retry"``, and
         the reason names the policies compare takes (``first``,
@@ -291,6 +293,9 @@ def compare(
     min_coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
     cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
     confidence = declared_confidence([report], confidence)
+    if pairs not in get_args(PairPolicy):
+        listed = ", ".join(map(repr, get_args(PairPolicy)))
+        raise OptionError("pairs", f"pairs must be one of {listed}, got {pairs!r}")
     several = len(report.meta.get("tasks", [])) >= 2
     report = task_report(report, task)
     check_names(report, baseline, candidate, task)

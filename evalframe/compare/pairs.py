@@ -19,7 +19,7 @@ from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
 from evalframe.slices import GRADED_OUTCOMES
-from evalframe.stats import Target, mcnemar_exact
+from evalframe.stats import Target, check_confidence, mcnemar_exact
 from evalframe.stats.clustered import check_target
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
@@ -33,7 +33,8 @@ def declared_confidence(reports: Iterable[AuditReport], confidence: float | None
 
     So a comparison or an aggregate of a report audited at ``confidence=0.9`` has 90% intervals, as the
     command line's ``--confidence`` gives both. Raises :class:`~evalframe.errors.OptionError`
-    (``option`` ``"confidence"``) when ``confidence`` is None and the audits declared different ones.
+    (``option`` ``"confidence"``) when ``confidence`` is None and the audits declared different ones, or
+    when the confidence is not strictly between 0 and 1 (:func:`~evalframe.stats.check_confidence`).
 
     Examples
     --------
@@ -45,12 +46,12 @@ def declared_confidence(reports: Iterable[AuditReport], confidence: float | None
     0.95
     """
     if confidence is not None:
-        return confidence
-    found = {float(r.meta.get("confidence", DEFAULT_CONFIDENCE)) for r in reports}
+        return check_confidence(confidence)
+    found = {r.meta.get("confidence", DEFAULT_CONFIDENCE) for r in reports}
     if len(found) > 1:
-        listed = ", ".join(f"{c:g}" for c in sorted(found))
+        listed = ", ".join(sorted(map(str, found)))
         raise OptionError("confidence", f"the audits declared different confidences ({listed}): give confidence")
-    return found.pop() if found else DEFAULT_CONFIDENCE
+    return check_confidence(found.pop() if found else DEFAULT_CONFIDENCE)
 
 
 @dataclass(frozen=True)

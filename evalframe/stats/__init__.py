@@ -23,7 +23,14 @@ from evalframe.stats.clustered import (
     skew_check,
 )
 from evalframe.stats.detectable import Detectable, achieved_power, cases_needed, detectable_difference
-from evalframe.stats.intervals import bounds, mcnemar_exact, normal_quantile, wilson_bounds, wilson_interval
+from evalframe.stats.intervals import (
+    bounds,
+    check_confidence,
+    mcnemar_exact,
+    normal_quantile,
+    wilson_bounds,
+    wilson_interval,
+)
 from evalframe.stats.paired import PairedTest, paired_mean_difference, paired_rate_difference
 from evalframe.stats.power import PowerPlan, pair_correlation_at, pair_correlation_limit
 
@@ -38,6 +45,7 @@ __all__ = [
     "achieved_power",
     "bounded_mean_interval",
     "bounds",
+    "check_confidence",
     "cases_needed",
     "critical_value",
     "detectable_difference",

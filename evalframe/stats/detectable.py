@@ -187,7 +187,7 @@ def _check(name: str, value: float, low: float, high: float, *, closed: bool = F
         raise OptionError(name, f"{name} must be in {brackets[0]}{low}, {high}{brackets[1]}, got {value!r}")
 
 
-def _check_design(
+def check_design(
     cases: int,
     trials: float,
     rate: float,
@@ -198,6 +198,7 @@ def _check_design(
     *,
     rate_closed: bool = False,
 ) -> None:
+    """OptionError on the first argument of a design outside its range (``target`` is the power)."""
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     if isinstance(cases, bool) or not isinstance(cases, (int, np.integer)) or cases < 0:
@@ -335,7 +336,7 @@ def achieved_power(
     >>> round(achieved_power(0.1, 20, 5, rate=0.5, icc=0.3, target="fixed"), 4)
     0.3887
     """
-    _check_design(cases, trials, rate, icc, pair_correlation, alpha, 0.5)
+    check_design(cases, trials, rate, icc, pair_correlation, alpha, 0.5)
     difference = check_difference(difference, rate, zero=True)
     return _power(difference, int(cases), trials, rate, icc, pair_correlation, alpha, check_target(target))
 
@@ -449,7 +450,7 @@ def detectable_difference(
     >>> round(detectable_difference(20, 5, rate=0.5, icc=0.3, target="fixed").difference, 4)
     0.1647
     """
-    _check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
+    check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
     return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power, check_target(target))
 
 
@@ -478,7 +479,7 @@ def observed_detectable(
     >>> observed_detectable(5, 1, rate=1.0, icc=0.0, pair_correlation=0.0, alpha=0.05).difference is None
     True
     """
-    _check_design(cases, trials, rate, icc, pair_correlation, alpha, power, rate_closed=True)
+    check_design(cases, trials, rate, icc, pair_correlation, alpha, power, rate_closed=True)
     return _detectable(int(cases), trials, rate, icc, pair_correlation, alpha, power, check_target(target))
 
 
@@ -575,7 +576,7 @@ def cases_needed(
     >>> cases_needed(-0.10, 1, rate=0.8), cases_needed(0.10, 1, rate=0.2)  # a drop from 0.8, a rise from 0.2
     (313, 313)
     """
-    _check_design(most, trials, rate, icc, pair_correlation, alpha, power)
+    check_design(most, trials, rate, icc, pair_correlation, alpha, power)
     difference = check_difference(difference, rate, zero=False)
     target = check_target(target)
     if target == "fixed" and trials == 1:  # no interval about fixed cases without two trials in one

@@ -20,17 +20,42 @@ silently dropped or clipped unless a function says so.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from statistics import NormalDist
 from typing import SupportsIndex
 
+from evalframe.errors import OptionError
+
 __all__ = [
     "bounds",
+    "check_confidence",
     "mcnemar_exact",
     "normal_quantile",
     "wilson_bounds",
     "wilson_interval",
 ]
+
+
+def check_confidence(confidence: object) -> float:
+    """``confidence`` when it is a number strictly between 0 and 1, else OptionError on ``confidence``.
+
+    The one check of a confidence level, whatever computes its interval.
+
+    Examples
+    --------
+    >>> check_confidence(0.9)
+    0.9
+    >>> try:
+    ...     check_confidence(1.5)
+    ... except OptionError as exc:
+    ...     print(exc.option, "|", exc.reason)
+    confidence | confidence must be strictly between 0 and 1, got 1.5
+    """
+    real = isinstance(confidence, numbers.Real) and not isinstance(confidence, bool)
+    if not (real and 0.0 < float(confidence) < 1.0):  # type: ignore[arg-type]
+        raise OptionError("confidence", f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    return float(confidence)  # type: ignore[arg-type]
 
 
 def normal_quantile(confidence: float) -> float:
@@ -54,18 +79,15 @@ def normal_quantile(confidence: float) -> float:
 
     Raises
     ------
-    ValueError
-        When ``confidence`` is not a finite number strictly between 0 and 1.
+    evalframe.errors.OptionError
+        A ``ValueError``: ``confidence`` is not a number strictly between 0 and 1 (:func:`check_confidence`).
 
     Examples
     --------
     >>> round(normal_quantile(0.95), 12)
     1.95996398454
     """
-    if not (math.isfinite(confidence) and 0.0 < confidence < 1.0):
-        msg = f"confidence must be strictly between 0 and 1, got {confidence!r}"
-        raise ValueError(msg)
-    return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    return NormalDist().inv_cdf(1.0 - (1.0 - check_confidence(confidence)) / 2.0)
 
 
 def _count(name: str, value: SupportsIndex) -> int:

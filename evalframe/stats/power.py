@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -20,7 +21,13 @@ import polars as pl
 
 from evalframe.errors import OptionError
 from evalframe.stats.clustered import Target, check_target
-from evalframe.stats.detectable import Detectable, cases_needed, check_difference, detectable_difference
+from evalframe.stats.detectable import (
+    Detectable,
+    cases_needed,
+    check_design,
+    check_difference,
+    detectable_difference,
+)
 
 __all__ = [
     "TRADE_TRIALS",
@@ -296,6 +303,7 @@ def power(
     earlier = _Earlier(cases, trials, rate, icc, pair_correlation, pair_trials, baseline, comparison)
     cases, trials, rate, icc, pair_correlation = earlier.cases, earlier.trials, earlier.rate, earlier.icc, earlier.r
     measured, ks = _checked_design(cases, trials, rate, target_difference, earlier.pair_trials, trade_trials)
+    check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
     target = check_target(target)
     r_at = {k: pair_correlation_at(pair_correlation, icc=icc, measured_at=measured, trials=k) for k in ks}
 
@@ -331,9 +339,25 @@ def power(
 
 
 def _real(value: object) -> float | None:
-    """``value`` as a finite float when it is a real number (not a bool), else None."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None  # type: ignore[arg-type]
+    """``value`` as a finite float when it is a real number (numpy's too; not a bool), else None."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _row(value: object, option: str) -> Mapping[str, Any]:
+    """One row as a mapping: a mapping as it is, or the row of a one-row polars frame; else OptionError."""
+    if isinstance(value, pl.DataFrame) and value.height == 1:
+        return value.row(0, named=True)
+    if isinstance(value, Mapping):
+        return value
+    shape = f"a frame of {value.height} rows" if isinstance(value, pl.DataFrame) else type(value).__name__
+    reason = f"{option} is one row (a mapping, or a frame of one row, e.g. report.summary filtered), got {shape}"
+    raise OptionError(option, reason)
 
 
 @dataclass
@@ -352,49 +376,62 @@ class _Earlier:
 
     def __post_init__(self) -> None:
         if self.baseline is not None:
-            self._from_summary(self.baseline)
+            self._from_summary(_row(self.baseline, "baseline"))
         if self.cases is None:
             raise OptionError("cases", "cases is needed (or a baseline summary row to read it from)")
         self.trials = 1 if self.trials is None else self.trials
         self.rate = 0.5 if self.rate is None else self.rate
-        self.icc = 0.0 if self.icc is None else self.icc
+        unmeasured = self.icc is None  # neither given nor measured: 0 unless the comparison shows more
+        self.icc = 0.0 if unmeasured else self.icc
         if self.r is None and self.comparison is not None:
-            self._from_comparison(self.comparison)
+            check_design(2, 1, 0.5, self.icc, 0.0, 0.5, 0.5)  # the icc bounds the correlation read: checked first
+            if self.pair_trials is not None and not (_real(self.pair_trials) or 0.0) >= 1.0:
+                raise OptionError("pair_trials", f"pair_trials must be at least 1, got {self.pair_trials!r}")
+            self._from_comparison(_row(self.comparison, "comparison"), unmeasured)
         self.r = 0.0 if self.r is None else self.r
 
     def _from_summary(self, row: Mapping[str, Any]) -> None:
         name = row.get("candidate", "the baseline")
         planned, cases, rate, icc = (_real(row.get(k)) for k in ("planned", "cases_planned", "pass_rate_scored", "icc"))
-        if not cases or planned is None:
-            raise OptionError("baseline", f"{name}'s summary row has no cases_planned and planned to read")
-        if self.cases is None:
-            self.cases = int(cases)
-        if self.trials is None:
-            self.trials = max(1, round(planned / cases))
+        if self.cases is None or self.trials is None:
+            if not cases or not cases.is_integer() or planned is None:
+                raise OptionError("baseline", f"{name}'s summary row has no whole cases_planned and planned to read")
+            self.cases = int(cases) if self.cases is None else self.cases
+            self.trials = max(1, round(planned / cases)) if self.trials is None else self.trials
         if self.rate is None:
-            if rate is None:
-                raise OptionError("baseline", f"{name}'s summary row has no pass_rate_scored (no unit scored)")
+            if rate is None or not 0.0 < rate < 1.0:
+                said = "no pass_rate_scored (no unit scored)" if rate is None else f"pass_rate_scored {rate:g}"
+                reason = f"{name}'s summary row has {said}: the power needs a rate strictly between 0 and 1"
+                raise OptionError("baseline", reason)
             self.rate = rate
             self.sources.append(f"rate {rate:.4g}: {name}'s pass_rate_scored")
         if self.icc is None and icc is not None:
             self.icc = min(max(icc, 0.0), 1.0)
             self.sources.append(f"icc {self.icc:.4g}: {name}'s intra-case correlation")
         elif self.icc is None:
-            self.sources.append(f"icc 0: {name} has one scored unit per case, which cannot show it")
+            self.sources.append(f"icc not measured: {name}'s summary has none (it needs a case with two scored units)")
 
-    def _from_comparison(self, row: Mapping[str, Any]) -> None:
+    def _from_comparison(self, row: Mapping[str, Any], icc_unmeasured: bool) -> None:
+        """The comparison's correlation, and the icc when the correlation exceeds what it allows.
+
+        An unmeasured icc (one trial per case shows none) is raised to the least the correlation allows; a
+        measured or given one stands, and the correlation is clamped to it (sampling noise).
+        """
         r, pairs, cases = (_real(row.get(k)) for k in ("pair_correlation", "pairs_used", "cases_used"))
         if r is None:
             reason = "the comparison has no pair correlation (numeric scores, or under 3 cases)"
             raise OptionError("comparison", reason)
         if self.pair_trials is None:
-            self.pair_trials = pairs / cases if pairs and cases else 1.0
+            self.pair_trials = pairs / cases if pairs and cases else float(self.trials)
         self.sources.append(f"pair correlation {r:.4g} at {self.pair_trials:g} pair(s) per case: the comparison's")
-        limit = pair_correlation_limit(self.icc, self.pair_trials)
-        if abs(r) > limit:  # an estimate beyond what the icc allows: sampling noise
-            r = math.copysign(limit, r)
-            self.sources.append(f"pair correlation clamped to {r:.4g}, the most the icc allows")
-        self.r = float(r)
+        if abs(r) <= pair_correlation_limit(self.icc, self.pair_trials):
+            self.r = r
+        elif icc_unmeasured:
+            self.icc, self.r = _icc_for(abs(r), self.pair_trials), r
+            self.sources.append(f"icc {self.icc:.4g}: the least the pair correlation allows (no icc measured)")
+        else:
+            self.r = math.copysign(pair_correlation_limit(self.icc, self.pair_trials), r)
+            self.sources.append(f"pair correlation clamped to {self.r:.4g}, the most the icc allows")
 
 
 def _checked_design(

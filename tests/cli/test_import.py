@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 import evalframe as ef
+from evalframe.errors import InputFormatError
 from evalframe.report import render_json
 from tests.cli.support import run
 
@@ -121,3 +123,47 @@ def test_notes_are_read_back_only_from_the_import_that_wrote_them(tmp_path: Path
     pl.DataFrame({"kind": ["run_status"]}).write_parquet(tmp_path / "imp/notes.parquet")
     files = ["--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(tmp_path / "imp/ledger.parquet")]
     assert _audit_json(files)["problems_by_kind"] == {"missing_unit": 5}
+
+
+def test_an_import_folder_is_recognised_however_its_paths_are_spelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plan absolute and the ledger relative, a '..' in a path, or the folder through a link: the same folder,
+    # so the same notes (a cancelled run's run_status among them); before, each spelling lost them silently.
+    export = "data/fixtures/inspect_ai/eval-set-retried/2025-05-12T20-28-13-04-00_popularity.json"
+    assert run(["import", "inspect", str(Path(export).resolve()), "--out", str(tmp_path / "imp")])[0] == 0
+    (tmp_path / "link").symlink_to(tmp_path / "imp")
+    monkeypatch.chdir(tmp_path)
+    spellings = [
+        (tmp_path / "imp/plan.parquet", "imp/ledger.parquet"),
+        ("imp/../imp/plan.parquet", str(tmp_path / "imp/ledger.parquet")),
+        ("link/plan.parquet", "link/ledger.parquet"),
+    ]
+    for plan, ledger in spellings:
+        report = ef.audit(ef.Plan.from_file(plan), ledger)
+        kinds = report.problems.get_column("kind").to_list()
+        assert sorted(set(kinds) & {"limited_run", "run_status"}) == ["limited_run", "run_status"], (plan, ledger)
+        assert report.meta["import_folder"] == str(tmp_path / "imp")
+
+
+@pytest.mark.parametrize(("name", "text"), [("notes.parquet", "not parquet"), ("exports.json", "[" * 100_000)])
+def test_an_import_file_the_manifest_vouches_for_but_does_not_read_is_named(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    # Hand-edited with its manifest entry updated to match: a clear error naming the file, never a traceback.
+    import hashlib
+
+    export = "data/fixtures/inspect_ai/eval-set-retried/2025-05-12T20-28-13-04-00_popularity.json"
+    assert run(["import", "inspect", export, "--out", str(tmp_path / "imp")])[0] == 0
+    edited = tmp_path / "imp" / name
+    edited.write_text(text, encoding="utf-8")
+    manifest = json.loads((tmp_path / "imp/evalframe-manifest.json").read_text(encoding="utf-8"))
+    manifest["files"][name] = {"sha256": hashlib.sha256(edited.read_bytes()).hexdigest(), "size": len(text)}
+    (tmp_path / "imp/evalframe-manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(InputFormatError) as info:
+        ef.audit(ef.Plan.from_file(tmp_path / "imp/plan.parquet"), str(tmp_path / "imp/ledger.parquet"))
+    assert (info.value.path, info.value.detail.split(" (")[0]) == (str(edited), "not as evalframe import wrote it")
+    code, _, err = run(
+        ["audit", "--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(tmp_path / "imp/ledger.parquet")]
+    )
+    assert (code, err.splitlines()[0].startswith(f"error: {edited}")) == (2, True)

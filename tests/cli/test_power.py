@@ -205,3 +205,28 @@ def test_power_command_refuses_a_comparison_whose_pair_correlation_is_not_a_numb
         f"error: --from-compare {path}: the comparison has no pair correlation (numeric scores, or under 3 cases)",
         "hint: give --pair-correlation, or --from-compare a comparison of pass/fail grades",
     ]
+
+
+def test_power_from_the_units_of_several_tasks_reads_one_task_never_the_pool(tmp_path: Path) -> None:
+    # Two tasks reusing case ids: pooled, their 40 cases would read as 40 cases × 6 trials. --task names one,
+    # and the numbers are those of that task's summary row, as ef.power reads it.
+    plan, ledger = _batch(40, 3, seed=4)
+    other = ledger.with_columns(pl.col("passed").shuffle(seed=1))
+    cases = pl.concat([plan.cases.with_columns(task=pl.lit(t)) for t in ("t1", "t2")])
+    tasked = ef.Plan.from_frame(cases, candidates=["base", "cand"], trials=3)
+    both = pl.concat([ledger.with_columns(task=pl.lit("t1")), other.with_columns(task=pl.lit("t2"))])
+    report = ef.audit(tasked, both)
+    report.write(tmp_path / "out")
+    units = str(tmp_path / "out" / "units.parquet")
+    code, out, err = _cli(["--from-units", units, "--candidate", "base", "--format", "json"])
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == f"error: --from-units {units} holds tasks t1, t2: give --task"
+    code, out, err = _cli(["--from-units", units, "--candidate", "base", "--task", "t2", "--format", "json"])
+    assert code == 0, err
+    row = report.summary.filter((pl.col("task") == "t2") & (pl.col("candidate") == "base"))
+    doc = json.loads(out)
+    assert doc["inputs"] == ef.power(baseline=row).to_dict()["inputs"]
+    assert (doc["inputs"]["cases"], doc["inputs"]["trials"]) == (40, 3)
+    assert doc["inputs"]["rate"] == row.item(0, "pass_rate_scored")
+    code, _, err = _cli(["--from-units", units, "--candidate", "base", "--task", "t3"])
+    assert (code, err.splitlines()[0]) == (2, f"error: --task 't3' is not in --from-units {units} (tasks: t1, t2)")

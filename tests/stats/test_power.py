@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -329,7 +330,7 @@ def test_power_reads_what_is_not_given_from_an_earlier_summary_and_comparison() 
         "pair correlation clamped to 0.3333, the most the icc allows",
     ]
     assert power(30, baseline=summary | {"icc": None}).sources[1] == (
-        "icc 0: base has one scored unit per case, which cannot show it"
+        "icc not measured: base's summary has none (it needs a case with two scored units)"
     )
     assert power(30, 3, icc=0.3, pair_correlation=0.1, comparison={}).inputs["pair_correlation"] == 0.1
     for bad, option, reason in [
@@ -557,3 +558,51 @@ def test_beyond_the_exact_range_the_one_trial_power_is_connors_approximation(rat
         big = 10 * at
         d = k * math.sqrt(rate * (1 - rate) / big)
         assert _power_mcnemar(big, rate, d, phi, 0.05) == pytest.approx(_connor(big, rate, d, phi), abs=1e-12)
+
+
+def test_with_one_trial_per_case_power_from_an_audit_and_its_comparison_is_what_compare_could_detect() -> None:
+    # One trial per case shows no icc, and the McNemar power uses the pair correlation φ as measured: the icc is
+    # raised to the least φ allows (at one trial, φ itself) instead of clamping φ to an assumed icc of 0.
+    plan, ledger = _batch(40, 1, seed=4)
+    report = ef.audit(plan, ledger)
+    comparison = compare(report, baseline="base", candidate="cand")
+    r = comparison.table.item(0, "pair_correlation")
+    assert r > 0
+    baseline = report.summary.filter(pl.col("candidate") == "base")
+    assert baseline.item(0, "icc") is None
+    got = power(baseline=baseline, comparison=comparison.table)
+    assert (got.inputs["icc"], got.inputs["pair_correlation"]) == (pytest.approx(r, rel=1e-12), r)
+    assert got.detectable.difference == pytest.approx(comparison.table.item(0, "detectable_difference"), rel=1e-12)
+    assert got.sources[-1] == f"icc {r:.4g}: the least the pair correlation allows (no icc measured)"
+    # numpy's numbers are numbers (a pandas or numpy row): the same plan
+    row = {"pair_correlation": np.float64(r), "pairs_used": np.int64(40), "cases_used": np.int64(40)}
+    assert power(baseline=baseline, comparison=row).to_dict() == got.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "option", "reason"),
+    [
+        ({"baseline": pl.DataFrame({"cases_planned": [4, 4]})}, "baseline", "baseline is one row (a mapping, or a"),
+        ({"cases": 30, "comparison": [0.2]}, "comparison", "comparison is one row (a mapping, or a frame of one row,"),
+        ({"cases": 30, "pair_trials": 0, "comparison": {"pair_correlation": 0.1}}, "pair_trials", "pair_trials must"),
+        ({"cases": 30, "icc": -1.0, "comparison": {"pair_correlation": 0.1}}, "icc", "icc must be in [0.0, 1.0]"),
+        ({"cases": 30, "trials": 3, "icc": -1.0, "pair_correlation": 0.1, "pair_trials": 3}, "icc", "icc must be in"),
+        ({"baseline": {"candidate": "b", "cases_planned": 4, "planned": 4, "pass_rate_scored": 1.0}}, "baseline",
+         "b's summary row has pass_rate_scored 1: the power needs a rate strictly between 0 and 1"),
+        ({"baseline": {"candidate": "b", "cases_planned": 2.5, "planned": 5, "pass_rate_scored": 0.4}}, "baseline",
+         "b's summary row has no whole cases_planned and planned to read"),
+    ],
+)  # fmt: skip
+def test_a_malformed_earlier_row_or_input_is_an_option_error(kwargs: dict[str, Any], option: str, reason: str) -> None:
+    with pytest.raises(OptionError) as info:
+        power(**kwargs)
+    assert (info.value.option, info.value.reason[: len(reason)]) == (option, reason)
+
+
+def test_a_baseline_row_is_read_only_for_what_is_not_given() -> None:
+    # cases and trials given: a row without them still gives the rate and the icc.
+    plan = power(40, 3, baseline={"candidate": "b", "pass_rate_scored": 0.3, "icc": 0.2})
+    assert (plan.inputs["cases"], plan.inputs["trials"], plan.inputs["rate"], plan.inputs["icc"]) == (40, 3, 0.3, 0.2)
+    # an integer beyond any float is no number of pairs: the correlation is taken at the design's trials
+    huge = {"pair_correlation": 0.1, "pairs_used": 10**400, "cases_used": 3}
+    assert power(30, icc=0.3, comparison=huge).inputs["pair_trials"] == 1.0
