@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 import click
 import polars as pl
+from narwhals.exceptions import NarwhalsError
 
 from evalframe.cli.exits import EXIT_USAGE
 from evalframe.cli.options import Count, Number, count_in
@@ -85,7 +86,7 @@ def read_units(path: Path, candidate: str | None, task: str | None = None) -> di
         candidate = _one(path, "candidate", candidate, _names(units, CANDIDATE))
         mine = units.filter(pl.col(CANDIDATE) == candidate)
         return with_uncertainty(funnel(mine.lazy()).collect(), mine).row(0, named=True) | {CANDIDATE: candidate}
-    except pl.exceptions.PolarsError as exc:
+    except (pl.exceptions.PolarsError, NarwhalsError) as exc:  # e.g. a score column of text
         raise ValueError(f"--from-units {path}: not an audit's units table ({type(exc).__name__})") from None
 
 

@@ -230,3 +230,13 @@ def test_power_from_the_units_of_several_tasks_reads_one_task_never_the_pool(tmp
     assert doc["inputs"]["rate"] == row.item(0, "pass_rate_scored")
     code, _, err = _cli(["--from-units", units, "--candidate", "base", "--task", "t3"])
     assert (code, err.splitlines()[0]) == (2, f"error: --task 't3' is not in --from-units {units} (tasks: t1, t2)")
+
+
+def test_power_refuses_a_units_table_whose_columns_do_not_compute(tmp_path: Path) -> None:
+    # A score column of text: the funnel cannot sum it; one line naming the file, not the query plan.
+    path = tmp_path / "units.parquet"
+    pl.DataFrame({"candidate": ["A", "A"], "case_id": ["a", "b"], "outcome": ["passed", "failed"], "score": ["1", "0"]}
+                 ).write_parquet(path)  # fmt: skip
+    code, out, err = _cli(["--from-units", str(path)])
+    assert (code, out) == (2, "")
+    assert err == f"error: --from-units {path}: not an audit's units table (InvalidOperationError)\n"
