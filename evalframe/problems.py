@@ -136,6 +136,10 @@ PROBLEM_KINDS: Final[Mapping[str, str]] = {
         "pools them"
     ),
     "run_status": "(flag) the export says its run did not finish successfully",
+    "import_altered": (
+        "(flag) the plan and ledger are an evalframe import's, but a file of its folder changed since the import "
+        "wrote it: what the import noticed is not read"
+    ),
     "headline_reconciled": (
         "(flag) the headline value the export reported, beside the audited rates, its gap decomposed into the "
         "points each kind of ungraded unit accounts for"

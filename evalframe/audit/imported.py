@@ -16,8 +16,10 @@ from typing import Any, Final
 
 import polars as pl
 
+from evalframe.columns import KIND, REFUSING, SOURCE
 from evalframe.errors import InputFormatError
 from evalframe.load import PathLike
+from evalframe.problems import problems_frame
 from evalframe.report.output import listed_unchanged, read_manifest
 
 __all__ = ["IMPORTED", "IMPORT_FILES", "ImportFolder", "import_folder"]
@@ -64,7 +66,9 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
     records a finished ``evalframe import`` and lists them with its
     ``notes.parquet``, unchanged since (same size and SHA-256). Anything else
     (other files, several ledgers, a folder evalframe did not write) is None:
-    the audit then has no notes but its own. Paths are compared once resolved
+    the audit then has no notes but its own. An import whose files changed
+    since (one rewritten or missing) has one note instead, ``import_altered``,
+    so that what its notes flagged is not lost without a word. Paths are compared once resolved
     (relative or absolute, through a link), and the folder is the real one.
 
     Parameters
@@ -112,8 +116,12 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
     command = str(manifest.get("command") or "")
     if not command.startswith("evalframe import "):
         return None
-    if not all(listed_unchanged(folder, manifest, name) for name in IMPORT_FILES[:3]):
-        return None
+    fmt = command.removeprefix("evalframe import ").strip()
+    changed = [name for name in IMPORT_FILES[:3] if not listed_unchanged(folder, manifest, name)]
+    if changed:  # said, not silently dropped: the notes may have flagged a cancelled or limited run
+        detail = f"{', '.join(changed)} changed or missing since evalframe import wrote them: its notes are not read"
+        altered = problems_frame([{KIND: "import_altered", SOURCE: str(folder), "detail": detail, REFUSING: False}])
+        return ImportFolder(folder, fmt, altered, [])
     exports: list[dict[str, Any]] = []
     name = IMPORT_FILES[3]
     try:
@@ -124,4 +132,4 @@ def import_folder(plan: PathLike, results: PathLike | Sequence[PathLike]) -> Imp
         notes = pl.read_parquet(folder / name)
     except (OSError, ValueError, RecursionError, pl.exceptions.PolarsError) as exc:  # the manifest vouches for them
         raise InputFormatError(str(folder / name), f"not as evalframe import wrote it ({type(exc).__name__})") from None
-    return ImportFolder(folder, command.removeprefix("evalframe import ").strip(), notes, exports)
+    return ImportFolder(folder, fmt, notes, exports)

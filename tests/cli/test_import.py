@@ -119,10 +119,18 @@ def test_notes_are_read_back_only_from_the_import_that_wrote_them(tmp_path: Path
     other = _audit_json(["--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(copy)])
     assert other["problems_by_kind"] == {"missing_unit": 5}
     assert "imported_from" not in other["meta"]  # type: ignore[operator]
-    # notes.parquet changed since the import wrote it: the manifest no longer vouches for it.
+    # notes.parquet changed since the import wrote it: the manifest no longer vouches for it, and the audit says
+    # so (what the notes flagged, a cancelled run say, is not lost without a word); the same when it is deleted.
     pl.DataFrame({"kind": ["run_status"]}).write_parquet(tmp_path / "imp/notes.parquet")
     files = ["--plan", str(tmp_path / "imp/plan.parquet"), "--results", str(tmp_path / "imp/ledger.parquet")]
-    assert _audit_json(files)["problems_by_kind"] == {"missing_unit": 5}
+    altered = _audit_json(files)
+    assert altered["problems_by_kind"] == {"import_altered": 1, "missing_unit": 5}
+    note = next(n for n in altered["notes"] if n["kind"] == "import_altered")  # type: ignore[union-attr]
+    assert note["texts"] == [
+        "notes.parquet changed or missing since evalframe import wrote them: its notes are not read"
+    ]
+    (tmp_path / "imp/notes.parquet").unlink()
+    assert _audit_json(files)["problems_by_kind"] == {"import_altered": 1, "missing_unit": 5}
 
 
 def test_an_import_folder_is_recognised_however_its_paths_are_spelled(
