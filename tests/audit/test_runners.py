@@ -105,7 +105,7 @@ def test_both_runners_give_the_same_report_on_a_generated_ledger(generated: Path
 def test_the_audit_picks_its_runner_from_partition_by_alone() -> None:
     plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1"]}), candidates=["A"])
     run = importlib.import_module("evalframe.audit.run")
-    loaded = run._as_loaded(pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]}))
+    loaded = run._as_loaded(pl.DataFrame({"candidate": ["A"], "case_id": ["q1"], "passed": [1]}), plan)
     assert type(run._runner(None, plan, loaded)) is RUNNERS.WholeBatch
     assert type(run._runner("candidate", plan, loaded)) is RUNNERS.ByCandidate
     assert type(run._runner("auto", plan, loaded)) is RUNNERS.WholeBatch
