@@ -22,6 +22,7 @@ from evalframe.cli.exits import EXIT_USAGE
 from evalframe.cli.options import Count, Number, count_in
 from evalframe.columns import CANDIDATE, CASE_ID, TASK
 from evalframe.errors import InputFormatError, OptionError
+from evalframe.load import JSONLimitError, parse_json_text
 from evalframe.natural import natural_sorted
 from evalframe.report.format import fmt_count, fmt_value
 from evalframe.stats.clustered import check_target
@@ -114,7 +115,8 @@ def read_comparison(path: Path) -> dict[str, Any]:
     """A compare's row: its ``pair_correlation`` and the pairs and cases it was measured over.
 
     Reads ``comparison.parquet`` (``--out`` of ``evalframe compare``), the JSON of ``compare --format
-    json`` (a list of one row) or an output folder's ``report.json`` (its ``comparison``).
+    json`` (a list of one row) or an output folder's ``report.json`` (its ``comparison``), JSON within the
+    limits every JSON input is read under (``--max-json-depth``).
     """
     row: Any
     try:
@@ -122,10 +124,12 @@ def read_comparison(path: Path) -> dict[str, Any]:
             verified(path)
             row = pl.read_parquet(path, glob=False).row(0, named=True)
         else:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            doc = parse_json_text(path.read_text(encoding="utf-8"))
             row = doc[0] if isinstance(doc, list) else doc.get("comparison") if isinstance(doc, dict) else None
     except InputFormatError as exc:
         raise ValueError(f"--from-compare {exc}") from None
+    except JSONLimitError as exc:  # nested too deeply, an integer literal longer than Python converts
+        raise ValueError(f"--from-compare {path}: {exc.detail}") from None
     except (OSError, ValueError, IndexError, RecursionError, pl.exceptions.PolarsError) as exc:
         msg = f"--from-compare {path}: not a readable comparison ({type(exc).__name__})"
         raise ValueError(msg) from None

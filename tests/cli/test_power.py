@@ -240,3 +240,23 @@ def test_power_refuses_a_units_table_whose_columns_do_not_compute(tmp_path: Path
     code, out, err = _cli(["--from-units", str(path)])
     assert (code, out) == (2, "")
     assert err == f"error: --from-units {path}: not an audit's units table (InvalidOperationError)\n"
+
+
+def test_power_reads_a_compare_json_within_the_limits_of_every_json_input(tmp_path: Path) -> None:
+    # --max-json-depth applies to --from-compare as to every JSON input; too deep is one line, not a traceback.
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 600 + "]" * 600, encoding="utf-8")
+    args = ["--n-cases", "30", "--trials", "3", "--icc", "0.3", "--from-compare"]
+    code, out, err = _cli([*args, str(deep)])
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        f"error: --from-compare {deep}: JSON nested too deeply to read (limit 512; raise it with --max-json-depth)"
+    )
+    nested = tmp_path / "c.json"  # depth 5: a list, a row, and three lists
+    nested.write_text('[{"pair_correlation": 0.2, "pairs_used": 90, "cases_used": 30, "x": [[[1]]]}]', encoding="utf-8")
+    assert _cli([*args, str(nested)])[0] == 0
+    result = CliRunner().invoke(main, ["--max-json-depth", "3", "power", *args, str(nested)])
+    assert (result.exit_code, result.stderr.splitlines()[0]) == (
+        2,
+        f"error: --from-compare {nested}: JSON nested too deeply to read (limit 3; raise it with --max-json-depth)",
+    )
