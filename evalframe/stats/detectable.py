@@ -180,7 +180,8 @@ class Detectable:
         return None if self.drop is None else "drop"
 
 
-def _check(name: str, value: float, low: float, high: float, *, closed: bool = False) -> None:
+def check_range(name: str, value: float, low: float, high: float, *, closed: bool = False) -> None:
+    """OptionError on ``name`` unless ``value`` is finite and in (low, high), or [low, high] when ``closed``."""
     ok = low <= value <= high if closed else low < value < high
     if not (math.isfinite(value) and ok):
         brackets = "[]" if closed else "()"
@@ -205,10 +206,10 @@ def check_design(
         raise OptionError("cases", f"cases must be a non-negative whole number, got {cases!r}")
     if not (math.isfinite(trials) and trials >= 1):
         raise OptionError("trials", f"trials must be at least 1, got {trials!r}")
-    _check("rate", rate, 0.0, 1.0, closed=rate_closed)
-    _check("icc", icc, 0.0, 1.0, closed=True)
-    _check("alpha", alpha, 0.0, 1.0)
-    _check("power", target, 0.0, 1.0)
+    check_range("rate", rate, 0.0, 1.0, closed=rate_closed)
+    check_range("icc", icc, 0.0, 1.0, closed=True)
+    check_range("alpha", alpha, 0.0, 1.0)
+    check_range("power", target, 0.0, 1.0)
     if not (math.isfinite(pair_correlation) and -1.0 <= pair_correlation < 1.0):
         raise OptionError("pair_correlation", f"pair_correlation must be in [-1, 1), got {pair_correlation!r}")
 

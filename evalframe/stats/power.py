@@ -26,6 +26,7 @@ from evalframe.stats.detectable import (
     cases_needed,
     check_design,
     check_difference,
+    check_range,
     detectable_difference,
 )
 
@@ -384,9 +385,9 @@ class _Earlier:
         unmeasured = self.icc is None  # neither given nor measured: 0 unless the comparison shows more
         self.icc = 0.0 if unmeasured else self.icc
         if self.r is None and self.comparison is not None:
-            check_design(2, 1, 0.5, self.icc, 0.0, 0.5, 0.5)  # the icc bounds the correlation read: checked first
-            if self.pair_trials is not None and not (_real(self.pair_trials) or 0.0) >= 1.0:
-                raise OptionError("pair_trials", f"pair_trials must be at least 1, got {self.pair_trials!r}")
+            check_range("icc", self.icc, 0.0, 1.0, closed=True)  # the icc bounds the correlation read: checked first
+            if self.pair_trials is not None:
+                _measured_at(self.pair_trials, self.trials)
             self._from_comparison(_row(self.comparison, "comparison"), unmeasured)
         self.r = 0.0 if self.r is None else self.r
 
@@ -451,13 +452,19 @@ def _checked_design(
         raise OptionError("cases", f"cases must be a whole number of at least 2, got {cases!r}")
     if target_difference is not None:
         check_difference(target_difference, rate, zero=False, name="target_difference")
-    measured = float(trials if pair_trials is None else pair_trials)
-    if not (math.isfinite(measured) and measured >= 1):
-        raise OptionError("pair_trials", f"pair_trials must be at least 1, got {pair_trials!r}")
+    measured = _measured_at(pair_trials, trials)
     ks = sorted({int(k) for k in trade_trials} | {int(trials)})
     if ks[0] < 1:
         raise OptionError("trade_trials", f"trade_trials must be at least 1, got {min(trade_trials)!r}")
     return measured, ks
+
+
+def _measured_at(pair_trials: object, trials: int) -> float:
+    """The trials per case the pair correlation was measured at (``trials`` when not given); OptionError below 1."""
+    measured = _real(trials if pair_trials is None else pair_trials)
+    if measured is None or measured < 1:
+        raise OptionError("pair_trials", f"pair_trials must be at least 1, got {pair_trials!r}")
+    return measured
 
 
 def _trade_table(
