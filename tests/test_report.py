@@ -369,3 +369,26 @@ def test_binned_slices_are_shown_in_bin_order() -> None:
     assert report.view().slices.funnel.get_column("slice_value").to_list() == bins  # type: ignore[union-attr]
     rows = [line.split(" | ")[2] for line in report.to_markdown().splitlines() if line.startswith("| A | len | (")]
     assert rows == [b.replace("[", "\\[").replace("]", "\\]") for b in bins]
+    assert report.meta["bins"] == {"len": [40.0, 135.0, 350.0]}  # the quartiles of the 8 planned cases' lengths
+    assert report.view().slices.binned == {"len"}  # type: ignore[union-attr]
+
+
+def test_a_text_slice_spelled_like_an_interval_is_not_a_bin() -> None:
+    """Which slices are bins is the audit's declaration, not a guess from the value's text.
+
+    The view once read "(a, b]" values as bins: a text slice spelled so was sorted by its lower end and left
+    without links to its units in report.html.
+    """
+    cases = pl.DataFrame({"case_id": ["q1", "q2", "q3"], "band": ["(-1, 2]", "(-inf, 3]", "(-1, 2]"]})
+    plan = ef.Plan.from_frame(cases, candidates=["A"])
+    ledger = pl.DataFrame({"candidate": "A", "case_id": ["q1", "q2"], "passed": [1, 0]})
+    report = ef.audit(plan, ledger, slices=["band"])
+    view = report.view()
+    assert report.meta["bins"] == {}
+    assert view.slices.binned == frozenset()  # type: ignore[union-attr]
+    # natural order: "-1" before "-inf" (a number before letters); by lower end "(-inf, 3]" came first
+    assert view.slices.funnel.get_column("slice_value").to_list() == ["(-1, 2]", "(-inf, 3]"]  # type: ignore[union-attr]
+    html = ef.report.render_html(view)
+    # planned 2, missing 1 for "(-1, 2]": each count links to the units of that slice value
+    assert 'href="#candidate=A&amp;outcome=planned&amp;slice.band=%28-1%2C%202%5D"' in html
+    assert 'href="#candidate=A&amp;outcome=missing&amp;slice.band=%28-1%2C%202%5D"' in html

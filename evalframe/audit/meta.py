@@ -80,6 +80,7 @@ def audit_meta(
         "score_range": list(o.score_range),
         "pass_threshold": o.pass_threshold,
         "slices": list(o.slices),
+        "bins": {name: [float(edge) for edge in edges] for name, edges in (o.bins or {}).items()},
         "alpha": alpha,
         "confidence": o.confidence,
         "cases": o.cases,

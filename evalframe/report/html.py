@@ -42,7 +42,6 @@ from evalframe.report.format import fmt_value, interval, pct
 from evalframe.report.htmlkit import Html, el, esc, fragment, frame_table, join, page, small, table, verdict_box
 from evalframe.report.sentences import rated_units
 from evalframe.report.view import Gate, Note, TasksView, View
-from evalframe.slices import interval_start
 
 #: Missing case ids named on a headline card (the missing-units section names up to 20).
 CARD_IDS_SHOWN: Final = 5
@@ -355,16 +354,11 @@ SLICE_LINKS: Final = {
 }
 
 
-def _slice_funnel_table(view: View, funnel: Any, task: str | None, *, links: bool) -> Html:
+def _slice_funnel_table(view: View, funnel: Any, binned: frozenset[str], task: str | None, *, links: bool) -> Html:
     """The slice table; with ``links`` each count and rate links to its units of that candidate and slice value.
 
     A binned numeric slice is not linked: its rows are intervals, where the explorer filters by value.
     """
-    binned = {
-        column
-        for column, value in funnel.select("slice_column", "slice_value").iter_rows()
-        if interval_start(value) is not None
-    }
     if not links or view.base == "observations" or funnel.is_empty():
         return frame_table(funnel, "slices")
     rows = []
@@ -413,7 +407,7 @@ def _slices_section(
     shown = min(s.funnel.height, SLICE_ROWS_SHOWN)
     parts += [
         el("h3", f"Funnel by slice ({shown} of {s.funnel.height} rows)"),
-        _slice_funnel_table(view, s.funnel.head(SLICE_ROWS_SHOWN), task, links=links),
+        _slice_funnel_table(view, s.funnel.head(SLICE_ROWS_SHOWN), s.binned, task, links=links),
     ]
     return join(parts)
 

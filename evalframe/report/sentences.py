@@ -8,7 +8,7 @@ shows the same text.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -16,6 +16,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE, FUNNEL_OUTCOMES, MISSING, OUTCOMES, SCORED
 from evalframe.report.format import fmt_value, markdown_code
+from evalframe.slices import edge_text
 
 #: Overlapping ranges a ranking note names; beyond, it counts them.
 RANGES_NAMED = 3
@@ -284,6 +285,7 @@ PROVENANCE_KEYS: Final = (
     "missing",
     "grade",
     "slices",
+    "bins",
     "confidence",
     "alpha",
     "evalframe_version",
@@ -313,6 +315,13 @@ def graded_by(meta: Mapping[str, Any]) -> str | None:
         if key is not None and str(export[key]) not in seen.setdefault(key, []):
             seen[key].append(str(export[key]))
     return "; ".join(f"{key} {', '.join(names)}" for key, names in seen.items()) or None
+
+
+def _slices_line(meta: Mapping[str, Any], code: Callable[[Any], str]) -> str:
+    """The slice columns, each binned one with its edges: ``len (bins cut at 40, 135)``."""
+    bins = meta.get("bins") or {}
+    cut = {name: f" (bins cut at {', '.join(edge_text(edge) for edge in edges)})" for name, edges in bins.items()}
+    return ", ".join(code(name) + cut.get(name, "") for name in meta.get("slices") or []) or "none"
 
 
 def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list[tuple[str, str]]:
@@ -371,7 +380,7 @@ def provenance_lines(meta: Mapping[str, Any], *, markdown: bool = False) -> list
         ("retry policy", retry),
         ("missing policy", code(m.get("missing"))),
         ("grade", code(m.get("grade"))),
-        ("slices", listed(m.get("slices"), "none")),
+        ("slices", _slices_line(m, code)),
         ("confidence, alpha", f"{m.get('confidence')}, {m.get('alpha')}"),
         ("evalframe version", str(m.get("evalframe_version"))),
     ]

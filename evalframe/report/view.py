@@ -39,7 +39,7 @@ from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.crosscheck import Crosscheck, crosscheck
 from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import Ranking, plan_size, provenance_lines, range_name, ranking_note, rate_base
-from evalframe.slices import GRADED_OUTCOMES, interval_start, missing_in_one_slice, missingness_shown
+from evalframe.slices import GRADED_OUTCOMES, interval_labels, missing_in_one_slice, missingness_shown
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -83,8 +83,10 @@ class Slices:
 
     #: One row per (candidate, slice column): :data:`evalframe.slices.MISSINGNESS_SHOWN` with lists as text.
     tests: pl.DataFrame
-    #: One row per (candidate, slice column, slice value), values in natural order.
+    #: One row per (candidate, slice column, slice value), values in natural order (bins in the order of their edges).
     funnel: pl.DataFrame
+    #: The slice columns cut into bins (``report.meta["bins"]``): their values are intervals.
+    binned: frozenset[str]
     #: The report's slices and missingness tables as they are (for the chart).
     table: pl.DataFrame
     missingness: pl.DataFrame
@@ -278,14 +280,15 @@ def _named_details(rows: pl.DataFrame) -> list[str]:
     return [str(d) for d in named.to_list()]
 
 
-def _slice_order(funnel: pl.DataFrame) -> pl.DataFrame:
-    """Slice rows by candidate and slice column in natural order; bins by their lower end, other values naturally."""
+def _slice_order(funnel: pl.DataFrame, bins: Mapping[str, list[float]]) -> pl.DataFrame:
+    """Slice rows by candidate and slice column in natural order, a binned column's values in the order of its bins."""
     if funnel.is_empty():
         return funnel
+    positions = {name: {label: i for i, label in enumerate(interval_labels(edges))} for name, edges in bins.items()}
 
     def key(row: Mapping[str, Any]) -> tuple[Any, ...]:
-        start = interval_start(row["slice_value"])
-        value = natural_key(row["slice_value"]) if start is None else ((-1, start),)
+        position = positions.get(row["slice_column"], {}).get(row["slice_value"])
+        value = natural_key(row["slice_value"]) if position is None else ((-1, position),)
         return (natural_key(row[CANDIDATE]), natural_key(row["slice_column"]), value)
 
     keys = [key(row) for row in funnel.select(CANDIDATE, "slice_column", "slice_value").iter_rows(named=True)]
@@ -319,9 +322,11 @@ def _slices(report: AuditReport) -> Slices | None:
     if OBSERVATIONS in table.columns and table.get_column(OBSERVATIONS).equals(table.get_column("planned")):
         table = table.drop(OBSERVATIONS)  # shown only where the rates are over more than the planned units
     funnel = table.select([c for c in columns if c in table.columns])
+    bins: Mapping[str, list[float]] = report.meta.get("bins") or {}
     return Slices(
         tests=natural_sort_frame(tests, [CANDIDATE]),
-        funnel=_slice_order(funnel),
+        funnel=_slice_order(funnel, bins),
+        binned=frozenset(bins),
         table=report.slices,
         missingness=report.missingness,
     )

@@ -67,7 +67,14 @@ def binned(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None)
     return units.with_columns([e.alias(n) for e, n in zip(out, slices, strict=True)])
 
 
-def _edge(value: float) -> str:
+def edge_text(value: float) -> str:
+    """A bin edge as written in its labels: whole numbers without a decimal point.
+
+    Examples
+    --------
+    >>> edge_text(40.0), edge_text(135.5), edge_text(1234567.0)
+    ('40', '135.5', '1234567')
+    """
     return str(int(value)) if value.is_integer() else repr(value)
 
 
@@ -77,27 +84,9 @@ def interval_labels(edges: Sequence[float]) -> list[str]:
 
     bounds = [-np.inf, *edges, np.inf]
     return [
-        f"({'-inf' if low == -np.inf else _edge(low)}, {'inf' if high == np.inf else _edge(high)}]"
+        f"({'-inf' if low == -np.inf else edge_text(low)}, {'inf' if high == np.inf else edge_text(high)}]"
         for low, high in zip(bounds[:-1], bounds[1:], strict=True)
     ]
-
-
-def interval_start(label: object) -> float | None:
-    """The lower end of a label of :func:`interval_labels` (``-inf`` for the first), None for any other value.
-
-    Examples
-    --------
-    >>> [interval_start(v) for v in ["(-inf, 40]", "(40, 135.5]", "(135.5, inf]", "long", None]]
-    [-inf, 40.0, 135.5, None, None]
-    """
-    if not isinstance(label, str) or not (label.startswith("(") and label.endswith("]")) or ", " not in label:
-        return None
-    low, _, high = label[1:-1].partition(", ")
-    try:
-        float(high)  # "inf" reads as a float, as "-inf" does below
-        return float(low)
-    except ValueError:
-        return None
 
 
 def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
