@@ -49,6 +49,7 @@ from evalframe.columns import (
     RetryPolicyName,
 )
 from evalframe.problems import concat_problems, problems_frame
+from evalframe.stats import DEFAULT_CONFIDENCE
 from evalframe.validate.rows import ROW_KEYS, Lazy, Options, _lit, checked
 
 #: Boolean column of the attempts table: does this attempt count for rates.
@@ -373,7 +374,7 @@ def has_retries(attempts: pl.DataFrame | pl.LazyFrame) -> bool:
     return bool(attempts.lazy().select((pl.col(ATTEMPT) > 1).any()).collect().item())
 
 
-def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = DEFAULT_CONFIDENCE) -> pl.DataFrame:
     """Pass rate by attempt number, per candidate, with intervals clustered by case (issue 43, retry audit).
 
     Retries are not independent draws: a unit is retried because of how its earlier attempt went, and
@@ -455,7 +456,7 @@ def attempt_rates(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 
     return pl.DataFrame(rows, schema=schema)
 
 
-def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = DEFAULT_CONFIDENCE) -> pl.DataFrame:
     """The headline under ``first`` beside the declared policy's, and whether retries moved it (retry audit).
 
     Under ``first`` a unit's first attempt counts; under the declared policy, the attempts whose
@@ -575,7 +576,9 @@ def retry_bias(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.9
     return pl.DataFrame(rows, schema=schema)
 
 
-def retry_bias_if_retried(attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = 0.95) -> pl.DataFrame:
+def retry_bias_if_retried(
+    attempts: pl.DataFrame | pl.LazyFrame, *, confidence: float = DEFAULT_CONFIDENCE
+) -> pl.DataFrame:
     """The table of :func:`retry_bias` when a unit was retried (:func:`has_retries`); no rows when none was.
 
     A report's :attr:`~evalframe.AuditReport.retry_bias`, computed once by the audit: its notes

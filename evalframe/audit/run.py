@@ -59,7 +59,7 @@ from evalframe.progress import Progress
 from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
-from evalframe.stats import Target
+from evalframe.stats import DEFAULT_CONFIDENCE, Target
 from evalframe.validate import KNOWN_COLUMNS
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def audit(
     slices: Sequence[str] = (),
     bins: Bins | None = None,
     alpha: float = 0.05,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     cases: Target = "sample",
     partition_by: Literal["candidate", "auto"] | None = None,
     provenance: Mapping[str, Any] | None = None,
@@ -860,7 +860,7 @@ def with_ledger_problems(
     if TASK in plan.cases.columns:  # the plan names tasks: the ledger's own task column is not checked here
         layout_only = [*layout_only, *(c for c in loaded.frame.collect_schema().names() if c == TASK)]
     options = Options(
-        "first", None, EXEC_FAILURES, False, missing, grade, score_range, pass_threshold, (), None, 0.95,
+        "first", None, EXEC_FAILURES, False, missing, grade, score_range, pass_threshold, (), None, DEFAULT_CONFIDENCE,
         tuple(extra_columns),
     )  # fmt: skip
     with naming_the_damaged_file(loaded):

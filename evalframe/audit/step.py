@@ -43,7 +43,7 @@ from evalframe.plan import CAND_CODE, CASE_CODE, UID, Plan, case_column
 from evalframe.problems import Problems
 from evalframe.reconcile import case_order_table, missing_cases, planned_units_coded, reconcile, with_missing_cases
 from evalframe.slices import Bins, case_slices, slice_funnel
-from evalframe.stats import Target
+from evalframe.stats import DEFAULT_CONFIDENCE, Target
 from evalframe.validate import FILE_PROBLEMS, validate_ledger
 
 #: A frame, eager or lazy (helpers that keep the kind they are given).
@@ -70,7 +70,7 @@ class Options:
     pass_threshold: float | None
     slices: tuple[str, ...] = ()
     bins: Bins | None = None
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
     extra_columns: tuple[str, ...] = ()
     reducer: str = "mean"
     cases: Target = "sample"

@@ -17,6 +17,7 @@ import click
 from evalframe.audit import AUTO_PARTITION_ROWS
 from evalframe.columns import EXEC_FAILURES
 from evalframe.load import LIMIT_FLAGS, MAX_PLANNED_UNITS, Limits, is_glob, is_url
+from evalframe.stats import DEFAULT_CONFIDENCE
 
 if TYPE_CHECKING:
     from evalframe.report.terminal import TerminalLayout
@@ -270,7 +271,7 @@ _ENGINE_OPTIONS: Final = [
     ),
     _open_fraction(
         "--confidence",
-        0.95,
+        DEFAULT_CONFIDENCE,
         "Two-sided coverage of every interval; in compare with several trials per case, the winner's interval.",
     ),
     _choice(

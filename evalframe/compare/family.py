@@ -160,7 +160,17 @@ def compare_each(
 
 
 def compare_by_task(
-    report: AuditReport, *, baseline: str, candidate: str, **options: Any
+    report: AuditReport,
+    *,
+    baseline: str,
+    candidate: str,
+    pairs: PairPolicy = "complete_pairs",
+    min_coverage: float | None = None,
+    confidence: float | None = None,
+    alpha: float = 0.05,
+    cases: Target | None = None,
+    comparable_on: Sequence[str] | None = None,
+    ignore_settings: Sequence[str] = (),
 ) -> dict[str, Comparison | str]:
     """``candidate`` against ``baseline`` within each task of ``report``, in turn (``evalframe compare``'s rule).
 
@@ -170,8 +180,8 @@ def compare_by_task(
         An audit report, of several tasks (``meta["tasks"]``) or of one.
     baseline, candidate
         Candidate names: each must be a candidate of some task.
-    **options
-        The other arguments of :func:`evalframe.compare.compare` (``pairs``, ``confidence``, ...), for every task.
+    pairs, min_coverage, confidence, alpha, cases, comparable_on, ignore_settings
+        As in :func:`evalframe.compare.compare`, for every task.
 
     Returns
     -------
@@ -206,5 +216,17 @@ def compare_by_task(
         except ValueError as exc:
             compared[task] = str(exc)
             continue
-        compared[task] = compare(report, baseline=baseline, candidate=candidate, task=task or None, **options)
+        compared[task] = compare(
+            report,
+            baseline=baseline,
+            candidate=candidate,
+            pairs=pairs,
+            min_coverage=min_coverage,
+            confidence=confidence,
+            alpha=alpha,
+            task=task or None,
+            cases=cases,
+            comparable_on=comparable_on,
+            ignore_settings=ignore_settings,
+        )
     return compared

@@ -19,13 +19,11 @@ from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
 from evalframe.slices import GRADED_OUTCOMES
-from evalframe.stats import Target, check_confidence, mcnemar_exact
+from evalframe.stats import DEFAULT_CONFIDENCE, Target, check_confidence, mcnemar_exact
 from evalframe.stats.clustered import check_target
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
-#: The coverage of an interval when neither the call nor the audit declares one.
-DEFAULT_CONFIDENCE: Final = 0.95
 
 
 def declared_confidence(reports: Iterable[AuditReport], confidence: float | None) -> float:

@@ -36,7 +36,14 @@ from evalframe.columns import (
     SCORED_COVERAGE,
 )
 from evalframe.funnel.counts import RATE_COLUMNS
-from evalframe.stats import Target, bounded_mean_interval, rare_case_limit, rate_interval, skew_check
+from evalframe.stats import (
+    DEFAULT_CONFIDENCE,
+    Target,
+    bounded_mean_interval,
+    rare_case_limit,
+    rate_interval,
+    skew_check,
+)
 from evalframe.stats.clustered import case_mean_fixed
 from evalframe.validate.rows import Lazy
 
@@ -48,7 +55,7 @@ def with_uncertainty(
     summary: pl.DataFrame,
     units: pl.DataFrame,
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     score_range: tuple[float, float] = (0.0, 1.0),
     cluster: str = CASE_ID,
     reducer: str = "mean",
@@ -237,7 +244,7 @@ def uncertainty_from_case_patterns(
     summary: pl.DataFrame,
     patterns: pl.DataFrame,
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     score_range: tuple[float, float] = (0.0, 1.0),
     reducer: str = "mean",
     cases: Target = "sample",

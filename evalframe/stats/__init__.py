@@ -24,6 +24,7 @@ from evalframe.stats.clustered import (
 )
 from evalframe.stats.detectable import Detectable, achieved_power, cases_needed, detectable_difference
 from evalframe.stats.intervals import (
+    DEFAULT_CONFIDENCE,
     bounds,
     check_confidence,
     mcnemar_exact,
@@ -35,6 +36,7 @@ from evalframe.stats.paired import PairedTest, paired_mean_difference, paired_ra
 from evalframe.stats.power import PowerPlan, pair_correlation_at, pair_correlation_limit
 
 __all__ = [
+    "DEFAULT_CONFIDENCE",
     "MIN_CASES",
     "Detectable",
     "PairedTest",

@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal, get_args
 
-from evalframe.stats.intervals import normal_quantile, wilson_bounds
+from evalframe.stats.intervals import DEFAULT_CONFIDENCE, normal_quantile, wilson_bounds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -439,7 +439,7 @@ def case_mean_fixed(
     successes: np.ndarray | Sequence[float],
     units: np.ndarray | Sequence[float],
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     cases: np.ndarray | Sequence[float] | None = None,
 ) -> RateEstimate:
     """The mean over cases of each case's pass fraction, with the fixed target's interval (trial noise only).
@@ -517,7 +517,7 @@ def rate_interval(
     successes: np.ndarray | Sequence[float],
     units: np.ndarray | Sequence[float],
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     cases: np.ndarray | Sequence[float] | None = None,
     target: Target = "sample",
 ) -> RateEstimate:
@@ -606,7 +606,7 @@ def bounded_mean_interval(
     *,
     low: float = 0.0,
     high: float = 1.0,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     cases: np.ndarray | Sequence[float] | None = None,
     squares: np.ndarray | Sequence[float] | None = None,
 ) -> RateEstimate:

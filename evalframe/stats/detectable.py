@@ -109,6 +109,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from evalframe.errors import OptionError
 from evalframe.stats.clustered import Target, check_target, t_quantile
+from evalframe.stats.intervals import real_number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -180,10 +181,10 @@ class Detectable:
         return None if self.drop is None else "drop"
 
 
-def check_range(name: str, value: float, low: float, high: float, *, closed: bool = False) -> None:
-    """OptionError on ``name`` unless ``value`` is finite and in (low, high), or [low, high] when ``closed``."""
-    ok = low <= value <= high if closed else low < value < high
-    if not (math.isfinite(value) and ok):
+def check_range(name: str, value: object, low: float, high: float, *, closed: bool = False) -> None:
+    """OptionError on ``name`` unless ``value`` is a real number in (low, high), or [low, high] when ``closed``."""
+    number = real_number(value)
+    if number is None or not (low <= number <= high if closed else low < number < high):
         brackets = "[]" if closed else "()"
         raise OptionError(name, f"{name} must be in {brackets[0]}{low}, {high}{brackets[1]}, got {value!r}")
 
@@ -204,13 +205,14 @@ def check_design(
 
     if isinstance(cases, bool) or not isinstance(cases, (int, np.integer)) or cases < 0:
         raise OptionError("cases", f"cases must be a non-negative whole number, got {cases!r}")
-    if not (math.isfinite(trials) and trials >= 1):
+    if (real_number(trials) or 0.0) < 1.0:
         raise OptionError("trials", f"trials must be at least 1, got {trials!r}")
     check_range("rate", rate, 0.0, 1.0, closed=rate_closed)
     check_range("icc", icc, 0.0, 1.0, closed=True)
     check_range("alpha", alpha, 0.0, 1.0)
     check_range("power", target, 0.0, 1.0)
-    if not (math.isfinite(pair_correlation) and -1.0 <= pair_correlation < 1.0):
+    number = real_number(pair_correlation)
+    if number is None or not -1.0 <= number < 1.0:
         raise OptionError("pair_correlation", f"pair_correlation must be in [-1, 1), got {pair_correlation!r}")
 
 
@@ -348,13 +350,13 @@ def check_difference(difference: float, rate: float, *, zero: bool, name: str = 
     A bound missed by rounding (0.1 at a rate of 0.9, where 1 − 0.9 = 0.09999999999999998) is taken as the bound.
     """
     slack = 1e-12
-    ok = math.isfinite(difference) and -rate - slack <= difference <= 1.0 - rate + slack
-    if not (ok and (zero or difference != 0.0)):
+    number = real_number(difference)
+    if number is None or not (-rate - slack <= number <= 1.0 - rate + slack and (zero or number != 0.0)):
         where = f"[-rate, 1 - rate] = [{-rate:.4g}, {1.0 - rate:.4g}]"
         if not zero:
             where = f"[-rate, 0) or (0, 1 - rate] = [{-rate:.4g}, 0) or (0, {1.0 - rate:.4g}]"
         raise OptionError(name, f"{name} must be in {where}, got {difference!r}")
-    return min(max(difference, -rate), 1.0 - rate)
+    return min(max(number, -rate), 1.0 - rate)
 
 
 def _power(

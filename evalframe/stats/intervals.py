@@ -23,18 +23,43 @@ import math
 import numbers
 import operator
 from statistics import NormalDist
-from typing import SupportsIndex
+from typing import Final, SupportsIndex
 
 from evalframe.errors import OptionError
 
 __all__ = [
+    "DEFAULT_CONFIDENCE",
     "bounds",
     "check_confidence",
     "mcnemar_exact",
     "normal_quantile",
+    "real_number",
     "wilson_bounds",
     "wilson_interval",
 ]
+
+
+#: The two-sided coverage of every interval when neither the call nor the audit declares one.
+DEFAULT_CONFIDENCE: Final = 0.95
+
+
+def real_number(value: object) -> float | None:
+    """``value`` as a finite float when it is a real number (numpy's too, not a bool), else None.
+
+    An integer beyond any float is None too, as are NaN and ±inf.
+
+    Examples
+    --------
+    >>> real_number(3), real_number(0.5), real_number(True), real_number("0.5"), real_number(10**400)
+    (3.0, 0.5, None, None, None)
+    """
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def check_confidence(confidence: object) -> float:
@@ -52,10 +77,10 @@ def check_confidence(confidence: object) -> float:
     ...     print(exc.option, "|", exc.reason)
     confidence | confidence must be strictly between 0 and 1, got 1.5
     """
-    real = isinstance(confidence, numbers.Real) and not isinstance(confidence, bool)
-    if not (real and 0.0 < float(confidence) < 1.0):  # type: ignore[arg-type]
+    number = real_number(confidence)
+    if number is None or not 0.0 < number < 1.0:
         raise OptionError("confidence", f"confidence must be strictly between 0 and 1, got {confidence!r}")
-    return float(confidence)  # type: ignore[arg-type]
+    return number
 
 
 def normal_quantile(confidence: float) -> float:
@@ -107,7 +132,7 @@ def _count(name: str, value: SupportsIndex) -> int:
 
 
 def wilson_interval(
-    successes: SupportsIndex, n: SupportsIndex, *, confidence: float = 0.95
+    successes: SupportsIndex, n: SupportsIndex, *, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[float | None, float | None]:
     """Wilson score interval of a binomial proportion ``successes / n``.
 

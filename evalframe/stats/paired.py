@@ -39,6 +39,7 @@ from evalframe.stats.clustered import (
     rate_interval,
     skew_check,
 )
+from evalframe.stats.intervals import DEFAULT_CONFIDENCE
 
 if TYPE_CHECKING:
     import numpy as np
@@ -138,7 +139,7 @@ def paired_rate_difference(
     b: Sequence[float] | pl.Series,
     cluster: Sequence[Hashable] | pl.Series,
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     target: Target = "sample",
 ) -> PairedTest:
     """Difference of two paired pass rates (0/1 outcomes on the same units), clustered by case.
@@ -217,7 +218,7 @@ def paired_mean_difference(
     cluster: Sequence[Hashable] | pl.Series,
     *,
     width: float,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     target: Target = "sample",
 ) -> PairedTest:
     """Difference of two paired mean scores, clustered by case.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -29,6 +28,7 @@ from evalframe.stats.detectable import (
     check_range,
     detectable_difference,
 )
+from evalframe.stats.intervals import real_number
 
 __all__ = [
     "TRADE_TRIALS",
@@ -339,17 +339,6 @@ def power(
     return PowerPlan(inputs, found, needed_at[int(trials)], trade, notes, earlier.sources)
 
 
-def _real(value: object) -> float | None:
-    """``value`` as a finite float when it is a real number (numpy's too; not a bool), else None."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # an integer beyond any float
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _row(value: object, option: str) -> Mapping[str, Any]:
     """One row as a mapping: a mapping as it is, or the row of a one-row polars frame; else OptionError."""
     if isinstance(value, pl.DataFrame) and value.height == 1:
@@ -393,7 +382,9 @@ class _Earlier:
 
     def _from_summary(self, row: Mapping[str, Any]) -> None:
         name = row.get("candidate", "the baseline")
-        planned, cases, rate, icc = (_real(row.get(k)) for k in ("planned", "cases_planned", "pass_rate_scored", "icc"))
+        planned, cases, rate, icc = (
+            real_number(row.get(k)) for k in ("planned", "cases_planned", "pass_rate_scored", "icc")
+        )
         if self.cases is None or self.trials is None:
             if not cases or not cases.is_integer() or planned is None:
                 raise OptionError("baseline", f"{name}'s summary row has no whole cases_planned and planned to read")
@@ -418,7 +409,7 @@ class _Earlier:
         An unmeasured icc (one trial per case shows none) is raised to the least the correlation allows; a
         measured or given one stands, and the correlation is clamped to it (sampling noise).
         """
-        r, pairs, cases = (_real(row.get(k)) for k in ("pair_correlation", "pairs_used", "cases_used"))
+        r, pairs, cases = (real_number(row.get(k)) for k in ("pair_correlation", "pairs_used", "cases_used"))
         if r is None:
             reason = "the comparison has no pair correlation (numeric scores, or under 3 cases)"
             raise OptionError("comparison", reason)
@@ -451,17 +442,21 @@ def _checked_design(
     if not isinstance(cases, (int, np.integer)) or isinstance(cases, bool) or cases < 2:
         raise OptionError("cases", f"cases must be a whole number of at least 2, got {cases!r}")
     if target_difference is not None:
+        check_range("rate", rate, 0.0, 1.0)  # the difference's range is the rate's
         check_difference(target_difference, rate, zero=False, name="target_difference")
     measured = _measured_at(pair_trials, trials)
     ks = sorted({int(k) for k in trade_trials} | {int(trials)})
     if ks[0] < 1:
         raise OptionError("trade_trials", f"trade_trials must be at least 1, got {min(trade_trials)!r}")
+    if cases * ks[-1] > 2**53:
+        reason = f"cases × trials must be at most 2**53 units (what a float counts exactly), got {cases} × {ks[-1]}"
+        raise OptionError("cases", reason)
     return measured, ks
 
 
 def _measured_at(pair_trials: object, trials: int) -> float:
     """The trials per case the pair correlation was measured at (``trials`` when not given); OptionError below 1."""
-    measured = _real(trials if pair_trials is None else pair_trials)
+    measured = real_number(trials if pair_trials is None else pair_trials)
     if measured is None or measured < 1:
         raise OptionError("pair_trials", f"pair_trials must be at least 1, got {pair_trials!r}")
     return measured

@@ -20,6 +20,7 @@ from evalframe.stats import (
     achieved_power,
     bounded_mean_interval,
     cases_needed,
+    check_confidence,
     detectable_difference,
     mcnemar_exact,
     pair_correlation_at,
@@ -292,6 +293,17 @@ def test_power_plan_trades_trials_against_cases() -> None:
         (lambda: power(), "cases"),
         (lambda: achieved_power(0.6, 20, rate=0.5), "difference"),
         (lambda: detectable_difference(20, pair_correlation=1.0), "pair_correlation"),
+        # text and numbers beyond a float are refused as out of range (were TypeError from a comparison or scipy)
+        (lambda: power(50, rate="0.5"), "rate"),  # type: ignore[arg-type]
+        (lambda: power(50, icc="0.1"), "icc"),  # type: ignore[arg-type]
+        (lambda: power(50, alpha="x"), "alpha"),  # type: ignore[arg-type]
+        (lambda: power(50, pair_correlation="x"), "pair_correlation"),  # type: ignore[arg-type]
+        (lambda: power(50, rate="x", target_difference=0.1), "rate"),  # type: ignore[arg-type]
+        (lambda: power(50, target_difference="0.1"), "target_difference"),  # type: ignore[arg-type]
+        (lambda: detectable_difference(20, trials="2"), "trials"),  # type: ignore[arg-type]
+        (lambda: power(10**30), "cases"),
+        (lambda: power(2**53 // 10 + 1), "cases"),  # × 10 trials of the trade table: one unit past 2**53
+        (lambda: check_confidence(10**400), "confidence"),  # was OverflowError
     ],
 )
 def test_a_refused_power_input_is_named_on_the_error(call: Callable[[], object], option: str) -> None:

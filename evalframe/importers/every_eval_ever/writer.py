@@ -47,6 +47,7 @@ from evalframe.importers.every_eval_ever.schema import (
 )
 from evalframe.load import PathLike
 from evalframe.report import ExchangeGuard, write_output
+from evalframe.stats import DEFAULT_CONFIDENCE
 
 if TYPE_CHECKING:
     from evalframe.report import AuditReport
@@ -301,7 +302,7 @@ def write(
     dataset = _benchmark(meta)
     export = _Export(
         dataset=dataset,
-        confidence=float(meta.get("confidence", 0.95)),
+        confidence=float(meta.get("confidence", DEFAULT_CONFIDENCE)),
         slices=[str(s) for s in meta.get("slices") or []],
         stamp=repr(time.time()),
         plan_hash=meta.get("plan_hash", "")[:16],
