@@ -271,11 +271,11 @@ def counts_by_kind(counts: pl.DataFrame) -> dict[str, int]:
 
 
 def _named_details(rows: pl.DataFrame) -> list[str]:
-    """The distinct detail texts of a kind's rows, each about one candidate led by its name (``A: …``)."""
+    """The distinct detail texts of a kind's rows, each of a row with a candidate led by its name (``A: …``)."""
     texts = pl.col("detail")
     if CANDIDATE in rows.columns:
         name = pl.col(CANDIDATE).cast(pl.String)
-        texts = pl.when(name.is_null() | texts.str.starts_with(name)).then(texts).otherwise(name + ": " + texts)
+        texts = pl.when(name.is_null()).then(texts).otherwise(name + ": " + texts)
     named = rows.select(texts.alias("detail")).get_column("detail").drop_nulls().unique(maintain_order=True)
     return [str(d) for d in named.to_list()]
 

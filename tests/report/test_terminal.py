@@ -195,21 +195,25 @@ def test_the_case_level_rate_is_shown_for_several_trials_or_a_declared_reducer_o
 
 def test_a_note_about_one_candidate_names_it() -> None:
     # One missing_unit note per candidate with the same sentence read as one anonymous text; each now leads with
-    # its candidate, and a detail that already names it is left as it is.
+    # its candidate. Whether it does is the row's candidate column, not the text: a detail that happened to
+    # start with the name (candidate "1", "1 planned unit has no row") was once taken as naming it already.
     from evalframe.report.view import notes_of
 
     problems = pl.DataFrame(
         {
-            "kind": ["missing_unit", "missing_unit", "header_rows_disagree", "run_status"],
-            "candidate": ["m/a", "m/b", "m/a", None],
-            "detail": ["2 planned units have no row"] * 2 + ["m/a: header says 10", "status: cancelled"],
+            "kind": ["missing_unit", "missing_unit", "missing_unit", "run_status"],
+            "candidate": ["m/a", "m/b", "1", None],
+            "detail": ["2 planned units have no row"] * 2 + ["1 planned unit has no row", "status: cancelled"],
             "refusing": [False] * 4,
         }
     )
     texts = {note.kind: note.texts for note in notes_of(problems)}
     assert texts == {
-        "header_rows_disagree": ("m/a: header says 10",),
-        "missing_unit": ("m/a: 2 planned units have no row", "m/b: 2 planned units have no row"),
+        "missing_unit": (
+            "m/a: 2 planned units have no row",
+            "m/b: 2 planned units have no row",
+            "1: 1 planned unit has no row",
+        ),
         "run_status": ("status: cancelled",),
     }
 
