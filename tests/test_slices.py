@@ -232,6 +232,30 @@ def test_numeric_slice_binned_by_edges_and_quantiles() -> None:
     assert quart.get_column("missing").to_list() == [0, 0, 0, 8]
 
 
+def test_quantile_bins_count_each_case_once_and_skip_nan() -> None:
+    """q<k> cuts the plan's cases, whatever the candidates and trials (the edges once moved with them)."""
+    values = [0.01, 0.05, 0.5, 1.5, 2.0, 3.0, 4.0, 9.5]
+    cases = pl.DataFrame({"case_id": [f"q{i}" for i in range(1, 9)], "w": values})
+    ledger = pl.DataFrame({"candidate": "A", "case_id": ["q1"], "passed": [1]})
+    # the 1/3 and 2/3 quantiles of the 8 values, linear interpolation: 0.5 + (1.5 - 0.5)·1/3, 2 + (3 - 2)·2/3
+    for candidates, trials in [(["A"], 1), (["A", "B"], 1), (["A"], 3)]:
+        plan = ef.Plan.from_frame(cases, candidates=candidates, trials=trials)
+        edges = ef.audit(plan, ledger, slices=["w"], bins={"w": "q3"}).meta["bins"]["w"]
+        assert edges == pytest.approx([0.5 + 1 / 3, 2.0 + 2 / 3], rel=1e-12)
+    # a NaN is no value to cut at: the median of the other 7 is 2.0, and the NaN case has no bin (null)
+    nan = cases.with_columns(w=pl.Series([0.01, float("nan"), 0.5, 1.5, 2.0, 3.0, 4.0, 9.5]))
+    report = ef.audit(ef.Plan.from_frame(nan, candidates=["A"]), ledger, slices=["w"], bins={"w": "q2"})
+    assert report.meta["bins"] == {"w": [2.0]}
+    assert report.slices.select("slice_value", "planned").rows() == [("(-inf, 2]", 4), ("(2, inf]", 3), (None, 1)]
+
+
+@pytest.mark.parametrize("edges", [[], [float("nan")], [40, float("inf")], [10**400], 40, [True, 2], ["40"]])
+def test_bin_edges_are_finite_numbers(edges: object) -> None:
+    units = pl.DataFrame({"candidate": ["A"], "x": [1.0], "outcome": ["passed"]})
+    with pytest.raises(ValueError, match="must be finite numbers, at least one, strictly increasing"):
+        binned(units, ["x"], {"x": edges})  # type: ignore[dict-item]
+
+
 def test_chi_square_when_expected_counts_are_large() -> None:
     table = np.array([[10, 90], [30, 70]])
     three = np.vstack([table, [[20, 80]]])

@@ -56,7 +56,6 @@ from evalframe.load import storage_options as remote_options
 from evalframe.plan import Plan
 from evalframe.problems import Problems, of_task, problems_frame, with_task
 from evalframe.progress import Progress
-from evalframe.reconcile import planned_units_coded
 from evalframe.report.model import AuditReport
 from evalframe.slices import Bins, bin_edges, missingness_tests, selective_flag
 from evalframe.stats import DEFAULT_CONFIDENCE, Target
@@ -136,14 +135,13 @@ def _one_task_on_spark(plan: Plan, results: object, spark_remote: str | None) ->
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
-    """Quantile bins (``"q<k>"``) of numeric slice columns as edges, from the planned units (not the results)."""
+    """Quantile bins (``"q<k>"``) of numeric slice columns as edges, over the plan's cases (each once, not per unit)."""
     if not bins:
         return bins
     resolved = dict(bins)
     for name, spec in bins.items():
         if isinstance(spec, str) and name in slices and plan.cases.schema[name].is_numeric():
-            values = planned_units_coded(plan).select(name).collect()
-            resolved[name] = bin_edges(values, name, spec)
+            resolved[name] = bin_edges(plan.cases.select(name), name, spec)
     return resolved
 
 

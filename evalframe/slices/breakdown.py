@@ -7,13 +7,15 @@ candidate that skipped every ``long_context`` case has a better-looking
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 import polars as pl
 
 from evalframe.columns import CANDIDATE, CASE_ID, CASES, FUNNEL_OUTCOMES, MISSING, PLANNED, SCORED
 from evalframe.funnel import funnel, outcome_in
+from evalframe.stats import real_number
 
 SLICE_COLUMN: Final = "slice_column"
 SLICE_VALUE: Final = "slice_value"
@@ -90,14 +92,14 @@ def interval_labels(edges: Sequence[float]) -> list[str]:
 
 
 def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
-    """Label each value with its interval (see :func:`interval_labels`)."""
-    import numpy as np  # imported on use: `import evalframe` does not need it
+    """Label each value with its interval (see :func:`interval_labels`); null and NaN have none.
 
-    expr: Any = pl.when(col.is_null()).then(pl.lit(None, pl.String))
-    for high, label in zip([*edges, np.inf], interval_labels(edges), strict=True):
-        expr = expr.when(col <= high).then(pl.lit(label))
-    result: pl.Expr = expr.otherwise(pl.lit(None, pl.String))
-    return result
+    A value's interval is the number of edges below it (a binary search: linear in the values, not in the edges).
+    """
+    value = col.cast(pl.Float64)
+    below = pl.lit(pl.Series(list(edges), dtype=pl.Float64)).search_sorted(value, side="left")
+    label = pl.lit(pl.Series(interval_labels(edges), dtype=pl.String)).gather(below)
+    return pl.when(value.is_null() | value.is_nan()).then(pl.lit(None, pl.String)).otherwise(label)
 
 
 def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> list[float]:
@@ -129,6 +131,7 @@ def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> li
             msg = f"bins for {name!r} must be edges or 'q<k>' with k >= 2, got {spec!r}"
             raise ValueError(msg)
         values = units.get_column(name).drop_nulls().cast(pl.Float64).to_numpy()
+        values = values[np.isfinite(values)]  # NaN has no bin; ±inf would be an edge no finite bound states
         k = int(spec[1:])
         distinct = int(np.unique(values).size)
         if k > distinct:
@@ -136,9 +139,15 @@ def bin_edges(units: pl.DataFrame, name: str, spec: Sequence[float] | str) -> li
             raise ValueError(msg)
         inner = np.quantile(values, np.linspace(0, 1, k + 1)[1:-1]) if values.size else np.array([])
         return sorted({float(e) for e in inner})
-    edges = [float(e) for e in spec]
-    if edges != sorted(set(edges)):
-        msg = f"bin edges for {name!r} must be strictly increasing, got {list(spec)}"
+    try:
+        given = list(spec)
+    except TypeError:  # a number or None where a list of edges belongs
+        given = []
+    read = [real_number(e) for e in given]
+    edges = [e for e in read if e is not None]
+    if not given or len(edges) < len(read) or edges != sorted(set(edges)):
+        shown = reprlib.repr(spec)
+        msg = f"bin edges for {name!r} must be finite numbers, at least one, strictly increasing, got {shown}"
         raise ValueError(msg)
     return edges
 

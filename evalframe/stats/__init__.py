@@ -29,6 +29,7 @@ from evalframe.stats.intervals import (
     check_confidence,
     mcnemar_exact,
     normal_quantile,
+    real_number,
     wilson_bounds,
     wilson_interval,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "paired_rate_difference",
     "rare_case_limit",
     "rate_interval",
+    "real_number",
     "skew_check",
     "wilson_bounds",
     "wilson_interval",
