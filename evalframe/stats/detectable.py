@@ -189,6 +189,19 @@ def check_range(name: str, value: object, low: float, high: float, *, closed: bo
         raise OptionError(name, f"{name} must be in {brackets[0]}{low}, {high}{brackets[1]}, got {value!r}")
 
 
+#: The most units (cases × trials) a design may have: beyond 2**53 a float no longer counts whole units.
+MAX_UNITS: Final = 2**53
+
+
+def check_units(cases: int, trials: float, option: str | None = None) -> None:
+    """OptionError when ``cases`` × ``trials`` exceeds :data:`MAX_UNITS`, on ``option`` (else the larger factor)."""
+    if cases > MAX_UNITS / trials:  # a division: an int beyond any float compares without overflow
+        name = option or ("trials" if trials > cases else "cases")
+        shown = f"{trials:.6g}" if trials > MAX_UNITS or not float(trials).is_integer() else int(trials)
+        count = f"a number of {len(str(cases))} digits" if cases > 10**20 else cases
+        raise OptionError(name, f"cases × trials must be at most 2**53 units, got {count} × {shown}")
+
+
 def check_design(
     cases: int,
     trials: float,
@@ -207,6 +220,7 @@ def check_design(
         raise OptionError("cases", f"cases must be a non-negative whole number, got {cases!r}")
     if (real_number(trials) or 0.0) < 1.0:
         raise OptionError("trials", f"trials must be at least 1, got {trials!r}")
+    check_units(int(cases), float(trials))
     check_range("rate", rate, 0.0, 1.0, closed=rate_closed)
     check_range("icc", icc, 0.0, 1.0, closed=True)
     check_range("alpha", alpha, 0.0, 1.0)

@@ -26,6 +26,7 @@ from evalframe.stats.detectable import (
     check_design,
     check_difference,
     check_range,
+    check_units,
     detectable_difference,
 )
 from evalframe.stats.intervals import real_number
@@ -303,7 +304,9 @@ def power(
     """
     earlier = _Earlier(cases, trials, rate, icc, pair_correlation, pair_trials, baseline, comparison)
     cases, trials, rate, icc, pair_correlation = earlier.cases, earlier.trials, earlier.rate, earlier.icc, earlier.r
-    measured, ks = _checked_design(cases, trials, rate, target_difference, earlier.pair_trials, trade_trials)
+    cases, trials, measured, ks = _checked_design(
+        cases, trials, rate, target_difference, earlier.pair_trials, trade_trials
+    )
     check_design(cases, trials, rate, icc, pair_correlation, alpha, power)
     target = check_target(target)
     r_at = {k: pair_correlation_at(pair_correlation, icc=icc, measured_at=measured, trials=k) for k in ks}
@@ -433,8 +436,8 @@ def _checked_design(
     target_difference: float | None,
     pair_trials: float | None,
     trade_trials: Sequence[int],
-) -> tuple[float, list[int]]:
-    """The trials ``pair_correlation`` was measured at and the trade table's trials; OptionError when out of range."""
+) -> tuple[int, int, float, list[int]]:
+    """Cases and trials as ints, the trials ``pair_correlation`` was measured at, the trade's trials; or OptionError."""
     import numpy as np  # imported on use: `import evalframe` does not need it
 
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
@@ -445,13 +448,18 @@ def _checked_design(
         check_range("rate", rate, 0.0, 1.0)  # the difference's range is the rate's
         check_difference(target_difference, rate, zero=False, name="target_difference")
     measured = _measured_at(pair_trials, trials)
-    ks = sorted({int(k) for k in trade_trials} | {int(trials)})
-    if ks[0] < 1:
-        raise OptionError("trade_trials", f"trade_trials must be at least 1, got {min(trade_trials)!r}")
-    if cases * ks[-1] > 2**53:
-        reason = f"cases × trials must be at most 2**53 units (what a float counts exactly), got {cases} × {ks[-1]}"
-        raise OptionError("cases", reason)
-    return measured, ks
+    try:
+        given: list[object] | None = None if isinstance(trade_trials, str) else list(trade_trials)
+    except TypeError:  # not a collection
+        given = None
+    whole = [k for k in given or [] if isinstance(k, int | np.integer) and not isinstance(k, bool) and k >= 1]
+    if given is None or len(whole) < len(given):
+        raise OptionError("trade_trials", f"trade_trials must be whole numbers of at least 1, got {trade_trials!r}")
+    cases, trials = int(cases), int(trials)
+    ks = sorted({int(k) for k in whole} | {trials})
+    check_units(cases, trials)
+    check_units(cases, ks[-1], "trade_trials")
+    return cases, trials, measured, ks
 
 
 def _measured_at(pair_trials: object, trials: int) -> float:

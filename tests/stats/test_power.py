@@ -302,7 +302,16 @@ def test_power_plan_trades_trials_against_cases() -> None:
         (lambda: power(50, target_difference="0.1"), "target_difference"),  # type: ignore[arg-type]
         (lambda: detectable_difference(20, trials="2"), "trials"),  # type: ignore[arg-type]
         (lambda: power(10**30), "cases"),
-        (lambda: power(2**53 // 10 + 1), "cases"),  # × 10 trials of the trade table: one unit past 2**53
+        (lambda: power(2**53 // 10 + 1), "trade_trials"),  # × 10 trials of the trade table: past 2**53 units
+        (lambda: power(np.int64(10**18)), "cases"),  # × 10 wrapped negative in int64 and passed
+        (lambda: power(50, 10**30), "trials"),
+        (lambda: power(50, trade_trials=["x"]), "trade_trials"),  # type: ignore[list-item]
+        (lambda: power(50, trade_trials=[1.5]), "trade_trials"),  # type: ignore[list-item]
+        (lambda: power(50, trade_trials="25"), "trade_trials"),  # was read as trials 2 and 5
+        (lambda: power(50, trade_trials=None), "trade_trials"),  # type: ignore[arg-type]
+        (lambda: detectable_difference(10**400), "cases"),  # was OverflowError
+        (lambda: achieved_power(0.1, 20, 1e300), "trials"),  # was nan
+        (lambda: cases_needed(0.1, 2**60), "trials"),  # was 2 cases
         (lambda: check_confidence(10**400), "confidence"),  # was OverflowError
     ],
 )
@@ -311,6 +320,19 @@ def test_a_refused_power_input_is_named_on_the_error(call: Callable[[], object],
     with pytest.raises(OptionError) as info:
         call()
     assert info.value.option == option
+
+
+def test_numpy_integers_count_as_python_integers_in_the_trade() -> None:
+    # np.int8(100) trials once made the same-budget trade 100 × 100 = 16 (int8 wrapped); it is 10,000 units
+    trade = power(100, np.int8(100)).trade.filter(basis="same_budget")
+    assert trade.select("trials", "cases", "units").rows() == [
+        (1, 10_000, 10_000),
+        (2, 5_000, 10_000),
+        (3, 3_333, 9_999),
+        (5, 2_000, 10_000),
+        (10, 1_000, 10_000),
+        (100, 100, 10_000),
+    ]
 
 
 def test_power_reads_what_is_not_given_from_an_earlier_summary_and_comparison() -> None:
