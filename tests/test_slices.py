@@ -351,3 +351,13 @@ def test_detectable_shift_is_taken_at_alpha_over_the_tests() -> None:
         alone["detectable"] * (sps.norm.isf(0.0125) + sps.norm.isf(0.2)) / (sps.norm.isf(0.025) + sps.norm.isf(0.2)),
         rel=1e-3,
     )
+
+
+def test_a_level_at_or_above_the_power_detects_any_shift() -> None:
+    # At level ≥ power the test rejects with probability ≥ power with no shift at all: 0. The root search
+    # between no shift and a large one had no sign change there (--alpha 0.8 exited with scipy's message).
+    from evalframe.slices.missingness import detectable_shift
+
+    assert detectable_shift([300.0, 300.0], 0.8) == 0.0
+    assert detectable_shift([300.0, 300.0], 0.9) == 0.0
+    assert detectable_shift([300.0, 300.0], 0.79) > 0.0

@@ -14,6 +14,8 @@ from typing import get_args
 from evalframe.columns import CASE_ID, TASK, GradeKind, MissingPolicy, RetryPolicyName
 from evalframe.compare.pairs import check_cases
 from evalframe.errors import OptionError
+from evalframe.stats import DEFAULT_CONFIDENCE, check_confidence
+from evalframe.stats.detectable import check_range
 
 
 def check_options(
@@ -27,6 +29,8 @@ def check_options(
     slices: Sequence[str] = (),
     bins: Collection[str] = (),
     cases: str = "sample",
+    confidence: float = DEFAULT_CONFIDENCE,
+    alpha: float = 0.05,
 ) -> None:
     """Refuse an option outside its values, or options that contradict each other (see :func:`evalframe.audit`).
 
@@ -38,6 +42,8 @@ def check_options(
         The columns given bins (the keys of ``bins``): each must be a slice.
     cases
         What the inference is about: ``sample`` or ``fixed`` (see :func:`evalframe.compare`).
+    confidence, alpha
+        The intervals' coverage and the slice tests' level, each strictly between 0 and 1.
 
     Raises
     ------
@@ -61,6 +67,8 @@ def check_options(
         if value not in allowed:
             raise OptionError(name, f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
     check_cases(cases)
+    check_confidence(confidence)
+    check_range("alpha", alpha, 0.0, 1.0)
     if max_attempts is not None and max_attempts < 1:
         raise OptionError("max_attempts", f"max_attempts must be at least 1 (or no limit), got {max_attempts!r}")
     low, high = score_range

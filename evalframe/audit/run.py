@@ -347,7 +347,7 @@ def audit(
         reducer,
         cases,
     )
-    plan, options = _checked(plan, options)
+    plan, options = _checked(plan, options, alpha)
     tasks = plan.tasks
     spark = engine == "spark" or is_spark_frame(results)
     if spark:
@@ -619,7 +619,7 @@ def _combined(reports: Sequence[AuditReport], meta: dict[str, Any], found: Probl
     )
 
 
-def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
+def _checked(plan: Plan, o: Options, alpha: float) -> tuple[Plan, Options]:
     """The plan (bins' columns numeric) and options of an audit once checked, quantile bins resolved.
 
     Raises :class:`~evalframe.errors.OptionError` as :func:`~evalframe.audit.arguments.check_options` does; a
@@ -641,6 +641,8 @@ def _checked(plan: Plan, o: Options) -> tuple[Plan, Options]:
         slices=o.slices,
         bins=o.bins or (),
         cases=o.cases,
+        confidence=o.confidence,
+        alpha=alpha,
     )
     check_slices(o.slices, plan.cases.columns)
     if o.bins:

@@ -311,6 +311,8 @@ def detectable_shift(weights: Sequence[float], level: float, power: float = 0.8)
 
     w = np.asarray(weights, dtype=np.float64)
     df = w.size - 1
+    if level >= power:  # the test rejects with probability level ≥ power without any shift
+        return 0.0
     critical = float(sps.chi2.isf(level, df))
     lam = optimize.brentq(lambda nc: float(sps.ncx2.sf(critical, df, nc)) - power, 1e-9, 1e4)
     spread = 1.0 / w + 1.0 / (w.sum() - w)

@@ -47,6 +47,10 @@ CASES = [
         "bins",
         "bins given for 'case_type', which is not a slice",
     ),
+    # the levels were checked only when an interval or a test used them (alpha="x" a TypeError, alpha=2 printed)
+    ({"alpha": "x"}, None, "alpha", "alpha must be in (0.0, 1.0), got 'x'"),
+    ({"alpha": 2}, None, "alpha", "alpha must be in (0.0, 1.0), got 2"),
+    ({"confidence": 1.0}, None, "confidence", "confidence must be strictly between 0 and 1, got 1.0"),
 ]
 
 
