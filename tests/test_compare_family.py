@@ -73,3 +73,29 @@ def test_compare_by_task_compares_within_each_task_and_names_a_task_one_side_was
     assert by_task["desire"] == "baseline 'B' is not a candidate of task desire (candidates: A)"
     with pytest.raises(ValueError, match=r"^candidate 'Z' is not a candidate of the report \(candidates: A, B\)$"):
         compare_by_task(report, baseline="B", candidate="Z")
+
+
+@pytest.mark.parametrize(
+    ("options", "option", "reason"),
+    [
+        # a text was split into one-letter setting names: "d not recorded…; e…; g…"
+        ({"comparable_on": "judge"}, "comparable_on", "comparable_on is a list of setting names, got the text 'judge'"),
+        ({"ignore_settings": "judge"}, "ignore_settings", "ignore_settings is a list of setting names, got the text"),
+        ({"alpha": "x"}, "alpha", "alpha must be in (0.0, 1.0), got 'x'"),  # was a TypeError
+        ({"min_coverage": 2}, "min_coverage", "min_coverage must be in [0.0, 1.0], got 2"),  # was accepted
+        ({"confidence": "x"}, "confidence", "confidence must be strictly between 0 and 1, got 'x'"),
+        ({"pairs": "bogus"}, "pairs", "pairs must be one of 'complete_pairs', 'missing_as_fail', got 'bogus'"),
+    ],
+)
+def test_compare_options_are_checked_even_where_no_task_compares(options: dict, option: str, reason: str) -> None:
+    # Only A was run on desire: no task holds both sides, and the options were never checked before.
+    ledger = pl.DataFrame({"candidate": ["A", "B"], "task": ["belief", "desire"], "case_id": ["q1", "q1"], "passed": 1})
+    report = ef.audit(ef.Plan.from_frame(ledger.drop("passed")), ledger)
+    for call in (
+        lambda: compare_by_task(report, baseline="A", candidate="B", **options),
+        lambda: ef.compare(report, baseline="A", candidate="B", task="belief", **options),
+    ):
+        with pytest.raises(ef.errors.OptionError) as caught:
+            call()
+        assert caught.value.option == option
+        assert caught.value.reason.startswith(reason)

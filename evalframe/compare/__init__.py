@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, get_args
+from typing import Final
 
 import polars as pl
 
@@ -36,6 +36,7 @@ from evalframe.compare.pairs import (
     PairPolicy,
     Scale,
     check_cases,
+    check_compare_options,
     check_names,
     declared_confidence,
     dropped_by_slice,
@@ -58,7 +59,6 @@ from evalframe.compare.reasons import (
     unpaired_reason,
 )
 from evalframe.compare.settings import settings_verdict
-from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
 from evalframe.stats.clustered import SKEW_RULE_BASE, Target
 from evalframe.stats.detectable import Detectable
@@ -293,9 +293,7 @@ def compare(
     min_coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
     cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
     confidence = declared_confidence([report], confidence)
-    if pairs not in get_args(PairPolicy):
-        listed = ", ".join(map(repr, get_args(PairPolicy)))
-        raise OptionError("pairs", f"pairs must be one of {listed}, got {pairs!r}")
+    check_compare_options(pairs, min_coverage if declared_minimum else None, alpha, comparable_on, ignore_settings)
     several = len(report.meta.get("tasks", [])) >= 2
     report = task_report(report, task)
     check_names(report, baseline, candidate, task)

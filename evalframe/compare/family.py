@@ -22,7 +22,7 @@ import polars as pl
 
 from evalframe.columns import CANDIDATE
 from evalframe.compare import Comparison, PairPolicy, compare
-from evalframe.compare.pairs import check_names, task_report
+from evalframe.compare.pairs import check_cases, check_compare_options, check_names, declared_confidence, task_report
 from evalframe.natural import natural_sorted
 from evalframe.report.model import AuditReport
 from evalframe.slices.missingness import holm
@@ -208,6 +208,9 @@ def compare_by_task(
     candidate 'B' is not a candidate of task desire (candidates: A)
     """
     check_names(report, baseline, candidate)  # a name in no task is a typo, not a task "not comparable"
+    check_compare_options(pairs, min_coverage, alpha, comparable_on, ignore_settings)  # even where none compares
+    declared_confidence([report], confidence)
+    check_cases("sample" if cases is None else cases)
     tasks = [str(t) for t in report.meta.get("tasks", [])] or [""]
     compared: dict[str, Comparison | str] = {}
     for task in tasks:

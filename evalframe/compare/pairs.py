@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 import polars as pl
 
@@ -21,6 +21,7 @@ from evalframe.report.model import AuditReport
 from evalframe.slices import GRADED_OUTCOMES
 from evalframe.stats import DEFAULT_CONFIDENCE, Target, check_confidence, mcnemar_exact
 from evalframe.stats.clustered import check_target
+from evalframe.stats.detectable import check_range
 
 PairPolicy = Literal["complete_pairs", "missing_as_fail"]
 PAIR_KEY: Final = (CASE_ID, TRIAL)
@@ -67,6 +68,34 @@ class Scale:
         numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
         low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
         return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])))
+
+
+def check_compare_options(
+    pairs: str,
+    min_coverage: float | None,
+    alpha: float,
+    comparable_on: Sequence[str] | None,
+    ignore_settings: Sequence[str],
+) -> None:
+    """OptionError on the first of :func:`evalframe.compare.compare`'s options outside its values.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_compare_options("complete_pairs", None, 0.05, "judge", ())
+    ... except OptionError as exc:
+    ...     print(exc.option, "|", exc.reason)
+    comparable_on | comparable_on is a list of setting names, got the text 'judge' (give ['judge'])
+    """
+    if pairs not in get_args(PairPolicy):
+        listed = ", ".join(map(repr, get_args(PairPolicy)))
+        raise OptionError("pairs", f"pairs must be one of {listed}, got {pairs!r}")
+    if min_coverage is not None:
+        check_range("min_coverage", min_coverage, 0.0, 1.0, closed=True)
+    check_range("alpha", alpha, 0.0, 1.0)
+    for name, value in (("comparable_on", comparable_on), ("ignore_settings", ignore_settings)):
+        if isinstance(value, str):  # a text is a sequence of one-letter names
+            raise OptionError(name, f"{name} is a list of setting names, got the text {value!r} (give [{value!r}])")
 
 
 def check_cases(cases: str) -> Target:
