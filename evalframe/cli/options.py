@@ -151,9 +151,11 @@ def _check_candidates(ctx: click.Context, param: click.Parameter, text: str | No
 def _parse_bins(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, Any]:
     bins: dict[str, Any] = {}
     for value in values:
-        name, sep, spec = value.partition("=")
+        name, sep, spec = value.rpartition("=")  # at the last "=": no edge holds one, a column name may
         if not sep or not name or not spec:
             raise click.BadParameter(f"expected COL=EDGE,EDGE,... or COL=q<k>, got {value!r}")
+        if name in bins:
+            raise click.BadParameter(f"bins for {name!r} given more than once")
         if spec.startswith("q"):  # k is checked against the column's distinct values once the plan is read
             try:
                 count_in(spec[1:], low=2)

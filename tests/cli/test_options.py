@@ -92,6 +92,10 @@ def test_every_command_has_help_text() -> None:
             ["--candidates", "A,B", "--slice", "case_type", "--slice", "case_type"],
             "--slice: slice column(s) 'case_type' given more than once",
         ),
+        (  # the last one given won, silently, where a repeated --slice is refused
+            ["--candidates", "A,B", "--slice", "case_type", "--bins", "case_type=q2", "--bins", "case_type=q3"],
+            "bins for 'case_type' given more than once",
+        ),
         (
             ["--candidates", "A,B", "--slice", "case_type", "--bins", f"case_type=q{10**30}"],
             f"the k of 'case_type=q{10**30}': {10**30} is not in the range 2<=x<=100000000",
@@ -199,6 +203,19 @@ def test_quantile_bins_are_at_most_the_columns_distinct_values(tmp_path: Path) -
     assert code == 0, stderr
     slices = json.loads(stdout)["slices"]
     assert sorted((r["slice_value"], r["planned"]) for r in slices) == [("(-inf, 15]", 1), ("(15, inf]", 1)]
+
+
+def test_bins_of_a_column_whose_name_holds_an_equals_sign(tmp_path: Path) -> None:
+    # --bins splits at the last "=" (no edge holds one): "a=b=15" once read column "a" with edges "b=15"
+    plan, results = tmp_path / "plan.csv", tmp_path / "results.csv"
+    plan.write_text("case_id,a=b\nq1,10\nq2,20\n", encoding="utf-8")
+    results.write_text("candidate,case_id,passed\nA,q1,1\nA,q2,0\n", encoding="utf-8")
+    args = ["audit", "--plan", str(plan), "--results", str(results), "--candidates", "A", "--slice", "a=b"]
+    code, stdout, stderr = run([*args, "--bins", "a=b=15", "--format", "json"])
+    assert code == 0, stderr
+    report = json.loads(stdout)
+    assert report["meta"]["bins"] == {"a=b": [15.0]}
+    assert sorted((r["slice_value"], r["planned"]) for r in report["slices"]) == [("(-inf, 15]", 1), ("(15, inf]", 1)]
 
 
 @pytest.mark.parametrize("args", [["--n-cases", "100", "--trials", "100000000"], ["--n-cases", "100000000"]])
