@@ -99,3 +99,33 @@ def test_compare_options_are_checked_even_where_no_task_compares(options: dict, 
             call()
         assert caught.value.option == option
         assert caught.value.reason.startswith(reason)
+
+
+def test_a_comparison_by_slice_counts_the_bins_the_audit_declared() -> None:
+    # len of q1..q8: 10, 200, 50, 500, 1000, 70, 300, 5; quartiles of the 8 cases: 40, 135, 350. A graded q1..q6,
+    # B all but q4. The dropped pairs and flips by slice once listed raw values ("5.0", "300.0", "500.0")
+    # beside the audit's bins; now the bins, lowest first.
+    lengths = [10, 200, 50, 500, 1000, 70, 300, 5]
+    cases = pl.DataFrame({"case_id": [f"q{i}" for i in range(1, 9)], "len": lengths})
+    a = {"q1": 1, "q2": 0, "q3": 1, "q4": 1, "q5": 0, "q6": 1}
+    b = {"q1": 1, "q2": 1, "q3": 0, "q5": 1, "q6": 1, "q7": 0, "q8": 1}
+    rows = [("A", c, p) for c, p in a.items()] + [("B", c, p) for c, p in b.items()]
+    ledger = pl.DataFrame(rows, schema=["candidate", "case_id", "passed"], orient="row")
+    report = ef.audit(ef.Plan.from_frame(cases, candidates=["A", "B"]), ledger, slices=["len"], bins={"len": "q4"})
+    comparison = ef.compare(report, baseline="A", candidate="B")
+    assert comparison.bins == {"len": [40.0, 135.0, 350.0]}
+    view = report.view(comparison).comparison
+    assert view is not None
+    # dropped (one side ungraded): q8 (len 5), q7 (300), q4 (500)
+    assert view.dropped_by_slice.select("slice_value", "pairs_dropped").rows() == [
+        ("(-inf, 40]", 1),
+        ("(135, 350]", 1),
+        ("(350, inf]", 1),
+    ]
+    # q3 (50) pass→fail; q2 (200) and q5 (1000) fail→pass; q4 (500) baseline only; q7 (300), q8 (5) candidate only
+    assert view.flips.by_slice.drop("slice_column").rows() == [
+        ("(-inf, 40]", 0, 0, 0, 1),
+        ("(40, 135]", 1, 0, 0, 0),
+        ("(135, 350]", 0, 1, 0, 1),
+        ("(350, inf]", 0, 1, 1, 0),
+    ]

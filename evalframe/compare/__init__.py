@@ -22,7 +22,7 @@ winner is a normal, correct outcome.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -96,6 +96,9 @@ class Comparison:
     flips_note
         Why no case could be classed fixed or regressed, when its trials rule it out (a single trial
         per side); else None.
+    bins
+        The slices cut into bins, as the audit declared them (``report.meta["bins"]``: column → edges);
+        their values in ``pairs`` and ``dropped_by_slice`` are the bins' labels.
     """
 
     table: pl.DataFrame
@@ -103,6 +106,7 @@ class Comparison:
     dropped_by_slice: pl.DataFrame = field(default_factory=pl.DataFrame)
     case_flips: pl.DataFrame = field(default_factory=pl.DataFrame)
     flips_note: str | None = None
+    bins: Mapping[str, list[float]] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -366,7 +370,9 @@ def compare(
     table = pl.DataFrame([row], schema_overrides=_ROW_TYPES)
     flips, note = comparison_flips(joined, alpha=alpha, numeric=scale.numeric, task=task if several else None)
     dropped = dropped_by_slice(joined, scale.slices, pairs)
-    return Comparison(table=table, pairs=joined, dropped_by_slice=dropped, case_flips=flips, flips_note=note)
+    return Comparison(
+        table=table, pairs=joined, dropped_by_slice=dropped, case_flips=flips, flips_note=note, bins=scale.bins
+    )
 
 
 def _supported_winner(

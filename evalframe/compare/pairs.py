@@ -10,7 +10,7 @@ exact McNemar test of paired gradedness (:func:`missingness_p_value`). Used by
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
 import polars as pl
@@ -18,7 +18,7 @@ import polars as pl
 from evalframe.columns import CANDIDATE, CASE_ID, OUTCOME, SCORE, TRIAL
 from evalframe.errors import OptionError
 from evalframe.report.model import AuditReport
-from evalframe.slices import GRADED_OUTCOMES
+from evalframe.slices import GRADED_OUTCOMES, binned
 from evalframe.stats import DEFAULT_CONFIDENCE, Target, check_confidence, mcnemar_exact
 from evalframe.stats.clustered import check_target
 from evalframe.stats.detectable import check_range
@@ -61,13 +61,16 @@ class Scale:
     low: float
     high: float
     slices: tuple[str, ...]
+    #: The slices' bins as the audit declared them (``meta["bins"]``): column → edges (how slice values read,
+    #: not what is compared: left out of equality).
+    bins: Mapping[str, list[float]] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, meta: Mapping[str, Any]) -> Scale:
-        """The scale of a report from its meta (grade, pass threshold, score range, slices)."""
+        """The scale of a report from its meta (grade, pass threshold, score range, slices and their bins)."""
         numeric = meta.get("grade") == "numeric" and meta.get("pass_threshold") is None
         low, high = (float(v) for v in meta.get("score_range", (0.0, 1.0))) if numeric else (0.0, 1.0)
-        return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])))
+        return cls(numeric, low, high, tuple(str(s) for s in meta.get("slices", [])), meta.get("bins") or {})
 
 
 def check_compare_options(
@@ -167,6 +170,7 @@ def paired_units(report: AuditReport, baseline: str, candidate: str, scale: Scal
     base = _side(report, baseline, scale.slices).rename({"outcome": "baseline_outcome", SCORE: "_b_score"})
     cand = _side(report, candidate, []).rename({"outcome": "candidate_outcome", SCORE: "_c_score"})
     joined = base.join(cand, on=list(PAIR_KEY), how="inner").sort(list(PAIR_KEY))
+    joined = binned(joined, scale.slices, scale.bins)  # a slice value as the audit's tables show it: its bin
     b_graded = pl.col("baseline_outcome").is_in(GRADED_OUTCOMES).fill_null(False)
     c_graded = pl.col("candidate_outcome").is_in(GRADED_OUTCOMES).fill_null(False)
 

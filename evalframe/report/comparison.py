@@ -6,7 +6,7 @@ renderers lay them out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -126,7 +126,7 @@ class ComparisonView:
         return self.verdict in ("candidate_better", "baseline_better")
 
 
-def flips(pairs: pl.DataFrame, slices: list[str]) -> Flips:
+def flips(pairs: pl.DataFrame, slices: list[str], bins: Mapping[str, Sequence[float]] | None = None) -> Flips:
     """The pairs that flipped between baseline and candidate, counted overall and by slice.
 
     Parameters
@@ -197,7 +197,7 @@ def flips(pairs: pl.DataFrame, slices: list[str]) -> Flips:
                 pl.lit(None, pl.UInt32).alias(k) for k in undefined
             )
         )
-    by_slice = natural_sort_frame(pl.concat(parts), ["slice_column", "slice_value"]) if parts else pl.DataFrame()
+    by_slice = natural_sort_frame(pl.concat(parts), ["slice_column", "slice_value"], bins) if parts else pl.DataFrame()
     shown = [CASE_ID, TRIAL, *slices, "flip", "baseline_outcome", "candidate_outcome"]
     first = natural_sort_frame(flipped.select(shown), [CASE_ID]).head(FLIPS_SHOWN) if flipped.height else flipped
     return Flips(counts=counts, by_slice=by_slice, pairs=first.select([c for c in shown if c in first.columns]))
@@ -238,8 +238,10 @@ def comparison_view(comparison: Comparison, slices: list[str] | None = None) -> 
         reasons=tuple(str(r) for r in row["reasons"]),
         checks_passed=tuple(str(r) for r in row.get("checks_passed") or ()),
         measures=measures,
-        dropped_by_slice=natural_sort_frame(comparison.dropped_by_slice, ["slice_column", "slice_value"]),
-        flips=flips(comparison.pairs, [s for s in slices if s in comparison.pairs.columns]),
+        dropped_by_slice=natural_sort_frame(
+            comparison.dropped_by_slice, ["slice_column", "slice_value"], comparison.bins
+        ),
+        flips=flips(comparison.pairs, [s for s in slices if s in comparison.pairs.columns], comparison.bins),
         min_coverage=float(row["min_coverage"]),
         table=comparison.table,
         case_flips=case_flips_view(comparison),

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
 
 from evalframe.natural import natural_key
+from evalframe.slices import interval_labels
 
 #: Significant digits of a number shown to people (Parquet and JSON keep full precision).
 DIGITS: Final = 3
@@ -114,17 +116,37 @@ def interval(low: float | None, high: float | None) -> str:
     return f"[{fmt_value(low)}, {fmt_value(high)}]"
 
 
-def natural_sort_frame(frame: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+def natural_sort_frame(
+    frame: pl.DataFrame, by: list[str], bins: Mapping[str, Sequence[float]] | None = None
+) -> pl.DataFrame:
     """Rows of ``frame`` in natural order of the String columns ``by`` (then as they were).
+
+    With ``bins`` (slice column → edges, as ``report.meta["bins"]`` declares them), a ``slice_value`` of a
+    binned ``slice_column`` sorts by its bin, lowest first, before the values of no bin.
 
     Examples
     --------
     >>> natural_sort_frame(pl.DataFrame({"case_id": ["q10", "q9"], "n": [1, 2]}), ["case_id"]).rows()
     [('q9', 2), ('q10', 1)]
+    >>> rows = pl.DataFrame({"slice_column": ["len"] * 3, "slice_value": ["(40, inf]", None, "(-inf, 40]"]})
+    >>> natural_sort_frame(rows, ["slice_column", "slice_value"], {"len": [40.0]}).get_column("slice_value").to_list()
+    ['(-inf, 40]', '(40, inf]', None]
     """
     if frame.is_empty() or not by:
         return frame
-    keys = [tuple(natural_key(row[c]) for c in by) for row in frame.select(by).iter_rows(named=True)]
+    positions = {
+        name: {label: i for i, label in enumerate(interval_labels(edges))} for name, edges in (bins or {}).items()
+    }
+
+    def key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+        keys = []
+        for c in by:
+            position = positions.get(str(row.get("slice_column")), {}).get(row[c]) if c == "slice_value" else None
+            keys.append(natural_key(row[c]) if position is None else ((-1, position),))
+        return tuple(keys)
+
+    read = [*by, "slice_column"] if positions and "slice_column" in frame.columns and "slice_column" not in by else by
+    keys = [key(row) for row in frame.select(read).iter_rows(named=True)]
     order = sorted(range(frame.height), key=keys.__getitem__)
     return frame[order]
 

@@ -39,7 +39,7 @@ from evalframe.report.comparison import ComparisonView, comparison_view
 from evalframe.report.crosscheck import Crosscheck, crosscheck
 from evalframe.report.format import fmt_value, natural_sort_frame
 from evalframe.report.sentences import Ranking, plan_size, provenance_lines, range_name, ranking_note, rate_base
-from evalframe.slices import GRADED_OUTCOMES, interval_labels, missing_in_one_slice, missingness_shown
+from evalframe.slices import GRADED_OUTCOMES, missing_in_one_slice, missingness_shown
 
 if TYPE_CHECKING:
     from evalframe.compare import Comparison
@@ -280,21 +280,6 @@ def _named_details(rows: pl.DataFrame) -> list[str]:
     return [str(d) for d in named.to_list()]
 
 
-def _slice_order(funnel: pl.DataFrame, bins: Mapping[str, list[float]]) -> pl.DataFrame:
-    """Slice rows by candidate and slice column in natural order, a binned column's values in the order of its bins."""
-    if funnel.is_empty():
-        return funnel
-    positions = {name: {label: i for i, label in enumerate(interval_labels(edges))} for name, edges in bins.items()}
-
-    def key(row: Mapping[str, Any]) -> tuple[Any, ...]:
-        position = positions.get(row["slice_column"], {}).get(row["slice_value"])
-        value = natural_key(row["slice_value"]) if position is None else ((-1, position),)
-        return (natural_key(row[CANDIDATE]), natural_key(row["slice_column"]), value)
-
-    keys = [key(row) for row in funnel.select(CANDIDATE, "slice_column", "slice_value").iter_rows(named=True)]
-    return funnel[sorted(range(funnel.height), key=keys.__getitem__)]
-
-
 def _slices(report: AuditReport) -> Slices | None:
     if not report.slices.width or report.slices.is_empty():
         return None
@@ -325,7 +310,7 @@ def _slices(report: AuditReport) -> Slices | None:
     bins: Mapping[str, list[float]] = report.meta.get("bins") or {}
     return Slices(
         tests=natural_sort_frame(tests, [CANDIDATE]),
-        funnel=_slice_order(funnel, bins),
+        funnel=natural_sort_frame(funnel, [CANDIDATE, "slice_column", "slice_value"], bins),
         binned=frozenset(bins),
         table=report.slices,
         missingness=report.missingness,
