@@ -371,6 +371,9 @@ def test_binned_slices_are_shown_in_bin_order() -> None:
     assert rows == [b.replace("[", "\\[").replace("]", "\\]") for b in bins]
     assert report.meta["bins"] == {"len": [40.0, 135.0, 350.0]}  # the quartiles of the 8 planned cases' lengths
     assert report.view().slices.binned == {"len"}  # type: ignore[union-attr]
+    # the units behind a bin's row: its value as the table shows it (once no unit matched a bin's label)
+    lowest = report.units_of(slice="len", value="(-inf, 40]").select("case_id", "len", "outcome").rows()
+    assert lowest == [("q1", 10, "passed"), ("q8", 5, "missing")]
 
 
 def test_a_text_slice_spelled_like_an_interval_is_not_a_bin() -> None:

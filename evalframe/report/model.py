@@ -29,6 +29,7 @@ from evalframe.funnel.reported import no_reconciliation
 from evalframe.problems import COUNT, Problems
 from evalframe.progress import Progress
 from evalframe.report.output import ExchangeGuard, write_output
+from evalframe.slices import interval_of
 from evalframe.store import TableStore
 
 if TYPE_CHECKING:
@@ -364,8 +365,8 @@ class AuditReport:
             several up (``completed``, ``with_output``, ``scored``; see :func:`evalframe.funnel.funnel`):
             the units counted in the summary's column of that name.
         slice, value
-            A declared slice column and one of its values (compared as text; a binned slice's
-            units carry their raw value, so filter those with polars).
+            A declared slice column and one of its values, as the slice tables show it (compared as
+            text; a binned slice's value is its bin, ``"(40, 135]"``, while its units keep their raw value).
 
         Returns
         -------
@@ -416,7 +417,9 @@ class AuditReport:
         if case_id is not None:
             filters.append(pl.col(CASE_ID) == case_id)
         if slice is not None and value is not None:
-            filters.append(pl.col(slice).cast(pl.String) == str(value))
+            edges = (self.meta.get("bins") or {}).get(slice)
+            shown = pl.col(slice).cast(pl.String) if edges is None else interval_of(pl.col(slice), edges)
+            filters.append(shown == str(value))
         if outcome is not None:
             filters.append(outcome_in(units.collect_schema(), *FUNNEL_OUTCOMES.get(outcome, (outcome,))))
         return units.filter(*filters).collect()

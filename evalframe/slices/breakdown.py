@@ -65,7 +65,7 @@ def binned(units: pl.DataFrame, slices: Sequence[str], bins: Bins | None = None)
             if not units.schema[name].is_numeric():
                 msg = f"bins need a numeric slice column; {name!r} is {units.schema[name]} (not numeric)"
                 raise ValueError(msg)
-            out.append(_interval_expr(col, bin_edges(units, name, spec)))
+            out.append(interval_of(col, bin_edges(units, name, spec)))
     return units.with_columns([e.alias(n) for e, n in zip(out, slices, strict=True)])
 
 
@@ -91,8 +91,13 @@ def interval_labels(edges: Sequence[float]) -> list[str]:
     ]
 
 
-def _interval_expr(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
+def interval_of(col: pl.Expr, edges: Sequence[float]) -> pl.Expr:
     """Label each value with its interval (see :func:`interval_labels`); null and NaN have none.
+
+    Examples
+    --------
+    >>> pl.select(interval_of(pl.Series([5, 40, 41, None]), [40.0])).to_series().to_list()
+    ['(-inf, 40]', '(-inf, 40]', '(40, inf]', None]
 
     A value's interval is the number of edges below it (a binary search: linear in the values, not in the edges).
     """
