@@ -361,3 +361,10 @@ def test_a_level_at_or_above_the_power_detects_any_shift() -> None:
     assert detectable_shift([300.0, 300.0], 0.8) == 0.0
     assert detectable_shift([300.0, 300.0], 0.9) == 0.0
     assert detectable_shift([300.0, 300.0], 0.79) > 0.0
+
+
+def test_bin_edges_are_checked_before_any_file_is_read() -> None:
+    # As q<k> always was: a bad edge list named the missing ledger first, and was reported after reading it.
+    plan = ef.Plan.from_frame(pl.DataFrame({"case_id": ["q1", "q2"], "len": [1, 2]}), candidates=["A"])
+    with pytest.raises(ValueError, match=r"^bin edges for 'len' must be finite numbers, .* got \[nan\]$"):
+        ef.audit(plan, "no-such-ledger.csv", slices=["len"], bins={"len": [float("nan")]})

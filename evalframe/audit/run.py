@@ -135,12 +135,15 @@ def _one_task_on_spark(plan: Plan, results: object, spark_remote: str | None) ->
 
 
 def _resolved_bins(plan: Plan, slices: Sequence[str], bins: Bins | None) -> Bins | None:
-    """Quantile bins (``"q<k>"``) of numeric slice columns as edges, over the plan's cases (each once, not per unit)."""
+    """The bins of numeric slice columns as checked edges, before any file is read.
+
+    Quantile bins (``"q<k>"``) are cut over the plan's cases (each once, not per unit).
+    """
     if not bins:
         return bins
     resolved = dict(bins)
     for name, spec in bins.items():
-        if isinstance(spec, str) and name in slices and plan.cases.schema[name].is_numeric():
+        if name in slices and plan.cases.schema[name].is_numeric():
             resolved[name] = bin_edges(plan.cases.select(name), name, spec)
     return resolved
 
