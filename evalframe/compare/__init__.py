@@ -293,11 +293,11 @@ def compare(
     >>> compare(ef.audit(plan, results), baseline="B", candidate="A", min_coverage=0.9).reasons[0]
     'coverage: A scored_coverage 0.5 is below the declared minimum 0.9'
     """
-    declared_minimum = min_coverage is not None
-    min_coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
     cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
     confidence = declared_confidence([report], confidence)
-    check_compare_options(pairs, min_coverage if declared_minimum else None, alpha, comparable_on, ignore_settings)
+    check_compare_options(pairs, min_coverage, alpha, comparable_on, ignore_settings)
+    declared_minimum = min_coverage is not None
+    min_coverage = DEFAULT_MIN_COVERAGE if min_coverage is None else min_coverage
     several = len(report.meta.get("tasks", [])) >= 2
     report = task_report(report, task)
     check_names(report, baseline, candidate, task)

@@ -209,8 +209,8 @@ def compare_by_task(
     """
     check_names(report, baseline, candidate)  # a name in no task is a typo, not a task "not comparable"
     check_compare_options(pairs, min_coverage, alpha, comparable_on, ignore_settings)  # even where none compares
-    declared_confidence([report], confidence)
-    check_cases("sample" if cases is None else cases)
+    confidence = declared_confidence([report], confidence)  # resolved once, as compare would for each task
+    cases = check_cases(report.meta.get("cases", "sample") if cases is None else cases)
     tasks = [str(t) for t in report.meta.get("tasks", [])] or [""]
     compared: dict[str, Comparison | str] = {}
     for task in tasks:
